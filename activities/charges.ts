@@ -1,0 +1,34 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChargeRecord } from '../src/domain/charge';
+import {
+  applyChargeTransition,
+  ChargeNotFoundError,
+  recordAcceptedCharge,
+  TransitionRefusedError,
+  type ChargeTransitionRequest,
+} from '../src/persistence/charge-store';
+import type { Orm } from '../src/persistence/orm';
+import type { ChargeActivities } from './types';
+
+/** Domain refusals become non-retryable failures with a stable type; anything else is retried. */
+function asFailure(error: unknown): unknown {
+  if (error instanceof TransitionRefusedError || error instanceof ChargeNotFoundError) {
+    return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+  }
+  return error;
+}
+
+export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
+  return {
+    async recordAcceptedCharge(draft: ChargeRecord) {
+      return recordAcceptedCharge(deps.orm, draft);
+    },
+    async applyChargeTransition(request: ChargeTransitionRequest) {
+      try {
+        return await applyChargeTransition(deps.orm, request);
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+  };
+}

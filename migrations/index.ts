@@ -1,0 +1,8 @@
+import { Migration20261122000001_initial_schema } from './Migration20261122000001_initial_schema';
+import { Migration20261122000002_reference_data } from './Migration20261122000002_reference_data';
+
+/** Every migration, in order. Landed migrations are never edited: add a new one. */
+export const MIGRATIONS = [
+  { name: 'Migration20261122000001_initial_schema', class: Migration20261122000001_initial_schema },
+  { name: 'Migration20261122000002_reference_data', class: Migration20261122000002_reference_data },
+];

@@ -1,0 +1,99 @@
+import type { Channel, ChargeAction, ChargeStatus } from './charge-status';
+import type { Environment } from './environment';
+import type { FailureClass } from './failure-classes';
+import type { Fee } from './fees';
+
+/**
+ * A charge as the system of record holds it. The workflow input (`ChargeDraft`) and the database
+ * projection both use this shape; the customer's identifier is masked before it gets here, so no
+ * workflow history ever holds the full number.
+ */
+export interface ChargeRecord {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  status: ChargeStatus;
+  reference: string;
+  yourReference: string | null;
+  amount: number;
+  currency: string;
+  channel: Channel;
+  momoNetworkId: string | null;
+  fee: Fee;
+  merchantAmount: number;
+  customerMasked: string;
+  customerName: string | null;
+  description: string | null;
+  action: ChargeAction | null;
+  /** Metadata exactly as the merchant sent it, serialised once (key order kept). */
+  metadataJson: string;
+  failureClass: FailureClass | null;
+  createdAt: string;
+  expiresAt: string;
+  updatedAt: string;
+}
+
+/** Everything the charge workflow needs; it is the record at acceptance plus the sandbox switch. */
+export interface ChargeDraft extends ChargeRecord {
+  sandboxOutcome: string | null;
+}
+
+/** The public charge object of SPEC 2.1. */
+export interface ChargeView {
+  id: string;
+  object: 'charge';
+  status: ChargeStatus;
+  reference: string;
+  your_reference: string | null;
+  amount: number;
+  currency: string;
+  customer_amount: number;
+  merchant_amount: number;
+  fee: Fee;
+  channel: Channel;
+  momo_network_id: string | null;
+  customer: { masked: string; name: string | null };
+  action: ChargeAction | null;
+  description: string | null;
+  failure_class: FailureClass | null;
+  livemode: boolean;
+  created_at: string;
+  expires_at: string;
+  updated_at: string;
+  metadata: Record<string, unknown>;
+}
+
+export function toChargeView(record: ChargeRecord): ChargeView {
+  return {
+    id: record.id,
+    object: 'charge',
+    status: record.status,
+    reference: record.reference,
+    your_reference: record.yourReference,
+    amount: record.amount,
+    currency: record.currency,
+    customer_amount: record.amount,
+    merchant_amount: record.merchantAmount,
+    fee: { platform: record.fee.platform, tax: record.fee.tax, bearer: record.fee.bearer },
+    channel: record.channel,
+    momo_network_id: record.momoNetworkId,
+    customer: { masked: record.customerMasked, name: record.customerName },
+    action: record.action,
+    description: record.description,
+    failure_class: record.failureClass,
+    livemode: record.environment === 'live',
+    created_at: record.createdAt,
+    expires_at: record.expiresAt,
+    updated_at: record.updatedAt,
+    metadata: JSON.parse(record.metadataJson) as Record<string, unknown>,
+  };
+}
+
+/** One requested state change of a charge. */
+export interface ChargeTransitionRequest {
+  chargeId: string;
+  to: ChargeStatus;
+  failureClass: FailureClass | null;
+  /** ISO time of the transition, from workflow time, so a retry writes the same value. */
+  at: string;
+}

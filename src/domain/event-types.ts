@@ -1,0 +1,22 @@
+/** The authoritative list of event types served by GET /v1/event-types (SPEC 6.5). */
+export const EVENT_TYPES: ReadonlyArray<{ type: string; description: string }> = [
+  { type: 'transaction.created', description: 'Charge accepted and recorded.' },
+  { type: 'transaction.succeeded', description: 'Money collected: the charge is paid.' },
+  { type: 'transaction.failed', description: 'Terminal failure; failure_class says why.' },
+  { type: 'transaction.expired', description: 'The customer did not complete in time.' },
+  { type: 'transaction.reversed', description: 'A succeeded charge was reversed after the fact.' },
+  { type: 'refund.succeeded', description: 'Refund resolved: money returned to the customer.' },
+  { type: 'refund.failed', description: 'Refund resolved: it could not be completed.' },
+  { type: 'payout.initiated', description: 'Payout accepted; funds reserved.' },
+  { type: 'payout.succeeded', description: 'Payout delivered to the recipient.' },
+  { type: 'payout.failed', description: 'Payout failed; reserved funds released.' },
+  { type: 'payout.reversed', description: 'A delivered payout was reversed after the fact.' },
+  { type: 'payout.held_for_review', description: 'Held for a human decision; not a failure.' },
+  { type: 'settlement.created', description: 'Settlement batch created.' },
+  { type: 'settlement.paid', description: 'Settlement paid into the merchant account.' },
+  { type: 'settlement.failed', description: 'Settlement could not be paid.' },
+  { type: 'dispute.opened', description: 'A chargeback was opened.' },
+  { type: 'dispute.evidence_required', description: 'Evidence is required before the deadline.' },
+  { type: 'dispute.won', description: 'Dispute resolved in the merchant’s favour.' },
+  { type: 'dispute.lost', description: 'Dispute resolved against the merchant.' },
+];

@@ -1,0 +1,43 @@
+import type { Environment } from './environment';
+
+export interface EventEnvelope {
+  id: string;
+  object: 'event';
+  type: string;
+  resource_type: string;
+  resource_id: string;
+  transaction_id?: string;
+  sequence: number;
+  created_at: string;
+  data: unknown;
+}
+
+export interface EventDraft {
+  merchantId: string;
+  environment: Environment;
+  type: string;
+  resourceType: string;
+  resourceId: string;
+  transactionId?: string;
+  createdAt: string;
+  data: unknown;
+}
+
+/**
+ * Serialises an event once. The returned string is stored and is, byte for byte, what the API serves
+ * and what webhook deliveries sign and send.
+ */
+export function serialiseEvent(id: string, sequence: number, draft: EventDraft): string {
+  const envelope: EventEnvelope = {
+    id,
+    object: 'event',
+    type: draft.type,
+    resource_type: draft.resourceType,
+    resource_id: draft.resourceId,
+    ...(draft.transactionId ? { transaction_id: draft.transactionId } : {}),
+    sequence,
+    created_at: draft.createdAt,
+    data: draft.data,
+  };
+  return JSON.stringify(envelope);
+}

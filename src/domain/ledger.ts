@@ -1,0 +1,71 @@
+import type { ChargeRecord } from './charge';
+
+/**
+ * Double-entry ledger accounts, per merchant, environment and currency. Amounts are signed minor
+ * units; every transfer's entries sum to zero. A merchant balance is the sum of its account's entries.
+ */
+export const ACCOUNTS = {
+  customerClearing: 'customer_clearing',
+  merchantPending: 'merchant_pending',
+  merchantAvailable: 'merchant_available',
+  platformFee: 'platform_fee',
+  tax: 'tax',
+} as const;
+
+export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
+
+export interface Posting {
+  account: Account;
+  amount: number;
+}
+
+export interface Transfer {
+  /** Deterministic id: the same business step always yields the same transfer id. */
+  id: string;
+  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal';
+  postings: Posting[];
+}
+
+/** On acceptance: the expected merchant amount is reserved as pending (a pending transfer). */
+export function holdTransfer(charge: ChargeRecord): Transfer {
+  return {
+    id: `${charge.id}:hold`,
+    kind: 'hold',
+    postings: [
+      { account: ACCOUNTS.customerClearing, amount: -charge.merchantAmount },
+      { account: ACCOUNTS.merchantPending, amount: charge.merchantAmount },
+    ],
+  };
+}
+
+/** Releases the pending reservation (on success before capture, or on failure and expiry). */
+export function holdVoidTransfer(charge: ChargeRecord): Transfer {
+  return { id: `${charge.id}:hold_void`, kind: 'hold_void', postings: negate(holdTransfer(charge).postings) };
+}
+
+/** On success: the customer's money is split between merchant, platform fee and tax. */
+export function captureTransfer(charge: ChargeRecord): Transfer {
+  return {
+    id: `${charge.id}:capture`,
+    kind: 'capture',
+    postings: [
+      { account: ACCOUNTS.customerClearing, amount: -charge.amount },
+      { account: ACCOUNTS.merchantAvailable, amount: charge.merchantAmount },
+      { account: ACCOUNTS.platformFee, amount: charge.fee.platform },
+      { account: ACCOUNTS.tax, amount: charge.fee.tax },
+    ].filter((p) => p.amount !== 0) as Posting[],
+  };
+}
+
+/** A reversal never edits the capture: it posts its exact opposite. */
+export function captureReversalTransfer(charge: ChargeRecord): Transfer {
+  return { id: `${charge.id}:capture_reversal`, kind: 'capture_reversal', postings: negate(captureTransfer(charge).postings) };
+}
+
+function negate(postings: Posting[]): Posting[] {
+  return postings.map((p) => ({ account: p.account, amount: -p.amount }));
+}
+
+export function isBalanced(transfer: Transfer): boolean {
+  return transfer.postings.reduce((sum, p) => sum + p.amount, 0) === 0;
+}

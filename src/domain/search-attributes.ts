@@ -1,0 +1,26 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Custom search attributes on every payment workflow (INTERFACE.md), so an operator can run, e.g.
+ *   temporal workflow list --query "PaymentStatus='pending' AND Environment='sandbox'"
+ */
+export const SA = {
+  PaymentStatus: defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD),
+  MerchantId: defineSearchAttributeKey('MerchantId', SearchAttributeType.KEYWORD),
+  Environment: defineSearchAttributeKey('Environment', SearchAttributeType.KEYWORD),
+  Channel: defineSearchAttributeKey('Channel', SearchAttributeType.KEYWORD),
+  Currency: defineSearchAttributeKey('Currency', SearchAttributeType.KEYWORD),
+  Amount: defineSearchAttributeKey('Amount', SearchAttributeType.INT),
+  FailureClass: defineSearchAttributeKey('FailureClass', SearchAttributeType.KEYWORD),
+} as const;
+
+/** Name and type of each, for registration on a server (`--search-attribute Name=Type`). */
+export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: 'Keyword' | 'Int' }> = [
+  { name: 'PaymentStatus', type: 'Keyword' },
+  { name: 'MerchantId', type: 'Keyword' },
+  { name: 'Environment', type: 'Keyword' },
+  { name: 'Channel', type: 'Keyword' },
+  { name: 'Currency', type: 'Keyword' },
+  { name: 'Amount', type: 'Int' },
+  { name: 'FailureClass', type: 'Keyword' },
+];

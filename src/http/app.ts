@@ -1,0 +1,41 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Environment } from '../domain/environment';
+import type { ServiceDeps } from '../services/context';
+import { authenticate } from './middleware/auth';
+import { errorHandler } from './middleware/errors';
+import { requestId } from './middleware/request-id';
+import { balanceRoutes } from './routes/balances';
+import { chargeRoutes } from './routes/charges';
+import { eventRoutes } from './routes/events';
+import { healthRoutes } from './routes/health';
+import { referenceRoutes } from './routes/reference';
+
+export interface AppOptions {
+  environment: Environment;
+  bodyLimitBytes: number;
+}
+
+/** One listener's app; the environment is the listener's, never the caller's choice. No `listen` here. */
+export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestId());
+  app.use(errorHandler(deps.log));
+  app.use(healthRoutes(deps).routes());
+
+  const v1 = new Router();
+  v1.use(authenticate(deps, options.environment));
+  for (const router of [
+    chargeRoutes(deps, options.bodyLimitBytes),
+    balanceRoutes(deps),
+    eventRoutes(deps),
+    referenceRoutes(deps),
+  ]) {
+    v1.use(router.routes());
+  }
+  const v1Routes = v1.routes();
+  app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? v1Routes(ctx as never, next) : next()));
+  return app;
+}

@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import { toChargeView } from '../../domain/charge';
+import { ApiError } from '../../domain/errors';
+import { findCharge } from '../../persistence/charge-store';
+import type { Caller, ServiceDeps } from '../../services/context';
+import { createCharge, requestHash } from '../../services/create-charge';
+import { jsonBody } from '../middleware/json-body';
+import { requireScope } from '../middleware/auth';
+import { validateCreateCharge } from '../schemas/create-charge';
+import { check } from '../validate';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
+  const router = new Router();
+
+  router.post('/v1/charges', requireScope('charges:write'), jsonBody(bodyLimit), async (ctx) => {
+    const key = ctx.get('Idempotency-Key');
+    if (!key) throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID per payment attempt).');
+    if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 printable ASCII characters.', { param: 'Idempotency-Key' });
+    const request = check(validateCreateCharge, ctx.state.body);
+    const answer = await createCharge(deps, ctx.state.caller as Caller, key, request, requestHash('POST', '/v1/charges', ctx.state.body));
+    ctx.status = answer.status;
+    ctx.type = 'application/json';
+    ctx.body = answer.body;
+    if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
+  });
+
+  router.get('/v1/charges/:id', requireScope('charges:read'), async (ctx) => {
+    const charge = await findCharge(deps.orm, ctx.state.caller as Caller, ctx.params.id);
+    if (!charge) throw new ApiError('not_found', `No charge ${ctx.params.id}.`, { param: 'id' });
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(toChargeView(charge));
+  });
+
+  return router;
+}

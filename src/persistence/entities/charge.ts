@@ -1,0 +1,32 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+/** Read projection of a charge; written only by the charge workflow's activities. */
+export const Charge = defineEntity({
+  name: 'Charge',
+  tableName: 'charges',
+  properties: {
+    id: p.string().primary(),
+    merchantId: p.string(),
+    environment: p.string(),
+    status: p.string(),
+    reference: p.string(),
+    yourReference: p.text().nullable(),
+    amount: p.bigint('number'),
+    currency: p.string(),
+    channel: p.string(),
+    momoNetworkId: p.uuid().nullable(),
+    feePlatform: p.bigint('number'),
+    feeTax: p.bigint('number'),
+    feeBearer: p.string(),
+    merchantAmount: p.bigint('number'),
+    customerMasked: p.string(),
+    customerName: p.text().nullable(),
+    description: p.text().nullable(),
+    action: p.json<{ type: string; url?: string }>().nullable(),
+    metadataJson: p.text(),
+    failureClass: p.string().nullable(),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});

@@ -1,0 +1,66 @@
+import type { Environment } from '../domain/environment';
+import type { Orm } from './orm';
+
+/** How long a request may hold a key before another attempt with the same body may take it over. */
+export const IDEMPOTENCY_LOCK_SECONDS = 60;
+
+export type Claim =
+  | { kind: 'claimed'; resourceId: string }
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'in_use' }
+  | { kind: 'reused' };
+
+export interface IdempotencyScope {
+  merchantId: string;
+  environment: Environment;
+  key: string;
+}
+
+/**
+ * Claims an Idempotency-Key for one request. Exactly one concurrent caller claims it; the others see
+ * the stored answer, `in_use` while the first is still working, or `reused` for a different body. A
+ * claim whose holder died (lock expired, no answer stored) is taken over with the same resource id,
+ * so a retry after a crash converges on the same charge and workflow.
+ */
+export async function claimIdempotencyKey(orm: Orm, scope: IdempotencyScope, requestHash: string, proposedResourceId: string): Promise<Claim> {
+  const conn = orm.em.getConnection();
+  const inserted = await conn.execute<{ resource_id: string }[]>(
+    `insert into idempotency_keys (merchant_id, environment, key, request_hash, resource_id, state, locked_until)
+     values (?, ?, ?, ?, ?, 'in_flight', now() + make_interval(secs => ?))
+     on conflict do nothing returning resource_id`,
+    [scope.merchantId, scope.environment, scope.key, requestHash, proposedResourceId, IDEMPOTENCY_LOCK_SECONDS],
+  );
+  if (inserted.length === 1) return { kind: 'claimed', resourceId: inserted[0].resource_id };
+  const rows = await conn.execute<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }[]>(
+    `select request_hash, state, response_status, response_body from idempotency_keys where merchant_id = ? and environment = ? and key = ?`,
+    [scope.merchantId, scope.environment, scope.key],
+  );
+  const row = rows[0];
+  if (!row) return claimIdempotencyKey(orm, scope, requestHash, proposedResourceId);
+  if (row.request_hash !== requestHash) return { kind: 'reused' };
+  if (row.state === 'done') return { kind: 'replay', status: row.response_status ?? 200, body: row.response_body ?? '' };
+  const takenOver = await conn.execute<{ resource_id: string }[]>(
+    `update idempotency_keys set locked_until = now() + make_interval(secs => ?)
+     where merchant_id = ? and environment = ? and key = ? and state = 'in_flight' and locked_until < now()
+     returning resource_id`,
+    [IDEMPOTENCY_LOCK_SECONDS, scope.merchantId, scope.environment, scope.key],
+  );
+  if (takenOver.length === 1) return { kind: 'claimed', resourceId: takenOver[0].resource_id };
+  return { kind: 'in_use' };
+}
+
+/** Stores the first answer; later requests with the key get these bytes back. */
+export async function completeIdempotencyKey(orm: Orm, scope: IdempotencyScope, status: number, body: string): Promise<void> {
+  await orm.em.getConnection().execute(
+    `update idempotency_keys set state = 'done', response_status = ?, response_body = ? where merchant_id = ? and environment = ? and key = ?`,
+    [status, body, scope.merchantId, scope.environment, scope.key],
+  );
+}
+
+/** Keeps a claim (and its resource id) but lets the next attempt take it over at once. */
+export async function unlockIdempotencyKey(orm: Orm, scope: IdempotencyScope): Promise<void> {
+  await orm.em.getConnection().execute(
+    `update idempotency_keys set locked_until = now() - interval '1 second' where merchant_id = ? and environment = ? and key = ? and state = 'in_flight'`,
+    [scope.merchantId, scope.environment, scope.key],
+  );
+}

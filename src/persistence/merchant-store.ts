@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { Environment } from '../domain/environment';
+import { KEY_PREFIX } from '../domain/environment';
+import { ALL_SCOPES, type Scope } from '../domain/scopes';
+import { newId, randomBase62 } from '../support/new-id';
+import { ApiKey, Merchant } from './entities';
+import type { Orm } from './orm';
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export interface IssuedKey {
+  id: string;
+  secret: string;
+  scopes: Scope[];
+  environment: Environment;
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  merchantId: string;
+  environment: Environment;
+  scopes: Scope[];
+  merchantVerified: boolean;
+}
+
+export async function createMerchant(orm: Orm, name: string): Promise<{ id: string; testKey: IssuedKey; liveKey: IssuedKey }> {
+  const id = newId('merchant');
+  const em = orm.em.fork();
+  em.create(Merchant, { id, name, verifiedAt: null, createdAt: new Date() });
+  await em.flush();
+  const testKey = await issueKey(orm, id, 'sandbox', [...ALL_SCOPES]);
+  const liveKey = await issueKey(orm, id, 'live', [...ALL_SCOPES]);
+  return { id, testKey, liveKey };
+}
+
+/** Issues a key; the secret is returned once and only its SHA-256 is stored. */
+export async function issueKey(orm: Orm, merchantId: string, environment: Environment, scopes: Scope[]): Promise<IssuedKey> {
+  const em = orm.em.fork();
+  const merchant = await em.findOne(Merchant, { id: merchantId });
+  if (!merchant) throw new Error(`merchant ${merchantId} does not exist`);
+  const secret = KEY_PREFIX[environment] + randomBase62(32);
+  const id = newId('apiKey');
+  em.create(ApiKey, {
+    id,
+    merchantId,
+    environment,
+    secretHash: hashSecret(secret),
+    display: `${KEY_PREFIX[environment]}…${secret.slice(-4)}`,
+    scopes,
+    revokedAt: null,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return { id, secret, scopes, environment };
+}
+
+export async function revokeKey(orm: Orm, keyId: string): Promise<{ id: string; revoked_at: string }> {
+  const em = orm.em.fork();
+  const key = await em.findOne(ApiKey, { id: keyId });
+  if (!key) throw new Error(`key ${keyId} does not exist`);
+  key.revokedAt ??= new Date();
+  await em.flush();
+  return { id: key.id, revoked_at: key.revokedAt.toISOString() };
+}
+
+export async function verifyMerchant(orm: Orm, merchantId: string): Promise<{ id: string; verified_at: string }> {
+  const em = orm.em.fork();
+  const merchant = await em.findOne(Merchant, { id: merchantId });
+  if (!merchant) throw new Error(`merchant ${merchantId} does not exist`);
+  merchant.verifiedAt ??= new Date();
+  await em.flush();
+  return { id: merchant.id, verified_at: merchant.verifiedAt.toISOString() };
+}
+
+/** Looks a presented secret up by its hash; revoked keys are not found. */
+export async function findKeyBySecret(orm: Orm, secret: string): Promise<AuthenticatedKey | null> {
+  const em = orm.em.fork();
+  const key = await em.findOne(ApiKey, { secretHash: hashSecret(secret), revokedAt: null });
+  if (!key) return null;
+  const merchant = await em.findOne(Merchant, { id: key.merchantId });
+  if (!merchant) return null;
+  return {
+    keyId: key.id,
+    merchantId: key.merchantId,
+    environment: key.environment as Environment,
+    scopes: key.scopes as Scope[],
+    merchantVerified: merchant.verifiedAt != null,
+  };
+}

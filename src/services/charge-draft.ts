@@ -1,0 +1,51 @@
+import type { ChargeDraft } from '../domain/charge';
+import { initialState, type Channel } from '../domain/charge-status';
+import { maskIdentifier } from '../domain/customer';
+import { computeFee, merchantAmount } from '../domain/fees';
+import { CHARGE_LIFETIME_MS } from '../domain/sandbox-outcome';
+import { randomBase62 } from '../support/new-id';
+import type { Caller } from './context';
+
+/** The validated body of POST /v1/charges. */
+export interface ChargeRequest {
+  amount: number;
+  currency: string;
+  channel: Channel;
+  momo_network_id?: string;
+  customer: { identifier: string; name?: string };
+  reference?: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Builds the charge the workflow will own. The full customer identifier stops here. */
+export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequest, now: Date): ChargeDraft {
+  const fee = computeFee(request.amount, request.channel);
+  const { status, action } = initialState(request.channel);
+  const metadata = request.metadata ?? {};
+  const createdAt = now.toISOString();
+  return {
+    id,
+    merchantId: caller.merchantId,
+    environment: caller.environment,
+    status,
+    reference: `PAY-${randomBase62(16).toUpperCase()}`,
+    yourReference: request.reference ?? null,
+    amount: request.amount,
+    currency: request.currency,
+    channel: request.channel,
+    momoNetworkId: request.momo_network_id ?? null,
+    fee,
+    merchantAmount: merchantAmount(request.amount, fee),
+    customerMasked: maskIdentifier(request.customer.identifier),
+    customerName: request.customer.name ?? null,
+    description: request.description ?? null,
+    action,
+    metadataJson: JSON.stringify(metadata),
+    failureClass: null,
+    createdAt,
+    expiresAt: new Date(now.getTime() + CHARGE_LIFETIME_MS).toISOString(),
+    updatedAt: createdAt,
+    sandboxOutcome: typeof metadata.sandbox_outcome === 'string' ? metadata.sandbox_outcome : null,
+  };
+}

@@ -1,0 +1,20 @@
+import type { Environment } from '../domain/environment';
+import type { Orm } from '../persistence/orm';
+import type { TemporalHandle } from '../temporal/connection';
+import type { Logger } from '../support/logger';
+
+/** What every use case needs; built once by the runtime and shared by both listeners. */
+export interface ServiceDeps {
+  orm: Orm;
+  temporal: TemporalHandle;
+  taskQueue: string;
+  log: Logger;
+}
+
+/** The caller: a merchant's key on one environment. Every query is scoped by this. */
+export interface Caller {
+  merchantId: string;
+  environment: Environment;
+  keyId: string;
+  merchantVerified: boolean;
+}

@@ -1,0 +1,35 @@
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { Orm } from '../src/persistence/orm';
+
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** Bundles the workflow code once per process (webpack takes seconds; tests reuse it). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  return bundle;
+}
+
+export interface PaymentsWorkerOptions {
+  orm: Orm;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  identity?: string;
+}
+
+/** The payments worker: every workflow and activity of the product on one task queue. */
+export async function createPaymentsWorker(options: PaymentsWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const connection = await NativeConnection.connect({ address: options.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({ orm: options.orm }),
+    ...(options.identity ? { identity: options.identity } : {}),
+  });
+  return { worker, connection };
+}

@@ -1,0 +1,61 @@
+import { condition, setHandler, sleep } from '@temporalio/workflow';
+import type { ChargeDraft, ChargeRecord } from '../src/domain/charge';
+import type { ChargeStatus } from '../src/domain/charge-status';
+import type { FailureClass } from '../src/domain/failure-classes';
+import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
+import { applyTransition, recordAccepted } from './charge-activities';
+import { publishChargeState } from './charge-search-attributes';
+import { acceptChargeUpdate, chargeStateQuery, type ChargeAcceptance } from './messages';
+
+/**
+ * One charge, from acceptance to its terminal state. Workflow id = charge id (`txn_…`).
+ *
+ * 1. Accept: record the charge (projection, pending hold, transaction.created); the API's
+ *    update-with-start call returns this as the create response.
+ * 2. Wait for the rail as a durable timer: the sandbox approves after three seconds, the `pending`
+ *    outcome times out after ten minutes, an `indeterminate` one stays unresolved until expiry, and a
+ *    failure outcome fails at once. Whatever has not happened by `expires_at` expires.
+ * 3. Apply the terminal transition (projection, ledger, event in one transaction).
+ */
+export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> {
+  let charge: ChargeRecord | undefined;
+  let acceptance: ChargeAcceptance | undefined;
+  setHandler(chargeStateQuery, () => charge);
+  setHandler(acceptChargeUpdate, async () => {
+    await condition(() => acceptance !== undefined);
+    return acceptance!;
+  });
+
+  const { sandboxOutcome, ...record } = draft;
+  charge = await recordAccepted(record);
+  publishChargeState(charge);
+  const plan = railPlan(charge.environment, sandboxOutcome);
+  acceptance = { kind: plan.kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge };
+
+  const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeRecord> => {
+    charge = await applyTransition({ chargeId: draft.id, to, failureClass, at: new Date().toISOString() });
+    publishChargeState(charge);
+    return charge;
+  };
+  const untilExpiry = Math.max(0, Date.parse(charge.expiresAt) - Date.now());
+  const railOrExpiry = async (afterMs: number, summary: string, to: ChargeStatus, failureClass: FailureClass | null) => {
+    if (afterMs >= untilExpiry) {
+      await sleep(untilExpiry, { summary: 'expires_at reached before the rail answered' });
+      return finish('expired', null);
+    }
+    await sleep(afterMs, { summary });
+    return finish(to, failureClass);
+  };
+
+  switch (plan.kind) {
+    case 'fail':
+      return finish('failed', plan.failureClass);
+    case 'succeed':
+      return railOrExpiry(plan.afterMs, 'sandbox completion: the customer approves', 'succeeded', null);
+    case 'time_out':
+      return railOrExpiry(plan.afterMs, 'sandbox pending outcome: ten minutes, then timeout', 'failed', 'timeout');
+    case 'unresolved':
+      await sleep(untilExpiry, { summary: 'indeterminate: unresolved until expires_at' });
+      return finish('expired', UNRESOLVED_FAILURE_CLASS);
+  }
+}

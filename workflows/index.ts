@@ -1,0 +1,3 @@
+// Workflow bundle entry: every workflow type the payments worker runs.
+export { chargeWorkflow } from './charge';
+export { chargeReversalWorkflow } from './charge-reversal';
