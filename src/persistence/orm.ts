@@ -6,7 +6,7 @@ import { MIGRATIONS } from '../../migrations';
 export type Orm = MikroORM;
 
 /** Opens the ORM on a PostgreSQL URL. Entities are defined in code (no decorators, no discovery). */
-export async function openOrm(clientUrl: string, poolMax = 10): Promise<Orm> {
+export async function openOrm(clientUrl: string, poolMax = 10, logger: (message: string) => void = () => {}): Promise<Orm> {
   return MikroORM.init({
     clientUrl,
     entities: ALL_ENTITIES,
@@ -14,6 +14,7 @@ export async function openOrm(clientUrl: string, poolMax = 10): Promise<Orm> {
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: poolMax },
     debug: false,
+    logger,
   });
 }
 

@@ -1,0 +1,114 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config';
+import type { Environment } from './domain/environment';
+import { ALL_SCOPES, isScope, type Scope } from './domain/scopes';
+import { startEmbeddedPostgres } from './persistence/embedded-postgres';
+import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
+import { migrate, openOrm, type Orm } from './persistence/orm';
+import { embeddedDatabaseUrl } from './runtime/defaults';
+import { reverseCharge } from './services/reverse-charge';
+import { connectTemporal } from './temporal/connection';
+
+const USAGE = `usage:
+  cli merchants create --name NAME
+  cli merchants verify MERCHANT_ID
+  cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b]
+  cli keys revoke KEY_ID
+  cli charges reverse TXN_ID`;
+
+class UsageError extends Error {}
+
+/**
+ * Reaches the same database as the running service: DATABASE_URL, else the embedded server of
+ * `npm start` (started here for the duration of the command when the service is not running).
+ */
+async function withDatabase<T>(config: Config, work: (orm: Orm) => Promise<T>): Promise<T> {
+  let stop: (() => Promise<void>) | undefined;
+  let orm: Orm;
+  try {
+    orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), 2);
+    await orm.em.getConnection().execute('select 1');
+  } catch (error) {
+    if (config.databaseUrl) throw error;
+    const pg = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort);
+    stop = pg.stop;
+    orm = await openOrm(pg.url, 2);
+  }
+  try {
+    await migrate(orm);
+    return await work(orm);
+  } finally {
+    await orm.close();
+    await stop?.();
+  }
+}
+
+function parseScopes(raw: string | undefined): Scope[] {
+  if (!raw) return [...ALL_SCOPES];
+  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}; known: ${ALL_SCOPES.join(' ')}`);
+  return scopes as Scope[];
+}
+
+function parseEnv(raw: string | undefined): Environment {
+  if (raw === 'test') return 'sandbox';
+  if (raw === 'live') return 'live';
+  throw new UsageError('--env must be test or live');
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' } },
+  });
+  const [noun, verb, arg] = positionals;
+  const config = loadConfig();
+  const command = `${noun ?? ''} ${verb ?? ''}`;
+  switch (command) {
+    case 'merchants create': {
+      if (!values.name) throw new UsageError('--name is required');
+      const name = values.name;
+      const m = await withDatabase(config, (orm) => createMerchant(orm, name));
+      return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret };
+    }
+    case 'merchants verify':
+      if (!arg) throw new UsageError('merchant id is required');
+      return withDatabase(config, (orm) => verifyMerchant(orm, arg));
+    case 'keys create': {
+      if (!values.merchant) throw new UsageError('--merchant is required');
+      const merchant = values.merchant;
+      const env = parseEnv(values.env);
+      const scopes = parseScopes(values.scopes);
+      const key = await withDatabase(config, (orm) => issueKey(orm, merchant, env, scopes));
+      return { id: key.id, secret: key.secret, scopes: key.scopes };
+    }
+    case 'keys revoke':
+      if (!arg) throw new UsageError('key id is required');
+      return withDatabase(config, (orm) => revokeKey(orm, arg));
+    case 'charges reverse': {
+      if (!arg) throw new UsageError('charge id is required');
+      const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
+      try {
+        return await withDatabase(config, (orm) => reverseCharge(orm, temporal, config.taskQueue, arg));
+      } finally {
+        await temporal.connection.close();
+      }
+    }
+    default:
+      throw new UsageError(`unknown command "${command.trim()}"`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (result) => {
+    process.stdout.write(JSON.stringify(result) + '\n');
+    process.exit(0);
+  },
+  (error: unknown) => {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof UsageError) process.stderr.write(USAGE + '\n');
+    process.exit(1);
+  },
+);
