@@ -1,8 +1,15 @@
-/** @type {import('jest').Config} */
+/**
+ * One run, serially: the suite shares one PostgreSQL and one Temporal dev server (global setup), and
+ * time-skipping tests must not overlap.
+ * @type {import('jest').Config}
+ */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  testTimeout: 60000,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: 1,
+  testTimeout: 120000,
 };

@@ -1,10 +1,18 @@
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Orm } from '../src/persistence/orm';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let runtimeInstalled = false;
+
+/** SDK log level for this process (TEMPORAL_LOG_LEVEL, default WARN); settable once, before any worker. */
+export function installRuntime(level: LogLevel = (process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'WARN'): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger(level) });
+}
 
 /** Bundles the workflow code once per process (webpack takes seconds; tests reuse it). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
@@ -22,6 +30,7 @@ export interface PaymentsWorkerOptions {
 
 /** The payments worker: every workflow and activity of the product on one task queue. */
 export async function createPaymentsWorker(options: PaymentsWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+  installRuntime();
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,

@@ -1,0 +1,143 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Worker } from '@temporalio/worker';
+import type { ChargeRecord } from '../../src/domain/charge';
+import type { Environment } from '../../src/domain/environment';
+import { createApp } from '../../src/http/app';
+import { createMerchant, verifyMerchant } from '../../src/persistence/merchant-store';
+import { openOrm, type Orm } from '../../src/persistence/orm';
+import type { ServiceDeps } from '../../src/services/context';
+import { createLogger } from '../../src/support/logger';
+import { randomBase62 } from '../../src/support/new-id';
+import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
+import { createPaymentsWorker } from '../../workers/create-worker';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: T;
+}
+
+export interface TestMerchant {
+  id: string;
+  testKey: string;
+  liveKey: string;
+}
+
+export interface Harness {
+  orm: Orm;
+  temporal: TemporalHandle;
+  taskQueue: string;
+  urls: Record<Environment, string>;
+  deps: ServiceDeps;
+  /** Raw HTTP call against one listener. */
+  request(env: Environment, method: string, path: string, options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
+  merchant(options?: { verified?: boolean }): Promise<TestMerchant>;
+  /** Waits for a charge workflow to finish (no polling) and returns its final record. */
+  settled(chargeId: string): Promise<ChargeRecord>;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the suite with "npm test" (jest global setup starts the servers)`);
+  return value;
+}
+
+export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
+
+/** A valid mobile-money charge body; override any field. */
+export function chargeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: 15000,
+    currency: 'GHS',
+    channel: 'mobile_money',
+    momo_network_id: MTN_GH,
+    customer: { identifier: '233241234567', name: 'Ama Mensah' },
+    reference: 'order-1',
+    description: 'Test order',
+    metadata: {},
+    ...overrides,
+  };
+}
+
+export const idempotencyKey = () => `idem-${randomBase62(20)}`;
+
+/**
+ * The API (both listeners, on ephemeral ports) and a payments worker on a task queue of its own,
+ * against the suite's real PostgreSQL and Temporal dev server.
+ */
+export async function startHarness(options: { worker?: boolean } = {}): Promise<Harness> {
+  const orm = await openOrm(env('TEST_DATABASE_URL'), 5);
+  const address = env('TEST_TEMPORAL_ADDRESS');
+  const temporal = await connectTemporal(address, 'default');
+  const taskQueue = `test-${randomBase62(8)}`;
+  const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent') };
+  const servers = (['sandbox', 'live'] as const).map((environment) =>
+    http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024 }).callback()),
+  );
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  const urls = {
+    sandbox: `http://127.0.0.1:${(servers[0].address() as AddressInfo).port}`,
+    live: `http://127.0.0.1:${(servers[1].address() as AddressInfo).port}`,
+  };
+
+  let running: { worker: Worker; done: Promise<void>; close(): Promise<void> } | undefined;
+  const startWorker = async () => {
+    if (running) return;
+    const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue });
+    const done = worker.run();
+    running = { worker, done, close: () => connection.close() };
+  };
+  const stopWorker = async () => {
+    if (!running) return;
+    running.worker.shutdown();
+    await running.done;
+    await running.close();
+    running = undefined;
+  };
+  if (options.worker !== false) await startWorker();
+
+  return {
+    orm,
+    temporal,
+    taskQueue,
+    urls,
+    deps,
+    async request(environment, method, path, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      const response = await fetch(urls[environment] + path, { method, headers, body });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    async merchant(opts = {}) {
+      const m = await createMerchant(orm, `Merchant ${randomBase62(6)}`);
+      if (opts.verified) await verifyMerchant(orm, m.id);
+      return { id: m.id, testKey: m.testKey.secret, liveKey: m.liveKey.secret };
+    },
+    async settled(chargeId) {
+      return temporal.client.workflow.getHandle(chargeId).result() as Promise<ChargeRecord>;
+    },
+    startWorker,
+    stopWorker,
+    async close() {
+      await stopWorker();
+      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      await temporal.connection.close();
+      await orm.close();
+    },
+  };
+}
