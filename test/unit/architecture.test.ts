@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(dir, f));
+}
+
+function imports(file: string): { spec: string; typeOnly: boolean }[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  return [...text.matchAll(/^(import|export)\s+(type\s+)?[^'"]*from\s+['"]([^'"]+)['"]/gm)].map((m) => ({ spec: m[3], typeOnly: !!m[2] }));
+}
+
+/**
+ * The dependency rules of docs/architecture (a lint that cannot be switched off): workflow code is
+ * deterministic and bundleable, the domain is pure, and nothing but main.ts reaches into http/.
+ */
+describe('architecture', () => {
+  test.each(sources('workflows'))('%s imports only the workflow SDK, the domain and type-only activities', (file) => {
+    for (const { spec, typeOnly } of imports(file)) {
+      const allowed =
+        spec === '@temporalio/workflow' ||
+        spec.startsWith('./') ||
+        spec.startsWith('../src/domain/') ||
+        (typeOnly && (spec.startsWith('../activities/') || spec.startsWith('../src/')));
+      expect({ file, spec, allowed }).toEqual({ file, spec, allowed: true });
+    }
+  });
+
+  test.each(sources('src/domain'))('%s is pure (no I/O, no Node built-ins, no infrastructure)', (file) => {
+    for (const { spec } of imports(file)) {
+      const allowed = spec.startsWith('./') || spec === '@temporalio/common';
+      expect({ file, spec, allowed }).toEqual({ file, spec, allowed: true });
+    }
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    expect(text).not.toMatch(/Math\.random|Date\.now|new Date\(\)/);
+  });
+
+  test('only src/main.ts imports the http layer', () => {
+    const offenders = [...sources('src'), ...sources('workers'), ...sources('activities'), ...sources('workflows')]
+      .filter((f) => !f.startsWith('src/http/') && f !== 'src/main.ts')
+      .filter((f) => imports(f).some(({ spec }) => /\/http\//.test(spec)));
+    expect(offenders).toEqual([]);
+  });
+});
