@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Environment } from '../domain/environment';
 import type { ServiceDeps } from '../services/context';
+import { accessLog } from './middleware/access-log';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -22,6 +23,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(requestId());
+  app.use(accessLog(deps.log));
   app.use(errorHandler(deps.log));
   app.use(healthRoutes(deps).routes());
 
