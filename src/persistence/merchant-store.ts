@@ -74,18 +74,15 @@ export async function verifyMerchant(orm: Orm, merchantId: string): Promise<{ id
   return { id: merchant.id, verified_at: merchant.verifiedAt.toISOString() };
 }
 
-/** Looks a presented secret up by its hash; revoked keys are not found. */
+/** Looks a presented secret up by its hash, in one query; revoked keys are not found. */
 export async function findKeyBySecret(orm: Orm, secret: string): Promise<AuthenticatedKey | null> {
-  const em = orm.em.fork();
-  const key = await em.findOne(ApiKey, { secretHash: hashSecret(secret), revokedAt: null });
-  if (!key) return null;
-  const merchant = await em.findOne(Merchant, { id: key.merchantId });
-  if (!merchant) return null;
-  return {
-    keyId: key.id,
-    merchantId: key.merchantId,
-    environment: key.environment as Environment,
-    scopes: key.scopes as Scope[],
-    merchantVerified: merchant.verifiedAt != null,
-  };
+  const rows = await orm.em.getConnection().execute<{ id: string; merchant_id: string; environment: Environment; scopes: string[]; verified: boolean }[]>(
+    `select k.id, k.merchant_id, k.environment, k.scopes, m.verified_at is not null as verified
+     from api_keys k join merchants m on m.id = k.merchant_id
+     where k.secret_hash = ? and k.revoked_at is null`,
+    [hashSecret(secret)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { keyId: row.id, merchantId: row.merchant_id, environment: row.environment, scopes: row.scopes as Scope[], merchantVerified: row.verified };
 }

@@ -21,10 +21,39 @@ export async function listCountries(orm: Orm) {
   return rows.map((r) => ({ code: r.code, object: 'country', name: r.name, currency: r.currency }));
 }
 
+type Lookup<T> = Promise<Map<string, T>>;
+const lookups = new WeakMap<Orm, { networks?: Lookup<{ name: string; country: string; currency: string }>; currencies?: Lookup<{ code: string }> }>();
+
+/**
+ * Reference lists change only through migrations, so each process loads them once (per ORM) and
+ * validates requests from memory.
+ */
+function cached(orm: Orm) {
+  let entry = lookups.get(orm);
+  if (!entry) lookups.set(orm, (entry = {}));
+  return entry;
+}
+
 export async function findMomoNetwork(orm: Orm, id: string) {
-  return orm.em.fork().findOne(MomoNetwork, { id });
+  const entry = cached(orm);
+  entry.networks ??= listMomoNetworks(orm).then(
+    (rows) => new Map(rows.map((r) => [r.id, r])),
+    (error) => {
+      entry.networks = undefined;
+      throw error;
+    },
+  );
+  return (await entry.networks).get(id.toLowerCase()) ?? null;
 }
 
 export async function findCurrency(orm: Orm, code: string) {
-  return orm.em.fork().findOne(Currency, { code });
+  const entry = cached(orm);
+  entry.currencies ??= listCurrencies(orm).then(
+    (rows) => new Map(rows.map((r) => [r.code, r])),
+    (error) => {
+      entry.currencies = undefined;
+      throw error;
+    },
+  );
+  return (await entry.currencies).get(code) ?? null;
 }
