@@ -1,0 +1,27 @@
+# Image for the API (`node dist/src/main.js`) and the worker (`node dist/workers/main.js`);
+# see docker-compose.yml. Talks to an external PostgreSQL and Temporal server.
+
+FROM node:24-slim AS build
+WORKDIR /app
+# The Temporal CLI/test-server binaries are only needed for local dev and tests.
+ENV TEMPORAL_INSTALL_SKIP=1
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+FROM node:24-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    TEMPORAL_INSTALL_SKIP=1 \
+    HOST=0.0.0.0 \
+    DATA_DIR=/app/.data
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
+    && mkdir -p /app/.data && chown node:node /app/.data
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000 3001
+CMD ["node", "dist/src/main.js"]
