@@ -21,6 +21,7 @@ function describe(error: ErrorObject): { param: string; message: string } {
     const param = path ? `${path}.${extra}` : extra;
     return { param, message: `${param} is not a known field.` };
   }
+  if (error.keyword === 'false schema' && path) return { param: path, message: `${path} is not allowed in combination with the other fields (see the channel).` };
   return { param: path || '(body)', message: `${path || 'The body'} ${error.message ?? 'is invalid'}.` };
 }
 

@@ -29,7 +29,7 @@ export const validateCreateCharge = compile<ChargeRequest>({
     {
       if: { properties: { channel: { const: 'mobile_money' } }, required: ['channel'] },
       then: { required: ['momo_network_id'] },
-      else: { not: { required: ['momo_network_id'] } },
+      else: { properties: { momo_network_id: false } },
     },
   ],
 });
