@@ -49,12 +49,23 @@ export async function claimIdempotencyKey(orm: Orm, scope: IdempotencyScope, req
   return { kind: 'in_use' };
 }
 
-/** Stores the first answer; later requests with the key get these bytes back. */
-export async function completeIdempotencyKey(orm: Orm, scope: IdempotencyScope, status: number, body: string): Promise<void> {
-  await orm.em.getConnection().execute(
-    `update idempotency_keys set state = 'done', response_status = ?, response_body = ? where merchant_id = ? and environment = ? and key = ?`,
+/**
+ * Stores the first answer; later requests with the key get these bytes back. When two attempts both
+ * finish (a takeover raced the original), the first stored answer wins and is returned to both.
+ */
+export async function completeIdempotencyKey(orm: Orm, scope: IdempotencyScope, status: number, body: string): Promise<{ status: number; body: string }> {
+  const conn = orm.em.getConnection();
+  const won = await conn.execute<unknown[]>(
+    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?
+     where merchant_id = ? and environment = ? and key = ? and state = 'in_flight' returning 1`,
     [status, body, scope.merchantId, scope.environment, scope.key],
   );
+  if (won.length === 1) return { status, body };
+  const rows = await conn.execute<{ response_status: number; response_body: string }[]>(
+    `select response_status, response_body from idempotency_keys where merchant_id = ? and environment = ? and key = ?`,
+    [scope.merchantId, scope.environment, scope.key],
+  );
+  return { status: rows[0].response_status, body: rows[0].response_body };
 }
 
 /** Keeps a claim (and its resource id) but lets the next attempt take it over at once. */

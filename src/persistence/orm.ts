@@ -13,6 +13,9 @@ export async function openOrm(clientUrl: string, poolMax = 10, logger: (message:
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: poolMax },
+    // Bounded waits: a lock held by a dead session or a slow statement fails the step (which is
+    // retried) instead of stalling a merchant's event counter behind it.
+    driverOptions: { lock_timeout: 10_000, statement_timeout: 20_000, idle_in_transaction_session_timeout: 60_000, connectionTimeoutMillis: 10_000 },
     debug: false,
     logger,
   });

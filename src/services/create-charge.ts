@@ -52,16 +52,14 @@ export async function createCharge(deps: ServiceDeps, caller: Caller, key: strin
   if (claim.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (claim.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
 
-  let answer: { status: number; body: string };
   try {
-    answer = await startCharge(deps, caller, claim.resourceId, request);
+    const answer = await startCharge(deps, caller, claim.resourceId, request);
+    return { ...(await completeIdempotencyKey(deps.orm, scope, answer.status, answer.body)), replayed: false };
   } catch (error) {
     // Whether the workflow started is unknown: keep the claim (same charge id) but let a retry take it now.
     await unlockIdempotencyKey(deps.orm, scope).catch(() => undefined);
     throw error;
   }
-  await completeIdempotencyKey(deps.orm, scope, answer.status, answer.body);
-  return { ...answer, replayed: false };
 }
 
 async function startCharge(deps: ServiceDeps, caller: Caller, chargeId: string, request: ChargeRequest): Promise<{ status: number; body: string }> {

@@ -1,0 +1,65 @@
+/**
+ * Records the workflow histories the replay test (test/replay/charge-replay.test.ts) replays against
+ * the current workflow code. Runs each scenario on the time-skipping test server with the in-memory
+ * activities of the workflow tests, and writes test/replay/histories/<workflowType>-<scenario>.json
+ * (the JSON format of `temporal workflow show --output json`).
+ *
+ *   npx tsx scripts/record-histories.ts [scenario ...]
+ *
+ * When to run it: see test/replay/histories/README.md. Never to make a failing replay pass.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DraftOptions } from '../test/workflows/support/charge-env';
+import { startChargeTestEnv, type ChargeTestEnv } from '../test/workflows/support/charge-env';
+import { historyToJSON, type History } from '../test/replay/support/history-json';
+
+const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
+
+type Recorded = { workflowType: string; history: History };
+
+async function charge(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded & { chargeId: string }> {
+  const draft = await h.draft(options);
+  await h.accept(draft);
+  await h.settle(draft.id);
+  const handle = h.env.client.workflow.getHandle(draft.id);
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory(), chargeId: draft.id };
+}
+
+const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
+  succeed: (h) => charge(h, {}),
+  'pending-timeout': (h) => charge(h, { metadata: { sandbox_outcome: 'pending' } }),
+  'indeterminate-expiry': (h) => charge(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
+  'immediate-failure': (h) => charge(h, { metadata: { sandbox_outcome: 'declined' } }),
+  'early-expiry': (h) => charge(h, { lifetimeMs: 1_000 }),
+  reversal: async (h) => {
+    const { chargeId } = await charge(h, {});
+    const handle = await h.startReversal(chargeId, new Date(await h.env.currentTimeMs()).toISOString());
+    await handle.result();
+    return { workflowType: 'chargeReversalWorkflow', history: await handle.fetchHistory() };
+  },
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const h = await startChargeTestEnv();
+  try {
+    for (const name of names) {
+      const { workflowType, history } = await SCENARIOS[name](h);
+      const file = path.join(OUT_DIR, `${workflowType}-${name}.json`);
+      fs.writeFileSync(file, historyToJSON(history));
+      console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,299 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { killAllWorkers, startWorkerChild, type WorkerChild } from '../support/worker-child';
+
+/**
+ * Crash recovery with the real worker process (workers/main.ts): SIGKILL it while charges are in
+ * flight, start a new one, and check that every charge still ends exactly once: one ledger set, one
+ * created and one succeeded event, sequences 1..2N without gap, balances right. The API runs in this
+ * process with no worker of its own.
+ */
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+});
+afterAll(async () => {
+  await killAllWorkers();
+  await h?.close();
+});
+// A failed test must not leave its worker polling into the next one.
+afterEach(() => killAllWorkers());
+
+const startWorker = () => startWorkerChild({ taskQueue: h.taskQueue });
+
+interface ChargeView {
+  id: string;
+  status: string;
+  amount: number;
+  merchant_amount: number;
+  fee: { platform: number; tax: number };
+}
+
+interface LedgerRow {
+  transfer_id: string;
+  account: string;
+  kind: string;
+  resource_id: string;
+  amount: string;
+  n: string;
+}
+
+interface StoredEvent {
+  id: string;
+  type: string;
+  sequence: number;
+  resource_id: string;
+}
+
+function create(merchant: TestMerchant, key: string, amount: number): Promise<ApiResponse> {
+  return h.request('sandbox', 'POST', '/v1/charges', {
+    key: merchant.testKey,
+    body: chargeBody({ amount, reference: `crash-${amount}` }),
+    headers: { 'Idempotency-Key': key },
+  });
+}
+
+/** Retries the same key (same body) until it answers 200; a create interrupted by a crash may need it. */
+async function createUntilOk(merchant: TestMerchant, key: string, amount: number, first: Promise<ApiResponse>): Promise<{ response: ApiResponse; retries: number }> {
+  let response = await first;
+  let retries = 0;
+  while (response.status !== 200 && retries < 20) {
+    retries++;
+    await delay(500);
+    response = await create(merchant, key, amount);
+  }
+  return { response, retries };
+}
+
+async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
+  return h.orm.em.getConnection().execute<T[]>(query, params);
+}
+
+/** Waits (bounded) until `check` holds; for conditions in the database, not for workflow results. */
+async function until(what: string, check: () => Promise<boolean>, attempts = 200, everyMs = 100): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await check()) return;
+    await delay(everyMs);
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** Backends of other sessions waiting on a row or tuple lock while running a statement that mentions `table`. */
+async function lockWaiters(table: string): Promise<number> {
+  const rows = await sql<{ n: string }>(
+    `select count(*)::text as n from pg_stat_activity
+     where pid <> pg_backend_pid() and wait_event_type = 'Lock' and query ilike ?`,
+    [`%${table}%`],
+  );
+  return Number(rows[0].n);
+}
+
+/** A transaction of the test's own, holding locks until `release()`. */
+async function holdLocks(statements: Array<[string, unknown[]]>): Promise<{ em: EntityManager; release(): Promise<void> }> {
+  const em = h.orm.em.fork() as EntityManager;
+  await em.begin();
+  for (const [query, params] of statements) await em.execute(query, params);
+  let released = false;
+  return {
+    em,
+    async release() {
+      if (released) return;
+      released = true;
+      await em.rollback();
+    },
+  };
+}
+
+/** Which worker identity completed the last workflow task of each workflow (from its history). */
+async function lastTaskCompletedBy(id: string): Promise<string | undefined> {
+  const history = await h.temporal.client.workflow.getHandle(id).fetchHistory();
+  const completed = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes);
+  return completed.at(-1)?.workflowTaskCompletedEventAttributes?.identity ?? undefined;
+}
+
+/**
+ * The invariants after every charge of the merchant has finished: each succeeded, posted exactly the
+ * transfers hold, hold_void and capture once, logged exactly one created and one succeeded event; the
+ * merchant's sequences are 1..2N; available = sum of merchant amounts, pending 0.
+ */
+async function expectExactlyOnce(merchant: TestMerchant, charges: ChargeView[]): Promise<void> {
+  const ids = charges.map((c) => c.id);
+  expect(new Set(ids).size).toBe(charges.length);
+
+  // Results of the workflows themselves (long polls, no polling loop).
+  const finals = await Promise.all(ids.map((id) => h.settled(id)));
+  expect(finals.map((f) => [f.id, f.status])).toEqual(ids.map((id) => [id, 'succeeded']));
+
+  const rows = await sql<{ id: string; status: string }>(`select id, status from charges where merchant_id = ? order by id`, [merchant.id]);
+  expect(rows).toEqual([...ids].sort().map((id) => ({ id, status: 'succeeded' })));
+
+  const ledger = await sql<LedgerRow>(
+    `select transfer_id, account, kind, resource_id, sum(amount)::text as amount, count(*)::text as n
+     from ledger_entries where merchant_id = ? group by transfer_id, account, kind, resource_id`,
+    [merchant.id],
+  );
+  expect(new Set(ledger.map((r) => r.resource_id))).toEqual(new Set(ids));
+  for (const r of ledger) expect([r.transfer_id, r.account, r.n]).toEqual([r.transfer_id, r.account, '1']);
+  for (const charge of charges) {
+    const mine = ledger.filter((r) => r.resource_id === charge.id);
+    expect([...new Set(mine.map((r) => r.transfer_id))].sort()).toEqual([`${charge.id}:capture`, `${charge.id}:hold`, `${charge.id}:hold_void`]);
+    const postings = (kind: string) => Object.fromEntries(mine.filter((r) => r.kind === kind).map((r) => [r.account, Number(r.amount)]));
+    expect(postings('hold')).toEqual({ customer_clearing: -charge.merchant_amount, merchant_pending: charge.merchant_amount });
+    expect(postings('hold_void')).toEqual({ customer_clearing: charge.merchant_amount, merchant_pending: -charge.merchant_amount });
+    expect(postings('capture')).toEqual({
+      customer_clearing: -charge.amount,
+      merchant_available: charge.merchant_amount,
+      platform_fee: charge.fee.platform,
+      tax: charge.fee.tax,
+    });
+  }
+
+  const log: StoredEvent[] = [];
+  for (let after = 0; ; ) {
+    const page = await h.request('sandbox', 'GET', `/v1/events?after_sequence=${after}&limit=100`, { key: merchant.testKey });
+    expect(page.status).toBe(200);
+    log.push(...page.json.data);
+    if (!page.json.has_more) break;
+    after = log[log.length - 1].sequence;
+  }
+  expect(log.map((e) => e.sequence)).toEqual(Array.from({ length: 2 * charges.length }, (_, i) => i + 1));
+  expect(new Set(log.map((e) => e.id)).size).toBe(log.length);
+  for (const id of ids) {
+    expect(log.filter((e) => e.resource_id === id).map((e) => e.type)).toEqual(['transaction.created', 'transaction.succeeded']);
+  }
+
+  const balances = await h.request('sandbox', 'GET', '/v1/balances', { key: merchant.testKey });
+  expect(balances.json).toMatchObject({
+    available: [{ currency: 'GHS', amount: charges.reduce((sum, c) => sum + c.merchant_amount, 0) }],
+    pending: [{ currency: 'GHS', amount: 0 }],
+  });
+
+  // One workflow per charge, all completed.
+  const descriptions = await Promise.all(ids.map((id) => h.temporal.client.workflow.getHandle(id).describe()));
+  expect(descriptions.map((d) => [d.workflowId, d.status.name])).toEqual(ids.map((id) => [id, 'COMPLETED']));
+}
+
+test('SIGKILL of the worker while 20 accepted charges wait for the rail: a new worker finishes each exactly once', async () => {
+  const merchant = await h.merchant();
+  const first = await startWorker();
+
+  const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => create(merchant, idempotencyKey(), 10_000 + i * 101)));
+  await first.kill();
+  expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+  const charges = responses.map((r) => r.json as ChargeView);
+  expect(charges.every((c) => c.status === 'awaiting_action')).toBe(true);
+
+  // The crash hit charges still waiting for their three-second completion.
+  const open = (await sql<{ id: string }>(`select id from charges where merchant_id = ? and status = 'awaiting_action'`, [merchant.id])).map((r) => r.id);
+  expect(open.length).toBeGreaterThan(0);
+
+  const second = await startWorker();
+  await expectExactlyOnce(merchant, charges);
+  // Those open at the crash were finished by the new worker.
+  for (const id of open) expect(await lastTaskCompletedBy(id)).toBe(second.identity);
+  await second.stop();
+  expect(await second.exited).toEqual({ code: 0, signal: null });
+});
+
+test('SIGKILL of the worker in the middle of the succeed transaction: nothing half-written, nothing twice', async () => {
+  const merchant = await h.merchant();
+  const first = await startWorker();
+  const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => create(merchant, idempotencyKey(), 20_000 + i * 101)));
+  expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 5 }, () => 200));
+  const charges = responses.map((r) => r.json as ChargeView);
+
+  // Lock the charge rows: each completion's transaction (projection, ledger, event) blocks on its row.
+  const locks = await holdLocks([[`select id from charges where merchant_id = ? for update`, [merchant.id]]]);
+  let blocked: string[];
+  try {
+    blocked = (await locks.em.execute<{ id: string }[]>(`select id from charges where merchant_id = ? and status = 'awaiting_action'`, [merchant.id])).map((r) => r.id);
+    expect(blocked.length).toBeGreaterThan(0);
+    await until(`${blocked.length} completions wait on the charge rows`, async () => (await lockWaiters('charges')) >= blocked.length);
+    await first.kill();
+  } finally {
+    await locks.release();
+  }
+
+  const second = await startWorker();
+  await expectExactlyOnce(merchant, charges);
+  for (const id of blocked) expect(await lastTaskCompletedBy(id)).toBe(second.identity);
+  await second.stop();
+  expect(await second.exited).toEqual({ code: 0, signal: null });
+});
+
+test('SIGKILL of the worker while create requests are in flight: every request ends 200 (directly or on retry), no duplicates', async () => {
+  // Merchant A's creates go through at once; merchant B's block inside the acceptance transaction,
+  // because the test holds (uncommitted) the event counter row B's first event would create.
+  const a = await h.merchant();
+  const b = await h.merchant();
+  const locks = await holdLocks([[`insert into event_counters (merchant_id, environment, last_sequence) values (?, 'sandbox', 0)`, [b.id]]]);
+  let firstWorker: WorkerChild | undefined;
+  try {
+    const issue = (merchant: TestMerchant, n: number, base: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const key = idempotencyKey();
+        const amount = base + i * 101;
+        return { merchant, key, amount, first: create(merchant, key, amount) };
+      });
+    // Issued with no worker running: each claims its key and blocks in update-with-start. B's blocked
+    // acceptances each hold one of the worker's 10 database connections, so B stays below that
+    // (A's acceptances must still get a connection).
+    const requestsA = issue(a, 4, 30_000);
+    const requestsB = issue(b, 8, 40_000);
+    const all = [...requestsA, ...requestsB];
+    const claimed = async () =>
+      (await sql<{ resource_id: string }>(`select resource_id from idempotency_keys where merchant_id in (?, ?)`, [a.id, b.id])).map((r) => r.resource_id);
+    await until('every request claimed its key', async () => (await claimed()).length === all.length);
+    const workflowIds = await claimed();
+    await until('every workflow was started', async () => {
+      const found = await Promise.all(
+        workflowIds.map((id) =>
+          h.temporal.client.workflow
+            .getHandle(id)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            ),
+        ),
+      );
+      return found.every(Boolean);
+    });
+    expect(await sql(`select id from charges where merchant_id in (?, ?)`, [a.id, b.id])).toEqual([]);
+
+    firstWorker = await startWorker();
+    // A's requests are accepted by the first worker ...
+    const answersA = await Promise.all(requestsA.map((r) => r.first));
+    expect(answersA.map((r) => r.status)).toEqual(requestsA.map(() => 200));
+    // ... while B's acceptance transactions wait on the counter row.
+    await until('B acceptances wait on the event counter', async () => (await lockWaiters('event_counters')) >= 1);
+    await firstWorker.kill();
+    await locks.release();
+    expect(await sql(`select id from charges where merchant_id = ?`, [b.id])).toEqual([]);
+
+    const secondWorker = await startWorker();
+    const outcomes = await Promise.all(all.map((r) => createUntilOk(r.merchant, r.key, r.amount, r.first)));
+    expect(outcomes.map((o) => o.response.status)).toEqual(all.map(() => 200));
+
+    // Each key maps to its own single charge, and a repeat gives the same bytes, marked replayed.
+    const views = outcomes.map((o) => o.response.json as ChargeView);
+    expect(new Set(views.map((v) => v.id)).size).toBe(all.length);
+    expect(new Set(views.map((v) => v.id))).toEqual(new Set(workflowIds));
+    for (const [i, r] of all.entries()) {
+      const repeat = await create(r.merchant, r.key, r.amount);
+      expect([repeat.status, repeat.headers.get('idempotent-replayed'), repeat.text]).toEqual([200, 'true', outcomes[i].response.text]);
+      expect(views[i].amount).toBe(r.amount);
+    }
+
+    await expectExactlyOnce(a, views.slice(0, requestsA.length));
+    await expectExactlyOnce(b, views.slice(requestsA.length));
+    await secondWorker.stop();
+    expect(await secondWorker.exited).toEqual({ code: 0, signal: null });
+  } finally {
+    await locks.release();
+    await firstWorker?.kill();
+  }
+});

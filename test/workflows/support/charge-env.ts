@@ -1,0 +1,145 @@
+import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { TypedSearchAttributes } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type LogLevel } from '@temporalio/worker';
+import type { ChargeDraft, ChargeRecord } from '../../../src/domain/charge';
+import type { Environment } from '../../../src/domain/environment';
+import { SA, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
+import { buildChargeDraft } from '../../../src/services/charge-draft';
+import { newId, randomBase62 } from '../../../src/support/new-id';
+import { installRuntime, workflowBundle } from '../../../workers/create-worker';
+import type { chargeWorkflow } from '../../../workflows/charge';
+import type { chargeReversalWorkflow } from '../../../workflows/charge-reversal';
+import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../../../workflows/messages';
+import { testServerPath } from '../../support/binaries';
+import { FakeChargeStore } from './fake-activities';
+
+export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
+
+export interface DraftOptions {
+  environment?: Environment;
+  metadata?: Record<string, unknown>;
+  /** Override of the default 15-minute lifetime (expires_at - created_at). */
+  lifetimeMs?: number;
+}
+
+/**
+ * A time-skipping Temporal test server with the custom search attributes registered, and one
+ * worker running the real workflow bundle with in-memory activities (FakeChargeStore).
+ */
+export interface ChargeTestEnv {
+  env: TestWorkflowEnvironment;
+  store: FakeChargeStore;
+  taskQueue: string;
+  /** A draft as the API builds it, created "now" on the test server's clock. */
+  draft(options?: DraftOptions): Promise<ChargeDraft>;
+  /** POST /v1/charges' Temporal call: update-with-start of chargeWorkflow, as src/services/create-charge.ts does. */
+  accept(draft: ChargeDraft): Promise<ChargeAcceptance>;
+  /** Waits for the charge workflow's result, skipping time. */
+  settle(chargeId: string): Promise<ChargeRecord>;
+  /** The operator reversal as src/services/reverse-charge.ts starts it: a new run under the charge id. */
+  startReversal(chargeId: string, requestedAt: string): Promise<WorkflowHandle<typeof chargeReversalWorkflow>>;
+  searchAttributes(chargeId: string): Promise<TypedSearchAttributes>;
+  close(): Promise<void>;
+}
+
+function startAttributes(charge: ChargeRecord) {
+  return [
+    { key: SA.PaymentStatus, value: charge.status },
+    { key: SA.MerchantId, value: charge.merchantId },
+    { key: SA.Environment, value: charge.environment },
+    { key: SA.Channel, value: charge.channel },
+    { key: SA.Currency, value: charge.currency },
+    { key: SA.Amount, value: charge.amount },
+  ];
+}
+
+/**
+ * The test server refuses undeclared custom search attributes ("search attribute MerchantId is not
+ * defined") and does not implement ListSearchAttributes (so src/temporal/connection.ts'
+ * registerSearchAttributes cannot be used), but it does implement OperatorService.AddSearchAttributes.
+ */
+async function declareSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
+  const { IndexedValueType } = temporal.api.enums.v1;
+  const searchAttributes = Object.fromEntries(
+    SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => [d.name, d.type === 'Int' ? IndexedValueType.INDEXED_VALUE_TYPE_INT : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+  );
+  await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes });
+}
+
+export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
+  // ERROR, not WARN: the expected failures (refused reversal) would log whole failure objects.
+  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
+  const store = new FakeChargeStore();
+  const taskQueue = `charges-${randomBase62(8)}`;
+  let worker: Worker;
+  try {
+    await declareSearchAttributes(env);
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: store.activities });
+  } catch (error) {
+    await env.teardown(); // never leave a test server process behind
+    throw error;
+  }
+  const running = worker.run();
+  const client = env.client.workflow;
+
+  return {
+    env,
+    store,
+    taskQueue,
+    async draft(options = {}) {
+      const now = new Date(await env.currentTimeMs());
+      const caller = { merchantId: 'mer_test', environment: options.environment ?? 'sandbox', keyId: 'key_test', merchantVerified: true };
+      const request = {
+        amount: 15000,
+        currency: 'GHS',
+        channel: 'mobile_money' as const,
+        momo_network_id: MTN_GH,
+        customer: { identifier: '233241234567', name: 'Ama Mensah' },
+        reference: 'order-1',
+        metadata: options.metadata ?? {},
+      };
+      const draft = buildChargeDraft(caller, newId('charge'), request, now);
+      if (options.lifetimeMs !== undefined) draft.expiresAt = new Date(now.getTime() + options.lifetimeMs).toISOString();
+      return draft;
+    },
+    accept(draft) {
+      const start = new WithStartWorkflowOperation<typeof chargeWorkflow>('chargeWorkflow', {
+        workflowId: draft.id,
+        taskQueue,
+        args: [draft],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: `${draft.environment} charge ${draft.amount} ${draft.currency} via ${draft.channel} for ${draft.merchantId}`,
+        typedSearchAttributes: startAttributes(draft),
+      });
+      return client.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: start });
+    },
+    settle(chargeId) {
+      return client.getHandle<typeof chargeWorkflow>(chargeId).result();
+    },
+    startReversal(chargeId, requestedAt) {
+      const charge = store.charges.get(chargeId);
+      if (!charge) throw new Error(`no charge ${chargeId} in the fake store`);
+      return client.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', {
+        workflowId: chargeId,
+        taskQueue,
+        args: [{ chargeId, requestedAt }],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+        staticSummary: `operator reversal of ${chargeId}`,
+        typedSearchAttributes: startAttributes(charge),
+      });
+    },
+    async searchAttributes(chargeId) {
+      return (await client.getHandle(chargeId).describe()).typedSearchAttributes;
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await env.teardown();
+    },
+  };
+}
