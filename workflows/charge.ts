@@ -12,9 +12,10 @@ import { acceptChargeUpdate, chargeStateQuery, type ChargeAcceptance } from './m
  *
  * 1. Accept: record the charge (projection, pending hold, transaction.created); the API's
  *    update-with-start call returns this as the create response.
- * 2. Wait for the rail as a durable timer: the sandbox approves after three seconds, the `pending`
- *    outcome times out after ten minutes, an `indeterminate` one stays unresolved until expiry, and a
- *    failure outcome fails at once. Whatever has not happened by `expires_at` expires.
+ * 2. A failure outcome fails at once, and the create response is the failed charge. Otherwise wait
+ *    for the rail as a durable timer: the sandbox approves after three seconds, the `pending`
+ *    outcome times out after ten minutes, an `indeterminate` one stays unresolved until expiry.
+ *    Whatever has not happened by `expires_at` expires.
  * 3. Apply the terminal transition (projection, ledger, event in one transaction).
  */
 export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> {
@@ -30,7 +31,6 @@ export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> 
   charge = await recordAccepted(record);
   publishChargeState(charge);
   const plan = railPlan(charge.environment, sandboxOutcome);
-  acceptance = { kind: plan.kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge };
 
   const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeRecord> => {
     charge = await applyTransition({ chargeId: draft.id, to, failureClass, at: new Date().toISOString() });
@@ -47,9 +47,14 @@ export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> 
     return finish(to, failureClass);
   };
 
+  if (plan.kind === 'fail') {
+    // An immediate failure is part of the create answer: the merchant gets the failed charge.
+    acceptance = { kind: 'accepted', charge: await finish('failed', plan.failureClass) };
+    return charge;
+  }
+  acceptance = { kind: plan.kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge };
+
   switch (plan.kind) {
-    case 'fail':
-      return finish('failed', plan.failureClass);
     case 'succeed':
       return railOrExpiry(plan.afterMs, 'sandbox completion: the customer approves', 'succeeded', null);
     case 'time_out':

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import stringify from 'safe-stable-stringify';
 import { toChargeView, type ChargeRecord } from '../domain/charge';
 import { ApiError } from '../domain/errors';
-import { SA } from '../domain/search-attributes';
 import { findCharge } from '../persistence/charge-store';
 import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey, type IdempotencyScope } from '../persistence/idempotency-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
 import { ACCEPT_UPDATE_ID, acceptChargeUpdate } from '../../workflows/messages';
-import type { chargeWorkflow } from '../../workflows/charge';
+import { chargeStartOperation } from '../temporal/charge-start';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
 import { renderError } from './render-error';
 import type { Caller, ServiceDeps } from './context';
@@ -64,28 +62,15 @@ export async function createCharge(deps: ServiceDeps, caller: Caller, key: strin
 
 async function startCharge(deps: ServiceDeps, caller: Caller, chargeId: string, request: ChargeRequest): Promise<{ status: number; body: string }> {
   const draft = buildChargeDraft(caller, chargeId, request, new Date());
-  const start = new WithStartWorkflowOperation<typeof chargeWorkflow>('chargeWorkflow', {
-    workflowId: chargeId,
-    taskQueue: deps.taskQueue,
-    args: [draft],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    staticSummary: `${caller.environment} charge ${draft.amount} ${draft.currency} via ${draft.channel} for ${caller.merchantId}`,
-    typedSearchAttributes: [
-      { key: SA.PaymentStatus, value: draft.status },
-      { key: SA.MerchantId, value: draft.merchantId },
-      { key: SA.Environment, value: draft.environment },
-      { key: SA.Channel, value: draft.channel },
-      { key: SA.Currency, value: draft.currency },
-      { key: SA.Amount, value: draft.amount },
-    ],
-  });
   let acceptance;
   try {
-    acceptance = await deps.temporal.client.workflow.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: start });
+    acceptance = await deps.temporal.client.workflow.executeUpdateWithStart(acceptChargeUpdate, {
+      updateId: ACCEPT_UPDATE_ID,
+      startWorkflowOperation: chargeStartOperation(draft, deps.taskQueue),
+    });
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    // The workflow already finished (a retry long after a lost answer): answer from the projection.
+    // A retry that finds the workflow closed, or another run (a reversal) under the charge id: the
+    // charge was accepted before, so answer from the projection.
     const existing = await findCharge(deps.orm, caller, chargeId);
     if (!existing) throw error;
     return chargeAnswer(existing);

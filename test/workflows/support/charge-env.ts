@@ -1,11 +1,12 @@
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import type { ChargeDraft, ChargeRecord } from '../../../src/domain/charge';
 import type { Environment } from '../../../src/domain/environment';
-import { SA, SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
+import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
+import { chargeStartOperation, reversalStartOptions } from '../../../src/temporal/charge-start';
 import { buildChargeDraft } from '../../../src/services/charge-draft';
 import { newId, randomBase62 } from '../../../src/support/new-id';
 import { installRuntime, workflowBundle } from '../../../workers/create-worker';
@@ -42,17 +43,6 @@ export interface ChargeTestEnv {
   startReversal(chargeId: string, requestedAt: string): Promise<WorkflowHandle<typeof chargeReversalWorkflow>>;
   searchAttributes(chargeId: string): Promise<TypedSearchAttributes>;
   close(): Promise<void>;
-}
-
-function startAttributes(charge: ChargeRecord) {
-  return [
-    { key: SA.PaymentStatus, value: charge.status },
-    { key: SA.MerchantId, value: charge.merchantId },
-    { key: SA.Environment, value: charge.environment },
-    { key: SA.Channel, value: charge.channel },
-    { key: SA.Currency, value: charge.currency },
-    { key: SA.Amount, value: charge.amount },
-  ];
 }
 
 /**
@@ -106,16 +96,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
       return draft;
     },
     accept(draft) {
-      const start = new WithStartWorkflowOperation<typeof chargeWorkflow>('chargeWorkflow', {
-        workflowId: draft.id,
-        taskQueue,
-        args: [draft],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: `${draft.environment} charge ${draft.amount} ${draft.currency} via ${draft.channel} for ${draft.merchantId}`,
-        typedSearchAttributes: startAttributes(draft),
-      });
-      return client.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: start });
+      return client.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: chargeStartOperation(draft, taskQueue) });
     },
     settle(chargeId) {
       return client.getHandle<typeof chargeWorkflow>(chargeId).result();
@@ -123,15 +104,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
     startReversal(chargeId, requestedAt) {
       const charge = store.charges.get(chargeId);
       if (!charge) throw new Error(`no charge ${chargeId} in the fake store`);
-      return client.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', {
-        workflowId: chargeId,
-        taskQueue,
-        args: [{ chargeId, requestedAt }],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-        staticSummary: `operator reversal of ${chargeId}`,
-        typedSearchAttributes: startAttributes(charge),
-      });
+      return client.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', reversalStartOptions(charge, taskQueue, requestedAt));
     },
     async searchAttributes(chargeId) {
       return (await client.getHandle(chargeId).describe()).typedSearchAttributes;
