@@ -12,7 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DraftOptions } from '../test/workflows/support/charge-env';
 import { startChargeTestEnv, type ChargeTestEnv } from '../test/workflows/support/charge-env';
-import { historyToJSON, type History } from '../test/replay/support/history-json';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
+
+type History = temporal.api.history.v1.IHistory;
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
 
@@ -51,7 +54,7 @@ async function main(): Promise<void> {
     for (const name of names) {
       const { workflowType, history } = await SCENARIOS[name](h);
       const file = path.join(OUT_DIR, `${workflowType}-${name}.json`);
-      fs.writeFileSync(file, historyToJSON(history));
+      fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2) + '\n');
       console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
     }
   } finally {

@@ -3,14 +3,14 @@ import path from 'node:path';
 import { bundleWorkflowCode, Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
-import { historyFromJSON } from './support/history-json';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 
 // Every recorded history (scripts/record-histories.ts) must replay against the current workflow code;
 // a change that would break running workflows fails here instead of in production.
 
 const DIR = path.join(__dirname, 'histories');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
-const load = (file: string) => historyFromJSON(fs.readFileSync(path.join(DIR, file), 'utf8'));
+const load = (file: string) => historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
 installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
 
