@@ -103,7 +103,7 @@ async function run(argv: string[]): Promise<unknown> {
 
 run(process.argv.slice(2)).then(
   (result) => {
-    process.stdout.write(JSON.stringify(result) + '\n');
+    process.stdout.write((typeof result === 'string' ? result : JSON.stringify(result)) + '\n');
     process.exit(0);
   },
   (error: unknown) => {

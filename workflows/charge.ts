@@ -12,10 +12,10 @@ import { acceptChargeUpdate, chargeStateQuery, type ChargeAcceptance } from './m
  *
  * 1. Accept: record the charge (projection, pending hold, transaction.created); the API's
  *    update-with-start call returns this as the create response.
- * 2. A failure outcome fails at once, and the create response is the failed charge. Otherwise wait
- *    for the rail as a durable timer: the sandbox approves after three seconds, the `pending`
- *    outcome times out after ten minutes, an `indeterminate` one stays unresolved until expiry.
- *    Whatever has not happened by `expires_at` expires.
+ * 2. A failure outcome fails at once, right after the answer. Otherwise wait for the rail as a
+ *    durable timer: the sandbox approves after three seconds, the `pending` outcome times out after
+ *    ten minutes, an `indeterminate` one stays unresolved until expiry. Whatever has not happened by
+ *    `expires_at` expires.
  * 3. Apply the terminal transition (projection, ledger, event in one transaction).
  */
 export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> {
@@ -47,14 +47,12 @@ export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> 
     return finish(to, failureClass);
   };
 
-  if (plan.kind === 'fail') {
-    // An immediate failure is part of the create answer: the merchant gets the failed charge.
-    acceptance = { kind: 'accepted', charge: await finish('failed', plan.failureClass) };
-    return charge;
-  }
+  // The create answer is the charge in flight (SPEC 6.3); the outcome follows, even an immediate one.
   acceptance = { kind: plan.kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge };
 
   switch (plan.kind) {
+    case 'fail':
+      return finish('failed', plan.failureClass);
     case 'succeed':
       return railOrExpiry(plan.afterMs, 'sandbox completion: the customer approves', 'succeeded', null);
     case 'time_out':

@@ -63,6 +63,15 @@ export interface ChargeView {
   metadata: Record<string, unknown>;
 }
 
+/**
+ * The charge object serialised, with the merchant's metadata inserted as the text it was sent in
+ * (metadata is the last member, so the rest is ordinary JSON).
+ */
+export function chargeJson(record: ChargeRecord): string {
+  const { metadata: _ignored, ...rest } = toChargeView(record);
+  return `${JSON.stringify(rest).slice(0, -1)},"metadata":${record.metadataJson}}`;
+}
+
 export function toChargeView(record: ChargeRecord): ChargeView {
   return {
     id: record.id,

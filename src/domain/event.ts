@@ -20,7 +20,8 @@ export interface EventDraft {
   resourceId: string;
   transactionId?: string;
   createdAt: string;
-  data: unknown;
+  /** The resource in the shape the API returns it, already serialised. */
+  dataJson: string;
 }
 
 /**
@@ -28,7 +29,7 @@ export interface EventDraft {
  * and what webhook deliveries sign and send.
  */
 export function serialiseEvent(id: string, sequence: number, draft: EventDraft): string {
-  const envelope: EventEnvelope = {
+  const envelope: Omit<EventEnvelope, 'data'> = {
     id,
     object: 'event',
     type: draft.type,
@@ -37,7 +38,6 @@ export function serialiseEvent(id: string, sequence: number, draft: EventDraft):
     ...(draft.transactionId ? { transaction_id: draft.transactionId } : {}),
     sequence,
     created_at: draft.createdAt,
-    data: draft.data,
   };
-  return JSON.stringify(envelope);
+  return `${JSON.stringify(envelope).slice(0, -1)},"data":${draft.dataJson}}`;
 }

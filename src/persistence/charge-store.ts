@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { toChargeView, type ChargeRecord, type ChargeTransitionRequest } from '../domain/charge';
+import { chargeJson, type ChargeRecord, type ChargeTransitionRequest } from '../domain/charge';
 export type { ChargeTransitionRequest } from '../domain/charge';
 import { canTransition, eventTypeForStatus, type ChargeStatus } from '../domain/charge-status';
 import { captureReversalTransfer, captureTransfer, holdTransfer, holdVoidTransfer, type Transfer } from '../domain/ledger';
@@ -40,7 +40,7 @@ function emitChargeEvent(em: EntityManager, record: ChargeRecord, at: string) {
       resourceId: record.id,
       transactionId: record.id,
       createdAt: at,
-      data: toChargeView(record),
+      dataJson: chargeJson(record),
     },
     `${record.id}:${type}`,
   );

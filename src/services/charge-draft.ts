@@ -18,8 +18,11 @@ export interface ChargeRequest {
   metadata?: Record<string, unknown>;
 }
 
-/** Builds the charge the workflow will own. The full customer identifier stops here. */
-export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequest, now: Date): ChargeDraft {
+/**
+ * Builds the charge the workflow will own. The full customer identifier stops here. `metadataJson`
+ * is the metadata as the merchant sent it (source text), kept byte for byte.
+ */
+export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequest, now: Date, metadataJson?: string): ChargeDraft {
   const fee = computeFee(request.amount, request.channel);
   const { status, action } = initialState(request.channel);
   const metadata = request.metadata ?? {};
@@ -41,7 +44,7 @@ export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequ
     customerName: request.customer.name ?? null,
     description: request.description ?? null,
     action,
-    metadataJson: JSON.stringify(metadata),
+    metadataJson: metadataJson ?? JSON.stringify(metadata),
     failureClass: null,
     createdAt,
     expiresAt: new Date(now.getTime() + CHARGE_LIFETIME_MS).toISOString(),

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { toChargeView, type ChargeRecord } from '../domain/charge';
+import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { ApiError } from '../domain/errors';
 import { findCharge } from '../persistence/charge-store';
 import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey, type IdempotencyScope } from '../persistence/idempotency-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
-import { ACCEPT_UPDATE_ID, acceptChargeUpdate } from '../../workflows/messages';
+import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../../workflows/messages';
+import { railPlan } from '../domain/sandbox-outcome';
 import { chargeStartOperation } from '../temporal/charge-start';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
 import { renderError } from './render-error';
@@ -39,7 +40,15 @@ async function checkReferences(deps: ServiceDeps, request: ChargeRequest): Promi
  * stored) and the workflow id (the charge id the key was first claimed with), so a retry after any
  * crash converges on one charge and one workflow.
  */
-export async function createCharge(deps: ServiceDeps, caller: Caller, key: string, request: ChargeRequest, hash: string): Promise<StoredAnswer> {
+export async function createCharge(
+  deps: ServiceDeps,
+  caller: Caller,
+  key: string,
+  request: ChargeRequest,
+  hash: string,
+  requestId: string,
+  metadataJson?: string,
+): Promise<StoredAnswer> {
   if (caller.environment === 'live' && !caller.merchantVerified) {
     throw new ApiError('identity_verification_required', 'Live charges need a verified merchant identity.');
   }
@@ -51,7 +60,7 @@ export async function createCharge(deps: ServiceDeps, caller: Caller, key: strin
   if (claim.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
 
   try {
-    const answer = await startCharge(deps, caller, claim.resourceId, request);
+    const answer = await startCharge(deps, caller, claim.resourceId, request, requestId, metadataJson);
     return { ...(await completeIdempotencyKey(deps.orm, scope, answer.status, answer.body)), replayed: false };
   } catch (error) {
     // Whether the workflow started is unknown: keep the claim (same charge id) but let a retry take it now.
@@ -60,9 +69,16 @@ export async function createCharge(deps: ServiceDeps, caller: Caller, key: strin
   }
 }
 
-async function startCharge(deps: ServiceDeps, caller: Caller, chargeId: string, request: ChargeRequest): Promise<{ status: number; body: string }> {
-  const draft = buildChargeDraft(caller, chargeId, request, new Date());
-  let acceptance;
+async function startCharge(
+  deps: ServiceDeps,
+  caller: Caller,
+  chargeId: string,
+  request: ChargeRequest,
+  requestId: string,
+  metadataJson: string | undefined,
+): Promise<{ status: number; body: string }> {
+  const draft = buildChargeDraft(caller, chargeId, request, new Date(), metadataJson);
+  let acceptance: ChargeAcceptance;
   try {
     acceptance = await deps.temporal.client.workflow.executeUpdateWithStart(acceptChargeUpdate, {
       updateId: ACCEPT_UPDATE_ID,
@@ -70,22 +86,22 @@ async function startCharge(deps: ServiceDeps, caller: Caller, chargeId: string, 
     });
   } catch (error) {
     // A retry that finds the workflow closed, or another run (a reversal) under the charge id: the
-    // charge was accepted before, so answer from the projection.
+    // charge was accepted before, so answer as the acceptance did, from the projection.
     const existing = await findCharge(deps.orm, caller, chargeId);
     if (!existing) throw error;
-    return chargeAnswer(existing);
+    acceptance = { kind: railPlan(existing.environment, draft.sandboxOutcome).kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge: existing } as const;
   }
   if (acceptance.kind === 'partner_timeout') {
     return renderError(
       new ApiError('partner_timeout', 'The partner did not answer in time. The charge stays unresolved; its outcome arrives by webhook.', {
         transaction_id: acceptance.charge.id,
       }),
-      newId('request'),
+      requestId,
     );
   }
   return chargeAnswer(acceptance.charge);
 }
 
 function chargeAnswer(charge: ChargeRecord): { status: number; body: string } {
-  return { status: 200, body: JSON.stringify(toChargeView(charge)) };
+  return { status: 200, body: chargeJson(charge) };
 }

@@ -1,4 +1,4 @@
-import { toChargeView, type ChargeView } from '../domain/charge';
+import { chargeJson } from '../domain/charge';
 import { Charge } from '../persistence/entities';
 import { rowToRecord } from '../persistence/charge-mapping';
 import type { Orm } from '../persistence/orm';
@@ -8,9 +8,9 @@ import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 
 /**
  * Operator action: reverse a succeeded charge. Runs `chargeReversalWorkflow` as a new run under the
- * charge's own workflow id, and waits for it.
+ * charge's own workflow id, and waits for it. Answers the charge object, serialised.
  */
-export async function reverseCharge(orm: Orm, temporal: TemporalHandle, taskQueue: string, chargeId: string): Promise<ChargeView> {
+export async function reverseCharge(orm: Orm, temporal: TemporalHandle, taskQueue: string, chargeId: string): Promise<string> {
   const row = await orm.em.fork().findOne(Charge, { id: chargeId });
   if (!row) throw new Error(`charge ${chargeId} does not exist`);
   const charge = rowToRecord(row);
@@ -19,5 +19,5 @@ export async function reverseCharge(orm: Orm, temporal: TemporalHandle, taskQueu
     'chargeReversalWorkflow',
     reversalStartOptions(charge, taskQueue, new Date().toISOString()),
   );
-  return toChargeView(await handle.result());
+  return chargeJson(await handle.result());
 }

@@ -87,9 +87,8 @@ describe('sandbox_outcome (SPEC 4.2) and environment', () => {
 
   test.each(FAILURE_CLASSES.map((c) => [c]))('%s: failed immediately with that failure_class', async (outcome) => {
     const r = await run({ metadata: { sandbox_outcome: outcome } });
-    // The create answer is the failed charge itself.
-    expect(r.acceptance).toEqual({ kind: 'accepted', charge: r.result });
-    expect(r.acceptance.charge).toMatchObject({ status: 'failed', failureClass: outcome });
+    // The create answer is the charge in flight; the failure follows in the same workflow task.
+    expect(r.acceptance).toEqual({ kind: 'accepted', charge: recordOf(r.draft) });
     expect(r.activities).toEqual(['recordAcceptedCharge', 'applyChargeTransition']);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: outcome, at: expect.any(String) }]);
     // Immediately: no timer, and the whole run is the acceptance's own workflow task.

@@ -22,6 +22,7 @@ export function jsonBody(limitBytes: number): Middleware {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError('invalid_request', 'The body must be a JSON object.');
     ctx.state.body = parsed;
+    ctx.state.rawBody = raw;
     await next();
   };
 }

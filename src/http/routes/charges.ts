@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { toChargeView } from '../../domain/charge';
+import { chargeJson } from '../../domain/charge';
+import { memberSourceJson } from '../../support/raw-json';
 import { ApiError } from '../../domain/errors';
 import { findCharge } from '../../persistence/charge-store';
 import type { Caller, ServiceDeps } from '../../services/context';
@@ -19,7 +20,9 @@ export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     if (!key) throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID per payment attempt).');
     if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 printable ASCII characters.', { param: 'Idempotency-Key' });
     const request = check(validateCreateCharge, ctx.state.body);
-    const answer = await createCharge(deps, ctx.state.caller as Caller, key, request, requestHash('POST', '/v1/charges', ctx.state.body));
+    const metadataJson = request.metadata === undefined ? undefined : memberSourceJson(ctx.state.rawBody, 'metadata', request.metadata);
+    const hash = requestHash('POST', '/v1/charges', ctx.state.body);
+    const answer = await createCharge(deps, ctx.state.caller as Caller, key, request, hash, ctx.state.requestId, metadataJson);
     ctx.status = answer.status;
     ctx.type = 'application/json';
     ctx.body = answer.body;
@@ -30,7 +33,7 @@ export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     const charge = await findCharge(deps.orm, ctx.state.caller as Caller, ctx.params.id);
     if (!charge) throw new ApiError('not_found', `No charge ${ctx.params.id}.`, { param: 'id' });
     ctx.type = 'application/json';
-    ctx.body = JSON.stringify(toChargeView(charge));
+    ctx.body = chargeJson(charge);
   });
 
   return router;
