@@ -89,7 +89,8 @@ async function startCharge(
     // charge was accepted before, so answer as the acceptance did, from the projection.
     const existing = await findCharge(deps.orm, caller, chargeId);
     if (!existing) throw error;
-    acceptance = { kind: railPlan(existing.environment, draft.sandboxOutcome).kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge: existing } as const;
+    const unresolved = railPlan(existing.environment, draft.sandboxOutcome).kind === 'unresolved';
+    acceptance = { kind: unresolved ? 'partner_timeout' : 'accepted', charge: existing };
   }
   if (acceptance.kind === 'partner_timeout') {
     return renderError(
