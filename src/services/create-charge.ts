@@ -94,7 +94,7 @@ async function startCharge(
   }
   if (acceptance.kind === 'partner_timeout') {
     return renderError(
-      new ApiError('partner_timeout', 'The partner did not answer in time. The charge stays unresolved; its outcome arrives by webhook.', {
+      new ApiError('partner_timeout', 'The partner did not answer in time. The charge stays unresolved; its outcome arrives as an event (GET /v1/events).', {
         transaction_id: acceptance.charge.id,
       }),
       requestId,
