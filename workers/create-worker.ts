@@ -1,4 +1,5 @@
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { IllegalStateError } from '@temporalio/common';
 import { createActivities } from '../activities';
 import type { Orm } from '../src/persistence/orm';
 
@@ -11,7 +12,12 @@ let runtimeInstalled = false;
 export function installRuntime(level: LogLevel = (process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'WARN'): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch (error) {
+    // Already created (e.g. by a dev server or test environment in this process): keep that runtime.
+    if (!(error instanceof IllegalStateError)) throw error;
+  }
 }
 
 /** Bundles the workflow code once per process (webpack takes seconds; tests reuse it). */

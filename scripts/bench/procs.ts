@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+
+/**
+ * CPU seconds and peak memory of this process and the servers it started (Linux /proc): the
+ * Temporal dev server (`temporal`) and PostgreSQL (`postgres`, postmaster plus backends).
+ */
+export interface CpuSnapshot {
+  node: number;
+  temporal: number;
+  postgres: number;
+  /** Busy CPU seconds of the whole machine (/proc/stat), to see saturation and other load. */
+  machine: number;
+}
+
+const TICKS_PER_SECOND = 100;
+
+interface Proc {
+  pid: number;
+  comm: string;
+  ppid: number;
+  cpuTicks: number;
+}
+
+function readProc(pid: number): Proc | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const f = stat.slice(close + 2).split(' '); // f[0] = state (field 3)
+    // utime, stime, cutime, cstime are fields 14–17; cutime/cstime keep the CPU of exited backends.
+    const cpuTicks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    return { pid, comm, ppid: Number(f[1]), cpuTicks };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live descendant of this process. */
+function descendants(): Proc[] {
+  if (!fs.existsSync('/proc/self/stat')) return [];
+  const all = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => readProc(Number(d)))
+    .filter((p): p is Proc => !!p);
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) if (!mine.has(p.pid) && mine.has(p.ppid)) (mine.add(p.pid), (grew = true));
+  }
+  return all.filter((p) => p.pid !== process.pid && mine.has(p.pid));
+}
+
+function machineBusy(): number {
+  try {
+    const [, ...f] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
+    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+export function cpuSnapshot(): CpuSnapshot {
+  const u = process.cpuUsage();
+  const snap: CpuSnapshot = { node: (u.user + u.system) / 1e6, temporal: 0, postgres: 0, machine: machineBusy() };
+  for (const p of descendants()) {
+    if (p.comm === 'temporal' || p.comm === 'postgres') snap[p.comm] += p.cpuTicks / TICKS_PER_SECOND;
+  }
+  return snap;
+}
+
+export function cpuDelta(from: CpuSnapshot, to: CpuSnapshot): CpuSnapshot {
+  return { node: to.node - from.node, temporal: to.temporal - from.temporal, postgres: to.postgres - from.postgres, machine: to.machine - from.machine };
+}
+
+function vmHwmMiB(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Peak resident set sizes in MiB: this Node process (API, workers, load) and the dev server. */
+export function peakRss(): { node: number; temporal: number } {
+  const temporal = descendants().find((p) => p.comm === 'temporal');
+  return { node: process.resourceUsage().maxRSS / 1024, temporal: temporal ? vmHwmMiB(temporal.pid) : NaN };
+}
