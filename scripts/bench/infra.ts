@@ -7,6 +7,7 @@ import { createApp } from '../../src/http/app';
 import { startEmbeddedPostgres } from '../../src/persistence/embedded-postgres';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import type { ServiceDeps } from '../../src/services/context';
+import { freePort } from '../../src/support/free-port';
 import { createLogger } from '../../src/support/logger';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { startDevServer } from '../../src/temporal/dev-server';
@@ -21,16 +22,6 @@ export interface BenchInfra {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function cliPath(): string | undefined {
   const local = path.resolve(__dirname, '../../.cache/temporal/bin/temporal');

@@ -24,3 +24,24 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: '
   { name: 'Amount', type: 'Int' },
   { name: 'FailureClass', type: 'Keyword' },
 ];
+
+/** What a charge's search attributes say; the same list at workflow start and at every transition. */
+export function chargeSearchAttributePairs(charge: {
+  status: string;
+  merchantId: string;
+  environment: string;
+  channel: string;
+  currency: string;
+  amount: number;
+  failureClass: string | null;
+}) {
+  return [
+    { key: SA.PaymentStatus, value: charge.status },
+    { key: SA.MerchantId, value: charge.merchantId },
+    { key: SA.Environment, value: charge.environment },
+    { key: SA.Channel, value: charge.channel },
+    { key: SA.Currency, value: charge.currency },
+    { key: SA.Amount, value: charge.amount },
+    ...(charge.failureClass ? [{ key: SA.FailureClass, value: charge.failureClass }] : []),
+  ];
+}

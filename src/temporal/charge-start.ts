@@ -1,21 +1,8 @@
 import { WithStartWorkflowOperation, type WorkflowStartOptions } from '@temporalio/client';
 import type { ChargeDraft, ChargeRecord } from '../domain/charge';
-import { SA } from '../domain/search-attributes';
+import { chargeSearchAttributePairs } from '../domain/search-attributes';
 import type { chargeWorkflow } from '../../workflows/charge';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
-
-/** Search attributes a charge workflow starts with; the workflow keeps them current afterwards. */
-export function chargeSearchAttributes(charge: ChargeRecord) {
-  return [
-    { key: SA.PaymentStatus, value: charge.status },
-    { key: SA.MerchantId, value: charge.merchantId },
-    { key: SA.Environment, value: charge.environment },
-    { key: SA.Channel, value: charge.channel },
-    { key: SA.Currency, value: charge.currency },
-    { key: SA.Amount, value: charge.amount },
-    ...(charge.failureClass ? [{ key: SA.FailureClass, value: charge.failureClass }] : []),
-  ];
-}
 
 /**
  * The start half of POST /v1/charges' update-with-start. Workflow id = charge id; a running workflow
@@ -29,7 +16,7 @@ export function chargeStartOperation(draft: ChargeDraft, taskQueue: string): Wit
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     staticSummary: `${draft.environment} charge ${draft.amount} ${draft.currency} via ${draft.channel} for ${draft.merchantId}`,
-    typedSearchAttributes: chargeSearchAttributes(draft),
+    typedSearchAttributes: chargeSearchAttributePairs(draft),
   });
 }
 
@@ -42,6 +29,6 @@ export function reversalStartOptions(charge: ChargeRecord, taskQueue: string, re
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
     staticSummary: `operator reversal of ${charge.id}`,
-    typedSearchAttributes: chargeSearchAttributes(charge),
+    typedSearchAttributes: chargeSearchAttributePairs(charge),
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { countRows } from '../support/db-counts';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { expectError } from '../support/api-errors';
 
 /**
  * Input validation of the public API (SPEC 2.1, 4.2, 4.10, 7; INTERFACE "Errors", "Idempotency"):
@@ -20,27 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const ENVELOPE_KEYS = ['type', 'code', 'message', 'param', 'failure_class', 'transaction_id', 'request_id'];
-
-/**
- * The documented error envelope: `{"error":{type,code,message,param?,request_id}}`, nothing else.
- * `param`: a string to expect exactly, `null` when no parameter applies (then it must be absent).
- */
-function expectError(res: ApiResponse, status: number, code: string, param: string | null): void {
-  expect({ status: res.status, code: res.json?.error?.code }).toEqual({ status, code });
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(Object.keys(res.json)).toEqual(['error']);
-  const error = res.json.error;
-  expect(Object.keys(error).filter((k) => !ENVELOPE_KEYS.includes(k))).toEqual([]);
-  expect(typeof error.type).toBe('string');
-  expect(error.type.length).toBeGreaterThan(0);
-  expect(typeof error.message).toBe('string');
-  expect(error.message.length).toBeGreaterThan(0);
-  expect(error.request_id).toMatch(/^req_[A-Za-z0-9]+$/);
-  expect(res.headers.get('request-id')).toBe(error.request_id);
-  if (param === null) expect(error).not.toHaveProperty('param');
-  else expect(error.param).toBe(param);
-}
 
 function without(body: Record<string, unknown>, ...fields: string[]): Record<string, unknown> {
   const copy = { ...body };

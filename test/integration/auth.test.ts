@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { issueKey, revokeKey, verifyMerchant } from '../../src/persistence/merchant-store';
 import { countRows } from '../support/db-counts';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { expectError } from '../support/api-errors';
 
 /**
  * Authentication, authorisation and isolation (SPEC 5, 7; INTERFACE "Errors", "Scopes"): bearer keys,
@@ -18,23 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const ENVELOPE_KEYS = ['type', 'code', 'message', 'param', 'failure_class', 'transaction_id', 'request_id'];
-
-/** The documented error envelope; `param` absent unless given (none applies to authentication failures). */
-function expectError(res: ApiResponse, status: number, code: string, param?: string): void {
-  expect({ status: res.status, code: res.json?.error?.code }).toEqual({ status, code });
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(Object.keys(res.json)).toEqual(['error']);
-  const error = res.json.error;
-  expect(Object.keys(error).filter((k) => !ENVELOPE_KEYS.includes(k))).toEqual([]);
-  expect(typeof error.type).toBe('string');
-  expect(typeof error.message).toBe('string');
-  expect(error.message.length).toBeGreaterThan(0);
-  expect(error.request_id).toMatch(/^req_[A-Za-z0-9]+$/);
-  expect(res.headers.get('request-id')).toBe(error.request_id);
-  if (param === undefined) expect(error).not.toHaveProperty('param');
-  else expect(error.param).toBe(param);
-}
 
 /**
  * Another merchant's or environment's charge is answered exactly like one that does not exist: the

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { allEvents, expectSucceededLedger, ledgerRows } from '../support/ledger-rows';
 
 /**
  * Idempotency under concurrency, against the real API, PostgreSQL, Temporal dev server and an
@@ -15,51 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-interface LedgerRow {
-  transfer_id: string;
-  account: string;
-  kind: string;
-  resource_id: string;
-  amount: string;
-  n: string;
-}
-
-interface StoredEvent {
-  id: string;
-  type: string;
-  sequence: number;
-  resource_id: string;
-}
-
 function create(merchant: TestMerchant, key: string, body: Record<string, unknown>): Promise<ApiResponse> {
   return h.request('sandbox', 'POST', '/v1/charges', { key: merchant.testKey, body, headers: { 'Idempotency-Key': key } });
-}
-
-/** Every ledger entry of the merchant, with the number of rows per (transfer_id, account). */
-async function ledger(merchantId: string): Promise<LedgerRow[]> {
-  return h.orm.em.getConnection().execute<LedgerRow[]>(
-    `select transfer_id, account, kind, resource_id, sum(amount)::text as amount, count(*)::text as n
-     from ledger_entries where merchant_id = ? group by transfer_id, account, kind, resource_id order by transfer_id, account`,
-    [merchantId],
-  );
 }
 
 async function chargeIds(merchantId: string): Promise<string[]> {
   const rows = await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from charges where merchant_id = ? order by id`, [merchantId]);
   return rows.map((r) => r.id);
-}
-
-/** The merchant's whole event log through the API, oldest first (walks every page). */
-async function events(merchant: TestMerchant): Promise<StoredEvent[]> {
-  const all: StoredEvent[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await h.request('sandbox', 'GET', `/v1/events?after_sequence=${after}&limit=100`, { key: merchant.testKey });
-    expect(page.status).toBe(200);
-    all.push(...(page.json.data as StoredEvent[]));
-    if (!page.json.has_more) return all;
-    after = all[all.length - 1].sequence;
-  }
 }
 
 /** Ids of the merchant's workflows in Temporal visibility (eventually consistent: bounded retries until `expected` show up). */
@@ -72,22 +35,6 @@ async function workflowIdsOf(merchantId: string, expected: string[]): Promise<st
     await delay(250);
   }
   return ids.sort();
-}
-
-/** The three transfers of a succeeded charge, each posting exactly once. */
-function expectSucceededLedger(rows: LedgerRow[], charge: { id: string; amount: number; merchant_amount: number; fee: { platform: number; tax: number } }) {
-  const mine = rows.filter((r) => r.resource_id === charge.id);
-  for (const r of mine) expect(r.n).toBe('1');
-  expect([...new Set(mine.map((r) => r.transfer_id))].sort()).toEqual([`${charge.id}:capture`, `${charge.id}:hold`, `${charge.id}:hold_void`]);
-  const byTransfer = (kind: string) => Object.fromEntries(mine.filter((r) => r.kind === kind).map((r) => [r.account, Number(r.amount)]));
-  expect(byTransfer('hold')).toEqual({ customer_clearing: -charge.merchant_amount, merchant_pending: charge.merchant_amount });
-  expect(byTransfer('hold_void')).toEqual({ customer_clearing: charge.merchant_amount, merchant_pending: -charge.merchant_amount });
-  expect(byTransfer('capture')).toEqual({
-    customer_clearing: -charge.amount,
-    merchant_available: charge.merchant_amount,
-    platform_fee: charge.fee.platform,
-    tax: charge.fee.tax,
-  });
 }
 
 test('50 concurrent creates with one Idempotency-Key and one body: one charge, one workflow, one ledger set, one pair of events', async () => {
@@ -123,8 +70,8 @@ test('50 concurrent creates with one Idempotency-Key and one body: one charge, o
   expect(description.taskQueue).toBe(h.taskQueue);
 
   // Before completion: only the hold, and only transaction.created.
-  const held = await ledger(merchant.id);
-  const pendingEvents = await events(merchant);
+  const held = await ledgerRows(h, merchant.id);
+  const pendingEvents = await allEvents(h, merchant);
   const settledYet = pendingEvents.some((e) => e.type === 'transaction.succeeded');
   if (!settledYet) {
     expect([...new Set(held.map((r) => r.transfer_id))]).toEqual([`${charge.id}:hold`]);
@@ -133,9 +80,9 @@ test('50 concurrent creates with one Idempotency-Key and one body: one charge, o
 
   const final = await h.settled(charge.id);
   expect(final.status).toBe('succeeded');
-  expectSucceededLedger(await ledger(merchant.id), charge);
+  expectSucceededLedger(await ledgerRows(h, merchant.id), charge);
 
-  const log = await events(merchant);
+  const log = await allEvents(h, merchant);
   expect(log.map((e) => [e.type, e.sequence, e.resource_id])).toEqual([
     ['transaction.created', 1, charge.id],
     ['transaction.succeeded', 2, charge.id],
@@ -189,7 +136,7 @@ test('a key whose first request is still in flight answers 409 idempotency_key_i
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   expect(await chargeIds(merchant.id)).toEqual([answer.json.id]);
   expect((await h.settled(answer.json.id)).status).toBe('succeeded');
-  expect((await events(merchant)).map((e) => [e.type, e.sequence])).toEqual([
+  expect((await allEvents(h, merchant)).map((e) => [e.type, e.sequence])).toEqual([
     ['transaction.created', 1],
     ['transaction.succeeded', 2],
   ]);
@@ -209,7 +156,7 @@ test('20 concurrent charges with different keys for one merchant: 40 events, seq
   const finals = await Promise.all(ids.map((id) => h.settled(id)));
   expect(finals.map((f) => f.status)).toEqual(Array.from({ length: 20 }, () => 'succeeded'));
 
-  const log = await events(merchant);
+  const log = await allEvents(h, merchant);
   expect(log).toHaveLength(40);
   expect(log.map((e) => e.sequence)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
   expect(new Set(log.map((e) => e.id)).size).toBe(40);
@@ -218,7 +165,7 @@ test('20 concurrent charges with different keys for one merchant: 40 events, seq
     expect(mine.map((e) => e.type)).toEqual(['transaction.created', 'transaction.succeeded']);
   }
 
-  const rows = await ledger(merchant.id);
+  const rows = await ledgerRows(h, merchant.id);
   for (const charge of charges) expectSucceededLedger(rows, charge);
   expect(new Set(rows.map((r) => r.resource_id))).toEqual(new Set(ids));
 
@@ -294,5 +241,5 @@ test('a key whose holder died is taken over once its lock lapses and converges o
   const ids = [a.json.id, original.json.id].sort();
   expect(await chargeIds(merchant.id)).toEqual(ids);
   expect(await workflowIdsOf(merchant.id, ids)).toEqual(ids);
-  expect((await events(merchant)).map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
+  expect((await allEvents(h, merchant)).map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
 });

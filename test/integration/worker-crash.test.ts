@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { allEvents, expectSucceededLedger, ledgerRows } from '../support/ledger-rows';
 import { killAllWorkers, startWorkerChild, type WorkerChild } from '../support/worker-child';
 
 /**
@@ -30,22 +31,6 @@ interface ChargeView {
   amount: number;
   merchant_amount: number;
   fee: { platform: number; tax: number };
-}
-
-interface LedgerRow {
-  transfer_id: string;
-  account: string;
-  kind: string;
-  resource_id: string;
-  amount: string;
-  n: string;
-}
-
-interface StoredEvent {
-  id: string;
-  type: string;
-  sequence: number;
-  resource_id: string;
 }
 
 function create(merchant: TestMerchant, key: string, amount: number): Promise<ApiResponse> {
@@ -130,35 +115,11 @@ async function expectExactlyOnce(merchant: TestMerchant, charges: ChargeView[]):
   const rows = await sql<{ id: string; status: string }>(`select id, status from charges where merchant_id = ? order by id`, [merchant.id]);
   expect(rows).toEqual([...ids].sort().map((id) => ({ id, status: 'succeeded' })));
 
-  const ledger = await sql<LedgerRow>(
-    `select transfer_id, account, kind, resource_id, sum(amount)::text as amount, count(*)::text as n
-     from ledger_entries where merchant_id = ? group by transfer_id, account, kind, resource_id`,
-    [merchant.id],
-  );
+  const ledger = await ledgerRows(h, merchant.id);
   expect(new Set(ledger.map((r) => r.resource_id))).toEqual(new Set(ids));
-  for (const r of ledger) expect([r.transfer_id, r.account, r.n]).toEqual([r.transfer_id, r.account, '1']);
-  for (const charge of charges) {
-    const mine = ledger.filter((r) => r.resource_id === charge.id);
-    expect([...new Set(mine.map((r) => r.transfer_id))].sort()).toEqual([`${charge.id}:capture`, `${charge.id}:hold`, `${charge.id}:hold_void`]);
-    const postings = (kind: string) => Object.fromEntries(mine.filter((r) => r.kind === kind).map((r) => [r.account, Number(r.amount)]));
-    expect(postings('hold')).toEqual({ customer_clearing: -charge.merchant_amount, merchant_pending: charge.merchant_amount });
-    expect(postings('hold_void')).toEqual({ customer_clearing: charge.merchant_amount, merchant_pending: -charge.merchant_amount });
-    expect(postings('capture')).toEqual({
-      customer_clearing: -charge.amount,
-      merchant_available: charge.merchant_amount,
-      platform_fee: charge.fee.platform,
-      tax: charge.fee.tax,
-    });
-  }
+  for (const charge of charges) expectSucceededLedger(ledger, charge);
 
-  const log: StoredEvent[] = [];
-  for (let after = 0; ; ) {
-    const page = await h.request('sandbox', 'GET', `/v1/events?after_sequence=${after}&limit=100`, { key: merchant.testKey });
-    expect(page.status).toBe(200);
-    log.push(...page.json.data);
-    if (!page.json.has_more) break;
-    after = log[log.length - 1].sequence;
-  }
+  const log = await allEvents(h, merchant);
   expect(log.map((e) => e.sequence)).toEqual(Array.from({ length: 2 * charges.length }, (_, i) => i + 1));
   expect(new Set(log.map((e) => e.id)).size).toBe(log.length);
   for (const id of ids) {

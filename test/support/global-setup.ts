@@ -5,7 +5,7 @@ import { startEmbeddedPostgres } from '../../src/persistence/embedded-postgres';
 import { migrate, openOrm } from '../../src/persistence/orm';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { temporalCliPath } from './binaries';
-import { freePort } from './free-port';
+import { freePort } from '../../src/support/free-port';
 
 /**
  * Starts the real servers the suite runs against, once: PostgreSQL (TEST_DATABASE_URL, else an
