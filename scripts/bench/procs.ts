@@ -46,7 +46,12 @@ function descendants(): Proc[] {
   const mine = new Set([process.pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const p of all) if (!mine.has(p.pid) && mine.has(p.ppid)) (mine.add(p.pid), (grew = true));
+    for (const p of all) {
+      if (!mine.has(p.pid) && mine.has(p.ppid)) {
+        mine.add(p.pid);
+        grew = true;
+      }
+    }
   }
   return all.filter((p) => p.pid !== process.pid && mine.has(p.pid));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { countRows } from '../support/db-counts';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
 
 /**
