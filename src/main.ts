@@ -21,7 +21,9 @@ async function main(): Promise<void> {
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),
   ];
   await Promise.all(servers.map((s) => new Promise((resolve) => s.once('listening', resolve))));
-  const demo = await ensureDemoMerchant(infra.orm, config.dataDir);
+  // The demo merchant belongs to a local install (embedded database); DEMO_MERCHANT=true forces it.
+  const wantDemo = process.env.DEMO_MERCHANT === 'true' || (!config.databaseUrl && process.env.DEMO_MERCHANT !== 'false');
+  const demo = wantDemo ? await ensureDemoMerchant(infra.orm, config.dataDir) : undefined;
 
   process.stdout.write(
     [
@@ -29,10 +31,14 @@ async function main(): Promise<void> {
       `  Sandbox API   http://${config.host}:${config.sandboxPort}`,
       `  Live API      http://${config.host}:${config.livePort}`,
       `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
-      `  Demo merchant ${demo.id}`,
-      `  Sandbox key   ${demo.test_key}`,
-      '',
-      `  curl -s http://${config.host}:${config.sandboxPort}/v1/balances -H "Authorization: Bearer ${demo.test_key}"`,
+      ...(demo
+        ? [
+            `  Demo merchant ${demo.id}`,
+            `  Sandbox key   ${demo.test_key}`,
+            '',
+            `  curl -s http://${config.host}:${config.sandboxPort}/v1/balances -H "Authorization: Bearer ${demo.test_key}"`,
+          ]
+        : ['  Create a merchant: npm run --silent cli -- merchants create --name NAME']),
       '',
       '',
     ].join('\n'),
