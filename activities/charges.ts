@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeRecord } from '../src/domain/charge';
 import {
@@ -18,6 +19,13 @@ function asFailure(error: unknown): unknown {
   return error;
 }
 
+/** Worker metric `payments_charge_transitions{to,failure_class,environment}`, exported by the SDK. */
+function countTransition(charge: ChargeRecord): void {
+  Context.current()
+    .metricMeter.createCounter('payments_charge_transitions', '1', 'Charge state changes written')
+    .add(1, { to: charge.status, failure_class: charge.failureClass ?? 'none', environment: charge.environment });
+}
+
 export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
   return {
     async recordAcceptedCharge(draft: ChargeRecord) {
@@ -25,7 +33,7 @@ export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
     },
     async applyChargeTransition(request: ChargeTransitionRequest) {
       try {
-        return await applyChargeTransition(deps.orm, request);
+        return await applyChargeTransition(deps.orm, request, countTransition);
       } catch (error) {
         throw asFailure(error);
       }

@@ -17,6 +17,10 @@ export interface Config {
   dataDir: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** API metrics listener (`/metrics`), 0 = off. */
+  metricsPort: number;
+  /** Worker (Temporal SDK) Prometheus exporter, 0 = off. */
+  workerMetricsPort: number;
 }
 
 function int(name: string, fallback: number): number {
@@ -42,5 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024),
+    metricsPort: int('METRICS_PORT', 9464),
+    workerMetricsPort: int('WORKER_METRICS_PORT', 9465),
   };
 }

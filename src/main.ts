@@ -5,6 +5,7 @@ import { ensureDemoMerchant } from './runtime/demo-merchant';
 import { startInfrastructure } from './runtime/infrastructure';
 import { startWorkerProcess, type WorkerProcess } from './runtime/worker-process';
 import { createLogger } from './support/logger';
+import { createApiMetrics, serveMetrics } from './support/metrics';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
 async function main(): Promise<void> {
@@ -15,11 +16,13 @@ async function main(): Promise<void> {
   if (process.env.RUN_WORKER !== 'false') {
     worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace });
   }
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log };
+  const metrics = createApiMetrics();
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics };
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),
   ];
+  if (config.metricsPort > 0) servers.push(serveMetrics(metrics, config.metricsPort, config.host));
   await Promise.all(servers.map((s) => new Promise((resolve) => s.once('listening', resolve))));
   // The demo merchant belongs to a local install (embedded database); DEMO_MERCHANT=true forces it.
   const wantDemo = process.env.DEMO_MERCHANT === 'true' || (!config.databaseUrl && process.env.DEMO_MERCHANT !== 'false');
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
       `  Sandbox API   http://${config.host}:${config.sandboxPort}`,
       `  Live API      http://${config.host}:${config.livePort}`,
       `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
+      `  Metrics       ${config.metricsPort > 0 ? `http://${config.host}:${config.metricsPort}/metrics (API)` : 'off'}; ${config.workerMetricsPort > 0 ? `http://${config.host}:${config.workerMetricsPort}/metrics (worker)` : 'worker off'}`,
       ...(demo
         ? [
             `  Demo merchant ${demo.id}`,

@@ -8,12 +8,19 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
 
-/** SDK log level for this process (TEMPORAL_LOG_LEVEL, default WARN); settable once, before any worker. */
-export function installRuntime(level: LogLevel = (process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'WARN'): void {
+/**
+ * SDK log level for this process (TEMPORAL_LOG_LEVEL, default WARN) and, when given, the SDK's
+ * Prometheus exporter address (worker task latencies, workflow and activity outcomes, and the
+ * payments_charge_transitions counter); settable once, before any worker.
+ */
+export function installRuntime(level: LogLevel = (process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'WARN', metricsAddress?: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({
+      logger: new DefaultLogger(level),
+      ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } } } : {}),
+    });
   } catch (error) {
     // Already created (e.g. by a dev server or test environment in this process): keep that runtime.
     if (!(error instanceof IllegalStateError)) throw error;

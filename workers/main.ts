@@ -2,7 +2,7 @@ import { loadConfig } from '../src/config';
 import { openOrm } from '../src/persistence/orm';
 import { createLogger } from '../src/support/logger';
 import { embeddedDatabaseUrl } from '../src/runtime/defaults';
-import { createPaymentsWorker } from './create-worker';
+import { createPaymentsWorker, installRuntime } from './create-worker';
 
 /**
  * Worker process entry point. Reads DATABASE_URL and TEMPORAL_ADDRESS (defaults: the embedded
@@ -11,6 +11,7 @@ import { createPaymentsWorker } from './create-worker';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker');
+  installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config));
   const { worker, connection } = await createPaymentsWorker({
     orm,

@@ -23,7 +23,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.proxy = false;
   app.silent = true;
   app.use(requestId());
-  app.use(accessLog(deps.log));
+  app.use(accessLog(deps.log, options.environment, deps.metrics));
   app.use(errorHandler(deps.log));
   app.use(healthRoutes(deps).routes());
 

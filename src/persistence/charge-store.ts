@@ -83,10 +83,15 @@ function transfersFor(record: ChargeRecord, to: ChargeStatus): Transfer[] {
 /**
  * Applies one state change: projection, ledger postings and the event, in one transaction, under a
  * row lock. Applying a transition the charge already made returns the record and writes nothing, so
- * activity retries are safe.
+ * activity retries are safe. `onCommitted` runs once, after the commit of a change that was written.
  */
-export async function applyChargeTransition(orm: Orm, request: ChargeTransitionRequest): Promise<ChargeRecord> {
-  return orm.em.fork().transactional(async (em) => {
+export async function applyChargeTransition(
+  orm: Orm,
+  request: ChargeTransitionRequest,
+  onCommitted: (charge: ChargeRecord) => void = () => {},
+): Promise<ChargeRecord> {
+  let applied = false;
+  const record = await orm.em.fork().transactional(async (em) => {
     const row = await em.findOne(Charge, { id: request.chargeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!row) throw new ChargeNotFoundError(request.chargeId);
     const before = rowToRecord(row);
@@ -103,8 +108,11 @@ export async function applyChargeTransition(orm: Orm, request: ChargeTransitionR
     row.updatedAt = new Date(after.updatedAt);
     for (const transfer of transfersFor(after, request.to)) postTransfer(em, ledgerScope(after), transfer, new Date(request.at));
     await emitChargeEvent(em, after, request.at);
+    applied = true;
     return after;
   });
+  if (applied) onCommitted(record);
+  return record;
 }
 
 export async function findCharge(orm: Orm, scope: { merchantId: string; environment: string }, id: string): Promise<ChargeRecord | null> {

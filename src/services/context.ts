@@ -2,6 +2,7 @@ import type { Environment } from '../domain/environment';
 import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';
 import type { Logger } from '../support/logger';
+import type { ApiMetrics } from '../support/metrics';
 
 /** What every use case needs; built once by the runtime and shared by both listeners. */
 export interface ServiceDeps {
@@ -9,6 +10,7 @@ export interface ServiceDeps {
   temporal: TemporalHandle;
   taskQueue: string;
   log: Logger;
+  metrics?: ApiMetrics;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

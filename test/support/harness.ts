@@ -8,6 +8,7 @@ import { createMerchant, verifyMerchant } from '../../src/persistence/merchant-s
 import { openOrm, type Orm } from '../../src/persistence/orm';
 import type { ServiceDeps } from '../../src/services/context';
 import { createLogger } from '../../src/support/logger';
+import { createApiMetrics } from '../../src/support/metrics';
 import { randomBase62 } from '../../src/support/new-id';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { createPaymentsWorker } from '../../workers/create-worker';
@@ -75,7 +76,7 @@ export async function startHarness(options: { worker?: boolean } = {}): Promise<
   const address = env('TEST_TEMPORAL_ADDRESS');
   const temporal = await connectTemporal(address, 'default');
   const taskQueue = `test-${randomBase62(8)}`;
-  const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent') };
+  const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent'), metrics: createApiMetrics() };
   const servers = (['sandbox', 'live'] as const).map((environment) =>
     http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024 }).callback()),
   );

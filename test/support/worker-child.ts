@@ -56,6 +56,7 @@ export async function startWorkerChild(options: WorkerChildOptions): Promise<Wor
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: options.taskQueue,
     LOG_LEVEL: 'warn',
+    WORKER_METRICS_PORT: '0',
     ...options.env,
   };
   // jest's --experimental-vm-modules is not wanted in the worker.

@@ -27,6 +27,8 @@ export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     ctx.type = 'application/json';
     ctx.body = answer.body;
     if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
+    const result = answer.replayed ? 'replayed' : answer.status === 200 ? 'accepted' : 'partner_timeout';
+    deps.metrics?.chargeCreates.inc({ environment: (ctx.state.caller as Caller).environment, result });
   });
 
   router.get('/v1/charges/:id', requireScope('charges:read'), async (ctx) => {
