@@ -1,7 +1,11 @@
 import { Migration20261122000001_initial_schema } from './Migration20261122000001_initial_schema';
 import { Migration20261122000002_reference_data } from './Migration20261122000002_reference_data';
 
-/** Every migration, in order. Landed migrations are never edited: add a new one. */
+/**
+ * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
+ * transaction each, on the application pool, whose statement_timeout is 20 s: a migration that needs
+ * longer begins with `this.addSql('set local statement_timeout = 0')`.
+ */
 export const MIGRATIONS = [
   { name: 'Migration20261122000001_initial_schema', class: Migration20261122000001_initial_schema },
   { name: 'Migration20261122000002_reference_data', class: Migration20261122000002_reference_data },
