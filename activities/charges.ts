@@ -1,13 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeRecord } from '../src/domain/charge';
-import {
-  applyChargeTransition,
-  ChargeNotFoundError,
-  recordAcceptedCharge,
-  TransitionRefusedError,
-  type ChargeTransitionRequest,
-} from '../src/persistence/charge-store';
+import type { ChargeTransitionRequest } from '../src/domain/charge';
+import { applyChargeTransition, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charge-store';
 import type { Orm } from '../src/persistence/orm';
 import type { ChargeActivities } from './types';
 

@@ -1,12 +1,8 @@
-import type { FailureClass } from './failure-classes';
-
 export const CHANNELS = ['mobile_money', 'bank', 'card'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const CHARGE_STATUSES = ['pending', 'awaiting_action', 'succeeded', 'failed', 'expired', 'reversed'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
-
-export const IN_FLIGHT: readonly ChargeStatus[] = ['pending', 'awaiting_action'];
 
 /** Allowed transitions (SPEC 3). Everything else is refused. */
 const TRANSITIONS: Record<ChargeStatus, readonly ChargeStatus[]> = {
@@ -20,10 +16,6 @@ const TRANSITIONS: Record<ChargeStatus, readonly ChargeStatus[]> = {
 
 export function canTransition(from: ChargeStatus, to: ChargeStatus): boolean {
   return TRANSITIONS[from].includes(to);
-}
-
-export function isTerminal(status: ChargeStatus): boolean {
-  return TRANSITIONS[status].length === 0 || status === 'succeeded';
 }
 
 export type ActionType = 'prompt' | '3ds_redirect' | 'hosted_checkout';
@@ -60,9 +52,4 @@ export function eventTypeForStatus(status: ChargeStatus): ChargeEventType {
     default:
       return 'transaction.created';
   }
-}
-
-export interface Transition {
-  to: ChargeStatus;
-  failureClass: FailureClass | null;
 }

@@ -6,10 +6,3 @@ export const KEY_PREFIX: Record<Environment, string> = {
   sandbox: 'svc_test_',
   live: 'svc_live_',
 };
-
-/** The environment a secret key belongs to, from its prefix; undefined when it has neither prefix. */
-export function environmentOfKey(secret: string): Environment | undefined {
-  if (secret.startsWith(KEY_PREFIX.sandbox)) return 'sandbox';
-  if (secret.startsWith(KEY_PREFIX.live)) return 'live';
-  return undefined;
-}

@@ -14,10 +14,3 @@ export const ID_PREFIX = {
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
-
-const ID_BODY = /^[0-9A-Za-z]{16,40}$/;
-
-export function hasIdShape(kind: IdKind, value: string): boolean {
-  const prefix = ID_PREFIX[kind];
-  return value.startsWith(prefix) && ID_BODY.test(value.slice(prefix.length));
-}

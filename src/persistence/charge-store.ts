@@ -1,6 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { chargeJson, type ChargeRecord, type ChargeTransitionRequest } from '../domain/charge';
-export type { ChargeTransitionRequest } from '../domain/charge';
 import { canTransition, eventTypeForStatus, type ChargeStatus } from '../domain/charge-status';
 import { captureReversalTransfer, captureTransfer, holdTransfer, holdVoidTransfer, type Transfer } from '../domain/ledger';
 import { Charge } from './entities';

@@ -6,7 +6,7 @@ export interface ListEventsQuery {
   limit?: string;
 }
 
-/** GET /v1/events query: `after_sequence` or `cursor`, never both; `limit` 1–100. */
+/** GET /v1/events query (the route refuses `after_sequence` with `cursor`); `limit` 1–100. */
 export const validateListEvents = compile<ListEventsQuery>({
   type: 'object',
   additionalProperties: false,
@@ -15,5 +15,4 @@ export const validateListEvents = compile<ListEventsQuery>({
     cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,40}$' },
     limit: { type: 'string', pattern: '^([1-9]|[1-9][0-9]|100)$' },
   },
-  not: { required: ['after_sequence', 'cursor'] },
 });
