@@ -1,11 +1,13 @@
 import type { Orm } from '../src/persistence/orm';
 import { createChargeActivities } from './charges';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
 export interface ActivityDeps {
   orm: Orm;
+  webhooks: Omit<WebhookActivityDeps, 'orm'>;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps) };
+  return { ...createChargeActivities(deps), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }) };
 }

@@ -8,3 +8,31 @@ export interface ChargeActivities {
   /** One state change: projection, ledger and event, in one transaction; idempotent. */
   applyChargeTransition(request: ChargeTransitionRequest): Promise<ChargeRecord>;
 }
+
+/** One webhook attempt, as the delivery workflow asks for it. */
+export interface DeliverWebhookInput {
+  deliveryId: string;
+  attempt: number;
+  /** Workflow time of the attempt (ms): the delivery record and the health rule use it. */
+  attemptedAtMs: number;
+  /** The jittered schedule delay before the next attempt; null when this is the last one. */
+  retryDelayMs: number | null;
+}
+
+export interface DeliverWebhookOutcome {
+  outcome: 'succeeded' | 'failed' | 'skipped';
+  statusCode: number | null;
+  /** What the merchant sees as last_failure_reason, or why nothing was sent. */
+  reason: string | null;
+  /** Wait before the next attempt (Retry-After applied); null when there is none. */
+  retryInMs: number | null;
+  autoDisabled: boolean;
+}
+
+export interface WebhookActivities {
+  /**
+   * Sends one attempt (unless the endpoint is disabled or deleted, or this attempt is already
+   * recorded) and records it with the endpoint's health, in one transaction.
+   */
+  deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome>;
+}

@@ -1,5 +1,6 @@
 import { Migration20261122000001_initial_schema } from './Migration20261122000001_initial_schema';
 import { Migration20261122000002_reference_data } from './Migration20261122000002_reference_data';
+import { Migration20261122000003_webhooks } from './Migration20261122000003_webhooks';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
@@ -9,4 +10,5 @@ import { Migration20261122000002_reference_data } from './Migration2026112200000
 export const MIGRATIONS = [
   { name: 'Migration20261122000001_initial_schema', class: Migration20261122000001_initial_schema },
   { name: 'Migration20261122000002_reference_data', class: Migration20261122000002_reference_data },
+  { name: 'Migration20261122000003_webhooks', class: Migration20261122000003_webhooks },
 ];

@@ -62,7 +62,14 @@ async function main(infraRef: { current?: BenchInfra }): Promise<number> {
   const phases: MeasuredPhase[] = [];
 
   log('bundling workflows, starting the payments worker');
-  const payments = await createPaymentsWorker({ orm: infra.orm, address: infra.temporalAddress, namespace: 'default', taskQueue });
+  const payments = await createPaymentsWorker({
+    orm: infra.orm,
+    address: infra.temporalAddress,
+    namespace: 'default',
+    taskQueue,
+    secretBox: infra.deps.secretBox,
+    webhooks: infra.deps.webhooks,
+  });
   const bare = await createBareWorker(infra);
   const paymentsDone = payments.worker.run();
   try {

@@ -1,5 +1,5 @@
 /**
- * Records the workflow histories the replay test (test/replay/charge-replay.test.ts) replays against
+ * Records the workflow histories the replay tests (test/replay/*.test.ts) replay against
  * the current workflow code. Runs each scenario on the time-skipping test server with the in-memory
  * activities of the workflow tests, and writes test/replay/histories/<workflowType>-<scenario>.json
  * (the JSON format of `temporal workflow show --output json`).
@@ -10,8 +10,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from '@temporalio/worker';
 import type { DraftOptions } from '../test/workflows/support/charge-env';
 import { startChargeTestEnv, type ChargeTestEnv } from '../test/workflows/support/charge-env';
+import { failed, FakeWebhookReceiver, succeeded, type Script } from '../test/workflows/support/fake-webhook-activities';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../src/domain/webhook-retry';
+import { newId, randomBase62 } from '../src/support/new-id';
+import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
+import { workflowBundle } from '../workers/create-worker';
+import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 
@@ -29,6 +36,32 @@ async function charge(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded
   return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory(), chargeId: draft.id };
 }
 
+/**
+ * One webhook delivery, started as the outbox relay starts it, on its own task queue with a worker
+ * whose deliverWebhook answers from `script` (test/workflows/support/fake-webhook-activities.ts).
+ */
+async function webhookDelivery(h: ChargeTestEnv, script: Script): Promise<Recorded> {
+  const fake = new FakeWebhookReceiver();
+  const taskQueue = `webhooks-${randomBase62(8)}`;
+  const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: fake.activities });
+  const deliveryId = newId('delivery');
+  fake.script(deliveryId, script);
+  return worker.runUntil(async () => {
+    await startDeliveryWorkflow(h.env.client, taskQueue, {
+      deliveryId,
+      eventId: newId('event'),
+      eventType: 'transaction.succeeded',
+      endpointId: newId('webhookEndpoint'),
+      merchantId: 'mer_test',
+      environment: 'sandbox',
+      retryScheduleMs: parseRetrySchedule(DEFAULT_RETRY_SCHEDULE),
+    });
+    const handle = h.env.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(deliveryId);
+    await handle.result();
+    return { workflowType: 'webhookDeliveryWorkflow', history: await handle.fetchHistory() };
+  });
+}
+
 const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   succeed: (h) => charge(h, {}),
   'pending-timeout': (h) => charge(h, { metadata: { sandbox_outcome: 'pending' } }),
@@ -41,6 +74,8 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     await handle.result();
     return { workflowType: 'chargeReversalWorkflow', history: await handle.fetchHistory() };
   },
+  // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
+  'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
 };
 
 async function main(): Promise<void> {

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
+import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 
 /** Configuration, read from the environment once. */
 export interface Config {
@@ -21,10 +23,26 @@ export interface Config {
   metricsPort: number;
   /** Worker (Temporal SDK) Prometheus exporter, 0 = off. */
   workerMetricsPort: number;
+  /** SECRETS_KEY (base64, 32 bytes) that seals webhook signing secrets; see runtime/secrets-key.ts. */
+  secretsKey: string | undefined;
+  webhooks: WebhookConfig;
 }
 
-function int(name: string, fallback: number): number {
-  const raw = process.env[name];
+/** INTERFACE.md "Webhooks" settings. */
+export interface WebhookConfig {
+  retryScheduleMs: number[];
+  secretOverlapMs: number;
+  disableRule: DisableRule;
+  /** Sandbox only: exact hosts exempt from the public-address rule. */
+  allowPrivateHosts: string[];
+  /** Sandbox only: exempt hosts may use http://. */
+  allowHttp: boolean;
+  /** How often the outbox relay looks for events not yet fanned out. */
+  outboxPollMs: number;
+}
+
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
@@ -34,19 +52,35 @@ function int(name: string, fallback: number): number {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
-    sandboxPort: int('PORT', 3000),
-    livePort: int('LIVE_PORT', 3001),
+    sandboxPort: int('PORT', 3000, env),
+    livePort: int('LIVE_PORT', 3001, env),
     databaseUrl: env.DATABASE_URL || undefined,
-    embeddedPostgresPort: int('EMBEDDED_PG_PORT', 54320),
+    embeddedPostgresPort: int('EMBEDDED_PG_PORT', 54320, env),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     temporalCliPath: env.TEMPORAL_CLI_PATH || undefined,
-    temporalUiPort: int('TEMPORAL_UI_PORT', 8233),
+    temporalUiPort: int('TEMPORAL_UI_PORT', 8233, env),
     taskQueue: env.TEMPORAL_TASK_QUEUE || 'payments',
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     logLevel: env.LOG_LEVEL || 'info',
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024),
-    metricsPort: int('METRICS_PORT', 9464),
-    workerMetricsPort: int('WORKER_METRICS_PORT', 9465),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, env),
+    metricsPort: int('METRICS_PORT', 9464, env),
+    workerMetricsPort: int('WORKER_METRICS_PORT', 9465, env),
+    secretsKey: env.SECRETS_KEY || undefined,
+    webhooks: loadWebhookConfig(env),
+  };
+}
+
+export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookConfig {
+  return {
+    retryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE),
+    secretOverlapMs: parseDuration(env.WEBHOOK_SECRET_OVERLAP || '24h'),
+    disableRule: {
+      failures: int('WEBHOOK_DISABLE_AFTER_FAILURES', DEFAULT_DISABLE_RULE.failures, env),
+      afterMs: env.WEBHOOK_DISABLE_AFTER ? parseDuration(env.WEBHOOK_DISABLE_AFTER) : DEFAULT_DISABLE_RULE.afterMs,
+    },
+    allowPrivateHosts: (env.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
+    outboxPollMs: int('WEBHOOK_OUTBOX_POLL_MS', 200, env),
   };
 }

@@ -3,6 +3,8 @@ import { loadConfig } from './config';
 import { createApp } from './http/app';
 import { ensureDemoMerchant } from './runtime/demo-merchant';
 import { startInfrastructure } from './runtime/infrastructure';
+import { resolveSecretsKey } from './runtime/secrets-key';
+import { createSecretBox, parseSecretsKey } from './support/secret-box';
 import { startWorkerProcess, type WorkerProcess } from './runtime/worker-process';
 import { createLogger } from './support/logger';
 import { createApiMetrics, serveMetrics } from './support/metrics';
@@ -11,13 +13,14 @@ import { createApiMetrics, serveMetrics } from './support/metrics';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'api');
+  const secretsKey = resolveSecretsKey(config);
   const infra = await startInfrastructure(config, log);
   let worker: WorkerProcess | undefined;
   if (process.env.RUN_WORKER !== 'false') {
-    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace });
+    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, SECRETS_KEY: secretsKey });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(parseSecretsKey(secretsKey)), webhooks: config.webhooks };
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),

@@ -1,7 +1,10 @@
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { IllegalStateError } from '@temporalio/common';
 import { createActivities } from '../activities';
+import type { WebhookConfig } from '../src/config';
 import type { Orm } from '../src/persistence/orm';
+import type { SecretBox } from '../src/support/secret-box';
+import { policyAgents } from '../src/webhooks/policy-agents';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -39,6 +42,8 @@ export interface PaymentsWorkerOptions {
   namespace: string;
   taskQueue: string;
   identity?: string;
+  secretBox: SecretBox;
+  webhooks: WebhookConfig;
 }
 
 /** The payments worker: every workflow and activity of the product on one task queue. */
@@ -50,7 +55,10 @@ export async function createPaymentsWorker(options: PaymentsWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ orm: options.orm }),
+    activities: createActivities({
+      orm: options.orm,
+      webhooks: { secretBox: options.secretBox, agents: policyAgents(options.webhooks), disableRule: options.webhooks.disableRule },
+    }),
     ...(options.identity ? { identity: options.identity } : {}),
   });
   return { worker, connection };

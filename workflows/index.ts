@@ -1,3 +1,4 @@
 // Workflow bundle entry: every workflow type the payments worker runs.
 export { chargeWorkflow } from './charge';
 export { chargeReversalWorkflow } from './charge-reversal';
+export { webhookDeliveryWorkflow } from './webhook-delivery';

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { loadWebhookConfig } from '../../src/config';
+import { createSecretBox } from '../../src/support/secret-box';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -53,7 +56,8 @@ export async function startBenchInfra(taskQueue: string, poolMax: number): Promi
     const temporal = await connectTemporal(server.address, 'default');
     stops.push(() => temporal.connection.close());
 
-    const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent') };
+    const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '50' });
+    const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent'), secretBox: createSecretBox(randomBytes(32)), webhooks };
     const api = http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: 64 * 1024 }).callback());
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     stops.push(

@@ -11,6 +11,8 @@ import { chargeRoutes } from './routes/charges';
 import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
 import { referenceRoutes } from './routes/reference';
+import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 
 export interface AppOptions {
   environment: Environment;
@@ -34,6 +36,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
     balanceRoutes(deps),
     eventRoutes(deps),
     referenceRoutes(deps),
+    webhookEndpointRoutes(deps, options.bodyLimitBytes),
+    webhookDeliveryRoutes(deps),
   ]) {
     v1.use(router.routes());
   }

@@ -3,6 +3,9 @@ import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';
 import type { Logger } from '../support/logger';
 import type { ApiMetrics } from '../support/metrics';
+import type { SecretBox } from '../support/secret-box';
+import type { WebhookConfig } from '../config';
+import type { Resolver } from '../webhooks/url-policy';
 
 /** What every use case needs; built once by the runtime and shared by both listeners. */
 export interface ServiceDeps {
@@ -11,6 +14,11 @@ export interface ServiceDeps {
   taskQueue: string;
   log: Logger;
   metrics?: ApiMetrics;
+  /** Seals webhook signing secrets at rest. */
+  secretBox: SecretBox;
+  webhooks: WebhookConfig;
+  /** DNS for the registration-time URL check (the system resolver unless a test passes one). */
+  resolve?: Resolver;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

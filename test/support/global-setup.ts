@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { startEmbeddedPostgres } from '../../src/persistence/embedded-postgres';
 import { migrate, openOrm } from '../../src/persistence/orm';
 import { startDevServer } from '../../src/temporal/dev-server';
@@ -11,7 +12,7 @@ import { freePort } from '../../src/support/free-port';
  * Starts the real servers the suite runs against, once: PostgreSQL (TEST_DATABASE_URL, else an
  * embedded server in a temporary folder) with migrations applied, and a Temporal dev server in memory
  * with the search attributes registered. Tests find them through TEST_DATABASE_URL and
- * TEST_TEMPORAL_ADDRESS.
+ * TEST_TEMPORAL_ADDRESS (and TEST_SECRETS_KEY).
  */
 export default async function globalSetup(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
@@ -32,6 +33,8 @@ export default async function globalSetup(): Promise<void> {
 
   process.env.TEST_DATABASE_URL = url;
   process.env.TEST_TEMPORAL_ADDRESS = server.address;
+  // The key that seals webhook signing secrets, shared by the in-process API and worker children.
+  process.env.TEST_SECRETS_KEY ??= randomBytes(32).toString('base64');
   (globalThis as Record<string, unknown>).__paymentsTestStops = async () => {
     for (const stop of stops.reverse()) await stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -12,6 +12,10 @@ import { createApiMetrics } from '../../src/support/metrics';
 import { randomBase62 } from '../../src/support/new-id';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { createPaymentsWorker } from '../../workers/create-worker';
+import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
+import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
+import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-relay';
+import type { Resolver } from '../../src/webhooks/url-policy';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -37,9 +41,23 @@ export interface Harness {
   merchant(options?: { verified?: boolean }): Promise<TestMerchant>;
   /** Waits for a charge workflow to finish (no polling) and returns its final record. */
   settled(chargeId: string): Promise<ChargeRecord>;
+  /** The payments worker and the webhook outbox relay, in this process. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  worker?: boolean;
+  /** Webhook settings as environment variables (the suite's defaults allow a local receiver in the sandbox). */
+  webhookEnv?: Record<string, string>;
+  /** DNS for the registration-time URL check. */
+  resolve?: Resolver;
+}
+
+/** The webhook settings of the suite: a receiver on 127.0.0.1 over http is allowed in the sandbox. */
+export function testWebhookConfig(extra: Record<string, string> = {}): WebhookConfig {
+  return loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '50', ...extra });
 }
 
 function env(name: string): string {
@@ -71,12 +89,15 @@ export const idempotencyKey = () => `idem-${randomBase62(20)}`;
  * The API (both listeners, on ephemeral ports) and a payments worker on a task queue of its own,
  * against the suite's real PostgreSQL and Temporal dev server.
  */
-export async function startHarness(options: { worker?: boolean } = {}): Promise<Harness> {
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const orm = await openOrm(env('TEST_DATABASE_URL'), 5);
   const address = env('TEST_TEMPORAL_ADDRESS');
   const temporal = await connectTemporal(address, 'default');
   const taskQueue = `test-${randomBase62(8)}`;
-  const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent'), metrics: createApiMetrics() };
+  const webhooks = testWebhookConfig(options.webhookEnv);
+  const secretBox = createSecretBox(parseSecretsKey(env('TEST_SECRETS_KEY')));
+  const log = createLogger('silent');
+  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, ...(options.resolve ? { resolve: options.resolve } : {}) };
   const servers = (['sandbox', 'live'] as const).map((environment) =>
     http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024 }).callback()),
   );
@@ -86,15 +107,17 @@ export async function startHarness(options: { worker?: boolean } = {}): Promise<
     live: `http://127.0.0.1:${(servers[1].address() as AddressInfo).port}`,
   };
 
-  let running: { worker: Worker; done: Promise<void>; close(): Promise<void> } | undefined;
+  let running: { worker: Worker; relay: OutboxRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
-    const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue });
+    const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, webhooks });
     const done = worker.run();
-    running = { worker, done, close: () => connection.close() };
+    const relay = startOutboxRelay({ orm, client: temporal.client, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
+    running = { worker, relay, done, close: () => connection.close() };
   };
   const stopWorker = async () => {
     if (!running) return;
+    await running.relay.stop();
     running.worker.shutdown();
     await running.done;
     await running.close();

@@ -57,6 +57,9 @@ export async function startWorkerChild(options: WorkerChildOptions): Promise<Wor
     TEMPORAL_TASK_QUEUE: options.taskQueue,
     LOG_LEVEL: 'warn',
     WORKER_METRICS_PORT: '0',
+    SECRETS_KEY: required('TEST_SECRETS_KEY'),
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost',
+    WEBHOOK_ALLOW_HTTP: 'true',
     ...options.env,
   };
   // jest's --experimental-vm-modules is not wanted in the worker.

@@ -50,7 +50,7 @@ export interface ChargeTestEnv {
  * defined") and does not implement ListSearchAttributes (so src/temporal/connection.ts'
  * registerSearchAttributes cannot be used), but it does implement OperatorService.AddSearchAttributes.
  */
-async function declareSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
+export async function declareSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
   const { IndexedValueType } = temporal.api.enums.v1;
   const searchAttributes = Object.fromEntries(
     SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => [d.name, d.type === 'Int' ? IndexedValueType.INDEXED_VALUE_TYPE_INT : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),

@@ -1,0 +1,57 @@
+import type { Environment } from './environment';
+
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+export const MAX_TIMEOUT_SECONDS = 30;
+
+export type EndpointStatus = 'active' | 'disabled';
+
+/** A webhook endpoint as stored, without its secrets. */
+export interface WebhookEndpointRecord {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  url: string;
+  description: string | null;
+  subscribedEvents: string[];
+  timeoutSeconds: number;
+  status: EndpointStatus;
+  previousSecretExpiresAt: string | null;
+  consecutiveFailures: number;
+  lastFailureReason: string | null;
+  lastFailureAt: string | null;
+  autoDisabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Empty `subscribed_events` means every type. */
+export function subscribes(subscribedEvents: readonly string[], eventType: string): boolean {
+  return subscribedEvents.length === 0 || subscribedEvents.includes(eventType);
+}
+
+/**
+ * The endpoint as the API returns it. `secret` is only passed on create and rotate; the
+ * previous-secret expiry is shown while an overlap lasts.
+ */
+export function endpointJson(record: WebhookEndpointRecord, secret?: string): Record<string, unknown> {
+  return {
+    id: record.id,
+    object: 'webhook_endpoint',
+    url: record.url,
+    description: record.description,
+    subscribed_events: record.subscribedEvents,
+    timeout_seconds: record.timeoutSeconds,
+    status: record.status,
+    health: {
+      consecutive_failures: record.consecutiveFailures,
+      last_failure_reason: record.lastFailureReason,
+      last_failure_at: record.lastFailureAt,
+      ...(record.autoDisabledAt ? { auto_disabled_at: record.autoDisabledAt } : {}),
+    },
+    previous_secret_expires_at: record.previousSecretExpiresAt,
+    ...(secret !== undefined ? { secret } : {}),
+    livemode: record.environment === 'live',
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}

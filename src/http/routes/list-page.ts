@@ -1,0 +1,23 @@
+import { ApiError } from '../../domain/errors';
+import { decodeListCursor, encodeListCursor, type ListCursor } from '../../persistence/sql-values';
+
+/** Reads a `cursor` query parameter this API handed out. */
+export function listCursor(text: string | undefined): ListCursor | null {
+  if (text === undefined) return null;
+  const cursor = decodeListCursor(text);
+  if (!cursor) throw new ApiError('invalid_request', 'cursor is not one this API returned.', { param: 'cursor' });
+  return cursor;
+}
+
+/** The list envelope of INTERFACE.md over rows fetched with `limit + 1`, newest first. */
+export function renderList<T extends { id: string; createdAt: string }>(rows: T[], limit: number, render: (row: T) => unknown): Record<string, unknown> {
+  const kept = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const last = kept[kept.length - 1];
+  return {
+    object: 'list',
+    data: kept.map(render),
+    has_more: hasMore,
+    ...(hasMore && last ? { next_cursor: encodeListCursor({ createdAt: last.createdAt, id: last.id }) } : {}),
+  };
+}

@@ -1,0 +1,40 @@
+import Router from '@koa/router';
+import { deliveryJson, type DeliveryStatus } from '../../domain/webhook-delivery';
+import { ApiError } from '../../domain/errors';
+import { findDelivery, listDeliveries } from '../../persistence/webhook-delivery-store';
+import { findEndpoint } from '../../persistence/webhook-endpoint-store';
+import type { Caller, ServiceDeps } from '../../services/context';
+import { replayDelivery } from '../../services/replay-delivery';
+import { notFound } from '../../services/webhook-endpoints';
+import { requireScope } from '../middleware/auth';
+import { validateListQuery } from '../schemas/webhook-endpoints';
+import { check } from '../validate';
+import { listCursor, renderList } from './list-page';
+
+/** An endpoint's deliveries (what failed and why), one delivery with its attempts, and replay (SPEC 4.9). */
+export function webhookDeliveryRoutes(deps: ServiceDeps): Router {
+  const router = new Router();
+  const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
+
+  router.get('/v1/webhook-endpoints/:id/deliveries', requireScope('webhooks:read'), async (ctx) => {
+    const q = check(validateListQuery, { ...ctx.query });
+    if (!(await findEndpoint(deps.orm, caller(ctx), ctx.params.id))) throw notFound(ctx.params.id);
+    const limit = q.limit ? Number(q.limit) : 10;
+    const rows = await listDeliveries(deps.orm, caller(ctx), ctx.params.id, (q.status as DeliveryStatus | undefined) ?? null, limit, listCursor(q.cursor));
+    ctx.body = renderList(rows, limit, (r) => deliveryJson(r));
+  });
+
+  router.get('/v1/webhook-deliveries/:id', requireScope('webhooks:read'), async (ctx) => {
+    const found = await findDelivery(deps.orm, caller(ctx), ctx.params.id);
+    if (!found) throw new ApiError('not_found', `No webhook delivery ${ctx.params.id}.`, { param: 'id' });
+    ctx.body = deliveryJson(found.delivery, found.attempts);
+  });
+
+  router.post('/v1/webhook-deliveries/:id/replay', requireScope('webhooks:write'), async (ctx) => {
+    const replay = await replayDelivery(deps, caller(ctx), ctx.params.id);
+    ctx.status = 202;
+    ctx.body = deliveryJson(replay, []);
+  });
+
+  return router;
+}

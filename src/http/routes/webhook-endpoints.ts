@@ -1,0 +1,55 @@
+import Router from '@koa/router';
+import { endpointJson } from '../../domain/webhook-endpoint';
+import { ApiError } from '../../domain/errors';
+import { deleteEndpoint, findEndpoint, listEndpoints } from '../../persistence/webhook-endpoint-store';
+import type { Caller, ServiceDeps } from '../../services/context';
+import { createEndpoint, notFound, patchEndpoint, rotateSecret } from '../../services/webhook-endpoints';
+import { jsonBody } from '../middleware/json-body';
+import { requireScope } from '../middleware/auth';
+import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { check } from '../validate';
+import { listCursor, renderList } from './list-page';
+
+/** SPEC 4.6–4.8: endpoints of the caller's merchant and environment. */
+export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Router {
+  const router = new Router();
+  const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
+
+  router.post('/v1/webhook-endpoints', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
+    const { endpoint, secret } = await createEndpoint(deps, caller(ctx), check(validateCreateEndpoint, ctx.state.body));
+    ctx.status = 201;
+    ctx.body = endpointJson(endpoint, secret);
+  });
+
+  router.get('/v1/webhook-endpoints', requireScope('webhooks:read'), async (ctx) => {
+    const q = check(validateListQuery, { ...ctx.query });
+    if (q.status !== undefined) throw new ApiError('invalid_request', 'status is not a filter of this list.', { param: 'status' });
+    const limit = q.limit ? Number(q.limit) : 10;
+    const rows = await listEndpoints(deps.orm, caller(ctx), limit, listCursor(q.cursor));
+    ctx.body = renderList(rows, limit, (r) => endpointJson(r));
+  });
+
+  router.get('/v1/webhook-endpoints/:id', requireScope('webhooks:read'), async (ctx) => {
+    const endpoint = await findEndpoint(deps.orm, caller(ctx), ctx.params.id);
+    if (!endpoint) throw notFound(ctx.params.id);
+    ctx.body = endpointJson(endpoint);
+  });
+
+  router.patch('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
+    const request = check(validateUpdateEndpoint, ctx.state.body);
+    if (Object.keys(request).length === 0) throw new ApiError('invalid_request', 'Send at least one field to change.');
+    ctx.body = endpointJson(await patchEndpoint(deps, caller(ctx), ctx.params.id, request));
+  });
+
+  router.delete('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), async (ctx) => {
+    if (!(await deleteEndpoint(deps.orm, caller(ctx), ctx.params.id))) throw notFound(ctx.params.id);
+    ctx.body = { id: ctx.params.id, object: 'webhook_endpoint', deleted: true };
+  });
+
+  router.post('/v1/webhook-endpoints/:id/rotate-secret', requireScope('webhooks:write'), async (ctx) => {
+    const { endpoint, secret } = await rotateSecret(deps, caller(ctx), ctx.params.id);
+    ctx.body = endpointJson(endpoint, secret);
+  });
+
+  return router;
+}

@@ -1,0 +1,117 @@
+import type { DeliveryAttemptRecord, DeliveryRecord, DeliveryStatus } from '../domain/webhook-delivery';
+import type { Environment } from '../domain/environment';
+import type { Orm } from './orm';
+import { iso, isoOrNull, type ListCursor } from './sql-values';
+import type { Owner } from './webhook-endpoint-store';
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  merchant_id: string;
+  environment: Environment;
+  event_type: string;
+  replay_of: string | null;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+interface AttemptRow {
+  attempt: number;
+  attempted_at: Date;
+  outcome: 'succeeded' | 'failed';
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+
+const DELIVERY_COLUMNS = `id, endpoint_id, event_id, merchant_id, environment, event_type, replay_of, status, attempt_count, next_attempt_at,
+  last_status_code, last_error, created_at, completed_at`;
+
+function deliveryFromRow(r: DeliveryRow): DeliveryRecord {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    merchantId: r.merchant_id,
+    environment: r.environment,
+    eventType: r.event_type,
+    replayOf: r.replay_of,
+    status: r.status,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: isoOrNull(r.next_attempt_at),
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    createdAt: iso(r.created_at),
+    completedAt: isoOrNull(r.completed_at),
+  };
+}
+
+function attemptFromRow(r: AttemptRow): DeliveryAttemptRecord {
+  return {
+    attempt: r.attempt,
+    attemptedAt: iso(r.attempted_at),
+    outcome: r.outcome,
+    statusCode: r.status_code,
+    durationMs: r.duration_ms,
+    error: r.error,
+    responseBody: r.response_body,
+  };
+}
+
+export async function findDelivery(orm: Orm, owner: Owner, id: string): Promise<{ delivery: DeliveryRecord; attempts: DeliveryAttemptRecord[] } | null> {
+  const conn = orm.em.getConnection();
+  const rows = await conn.execute<DeliveryRow[]>(
+    `select ${DELIVERY_COLUMNS} from webhook_deliveries where id = ? and merchant_id = ? and environment = ?`,
+    [id, owner.merchantId, owner.environment],
+  );
+  if (!rows[0]) return null;
+  const attempts = await conn.execute<AttemptRow[]>(
+    `select attempt, attempted_at, outcome, status_code, duration_ms, error, response_body from webhook_attempts where delivery_id = ? order by attempt`,
+    [id],
+  );
+  return { delivery: deliveryFromRow(rows[0]), attempts: attempts.map(attemptFromRow) };
+}
+
+/** An endpoint's deliveries, newest first, optionally one status only. */
+export async function listDeliveries(
+  orm: Orm,
+  owner: Owner,
+  endpointId: string,
+  status: DeliveryStatus | null,
+  limit: number,
+  after: ListCursor | null,
+): Promise<DeliveryRecord[]> {
+  const rows = await orm.em.getConnection().execute<DeliveryRow[]>(
+    `select ${DELIVERY_COLUMNS} from webhook_deliveries
+     where endpoint_id = ? and merchant_id = ? and environment = ? and (?::text is null or status = ?)
+       and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?))
+     order by created_at desc, id desc limit ?`,
+    [endpointId, owner.merchantId, owner.environment, status, status, after?.createdAt ?? null, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+  );
+  return rows.map(deliveryFromRow);
+}
+
+/** A replay: a new pending delivery of the same event to the same endpoint. */
+export async function insertReplay(orm: Orm, original: DeliveryRecord, id: string): Promise<DeliveryRecord> {
+  const rows = await orm.em.getConnection().execute<DeliveryRow[]>(
+    `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, replay_of, status, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, 'pending', now(), now()) returning ${DELIVERY_COLUMNS}`,
+    [id, original.endpointId, original.eventId, original.merchantId, original.environment, original.eventType, original.id],
+  );
+  return deliveryFromRow(rows[0]);
+}
+
+/** A delivery whose workflow could not be started is closed as failed with the reason. */
+export async function abandonDelivery(orm: Orm, id: string, reason: string): Promise<void> {
+  await orm.em.getConnection().execute(
+    `update webhook_deliveries set status = 'failed', last_error = ?, completed_at = now(), updated_at = now() where id = ? and status = 'pending'`,
+    [reason, id],
+  );
+}

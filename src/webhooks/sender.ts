@@ -1,0 +1,66 @@
+import { errors, request, type Dispatcher } from 'undici';
+import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-delivery';
+
+export interface SendRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+export interface SendResult {
+  statusCode: number | null;
+  durationMs: number;
+  /** Why no usable answer came back (timeout, refused address, connection error). */
+  error: string | null;
+  /** The first RESPONSE_EXCERPT_BYTES of the answer, as text. */
+  responseBody: string | null;
+  retryAfter: string | undefined;
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || (error as Error)?.name === 'TimeoutError') {
+    return `timeout: no complete response within ${timeoutMs / 1000} s`;
+  }
+  const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = e?.code ?? e?.cause?.code;
+  const message = e?.message ?? String(error);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/**
+ * One POST through the given dispatcher (the SSRF-checked agent). Redirects are not followed; the
+ * whole exchange, body included, must finish within the timeout.
+ */
+export async function sendWebhook(dispatcher: Dispatcher, req: SendRequest): Promise<SendResult> {
+  const started = performance.now();
+  const signal = AbortSignal.timeout(req.timeoutMs);
+  try {
+    const response = await request(req.url, {
+      method: 'POST',
+      dispatcher,
+      headers: req.headers,
+      body: req.body,
+      signal,
+      headersTimeout: req.timeoutMs,
+      bodyTimeout: req.timeoutMs,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= RESPONSE_EXCERPT_BYTES) break;
+    }
+    const retryAfter = response.headers['retry-after'];
+    return {
+      statusCode: response.statusCode,
+      durationMs: Math.round(performance.now() - started),
+      error: null,
+      responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  } catch (error) {
+    return { statusCode: null, durationMs: Math.round(performance.now() - started), error: describe(error, req.timeoutMs), responseBody: null, retryAfter: undefined };
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * At-least-once fan-out across a crash: the real worker process (payments worker plus outbox relay)
+ * is SIGKILLed while charges are producing events and deliveries are being fanned out and sent. After
+ * a new worker starts, every endpoint has every event; a duplicate is only ever a redelivery of the
+ * same event (same event id, same delivery id, same bytes).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { killAllWorkers, startWorkerChild } from '../support/worker-child';
+import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
+
+let h: Harness;
+let rx: TestReceiver;
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+  rx = await startTestReceiver();
+});
+afterAll(async () => {
+  await killAllWorkers();
+  await rx?.close();
+  await h?.close();
+});
+
+const CHARGES = 25;
+const PATHS = ['a', 'b', 'c'];
+
+test('worker killed during fan-out: after a restart every endpoint has every event, duplicates are redeliveries only', async () => {
+  const m = await h.merchant();
+  const secrets: string[] = [];
+  for (const p of PATHS) {
+    const res = await h.request('sandbox', 'POST', '/v1/webhook-endpoints', { key: m.testKey, body: { url: `${rx.url}/${m.id}/${p}` } });
+    expect(res.status).toBe(201);
+    secrets.push(res.json.secret);
+  }
+  rx.setSecrets(secrets);
+  const mine = (ds: ReceivedDelivery[]) => ds.filter((d) => d.path.startsWith(`/hook/${m.id}/`));
+
+  const first = await startWorkerChild({ taskQueue: h.taskQueue });
+  const creates = Array.from({ length: CHARGES }, (_, i) =>
+    h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: chargeBody({ reference: `fanout-${i}` }), headers: { 'Idempotency-Key': idempotencyKey() } }),
+  );
+  // Kill it while deliveries are flowing: some sent, most not yet.
+  await rx.waitFor((ds) => mine(ds).length >= 10, 60_000);
+  await first.kill();
+  const before = mine(rx.deliveries).length;
+  // Creates that were in flight may have been cut off; the API answers them once a worker is back.
+  const second = await startWorkerChild({ taskQueue: h.taskQueue });
+  const answers = await Promise.all(creates);
+  const chargeIds = answers.map((a) => a.json?.id).filter(Boolean);
+
+  // Every event of the merchant (2 per charge once all have succeeded) must reach all three endpoints.
+  const eventCount = async () => {
+    const rows = await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as n from events where merchant_id = ?`, [m.id]);
+    return Number(rows[0].n);
+  };
+  const until = Date.now() + 90_000;
+  while ((await eventCount()) < 2 * chargeIds.length && Date.now() < until) await delay(250);
+  const events = (await h.request('sandbox', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.testKey })).json.data as Array<{ id: string; sequence: number }>;
+  expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+  const want = events.length * PATHS.length;
+  const pairs = (ds: ReceivedDelivery[]) => new Set(mine(ds).map((d) => `${d.headers['x-service-event-id']}|${d.signatures.length > 0 ? d.validFor[0] : ''}`));
+  const got = await rx.waitFor((ds) => pairs(ds).size >= want, 90_000);
+  await second.stop();
+
+  const received = mine(got);
+  expect(before).toBeLessThan(want);
+  for (const e of events) {
+    for (const secret of secrets) {
+      const copies = received.filter((d) => d.headers['x-service-event-id'] === e.id && d.validFor[0] === secret);
+      expect(copies.length).toBeGreaterThanOrEqual(1);
+      // A duplicate is a redelivery of the same delivery: same event, same delivery id, same bytes.
+      expect(new Set(copies.map((d) => d.headers['x-service-delivery-id'])).size).toBe(1);
+      expect(new Set(copies.map((d) => d.body)).size).toBe(1);
+    }
+  }
+  // Nothing but this merchant's events, each signed with exactly its endpoint's secret.
+  for (const d of received) expect(d.validFor).toHaveLength(1);
+  const rows = await h.orm.em.getConnection().execute<{ n: string }[]>(
+    `select count(*) as n from webhook_deliveries where merchant_id = ? and replay_of is null`,
+    [m.id],
+  );
+  expect(Number(rows[0].n)).toBe(want);
+}, 240_000);

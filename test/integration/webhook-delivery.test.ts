@@ -1,0 +1,298 @@
+/**
+ * Webhook delivery end to end (SPEC 6.1–6.3, 4.9; INTERFACE "Webhooks"): real charges on the real
+ * worker and relay, sent to a real local receiver (test/support/webhook-receiver.ts) that checks
+ * signatures with its own code. Retries use a short WEBHOOK_RETRY_SCHEDULE here; the production
+ * schedule and auto-disable are covered on the time-skipping server.
+ */
+import { createHmac } from 'node:crypto';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { expectError } from '../support/api-errors';
+import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
+
+let h: Harness;
+let rx: TestReceiver;
+beforeAll(async () => {
+  h = await startHarness({ webhookEnv: { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms', WEBHOOK_SECRET_OVERLAP: '4s' } });
+  rx = await startTestReceiver();
+});
+afterAll(async () => {
+  await rx?.close();
+  await h?.close();
+});
+beforeEach(() => rx.respond(() => ({ status: 200, body: 'ok' })));
+
+interface Endpoint {
+  id: string;
+  secret: string;
+}
+
+async function endpoint(m: TestMerchant, body: Record<string, unknown> = {}, env: 'sandbox' | 'live' = 'sandbox'): Promise<Endpoint> {
+  const res = await h.request(env, 'POST', '/v1/webhook-endpoints', {
+    key: env === 'live' ? m.liveKey : m.testKey,
+    body: { url: `${rx.url}/${m.id}`, subscribed_events: ['transaction.created'], ...body },
+  });
+  expect(res.status).toBe(201);
+  return res.json;
+}
+
+async function charge(m: TestMerchant, env: 'sandbox' | 'live' = 'sandbox', overrides: Record<string, unknown> = {}): Promise<string> {
+  const res = await h.request(env, 'POST', '/v1/charges', {
+    key: env === 'live' ? m.liveKey : m.testKey,
+    body: chargeBody(overrides),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(res.status).toBe(200);
+  return res.json.id;
+}
+
+const forMerchant = (m: TestMerchant) => (ds: ReceivedDelivery[]) => ds.filter((d) => d.path === `/hook/${m.id}`);
+const ofCharge = (ds: ReceivedDelivery[], chargeId: string) => ds.filter((d) => JSON.parse(d.body).resource_id === chargeId);
+const hmac = (secret: string, ts: string, body: string) => createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex');
+
+async function deliveriesOf(m: TestMerchant, endpointId: string, query = '') {
+  const res = await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100${query}`, { key: m.testKey });
+  expect(res.status).toBe(200);
+  return res.json.data as Array<Record<string, any>>;
+}
+
+async function deliveryRecord(m: TestMerchant, id: string) {
+  const res = await h.request('sandbox', 'GET', `/v1/webhook-deliveries/${id}`, { key: m.testKey });
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+/** Waits (by polling the API, the merchant's view) until a delivery is no longer pending. */
+async function settledDelivery(m: TestMerchant, id: string, timeoutMs = 15_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await deliveryRecord(m, id);
+    if (d.status !== 'pending') return d;
+    if (Date.now() > until) throw new Error(`delivery ${id} still pending: ${JSON.stringify(d)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('every event of a charge arrives signed, with all SPEC 6.1 headers and the stored bytes as body', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m, { subscribed_events: [] });
+  rx.setSecrets([ep.secret]);
+  const id = await charge(m);
+  const got = await rx.waitFor((ds) => ofCharge(ds, id).length >= 2, 20_000);
+  const mine = ofCharge(got, id);
+  expect(mine.map((d) => JSON.parse(d.body).type)).toEqual(['transaction.created', 'transaction.succeeded']);
+
+  const events = await h.request('sandbox', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.testKey });
+  for (const d of mine) {
+    const event = JSON.parse(d.body);
+    expect(d.validFor).toEqual([ep.secret]);
+    expect(d.signatures).toHaveLength(1);
+    expect(d.headers['content-type']).toMatch(/^application\/json/);
+    expect(d.headers['x-service-timestamp']).toMatch(/^\d+$/);
+    expect(Math.abs(Number(d.headers['x-service-timestamp']) - d.receivedAt / 1000)).toBeLessThan(30);
+    expect(d.headers['x-service-event-id']).toBe(event.id);
+    expect(d.headers['x-service-event-type']).toBe(event.type);
+    expect(d.headers['x-service-delivery-id']).toMatch(/^dlv_[A-Za-z0-9]{24}$/);
+    expect(d.headers['x-service-sequence']).toBe(String(event.sequence));
+    expect(d.headers['x-service-attempt']).toBe('1');
+    // The body is the stored event: the same bytes GET /v1/events serves, so the stored signature verifies.
+    expect(events.text).toContain(d.body);
+    expect(hmac(ep.secret, d.headers['x-service-timestamp'], d.body)).toBe(d.signatures[0]);
+  }
+  expect(mine.map((d) => Number(d.headers['x-service-sequence']))).toEqual([1, 2]);
+
+  const records = await deliveriesOf(m, ep.id);
+  expect(records).toHaveLength(2);
+  for (const r of records) expect(r).toMatchObject({ object: 'webhook_delivery', endpoint_id: ep.id, status: 'succeeded', attempt_count: 1 });
+  const detail = await deliveryRecord(m, records[0].id);
+  expect(detail.attempts).toEqual([
+    expect.objectContaining({ attempt: 1, outcome: 'succeeded', status_code: 200, error: null, response_body: 'ok', duration_ms: expect.any(Number) }),
+  ]);
+});
+
+test('a 500 is retried with the same event id and delivery id and a rising attempt number', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  rx.setSecrets([ep.secret]);
+  let failures = 0;
+  rx.respond((d) => (d.path.includes(m.id) && failures++ < 2 ? { status: 500, body: 'database is down' } : { status: 200, body: 'ok' }));
+  const id = await charge(m);
+  const got = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 3, 20_000), id);
+  expect(got.map((d) => d.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
+  expect(new Set(got.map((d) => d.headers['x-service-event-id'])).size).toBe(1);
+  expect(new Set(got.map((d) => d.headers['x-service-delivery-id'])).size).toBe(1);
+  expect(new Set(got.map((d) => d.body)).size).toBe(1);
+  for (const d of got) expect(d.validFor).toEqual([ep.secret]);
+
+  const record = await settledDelivery(m, got[0].headers['x-service-delivery-id']);
+  expect(record.status).toBe('succeeded');
+  expect(record.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
+  expect(record.attempts[0]).toMatchObject({ outcome: 'failed', error: 'HTTP 500', response_body: 'database is down' });
+  const health = (await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey })).json.health;
+  expect(health).toMatchObject({ consecutive_failures: 0, last_failure_reason: 'HTTP 500' });
+});
+
+test('a receiver slower than timeout_seconds fails the attempt, which is retried', async () => {
+  const m = await h.merchant();
+  await endpoint(m, { timeout_seconds: 1 });
+  let first = true;
+  rx.respond((d) => {
+    if (d.path.includes(m.id) && first) {
+      first = false;
+      return { status: 200, delayMs: 2500 };
+    }
+    return { status: 200 };
+  });
+  const id = await charge(m);
+  const got = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 2, 20_000), id);
+  const record = await settledDelivery(m, got[0].headers['x-service-delivery-id']);
+  expect(record.status).toBe('succeeded');
+  expect(record.attempts[0]).toMatchObject({ attempt: 1, outcome: 'failed', status_code: null });
+  expect(record.attempts[0].error).toMatch(/timeout/);
+  expect(record.attempts[0].duration_ms).toBeGreaterThanOrEqual(900);
+  expect(record.attempts[0].duration_ms).toBeLessThan(2400);
+  expect(record.attempts[1]).toMatchObject({ attempt: 2, outcome: 'succeeded', status_code: 200 });
+});
+
+test('a 3xx is a failure and its Location is not followed', async () => {
+  const m = await h.merchant();
+  await endpoint(m);
+  rx.respond((d) => (d.path.includes(m.id) && d.headers['x-service-attempt'] === '1' ? { status: 302, headers: { location: `${rx.url}/elsewhere-${m.id}` } } : { status: 200 }));
+  const id = await charge(m);
+  const got = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 2, 20_000), id);
+  expect(got.map((d) => d.headers['x-service-attempt'])).toEqual(['1', '2']);
+  expect(rx.deliveries.filter((d) => d.path.startsWith('/hook/elsewhere'))).toHaveLength(0);
+  const record = await settledDelivery(m, got[0].headers['x-service-delivery-id']);
+  expect(record.attempts[0]).toMatchObject({ outcome: 'failed', status_code: 302 });
+  expect(record.attempts[0].error).toMatch(/redirect/);
+  expect(record.status).toBe('succeeded');
+});
+
+test('when the schedule runs out the delivery is failed, and the merchant sees why', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  rx.respond((d) => (d.path.includes(m.id) ? { status: 503, body: 'maintenance' } : { status: 200 }));
+  const id = await charge(m);
+  const got = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 4, 20_000), id);
+  const record = await settledDelivery(m, got[0].headers['x-service-delivery-id']);
+  expect(record).toMatchObject({ status: 'failed', attempt_count: 4, last_status_code: 503, next_attempt_at: null });
+  expect(record.attempts.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4]);
+  const failed = await deliveriesOf(m, ep.id, '&status=failed');
+  expect(failed.map((d) => d.id)).toEqual([record.id]);
+  const health = (await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey })).json.health;
+  expect(health).toMatchObject({ consecutive_failures: 4, last_failure_reason: 'HTTP 503' });
+  expect(health).not.toHaveProperty('auto_disabled_at');
+});
+
+test('rotation: both signatures, current first, until the overlap ends; then only the new one', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  const rotated = await h.request('sandbox', 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: m.testKey });
+  const fresh = rotated.json.secret as string;
+  rx.setSecrets([fresh, ep.secret]);
+  const during = await charge(m);
+  const [d1] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, during).length >= 1, 20_000), during);
+  expect(d1.signatures).toHaveLength(2);
+  expect(d1.validFor).toEqual([fresh, ep.secret]);
+
+  const expires = Date.parse(rotated.json.previous_secret_expires_at);
+  await new Promise((r) => setTimeout(r, Math.max(0, expires - Date.now() + 200)));
+  const after = await charge(m);
+  const [d2] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, after).length >= 1, 20_000), after);
+  expect(d2.signatures).toHaveLength(1);
+  expect(d2.validFor).toEqual([fresh]);
+});
+
+test('replay re-sends the same event, freshly signed, as a new delivery', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  rx.setSecrets([ep.secret]);
+  const id = await charge(m);
+  const [original] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 1, 20_000), id);
+  const originalId = original.headers['x-service-delivery-id'];
+  await settledDelivery(m, originalId);
+  await new Promise((r) => setTimeout(r, 1100)); // a later second, so the timestamp differs
+
+  const replay = await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: m.testKey });
+  expect(replay.status).toBe(202);
+  expect(replay.json).toMatchObject({ object: 'webhook_delivery', replay_of: originalId, status: 'pending', event_id: original.headers['x-service-event-id'] });
+  expect(replay.json.id).not.toBe(originalId);
+  const got = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 2, 20_000), id);
+  const resent = got[1];
+  expect(resent.headers['x-service-delivery-id']).toBe(replay.json.id);
+  expect(resent.headers['x-service-event-id']).toBe(original.headers['x-service-event-id']);
+  expect(resent.headers['x-service-attempt']).toBe('1');
+  expect(resent.body).toBe(original.body);
+  expect(resent.headers['x-service-timestamp']).not.toBe(original.headers['x-service-timestamp']);
+  expect(resent.validFor).toEqual([ep.secret]);
+  expect((await settledDelivery(m, replay.json.id)).status).toBe('succeeded');
+
+  expectError(await h.request('sandbox', 'POST', '/v1/webhook-deliveries/dlv_nope/replay', { key: m.testKey }), 404, 'not_found', 'id');
+  const stranger = await h.merchant();
+  expectError(await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: stranger.testKey }), 404, 'not_found', 'id');
+});
+
+test('a disabled endpoint gets nothing; what it missed is listed as skipped and replayable once re-enabled', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'disabled' } });
+  const id = await charge(m);
+  let skipped: Array<Record<string, any>> = [];
+  const until = Date.now() + 10_000;
+  while (skipped.length === 0 && Date.now() < until) {
+    skipped = await deliveriesOf(m, ep.id, '&status=skipped');
+    if (skipped.length === 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(skipped).toHaveLength(1);
+  expect(skipped[0]).toMatchObject({ attempt_count: 0, last_error: 'endpoint disabled' });
+  expect(ofCharge(rx.deliveries, id)).toHaveLength(0);
+  expectError(await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${skipped[0].id}/replay`, { key: m.testKey }), 409, 'endpoint_disabled');
+
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'active' } });
+  const replay = await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${skipped[0].id}/replay`, { key: m.testKey });
+  expect(replay.status).toBe(202);
+  const got = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 1, 20_000), id);
+  expect(got).toHaveLength(1);
+  expect(JSON.parse(got[0].body).type).toBe('transaction.created');
+});
+
+test('sandbox events go only to sandbox endpoints, live events only to live ones', async () => {
+  const m = await h.merchant({ verified: true });
+  const sandboxEp = await endpoint(m);
+  const liveEp = await h.request('live', 'POST', '/v1/webhook-endpoints', { key: m.liveKey, body: { url: 'https://93.184.216.34/hook', subscribed_events: ['transaction.created'] } });
+  expect(liveEp.status).toBe(201);
+  const sandboxCharge = await charge(m, 'sandbox');
+  const liveCharge = await charge(m, 'live');
+  await rx.waitFor((ds) => ofCharge(ds, sandboxCharge).length >= 1, 20_000);
+
+  const rows = await h.orm.em.getConnection().execute<{ endpoint_id: string; environment: string; resource_id: string }[]>(
+    `select d.endpoint_id, d.environment, e.resource_id from webhook_deliveries d join events e on e.id = d.event_id where d.merchant_id = ?
+     order by d.environment`,
+    [m.id],
+  );
+  const until = Date.now() + 10_000;
+  while (rows.length < 2 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    rows.splice(0, rows.length, ...(await h.orm.em.getConnection().execute<typeof rows>(
+      `select d.endpoint_id, d.environment, e.resource_id from webhook_deliveries d join events e on e.id = d.event_id where d.merchant_id = ?
+       order by d.environment`,
+      [m.id],
+    )));
+  }
+  expect(rows).toEqual([
+    { endpoint_id: liveEp.json.id, environment: 'live', resource_id: liveCharge },
+    { endpoint_id: sandboxEp.id, environment: 'sandbox', resource_id: sandboxCharge },
+  ]);
+  expect(ofCharge(rx.deliveries, liveCharge)).toHaveLength(0);
+  await h.request('live', 'DELETE', `/v1/webhook-endpoints/${liveEp.json.id}`, { key: m.liveKey });
+});
+
+test('an endpoint receives only the types it subscribed to', async () => {
+  const m = await h.merchant();
+  await endpoint(m, { subscribed_events: ['transaction.failed'] });
+  const ok = await charge(m);
+  const declined = await charge(m, 'sandbox', { metadata: { sandbox_outcome: 'declined' } });
+  const got = await rx.waitFor((ds) => ofCharge(ds, declined).length >= 1, 20_000);
+  expect(ofCharge(got, declined).map((d) => JSON.parse(d.body).type)).toEqual(['transaction.failed']);
+  expect(ofCharge(got, ok)).toHaveLength(0);
+  expect(forMerchant(m)(rx.deliveries).every((d) => JSON.parse(d.body).type === 'transaction.failed')).toBe(true);
+});

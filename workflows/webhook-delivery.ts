@@ -1,0 +1,68 @@
+import { defineQuery, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import type { DeliverWebhookOutcome, WebhookActivities } from '../activities/types';
+import { jittered } from '../src/domain/webhook-retry';
+
+/** What the relay or a replay starts; the schedule travels in the input, so history replays unchanged. */
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+  /** Delays after each failed attempt (WEBHOOK_RETRY_SCHEDULE at start time). */
+  retryScheduleMs: number[];
+}
+
+export interface WebhookDeliveryResult {
+  status: 'succeeded' | 'failed' | 'skipped';
+  attempts: number;
+  reason: string | null;
+}
+
+export interface WebhookDeliveryState {
+  attempt: number;
+  last: DeliverWebhookOutcome | null;
+  nextAttemptAt: string | null;
+}
+
+/** For operators: `temporal workflow query --type deliveryState --workflow-id dlv_…`. */
+export const deliveryStateQuery = defineQuery<WebhookDeliveryState>('deliveryState');
+
+// One attempt may take the endpoint's timeout (at most 30 s); infrastructure errors (database down)
+// are retried by Temporal and are not counted as delivery attempts.
+// The activity heartbeats while it waits for the receiver, so a crashed worker's attempt is retried
+// elsewhere within seconds.
+const OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '90 seconds',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryNotFoundError'] },
+};
+const { deliverWebhook } = proxyActivities<WebhookActivities>(OPTIONS);
+
+/**
+ * One event to one endpoint, at least once. Workflow id = delivery id (`dlv_…`). Each attempt is an
+ * activity; after a failure the workflow waits on a durable timer (INTERFACE.md schedule, ±20 %
+ * jitter, Retry-After honoured within [delay, 2 × delay]) and tries again, until a 2xx, the end of the
+ * schedule, or the endpoint being disabled.
+ */
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const state: WebhookDeliveryState = { attempt: 0, last: null, nextAttemptAt: null };
+  setHandler(deliveryStateQuery, () => state);
+  const schedule = input.retryScheduleMs;
+
+  for (let attempt = 1; ; attempt++) {
+    state.attempt = attempt;
+    state.nextAttemptAt = null;
+    const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;
+    const outcome = await deliverWebhook.executeWithOptions(
+      { ...OPTIONS, summary: `attempt ${attempt}: POST ${input.eventType} ${input.eventId} to ${input.endpointId}` },
+      [{ deliveryId: input.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs }],
+    );
+    state.last = outcome;
+    if (outcome.outcome !== 'failed') return { status: outcome.outcome, attempts: attempt, reason: outcome.reason };
+    if (outcome.retryInMs === null) return { status: 'failed', attempts: attempt, reason: outcome.reason };
+    state.nextAttemptAt = new Date(Date.now() + outcome.retryInMs).toISOString();
+    await sleep(outcome.retryInMs, { summary: `retry ${attempt + 1} after: ${outcome.reason ?? 'failure'}` });
+  }
+}
