@@ -98,13 +98,15 @@ export async function listDeliveries(
   return rows.map(deliveryFromRow);
 }
 
-/** A replay: a new pending delivery of the same event to the same endpoint. */
+/** A replay: a new pending delivery of the same event to the same endpoint. Inserting an id again returns the row. */
 export async function insertReplay(orm: Orm, original: DeliveryRecord, id: string): Promise<DeliveryRecord> {
-  const rows = await orm.em.getConnection().execute<DeliveryRow[]>(
+  const conn = orm.em.getConnection();
+  await conn.execute(
     `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, replay_of, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, 'pending', now(), now()) returning ${DELIVERY_COLUMNS}`,
+     values (?, ?, ?, ?, ?, ?, ?, 'pending', date_trunc('milliseconds', now()), now()) on conflict (id) do nothing`,
     [id, original.endpointId, original.eventId, original.merchantId, original.environment, original.eventType, original.id],
   );
+  const rows = await conn.execute<DeliveryRow[]>(`select ${DELIVERY_COLUMNS} from webhook_deliveries where id = ?`, [id]);
   return deliveryFromRow(rows[0]);
 }
 

@@ -63,7 +63,7 @@ export async function insertEndpoint(orm: Orm, owner: Owner, e: NewEndpoint): Pr
   const rows = await orm.em.getConnection().execute<EndpointRow[]>(
     `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, status, secret_box,
        created_at, updated_at)
-     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, 'active', ?, now(), now()) returning ${ENDPOINT_COLUMNS}`,
+     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
     [e.id, owner.merchantId, owner.environment, e.url, e.description, JSON.stringify(e.subscribedEvents), e.timeoutSeconds, e.sealedSecret],
   );
   return endpointFromRow(rows[0]);

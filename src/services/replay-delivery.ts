@@ -1,17 +1,19 @@
 import { ApiError } from '../domain/errors';
-import type { DeliveryRecord } from '../domain/webhook-delivery';
+import { deliveryJson, type DeliveryRecord } from '../domain/webhook-delivery';
+import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey } from '../persistence/idempotency-store';
 import { abandonDelivery, findDelivery, insertReplay } from '../persistence/webhook-delivery-store';
 import { findEndpoint } from '../persistence/webhook-endpoint-store';
 import { newId } from '../support/new-id';
 import { startDeliveryWorkflow } from '../temporal/delivery-start';
 import type { Caller, ServiceDeps } from './context';
+import { requestHash } from './create-charge';
 
 /**
  * POST /v1/webhook-deliveries/{id}/replay: a new delivery (own id, own workflow, attempts from 1) of
  * the same stored event to the same endpoint, freshly signed when sent. A disabled endpoint must be
  * re-enabled first; nothing is sent to it.
  */
-export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: string): Promise<DeliveryRecord> {
+export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: string, replayId: string = newId('delivery')): Promise<DeliveryRecord> {
   const found = await findDelivery(deps.orm, caller, id);
   if (!found) throw new ApiError('not_found', `No webhook delivery ${id}.`, { param: 'id' });
   const endpoint = await findEndpoint(deps.orm, caller, found.delivery.endpointId);
@@ -19,7 +21,7 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
   if (endpoint.status !== 'active') {
     throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: PATCH it with {"status":"active"} first, then replay.`);
   }
-  const replay = await insertReplay(deps.orm, found.delivery, newId('delivery'));
+  const replay = await insertReplay(deps.orm, found.delivery, replayId);
   try {
     await startDeliveryWorkflow(deps.temporal.client, deps.taskQueue, {
       deliveryId: replay.id,
@@ -36,4 +38,25 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
     throw error;
   }
   return replay;
+}
+
+/**
+ * The replay request with an optional Idempotency-Key: the same key gives the first answer back
+ * instead of a second replay (a retried request does not send the event twice).
+ */
+export async function replayDeliveryOnce(deps: ServiceDeps, caller: Caller, id: string, key: string | undefined): Promise<{ body: string; replayed: boolean }> {
+  if (!key) return { body: JSON.stringify(deliveryJson(await replayDelivery(deps, caller, id), [])), replayed: false };
+  const scope = { merchantId: caller.merchantId, environment: caller.environment, key };
+  const claim = await claimIdempotencyKey(deps.orm, scope, requestHash('POST', `/v1/webhook-deliveries/${id}/replay`, {}), newId('delivery'));
+  if (claim.kind === 'replay') return { body: claim.body, replayed: true };
+  if (claim.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  if (claim.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+  try {
+    const replay = await replayDelivery(deps, caller, id, claim.resourceId);
+    const stored = await completeIdempotencyKey(deps.orm, scope, 202, JSON.stringify(deliveryJson(replay, [])));
+    return { body: stored.body, replayed: false };
+  } catch (error) {
+    await unlockIdempotencyKey(deps.orm, scope).catch(() => undefined);
+    throw error;
+  }
 }

@@ -80,7 +80,7 @@ export async function relayOnce(deps: RelayDeps): Promise<number> {
     await conn.execute(
       `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, created_at, updated_at,
          completed_at)
-       select v.*, now(), now(), case when v.status = 'skipped' then now() end
+       select v.*, date_trunc('milliseconds', now()), now(), case when v.status = 'skipped' then now() end
        from (values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}) as v(id, endpoint_id, event_id, merchant_id, environment, event_type,
          status, last_error)
        on conflict do nothing`,

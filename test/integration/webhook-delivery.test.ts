@@ -226,6 +226,19 @@ test('replay re-sends the same event, freshly signed, as a new delivery', async 
   expect(resent.validFor).toEqual([ep.secret]);
   expect((await settledDelivery(m, replay.json.id)).status).toBe('succeeded');
 
+  // With an Idempotency-Key, a retried replay request answers the first replay and sends nothing more.
+  const headers = { 'Idempotency-Key': idempotencyKey() };
+  const once = await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: m.testKey, headers });
+  const again = await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: m.testKey, headers });
+  expect(once.status).toBe(202);
+  expect(again.status).toBe(202);
+  expect(again.text).toBe(once.text);
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  await rx.waitFor((ds) => ofCharge(ds, id).length >= 3, 20_000);
+  expect((await settledDelivery(m, once.json.id)).status).toBe('succeeded');
+  await new Promise((r) => setTimeout(r, 500));
+  expect(ofCharge(rx.deliveries, id).map((d) => d.headers['x-service-delivery-id'])).toEqual([originalId, replay.json.id, once.json.id]);
+
   expectError(await h.request('sandbox', 'POST', '/v1/webhook-deliveries/dlv_nope/replay', { key: m.testKey }), 404, 'not_found', 'id');
   const stranger = await h.merchant();
   expectError(await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: stranger.testKey }), 404, 'not_found', 'id');

@@ -4,11 +4,12 @@ import { ApiError } from '../../domain/errors';
 import { findDelivery, listDeliveries } from '../../persistence/webhook-delivery-store';
 import { findEndpoint } from '../../persistence/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../services/context';
-import { replayDelivery } from '../../services/replay-delivery';
+import { replayDeliveryOnce } from '../../services/replay-delivery';
 import { notFound } from '../../services/webhook-endpoints';
 import { requireScope } from '../middleware/auth';
 import { validateListQuery } from '../schemas/webhook-endpoints';
 import { check } from '../validate';
+import { idempotencyKeyOf } from '../idempotency-key';
 import { listCursor, renderList } from './list-page';
 
 /** An endpoint's deliveries (what failed and why), one delivery with its attempts, and replay (SPEC 4.9). */
@@ -30,10 +31,13 @@ export function webhookDeliveryRoutes(deps: ServiceDeps): Router {
     ctx.body = deliveryJson(found.delivery, found.attempts);
   });
 
+  // Idempotency-Key is optional here: with it, a retried replay request answers the first replay.
   router.post('/v1/webhook-deliveries/:id/replay', requireScope('webhooks:write'), async (ctx) => {
-    const replay = await replayDelivery(deps, caller(ctx), ctx.params.id);
+    const answer = await replayDeliveryOnce(deps, caller(ctx), ctx.params.id, idempotencyKeyOf(ctx));
     ctx.status = 202;
-    ctx.body = deliveryJson(replay, []);
+    ctx.type = 'application/json';
+    ctx.body = answer.body;
+    if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
   });
 
   return router;
