@@ -25,7 +25,8 @@ async function resolveWithin(hostname: string, resolve: Resolver, timeoutMs: num
 
 /** The addresses a connection to `hostname` may use, every one of them checked unless the host is exempt. */
 async function checkedAddresses(hostname: string, policy: UrlPolicy, resolve: Resolver, timeoutMs: number): Promise<string[]> {
-  const host = hostname.toLowerCase();
+  // undici hands IPv6 literals over in brackets ([2001:db8::1]).
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
   const literal = net.isIP(host) !== 0;
   const addresses = literal ? [host] : await resolveWithin(host, resolve, timeoutMs);
   if (exemptHost(policy, host)) return addresses;
@@ -51,7 +52,7 @@ export function createSafeAgent(policy: UrlPolicy, options: { resolve?: Resolver
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const base = buildConnector({ timeout: timeoutMs });
   const connect: buildConnector.connector = (opts, callback) => {
-    const servername = opts.servername || (net.isIP(opts.hostname) === 0 ? opts.hostname : undefined);
+    const servername = opts.servername || (net.isIP(opts.hostname.replace(/^\[(.*)\]$/, '$1')) === 0 ? opts.hostname : undefined);
     const attempt = (addresses: string[], index: number): void => {
       base({ ...opts, hostname: addresses[index], servername }, (error, socket) => {
         if (error && index + 1 < addresses.length) attempt(addresses, index + 1);

@@ -284,6 +284,24 @@ describe('createSafeAgent', () => {
     expect(target.connections).toBe(0);
   });
 
+  test('IPv6 literal hosts (bracketed by undici) are checked and, when exempt, reached', async () => {
+    const v6 = http.createServer((_req, res) => res.end('v6'));
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+    const port = (v6.address() as AddressInfo).port;
+    let connections = 0;
+    v6.on('connection', () => connections++);
+    try {
+      await expect(request(`http://[::1]:${port}/`, { dispatcher: agent(LIVE) })).rejects.toThrow(UnsafeAddressError);
+      expect(connections).toBe(0);
+      const exempt: UrlPolicy = { environment: 'sandbox', allowPrivateHosts: ['::1'], allowHttp: true };
+      const response = await request(`http://[::1]:${port}/`, { dispatcher: agent(exempt) });
+      expect(await response.body.text()).toBe('v6');
+    } finally {
+      v6.closeAllConnections();
+      await new Promise((resolve) => v6.close(resolve));
+    }
+  });
+
   test('connects to the address the resolver gave, keeping the host name in the Host header', async () => {
     const resolver: Resolver = async (hostname) => (hostname === 'hook.test' ? ['127.0.0.1'] : []);
     const policy: UrlPolicy = { environment: 'sandbox', allowPrivateHosts: ['hook.test'], allowHttp: true };
