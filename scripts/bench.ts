@@ -3,8 +3,9 @@
  *
  * Isolated servers (embedded PostgreSQL in a temp dir, in-memory Temporal dev server, sandbox API on
  * an ephemeral loopback port), then (a) N charges through the API to `succeeded` and (b) N bare
- * workflows of three kinds on the same server, and a Markdown report with the ratios. See
- * docs/benchmarks.md.
+ * workflows of three kinds on the same server, and a Markdown report with the ratios; then, unless
+ * --skip-webhooks, (c) N more charges with the outbox relay running and one webhook endpoint on a
+ * local receiver (scripts/bench/webhooks.ts). See docs/benchmarks.md.
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +19,7 @@ import { startBenchInfra, type BenchInfra } from './bench/infra';
 import { cpuDelta, cpuSnapshot, peakRss } from './bench/procs';
 import { machineLine, renderReport, type MeasuredPhase } from './bench/report';
 import { fmt } from './bench/stats';
+import { runWebhookPhase, webhookPhaseFailed, type WebhookPhaseResult } from './bench/webhooks';
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -27,7 +29,7 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
 }
 
 const { values: args } = parseArgs({
-  options: { n: { type: 'string', short: 'n' }, concurrency: { type: 'string', short: 'c' }, timeout: { type: 'string' } },
+  options: { n: { type: 'string', short: 'n' }, concurrency: { type: 'string', short: 'c' }, timeout: { type: 'string' }, 'skip-webhooks': { type: 'boolean' } },
 });
 const N = positiveInt('N', args.n ?? process.env.N, 300);
 const CONCURRENCY = positiveInt('CONCURRENCY', args.concurrency ?? process.env.CONCURRENCY, 20);
@@ -93,6 +95,11 @@ async function main(infraRef: { current?: BenchInfra }): Promise<number> {
   }
 
   const rss = peakRss();
+  let webhooks: WebhookPhaseResult | undefined;
+  if (!args['skip-webhooks']) {
+    webhooks = await runWebhookPhase(infra, { taskQueue, n: N, concurrency: CONCURRENCY, warmup: WARMUP, waitTimeoutMs: 120_000, log });
+    log(`webhooks: ${webhooks.delivered}/${webhooks.expected} events delivered, ${webhooks.badSignatures} bad signatures, ${webhooks.duplicates} duplicates`);
+  }
   console.log(
     renderReport(
       phases,
@@ -105,9 +112,11 @@ async function main(infraRef: { current?: BenchInfra }): Promise<number> {
         `Peak RSS: Node process (API + workers + load) ${fmt(rss.node, 0)} MiB; Temporal dev server ${fmt(rss.temporal, 0)} MiB.`,
         `"done/s after delay" divides by the wall-clock minus the fixed ${COMPLETION_DELAY_MS / 1000} s timer; "other" is machine CPU outside these three (kernel threads, other processes).`,
       ],
+      webhooks,
     ),
   );
-  return phases.some((p) => p.result.create.errors.length || p.result.completeErrors.length || p.result.completed !== p.result.n) ? 1 : 0;
+  const failed = phases.some((p) => p.result.create.errors.length || p.result.completeErrors.length || p.result.completed !== p.result.n);
+  return failed || (webhooks && webhookPhaseFailed(webhooks)) ? 1 : 0;
 }
 
 const infraRef: { current?: BenchInfra } = {};
