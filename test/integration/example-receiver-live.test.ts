@@ -50,6 +50,11 @@ test('processes every event once, in sequence order, recovering the unsubscribed
   }
   expect(errors).toEqual([]);
   expect(processed.map((p) => p.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
-  for (const p of processed) expect(p.source).toBe(p.type === 'transaction.succeeded' ? 'webhook' : 'recovery');
-  expect(processed.filter((p) => p.type === 'transaction.created')).toHaveLength(3);
+  // Never delivered (not subscribed), so only recovery can have brought the created events. A
+  // succeeded event may come either way: deliveries can arrive out of order, and a later one's gap
+  // recovery may fetch it first (its own delivery is then a duplicate, dropped).
+  const created = processed.filter((p) => p.type === 'transaction.created');
+  expect(created).toHaveLength(3);
+  for (const p of created) expect(p.source).toBe('recovery');
+  expect(processed.filter((p) => p.type === 'transaction.succeeded' && p.source === 'webhook').length).toBeGreaterThanOrEqual(1);
 });
