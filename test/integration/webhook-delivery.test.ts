@@ -12,7 +12,7 @@ import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../
 let h: Harness;
 let rx: TestReceiver;
 beforeAll(async () => {
-  h = await startHarness({ webhookEnv: { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms', WEBHOOK_SECRET_OVERLAP: '4s' } });
+  h = await startHarness({ webhookEnv: { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms', WEBHOOK_SECRET_OVERLAP: '8s' } });
   rx = await startTestReceiver();
 });
 afterAll(async () => {
