@@ -13,8 +13,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { DraftOptions } from '../test/workflows/support/charge-env';
 import { startChargeTestEnv, type ChargeTestEnv } from '../test/workflows/support/charge-env';
-import { failed, FakeWebhookReceiver, succeeded, type Script } from '../test/workflows/support/fake-webhook-activities';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../src/domain/webhook-retry';
+import { deliveryInput, failed, FakeWebhookReceiver, succeeded, type Script } from '../test/workflows/support/fake-webhook-activities';
 import { newId, randomBase62 } from '../src/support/new-id';
 import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
 import { workflowBundle } from '../workers/create-worker';
@@ -47,15 +46,7 @@ async function webhookDelivery(h: ChargeTestEnv, script: Script): Promise<Record
   const deliveryId = newId('delivery');
   fake.script(deliveryId, script);
   return worker.runUntil(async () => {
-    await startDeliveryWorkflow(h.env.client, taskQueue, {
-      deliveryId,
-      eventId: newId('event'),
-      eventType: 'transaction.succeeded',
-      endpointId: newId('webhookEndpoint'),
-      merchantId: 'mer_test',
-      environment: 'sandbox',
-      retryScheduleMs: parseRetrySchedule(DEFAULT_RETRY_SCHEDULE),
-    });
+    await startDeliveryWorkflow(h.env.client, taskQueue, deliveryInput(deliveryId));
     const handle = h.env.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(deliveryId);
     await handle.result();
     return { workflowType: 'webhookDeliveryWorkflow', history: await handle.fetchHistory() };

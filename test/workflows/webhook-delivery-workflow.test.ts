@@ -12,7 +12,7 @@ import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { deliveryStateQuery, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testServerPath } from '../support/binaries';
 import { declareSearchAttributes } from './support/charge-env';
-import { failed, FakeWebhookReceiver, infrastructureError, skipped, succeeded, type Script } from './support/fake-webhook-activities';
+import { deliveryInput, failed, FakeWebhookReceiver, infrastructureError, skipped, succeeded, type Script } from './support/fake-webhook-activities';
 import { timelineOf } from './support/timeline';
 
 // webhookDeliveryWorkflow on the time-skipping test server: the real workflow bundle, the
@@ -52,21 +52,10 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function inputFor(deliveryId: string): WebhookDeliveryInput {
-  return {
-    deliveryId,
-    eventId: newId('event'),
-    eventType: 'transaction.succeeded',
-    endpointId: newId('webhookEndpoint'),
-    merchantId: 'mer_test',
-    environment: 'sandbox',
-    retryScheduleMs: SCHEDULE,
-  };
-}
 
 /** Starts a delivery exactly as the outbox relay does (src/temporal/delivery-start.ts). */
 async function start(script: Script): Promise<{ input: WebhookDeliveryInput; handle: WorkflowHandle<typeof webhookDeliveryWorkflow> }> {
-  const input = inputFor(newId('delivery'));
+  const input = deliveryInput(newId('delivery'));
   fake.script(input.deliveryId, script);
   await startDeliveryWorkflow(env.client, taskQueue, input);
   return { input, handle: env.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(input.deliveryId) };

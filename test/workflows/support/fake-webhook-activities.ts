@@ -1,13 +1,28 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from '../../../activities/types';
-import { nextRetryDelay } from '../../../src/domain/webhook-retry';
+import { DEFAULT_RETRY_SCHEDULE, nextRetryDelay, parseRetrySchedule } from '../../../src/domain/webhook-retry';
+import { newId } from '../../../src/support/new-id';
+import type { WebhookDeliveryInput } from '../../../workflows/webhook-delivery';
 
 /**
  * One scripted answer of the receiver: an outcome, a function of the attempt's input (to answer with
  * the retryDelayMs the workflow passed), or an Error to throw (an infrastructure failure, which
  * Temporal retries as the same delivery attempt).
  */
+/** A delivery workflow input for a made-up event and endpoint, on the default schedule. */
+export function deliveryInput(deliveryId: string): WebhookDeliveryInput {
+  return {
+    deliveryId,
+    eventId: newId('event'),
+    eventType: 'transaction.succeeded',
+    endpointId: newId('webhookEndpoint'),
+    merchantId: 'mer_test',
+    environment: 'sandbox',
+    retryScheduleMs: parseRetrySchedule(DEFAULT_RETRY_SCHEDULE),
+  };
+}
+
 export type ScriptStep = DeliverWebhookOutcome | Error | ((input: DeliverWebhookInput) => DeliverWebhookOutcome | Error);
 
 /** Steps consumed one per activity execution (Temporal retries included), or one function for every call. */
