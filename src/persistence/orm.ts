@@ -5,17 +5,46 @@ import { MIGRATIONS } from '../../migrations';
 
 export type Orm = MikroORM;
 
+/**
+ * Bounded waits, so a database step fails (and is retried) instead of hanging. The worker's values
+ * sit well below the webhook activity's heartbeat timeout (10 s) and the local activities' attempt
+ * timeout (see docs/architecture.md, "Retries and deadlines").
+ */
+export interface DbTimeouts {
+  /** Longest wait for a row lock (`lock_timeout`). */
+  lockTimeoutMs: number;
+  /** Longest single statement (`statement_timeout`). */
+  statementTimeoutMs: number;
+  /** Longest wait for a pooled connection or a new one (pg's `connectionTimeoutMillis`). */
+  acquireTimeoutMs: number;
+}
+
+export const API_DB_TIMEOUTS: DbTimeouts = { lockTimeoutMs: 5_000, statementTimeoutMs: 20_000, acquireTimeoutMs: 5_000 };
+export const WORKER_DB_TIMEOUTS: DbTimeouts = { lockTimeoutMs: 3_000, statementTimeoutMs: 8_000, acquireTimeoutMs: 3_000 };
+
+export interface OrmOptions {
+  poolMax?: number;
+  timeouts?: DbTimeouts;
+  logger?: (message: string) => void;
+}
+
 /** Opens the ORM on a PostgreSQL URL. Entities are defined in code (no decorators, no discovery). */
-export async function openOrm(clientUrl: string, poolMax = 10, logger: (message: string) => void = () => {}): Promise<Orm> {
+export async function openOrm(clientUrl: string, options: OrmOptions | number = {}): Promise<Orm> {
+  const { poolMax = 10, timeouts = API_DB_TIMEOUTS, logger = () => {} } = typeof options === 'number' ? { poolMax: options } : options;
   return MikroORM.init({
     clientUrl,
     entities: ALL_ENTITIES,
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: poolMax },
-    // Bounded waits: a lock held by a dead session or a slow statement fails the step (which is
-    // retried) instead of stalling a merchant's event counter behind it.
-    driverOptions: { lock_timeout: 10_000, statement_timeout: 20_000, idle_in_transaction_session_timeout: 60_000, connectionTimeoutMillis: 10_000 },
+    // A lock held by a dead session or a slow statement fails the step instead of stalling a
+    // merchant's event counter behind it; a dead session's transaction is cut after a minute.
+    driverOptions: {
+      lock_timeout: timeouts.lockTimeoutMs,
+      statement_timeout: timeouts.statementTimeoutMs,
+      idle_in_transaction_session_timeout: 60_000,
+      connectionTimeoutMillis: timeouts.acquireTimeoutMs,
+    },
     debug: false,
     logger,
   });
