@@ -3,13 +3,20 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import { applyChargeTransition, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charge-store';
+import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
 import type { ChargeActivities } from './types';
 
-/** Domain refusals become non-retryable failures with a stable type; anything else is retried. */
+/**
+ * Domain refusals and permanent database errors become non-retryable failures with a stable type;
+ * anything else (connection lost, lock timeout, deadlock) is retried.
+ */
 function asFailure(error: unknown): unknown {
   if (error instanceof TransitionRefusedError || error instanceof ChargeNotFoundError) {
     return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+  }
+  if (isDeterministicDbError(error)) {
+    return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
   }
   return error;
 }
@@ -24,7 +31,11 @@ function countTransition(charge: ChargeRecord): void {
 export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
   return {
     async recordAcceptedCharge(draft: ChargeRecord) {
-      return recordAcceptedCharge(deps.orm, draft);
+      try {
+        return await recordAcceptedCharge(deps.orm, draft);
+      } catch (error) {
+        throw asFailure(error);
+      }
     },
     async applyChargeTransition(request: ChargeTransitionRequest) {
       try {

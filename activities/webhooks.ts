@@ -4,7 +4,8 @@ import type { Dispatcher } from 'undici';
 import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
 import { nextRetryDelay, parseRetryAfter } from '../src/domain/webhook-retry';
-import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext } from '../src/persistence/webhook-attempt-store';
+import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError, sqlStateOf } from '../src/persistence/db-errors';
+import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhook-attempt-store';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { sendWebhook } from '../src/webhooks/sender';
@@ -41,6 +42,40 @@ function deliveryHeaders(ctx: AttemptContext, attempt: number, signature: string
   };
 }
 
+/** How often a running attempt heartbeats; the workflow's heartbeatTimeout is 10 s. */
+export const HEARTBEAT_INTERVAL_MS = 2_000;
+
+/** What a recorded attempt answers: every execution of one attempt answers the same. */
+function outcomeOf(recorded: RecordedAttempt, autoDisabled = false): DeliverWebhookOutcome {
+  const { outcome, statusCode, error, retryInMs } = recorded;
+  return { outcome, statusCode, reason: outcome === 'failed' ? error : null, retryInMs, autoDisabled };
+}
+
+/**
+ * A database error the same input raises every time (SQLSTATE class 22 or 23) is not retried:
+ * retrying would POST the webhook again each time and never record it. The failure lands in the
+ * workflow history, so it carries the first line of the message only: the driver's detail lines
+ * quote row values (a receiver's answer).
+ */
+function asActivityFailure(error: unknown): unknown {
+  if (!isDeterministicDbError(error)) return error;
+  return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
+}
+
+/**
+ * Records the attempt. Should the database still refuse the response excerpt (it is made storable
+ * first, so this is a last resort), the attempt is recorded without it rather than sent again.
+ */
+async function record(deps: WebhookActivityDeps, result: AttemptResult) {
+  try {
+    return await recordAttempt(deps.orm, result, deps.disableRule);
+  } catch (error) {
+    if (!isDeterministicDbError(error) || result.responseBody === null) throw error;
+    Context.current().log.warn('webhook attempt recorded without its response excerpt', { deliveryId: result.deliveryId, sqlState: sqlStateOf(error) });
+    return recordAttempt(deps.orm, { ...result, responseBody: null }, deps.disableRule);
+  }
+}
+
 function countAttempt(outcome: string, environment: Environment): void {
   Context.current()
     .metricMeter.createCounter('payments_webhook_attempts', '1', 'Webhook delivery attempts by outcome')
@@ -48,61 +83,73 @@ function countAttempt(outcome: string, environment: Environment): void {
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
+  async function attempt(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
+    const ctx = await loadAttemptContext(deps.orm, input.deliveryId, input.attempt);
+    if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
+    // A retried activity whose attempt was recorded: answer what was recorded, never send it twice.
+    if (ctx.recorded) return outcomeOf(ctx.recorded);
+    if (ctx.deliveryStatus !== 'pending') {
+      // Closed by a run that was restarted (or a skip): nothing more to send.
+      return { outcome: ctx.deliveryStatus === 'succeeded' ? 'succeeded' : 'skipped', statusCode: null, reason: ctx.deliveryStatus === 'succeeded' ? null : `already ${ctx.deliveryStatus}`, retryInMs: null, autoDisabled: false };
+    }
+    if (ctx.endpointDeleted || ctx.endpointStatus === 'disabled') {
+      const reason = ctx.endpointDeleted ? 'endpoint deleted' : 'endpoint disabled';
+      await markDeliverySkipped(deps.orm, ctx.deliveryId, reason);
+      countAttempt('skipped', ctx.environment);
+      return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
+    }
+
+    const now = Date.now();
+    const timestamp = String(Math.floor(now / 1000));
+    const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, now), timestamp, ctx.eventBody);
+    const sent = await sendWebhook(deps.agents[ctx.environment], {
+      url: ctx.url,
+      body: ctx.eventBody,
+      headers: deliveryHeaders(ctx, input.attempt, signature, timestamp),
+      timeoutMs: ctx.timeoutSeconds * 1000,
+    });
+    const succeeded = sent.statusCode !== null && isSuccessStatus(sent.statusCode);
+    const reason = succeeded ? null : failureReason(sent.statusCode, sent.error);
+    const retryInMs = succeeded || input.retryDelayMs === null ? null : nextRetryDelay(input.retryDelayMs, sent.statusCode, parseRetryAfter(sent.retryAfter, now));
+    const attemptedAt = new Date(input.attemptedAtMs);
+    const recorded = await record(deps, {
+      deliveryId: ctx.deliveryId,
+      endpointId: ctx.endpointId,
+      attempt: input.attempt,
+      attemptedAt,
+      outcome: succeeded ? 'succeeded' : 'failed',
+      statusCode: sent.statusCode,
+      durationMs: sent.durationMs,
+      error: reason,
+      responseBody: sent.responseBody,
+      nextAttemptAt: retryInMs === null ? null : new Date(attemptedAt.getTime() + retryInMs),
+      failureReason: reason,
+    });
+    countAttempt(succeeded ? 'succeeded' : 'failed', ctx.environment);
+    if (!recorded.inserted) {
+      // Another execution of this attempt (this one outlived a heartbeat timeout) recorded it first:
+      // answer its outcome, so the workflow and the delivery record agree.
+      Context.current().log.warn('webhook attempt already recorded by another execution', { deliveryId: ctx.deliveryId, attempt: input.attempt });
+    }
+    if (recorded.autoDisabled) Context.current().log.warn('webhook endpoint auto-disabled', { endpointId: ctx.endpointId, deliveryId: ctx.deliveryId });
+    return outcomeOf(recorded.recorded, recorded.autoDisabled);
+  }
+
   return {
     async deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
-      const ctx = await loadAttemptContext(deps.orm, input.deliveryId, input.attempt);
-      if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
-      if (ctx.recorded) {
-        // A retried activity whose attempt was recorded: answer what was recorded, never send it twice.
-        const { outcome, statusCode, error, retryInMs } = ctx.recorded;
-        return { outcome, statusCode, reason: outcome === 'failed' ? error : null, retryInMs, autoDisabled: false };
-      }
-      if (ctx.deliveryStatus !== 'pending') {
-        // Closed by a run that was restarted (or a skip): nothing more to send.
-        return { outcome: ctx.deliveryStatus === 'succeeded' ? 'succeeded' : 'skipped', statusCode: null, reason: ctx.deliveryStatus === 'succeeded' ? null : `already ${ctx.deliveryStatus}`, retryInMs: null, autoDisabled: false };
-      }
-      if (ctx.endpointDeleted || ctx.endpointStatus === 'disabled') {
-        const reason = ctx.endpointDeleted ? 'endpoint deleted' : 'endpoint disabled';
-        await markDeliverySkipped(deps.orm, ctx.deliveryId, reason);
-        countAttempt('skipped', ctx.environment);
-        return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
-      }
-
-      const now = Date.now();
-      const timestamp = String(Math.floor(now / 1000));
-      const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, now), timestamp, ctx.eventBody);
+      // Heartbeat through the whole attempt, database steps included, so an execution whose worker
+      // died is retried within the heartbeat timeout and one that is alive is not run a second time.
+      // The worker's database waits (WORKER_DB_TIMEOUTS: lock and pool 3 s, statement 8 s) stay below it.
       const activity = Context.current();
-      const beat = setInterval(() => activity.heartbeat(), 2000);
-      const sent = await sendWebhook(deps.agents[ctx.environment], {
-        url: ctx.url,
-        body: ctx.eventBody,
-        headers: deliveryHeaders(ctx, input.attempt, signature, timestamp),
-        timeoutMs: ctx.timeoutSeconds * 1000,
-      }).finally(() => clearInterval(beat));
-      const succeeded = sent.statusCode !== null && isSuccessStatus(sent.statusCode);
-      const reason = succeeded ? null : failureReason(sent.statusCode, sent.error);
-      const retryInMs = succeeded || input.retryDelayMs === null ? null : nextRetryDelay(input.retryDelayMs, sent.statusCode, parseRetryAfter(sent.retryAfter, now));
-      const attemptedAt = new Date(input.attemptedAtMs);
-      const { autoDisabled } = await recordAttempt(
-        deps.orm,
-        {
-          deliveryId: ctx.deliveryId,
-          endpointId: ctx.endpointId,
-          attempt: input.attempt,
-          attemptedAt,
-          outcome: succeeded ? 'succeeded' : 'failed',
-          statusCode: sent.statusCode,
-          durationMs: sent.durationMs,
-          error: reason,
-          responseBody: sent.responseBody,
-          nextAttemptAt: retryInMs === null ? null : new Date(attemptedAt.getTime() + retryInMs),
-          failureReason: reason,
-        },
-        deps.disableRule,
-      );
-      countAttempt(succeeded ? 'succeeded' : 'failed', ctx.environment);
-      if (autoDisabled) Context.current().log.warn('webhook endpoint auto-disabled', { endpointId: ctx.endpointId, deliveryId: ctx.deliveryId });
-      return { outcome: succeeded ? 'succeeded' : 'failed', statusCode: sent.statusCode, reason, retryInMs, autoDisabled };
+      activity.heartbeat();
+      const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_INTERVAL_MS);
+      try {
+        return await attempt(input);
+      } catch (error) {
+        throw asActivityFailure(error);
+      } finally {
+        clearInterval(beat);
+      }
     },
   };
 }

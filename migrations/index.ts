@@ -1,6 +1,8 @@
 import { Migration20261122000001_initial_schema } from './Migration20261122000001_initial_schema';
 import { Migration20261122000002_reference_data } from './Migration20261122000002_reference_data';
 import { Migration20261122000003_webhooks } from './Migration20261122000003_webhooks';
+import { Migration20261123000001_delivery_start } from './Migration20261123000001_delivery_start';
+import { Migration20261123000002_account_balances } from './Migration20261123000002_account_balances';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
@@ -11,4 +13,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261122000001_initial_schema', class: Migration20261122000001_initial_schema },
   { name: 'Migration20261122000002_reference_data', class: Migration20261122000002_reference_data },
   { name: 'Migration20261122000003_webhooks', class: Migration20261122000003_webhooks },
+  { name: 'Migration20261123000001_delivery_start', class: Migration20261123000001_delivery_start },
+  { name: 'Migration20261123000002_account_balances', class: Migration20261123000002_account_balances },
 ];

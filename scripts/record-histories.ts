@@ -19,6 +19,8 @@ import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
 import { workflowBundle } from '../workers/create-worker';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { ApplicationFailure } from '@temporalio/common';
+import { chargeAttentionQuery, retryStepUpdate } from '../workflows/messages';
 import type { temporal } from '@temporalio/proto';
 
 type History = temporal.api.history.v1.IHistory;
@@ -33,6 +35,36 @@ async function charge(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded
   await h.settle(draft.id);
   const handle = h.env.client.workflow.getHandle(draft.id);
   return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory(), chargeId: draft.id };
+}
+
+/**
+ * A charge whose transition keeps failing (retryable errors) until its bounded retries give up; it
+ * waits with NeedsAttention, the store heals, an operator's retryStep finishes it.
+ */
+async function transitionGivesUp(h: ChargeTestEnv): Promise<Recorded> {
+  const draft = await h.draft();
+  h.store.breakStep(draft.id, 'applyChargeTransition');
+  await h.accept(draft);
+  const handle = h.env.client.workflow.getHandle(draft.id);
+  for (let minute = 0; !(await handle.query(chargeAttentionQuery)).needsAttention; minute++) {
+    if (minute > 240) throw new Error('the transition did not give up within 4 hours of workflow time');
+    await h.env.sleep('1 minute');
+  }
+  h.store.heal(draft.id);
+  await handle.executeUpdate(retryStepUpdate, { args: [{ reason: 'database restored' }] });
+  await h.settle(draft.id);
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
+/** Recording the acceptance fails for good (a deterministic database error): the run fails, ChargeNotRecorded. */
+async function acceptanceNotRecorded(h: ChargeTestEnv): Promise<Recorded> {
+  const draft = await h.draft();
+  h.store.breakStep(draft.id, 'recordAcceptedCharge', () =>
+    ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: unsupported Unicode escape sequence', nonRetryable: true }),
+  );
+  await h.accept(draft).catch(() => undefined);
+  await h.settle(draft.id).catch(() => undefined);
+  return { workflowType: 'chargeWorkflow', history: await h.env.client.workflow.getHandle(draft.id).fetchHistory() };
 }
 
 /**
@@ -65,6 +97,9 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     await handle.result();
     return { workflowType: 'chargeReversalWorkflow', history: await handle.fetchHistory() };
   },
+  // Bounded database retries (patch 'bounded-db-retries'): give up, NeedsAttention, retryStep.
+  'transition-gives-up-then-retried': transitionGivesUp,
+  'acceptance-not-recorded': acceptanceNotRecorded,
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
 };

@@ -5,8 +5,11 @@ import { ALL_SCOPES, isScope, type Scope } from './domain/scopes';
 import { startEmbeddedPostgres } from './persistence/embedded-postgres';
 import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
 import { migrate, openOrm, type Orm } from './persistence/orm';
+import { reconcilerSettings } from './runtime/charge-reconciler';
 import { embeddedDatabaseUrl } from './runtime/defaults';
 import { reverseCharge } from './services/reverse-charge';
+import { retryChargeStep } from './services/retry-charge-step';
+import { stuckPayments } from './services/stuck-payments';
 import { connectTemporal } from './temporal/connection';
 
 const USAGE = `usage:
@@ -14,7 +17,9 @@ const USAGE = `usage:
   cli merchants verify MERCHANT_ID
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b]
   cli keys revoke KEY_ID
-  cli charges reverse TXN_ID`;
+  cli charges reverse TXN_ID
+  cli charges retry TXN_ID --reason TEXT
+  cli payments stuck [--env test|live]`;
 
 class UsageError extends Error {}
 
@@ -61,7 +66,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' } },
   });
   const [noun, verb, arg] = positionals;
   const config = loadConfig();
@@ -91,7 +96,31 @@ async function run(argv: string[]): Promise<unknown> {
       if (!arg) throw new UsageError('charge id is required');
       const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
       try {
-        return await withDatabase(config, (orm) => reverseCharge(orm, temporal, config.taskQueue, arg));
+        return await withDatabase(config, (orm) => reverseCharge(orm, temporal, config.taskQueue, arg, config.temporalRequestDeadlineMs));
+      } finally {
+        await temporal.connection.close();
+      }
+    }
+    case 'charges retry': {
+      // Retries the database step a charge workflow gave up on (NeedsAttention).
+      if (!arg) throw new UsageError('charge id is required');
+      const reason = values.reason?.trim();
+      if (!reason) throw new UsageError('--reason is required');
+      const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
+      try {
+        return await retryChargeStep(temporal, arg, reason, config.temporalRequestDeadlineMs);
+      } finally {
+        await temporal.connection.close();
+      }
+    }
+    case 'payments stuck': {
+      const environment = values.env === undefined ? undefined : parseEnv(values.env);
+      const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
+      const uiBaseUrl = process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${config.temporalUiPort}`;
+      try {
+        return await withDatabase(config, (orm) =>
+          stuckPayments({ orm, client: temporal.client, namespace: config.temporalNamespace, uiBaseUrl, environment, graceMs: reconcilerSettings().graceMs, requestDeadlineMs: config.temporalRequestDeadlineMs }),
+        );
       } finally {
         await temporal.connection.close();
       }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_WORKER_POOL_MAX } from './runtime/worker-capacity';
 import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 
@@ -26,6 +27,12 @@ export interface Config {
   /** SECRETS_KEY (base64, 32 bytes) that seals webhook signing secrets; see runtime/secrets-key.ts. */
   secretsKey: string | undefined;
   webhooks: WebhookConfig;
+  /** TEMPORAL_REQUEST_DEADLINE_MS: longest wait of an API request (or `charges reverse`) on Temporal; then 503. */
+  temporalRequestDeadlineMs: number;
+  /** The API's database pool (DB_POOL_MAX). */
+  dbPoolMax: number;
+  /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
+  worker: { poolMax: number; localActivitySlots?: number; activitySlots?: number };
 }
 
 /** INTERFACE.md "Webhooks" settings. */
@@ -40,6 +47,9 @@ export interface WebhookConfig {
   /** How often the outbox relay looks for events not yet fanned out. */
   outboxPollMs: number;
 }
+
+/** TEMPORAL_REQUEST_DEADLINE_MS when unset (0 also means the default). */
+export const DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS = 10_000;
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
@@ -68,6 +78,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerMetricsPort: int('WORKER_METRICS_PORT', 9465, env),
     secretsKey: env.SECRETS_KEY || undefined,
     webhooks: loadWebhookConfig(env),
+    temporalRequestDeadlineMs: int('TEMPORAL_REQUEST_DEADLINE_MS', DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, env) || DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
+    dbPoolMax: int('DB_POOL_MAX', 10, env),
+    worker: {
+      poolMax: int('WORKER_DB_POOL_MAX', DEFAULT_WORKER_POOL_MAX, env),
+      ...(env.WORKER_LOCAL_ACTIVITY_SLOTS ? { localActivitySlots: int('WORKER_LOCAL_ACTIVITY_SLOTS', 0, env) } : {}),
+      ...(env.WORKER_ACTIVITY_SLOTS ? { activitySlots: int('WORKER_ACTIVITY_SLOTS', 0, env) } : {}),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import type { WebhookConfig } from '../src/config';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { policyAgents } from '../src/webhooks/policy-agents';
+import { workerCapacity } from '../src/runtime/worker-capacity';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -44,11 +45,19 @@ export interface PaymentsWorkerOptions {
   identity?: string;
   secretBox: SecretBox;
   webhooks: WebhookConfig;
+  /** Slot overrides (WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS); the pool size comes from `orm`. */
+  slots?: { localActivitySlots?: number; activitySlots?: number };
+}
+
+/** The ORM's pool size, which bounds how many activities may run at once. */
+function poolMaxOf(orm: Orm): number {
+  return orm.config.get('pool')?.max ?? 10;
 }
 
 /** The payments worker: every workflow and activity of the product on one task queue. */
 export async function createPaymentsWorker(options: PaymentsWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
   installRuntime();
+  const capacity = workerCapacity(poolMaxOf(options.orm), options.slots);
   const connection = await NativeConnection.connect({ address: options.address });
   const worker = await Worker.create({
     connection,
@@ -59,6 +68,8 @@ export async function createPaymentsWorker(options: PaymentsWorkerOptions): Prom
       orm: options.orm,
       webhooks: { secretBox: options.secretBox, agents: policyAgents(options.webhooks), disableRule: options.webhooks.disableRule },
     }),
+    maxConcurrentLocalActivityExecutions: capacity.localActivitySlots,
+    maxConcurrentActivityTaskExecutions: capacity.activitySlots,
     ...(options.identity ? { identity: options.identity } : {}),
   });
   return { worker, connection };

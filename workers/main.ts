@@ -1,14 +1,17 @@
+import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
-import { openOrm } from '../src/persistence/orm';
+import { openOrm, WORKER_DB_TIMEOUTS } from '../src/persistence/orm';
 import { createLogger } from '../src/support/logger';
 import { embeddedDatabaseUrl } from '../src/runtime/defaults';
 import { secretBoxFor } from '../src/runtime/secrets-key';
+import { reconcilerSettings, startChargeReconciler } from '../src/runtime/charge-reconciler';
 import { connectTemporal } from '../src/temporal/connection';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { createPaymentsWorker, installRuntime } from './create-worker';
 
 /**
- * Worker process entry point: the payments worker and the webhook outbox relay. Reads DATABASE_URL,
+ * Worker process entry point: the payments worker, the webhook outbox relay and the charge reconciler
+ * (RECONCILE_INTERVAL, default 60 s; gauge payments_overdue_charges{workflow}). Reads DATABASE_URL,
  * TEMPORAL_ADDRESS and SECRETS_KEY (defaults: the embedded PostgreSQL and dev server that `npm start`
  * runs). SIGINT/SIGTERM drain it and exit.
  */
@@ -16,7 +19,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker');
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
-  const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config));
+  const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   const address = config.temporalAddress ?? '127.0.0.1:7233';
   const { worker, connection } = await createPaymentsWorker({
     orm,
@@ -25,17 +28,33 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     secretBox: secretBoxFor(config),
     webhooks: config.webhooks,
+    slots: config.worker,
   });
   const temporal = await connectTemporal(address, config.temporalNamespace);
   const relay = startOutboxRelay(
     { orm, client: temporal.client, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
     config.webhooks.outboxPollMs,
   );
+  const reconcile = reconcilerSettings();
+  const overdue = Runtime.instance().metricMeter.createGauge('payments_overdue_charges', 'int', '1', 'Charges unresolved past expires_at + grace, by workflow state');
+  const reconciler = startChargeReconciler(
+    {
+      orm,
+      client: temporal.client,
+      taskQueue: config.taskQueue,
+      log,
+      graceMs: reconcile.graceMs,
+      requestDeadlineMs: config.temporalRequestDeadlineMs,
+      report: (counts) => Object.entries(counts).forEach(([workflow, n]) => overdue.set(n, { workflow })),
+    },
+    reconcile.intervalMs,
+  );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   log.info({ taskQueue: config.taskQueue }, 'worker running');
   process.send?.('ready');
   await worker.run();
   await relay.stop();
+  await reconciler.stop();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

@@ -2,19 +2,28 @@ import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/wor
 import type { ChargeActivities } from '../activities/types';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
+import { DB_STEP_RETRY } from '../src/domain/charge-attention';
 
 /**
  * Database steps run as local activities: one short transaction each, no extra round trip through
  * the server. They are idempotent, so a retry after a worker crash writes nothing twice.
+ *
+ * Retries are bounded (src/domain/charge-attention.ts: 40 attempts over about 16 minutes, 30 minutes
+ * at most): a database outage of a few minutes is ridden out, a persistent failure gives up instead
+ * of growing the history until Temporal terminates the run. The charge workflow then asks an
+ * operator (NeedsAttention). Refusals by the charge's rules and database errors the same input would
+ * raise again (`DeterministicDatabaseError`, src/persistence/db-errors.ts) are not retried at all.
  */
 const OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '10 seconds',
+  startToCloseTimeout: DB_STEP_RETRY.startToCloseMs,
+  scheduleToCloseTimeout: DB_STEP_RETRY.scheduleToCloseMs,
+  localRetryThreshold: DB_STEP_RETRY.localRetryThresholdMs,
   retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: ['TransitionRefusedError', 'ChargeNotFoundError'],
+    initialInterval: DB_STEP_RETRY.initialIntervalMs,
+    backoffCoefficient: DB_STEP_RETRY.backoffCoefficient,
+    maximumInterval: DB_STEP_RETRY.maximumIntervalMs,
+    maximumAttempts: DB_STEP_RETRY.maximumAttempts,
+    nonRetryableErrorTypes: ['TransitionRefusedError', 'ChargeNotFoundError', 'DeterministicDatabaseError'],
   },
 };
 

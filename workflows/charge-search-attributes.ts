@@ -1,8 +1,13 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { ChargeRecord } from '../src/domain/charge';
-import { chargeSearchAttributePairs } from '../src/domain/search-attributes';
+import { chargeSearchAttributePairs, SA } from '../src/domain/search-attributes';
 
 /** Keeps the operator-facing search attributes equal to the charge's current state. */
 export function publishChargeState(charge: ChargeRecord): void {
   upsertSearchAttributes(chargeSearchAttributePairs(charge));
+}
+
+/** NeedsAttention: true while the charge waits for an operator to retry a database step. */
+export function publishNeedsAttention(value: boolean): void {
+  upsertSearchAttributes([{ key: SA.NeedsAttention, value }]);
 }

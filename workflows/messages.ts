@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ChargeRecord } from '../src/domain/charge';
+import type { ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
 
 /** The synchronous answer of POST /v1/charges, produced by the workflow's acceptance step. */
 export type ChargeAcceptance =
@@ -13,3 +14,23 @@ export const ACCEPT_UPDATE_ID = 'accept';
 
 /** Current record as the workflow last wrote it (for operators: `temporal workflow query`). */
 export const chargeStateQuery = defineQuery<ChargeRecord | undefined>('chargeState');
+
+/**
+ * Whether the charge waits for an operator, which database step gave up and why
+ * (`temporal workflow query --workflow-id txn_… --type chargeAttention`).
+ */
+export const chargeAttentionQuery = defineQuery<ChargeAttention>('chargeAttention');
+
+/** Answer of `retryStep`: the step is being tried again (its outcome shows in chargeAttention). */
+export interface RetryStepResult {
+  chargeId: string;
+  step: string;
+  by: 'operator' | 'reconciler';
+}
+
+/**
+ * Retries the database step the charge gave up on (`charges retry txn_… --reason TEXT`, the
+ * reconciler, or the Temporal UI with `{"reason":"…"}`). Refused without a reason, or when the
+ * charge is not waiting for an operator.
+ */
+export const retryStepUpdate = defineUpdate<RetryStepResult, [RetryStepRequest]>('retryStep');

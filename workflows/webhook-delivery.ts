@@ -31,12 +31,21 @@ export const deliveryStateQuery = defineQuery<WebhookDeliveryState>('deliverySta
 
 // One attempt may take the endpoint's timeout (at most 30 s); infrastructure errors (database down)
 // are retried by Temporal and are not counted as delivery attempts.
-// The activity heartbeats while it waits for the receiver, so a crashed worker's attempt is retried
-// elsewhere within seconds.
+// The activity heartbeats through the whole attempt (database steps and the send), so a crashed
+// worker's attempt is retried elsewhere within seconds; the worker's database waits stay below the
+// heartbeat timeout. A database error the same input always raises (DETERMINISTIC_DB_ERROR of
+// src/persistence/db-errors.ts, named literally here: workflow code imports no persistence module) is
+// not retried: a retry would POST the webhook again each time. Retry options are not part of the
+// command sequence, so recorded histories replay unchanged.
 const OPTIONS: ActivityOptions = {
   startToCloseTimeout: '90 seconds',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryNotFoundError'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['DeliveryNotFoundError', 'DeterministicDatabaseError'],
+  },
 };
 const { deliverWebhook } = proxyActivities<WebhookActivities>(OPTIONS);
 

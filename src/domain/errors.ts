@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   charge_not_refundable: 422,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
   partner_timeout: 504,
 } as const;
 
@@ -29,10 +30,14 @@ const ERROR_TYPE: Partial<Record<ErrorCode, string>> = {
   identity_verification_required: 'permission_error',
   rate_limited: 'rate_limit_error',
   internal_error: 'api_error',
+  service_unavailable: 'api_error',
   partner_timeout: 'partner_error',
   idempotency_key_in_use: 'idempotency_error',
   idempotency_key_reused: 'idempotency_error',
 };
+
+/** `Retry-After` (seconds) sent with every 503 `service_unavailable`. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 export interface ErrorExtras {
   param?: string;

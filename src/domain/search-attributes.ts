@@ -12,10 +12,12 @@ export const SA = {
   Currency: defineSearchAttributeKey('Currency', SearchAttributeType.KEYWORD),
   Amount: defineSearchAttributeKey('Amount', SearchAttributeType.INT),
   FailureClass: defineSearchAttributeKey('FailureClass', SearchAttributeType.KEYWORD),
+  /** A payment an operator should look at (INTERFACE.md); on a charge: a database step gave up. */
+  NeedsAttention: defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL),
 } as const;
 
 /** Name and type of each, for registration on a server (`--search-attribute Name=Type`). */
-export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: 'Keyword' | 'Int' }> = [
+export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: 'Keyword' | 'Int' | 'Bool' }> = [
   { name: 'PaymentStatus', type: 'Keyword' },
   { name: 'MerchantId', type: 'Keyword' },
   { name: 'Environment', type: 'Keyword' },
@@ -23,6 +25,7 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: '
   { name: 'Currency', type: 'Keyword' },
   { name: 'Amount', type: 'Int' },
   { name: 'FailureClass', type: 'Keyword' },
+  { name: 'NeedsAttention', type: 'Bool' },
 ];
 
 /** What a charge's search attributes say; the same list at workflow start and at every transition. */

@@ -5,8 +5,42 @@ import { ApiError } from '../domain/errors';
 const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, useDefaults: false });
 addFormats(ajv, ['uuid']);
 
+/** Compiles a request schema; `check` adds the control-character rule to every one of them. */
 export function compile<T>(schema: object): ValidateFunction<T> {
   return ajv.compile<T>(schema);
+}
+
+/**
+ * C0 control characters other than tab and newline: U+0000–U+0008 and U+000B–U+001F (so carriage
+ * return too). PostgreSQL cannot store NUL in text or jsonb at all, and the others have no business
+ * in a name, a reference or a description.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B-\u001F]/;
+export const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
+const CONTROL_RULE = 'must not contain control characters (U+0000–U+001F other than tab and newline)';
+
+const join = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
+
+/**
+ * The first string (in document order) or object key anywhere in `value` with a control character.
+ * Iterative, so a deeply nested body (metadata is free-form) cannot overflow the stack.
+ */
+export function findControlCharacter(value: unknown): { param: string; message: string } | undefined {
+  const stack: { path: string; value: unknown }[] = [{ path: '', value }];
+  while (stack.length > 0) {
+    const { path, value: current } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (CONTROL_CHARACTER.test(current)) return { param: path || '(body)', message: `${path || 'The body'} ${CONTROL_RULE}.` };
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ path: join(path, i), value: current[i] });
+    } else if (current !== null && typeof current === 'object') {
+      const entries = Object.entries(current);
+      const badKey = entries.find(([key]) => CONTROL_CHARACTER.test(key));
+      if (badKey) return { param: path || '(body)', message: `Field names in ${path || 'the body'} ${CONTROL_RULE}.` };
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ path: join(path, entries[i][0]), value: entries[i][1] });
+    }
+  }
+  return undefined;
 }
 
 function describe(error: ErrorObject): { param: string; message: string } {
@@ -25,8 +59,14 @@ function describe(error: ErrorObject): { param: string; message: string } {
   return { param: path || '(body)', message: `${path || 'The body'} ${error.message ?? 'is invalid'}.` };
 }
 
-/** Validates or throws `invalid_request` naming the first offending parameter. */
+/**
+ * Validates or throws `invalid_request` naming the first offending parameter. Before the schema,
+ * every string and field name of the input (nested metadata included) is checked for control
+ * characters, so no schema has to repeat that rule and none can forget it.
+ */
 export function check<T>(validate: ValidateFunction<T>, value: unknown): T {
+  const control = findControlCharacter(value);
+  if (control) throw new ApiError('invalid_request', control.message, { param: control.param });
   if (validate(value)) return value;
   const { param, message } = describe(validate.errors![0]);
   throw new ApiError('invalid_request', message, { param });

@@ -2,6 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { chargeJson, type ChargeRecord, type ChargeTransitionRequest } from '../domain/charge';
 import { canTransition, eventTypeForStatus, type ChargeStatus } from '../domain/charge-status';
 import { captureReversalTransfer, captureTransfer, holdTransfer, holdVoidTransfer, type Transfer } from '../domain/ledger';
+import { addToBalances } from './account-balances';
 import { Charge } from './entities';
 import { appendEvent } from './event-log';
 import { postTransfer } from './ledger';
@@ -50,20 +51,42 @@ function ledgerScope(record: ChargeRecord) {
 }
 
 /**
- * Records an accepted charge: projection row, pending ledger hold and `transaction.created`, in one
- * transaction. Running it again for the same charge returns the stored record and writes nothing.
+ * The writes of one state change, inside the caller's transaction, in this order (then the caller
+ * commits). Rows are taken from the least to the most contended, so each lock is held as briefly as
+ * the commit allows:
+ *
+ *   1. projection row (already staged by the caller) and ledger entries: one flush. These rows belong
+ *      to this charge alone; nobody else waits for them.
+ *   2. balance rows of the merchant's currency (`account_balances` upserts, in account order): hot per
+ *      merchant, environment and currency, locked from here to commit.
+ *   3. the merchant's event counter (`event_counters` upsert, returning the sequence), then the event
+ *      row (appendEvent): the hottest row, per merchant and environment, locked only for the event
+ *      insert and the commit.
+ *
+ * Every transaction takes 2 before 3, and the rows within 2 in key order, so no two state changes
+ * can deadlock on them.
+ */
+async function writeStateChange(em: EntityManager, record: ChargeRecord, transfers: Transfer[], at: string): Promise<void> {
+  for (const transfer of transfers) postTransfer(em, ledgerScope(record), transfer, new Date(at));
+  await em.flush();
+  await addToBalances(em, record, transfers);
+  await emitChargeEvent(em, record, at);
+}
+
+/**
+ * Records an accepted charge: projection row, pending ledger hold (entries and balance rows) and
+ * `transaction.created`, in one transaction, written in the order of `writeStateChange`. Running it
+ * again for the same charge returns the stored record and writes nothing.
  */
 export async function recordAcceptedCharge(orm: Orm, draft: ChargeRecord): Promise<ChargeRecord> {
   return orm.em.fork().transactional(async (em) => {
     const existing = await em.findOne(Charge, { id: draft.id });
     if (existing) return rowToRecord(existing);
     em.create(Charge, recordToRow(draft));
-    postTransfer(em, ledgerScope(draft), holdTransfer(draft), new Date(draft.createdAt));
-    await emitChargeEvent(em, draft, draft.createdAt);
+    await writeStateChange(em, draft, [holdTransfer(draft)], draft.createdAt);
     return draft;
   });
 }
-
 
 function transfersFor(record: ChargeRecord, to: ChargeStatus): Transfer[] {
   switch (to) {
@@ -80,9 +103,10 @@ function transfersFor(record: ChargeRecord, to: ChargeStatus): Transfer[] {
 }
 
 /**
- * Applies one state change: projection, ledger postings and the event, in one transaction, under a
- * row lock. Applying a transition the charge already made returns the record and writes nothing, so
- * activity retries are safe. `onCommitted` runs once, after the commit of a change that was written.
+ * Applies one state change: projection, ledger postings, balance rows and the event, in one
+ * transaction, under the charge's row lock (taken first), written in the order of `writeStateChange`.
+ * Applying a transition the charge already made returns the record and writes nothing, so activity
+ * retries are safe. `onCommitted` runs once, after the commit of a change that was written.
  */
 export async function applyChargeTransition(
   orm: Orm,
@@ -105,8 +129,7 @@ export async function applyChargeTransition(
     row.status = after.status;
     row.failureClass = after.failureClass;
     row.updatedAt = new Date(after.updatedAt);
-    for (const transfer of transfersFor(after, request.to)) postTransfer(em, ledgerScope(after), transfer, new Date(request.at));
-    await emitChargeEvent(em, after, request.at);
+    await writeStateChange(em, after, transfersFor(after, request.to), request.at);
     applied = true;
     return after;
   });

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../domain/environment';
-import { ACCOUNTS, isBalanced, type Transfer } from '../domain/ledger';
+import { isBalanced, type Transfer } from '../domain/ledger';
 import { LedgerEntry } from './entities';
 
 export interface LedgerScope {
@@ -10,7 +10,11 @@ export interface LedgerScope {
   resourceId: string;
 }
 
-/** Posts a balanced transfer inside the caller's transaction. Entries are never updated or deleted. */
+/**
+ * Stages a balanced transfer's entries in the caller's unit of work (written at its next flush).
+ * Entries are never updated or deleted. Their accounts' balance rows move in the same transaction
+ * (`addToBalances` in account-balances.ts); `writeStateChange` in charge-store.ts does both, in order.
+ */
 export function postTransfer(em: EntityManager, scope: LedgerScope, transfer: Transfer, at: Date): void {
   if (!isBalanced(transfer)) throw new Error(`transfer ${transfer.id} does not balance`);
   for (const posting of transfer.postings) {
@@ -26,26 +30,4 @@ export function postTransfer(em: EntityManager, scope: LedgerScope, transfer: Tr
       createdAt: at,
     });
   }
-}
-
-export interface BalanceFigures {
-  available: { currency: string; amount: number }[];
-  pending: { currency: string; amount: number }[];
-}
-
-/** Merchant balances per currency for one environment, summed from the ledger. */
-export async function readBalances(em: EntityManager, merchantId: string, environment: Environment): Promise<BalanceFigures> {
-  const rows = await em.execute<{ account: string; currency: string; amount: string }[]>(
-    `select account, currency, sum(amount)::text as amount from ledger_entries
-     where merchant_id = ? and environment = ? and account in (?, ?)
-     group by account, currency order by currency`,
-    [merchantId, environment, ACCOUNTS.merchantAvailable, ACCOUNTS.merchantPending],
-  );
-  const currencies = [...new Set(rows.map((r) => r.currency))];
-  const pick = (account: string) =>
-    currencies.map((currency) => ({
-      currency,
-      amount: Number(rows.find((r) => r.account === account && r.currency === currency)?.amount ?? 0),
-    }));
-  return { available: pick(ACCOUNTS.merchantAvailable), pending: pick(ACCOUNTS.merchantPending) };
 }

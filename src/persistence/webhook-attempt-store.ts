@@ -1,7 +1,31 @@
+import { safeExcerpt, safeText } from '../domain/response-excerpt';
 import { shouldAutoDisable, type DisableRule } from '../domain/webhook-health';
 import type { Environment } from '../domain/environment';
-import type { DeliveryStatus } from '../domain/webhook-delivery';
+import { RESPONSE_EXCERPT_BYTES, type DeliveryStatus } from '../domain/webhook-delivery';
 import type { Orm } from './orm';
+
+/** An attempt as recorded: what every execution of that attempt answers. */
+export interface RecordedAttempt {
+  outcome: 'succeeded' | 'failed';
+  statusCode: number | null;
+  error: string | null;
+  /** The wait recorded with it (Retry-After applied); null after a success or the last attempt. */
+  retryInMs: number | null;
+}
+
+/** From a webhook_attempts row joined with its delivery's next_attempt_at. */
+function recordedFromRow(r: Record<string, unknown>): RecordedAttempt {
+  return {
+    outcome: r.outcome as 'succeeded' | 'failed',
+    statusCode: (r.status_code as number | null) ?? null,
+    error: (r.error as string | null) ?? null,
+    // Attempt n + 1 is not recorded before attempt n's activity has completed, so while an execution
+    // of attempt n can still answer, the delivery's next_attempt_at is the one recorded with attempt n.
+    retryInMs: r.outcome === 'failed' && r.next_attempt_at
+      ? Math.max(0, new Date(r.next_attempt_at as string).getTime() - new Date(r.attempted_at as string).getTime())
+      : null,
+  };
+}
 
 /** Everything one attempt needs, read in one query. Secrets stay sealed until the sender opens them. */
 export interface AttemptContext {
@@ -21,7 +45,7 @@ export interface AttemptContext {
   previousSecretBox: string | null;
   previousSecretExpiresAt: Date | null;
   /** Set when this attempt number was already recorded (a retried activity): it is not sent again. */
-  recorded: { outcome: 'succeeded' | 'failed'; statusCode: number | null; error: string | null; retryInMs: number | null } | null;
+  recorded: RecordedAttempt | null;
 }
 
 export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: number): Promise<AttemptContext | null> {
@@ -54,17 +78,7 @@ export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: 
     secretBox: r.secret_box as string,
     previousSecretBox: (r.previous_secret_box as string | null) ?? null,
     previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at as string) : null,
-    recorded: r.outcome
-      ? {
-          outcome: r.outcome as 'succeeded' | 'failed',
-          statusCode: (r.status_code as number | null) ?? null,
-          error: (r.error as string | null) ?? null,
-          // The wait recorded with it (Retry-After applied); null after the last attempt.
-          retryInMs: r.outcome === 'failed' && r.next_attempt_at
-            ? Math.max(0, new Date(r.next_attempt_at as string).getTime() - new Date(r.attempted_at as string).getTime())
-            : null,
-        }
-      : null,
+    recorded: r.outcome ? recordedFromRow(r) : null,
   };
 }
 
@@ -93,32 +107,66 @@ export interface AttemptResult {
   failureReason: string | null;
 }
 
+/** What recording an attempt answers: the attempt as recorded, by this call or by another execution. */
+export interface RecordOutcome {
+  /** False when another execution of the same attempt recorded it first (`recorded` is its outcome). */
+  inserted: boolean;
+  recorded: RecordedAttempt;
+  autoDisabled: boolean;
+}
+
 /**
  * Records one attempt, the delivery's state and the endpoint's health in one transaction. The
- * endpoint row is locked so concurrent deliveries count the streak exactly; the auto-disable rule is
- * applied here. Recording the same attempt twice changes nothing.
+ * endpoint row is locked (FOR NO KEY UPDATE) so concurrent deliveries count the streak exactly; the
+ * auto-disable rule is applied here. A success writes the endpoint row only when it ends a streak.
+ * Recording the same attempt twice changes nothing, and both calls answer the outcome recorded first
+ * (two executions of one attempt, e.g. after a heartbeat timeout, must not disagree). Text is made
+ * storable (no NUL or other controls; the excerpt at most RESPONSE_EXCERPT_BYTES) whatever is passed.
  */
-export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRule): Promise<{ autoDisabled: boolean }> {
+export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRule): Promise<RecordOutcome> {
+  const error = a.error === null ? null : safeText(a.error);
+  const responseBody = a.responseBody === null ? null : safeExcerpt(a.responseBody, RESPONSE_EXCERPT_BYTES);
+  const failureReason = a.failureReason === null ? null : safeText(a.failureReason);
   return orm.em.fork().transactional(async (em) => {
     const inserted = await em.execute<unknown[]>(
       `insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body)
        values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning 1`,
-      [a.deliveryId, a.attempt, a.attemptedAt, a.outcome, a.statusCode, a.durationMs, a.error, a.responseBody],
+      [a.deliveryId, a.attempt, a.attemptedAt, a.outcome, a.statusCode, a.durationMs, error, responseBody],
     );
-    if (inserted.length === 0) return { autoDisabled: false };
+    if (inserted.length === 0) {
+      // The conflicting insert waited for the winner's commit; this statement sees what it recorded.
+      const rows = await em.execute<Record<string, unknown>[]>(
+        `select a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
+         from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+         where a.delivery_id = ? and a.attempt = ?`,
+        [a.deliveryId, a.attempt],
+      );
+      return { inserted: false, recorded: recordedFromRow(rows[0]), autoDisabled: false };
+    }
+    const recorded: RecordedAttempt = {
+      outcome: a.outcome,
+      statusCode: a.statusCode,
+      error,
+      retryInMs: a.outcome === 'failed' && a.nextAttemptAt ? Math.max(0, a.nextAttemptAt.getTime() - a.attemptedAt.getTime()) : null,
+    };
     const status: DeliveryStatus = a.outcome === 'succeeded' ? 'succeeded' : a.nextAttemptAt ? 'pending' : 'failed';
     await em.execute(
       `update webhook_deliveries set status = ?, attempt_count = greatest(attempt_count, ?), next_attempt_at = ?, last_status_code = ?,
          last_error = ?, completed_at = case when ? = 'pending' then null else ?::timestamptz end, updated_at = now()
        where id = ?`,
-      [status, a.attempt, a.nextAttemptAt, a.statusCode, a.error, status, a.attemptedAt, a.deliveryId],
+      [status, a.attempt, a.nextAttemptAt, a.statusCode, error, status, a.attemptedAt, a.deliveryId],
     );
     if (a.outcome === 'succeeded') {
-      await em.execute(`update webhook_endpoints set consecutive_failures = 0, failure_streak_started_at = null where id = ?`, [a.endpointId]);
-      return { autoDisabled: false };
+      // Most successes end no streak: then the endpoint row is neither locked nor rewritten.
+      await em.execute(
+        `update webhook_endpoints set consecutive_failures = 0, failure_streak_started_at = null
+         where id = ? and (consecutive_failures > 0 or failure_streak_started_at is not null)`,
+        [a.endpointId],
+      );
+      return { inserted: true, recorded, autoDisabled: false };
     }
     const rows = await em.execute<{ status: string; consecutive_failures: number; failure_streak_started_at: Date | null }[]>(
-      `select status, consecutive_failures, failure_streak_started_at from webhook_endpoints where id = ? for update`,
+      `select status, consecutive_failures, failure_streak_started_at from webhook_endpoints where id = ? for no key update`,
       [a.endpointId],
     );
     const failures = rows[0].consecutive_failures + 1;
@@ -129,8 +177,8 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
          status = case when ?::boolean then 'disabled' else status end, auto_disabled_at = case when ?::boolean then ?::timestamptz else auto_disabled_at end,
          updated_at = case when ?::boolean then now() else updated_at end
        where id = ?`,
-      [failures, streakStart, a.failureReason, a.attemptedAt, disable, disable, a.attemptedAt, disable, a.endpointId],
+      [failures, streakStart, failureReason, a.attemptedAt, disable, disable, a.attemptedAt, disable, a.endpointId],
     );
-    return { autoDisabled: disable };
+    return { inserted: true, recorded, autoDisabled: disable };
   });
 }

@@ -1,7 +1,7 @@
 import type { DeliveryAttemptRecord, DeliveryRecord, DeliveryStatus } from '../domain/webhook-delivery';
 import type { Environment } from '../domain/environment';
 import type { Orm } from './orm';
-import { iso, isoOrNull, type ListCursor } from './sql-values';
+import { iso, isoOrNull, TEXT_ARRAY, type ListCursor } from './sql-values';
 import type { Owner } from './webhook-endpoint-store';
 
 interface DeliveryRow {
@@ -110,10 +110,34 @@ export async function insertReplay(orm: Orm, original: DeliveryRecord, id: strin
   return deliveryFromRow(rows[0]);
 }
 
-/** A delivery whose workflow could not be started is closed as failed with the reason. */
-export async function abandonDelivery(orm: Orm, id: string, reason: string): Promise<void> {
+/** The deliveries' workflows are known to exist: the relay's sweep leaves them alone. */
+export async function markWorkflowsStarted(orm: Orm, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
   await orm.em.getConnection().execute(
-    `update webhook_deliveries set status = 'failed', last_error = ?, completed_at = now(), updated_at = now() where id = ? and status = 'pending'`,
-    [reason, id],
+    `update webhook_deliveries set workflow_started_at = now() where id = any(${TEXT_ARRAY}) and workflow_started_at is null`,
+    [JSON.stringify(ids)],
+  );
+}
+
+/** What starting a delivery's workflow needs, straight from its row. */
+export interface UnstartedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  merchant_id: string;
+  environment: Environment;
+  event_type: string;
+}
+
+/**
+ * Pending deliveries with no attempt whose workflow was never confirmed started, older than
+ * `olderThanSeconds` (younger ones are still being started by whoever created them), oldest first.
+ */
+export async function findUnstartedDeliveries(orm: Orm, olderThanSeconds: number, limit: number): Promise<UnstartedDelivery[]> {
+  return orm.em.getConnection().execute<UnstartedDelivery[]>(
+    `select id, endpoint_id, event_id, merchant_id, environment, event_type from webhook_deliveries
+     where status = 'pending' and attempt_count = 0 and workflow_started_at is null and created_at < now() - make_interval(secs => ?)
+     order by created_at limit ?`,
+    [olderThanSeconds, limit],
   );
 }

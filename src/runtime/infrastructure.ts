@@ -28,7 +28,7 @@ export async function startInfrastructure(config: Config, log: Logger): Promise<
       stops.push(pg.stop);
       databaseUrl = pg.url;
     }
-    const orm = await openOrm(databaseUrl);
+    const orm = await openOrm(databaseUrl, config.dbPoolMax);
     stops.push(() => orm.close());
     await migrate(orm);
 

@@ -19,6 +19,8 @@ export interface ServiceDeps {
   webhooks: WebhookConfig;
   /** DNS for the registration-time URL check (the system resolver unless a test passes one). */
   resolve?: Resolver;
+  /** Longest wait of one request on Temporal before 503 `service_unavailable` (default 10 s; TEMPORAL_REQUEST_DEADLINE_MS). */
+  temporalDeadlineMs?: number;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

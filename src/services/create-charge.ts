@@ -11,6 +11,7 @@ import { railPlan } from '../domain/sandbox-outcome';
 import { chargeStartOperation } from '../temporal/charge-start';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
 import { renderError } from './render-error';
+import { isTemporalUnavailable, serviceUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import type { Caller, ServiceDeps } from './context';
 
 export interface StoredAnswer {
@@ -80,15 +81,25 @@ async function startCharge(
   const draft = buildChargeDraft(caller, chargeId, request, new Date(), metadataJson);
   let acceptance: ChargeAcceptance;
   try {
-    acceptance = await deps.temporal.client.workflow.executeUpdateWithStart(acceptChargeUpdate, {
-      updateId: ACCEPT_UPDATE_ID,
-      startWorkflowOperation: chargeStartOperation(draft, deps.taskQueue),
-    });
+    // Bounded: with no worker polling (or Temporal down) the update would otherwise wait forever.
+    acceptance = await withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () =>
+      deps.temporal.client.workflow.executeUpdateWithStart(acceptChargeUpdate, {
+        updateId: ACCEPT_UPDATE_ID,
+        startWorkflowOperation: chargeStartOperation(draft, deps.taskQueue),
+      }),
+    );
   } catch (error) {
     // A retry that finds the workflow closed, or another run (a reversal) under the charge id: the
     // charge was accepted before, so answer as the acceptance did, from the projection.
     const existing = await findCharge(deps.orm, caller, chargeId);
-    if (!existing) throw error;
+    if (!existing) {
+      // Not accepted in time: 503, and the caller's retry with the same key reuses this charge id
+      // (the workflow, if it started, is picked up again by the same update).
+      if (isTemporalUnavailable(error)) {
+        throw serviceUnavailable('The charge could not be accepted in time (the payment workers may be unavailable).');
+      }
+      throw error;
+    }
     const unresolved = railPlan(existing.environment, draft.sandboxOutcome).kind === 'unresolved';
     acceptance = { kind: unresolved ? 'partner_timeout' : 'accepted', charge: existing };
   }

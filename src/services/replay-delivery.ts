@@ -1,11 +1,12 @@
 import { ApiError } from '../domain/errors';
 import { deliveryJson, type DeliveryRecord } from '../domain/webhook-delivery';
 import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey } from '../persistence/idempotency-store';
-import { abandonDelivery, findDelivery, insertReplay } from '../persistence/webhook-delivery-store';
+import { findDelivery, insertReplay, markWorkflowsStarted } from '../persistence/webhook-delivery-store';
 import { findEndpoint } from '../persistence/webhook-endpoint-store';
 import { newId } from '../support/new-id';
 import { startDeliveryWorkflow } from '../temporal/delivery-start';
 import type { Caller, ServiceDeps } from './context';
+import { withTemporalDeadline } from './dependency-unavailable';
 import { requestHash } from './create-charge';
 
 /**
@@ -22,8 +23,14 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
     throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: PATCH it with {"status":"active"} first, then replay.`);
   }
   const replay = await insertReplay(deps.orm, found.delivery, replayId);
-  try {
-    await startDeliveryWorkflow(deps.temporal.client, deps.taskQueue, {
+  // Should the start fail, the row stays pending: the start may have happened all the same (a
+  // timeout), and a pending delivery without a confirmed workflow is started by a retry with the
+  // same Idempotency-Key (same delivery id) or else by the outbox relay's sweep. Starting is
+  // idempotent (workflow id = delivery id), so it is sent once either way.
+  // Bounded like every API call on Temporal; a start that fails or times out leaves the replay
+  // pending, and the relay's sweep starts it (a retry with the same key answers the same delivery).
+  await withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () =>
+    startDeliveryWorkflow(deps.temporal.client, deps.taskQueue, {
       deliveryId: replay.id,
       eventId: replay.eventId,
       eventType: replay.eventType,
@@ -31,12 +38,9 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
       merchantId: replay.merchantId,
       environment: replay.environment,
       retryScheduleMs: deps.webhooks.retryScheduleMs,
-    });
-  } catch (error) {
-    // Not scheduled: the row must not claim a delivery is under way.
-    await abandonDelivery(deps.orm, replay.id, 'replay could not be scheduled; try again');
-    throw error;
-  }
+    }),
+  );
+  await markWorkflowsStarted(deps.orm, [replay.id]);
   return replay;
 }
 

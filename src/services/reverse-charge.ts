@@ -1,23 +1,57 @@
-import { chargeJson } from '../domain/charge';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { Charge } from '../persistence/entities';
 import { rowToRecord } from '../persistence/charge-mapping';
 import type { Orm } from '../persistence/orm';
 import { reversalStartOptions } from '../temporal/charge-start';
 import type { TemporalHandle } from '../temporal/connection';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
+import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
+import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
+
+/** The reversal did not finish within the deadline; if it started, it keeps running. */
+export class ReversalPendingError extends Error {
+  constructor(chargeId: string, deadlineMs: number) {
+    super(
+      `the reversal of ${chargeId} did not finish within ${deadlineMs / 1000} s (Temporal or the payment workers may be unavailable). ` +
+        `If it started, it keeps running: run the same command again to wait for its outcome, or open workflow ${chargeId} in the Temporal UI.`,
+    );
+    this.name = 'ReversalPendingError';
+  }
+}
+
+/** Starts the reversal run, or joins the one already running under the charge id (a repeated command). */
+async function reversalRun(temporal: TemporalHandle, taskQueue: string, charge: ChargeRecord): Promise<WorkflowHandle<typeof chargeReversalWorkflow>> {
+  try {
+    return await temporal.client.workflow.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', reversalStartOptions(charge, taskQueue, new Date().toISOString()));
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    const running = temporal.client.workflow.getHandle<typeof chargeReversalWorkflow>(charge.id);
+    if ((await running.describe()).type !== 'chargeReversalWorkflow') throw error;
+    return running;
+  }
+}
 
 /**
  * Operator action: reverse a succeeded charge. Runs `chargeReversalWorkflow` as a new run under the
- * charge's own workflow id, and waits for it. Answers the charge object, serialised.
+ * charge's own workflow id, and waits for it, at most `deadlineMs` (then ReversalPendingError; the
+ * run goes on, and the same command later joins it). Answers the charge object, serialised.
  */
-export async function reverseCharge(orm: Orm, temporal: TemporalHandle, taskQueue: string, chargeId: string): Promise<string> {
+export async function reverseCharge(
+  orm: Orm,
+  temporal: TemporalHandle,
+  taskQueue: string,
+  chargeId: string,
+  deadlineMs: number = DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
+): Promise<string> {
   const row = await orm.em.fork().findOne(Charge, { id: chargeId });
   if (!row) throw new Error(`charge ${chargeId} does not exist`);
   const charge = rowToRecord(row);
   if (charge.status !== 'succeeded') throw new Error(`charge ${chargeId} is ${charge.status}; only a succeeded charge can be reversed`);
-  const handle = await temporal.client.workflow.start<typeof chargeReversalWorkflow>(
-    'chargeReversalWorkflow',
-    reversalStartOptions(charge, taskQueue, new Date().toISOString()),
-  );
-  return chargeJson(await handle.result());
+  try {
+    return await withTemporalDeadline(temporal, deadlineMs, async () => chargeJson(await (await reversalRun(temporal, taskQueue, charge)).result()));
+  } catch (error) {
+    if (isTemporalUnavailable(error)) throw new ReversalPendingError(chargeId, deadlineMs);
+    throw error;
+  }
 }

@@ -4,9 +4,12 @@ import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workfl
 
 /**
  * Starts a delivery workflow (workflow id = delivery id). Starting one that exists, running or
- * closed, does nothing: a delivery id is never run twice.
+ * closed, does nothing: a delivery id is never run twice. Resolves once the workflow is known to
+ * exist ('started' or 'already_started'); throws when that is unknown (Temporal unreachable, or a
+ * timeout after which the start may or may not have happened). Callers then leave the delivery
+ * pending without `workflow_started_at`, and the outbox relay's sweep starts it later.
  */
-export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: WebhookDeliveryInput): Promise<void> {
+export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: WebhookDeliveryInput): Promise<'started' | 'already_started'> {
   try {
     await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: input.deliveryId,
@@ -20,7 +23,9 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
         { key: SA.Environment, value: input.environment },
       ],
     });
+    return 'started';
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return 'already_started';
   }
 }

@@ -1,5 +1,6 @@
 import { errors, request, type Dispatcher } from 'undici';
 import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-delivery';
+import { responseExcerpt } from '../domain/response-excerpt';
 
 export interface SendRequest {
   url: string;
@@ -13,7 +14,10 @@ export interface SendResult {
   durationMs: number;
   /** Why no usable answer came back (timeout, refused address, connection error). */
   error: string | null;
-  /** The first RESPONSE_EXCERPT_BYTES of the answer, as text. */
+  /**
+   * The start of the answer as storable text: at most RESPONSE_EXCERPT_BYTES of UTF-8, invalid bytes
+   * and control characters (NUL included) replaced with U+FFFD (see src/domain/response-excerpt.ts).
+   */
   responseBody: string | null;
   retryAfter: string | undefined;
 }
@@ -57,7 +61,7 @@ export async function sendWebhook(dispatcher: Dispatcher, req: SendRequest): Pro
       statusCode: response.statusCode,
       durationMs: Math.round(performance.now() - started),
       error: null,
-      responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+      responseBody: responseExcerpt(Buffer.concat(chunks), RESPONSE_EXCERPT_BYTES),
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
     };
   } catch (error) {

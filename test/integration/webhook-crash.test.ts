@@ -5,7 +5,7 @@
  * same event (same event id, same delivery id, same bytes).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness } from '../support/harness';
 import { killAllWorkers, startWorkerChild } from '../support/worker-child';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
@@ -36,30 +36,45 @@ test('worker killed during fan-out: after a restart every endpoint has every eve
   const mine = (ds: ReceivedDelivery[]) => ds.filter((d) => d.path.startsWith(`/hook/${m.id}/`));
 
   const first = await startWorkerChild({ taskQueue: h.taskQueue });
-  const creates = Array.from({ length: CHARGES }, (_, i) =>
-    h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: chargeBody({ reference: `fanout-${i}` }), headers: { 'Idempotency-Key': idempotencyKey() } }),
-  );
+  const keys = Array.from({ length: CHARGES }, () => idempotencyKey());
+  // A create cut off without an answer counts as status 0 (and is retried below).
+  const create = (i: number): Promise<ApiResponse> =>
+    h
+      .request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: chargeBody({ reference: `fanout-${i}` }), headers: { 'Idempotency-Key': keys[i] } })
+      .catch((error: Error) => ({ status: 0, headers: new Headers(), text: error.message, json: undefined }));
+  const creates = keys.map((_, i) => create(i));
   // Kill it while deliveries are flowing: some sent, most not yet.
   await rx.waitFor((ds) => mine(ds).length >= 10, 60_000);
   await first.kill();
   const before = mine(rx.deliveries).length;
-  // Creates that were in flight may have been cut off; the API answers them once a worker is back.
+  // Creates that were in flight may have been cut off; the API answers them once a worker is back. A
+  // create that did not answer 200 is retried with its Idempotency-Key (the same charge) until it does.
   const second = await startWorkerChild({ taskQueue: h.taskQueue });
   const answers = await Promise.all(creates);
-  const chargeIds = answers.map((a) => a.json?.id).filter(Boolean);
+  for (let i = 0; i < CHARGES; i++) {
+    for (let retries = 0; answers[i].status !== 200 && retries < 10; retries++) {
+      await delay(500);
+      answers[i] = await create(i);
+    }
+  }
+  expect(answers.map((a) => (a.status === 200 ? 200 : `${a.status} ${a.text}`))).toEqual(Array(CHARGES).fill(200));
+  const chargeIds = answers.map((a) => a.json.id as string);
+  expect(new Set(chargeIds).size).toBe(CHARGES);
+  // Every charge succeeds (the sandbox default): two events each, transaction.created and .succeeded.
+  for (const id of chargeIds) expect((await h.settled(id)).status).toBe('succeeded');
 
-  // Every event of the merchant (2 per charge once all have succeeded) must reach all three endpoints.
   const eventCount = async () => {
     const rows = await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as n from events where merchant_id = ?`, [m.id]);
     return Number(rows[0].n);
   };
-  const until = Date.now() + 90_000;
-  while ((await eventCount()) < 2 * chargeIds.length && Date.now() < until) await delay(250);
+  expect(await eventCount()).toBe(2 * CHARGES);
   const events = (await h.request('sandbox', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.testKey })).json.data as Array<{ id: string; sequence: number }>;
-  expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
-  const want = events.length * PATHS.length;
+  expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: 2 * CHARGES }, (_, i) => i + 1));
+  const want = 2 * CHARGES * PATHS.length; // 150: every event to each of the three endpoints
   const pairs = (ds: ReceivedDelivery[]) => new Set(mine(ds).map((d) => `${d.headers['x-service-event-id']}|${d.signatures.length > 0 ? d.validFor[0] : ''}`));
+  // waitFor rejects when the time is up: a missing delivery fails the test here.
   const got = await rx.waitFor((ds) => pairs(ds).size >= want, 90_000);
+  expect(pairs(got).size).toBe(want);
   await second.stop();
 
   const received = mine(got);

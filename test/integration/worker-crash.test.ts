@@ -1,14 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
-import { allEvents, expectSucceededLedger, ledgerRows } from '../support/ledger-rows';
+import { allEvents, expectBalancesMatchPostings, expectSucceededLedger, ledgerRows } from '../support/ledger-rows';
 import { killAllWorkers, startWorkerChild, type WorkerChild } from '../support/worker-child';
 
 /**
  * Crash recovery with the real worker process (workers/main.ts): SIGKILL it while charges are in
  * flight, start a new one, and check that every charge still ends exactly once: one ledger set, one
- * created and one succeeded event, sequences 1..2N without gap, balances right. The API runs in this
- * process with no worker of its own.
+ * created and one succeeded event, sequences 1..2N without gap, balances right (and every balance row
+ * equal to its account's postings). The API runs in this process with no worker of its own.
  */
 
 let h: Harness;
@@ -102,7 +102,8 @@ async function lastTaskCompletedBy(id: string): Promise<string | undefined> {
 /**
  * The invariants after every charge of the merchant has finished: each succeeded, posted exactly the
  * transfers hold, hold_void and capture once, logged exactly one created and one succeeded event; the
- * merchant's sequences are 1..2N; available = sum of merchant amounts, pending 0.
+ * merchant's sequences are 1..2N; available = sum of merchant amounts, pending 0; every balance row
+ * equals the sum of its account's ledger entries.
  */
 async function expectExactlyOnce(merchant: TestMerchant, charges: ChargeView[]): Promise<void> {
   const ids = charges.map((c) => c.id);
@@ -131,6 +132,7 @@ async function expectExactlyOnce(merchant: TestMerchant, charges: ChargeView[]):
     available: [{ currency: 'GHS', amount: charges.reduce((sum, c) => sum + c.merchant_amount, 0) }],
     pending: [{ currency: 'GHS', amount: 0 }],
   });
+  await expectBalancesMatchPostings(h.orm, merchant.id);
 
   // One workflow per charge, all completed.
   const descriptions = await Promise.all(ids.map((id) => h.temporal.client.workflow.getHandle(id).describe()));
@@ -159,27 +161,82 @@ test('SIGKILL of the worker while 20 accepted charges wait for the rail: a new w
   expect(await second.exited).toEqual({ code: 0, signal: null });
 });
 
-test('SIGKILL of the worker in the middle of the succeed transaction: nothing half-written, nothing twice', async () => {
-  const merchant = await h.merchant();
+/**
+ * Backends of other sessions that wait, blocked by `blocker` (a backend pid), while inserting an event,
+ * and that hold write locks on every table a state change writes before its event: their projection,
+ * ledger entries, balance rows and counter increment are written, uncommitted. One snapshot of
+ * pg_stat_activity and pg_locks.
+ */
+async function eventInsertsWaitingOn(blocker: number): Promise<number[]> {
+  const rows = await sql<{ pid: number }>(
+    `select a.pid from pg_stat_activity a
+     where a.pid <> pg_backend_pid() and a.wait_event_type = 'Lock' and a.query ilike 'insert into "events"%'
+       and ? = any(pg_blocking_pids(a.pid))
+       and (select count(distinct c.relname) from pg_locks l join pg_class c on c.oid = l.relation
+            where l.pid = a.pid and l.granted and l.mode = 'RowExclusiveLock'
+              and c.relname in ('charges', 'ledger_entries', 'account_balances', 'event_counters')) = 4`,
+    [blocker],
+  );
+  return rows.map((r) => Number(r.pid));
+}
+
+test('SIGKILL of the worker in the middle of the succeed transaction, after its counter increment and inserts: nothing half-written, nothing twice', async () => {
+  // One charge per merchant: a merchant's counter row admits one transaction at a time, and each
+  // charge's succeed transaction is to get all the way to its event insert.
+  const merchants = await Promise.all(Array.from({ length: 3 }, () => h.merchant()));
   const first = await startWorker();
-  const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => create(merchant, idempotencyKey(), 20_000 + i * 101)));
-  expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 5 }, () => 200));
+  const responses = await Promise.all(merchants.map((m, i) => create(m, idempotencyKey(), 20_000 + i * 101)));
+  expect(responses.map((r) => r.status)).toEqual(merchants.map(() => 200));
   const charges = responses.map((r) => r.json as ChargeView);
 
-  // Lock the charge rows: each completion's transaction (projection, ledger, event) blocks on its row.
-  const locks = await holdLocks([[`select id from charges where merchant_id = ? for update`, [merchant.id]]]);
+  // The test's own uncommitted events row holds each succeed event's dedupe key (sequence -1 keeps
+  // clear of the real sequences): each succeed transaction writes the projection, its ledger entries
+  // and balance rows, increments the counter, then waits on the unique index at its event insert.
+  // A charge that already succeeded inserts nothing here and is not counted as blocked.
+  const blocker = await holdLocks(
+    charges.map((c, i): [string, unknown[]] => [
+      `insert into events (id, merchant_id, environment, sequence, type, resource_type, resource_id, dedupe_key, body, created_at)
+       values (?, ?, 'sandbox', -1, 'transaction.succeeded', 'transaction', ?, ?, '{}', now()) on conflict (dedupe_key) do nothing`,
+      [`evt_blocker${i}`, merchants[i].id, c.id, `${c.id}:transaction.succeeded`],
+    ]),
+  );
   let blocked: string[];
+  let killedBackends: number[];
   try {
-    blocked = (await locks.em.execute<{ id: string }[]>(`select id from charges where merchant_id = ? and status = 'awaiting_action'`, [merchant.id])).map((r) => r.id);
+    const [{ pid: blockerPid }] = await blocker.em.execute<{ pid: number }[]>(`select pg_backend_pid() as pid`);
+    blocked = (
+      await blocker.em.execute<{ resource_id: string }[]>(`select resource_id from events where id like 'evt_blocker%' and sequence = -1 order by resource_id`)
+    ).map((r) => r.resource_id);
     expect(blocked.length).toBeGreaterThan(0);
-    await until(`${blocked.length} completions wait on the charge rows`, async () => (await lockWaiters('charges')) >= blocked.length);
+    // The worker's transactions time out on the lock (WORKER_DB_TIMEOUTS) and retry, so the kill
+    // follows the snapshot in which every blocked one waits at its event insert.
+    await until(`${blocked.length} succeed transactions wait at their event insert`, async () => {
+      killedBackends = await eventInsertsWaitingOn(Number(blockerPid));
+      return killedBackends.length >= blocked.length;
+    });
     await first.kill();
   } finally {
-    await locks.release();
+    await blocker.release();
+  }
+
+  // The killed worker's backends end with its connections (a backend blocked on a lock notices the
+  // closed socket once the wait ends); their transactions never committed.
+  await until('the killed worker\'s backends are gone', async () => {
+    const alive = await sql(`select pid from pg_stat_activity where pid in (select jsonb_array_elements_text(?::jsonb)::int)`, [JSON.stringify(killedBackends!)]);
+    return alive.length === 0;
+  });
+  for (const [i, charge] of charges.entries()) {
+    if (!blocked.includes(charge.id)) continue;
+    const merchant = merchants[i];
+    expect(await sql(`select status from charges where id = ?`, [charge.id])).toEqual([{ status: 'awaiting_action' }]);
+    expect((await ledgerRows(h, merchant.id)).map((r) => r.transfer_id)).toEqual([`${charge.id}:hold`, `${charge.id}:hold`]);
+    expect(await sql(`select last_sequence::int as n from event_counters where merchant_id = ?`, [merchant.id])).toEqual([{ n: 1 }]);
+    expect(await sql(`select type from events where merchant_id = ?`, [merchant.id])).toEqual([{ type: 'transaction.created' }]);
+    await expectBalancesMatchPostings(h.orm, merchant.id);
   }
 
   const second = await startWorker();
-  await expectExactlyOnce(merchant, charges);
+  for (const [i, charge] of charges.entries()) await expectExactlyOnce(merchants[i], [charge]);
   for (const id of blocked) expect(await lastTaskCompletedBy(id)).toBe(second.identity);
   await second.stop();
   expect(await second.exited).toEqual({ code: 0, signal: null });

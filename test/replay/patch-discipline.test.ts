@@ -17,7 +17,10 @@ import { APPLY_BEFORE_COMPLETION_TIMER } from './fixtures/patched-charge-workflo
 // (fixtures/patched-charge-workflow.ts). New runs take the new order and carry the patch marker.
 
 const DIR = path.join(__dirname, 'histories');
-const chargeHistories = fs.readdirSync(DIR).filter((f) => /^chargeWorkflow-.*\.json$/.test(f)).sort();
+// The fixtures copy chargeWorkflow as it was when these five scenarios were recorded; histories of
+// later code paths (e.g. the NeedsAttention give-up) belong to the real workflow, not to the fixtures.
+const FIXTURE_SCENARIOS = ['succeed', 'pending-timeout', 'indeterminate-expiry', 'immediate-failure', 'early-expiry'];
+const chargeHistories = FIXTURE_SCENARIOS.map((s) => `chargeWorkflow-${s}.json`);
 const load = (file: string) => historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
 const T = temporal.api.enums.v1.EventType;
 installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
@@ -30,7 +33,7 @@ const bundle = (fixture: 'altered-charge-workflow' | 'patched-charge-workflow') 
 };
 
 test('every committed chargeWorkflow scenario is covered', () => {
-  expect(chargeHistories).toEqual(expect.arrayContaining(['succeed', 'pending-timeout', 'indeterminate-expiry', 'immediate-failure', 'early-expiry'].map((s) => `chargeWorkflow-${s}.json`)));
+  expect(fs.readdirSync(DIR)).toEqual(expect.arrayContaining(chargeHistories));
 });
 
 test('unguarded, the change fails replay of the recorded success with DeterminismViolationError', async () => {

@@ -15,6 +15,7 @@ import { createPaymentsWorker } from '../../workers/create-worker';
 import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
 import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-relay';
+import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/charge-reconciler';
 import type { Resolver } from '../../src/webhooks/url-policy';
 
 export interface ApiResponse<T = any> {
@@ -41,7 +42,7 @@ export interface Harness {
   merchant(options?: { verified?: boolean }): Promise<TestMerchant>;
   /** Waits for a charge workflow to finish (no polling) and returns its final record. */
   settled(chargeId: string): Promise<ChargeRecord>;
-  /** The payments worker and the webhook outbox relay, in this process. */
+  /** The payments worker, the webhook outbox relay and the charge reconciler, in this process. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
@@ -90,7 +91,8 @@ export const idempotencyKey = () => `idem-${randomBase62(20)}`;
  * against the suite's real PostgreSQL and Temporal dev server.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const orm = await openOrm(env('TEST_DATABASE_URL'), 5);
+  // Pool 12: the in-process worker gets 5 local activity and 5 activity slots (runtime/worker-capacity.ts).
+  const orm = await openOrm(env('TEST_DATABASE_URL'), 12);
   const address = env('TEST_TEMPORAL_ADDRESS');
   const temporal = await connectTemporal(address, 'default');
   const taskQueue = `test-${randomBase62(8)}`;
@@ -107,17 +109,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     live: `http://127.0.0.1:${(servers[1].address() as AddressInfo).port}`,
   };
 
-  let running: { worker: Worker; relay: OutboxRelay; done: Promise<void>; close(): Promise<void> } | undefined;
+  let running: { worker: Worker; relay: OutboxRelay; reconciler: ChargeReconciler; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
     const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, webhooks });
     const done = worker.run();
     const relay = startOutboxRelay({ orm, client: temporal.client, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
-    running = { worker, relay, done, close: () => connection.close() };
+    // As in workers/main.ts: a pass at start, then every 60 s (tests call reconcileOnce themselves).
+    const reconciler = startChargeReconciler({ orm, client: temporal.client, taskQueue, log });
+    running = { worker, relay, reconciler, done, close: () => connection.close() };
   };
   const stopWorker = async () => {
     if (!running) return;
     await running.relay.stop();
+    await running.reconciler.stop();
     running.worker.shutdown();
     await running.done;
     await running.close();

@@ -1,3 +1,4 @@
+import type { Orm } from '../../src/persistence/orm';
 import type { Harness, TestMerchant } from './harness';
 
 export interface LedgerRow {
@@ -55,4 +56,39 @@ export function expectSucceededLedger(
     platform_fee: charge.fee.platform,
     tax: charge.fee.tax,
   });
+}
+
+export interface BalanceMismatch {
+  merchant_id: string;
+  environment: string;
+  currency: string;
+  account: string;
+  /** The balance row's amount, null when the account has entries but no row. */
+  balance: string | null;
+  /** The sum of the account's entries, null when a row exists without entries. */
+  postings: string | null;
+}
+
+/**
+ * Every account (of one merchant, or of the whole database) whose balance row differs from the sum of
+ * its ledger entries, or that has one without the other. Exact: compared as bigint/numeric in SQL.
+ */
+export function balanceMismatches(orm: Orm, merchantId?: string): Promise<BalanceMismatch[]> {
+  const only = merchantId === undefined ? '' : 'where merchant_id = ?';
+  return orm.em.getConnection().execute<BalanceMismatch[]>(
+    `with sums as (
+       select merchant_id, environment, currency, account, sum(amount) as amount from ledger_entries ${only}
+       group by merchant_id, environment, currency, account),
+     rows as (select merchant_id, environment, currency, account, amount from account_balances ${only})
+     select merchant_id, environment, currency, account, r.amount::text as balance, s.amount::text as postings
+     from rows r full outer join sums s using (merchant_id, environment, currency, account)
+     where r.amount is distinct from s.amount
+     order by merchant_id, environment, currency, account`,
+    merchantId === undefined ? [] : [merchantId, merchantId],
+  );
+}
+
+/** Asserts that every balance row of the merchant equals the sum of its account's ledger entries. */
+export async function expectBalancesMatchPostings(orm: Orm, merchantId: string): Promise<void> {
+  expect(await balanceMismatches(orm, merchantId)).toEqual([]);
 }

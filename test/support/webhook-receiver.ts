@@ -28,10 +28,13 @@ export interface ReceivedDelivery {
 /** What to answer to delivery number `index` (0-based, counting every request received). */
 export type Responder = (d: ReceivedDelivery, index: number) => {
   status: number;
-  body?: string;
+  /** Text (sent as UTF-8) or raw bytes (binary, UTF-16, NUL bytes). */
+  body?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Answer only after this long (a slow receiver). */
   delayMs?: number;
+  /** Answer only once this settles (a receiver held until the test says so). */
+  release?: Promise<unknown>;
 };
 
 /** A running test receiver; see {@link startTestReceiver}. */
@@ -117,6 +120,13 @@ export async function startTestReceiver(): Promise<TestReceiver> {
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
       res.end(reply.body ?? '');
     };
+    if (reply.release) {
+      const sendIfOpen = () => {
+        if (!res.destroyed) send();
+      };
+      void reply.release.then(sendIfOpen, sendIfOpen);
+      return;
+    }
     if (!reply.delayMs) return send();
     const timer = setTimeout(() => {
       timers.delete(timer);

@@ -1,17 +1,65 @@
 import Router from '@koa/router';
+import { temporal as proto } from '@temporalio/proto';
 import type { ServiceDeps } from '../../services/context';
 
-/** 200 once PostgreSQL and Temporal answer, 503 otherwise. No authentication. */
+/** Each check's own limit, so /health answers even when a dependency hangs. */
+const CHECK_TIMEOUT_MS = 2_000;
+/** A poller the server saw this recently counts as a live worker (pollers long-poll for ~1 minute). */
+const POLLER_FRESH_MS = 60_000;
+
+function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work(), timeout]).finally(() => clearTimeout(timer));
+}
+
+type Timestamp = { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null | undefined;
+const timestampMs = (ts: Timestamp) =>
+  ts?.seconds == null ? 0 : (typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber()) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+
+async function databaseAnswers(deps: ServiceDeps): Promise<boolean> {
+  await within(CHECK_TIMEOUT_MS, () => deps.orm.em.getConnection().execute('select 1'));
+  return true;
+}
+
+async function temporalAnswers(deps: ServiceDeps): Promise<boolean> {
+  const deadline = Date.now() + CHECK_TIMEOUT_MS;
+  await within(CHECK_TIMEOUT_MS, () => deps.temporal.connection.withDeadline(deadline, () => deps.temporal.connection.workflowService.getSystemInfo({})));
+  return true;
+}
+
+/** A worker polls the charge task queue for workflow tasks (seen by the server in the last minute). */
+async function workerPolls(deps: ServiceDeps): Promise<boolean> {
+  const deadline = Date.now() + CHECK_TIMEOUT_MS;
+  const { pollers } = await within(CHECK_TIMEOUT_MS, () =>
+    deps.temporal.connection.withDeadline(deadline, () =>
+      deps.temporal.connection.workflowService.describeTaskQueue({
+        namespace: deps.temporal.namespace,
+        taskQueue: { name: deps.taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      }),
+    ),
+  );
+  const now = Date.now();
+  return (pollers ?? []).some((p) => now - timestampMs(p.lastAccessTime) <= POLLER_FRESH_MS);
+}
+
+/**
+ * 200 `{"status":"ok"}` when PostgreSQL answers, Temporal answers and a worker polls the task queue;
+ * otherwise 503 naming each part, e.g. `{"status":"unavailable","database":true,"temporal":true,"worker":false}`.
+ * No authentication.
+ */
 export function healthRoutes(deps: ServiceDeps): Router {
   const router = new Router();
   router.get('/health', async (ctx) => {
-    const checks = await Promise.allSettled([
-      deps.orm.em.getConnection().execute('select 1'),
-      deps.temporal.connection.workflowService.getSystemInfo({}),
-    ]);
-    const ok = checks.every((c) => c.status === 'fulfilled');
+    const [database, temporal, worker] = await Promise.all(
+      [databaseAnswers, temporalAnswers, workerPolls].map((check) => check(deps).catch(() => false)),
+    );
+    const ok = database && temporal && worker;
     ctx.status = ok ? 200 : 503;
-    ctx.body = ok ? { status: 'ok' } : { status: 'unavailable', database: checks[0].status === 'fulfilled', temporal: checks[1].status === 'fulfilled' };
+    ctx.body = ok ? { status: 'ok' } : { status: 'unavailable', database, temporal, worker };
   });
   return router;
 }

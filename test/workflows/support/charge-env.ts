@@ -1,12 +1,12 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import type { ChargeDraft, ChargeRecord } from '../../../src/domain/charge';
 import type { Environment } from '../../../src/domain/environment';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
 import { chargeStartOperation, reversalStartOptions } from '../../../src/temporal/charge-start';
+import { indexedValueType } from '../../../src/temporal/connection';
 import { buildChargeDraft } from '../../../src/services/charge-draft';
 import { newId, randomBase62 } from '../../../src/support/new-id';
 import { installRuntime, workflowBundle } from '../../../workers/create-worker';
@@ -51,10 +51,7 @@ export interface ChargeTestEnv {
  * registerSearchAttributes cannot be used), but it does implement OperatorService.AddSearchAttributes.
  */
 export async function declareSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
-  const { IndexedValueType } = temporal.api.enums.v1;
-  const searchAttributes = Object.fromEntries(
-    SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => [d.name, d.type === 'Int' ? IndexedValueType.INDEXED_VALUE_TYPE_INT : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
-  );
+  const searchAttributes = Object.fromEntries(SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => [d.name, indexedValueType(d.type)]));
   await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes });
 }
 

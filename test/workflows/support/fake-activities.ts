@@ -11,10 +11,29 @@ export type FakeCall =
  * In-memory stand-in for the charge store behind ChargeActivities, with the same contract as
  * activities/charges.ts: idempotent acceptance, idempotent transitions, refusals as non-retryable
  * failures typed TransitionRefusedError / ChargeNotFoundError. Every call is logged in order.
+ * `breakStep` simulates a database that keeps failing a step until `heal`.
  */
 export class FakeChargeStore {
   readonly charges = new Map<string, ChargeRecord>();
   readonly calls: FakeCall[] = [];
+  /** Steps that fail on every call until healed: (charge id, activity) -> the error thrown. */
+  private readonly outages = new Map<string, () => Error>();
+
+  /** Makes every call of `activity` for this charge throw `error()` (a database outage), until `heal`. */
+  breakStep(chargeId: string, activity: FakeCall['activity'], error: () => Error = () => new Error('connect ECONNREFUSED 127.0.0.1:5432')): this {
+    this.outages.set(`${chargeId}|${activity}`, error);
+    return this;
+  }
+
+  heal(chargeId: string): this {
+    for (const key of [...this.outages.keys()]) if (key.startsWith(`${chargeId}|`)) this.outages.delete(key);
+    return this;
+  }
+
+  private failIfBroken(chargeId: string, activity: FakeCall['activity']): void {
+    const error = this.outages.get(`${chargeId}|${activity}`);
+    if (error) throw error();
+  }
 
   callsFor(chargeId: string): FakeCall[] {
     return this.calls.filter((c) => c.chargeId === chargeId);
@@ -28,6 +47,7 @@ export class FakeChargeStore {
   readonly activities: ChargeActivities = {
     recordAcceptedCharge: async (draft) => {
       this.calls.push({ activity: 'recordAcceptedCharge', chargeId: draft.id, record: draft });
+      this.failIfBroken(draft.id, 'recordAcceptedCharge');
       const existing = this.charges.get(draft.id);
       if (existing) return existing;
       this.charges.set(draft.id, draft);
@@ -35,6 +55,7 @@ export class FakeChargeStore {
     },
     applyChargeTransition: async (request) => {
       this.calls.push({ activity: 'applyChargeTransition', chargeId: request.chargeId, request });
+      this.failIfBroken(request.chargeId, 'applyChargeTransition');
       const before = this.charges.get(request.chargeId);
       if (!before) {
         throw ApplicationFailure.create({ type: 'ChargeNotFoundError', message: `charge ${request.chargeId} does not exist`, nonRetryable: true });

@@ -1,0 +1,89 @@
+/**
+ * How long the charge workflow keeps retrying a database step before it asks an operator, and what
+ * it tells them. Shared by the workflow (pure values only), the reconciler and the CLI.
+ *
+ * Retry schedule of one database step (a local activity): 200 ms, doubling, capped at 30 s, at most
+ * 40 attempts. The waits add up to 0.2+0.4+…+25.6 s (51 s) plus 31 × 30 s = 16 min 21 s, so an
+ * outage of a few minutes is ridden out; attempts themselves are short (WORKER_DB_TIMEOUTS: 3 s to
+ * get a connection, 8 s per statement), and 30 minutes over all attempts is a hard backstop. A
+ * persistent failure therefore gives up after 16–30 minutes. Waits up to `localRetryThreshold` (10 s)
+ * happen inside the worker; longer ones are durable timers, about 5 history events each (~170 per
+ * give-up), far below Temporal's limits.
+ */
+export const DB_STEP_RETRY = {
+  initialIntervalMs: 200,
+  backoffCoefficient: 2,
+  maximumIntervalMs: 30_000,
+  maximumAttempts: 40,
+  scheduleToCloseMs: 30 * 60_000,
+  localRetryThresholdMs: 10_000,
+  startToCloseMs: 30_000,
+} as const;
+
+/** Patch id guarding the give-up path (ask an operator instead of failing or retrying forever). */
+export const BOUNDED_DB_RETRIES_PATCH = 'bounded-db-retries';
+
+/**
+ * Retries the reconciler may ask for on its own, per charge; after that only an operator can retry
+ * (each retry is another bounded round of attempts, so this also bounds the history).
+ */
+export const MAX_AUTOMATIC_RETRIES = 3;
+
+/** Longest accepted retry reason (it is kept in workflow history and shown to operators). */
+export const MAX_REASON_LENGTH = 500;
+
+/** Error types that are a refusal by the charge's rules, not a database problem: never retried by an operator. */
+export const DOMAIN_REFUSALS: readonly string[] = ['TransitionRefusedError', 'ChargeNotFoundError'];
+
+/** Error type of a charge workflow whose acceptance could not be recorded (no row, no money moved). */
+export const CHARGE_NOT_RECORDED = 'ChargeNotRecorded';
+
+export type RetryRequester = 'operator' | 'reconciler';
+
+/** Input of the `retryStep` update (also from the Temporal UI: `{"reason":"database restored"}`). */
+export interface RetryStepRequest {
+  reason: string;
+  by?: RetryRequester;
+}
+
+/** What the charge workflow tells an operator about a database step it gave up on. */
+export interface ChargeAttention {
+  /** True while the workflow waits for `retryStep` (search attribute NeedsAttention). */
+  needsAttention: boolean;
+  /** The step that gave up, e.g. `charge -> succeeded`; null when none ever did. */
+  step: string | null;
+  /** Why, with the last error; kept after a successful retry for the record. */
+  reason: string | null;
+  /** Workflow time the step gave up (ISO). */
+  since: string | null;
+  /** How often a step gave up in this run. */
+  giveUps: number;
+  operatorRetries: number;
+  automaticRetries: number;
+  lastRetry: { at: string; by: RetryRequester; reason: string } | null;
+}
+
+export const NO_ATTENTION: ChargeAttention = {
+  needsAttention: false,
+  step: null,
+  reason: null,
+  since: null,
+  giveUps: 0,
+  operatorRetries: 0,
+  automaticRetries: 0,
+  lastRetry: null,
+};
+
+/** Why a retry request is refused, or null when it is acceptable in this state. */
+export function retryRefusal(chargeId: string, state: ChargeAttention, request: unknown): string | null {
+  if (typeof request !== 'object' || request === null) return 'retryStep takes {"reason": "…"}';
+  const { reason, by = 'operator' } = request as { reason?: unknown; by?: unknown };
+  if (typeof reason !== 'string' || reason.trim() === '') return 'a reason is required';
+  if (reason.length > MAX_REASON_LENGTH) return `the reason is longer than ${MAX_REASON_LENGTH} characters`;
+  if (by !== 'operator' && by !== 'reconciler') return 'by must be operator or reconciler';
+  if (!state.needsAttention) return `charge ${chargeId} is not waiting for an operator: nothing to retry`;
+  if (by === 'reconciler' && state.automaticRetries >= MAX_AUTOMATIC_RETRIES) {
+    return `charge ${chargeId}: the ${MAX_AUTOMATIC_RETRIES} automatic retries are used up; an operator must retry`;
+  }
+  return null;
+}

@@ -1,0 +1,70 @@
+import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
+import { ApiError } from '../domain/errors';
+import type { TemporalHandle } from '../temporal/connection';
+
+/**
+ * A dependency that is down or too slow: the request could not be served now, but the same request
+ * later can (503 `service_unavailable` with `Retry-After`; an Idempotency-Key stays usable).
+ */
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** pg and pg-pool say so in words only: a connect that timed out, a pool wait that timed out, a dropped link. */
+const DB_DOWN_MESSAGE = /timeout exceeded when trying to connect|connection terminated/i;
+/** gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4). */
+const GRPC_DOWN_CODES = new Set([14, 4]);
+
+function* causes(error: unknown): Generator<Record<string, unknown>> {
+  let current = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    yield current as Record<string, unknown>;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/**
+ * PostgreSQL unreachable: connection refused or reset, a connect or pool-acquire timeout, or the
+ * server refusing connections (SQLSTATE class 08 but 08P01, 57P01–57P03 shutting down or starting,
+ * 53300 too many).
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    const sqlState = typeof e.sqlState === 'string' ? e.sqlState : code;
+    if (code && NETWORK_CODES.has(code)) return true;
+    // 08P01 (protocol violation) is the server refusing what was sent (e.g. a NUL in text), not an outage.
+    if (sqlState && ((/^08/.test(sqlState) && sqlState !== '08P01') || ['57P01', '57P02', '57P03', '53300'].includes(sqlState))) return true;
+    if (typeof e.message === 'string' && DB_DOWN_MESSAGE.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** Temporal unreachable or past the request's deadline (the worker may be down: nothing answered in time). */
+export function isTemporalUnavailable(error: unknown): boolean {
+  for (const e of causes(error)) {
+    if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+    if (isGrpcServiceError(e) && GRPC_DOWN_CODES.has((e as { code: number }).code)) return true;
+  }
+  return false;
+}
+
+export function serviceUnavailable(what: string): ApiError {
+  return new ApiError('service_unavailable', `${what} Nothing was lost: retry shortly (with the same Idempotency-Key where one was sent).`);
+}
+
+/** Maps a dependency outage to 503; anything else is returned unchanged. */
+export function asServiceUnavailable(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (isDatabaseUnreachable(error)) return serviceUnavailable('The database is unreachable right now.');
+  if (isTemporalUnavailable(error)) return serviceUnavailable('The workflow service did not answer in time.');
+  return error;
+}
+
+/**
+ * Runs Temporal calls with an absolute deadline on every RPC they make (the SDK's
+ * `withDeadline`): a call that waits for a worker that is not there fails with DEADLINE_EXCEEDED
+ * instead of waiting forever.
+ */
+export function withTemporalDeadline<T>(temporal: TemporalHandle, deadlineMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  return temporal.client.withDeadline(Date.now() + (deadlineMs ?? DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS), fn);
+}

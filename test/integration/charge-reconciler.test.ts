@@ -1,0 +1,176 @@
+/**
+ * Stuck charges (defect 6) against the suite's PostgreSQL and Temporal dev server: the reconciler
+ * and `payments stuck` report a charge unresolved past expires_at whose workflow is closed or
+ * missing; a transition the database keeps refusing marks the charge NeedsAttention with its
+ * reason, the reconciler asks it to retry, and `charges retry` finishes it once the database heals.
+ * Visibility and the workflow's give-up are asynchronous, so those waits are retried a bounded
+ * number of times (no timing is asserted).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import pino from 'pino';
+import { SA } from '../../src/domain/search-attributes';
+import { reconcileOnce, type ReconcilerDeps } from '../../src/runtime/charge-reconciler';
+import { newId } from '../../src/support/new-id';
+import { chargeAttentionQuery } from '../../workflows/messages';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+
+let h: Harness;
+let merchant: TestMerchant;
+const ROOT = path.resolve(__dirname, '../..');
+const logged: Array<Record<string, unknown>> = [];
+let deps: ReconcilerDeps;
+
+const sql = <T extends object[] = object[]>(text: string, params: unknown[] = []) => h.orm.em.getConnection().execute<T>(text, params);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function eventually<T>(look: () => Promise<T>, done: (value: T) => boolean, attempts = 100): Promise<T> {
+  let value = await look();
+  for (let i = 0; i < attempts && !done(value); i++) {
+    await sleep(200);
+    value = await look();
+  }
+  return value;
+}
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_OPTIONS;
+  Object.assign(env, { DATABASE_URL: process.env.TEST_DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: h.taskQueue });
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (error as { code?: number | string }).code : 0;
+      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+    });
+  });
+}
+
+async function cliJson(...args: string[]): Promise<any> {
+  const result = await cli(...args);
+  expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: '' });
+  expect(result.stdout.indexOf('\n')).toBe(result.stdout.length - 1);
+  return JSON.parse(result.stdout);
+}
+
+const stuckIds = async (...args: string[]) => ((await cliJson('payments', 'stuck', ...args)).data as Array<{ id: string }>).map((p) => p.id);
+
+async function createCharge(body: Record<string, unknown>): Promise<string> {
+  const r = await h.request('sandbox', 'POST', '/v1/charges', { key: merchant.testKey, body, headers: { 'Idempotency-Key': idempotencyKey() } });
+  expect(r.status).toBe(200);
+  return r.json.id;
+}
+
+const pastExpiry = (id: string) => sql(`update charges set expires_at = now() - interval '10 minutes' where id = ?`, [id]);
+
+beforeAll(async () => {
+  h = await startHarness();
+  merchant = await h.merchant();
+  const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+  deps = { orm: h.orm, client: h.temporal.client, taskQueue: h.taskQueue, log };
+  // The database refuses status changes of the charges whose (merchant's) reference is listed here (SQLSTATE
+  // 22023: the same input fails again, so the activity does not retry); every other write goes through.
+  await sql(`create table if not exists test_refused_charges (reference text primary key)`);
+  await sql(`create or replace function test_refuse_charge() returns trigger language plpgsql as $$
+    begin
+      if new.status <> old.status and exists (select 1 from test_refused_charges where reference = new.your_reference) then
+        raise exception 'test: charge % refused', new.id using errcode = '22023';
+      end if;
+      return new;
+    end $$`);
+  await sql(`create trigger test_refuse_charge before update on charges for each row execute function test_refuse_charge()`);
+});
+
+afterAll(async () => {
+  await sql(`drop trigger if exists test_refuse_charge on charges`).catch(() => undefined);
+  await sql(`drop function if exists test_refuse_charge()`).catch(() => undefined);
+  await sql(`drop table if exists test_refused_charges`).catch(() => undefined);
+  await h?.close();
+});
+
+test('a charge past expires_at whose workflow is closed, or missing, is reported by the reconciler and by payments stuck', async () => {
+  // Closed: a pending charge whose workflow was terminated; missing: a row no workflow ever ran for.
+  const closed = await createCharge(chargeBody({ metadata: { sandbox_outcome: 'pending' } }));
+  await h.temporal.client.workflow.getHandle(closed).terminate('test: workflow lost');
+  const missing = newId('charge');
+  await sql(
+    `insert into charges (id, merchant_id, environment, status, reference, your_reference, amount, currency, channel, momo_network_id, fee_platform,
+       fee_tax, fee_bearer, merchant_amount, customer_masked, customer_name, description, action, metadata_json, failure_class, created_at, expires_at, updated_at)
+     select ?, merchant_id, environment, status, ?, your_reference, amount, currency, channel, momo_network_id, fee_platform, fee_tax, fee_bearer,
+       merchant_amount, customer_masked, customer_name, description, action, metadata_json, failure_class, created_at, expires_at, updated_at
+     from charges where id = ?`,
+    [missing, `ref-${missing}`, closed],
+  );
+  const inFlight = await createCharge(chargeBody({ metadata: { sandbox_outcome: 'pending' } })); // not yet expired: not reported
+  await pastExpiry(closed);
+  await pastExpiry(missing);
+
+  logged.length = 0;
+  const pass = await reconcileOnce(deps);
+  const byId = new Map(pass.map((c) => [c.id, c]));
+  expect(byId.get(closed)).toMatchObject({ status: 'awaiting_action', workflow: { state: 'closed', executionStatus: 'TERMINATED' }, action: 'reported' });
+  expect(byId.get(missing)).toMatchObject({ status: 'awaiting_action', workflow: { state: 'not_found', executionStatus: null }, action: 'reported' });
+  expect(byId.get(closed)!.overdueSeconds).toBeGreaterThanOrEqual(600);
+  expect(byId.has(inFlight)).toBe(false);
+  const warnings = logged.filter((l) => l.msg === 'overdue charge: unresolved past expires_at');
+  expect(warnings.find((w) => w.chargeId === closed)).toMatchObject({ status: 'awaiting_action', workflow: 'closed', ageSeconds: expect.any(Number), action: 'reported' });
+  expect(warnings.find((w) => w.chargeId === missing)).toMatchObject({ workflow: 'not_found' });
+
+  const stuck = await cliJson('payments', 'stuck', '--env', 'test');
+  const listed = new Map((stuck.data as Array<Record<string, unknown>>).map((p) => [p.id, p]));
+  expect(listed.get(closed)).toEqual({
+    id: closed,
+    environment: 'sandbox',
+    status: 'awaiting_action',
+    reason: 'still awaiting_action past expires_at, but its workflow is closed (TERMINATED)',
+    needs_attention: false,
+    workflow: 'closed',
+    age_seconds: expect.any(Number),
+    overdue_seconds: expect.any(Number),
+    ui_url: `http://127.0.0.1:8233/namespaces/default/workflows/${closed}`,
+  });
+  expect(listed.get(missing)).toMatchObject({ workflow: 'not_found', reason: 'still awaiting_action past expires_at, and it has no workflow' });
+  expect(listed.has(inFlight)).toBe(false);
+  expect(await stuckIds('--env', 'live')).not.toEqual(expect.arrayContaining([closed]));
+
+  await h.temporal.client.workflow.getHandle(inFlight).terminate('test finished');
+  await sql(`update charges set status = 'expired' where id in (?, ?, ?)`, [closed, missing, inFlight]); // out of later passes
+});
+
+test('a transition the database keeps refusing: NeedsAttention with the reason, listed, retried by the reconciler, finished by charges retry', async () => {
+  const reference = `refused-${newId('charge')}`;
+  await sql(`insert into test_refused_charges (reference) values (?)`, [reference]);
+  const created = await createCharge(chargeBody({ reference }));
+  const handle = h.temporal.client.workflow.getHandle(created);
+  // The sandbox approves after 3 s; the transition to succeeded is refused at once (not retryable).
+  const attention = await eventually(() => handle.query(chargeAttentionQuery), (a) => a.needsAttention);
+  expect(attention).toMatchObject({ needsAttention: true, step: 'charge -> succeeded', giveUps: 1 });
+  expect(attention.reason).toMatch(/^charge -> succeeded: gave up \(not retryable\): DeterministicDatabaseError: database refused the input \(SQLSTATE 22023\): .*test: charge txn_\w+ refused/);
+  expect((await handle.describe()).typedSearchAttributes.get(SA.NeedsAttention)).toBe(true);
+
+  const listedAs = (ids: Array<Record<string, unknown>>) => ids.find((p) => p.id === created);
+  const stuck = await eventually(async () => (await cliJson('payments', 'stuck')).data, (data) => listedAs(data) !== undefined, 50);
+  expect(listedAs(stuck)).toMatchObject({ id: created, needs_attention: true, workflow: 'needs_attention', status: 'awaiting_action', reason: attention.reason });
+
+  // Overdue: the reconciler asks the workflow to retry; the database still refuses, so it gives up again.
+  await pastExpiry(created);
+  const pass = await reconcileOnce(deps);
+  expect(pass.find((c) => c.id === created)).toMatchObject({ workflow: { state: 'needs_attention', reason: attention.reason }, action: 'retry_requested' });
+  const again = await eventually(() => handle.query(chargeAttentionQuery), (a) => a.giveUps === 2 && a.needsAttention);
+  expect(again).toMatchObject({ giveUps: 2, automaticRetries: 1 });
+
+  // The database heals; an operator retries.
+  await sql(`delete from test_refused_charges where reference = ?`, [reference]);
+  const refused = await cli('charges', 'retry', created);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/--reason/);
+  expect(await cliJson('charges', 'retry', created, '--reason', 'database fixed')).toEqual({ id: created, step: 'charge -> succeeded', retried_by: 'operator', reason: 'database fixed' });
+  expect((await h.settled(created)).status).toBe('succeeded');
+  expect((await handle.describe()).typedSearchAttributes.get(SA.NeedsAttention)).toBe(false);
+  const row = await sql<Array<{ status: string }>>(`select status from charges where id = ?`, [created]);
+  expect(row[0].status).toBe('succeeded');
+
+  // Nothing to retry any more.
+  const late = await cli('charges', 'retry', created, '--reason', 'again');
+  expect(late.code).toBe(1);
+  expect(late.stderr).toContain(`charge ${created}: its workflow is closed (COMPLETED); nothing to retry`);
+});

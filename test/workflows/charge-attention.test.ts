@@ -1,0 +1,181 @@
+import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { CHARGE_NOT_RECORDED, DB_STEP_RETRY, MAX_AUTOMATIC_RETRIES, type ChargeAttention, type RetryStepRequest } from '../../src/domain/charge-attention';
+import { SA } from '../../src/domain/search-attributes';
+import type { chargeWorkflow } from '../../workflows/charge';
+import { chargeAttentionQuery, retryStepUpdate } from '../../workflows/messages';
+import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
+
+// Bounded database retries (defect 6) on the time-skipping test server: a step that keeps failing
+// gives up after DB_STEP_RETRY.maximumAttempts, the charge waits for an operator with
+// NeedsAttention=true and no history growth, and retryStep finishes it. Waits are in workflow time
+// (env.sleep skips it whenever the worker is idle).
+
+let h: ChargeTestEnv;
+beforeAll(async () => {
+  h = await startChargeTestEnv();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+type Handle = WorkflowHandle<typeof chargeWorkflow>;
+const handleOf = (id: string): Handle => h.env.client.workflow.getHandle<typeof chargeWorkflow>(id);
+const attentionOf = (handle: Handle): Promise<ChargeAttention> => handle.query(chargeAttentionQuery);
+const eventCount = async (handle: Handle) => (await handle.fetchHistory()).events?.length ?? 0;
+const transitionCalls = (id: string) => h.store.callsFor(id).filter((c) => c.activity === 'applyChargeTransition').length;
+const retry = (handle: Handle, request: RetryStepRequest) => handle.executeUpdate(retryStepUpdate, { args: [request] });
+/** Why the workflow refused a retryStep (its validator's message). */
+async function refusal(handle: Handle, request: RetryStepRequest): Promise<string> {
+  const error = await retry(handle, request).then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+  return String((error as WorkflowUpdateFailedError).cause?.message);
+}
+const ECONNREFUSED = 'Error: connect ECONNREFUSED 127.0.0.1:5432';
+/**
+ * How the acceptance update ended, read from history: the client may only report that the run
+ * closed (the test server answers the waiting caller so), the history has the update's own failure.
+ */
+async function updateOutcome(chargeId: string): Promise<string> {
+  const events = (await handleOf(chargeId).fetchHistory()).events ?? [];
+  const completed = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes)?.workflowExecutionUpdateCompletedEventAttributes;
+  const failure = completed?.outcome?.failure;
+  return `${failure?.applicationFailureInfo?.type}: ${failure?.message}`;
+}
+const deterministic = () => ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: unsupported Unicode escape sequence', nonRetryable: true });
+
+/**
+ * Skips workflow time a minute at a time until `done` (at most 4 hours: a bounded round takes
+ * 16 min 21 s of waits, 30 min at most). Short steps, because the test server may skip a whole
+ * sleep while the worker is still busy, and locks time again afterwards.
+ */
+async function skipUntil(done: () => Promise<boolean>): Promise<void> {
+  for (let minute = 0; minute < 240; minute++) {
+    if (await done()) return;
+    await h.env.sleep('1 minute');
+  }
+  throw new Error('not reached within 4 hours of workflow time');
+}
+
+/** Until the charge waits for an operator after its `giveUps`-th give-up. */
+const untilAttention = (handle: Handle, giveUps = 1) =>
+  skipUntil(async () => {
+    const state = await attentionOf(handle);
+    return state.needsAttention && state.giveUps >= giveUps;
+  });
+
+describe('a charge transition that keeps failing', () => {
+  test('gives up after the bound, asks for attention, waits without history growth, and finishes after retryStep', async () => {
+    const draft = await h.draft(); // succeeds after 3 s: the transition to succeeded is the failing step
+    h.store.breakStep(draft.id, 'applyChargeTransition');
+    expect((await h.accept(draft)).kind).toBe('accepted');
+    const handle = handleOf(draft.id);
+    await untilAttention(handle);
+
+    // Gave up after exactly the bound, with the reason kept in the workflow.
+    expect(transitionCalls(draft.id)).toBe(DB_STEP_RETRY.maximumAttempts);
+    const attention = await attentionOf(handle);
+    expect(attention).toMatchObject({ needsAttention: true, step: 'charge -> succeeded', giveUps: 1, operatorRetries: 0 });
+    expect(attention.reason).toMatch(/^charge -> succeeded: gave up \(retries exhausted\): Error: connect ECONNREFUSED/);
+    const sa = await h.searchAttributes(draft.id);
+    expect([sa.get(SA.NeedsAttention), sa.get(SA.PaymentStatus)]).toEqual([true, 'awaiting_action']);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+
+    // Bounded history: about 5 events per durable backoff timer (33 of them), then nothing while it waits.
+    const atGiveUp = await eventCount(handle);
+    expect(atGiveUp).toBeLessThan(300);
+    await h.env.sleep('3 days'); // what used to be enough to hit Temporal's history limit
+    expect(await eventCount(handle)).toBe(atGiveUp);
+    expect(transitionCalls(draft.id)).toBe(DB_STEP_RETRY.maximumAttempts);
+
+    // retryStep is validated: a reason is required.
+    expect(await refusal(handle, { reason: '  ' })).toBe('a reason is required');
+
+    h.store.heal(draft.id);
+    expect(await retry(handle, { reason: 'database restored' })).toEqual({ chargeId: draft.id, step: 'charge -> succeeded', by: 'operator' });
+    const result = await h.settle(draft.id);
+    expect(result).toMatchObject({ id: draft.id, status: 'succeeded' });
+    expect(transitionCalls(draft.id)).toBe(DB_STEP_RETRY.maximumAttempts + 1);
+    const after = await h.searchAttributes(draft.id);
+    expect([after.get(SA.NeedsAttention), after.get(SA.PaymentStatus)]).toEqual([false, 'succeeded']);
+    expect(await attentionOf(handle)).toMatchObject({
+      needsAttention: false,
+      giveUps: 1,
+      operatorRetries: 1,
+      lastRetry: { by: 'operator', reason: 'database restored', at: expect.any(String) },
+    });
+  });
+
+  test('a deterministic database error gives up at once; the reconciler may retry a bounded number of times, an operator always', async () => {
+    const draft = await h.draft({ metadata: { sandbox_outcome: 'declined' } });
+    h.store.breakStep(draft.id, 'applyChargeTransition', deterministic);
+    await h.accept(draft);
+    const handle = handleOf(draft.id);
+    await untilAttention(handle);
+    expect(transitionCalls(draft.id)).toBe(1); // not retried
+    expect((await attentionOf(handle)).reason).toMatch(/^charge -> failed \(declined\): gave up \(not retryable\): DeterministicDatabaseError: SQLSTATE 22P05/);
+
+    for (let n = 1; n <= MAX_AUTOMATIC_RETRIES; n++) {
+      await retry(handle, { reason: `reconciler pass ${n}`, by: 'reconciler' });
+      await untilAttention(handle, n + 1);
+      expect(await attentionOf(handle)).toMatchObject({ needsAttention: true, giveUps: n + 1, automaticRetries: n });
+    }
+    expect(await refusal(handle, { reason: 'one more', by: 'reconciler' })).toMatch(/automatic retries are used up; an operator must retry$/);
+
+    h.store.heal(draft.id);
+    await retry(handle, { reason: 'fixed the row' });
+    expect(await h.settle(draft.id)).toMatchObject({ status: 'failed', failureClass: 'declined' });
+    expect(transitionCalls(draft.id)).toBe(MAX_AUTOMATIC_RETRIES + 2);
+    expect((await h.searchAttributes(draft.id)).get(SA.NeedsAttention)).toBe(false);
+  });
+
+  test('retryStep is refused while nothing gave up, and leaves the charge alone', async () => {
+    const draft = await h.draft({ metadata: { sandbox_outcome: 'pending' } });
+    await h.accept(draft);
+    const handle = handleOf(draft.id);
+    expect(await refusal(handle, { reason: 'just in case' })).toBe(`charge ${draft.id} is not waiting for an operator: nothing to retry`);
+    expect((await h.searchAttributes(draft.id)).get(SA.NeedsAttention)).toBeUndefined();
+    expect(await h.settle(draft.id)).toMatchObject({ status: 'failed', failureClass: 'timeout' });
+  });
+});
+
+describe('recording the acceptance keeps failing', () => {
+  test('the acceptance and the run fail with ChargeNotRecorded after the bound; nothing was written', async () => {
+    const draft = await h.draft();
+    h.store.breakStep(draft.id, 'recordAcceptedCharge');
+    let updateError: unknown;
+    const accepted = h.accept(draft).then(
+      () => (updateError = 'accepted'),
+      (e: unknown) => (updateError = e),
+    );
+    await skipUntil(async () => updateError !== undefined); // the update-with-start call does not skip time by itself
+    await accepted;
+    expect(updateError).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(await updateOutcome(draft.id)).toBe(`ChargeNotRecorded: charge was never recorded: ${ECONNREFUSED} (retries exhausted)`);
+
+    const runError = await h.settle(draft.id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(runError).toBeInstanceOf(WorkflowFailedError);
+    const cause = (runError as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause.type).toBe(CHARGE_NOT_RECORDED);
+    expect(cause.nonRetryable).toBe(true);
+    expect(cause.message).toBe(`charge was never recorded: ${ECONNREFUSED} (retries exhausted)`);
+    expect(h.store.callsFor(draft.id).map((c) => c.activity)).toEqual(Array(DB_STEP_RETRY.maximumAttempts).fill('recordAcceptedCharge'));
+    expect(h.store.charges.has(draft.id)).toBe(false);
+  });
+
+  test('a deterministic database error fails the acceptance at once', async () => {
+    const draft = await h.draft();
+    h.store.breakStep(draft.id, 'recordAcceptedCharge', deterministic);
+    const error = await h.accept(draft).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(await updateOutcome(draft.id)).toMatch(/^ChargeNotRecorded: charge was never recorded: DeterministicDatabaseError: SQLSTATE 22P05.*\(not retryable\)$/);
+    expect(h.store.callsFor(draft.id)).toHaveLength(1);
+  });
+});
