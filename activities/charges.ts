@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
-import { applyChargeTransition, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charge-store';
+import { applyChargeTransition, beginCharge, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charge-store';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
 import type { ChargeActivities } from './types';
@@ -30,6 +30,13 @@ function countTransition(charge: ChargeRecord): void {
 
 export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
   return {
+    async beginCharge(chargeId: string) {
+      try {
+        return await beginCharge(deps.orm, chargeId);
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
     async recordAcceptedCharge(draft: ChargeRecord) {
       try {
         return await recordAcceptedCharge(deps.orm, draft);

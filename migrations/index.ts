@@ -3,6 +3,8 @@ import { Migration20261122000002_reference_data } from './Migration2026112200000
 import { Migration20261122000003_webhooks } from './Migration20261122000003_webhooks';
 import { Migration20261123000001_delivery_start } from './Migration20261123000001_delivery_start';
 import { Migration20261123000002_account_balances } from './Migration20261123000002_account_balances';
+import { Migration20261123000003_charge_workflow_start } from './Migration20261123000003_charge_workflow_start';
+import { Migration20261123000004_outbox_notify } from './Migration20261123000004_outbox_notify';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261122000003_webhooks', class: Migration20261122000003_webhooks },
   { name: 'Migration20261123000001_delivery_start', class: Migration20261123000001_delivery_start },
   { name: 'Migration20261123000002_account_balances', class: Migration20261123000002_account_balances },
+  { name: 'Migration20261123000003_charge_workflow_start', class: Migration20261123000003_charge_workflow_start },
+  { name: 'Migration20261123000004_outbox_notify', class: Migration20261123000004_outbox_notify },
 ];

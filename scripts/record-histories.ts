@@ -37,6 +37,21 @@ async function charge(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded
   return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory(), chargeId: draft.id };
 }
 
+/** A charge as POST /v1/charges makes it now: written first, then its workflow started with `{ chargeId }`. */
+async function begun(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded> {
+  const draft = await h.draft(options);
+  const handle = await h.start(draft);
+  await handle.result();
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
+/** A workflow started for a charge that was never written: it refuses to run (ChargeNotFoundError). */
+async function begunNotFound(h: ChargeTestEnv): Promise<Recorded> {
+  const handle = await h.start(await h.draft(), { write: false });
+  await handle.result().catch(() => undefined);
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
 /**
  * A charge whose transition keeps failing (retryable errors) until its bounded retries give up; it
  * waits with NeedsAttention, the store heals, an operator's retryStep finishes it.
@@ -100,6 +115,12 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   // Bounded database retries (patch 'bounded-db-retries'): give up, NeedsAttention, retryStep.
   'transition-gives-up-then-retried': transitionGivesUp,
   'acceptance-not-recorded': acceptanceNotRecorded,
+  // Write first, then start (input `{ chargeId }`, first step beginCharge).
+  'begin-succeed': (h) => begun(h, {}),
+  'begin-pending-timeout': (h) => begun(h, { metadata: { sandbox_outcome: 'pending' } }),
+  'begin-indeterminate-expiry': (h) => begun(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
+  'begin-immediate-failure': (h) => begun(h, { metadata: { sandbox_outcome: 'declined' } }),
+  'begin-not-found': begunNotFound,
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
 };

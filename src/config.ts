@@ -29,6 +29,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** TEMPORAL_REQUEST_DEADLINE_MS: longest wait of an API request (or `charges reverse`) on Temporal; then 503. */
   temporalRequestDeadlineMs: number;
+  /** CHARGE_START_WAIT_MS: longest wait of a charge create on its workflow's start (default 1000); the relay starts it otherwise. */
+  chargeStartWaitMs: number;
   /** The API's database pool (DB_POOL_MAX). */
   dbPoolMax: number;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY || undefined,
     webhooks: loadWebhookConfig(env),
     temporalRequestDeadlineMs: int('TEMPORAL_REQUEST_DEADLINE_MS', DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, env) || DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
+    chargeStartWaitMs: int('CHARGE_START_WAIT_MS', 1_000, env),
     dbPoolMax: int('DB_POOL_MAX', 10, env),
     worker: {
       poolMax: int('WORKER_DB_POOL_MAX', DEFAULT_WORKER_POOL_MAX, env),

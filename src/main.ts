@@ -7,6 +7,7 @@ import { resolveSecretsKey } from './runtime/secrets-key';
 import { createSecretBox, parseSecretsKey } from './support/secret-box';
 import { startWorkerProcess, type WorkerProcess } from './runtime/worker-process';
 import { createLogger } from './support/logger';
+import { StartupError } from './support/startup-error';
 import { createApiMetrics, serveMetrics } from './support/metrics';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
     worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, SECRETS_KEY: secretsKey });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(parseSecretsKey(secretsKey)), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(parseSecretsKey(secretsKey)), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs };
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),
@@ -70,6 +71,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error);
+  console.error(error instanceof StartupError ? error.message : error);
   process.exit(1);
 });

@@ -5,12 +5,14 @@ import { createLogger } from '../src/support/logger';
 import { embeddedDatabaseUrl } from '../src/runtime/defaults';
 import { secretBoxFor } from '../src/runtime/secrets-key';
 import { reconcilerSettings, startChargeReconciler } from '../src/runtime/charge-reconciler';
+import { startChargeStartRelay } from '../src/runtime/charge-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { createPaymentsWorker, installRuntime } from './create-worker';
 
 /**
- * Worker process entry point: the payments worker, the webhook outbox relay and the charge reconciler
+ * Worker process entry point: the payments worker, the webhook outbox relay, the charge-start relay
+ * (src/runtime/charge-start-relay.ts) and the charge reconciler
  * (RECONCILE_INTERVAL, default 60 s; gauge payments_overdue_charges{workflow}). Reads DATABASE_URL,
  * TEMPORAL_ADDRESS and SECRETS_KEY (defaults: the embedded PostgreSQL and dev server that `npm start`
  * runs). SIGINT/SIGTERM drain it and exit.
@@ -35,6 +37,8 @@ async function main(): Promise<void> {
     { orm, client: temporal.client, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
     config.webhooks.outboxPollMs,
   );
+  // Starts the workflow of any charge the API wrote but could not confirm started (every 1 s, after 5 s).
+  const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
   const reconcile = reconcilerSettings();
   const overdue = Runtime.instance().metricMeter.createGauge('payments_overdue_charges', 'int', '1', 'Charges unresolved past expires_at + grace, by workflow state');
   const reconciler = startChargeReconciler(
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
   await worker.run();
   await relay.stop();
   await reconciler.stop();
+  await chargeStarts.stop();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

@@ -2,6 +2,7 @@ import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/wor
 import type { ChargeActivities } from '../activities/types';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
+import type { BegunCharge } from '../src/domain/charge-start';
 import { DB_STEP_RETRY } from '../src/domain/charge-attention';
 
 /**
@@ -28,6 +29,10 @@ const OPTIONS: LocalActivityOptions = {
 };
 
 const db = proxyLocalActivities<ChargeActivities>(OPTIONS);
+
+export function beginCharge(chargeId: string): Promise<BegunCharge> {
+  return db.beginCharge.executeWithOptions({ ...OPTIONS, summary: 'begin charge: load the record the API wrote, mark the workflow started' }, [chargeId]);
+}
 
 export function recordAccepted(draft: ChargeRecord): Promise<ChargeRecord> {
   return db.recordAcceptedCharge.executeWithOptions(

@@ -1,83 +1,58 @@
-import { allHandlersFinished, condition, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { ChargeDraft, ChargeRecord } from '../src/domain/charge';
-import type { ChargeStatus } from '../src/domain/charge-status';
-import type { FailureClass } from '../src/domain/failure-classes';
-import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
-import { applyTransition, recordAccepted } from './charge-activities';
-import { attentionDesk, gaveUp, neverRecorded } from './charge-attention';
-import { publishChargeState } from './charge-search-attributes';
-import { acceptChargeUpdate, chargeStateQuery, type ChargeAcceptance } from './messages';
+import { CHARGE_NOT_FOUND, isChargeStart, type BegunCharge, type ChargeStart } from '../src/domain/charge-start';
+import { beginCharge } from './charge-activities';
+import { acceptedByUpdate } from './charge-accepted';
+import { attentionDesk } from './charge-attention';
+import { followRail } from './charge-rail';
+import { chargeStateQuery } from './messages';
 
 /**
  * One charge, from acceptance to its terminal state. Workflow id = charge id (`txn_…`).
  *
- * 1. Accept: record the charge (projection, pending hold, transaction.created); the API's
- *    update-with-start call returns this as the create response.
- * 2. A failure outcome fails at once, right after the answer. Otherwise wait for the rail as a
- *    durable timer: the sandbox approves after three seconds, the `pending` outcome times out after
- *    ten minutes, an `indeterminate` one stays unresolved until expiry. Whatever has not happened by
- *    `expires_at` expires.
- * 3. Apply the terminal transition (projection, ledger, event in one transaction).
+ * Started by the API after it wrote the charge, its hold, `transaction.created` and the create
+ * answer in one transaction (or by the charge-start relay), with `{ chargeId }` only:
  *
- * Database steps retry for a bounded time (workflows/charge-activities.ts). If recording the
- * acceptance gives up, nothing was written: the acceptance update and the run fail with
- * `ChargeNotRecorded` ("charge was never recorded: …"). If a transition gives up, the charge keeps
- * its pending hold, so the run marks itself NeedsAttention with the reason (query `chargeAttention`)
- * and waits for an operator's `retryStep` (workflows/charge-attention.ts).
+ * 1. Begin (local activity beginCharge): load the charge the API wrote and mark the workflow
+ *    started. A charge that was never written fails the run at once, non-retryably
+ *    (`ChargeNotFoundError`: the workflow refuses to run on anything but the database's record).
+ * 2. The rail and the terminal transition (workflows/charge-rail.ts): the sandbox approves after
+ *    three seconds, a failure outcome fails at once, `pending` times out after ten minutes,
+ *    `indeterminate` stays unresolved until expiry; whatever has not happened by `expires_at` expires.
+ *
+ * Database steps retry for a bounded time (workflows/charge-activities.ts); a step that gives up
+ * (the begin step included) marks the charge NeedsAttention with the reason (query
+ * `chargeAttention`) and waits for an operator's `retryStep` (workflows/charge-attention.ts).
+ *
+ * A run whose input is a whole ChargeDraft was started by update-with-start before the API wrote
+ * charges; it takes that path unchanged (workflows/charge-accepted.ts). The input is in the
+ * history, so the branch is deterministic.
  */
-export async function chargeWorkflow(draft: ChargeDraft): Promise<ChargeRecord> {
+export async function chargeWorkflow(input: ChargeStart | ChargeDraft): Promise<ChargeRecord> {
+  return isChargeStart(input) ? begunByApi(input.chargeId) : acceptedByUpdate(input);
+}
+
+async function begunByApi(chargeId: string): Promise<ChargeRecord> {
   let charge: ChargeRecord | undefined;
-  let acceptance: ChargeAcceptance | undefined;
-  let notRecorded: ApplicationFailure | undefined;
   setHandler(chargeStateQuery, () => charge);
-  setHandler(acceptChargeUpdate, async () => {
-    await condition(() => acceptance !== undefined || notRecorded !== undefined);
-    if (notRecorded) throw notRecorded;
-    return acceptance!;
-  });
-  const desk = attentionDesk(draft.id);
-
-  const { sandboxOutcome, ...record } = draft;
+  const desk = attentionDesk(chargeId);
+  let begun: BegunCharge;
   try {
-    charge = await recordAccepted(record);
+    begun = await desk.persist('begin charge', () => beginCharge(chargeId));
   } catch (error) {
-    // Same commands as before this path existed (the run fails), so no patch is needed here.
-    if (!gaveUp(error)) throw error;
-    notRecorded = neverRecorded(error);
-    await condition(allHandlersFinished); // the acceptance update answers with the failure first
-    throw notRecorded;
+    if (!isNotFound(error)) throw error;
+    throw ApplicationFailure.create({
+      type: CHARGE_NOT_FOUND,
+      message: `charge ${chargeId} was never written by the API: the charge workflow refuses to run`,
+      nonRetryable: true,
+    });
   }
-  publishChargeState(charge);
-  const plan = railPlan(charge.environment, sandboxOutcome);
+  charge = begun.charge;
+  // Search attributes were set at start from the same record: nothing to publish until a transition.
+  return followRail(begun.charge, begun.sandboxOutcome, desk, (after) => (charge = after));
+}
 
-  const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeRecord> => {
-    const request = { chargeId: draft.id, to, failureClass, at: new Date().toISOString() };
-    charge = await desk.persist(failureClass ? `charge -> ${to} (${failureClass})` : `charge -> ${to}`, () => applyTransition(request));
-    publishChargeState(charge);
-    return charge;
-  };
-  const untilExpiry = Math.max(0, Date.parse(charge.expiresAt) - Date.now());
-  const railOrExpiry = async (afterMs: number, summary: string, to: ChargeStatus, failureClass: FailureClass | null) => {
-    if (afterMs >= untilExpiry) {
-      await sleep(untilExpiry, { summary: 'expires_at reached before the rail answered' });
-      return finish('expired', null);
-    }
-    await sleep(afterMs, { summary });
-    return finish(to, failureClass);
-  };
-
-  // The create answer is the charge in flight (SPEC 6.3); the outcome follows, even an immediate one.
-  acceptance = { kind: plan.kind === 'unresolved' ? 'partner_timeout' : 'accepted', charge };
-
-  switch (plan.kind) {
-    case 'fail':
-      return finish('failed', plan.failureClass);
-    case 'succeed':
-      return railOrExpiry(plan.afterMs, 'sandbox completion: the customer approves', 'succeeded', null);
-    case 'time_out':
-      return railOrExpiry(plan.afterMs, 'sandbox pending outcome: ten minutes, then timeout', 'failed', 'timeout');
-    case 'unresolved':
-      await sleep(untilExpiry, { summary: 'indeterminate: unresolved until expires_at' });
-      return finish('expired', UNRESOLVED_FAILURE_CLASS);
-  }
+function isNotFound(error: unknown): boolean {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === CHARGE_NOT_FOUND;
 }

@@ -1,7 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import type { ChargeRecord } from '../../src/domain/charge';
 import { createMerchant } from '../../src/persistence/merchant-store';
 import { randomBase62 } from '../../src/support/new-id';
+import { completionWaiter, type CompletionMode } from './completion';
 import type { BenchInfra } from './infra';
 import { runPhase, type PhaseResult } from './load';
 
@@ -20,48 +21,55 @@ function chargeBody(reference: string): string {
   });
 }
 
+/** A fresh merchant's sandbox key (created in the database, as the CLI does). */
+export async function newMerchantKey(infra: BenchInfra, name: string): Promise<{ id: string; key: string }> {
+  const merchant = await createMerchant(infra.orm, `${name} ${randomBase62(6)}`);
+  return { id: merchant.id, key: merchant.testKey.secret };
+}
+
 export interface ChargePhaseOptions {
-  /** Charge for this merchant's sandbox key (default: a fresh merchant). */
-  key?: string;
-  name?: string;
+  key: string;
+  name: string;
   /** Reference prefix, so phases do not share references. */
-  referencePrefix?: string;
+  referencePrefix: string;
+  completion: CompletionMode;
 }
 
 /**
- * (a) N POST /v1/charges against the sandbox listener (one fresh Idempotency-Key each), then every
- * charge awaited to `succeeded` through its workflow handle.
+ * N POST /v1/charges against the sandbox listener (one fresh Idempotency-Key each, CONCURRENCY
+ * connections and lanes); every answer must be 200 `awaiting_action`; then every charge is awaited
+ * to `succeeded` (completion.ts).
  */
-export async function runChargePhase(infra: BenchInfra, n: number, concurrency: number, options: ChargePhaseOptions = {}): Promise<PhaseResult> {
-  const key = options.key ?? (await createMerchant(infra.orm, `Bench ${randomBase62(6)}`)).testKey.secret;
+export async function runChargePhase(infra: BenchInfra, n: number, concurrency: number, options: ChargePhaseOptions): Promise<PhaseResult> {
   const pool = new Pool(infra.apiUrl, { connections: concurrency, pipelining: 1 });
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const prefix = options.referencePrefix ?? 'bench';
+  const waiter = completionWaiter(infra, options.key, options.completion, concurrency);
+  const headers = { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' };
+  const createdAt = new Map<string, number>();
   try {
     return await runPhase({
-      name: options.name ?? 'charge: POST /v1/charges',
+      name: options.name,
       n,
       concurrency,
       async create(i) {
+        const t0 = performance.now();
         const res = await pool.request({
           path: '/v1/charges',
           method: 'POST',
           headers: { ...headers, 'idempotency-key': `bench-${randomBase62(20)}` },
-          body: chargeBody(`${prefix}-${i}`),
+          body: chargeBody(`${options.referencePrefix}-${i}`),
         });
         const text = await res.body.text();
         if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
         const charge = JSON.parse(text) as { id: string; status: string };
         if (charge.status !== 'awaiting_action') throw new Error(`created as ${charge.status}`);
+        createdAt.set(charge.id, t0);
         return charge.id;
       },
       historyLength: async (id) => (await infra.temporal.client.workflow.getHandle(id).describe()).historyLength,
-      async awaitResult(id) {
-        const final = (await infra.temporal.client.workflow.getHandle(id).result()) as ChargeRecord;
-        if (final.status !== 'succeeded') throw new Error(`${id} ended ${final.status}`);
-      },
+      awaitResult: (id) => waiter.wait(id, createdAt.get(id) ?? performance.now()),
     });
   } finally {
+    await waiter.close();
     await pool.close();
   }
 }

@@ -1,42 +1,54 @@
-import { randomBytes } from 'node:crypto';
-import { loadWebhookConfig } from '../../src/config';
-import { createSecretBox } from '../../src/support/secret-box';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config';
 import { createApp } from '../../src/http/app';
 import { startEmbeddedPostgres } from '../../src/persistence/embedded-postgres';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import type { ServiceDeps } from '../../src/services/context';
 import { freePort } from '../../src/support/free-port';
 import { createLogger } from '../../src/support/logger';
+import { createApiMetrics } from '../../src/support/metrics';
+import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { startDevServer } from '../../src/temporal/dev-server';
+import { startPayments, type PaymentsSide } from './payments';
+import type { Variant } from './variants';
 
 export interface BenchInfra {
+  variant: Variant;
+  /** The API's ORM; the bench also reads events and deliveries through it. */
   orm: Orm;
+  /** The API's Temporal client; the bench also waits on workflow results through it. */
   temporal: TemporalHandle;
   temporalAddress: string;
-  deps: ServiceDeps;
+  taskQueue: string;
+  /** The configuration `npm start` would load from this environment (plus the receiver's host). */
+  config: Config;
   /** The sandbox listener, loopback, ephemeral port. */
   apiUrl: string;
+  payments: PaymentsSide;
   stop(): Promise<void>;
 }
 
-
-function cliPath(): string | undefined {
-  const local = path.resolve(__dirname, '../../.cache/temporal/bin/temporal');
-  return process.env.TEMPORAL_CLI_PATH ?? (fs.existsSync(local) ? local : undefined);
+/** The environment `npm start` would see, plus what a local webhook receiver needs (http, 127.0.0.1). */
+export function benchEnv(): NodeJS.ProcessEnv {
+  const allow = [process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS, '127.0.0.1'].filter(Boolean).join(',');
+  return { ...process.env, WEBHOOK_ALLOW_PRIVATE_HOSTS: allow, WEBHOOK_ALLOW_HTTP: 'true' };
 }
 
 /**
- * Isolated servers for one run: embedded PostgreSQL in a temporary folder on a free port (migrated),
- * a Temporal dev server in memory without UI, and the sandbox API on an ephemeral port. `stop`
- * tears everything down and removes the folder.
+ * Fresh servers for one variant, set up the way `npm start` sets them up (src/runtime/infrastructure.ts
+ * and src/main.ts): embedded PostgreSQL in a new temporary folder on a free port (migrated, API pool
+ * DB_POOL_MAX), a Temporal dev server (on disk in that folder with `npm start`'s SQLite pragmas, or in
+ * memory for the tuned variant), the payments worker and outbox relay (own process or this one), and
+ * the sandbox API on an ephemeral loopback port with its access log and metrics. `stop` tears
+ * everything down and removes the folder.
  */
-export async function startBenchInfra(taskQueue: string, poolMax: number): Promise<BenchInfra> {
+export async function startBenchInfra(variant: Variant, log: (m: string) => void): Promise<BenchInfra> {
   const stops: Array<() => Promise<unknown>> = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o777);
@@ -45,20 +57,45 @@ export async function startBenchInfra(taskQueue: string, poolMax: number): Promi
     for (const s of stops.reverse()) await s().catch((e) => console.error('bench: error while stopping:', e));
   };
   try {
+    const config = loadConfig(benchEnv());
+    const taskQueue = config.taskQueue; // the default (`payments`): every variant has a new dev server
     const pg = await startEmbeddedPostgres(dataDir, await freePort());
     stops.push(pg.stop);
-    const orm = await openOrm(pg.url, poolMax);
+    const orm = await openOrm(pg.url, config.dbPoolMax);
     stops.push(() => orm.close());
     await migrate(orm);
 
-    const server = await startDevServer({ dataDir, cliPath: cliPath(), port: await freePort(), persistent: false });
+    const server = await startDevServer({
+      dataDir,
+      cliPath: config.temporalCliPath,
+      port: await freePort(),
+      namespace: config.temporalNamespace,
+      persistent: variant.persistentDevServer,
+      // npm start runs the Web UI too; it idles unless someone opens it.
+      ...(variant.persistentDevServer ? { uiPort: await freePort() } : {}),
+    });
     stops.push(server.stop);
-    const temporal = await connectTemporal(server.address, 'default');
+    const temporal = await connectTemporal(server.address, config.temporalNamespace);
     stops.push(() => temporal.connection.close());
 
-    const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '50' });
-    const deps: ServiceDeps = { orm, temporal, taskQueue, log: createLogger('silent'), secretBox: createSecretBox(randomBytes(32)), webhooks };
-    const api = http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: 64 * 1024 }).callback());
+    const secretsKey = randomBytes(32).toString('base64');
+    log(`${variant.name}: starting the payments worker and outbox relay (${variant.separateWorker ? 'own process, startWorkerProcess' : 'in this process'})`);
+    const payments = await startPayments({ separate: variant.separateWorker, config, databaseUrl: pg.url, temporalAddress: server.address, secretsKey, dataDir });
+    stops.push(() => payments.stop());
+
+    const deps: ServiceDeps = {
+      orm,
+      temporal,
+      taskQueue,
+      log: createLogger(config.logLevel, 'api'),
+      metrics: createApiMetrics(),
+      secretBox: createSecretBox(parseSecretsKey(secretsKey)),
+      webhooks: config.webhooks,
+      temporalDeadlineMs: config.temporalRequestDeadlineMs,
+      // As src/main.ts passes it, where the configuration has it (issue 8's create path).
+      ...((config as { chargeStartWaitMs?: number }).chargeStartWaitMs !== undefined ? { chargeStartWaitMs: (config as { chargeStartWaitMs?: number }).chargeStartWaitMs } : {}),
+    };
+    const api = http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback());
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     stops.push(
       () =>
@@ -68,7 +105,7 @@ export async function startBenchInfra(taskQueue: string, poolMax: number): Promi
         }),
     );
     const apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}`;
-    return { orm, temporal, temporalAddress: server.address, deps, apiUrl, stop };
+    return { variant, orm, temporal, temporalAddress: server.address, taskQueue, config, apiUrl, payments, stop };
   } catch (error) {
     await stop();
     throw error;

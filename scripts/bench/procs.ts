@@ -2,10 +2,14 @@ import fs from 'node:fs';
 
 /**
  * CPU seconds and peak memory of this process and the servers it started (Linux /proc): the
- * Temporal dev server (`temporal`) and PostgreSQL (`postgres`, postmaster plus backends).
+ * Temporal dev server (`temporal`), PostgreSQL (`postgres`, postmaster plus backends) and, when the
+ * worker runs as its own process (`startWorkerProcess`), that process and its children (`worker`).
  */
 export interface CpuSnapshot {
+  /** This process: the API, the load generator, the bare worker, and in-process workers. */
   node: number;
+  /** The forked worker process tree (0 when the worker runs in this process). */
+  worker: number;
   temporal: number;
   postgres: number;
   /** Busy CPU seconds of the whole machine (/proc/stat), to see saturation and other load. */
@@ -35,15 +39,18 @@ function readProc(pid: number): Proc | undefined {
   }
 }
 
-/** Every live descendant of this process. */
-function descendants(): Proc[] {
+function allProcs(): Proc[] {
   if (!fs.existsSync('/proc/self/stat')) return [];
-  const all = fs
+  return fs
     .readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .map((d) => readProc(Number(d)))
     .filter((p): p is Proc => !!p);
-  const mine = new Set([process.pid]);
+}
+
+/** Every live descendant of `root` (not `root` itself). */
+function descendantsOf(all: Proc[], root: number): Proc[] {
+  const mine = new Set([root]);
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of all) {
@@ -53,7 +60,7 @@ function descendants(): Proc[] {
       }
     }
   }
-  return all.filter((p) => p.pid !== process.pid && mine.has(p.pid));
+  return all.filter((p) => p.pid !== root && mine.has(p.pid));
 }
 
 function machineBusy(): number {
@@ -66,17 +73,34 @@ function machineBusy(): number {
   }
 }
 
-export function cpuSnapshot(): CpuSnapshot {
+/** `workerPid`: the forked worker process, whose tree is counted apart from the servers. */
+export function cpuSnapshot(workerPid?: number): CpuSnapshot {
   const u = process.cpuUsage();
-  const snap: CpuSnapshot = { node: (u.user + u.system) / 1e6, temporal: 0, postgres: 0, machine: machineBusy() };
-  for (const p of descendants()) {
+  const snap: CpuSnapshot = { node: (u.user + u.system) / 1e6, worker: 0, temporal: 0, postgres: 0, machine: machineBusy() };
+  const all = allProcs();
+  const workerTree = new Set<number>();
+  if (workerPid !== undefined) {
+    const root = all.find((p) => p.pid === workerPid);
+    for (const p of root ? [root, ...descendantsOf(all, workerPid)] : []) {
+      workerTree.add(p.pid);
+      snap.worker += p.cpuTicks / TICKS_PER_SECOND;
+    }
+  }
+  for (const p of descendantsOf(all, process.pid)) {
+    if (workerTree.has(p.pid)) continue;
     if (p.comm === 'temporal' || p.comm === 'postgres') snap[p.comm] += p.cpuTicks / TICKS_PER_SECOND;
   }
   return snap;
 }
 
 export function cpuDelta(from: CpuSnapshot, to: CpuSnapshot): CpuSnapshot {
-  return { node: to.node - from.node, temporal: to.temporal - from.temporal, postgres: to.postgres - from.postgres, machine: to.machine - from.machine };
+  return {
+    node: to.node - from.node,
+    worker: to.worker - from.worker,
+    temporal: to.temporal - from.temporal,
+    postgres: to.postgres - from.postgres,
+    machine: to.machine - from.machine,
+  };
 }
 
 function vmHwmMiB(pid: number): number {
@@ -88,8 +112,20 @@ function vmHwmMiB(pid: number): number {
   }
 }
 
-/** Peak resident set sizes in MiB: this Node process (API, workers, load) and the dev server. */
-export function peakRss(): { node: number; temporal: number } {
-  const temporal = descendants().find((p) => p.comm === 'temporal');
-  return { node: process.resourceUsage().maxRSS / 1024, temporal: temporal ? vmHwmMiB(temporal.pid) : NaN };
+export interface PeakRss {
+  /** This process (MiB; over the whole run, so it carries over from earlier variants). */
+  node: number;
+  /** The forked worker process, when there is one. */
+  worker: number;
+  temporal: number;
+}
+
+/** Peak resident set sizes in MiB. */
+export function peakRss(workerPid?: number): PeakRss {
+  const temporal = descendantsOf(allProcs(), process.pid).find((p) => p.comm === 'temporal');
+  return {
+    node: process.resourceUsage().maxRSS / 1024,
+    worker: workerPid !== undefined ? vmHwmMiB(workerPid) : NaN,
+    temporal: temporal ? vmHwmMiB(temporal.pid) : NaN,
+  };
 }

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import type { PhaseResult } from './load';
-import type { CpuSnapshot } from './procs';
+import type { CpuSnapshot, PeakRss } from './procs';
 import { fmt, perSecond, ratio, summarize } from './stats';
+import { SLOW_CREATE_MS, type TargetLine } from './targets';
 import type { WebhookPhaseResult } from './webhooks';
 
 export interface MeasuredPhase {
@@ -9,8 +10,23 @@ export interface MeasuredPhase {
   cpu: CpuSnapshot;
   /** Fixed timer inside each workflow (0 for none). */
   delayMs: number;
-  /** Event-loop utilisation of this process's main thread (API, load, worker core) during the phase. */
+  /** Event-loop utilisation of this process's main thread (API, load, in-process workers) during the phase. */
   elu: number;
+}
+
+/** Everything measured on one variant's servers. */
+export interface VariantReport {
+  name: string;
+  title: string;
+  notes: string[];
+  /** The charge phase first, then the bare baselines. */
+  phases: MeasuredPhase[];
+  webhooks: Array<{ title: string; result: WebhookPhaseResult }>;
+  targets: TargetLine[];
+  rss: PeakRss;
+  wallS: number;
+  /** Why the variant stopped early or is not trustworthy (worker exited, setup failed). */
+  failure?: string;
 }
 
 export function machineLine(): string {
@@ -21,60 +37,60 @@ export function machineLine(): string {
 const table = (head: string[], body: string[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ':--' : '--:')).join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
-/** Markdown tables: per phase, then the ratios of the charge phase to the bare baselines, then webhooks. */
-export function renderReport(phases: MeasuredPhase[], header: string[], footer: string[], webhooks?: WebhookPhaseResult): string {
-  const rows = phases.map(({ result: r, delayMs }) => {
-    const s = summarize(r.create.latenciesMs);
-    const errors = r.create.errors.length + r.completeErrors.length;
-    return [
-      r.name,
-      fmt(s.p50),
-      fmt(s.p95),
-      fmt(s.p99),
-      fmt(s.max),
-      fmt(perSecond(r.create.values.length, r.create.wallMs)),
-      fmt(r.completeWallMs / 1000, 2),
-      fmt(perSecond(r.completed, r.completeWallMs)),
-      delayMs ? fmt(perSecond(r.completed, r.completeWallMs - delayMs)) : '–',
-      `${r.completed}/${r.n}`,
-      String(errors),
-      fmt(r.historyLength, 0),
-    ];
-  });
-  const out = [...header, ''];
-  out.push(
-    table(
-      ['phase', 'create p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'creates/s', 'wall to done s', 'done/s', 'done/s after delay', 'done', 'errors', 'history events'],
-      rows,
-    ),
-  );
-  const cores = os.cpus().length;
-  out.push('', table(
-    ['phase (CPU seconds during the phase)', 'Node process', 'temporal dev server', 'postgres', 'other', 'machine busy', 'Node main-thread ELU'],
-    phases.map(({ result: r, cpu, elu }) => [
-      r.name,
-      fmt(cpu.node),
-      fmt(cpu.temporal),
-      fmt(cpu.postgres),
-      fmt(Math.max(0, cpu.machine - cpu.node - cpu.temporal - cpu.postgres)),
-      `${fmt((100 * cpu.machine) / ((r.completeWallMs / 1000) * cores), 0)} % of ${cores} cores`,
-      `${fmt(100 * elu, 0)} %`,
-    ]),
-  ));
+const slow = (latencies: readonly number[]) => String(latencies.filter((ms) => ms > SLOW_CREATE_MS).length);
+const cores = () => os.cpus().length;
 
+function cpuRow(name: string, cpu: CpuSnapshot, wallMs: number, elu: number): string[] {
+  return [
+    name,
+    fmt(cpu.node),
+    fmt(cpu.worker),
+    fmt(cpu.temporal),
+    fmt(cpu.postgres),
+    fmt(Math.max(0, cpu.machine - cpu.node - cpu.worker - cpu.temporal - cpu.postgres)),
+    `${fmt((100 * cpu.machine) / ((wallMs / 1000) * cores()), 0)} % of ${cores()} cores`,
+    `${fmt(100 * elu, 0)} %`,
+  ];
+}
+const CPU_HEAD = ['phase (CPU seconds during the phase)', 'bench process', 'worker process', 'temporal dev server', 'postgres', 'other', 'machine busy', 'bench main-thread ELU'];
+
+function createRow(r: PhaseResult, delayMs: number): string[] {
+  const s = summarize(r.create.latenciesMs);
+  return [
+    r.name,
+    fmt(s.p50),
+    fmt(s.p90),
+    fmt(s.p99),
+    fmt(s.max),
+    slow(r.create.latenciesMs),
+    fmt(perSecond(r.create.values.length, r.create.wallMs)),
+    fmt(r.completeWallMs / 1000, 2),
+    fmt(perSecond(r.completed, r.completeWallMs)),
+    delayMs ? fmt(perSecond(r.completed, r.completeWallMs - delayMs)) : '–',
+    `${r.completed}/${r.n}`,
+    String(r.create.errors.length + r.completeErrors.length),
+    fmt(r.historyLength, 0),
+  ];
+}
+const CREATE_HEAD = ['phase', 'create p50 ms', 'p90 ms', 'p99 ms', 'max ms', '> 1 s', 'creates/s', 'wall to done s', 'done/s', 'done/s after delay', 'done', 'errors', 'history events'];
+
+/** The charge phase and the bare baselines: latency and rates, CPU, and the charge ÷ baseline ratios. */
+function renderPhases(phases: MeasuredPhase[]): string[] {
+  const out = [table(CREATE_HEAD, phases.map((p) => createRow(p.result, p.delayMs)))];
+  out.push('', table(CPU_HEAD, phases.map((p) => cpuRow(p.result.name, p.cpu, p.result.completeWallMs, p.elu))));
   const [charge, ...bare] = phases;
   if (charge && bare.length) {
     const c = summarize(charge.result.create.latenciesMs);
     const cRate = perSecond(charge.result.create.values.length, charge.result.create.wallMs);
     const cDone = perSecond(charge.result.completed, charge.result.completeWallMs);
     out.push('', table(
-      ['charge ÷ baseline', 'create p50', 'p95', 'p99', 'creates/s', 'done/s', 'wall to done'],
+      ['charge ÷ baseline', 'create p50', 'p90', 'p99', 'creates/s', 'done/s', 'wall to done'],
       bare.map(({ result: b }) => {
         const s = summarize(b.create.latenciesMs);
         return [
           b.name,
           ratio(c.p50, s.p50),
-          ratio(c.p95, s.p95),
+          ratio(c.p90, s.p90),
           ratio(c.p99, s.p99),
           ratio(cRate, perSecond(b.create.values.length, b.create.wallMs)),
           ratio(cDone, perSecond(b.completed, b.completeWallMs)),
@@ -85,38 +101,22 @@ export function renderReport(phases: MeasuredPhase[], header: string[], footer: 
   }
   const firstErrors = phases.flatMap((p) => [...p.result.create.errors, ...p.result.completeErrors].slice(0, 3).map((e) => `- ${p.result.name}: ${e}`));
   if (firstErrors.length) out.push('', 'First errors:', ...firstErrors);
-  if (webhooks) out.push('', ...renderWebhooks(webhooks));
-  out.push('', ...footer);
-  return out.join('\n');
+  return out;
 }
 
-/** The "Webhooks" section: delivery rate, state change → receiver 2xx latency and its stages, checks, CPU. */
-export function renderWebhooks(w: WebhookPhaseResult): string[] {
+/** One webhook phase: its charges, deliveries, state change → receiver 2xx latency and its stages, CPU. */
+export function renderWebhooks(title: string, w: WebhookPhaseResult): string[] {
   const c = w.charges;
-  const s = summarize(c.create.latenciesMs);
   const spanMs = w.lastDeliveryAtMs - w.firstDeliveryAtMs;
-  const cores = os.cpus().length;
+  const all = Object.values(w.latencyMsByType).flat();
+  const latencyRow = (name: string, values: number[]) => {
+    const l = summarize(values);
+    return [name, String(l.count), fmt(l.p50), fmt(l.p90), fmt(l.p99), fmt(l.max), fmt(l.mean)];
+  };
   const out = [
-    '### Webhooks',
+    `#### ${title}`,
     '',
-    `One endpoint (all event types) of a fresh merchant on a local node:http receiver; outbox relay poll ${w.pollMs} ms. ` +
-      'Latency = receiver 2xx send time − event created_at (workflow time of the state change), first delivery of each event.',
-    '',
-    table(
-      ['phase', 'create p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'creates/s', 'wall to done s', 'done/s', 'done', 'errors'],
-      [[
-        c.name,
-        fmt(s.p50),
-        fmt(s.p95),
-        fmt(s.p99),
-        fmt(s.max),
-        fmt(perSecond(c.create.values.length, c.create.wallMs)),
-        fmt(c.completeWallMs / 1000, 2),
-        fmt(perSecond(c.completed, c.completeWallMs)),
-        `${c.completed}/${c.n}`,
-        String(c.create.errors.length + c.completeErrors.length),
-      ]],
-    ),
+    table(CREATE_HEAD, [createRow(c, 0)]),
     '',
     table(
       ['deliveries', 'events expected', 'missing', 'duplicates', 'bad signatures', 'deliveries/s (first → last delivery)', 'deliveries/s (first POST → last delivery)', 'peak in 1 s', 'wall s'],
@@ -134,43 +134,52 @@ export function renderWebhooks(w: WebhookPhaseResult): string[] {
     ),
     '',
     table(
-      ['state change → receiver 2xx', 'count', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms'],
-      Object.keys(w.latencyMsByType)
-        .sort((a, b) => (a === 'transaction.created' ? -1 : b === 'transaction.created' ? 1 : a.localeCompare(b)))
-        .map((type) => {
-          const l = summarize(w.latencyMsByType[type]);
-          return [type, String(l.count), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(l.mean)];
-        }),
+      ['state change (event created_at) → receiver 2xx', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'mean ms'],
+      [
+        latencyRow('all events', all),
+        ...Object.keys(w.latencyMsByType)
+          .sort((a, b) => (a === 'transaction.created' ? -1 : b === 'transaction.created' ? 1 : a.localeCompare(b)))
+          .map((type) => latencyRow(type, w.latencyMsByType[type])),
+      ],
     ),
     '',
-    table(
-      ['stage (first attempt)', 'count', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms'],
-      w.stagesMs.map(({ stage, values }) => {
-        const l = summarize(values);
-        return [stage, String(l.count), fmt(l.p50), fmt(l.p95), fmt(l.p99), fmt(l.max), fmt(l.mean)];
-      }),
-    ),
+    w.stagesUnavailable
+      ? `Stage split unavailable: ${w.stagesUnavailable}`
+      : table(['stage (first attempt)', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'mean ms'], w.stagesMs.map(({ stage, values }) => latencyRow(stage, values))),
     '',
-    table(
-      ['phase (CPU seconds during the phase)', 'Node process', 'temporal dev server', 'postgres', 'other', 'machine busy', 'Node main-thread ELU'],
-      [[
-        'charges + webhooks',
-        fmt(w.cpu.node),
-        fmt(w.cpu.temporal),
-        fmt(w.cpu.postgres),
-        fmt(Math.max(0, w.cpu.machine - w.cpu.node - w.cpu.temporal - w.cpu.postgres)),
-        `${fmt((100 * w.cpu.machine) / ((w.wallMs / 1000) * cores), 0)} % of ${cores} cores`,
-        `${fmt(100 * w.elu, 0)} %`,
-      ]],
-    ),
+    table(CPU_HEAD, [cpuRow('charges + webhooks', w.cpu, w.wallMs, w.elu)]),
   ];
   const notes: string[] = [];
   if (w.timedOut) notes.push('- the wait for deliveries timed out');
   if (w.unexpected) notes.push(`- ${w.unexpected} received event ids are not events of this merchant`);
   if (w.strays) notes.push(`- ${w.strays} requests to unknown receiver paths`);
-  const errors = [...c.create.errors, ...c.completeErrors].slice(0, 3).map((e) => `- charge: ${e}`);
-  notes.push(...errors, ...w.problems.map((p) => `- ${p}`));
-  out.push('', `Peak RSS at the end of the webhook phase: Node process ${fmt(w.peakRss.node, 0)} MiB; Temporal dev server ${fmt(w.peakRss.temporal, 0)} MiB.`);
+  notes.push(...[...c.create.errors, ...c.completeErrors].slice(0, 3).map((e) => `- charge: ${e}`), ...w.problems.map((p) => `- ${p}`));
   if (notes.length) out.push('', 'Webhook problems:', ...notes);
   return out;
+}
+
+function renderVariant(v: VariantReport): string[] {
+  const out = [`## ${v.title}`, '', ...v.notes.map((n) => `- ${n}`)];
+  if (v.failure) out.push(`- **Failed:** ${v.failure}`);
+  out.push('', 'Targets (issue 8):', '', ...v.targets.map((t) => `- ${t.verdict} ${t.target}: ${t.detail}`));
+  if (v.phases.length) out.push('', '### Charges and bare workflows', '', ...renderPhases(v.phases));
+  if (v.webhooks.length) {
+    out.push('', '### Webhooks', '', `One endpoint (all event types) per phase, for a fresh merchant, on a local node:http receiver; outbox relay poll ${v.webhooks[0].result.pollMs} ms. Latency = receiver 2xx send time − the event's created_at, first delivery of each event.`);
+    for (const w of v.webhooks) out.push('', ...renderWebhooks(w.title, w.result));
+  }
+  const rss = [`bench process ${fmt(v.rss.node, 0)} MiB (whole run so far)`, ...(Number.isFinite(v.rss.worker) ? [`worker process ${fmt(v.rss.worker, 0)} MiB`] : []), `Temporal dev server ${fmt(v.rss.temporal, 0)} MiB`];
+  out.push('', `Peak RSS: ${rss.join('; ')}. Variant wall time: ${fmt(v.wallS, 0)} s.`);
+  return out;
+}
+
+/** The Markdown report: the targets across variants, then each variant's tables. */
+export function renderRun(header: string[], variants: VariantReport[], footer: string[]): string {
+  const out = ['# npm run bench', '', ...header, ''];
+  if (variants.length) {
+    const names = variants.map((v) => v.name);
+    out.push('## Targets', '', table(['target', ...names], variants[0].targets.map((t, i) => [t.target, ...variants.map((v) => `${v.targets[i]?.verdict ?? 'n/a'} ${v.targets[i]?.detail ?? ''}`)])), '');
+  }
+  for (const v of variants) out.push(...renderVariant(v), '');
+  out.push(...footer);
+  return out.join('\n');
 }

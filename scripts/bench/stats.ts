@@ -2,6 +2,7 @@
 export interface Summary {
   count: number;
   p50: number;
+  p90: number;
   p95: number;
   p99: number;
   max: number;
@@ -20,6 +21,7 @@ export function summarize(latenciesMs: readonly number[]): Summary {
   return {
     count: sorted.length,
     p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
     p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,

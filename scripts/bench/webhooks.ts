@@ -1,21 +1,17 @@
 import { performance } from 'node:perf_hooks';
-import pino from 'pino';
 import { Pool } from 'undici';
-import { createMerchant } from '../../src/persistence/merchant-store';
-import { randomBase62 } from '../../src/support/new-id';
-import { createPaymentsWorker } from '../../workers/create-worker';
-import { relayOnce, startOutboxRelay, type RelayDeps } from '../../src/webhooks/outbox-relay';
 import type { BenchInfra } from './infra';
-import { runChargePhase } from './charges';
+import { newMerchantKey, runChargePhase } from './charges';
+import type { CompletionMode } from './completion';
 import type { PhaseResult } from './load';
-import { cpuDelta, cpuSnapshot, peakRss, type CpuSnapshot } from './procs';
+import { cpuDelta, cpuSnapshot, peakRss, type CpuSnapshot, type PeakRss } from './procs';
 import { startReceiver, type WebhookReceiver } from './receiver';
 
-/** The webhook phase: charges of one merchant with one endpoint (all events) on the local receiver. */
+/** One webhook phase: charges of one merchant with one endpoint (all events) on the local receiver. */
 export interface WebhookPhaseResult {
   /** The charges of this phase, created and awaited exactly as in the charge phase. */
   charges: PhaseResult;
-  /** Outbox relay poll interval used (WEBHOOK_OUTBOX_POLL_MS). */
+  /** Outbox relay poll interval in effect (WEBHOOK_OUTBOX_POLL_MS, default 200). */
   pollMs: number;
   /** Events of the phase's merchant in the `events` table once every charge succeeded. */
   expected: number;
@@ -30,6 +26,8 @@ export interface WebhookPhaseResult {
   missing: number;
   /** Received event ids that are not events of this merchant. */
   unexpected: number;
+  /** Events received before their created_at (a clock or measurement problem). */
+  negative: number;
   /** Requests to another path of the receiver (none expected). */
   strays: number;
   timedOut: boolean;
@@ -45,42 +43,27 @@ export interface WebhookPhaseResult {
   latencyMsByType: Record<string, number[]>;
   /** The same latency split at the delivery row's created_at and the first attempt's attempted_at. */
   stagesMs: Array<{ stage: string; values: number[] }>;
+  /** Why there is no stage split (the relay's tables changed shape), if there is none. */
+  stagesUnavailable?: string;
   cpu: CpuSnapshot;
   elu: number;
   /** From the first charge POST to the last delivery (or the end of the wait). */
   wallMs: number;
-  /** Peak RSS (MiB) of the Node process and the dev server at the end of the whole run. */
-  peakRss: { node: number; temporal: number };
+  peakRss: PeakRss;
 }
 
-export interface WebhookPhaseOptions {
-  taskQueue: string;
-  n: number;
-  concurrency: number;
-  warmup: number;
+export interface WebhookBench {
+  /** A few charges on their own merchant and endpoint, so the first deliveries' start-up is not measured. */
+  warmup(n: number, concurrency: number): Promise<void>;
+  phase(name: string, n: number, concurrency: number): Promise<WebhookPhaseResult>;
+  close(): Promise<void>;
+}
+
+export interface WebhookBenchOptions {
+  completion: CompletionMode;
   /** How long to wait for the deliveries once every charge has succeeded. */
   waitTimeoutMs: number;
   log(message: string): void;
-}
-
-/** A fresh merchant whose one sandbox endpoint (every event type) is `path` on the receiver. */
-async function merchantWithEndpoint(infra: BenchInfra, pool: Pool, receiver: WebhookReceiver, path: string): Promise<{ id: string; key: string }> {
-  const merchant = await createMerchant(infra.orm, `Bench webhooks ${randomBase62(6)}`);
-  const res = await pool.request({
-    path: '/v1/webhook-endpoints',
-    method: 'POST',
-    headers: { authorization: `Bearer ${merchant.testKey.secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `${receiver.url}${path}`, subscribed_events: [] }),
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 201) throw new Error(`POST /v1/webhook-endpoints: HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
-  receiver.register(path, (JSON.parse(text) as { secret: string }).secret);
-  return { id: merchant.id, key: merchant.testKey.secret };
-}
-
-/** N charges through the API for the given merchant, awaited to `succeeded`. */
-function runCharges(infra: BenchInfra, key: string, n: number, concurrency: number): Promise<PhaseResult> {
-  return runChargePhase(infra, n, concurrency, { key, name: 'charge with webhook endpoint: POST /v1/charges', referencePrefix: 'bench-wh' });
 }
 
 async function merchantEvents(infra: BenchInfra, merchantId: string): Promise<Map<string, { type: string; createdAtMs: number }>> {
@@ -105,6 +88,7 @@ interface StageRow {
  * Where the time goes, per delivery (first attempt): events.created_at → webhook_deliveries.created_at
  * (relay fan-out) → webhook_attempts.attempted_at (workflow time when the activity was scheduled) →
  * receiver 2xx. The attempt row is written after the 200, so this waits (bounded) for the last ones.
+ * It reads the relay's own tables, so it is skipped (with the reason) if they change shape.
  */
 async function stageBreakdown(infra: BenchInfra, merchantId: string, first: ReadonlyMap<string, { sentAtMs: number }>): Promise<Array<{ stage: string; values: number[] }>> {
   const conn = infra.orm.em.getConnection();
@@ -123,7 +107,7 @@ async function stageBreakdown(infra: BenchInfra, merchantId: string, first: Read
     rows = await query();
   }
   const stages = [
-    { stage: 'event created_at → delivery row (relay poll + fan-out)', values: [] as number[] },
+    { stage: 'event created_at → delivery row (relay wake-up + fan-out)', values: [] as number[] },
     { stage: 'delivery row → attempt 1 scheduled (workflow start + first workflow task)', values: [] as number[] },
     { stage: 'attempt 1 scheduled → receiver 2xx (activity dispatch, load + sign, HTTP)', values: [] as number[] },
     { stage: 'of which HTTP request → response (sender duration_ms)', values: [] as number[] },
@@ -149,111 +133,120 @@ function peakPerSecond(sortedMs: number[]): number {
 }
 
 /**
- * Starts a payments worker (same bundle and options as the charge phase) and the outbox relay next
- * to it, registers one endpoint for a fresh merchant on a local receiver, sends N charges and waits
- * for every event of that merchant to arrive. A warm-up round on its own merchant and endpoint comes
- * first. Runs after the other phases, so its thousands of extra workflows do not slow them down.
+ * Webhook phases on servers whose worker and relay already run with their default settings: each
+ * phase registers one endpoint (every event type) for a fresh merchant through
+ * POST /v1/webhook-endpoints, sends N charges through the API and waits for every event of that
+ * merchant at the local receiver (scripts/bench/receiver.ts), which verifies each signature.
  */
-export async function runWebhookPhase(infra: BenchInfra, options: WebhookPhaseOptions): Promise<WebhookPhaseResult> {
+export async function startWebhookBench(infra: BenchInfra, options: WebhookBenchOptions): Promise<WebhookBench> {
   const { log } = options;
-  const pollMs = infra.deps.webhooks.outboxPollMs;
-  const relayDeps: RelayDeps = {
-    orm: infra.orm,
-    client: infra.temporal.client,
-    taskQueue: options.taskQueue,
-    retryScheduleMs: infra.deps.webhooks.retryScheduleMs,
-    log: pino({ name: 'bench-relay', level: 'warn' }, pino.destination(2)),
-  };
-  // Events of the earlier phases (merchants without endpoints) are fanned out to nobody first, so
-  // the relay starts with an empty outbox.
-  let drained = 0;
-  for (let handled; (handled = await relayOnce(relayDeps)) > 0; ) drained += handled;
-  log(`webhooks: outbox drained (${drained} earlier events, no endpoints); payments worker and relay (polling every ${pollMs} ms)`);
-  const payments = await createPaymentsWorker({
-    orm: infra.orm,
-    address: infra.temporalAddress,
-    namespace: 'default',
-    taskQueue: options.taskQueue,
-    secretBox: infra.deps.secretBox,
-    webhooks: infra.deps.webhooks,
-  });
-  const paymentsDone = payments.worker.run();
-  const relay = startOutboxRelay(relayDeps, pollMs);
-  const receiver = await startReceiver();
-  const pool = new Pool(infra.apiUrl, { connections: options.concurrency, pipelining: 1 });
-  try {
-    if (options.warmup > 0) {
-      const warm = await merchantWithEndpoint(infra, pool, receiver, '/warmup');
-      log(`webhooks warm-up: ${options.warmup} charges`);
-      await runCharges(infra, warm.key, options.warmup, options.concurrency);
+  const receiver: WebhookReceiver = await startReceiver();
+  const pool = new Pool(infra.apiUrl, { connections: 4, pipelining: 1 });
+  let phases = 0;
+
+  async function merchantWithEndpoint(path: string): Promise<{ id: string; key: string }> {
+    const merchant = await newMerchantKey(infra, 'Bench webhooks');
+    const res = await pool.request({
+      path: '/v1/webhook-endpoints',
+      method: 'POST',
+      headers: { authorization: `Bearer ${merchant.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${receiver.url}${path}`, subscribed_events: [] }),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 201) throw new Error(`POST /v1/webhook-endpoints: HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+    receiver.register(path, (JSON.parse(text) as { secret: string }).secret);
+    return merchant;
+  }
+
+  const charges = (key: string, name: string, n: number, concurrency: number, prefix: string) =>
+    runChargePhase(infra, n, concurrency, { key, name, referencePrefix: prefix, completion: options.completion });
+
+  return {
+    async warmup(n, concurrency) {
+      const warm = await merchantWithEndpoint('/warmup');
+      log(`webhooks warm-up: ${n} charges`);
+      await charges(warm.key, 'webhook warm-up', n, concurrency, 'bench-wh-warm');
       const ids = new Set((await merchantEvents(infra, warm.id)).keys());
       if (!(await receiver.waitFor('/warmup', ids, options.waitTimeoutMs))) log('webhooks warm-up: not every event arrived');
-    }
+    },
 
-    const path = '/hooks';
-    const merchant = await merchantWithEndpoint(infra, pool, receiver, path);
-    const before = cpuSnapshot();
-    const elu = performance.eventLoopUtilization();
-    const startedAtMs = Date.now();
-    const t0 = performance.now();
-    const charges = await runCharges(infra, merchant.key, options.n, options.concurrency);
-    const expected = await merchantEvents(infra, merchant.id);
-    log(`webhooks: ${charges.completed}/${options.n} charges done, waiting for ${expected.size} events at the receiver`);
-    const complete = await receiver.waitFor(path, new Set(expected.keys()), options.waitTimeoutMs);
-    const wallMs = performance.now() - t0;
-    const cpu = cpuDelta(before, cpuSnapshot());
-    const eluUsed = performance.eventLoopUtilization(elu).utilization;
+    async phase(name, n, concurrency) {
+      const path = `/hooks-${++phases}`;
+      const merchant = await merchantWithEndpoint(path);
+      const workerPid = infra.payments.pid;
+      const before = cpuSnapshot(workerPid);
+      const elu = performance.eventLoopUtilization();
+      const startedAtMs = Date.now();
+      const t0 = performance.now();
+      const result = await charges(merchant.key, name, n, concurrency, `bench-wh${phases}`);
+      const expected = await merchantEvents(infra, merchant.id);
+      log(`${name}: ${result.completed}/${n} charges done, waiting for ${expected.size} events at the receiver`);
+      const complete = await receiver.waitFor(path, new Set(expected.keys()), options.waitTimeoutMs);
+      const wallMs = performance.now() - t0;
+      const cpu = cpuDelta(before, cpuSnapshot(workerPid));
+      const eluUsed = performance.eventLoopUtilization(elu).utilization;
 
-    const requests = receiver.deliveries(path);
-    const first = receiver.firstByEvent(path);
-    const latencyMsByType: Record<string, number[]> = {};
-    const problems: string[] = [];
-    let missing = 0;
-    for (const [id, event] of expected) {
-      const got = first.get(id);
-      if (!got) {
-        missing++;
-        if (problems.length < 5) problems.push(`missing ${event.type} ${id}`);
-        continue;
+      const requests = receiver.deliveries(path);
+      const first = receiver.firstByEvent(path);
+      const latencyMsByType: Record<string, number[]> = {};
+      const problems: string[] = [];
+      let missing = 0;
+      let negative = 0;
+      for (const [id, event] of expected) {
+        const got = first.get(id);
+        if (!got) {
+          missing++;
+          if (problems.length < 5) problems.push(`missing ${event.type} ${id}`);
+          continue;
+        }
+        const latency = got.sentAtMs - event.createdAtMs;
+        if (latency < 0) negative++;
+        (latencyMsByType[event.type] ??= []).push(latency);
       }
-      (latencyMsByType[event.type] ??= []).push(got.sentAtMs - event.createdAtMs);
-    }
-    const bad = requests.filter((d) => !d.signatureOk);
-    for (const d of bad.slice(0, 5)) problems.push(`signature check failed for ${d.eventId} (attempt ${d.attempt}): ${d.problem}`);
-    const stagesMs = await stageBreakdown(infra, merchant.id, first);
-    const sent = requests.map((d) => d.sentAtMs).sort((a, b) => a - b);
-    return {
-      charges,
-      pollMs,
-      expected: expected.size,
-      delivered: expected.size - missing,
-      requests: requests.length,
-      duplicates: requests.length - first.size,
-      badSignatures: bad.length,
-      missing,
-      unexpected: [...first.keys()].filter((id) => !expected.has(id)).length,
-      strays: receiver.strays(),
-      timedOut: !complete,
-      problems,
-      startedAtMs,
-      firstDeliveryAtMs: sent[0] ?? NaN,
-      lastDeliveryAtMs: sent[sent.length - 1] ?? NaN,
-      peakPerSecond: peakPerSecond(sent),
-      latencyMsByType,
-      stagesMs,
-      cpu,
-      elu: eluUsed,
-      wallMs: complete && sent.length ? sent[sent.length - 1] - startedAtMs : wallMs,
-      peakRss: peakRss(),
-    };
-  } finally {
-    await relay.stop();
-    await pool.close();
-    payments.worker.shutdown();
-    await paymentsDone;
-    await payments.connection.close();
-    await receiver.close();
-  }
+      if (negative) problems.push(`${negative} events were received before their created_at`);
+      const bad = requests.filter((d) => !d.signatureOk);
+      for (const d of bad.slice(0, 5)) problems.push(`signature check failed for ${d.eventId} (attempt ${d.attempt}): ${d.problem}`);
+      let stagesMs: Array<{ stage: string; values: number[] }> = [];
+      let stagesUnavailable: string | undefined;
+      try {
+        stagesMs = await stageBreakdown(infra, merchant.id, first);
+      } catch (error) {
+        stagesUnavailable = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      }
+      const sent = requests.map((d) => d.sentAtMs).sort((a, b) => a - b);
+      return {
+        charges: result,
+        pollMs: infra.config.webhooks.outboxPollMs,
+        expected: expected.size,
+        delivered: expected.size - missing,
+        requests: requests.length,
+        duplicates: requests.length - first.size,
+        badSignatures: bad.length,
+        missing,
+        unexpected: [...first.keys()].filter((id) => !expected.has(id)).length,
+        negative,
+        strays: receiver.strays(),
+        timedOut: !complete,
+        problems,
+        startedAtMs,
+        firstDeliveryAtMs: sent[0] ?? NaN,
+        lastDeliveryAtMs: sent[sent.length - 1] ?? NaN,
+        peakPerSecond: peakPerSecond(sent),
+        latencyMsByType,
+        stagesMs,
+        ...(stagesUnavailable ? { stagesUnavailable } : {}),
+        cpu,
+        elu: eluUsed,
+        wallMs: complete && sent.length ? sent[sent.length - 1] - startedAtMs : wallMs,
+        peakRss: peakRss(workerPid),
+      };
+    },
+
+    async close() {
+      await pool.close();
+      await receiver.close();
+    },
+  };
 }
 
 /** Exit code 1: a signature that does not verify, an event never delivered, or a failed charge. */

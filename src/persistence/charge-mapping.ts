@@ -33,7 +33,8 @@ export function rowToRecord(row: ChargeRow): ChargeRecord {
   };
 }
 
-export function recordToRow(record: ChargeRecord): ChargeRow {
+/** The row of a charge record; `workflowStartedAt` is the writer's to set (charge-store.ts). */
+export function recordToRow(record: ChargeRecord): Omit<ChargeRow, 'workflowStartedAt'> {
   return {
     id: record.id,
     merchantId: record.merchantId,

@@ -1,5 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { chargeJson, type ChargeRecord, type ChargeTransitionRequest } from '../domain/charge';
+import { sandboxOutcomeOf, type BegunCharge } from '../domain/charge-start';
 import { canTransition, eventTypeForStatus, type ChargeStatus } from '../domain/charge-status';
 import { captureReversalTransfer, captureTransfer, holdTransfer, holdVoidTransfer, type Transfer } from '../domain/ledger';
 import { addToBalances } from './account-balances';
@@ -74,18 +75,44 @@ async function writeStateChange(em: EntityManager, record: ChargeRecord, transfe
 }
 
 /**
- * Records an accepted charge: projection row, pending ledger hold (entries and balance rows) and
- * `transaction.created`, in one transaction, written in the order of `writeStateChange`. Running it
- * again for the same charge returns the stored record and writes nothing.
+ * Writes a new charge inside the caller's transaction: projection row, pending ledger hold (entries
+ * and balance rows) and `transaction.created`, in the order of `writeStateChange` (the event counter
+ * last). The API's create transaction (charge-create-store.ts) calls it after storing the answer.
+ */
+export async function insertAcceptedCharge(em: EntityManager, draft: ChargeRecord, workflowStartedAt: Date | null = null): Promise<void> {
+  em.create(Charge, { ...recordToRow(draft), workflowStartedAt });
+  await writeStateChange(em, draft, [holdTransfer(draft)], draft.createdAt);
+}
+
+/**
+ * Records an accepted charge for a run started by update-with-start (before the API wrote charges
+ * itself): the writes of insertAcceptedCharge, in one transaction, with its workflow marked started
+ * (it is running this). Running it again for the same charge returns the stored record and writes
+ * nothing.
  */
 export async function recordAcceptedCharge(orm: Orm, draft: ChargeRecord): Promise<ChargeRecord> {
   return orm.em.fork().transactional(async (em) => {
     const existing = await em.findOne(Charge, { id: draft.id });
     if (existing) return rowToRecord(existing);
-    em.create(Charge, recordToRow(draft));
-    await writeStateChange(em, draft, [holdTransfer(draft)], draft.createdAt);
+    await insertAcceptedCharge(em, draft, new Date());
     return draft;
   });
+}
+
+/**
+ * The charge workflow's first step: loads the charge the API wrote and marks its workflow started
+ * (one statement; the charge-start relay stops looking at it). Throws ChargeNotFoundError when there
+ * is no such charge: a workflow started for a charge the API did not write refuses to run.
+ */
+export async function beginCharge(orm: Orm, chargeId: string): Promise<BegunCharge> {
+  const em = orm.em.fork();
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `update charges set workflow_started_at = coalesce(workflow_started_at, now()) where id = ? returning *`,
+    [chargeId],
+  );
+  if (rows.length === 0) throw new ChargeNotFoundError(chargeId);
+  const charge = rowToRecord(em.map(Charge, rows[0]));
+  return { charge, sandboxOutcome: sandboxOutcomeOf(charge.metadataJson) };
 }
 
 function transfersFor(record: ChargeRecord, to: ChargeStatus): Transfer[] {

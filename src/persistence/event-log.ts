@@ -16,7 +16,9 @@ export interface AppendedEvent {
  *      while the counter is held;
  *   2. take the next sequence from the per-merchant-and-environment counter row (`event_counters`
  *      upsert ... returning): this locks the counter row until commit;
- *   3. insert the event row.
+ *   3. insert the event row. Its trigger (migration 20261123000004) queues `NOTIFY payments_outbox`
+ *      when the merchant has an active webhook endpoint; PostgreSQL sends it at commit, waking the
+ *      webhook outbox relay.
  *
  * The counter row is the hottest row there is (every state change of the merchant in that environment
  * goes through it), so it is held only for the event insert and the commit. Sequences stay gapless

@@ -1,5 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../domain/environment';
 import type { Orm } from './orm';
+
+/** The ORM (each statement on its own), or an EntityManager inside the caller's transaction. */
+export type Db = Orm | EntityManager;
+
+function sql<T extends object[]>(db: Db, query: string, params: unknown[]): Promise<T> {
+  return 'em' in db ? db.em.getConnection().execute<T>(query, params) : db.execute<T>(query, params);
+}
 
 /** How long a request may hold a key before another attempt with the same body may take it over. */
 export const IDEMPOTENCY_LOCK_SECONDS = 60;
@@ -21,25 +29,36 @@ export interface IdempotencyScope {
  * the stored answer, `in_use` while the first is still working, or `reused` for a different body. A
  * claim whose holder died (lock expired, no answer stored) is taken over with the same resource id,
  * so a retry after a crash converges on the same charge and workflow.
+ *
+ * Inside a transaction (an EntityManager), the claim stays invisible until commit; a concurrent claim
+ * of the same key meanwhile sees `in_use` (it never waits on the transaction), and once the
+ * transaction commits with its answer (storeIdempotentAnswer), `replay`. If it rolls back, nothing
+ * of the claim remains.
  */
-export async function claimIdempotencyKey(orm: Orm, scope: IdempotencyScope, requestHash: string, proposedResourceId: string): Promise<Claim> {
-  const conn = orm.em.getConnection();
-  const inserted = await conn.execute<{ resource_id: string }[]>(
+export async function claimIdempotencyKey(db: Db, scope: IdempotencyScope, requestHash: string, proposedResourceId: string): Promise<Claim> {
+  // The advisory lock (held to the end of the caller's transaction) marks the key as being claimed:
+  // a concurrent claim does not wait for an uncommitted row, it sees `in_use` at once.
+  const inserted = await sql<{ resource_id: string }[]>(
+    db,
     `insert into idempotency_keys (merchant_id, environment, key, request_hash, resource_id, state, locked_until)
-     values (?, ?, ?, ?, ?, 'in_flight', now() + make_interval(secs => ?))
+     select ?, ?, ?, ?, ?, 'in_flight', now() + make_interval(secs => ?)
+     where pg_try_advisory_xact_lock(hashtextextended(?, 0))
      on conflict do nothing returning resource_id`,
-    [scope.merchantId, scope.environment, scope.key, requestHash, proposedResourceId, IDEMPOTENCY_LOCK_SECONDS],
+    [scope.merchantId, scope.environment, scope.key, requestHash, proposedResourceId, IDEMPOTENCY_LOCK_SECONDS, `idempotency|${scope.merchantId}|${scope.environment}|${scope.key}`],
   );
   if (inserted.length === 1) return { kind: 'claimed', resourceId: inserted[0].resource_id };
-  const rows = await conn.execute<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }[]>(
+  const rows = await sql<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }[]>(
+    db,
     `select request_hash, state, response_status, response_body from idempotency_keys where merchant_id = ? and environment = ? and key = ?`,
     [scope.merchantId, scope.environment, scope.key],
   );
   const row = rows[0];
-  if (!row) return claimIdempotencyKey(orm, scope, requestHash, proposedResourceId);
+  // No committed row: another transaction is claiming the key right now.
+  if (!row) return { kind: 'in_use' };
   if (row.request_hash !== requestHash) return { kind: 'reused' };
   if (row.state === 'done') return { kind: 'replay', status: row.response_status ?? 200, body: row.response_body ?? '' };
-  const takenOver = await conn.execute<{ resource_id: string }[]>(
+  const takenOver = await sql<{ resource_id: string }[]>(
+    db,
     `update idempotency_keys set locked_until = now() + make_interval(secs => ?)
      where merchant_id = ? and environment = ? and key = ? and state = 'in_flight' and locked_until < now()
      returning resource_id`,
@@ -66,6 +85,18 @@ export async function completeIdempotencyKey(orm: Orm, scope: IdempotencyScope, 
     [scope.merchantId, scope.environment, scope.key],
   );
   return { status: rows[0].response_status, body: rows[0].response_body };
+}
+
+/**
+ * Stores the answer of a key claimed in the same transaction (the claim's row is locked by it, so no
+ * other attempt can have answered): it becomes visible with everything else at commit.
+ */
+export async function storeIdempotentAnswer(em: EntityManager, scope: IdempotencyScope, status: number, body: string): Promise<void> {
+  await em.execute(
+    `update idempotency_keys set state = 'done', response_status = ?, response_body = ?
+     where merchant_id = ? and environment = ? and key = ? and state = 'in_flight'`,
+    [status, body, scope.merchantId, scope.environment, scope.key],
+  );
 }
 
 /** Keeps a claim (and its resource id) but lets the next attempt take it over at once. */

@@ -21,6 +21,8 @@ export interface ServiceDeps {
   resolve?: Resolver;
   /** Longest wait of one request on Temporal before 503 `service_unavailable` (default 10 s; TEMPORAL_REQUEST_DEADLINE_MS). */
   temporalDeadlineMs?: number;
+  /** Longest wait of a charge create on its workflow's start before it answers anyway (CHARGE_START_WAIT_MS, default 1 s). */
+  chargeStartWaitMs?: number;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

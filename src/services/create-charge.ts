@@ -2,17 +2,24 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { ApiError } from '../domain/errors';
-import { findCharge } from '../persistence/charge-store';
-import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey, type IdempotencyScope } from '../persistence/idempotency-store';
+import { railPlan } from '../domain/sandbox-outcome';
+import { writeChargeOnce, type CreateAnswer } from '../persistence/charge-create-store';
+import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
-import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../../workflows/messages';
-import { railPlan } from '../domain/sandbox-outcome';
-import { chargeStartOperation } from '../temporal/charge-start';
+import { startChargeWorkflow } from '../temporal/charge-start';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
+import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import { renderError } from './render-error';
-import { isTemporalUnavailable, serviceUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import type { Caller, ServiceDeps } from './context';
+
+/**
+ * CHARGE_START_WAIT_MS when unset: how long a create waits for its workflow's start before it
+ * answers anyway. A start takes a few milliseconds to ~150 ms (p99) on a healthy server, so this is
+ * reached only when Temporal is slow or down; the start goes on in the background (up to the
+ * request deadline) and the charge-start relay starts whatever it missed.
+ */
+export const DEFAULT_CHARGE_START_WAIT_MS = 1_000;
 
 export interface StoredAnswer {
   status: number;
@@ -37,9 +44,27 @@ async function checkReferences(deps: ServiceDeps, request: ChargeRequest): Promi
 }
 
 /**
- * POST /v1/charges. Idempotency in two layers: the HTTP key (scoped, body-hashed, first answer
- * stored) and the workflow id (the charge id the key was first claimed with), so a retry after any
- * crash converges on one charge and one workflow.
+ * The create answer (SPEC 6.3): the charge in flight, or for the sandbox `indeterminate` outcome 504
+ * `partner_timeout` (the charge stays unresolved; its outcome arrives as an event).
+ */
+function createAnswer(charge: ChargeRecord, sandboxOutcome: string | null, requestId: string): CreateAnswer {
+  if (railPlan(charge.environment, sandboxOutcome).kind === 'unresolved') {
+    return renderError(
+      new ApiError('partner_timeout', 'The partner did not answer in time. The charge stays unresolved; its outcome arrives as an event (GET /v1/events).', {
+        transaction_id: charge.id,
+      }),
+      requestId,
+    );
+  }
+  return { status: 200, body: chargeJson(charge) };
+}
+
+/**
+ * POST /v1/charges: write first, then start (docs/architecture.md, "Create path"). One database
+ * transaction claims the Idempotency-Key, stores the answer and writes the charge, its hold and
+ * `transaction.created`; then the workflow (id = charge id, input `{ chargeId }`) is started, waiting
+ * at most CHARGE_START_WAIT_MS. The charge is durable at commit, so the answer never depends on
+ * Temporal or a worker: a start that is slow or fails is finished by the charge-start relay.
  */
 export async function createCharge(
   deps: ServiceDeps,
@@ -55,65 +80,29 @@ export async function createCharge(
   }
   await checkReferences(deps, request);
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
-  const claim = await claimIdempotencyKey(deps.orm, scope, hash, newId('charge'));
-  if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
-  if (claim.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-  if (claim.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
-
-  try {
-    const answer = await startCharge(deps, caller, claim.resourceId, request, requestId, metadataJson);
-    return { ...(await completeIdempotencyKey(deps.orm, scope, answer.status, answer.body)), replayed: false };
-  } catch (error) {
-    // Whether the workflow started is unknown: keep the claim (same charge id) but let a retry take it now.
-    await unlockIdempotencyKey(deps.orm, scope).catch(() => undefined);
-    throw error;
-  }
+  const draft = buildChargeDraft(caller, newId('charge'), request, new Date(), metadataJson);
+  const { sandboxOutcome, ...record } = draft;
+  const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId));
+  if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
+  if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
+  await startWithin(deps, write.charge);
+  return { ...write.answer, replayed: false };
 }
 
-async function startCharge(
-  deps: ServiceDeps,
-  caller: Caller,
-  chargeId: string,
-  request: ChargeRequest,
-  requestId: string,
-  metadataJson: string | undefined,
-): Promise<{ status: number; body: string }> {
-  const draft = buildChargeDraft(caller, chargeId, request, new Date(), metadataJson);
-  let acceptance: ChargeAcceptance;
-  try {
-    // Bounded: with no worker polling (or Temporal down) the update would otherwise wait forever.
-    acceptance = await withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () =>
-      deps.temporal.client.workflow.executeUpdateWithStart(acceptChargeUpdate, {
-        updateId: ACCEPT_UPDATE_ID,
-        startWorkflowOperation: chargeStartOperation(draft, deps.taskQueue),
-      }),
-    );
-  } catch (error) {
-    // A retry that finds the workflow closed, or another run (a reversal) under the charge id: the
-    // charge was accepted before, so answer as the acceptance did, from the projection.
-    const existing = await findCharge(deps.orm, caller, chargeId);
-    if (!existing) {
-      // Not accepted in time: 503, and the caller's retry with the same key reuses this charge id
-      // (the workflow, if it started, is picked up again by the same update).
-      if (isTemporalUnavailable(error)) {
-        throw serviceUnavailable('The charge could not be accepted in time (the payment workers may be unavailable).');
-      }
-      throw error;
-    }
-    const unresolved = railPlan(existing.environment, draft.sandboxOutcome).kind === 'unresolved';
-    acceptance = { kind: unresolved ? 'partner_timeout' : 'accepted', charge: existing };
-  }
-  if (acceptance.kind === 'partner_timeout') {
-    return renderError(
-      new ApiError('partner_timeout', 'The partner did not answer in time. The charge stays unresolved; its outcome arrives as an event (GET /v1/events).', {
-        transaction_id: acceptance.charge.id,
-      }),
-      requestId,
-    );
-  }
-  return chargeAnswer(acceptance.charge);
-}
-
-function chargeAnswer(charge: ChargeRecord): { status: number; body: string } {
-  return { status: 200, body: chargeJson(charge) };
+/** Starts the charge's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
+async function startWithin(deps: ServiceDeps, charge: ChargeRecord): Promise<void> {
+  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startChargeWorkflow(deps.temporal.client, deps.taskQueue, charge)).catch(
+    (error: unknown) => {
+      const message = 'charge workflow not started; the charge-start relay will start it';
+      if (isTemporalUnavailable(error)) deps.log.warn({ chargeId: charge.id, err: error }, message);
+      else deps.log.error({ chargeId: charge.id, err: error }, message);
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);
+  });
+  await Promise.race([start, waited]);
+  clearTimeout(timer);
 }

@@ -1,12 +1,50 @@
-import { WithStartWorkflowOperation, type WorkflowStartOptions } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { ChargeDraft, ChargeRecord } from '../domain/charge';
+import type { ChargeStart } from '../domain/charge-start';
 import { chargeSearchAttributePairs } from '../domain/search-attributes';
 import type { chargeWorkflow } from '../../workflows/charge';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 
+const chargeSummary = (charge: ChargeRecord) => `${charge.environment} charge ${charge.amount} ${charge.currency} via ${charge.channel} for ${charge.merchantId}`;
+
 /**
- * The start half of POST /v1/charges' update-with-start. Workflow id = charge id; a running workflow
- * is reused (the update is deduplicated by its id), a closed one is never started again.
+ * The start of a charge's workflow once the API has written the charge: workflow id = charge id,
+ * input `{ chargeId }` only (the workflow reads the rest from the database), summary and search
+ * attributes from the record as written. A charge id is never run twice: a running or closed
+ * workflow under it is an AlreadyStarted error.
+ */
+export function chargeStartOptions(charge: ChargeRecord, taskQueue: string): WorkflowStartOptions<typeof chargeWorkflow> & { args: [ChargeStart] } {
+  return {
+    workflowId: charge.id,
+    taskQueue,
+    args: [{ chargeId: charge.id }],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    workflowIdConflictPolicy: 'FAIL',
+    staticSummary: chargeSummary(charge),
+    typedSearchAttributes: chargeSearchAttributePairs(charge),
+  };
+}
+
+/**
+ * Starts the charge's workflow (the API after its commit, the charge-start relay later). Resolves
+ * once the workflow is known to exist: 'started', or 'already_started' (started before, by the API,
+ * the relay or, for older charges, update-with-start). Throws when that is unknown (Temporal
+ * unreachable, a deadline): the relay starts it later.
+ */
+export async function startChargeWorkflow(client: Client, taskQueue: string, charge: ChargeRecord): Promise<'started' | 'already_started'> {
+  try {
+    await client.workflow.start<typeof chargeWorkflow>('chargeWorkflow', chargeStartOptions(charge, taskQueue));
+    return 'started';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return 'already_started';
+  }
+}
+
+/**
+ * The start half of the update-with-start that POST /v1/charges used before it wrote charges itself
+ * (the input is the whole draft). Kept for the workflow tests of runs started that way, which are
+ * still in flight after a deploy and whose histories must replay.
  */
 export function chargeStartOperation(draft: ChargeDraft, taskQueue: string): WithStartWorkflowOperation<typeof chargeWorkflow> {
   return new WithStartWorkflowOperation<typeof chargeWorkflow>('chargeWorkflow', {
@@ -15,7 +53,7 @@ export function chargeStartOperation(draft: ChargeDraft, taskQueue: string): Wit
     args: [draft],
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    staticSummary: `${draft.environment} charge ${draft.amount} ${draft.currency} via ${draft.channel} for ${draft.merchantId}`,
+    staticSummary: chargeSummary(draft),
     typedSearchAttributes: chargeSearchAttributePairs(draft),
   });
 }

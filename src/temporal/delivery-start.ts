@@ -8,8 +8,19 @@ import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workfl
  * exist ('started' or 'already_started'); throws when that is unknown (Temporal unreachable, or a
  * timeout after which the start may or may not have happened). Callers then leave the delivery
  * pending without `workflow_started_at`, and the outbox relay's sweep starts it later.
+ *
+ * `eager`: request eager workflow start (the first workflow task comes back in the start's answer,
+ * to a worker of this process, instead of through the task queue). Only for a client on the
+ * NativeConnection of a Worker polling `taskQueue` in this process; the server falls back to a
+ * normal start when it declines, and a lost eager task is retried by the server after the workflow
+ * task timeout like any other.
  */
-export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: WebhookDeliveryInput): Promise<'started' | 'already_started'> {
+export async function startDeliveryWorkflow(
+  client: Client,
+  taskQueue: string,
+  input: WebhookDeliveryInput,
+  options: { eager?: boolean } = {},
+): Promise<'started' | 'already_started'> {
   try {
     await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: input.deliveryId,
@@ -22,6 +33,7 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
         { key: SA.MerchantId, value: input.merchantId },
         { key: SA.Environment, value: input.environment },
       ],
+      ...(options.eager ? { requestEagerStart: true } : {}),
     });
     return 'started';
   } catch (error) {

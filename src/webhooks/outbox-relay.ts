@@ -7,6 +7,7 @@ import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery }
 import type { Logger } from '../support/logger';
 import { startDeliveryWorkflow } from '../temporal/delivery-start';
 import { fanOutDeliveryId } from './delivery-id';
+import { startOutboxListener } from './outbox-listener';
 
 export interface RelayDeps {
   orm: Orm;
@@ -18,6 +19,18 @@ export interface RelayDeps {
   leaseSeconds?: number;
   /** Age after which the sweep starts a pending delivery that has no attempt and no confirmed workflow (UNSTARTED_AFTER_SECONDS). */
   unstartedAfterSeconds?: number;
+  /**
+   * Ask for eager workflow start: the server hands the delivery's first workflow task straight back
+   * to a worker of this process. Only when `client` is on the NativeConnection of a Worker that polls
+   * `taskQueue` in this process; the SDK refuses it on any other connection. Off in workers/main.ts:
+   * measured, it shortened the start but lengthened the tail (docs/architecture.md, Webhook latency).
+   */
+  eagerStart?: boolean;
+  /**
+   * Where the running relay LISTENs for new events (a dedicated connection): the ORM's URL unless
+   * given; null to rely on the poll alone.
+   */
+  listenUrl?: string | null;
 }
 
 const BATCH = 100;
@@ -49,39 +62,51 @@ interface EndpointRow {
 }
 
 /**
- * Starts the deliveries' workflows, START_CONCURRENCY at a time, and records each one confirmed.
- * Stops at the first batch with a failure and throws its first error (Temporal is likely down; the
- * rest are started by a later pass).
+ * Starts the deliveries' workflows, START_CONCURRENCY at a time (each lane takes the next as soon as
+ * its start answers). After a failure no further start begins. Returns the ids confirmed started and
+ * the first failure (Temporal is likely down; the rest are started by a later pass or the sweep).
  */
-async function startDeliveries(deps: RelayDeps, deliveries: UnstartedDelivery[]): Promise<void> {
-  for (let i = 0; i < deliveries.length; i += START_CONCURRENCY) {
-    const batch = deliveries.slice(i, i + START_CONCURRENCY);
-    const results = await Promise.allSettled(
-      batch.map((d) =>
-        startDeliveryWorkflow(deps.client, deps.taskQueue, {
-          deliveryId: d.id,
-          eventId: d.event_id,
-          eventType: d.event_type,
-          endpointId: d.endpoint_id,
-          merchantId: d.merchant_id,
-          environment: d.environment,
-          retryScheduleMs: deps.retryScheduleMs,
-        }),
-      ),
-    );
-    await markWorkflowsStarted(deps.orm, batch.filter((_, j) => results[j].status === 'fulfilled').map((d) => d.id));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
+async function startDeliveries(deps: RelayDeps, deliveries: UnstartedDelivery[]): Promise<{ started: string[]; failure?: { error: unknown } }> {
+  const started: string[] = [];
+  let failure: { error: unknown } | undefined;
+  let next = 0;
+  const lane = async () => {
+    while (!failure && next < deliveries.length) {
+      const d = deliveries[next++];
+      try {
+        await startDeliveryWorkflow(
+          deps.client,
+          deps.taskQueue,
+          {
+            deliveryId: d.id,
+            eventId: d.event_id,
+            eventType: d.event_type,
+            endpointId: d.endpoint_id,
+            merchantId: d.merchant_id,
+            environment: d.environment,
+            retryScheduleMs: deps.retryScheduleMs,
+          },
+          { eager: deps.eagerStart === true },
+        );
+        started.push(d.id);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, deliveries.length) }, lane));
+  return failure ? { started, failure } : { started };
 }
 
 /**
  * One pass of the transactional outbox: claims events not yet fanned out (a lease, so relays in
  * several workers share the work), writes one delivery per subscribed endpoint of the same merchant
  * and environment (id fixed by event and endpoint), starts a workflow for each pending one, and only
- * then marks the events dispatched. A crash at any point leaves the events claimable again once the
- * lease ends; a pass that fails (Temporal unreachable) releases its claim so the next pass retries at
- * once. The rerun inserts nothing twice and starts no workflow twice. Returns events handled.
+ * then marks the events dispatched and the started deliveries confirmed (one statement). A crash at
+ * any point leaves the events claimable again once the lease ends; a pass that fails (Temporal
+ * unreachable) records the starts it confirmed and releases its claim so the next pass retries. The
+ * rerun inserts nothing twice and starts no workflow twice. Four statements per pass, plus the
+ * starts. Returns events handled.
  */
 export async function relayOnce(deps: RelayDeps): Promise<number> {
   const conn = deps.orm.em.getConnection();
@@ -94,63 +119,76 @@ export async function relayOnce(deps: RelayDeps): Promise<number> {
     [deps.leaseSeconds ?? LEASE_SECONDS, BATCH],
   );
   if (events.length === 0) return 0;
-  const ids = events.map((e) => e.id);
+  const ids = JSON.stringify(events.map((e) => e.id));
+  let outcome: Awaited<ReturnType<typeof startDeliveries>>;
   try {
-    await fanOut(deps, events);
+    outcome = await startDeliveries(deps, await fanOut(deps, events));
   } catch (error) {
+    outcome = { started: [], failure: { error } };
+  }
+  const { started, failure } = outcome;
+  if (failure) {
     // Not dispatched: give the events back now rather than when the lease ends (unless another relay
     // has taken them over meanwhile).
+    await markWorkflowsStarted(deps.orm, started).catch(() => undefined);
     await conn
       .execute(`update events set dispatch_lease_until = null where id = any(${TEXT_ARRAY}) and dispatched_at is null and dispatch_lease_until = ?`, [
-        JSON.stringify(ids),
+        ids,
         events[0].dispatch_lease_until,
       ])
       .catch(() => undefined);
-    throw error;
+    throw failure.error;
   }
-  await conn.execute(`update events set dispatched_at = now(), dispatch_lease_until = null where id = any(${TEXT_ARRAY})`, [JSON.stringify(ids)]);
+  await conn.execute(
+    `with confirmed as (update webhook_deliveries set workflow_started_at = now() where id = any(${TEXT_ARRAY}) and workflow_started_at is null)
+     update events set dispatched_at = now(), dispatch_lease_until = null where id = any(${TEXT_ARRAY})`,
+    [JSON.stringify(started), ids],
+  );
   return events.length;
 }
 
-async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<void> {
+/**
+ * Writes the claimed events' deliveries and returns those to start: the ones written now that are
+ * pending, and any of an earlier pass cut short (pending, never attempted, start not confirmed).
+ */
+async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<UnstartedDelivery[]> {
   const conn = deps.orm.em.getConnection();
-  const endpointsByScope = new Map<string, EndpointRow[]>();
+  const scopes = new Map(events.map((e) => [`${e.merchant_id}|${e.environment}`, [e.merchant_id, e.environment]]));
+  const endpoints = await conn.execute<Array<EndpointRow & { merchant_id: string; environment: Environment }>>(
+    `select id, merchant_id, environment, status, subscribed_events from webhook_endpoints
+     where (merchant_id, environment) in (${[...scopes.values()].map(() => '(?, ?)').join(', ')}) and deleted_at is null`,
+    [...scopes.values()].flat(),
+  );
   const rows: unknown[][] = [];
   for (const event of events) {
-    const scope = `${event.merchant_id}|${event.environment}`;
-    if (!endpointsByScope.has(scope)) {
-      endpointsByScope.set(
-        scope,
-        await conn.execute<EndpointRow[]>(
-          `select id, status, subscribed_events from webhook_endpoints where merchant_id = ? and environment = ? and deleted_at is null`,
-          [event.merchant_id, event.environment],
-        ),
-      );
-    }
-    for (const endpoint of endpointsByScope.get(scope)!) {
+    for (const endpoint of endpoints) {
+      if (endpoint.merchant_id !== event.merchant_id || endpoint.environment !== event.environment) continue;
       if (!subscribes(endpoint.subscribed_events, event.type)) continue;
       const pending = endpoint.status === 'active';
       rows.push([fanOutDeliveryId(event.id, endpoint.id), endpoint.id, event.id, event.merchant_id, event.environment, event.type,
         pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled']);
     }
   }
-  if (rows.length > 0) {
-    await conn.execute(
-      `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, created_at, updated_at,
+  const earlier = `select id, endpoint_id, event_id, merchant_id, environment, event_type from webhook_deliveries
+     where event_id = any(${TEXT_ARRAY}) and replay_of is null and status = 'pending' and attempt_count = 0 and workflow_started_at is null`;
+  const eventIds = JSON.stringify(events.map((e) => e.id));
+  if (rows.length === 0) return conn.execute<UnstartedDelivery[]>(earlier, [eventIds]);
+  // One statement: the insert's own rows come from RETURNING (rows that existed already are not
+  // returned), the earlier pass's rows from the table as it was before the insert.
+  return conn.execute<UnstartedDelivery[]>(
+    `with written as (
+       insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, created_at, updated_at,
          completed_at)
        select v.*, date_trunc('milliseconds', now()), now(), case when v.status = 'skipped' then now() end
        from (values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}) as v(id, endpoint_id, event_id, merchant_id, environment, event_type,
          status, last_error)
-       on conflict do nothing`,
-      rows.flat(),
-    );
-  }
-  const toStart = await conn.execute<UnstartedDelivery[]>(
-    `select id, endpoint_id, event_id, merchant_id, environment, event_type from webhook_deliveries
-     where event_id = any(${TEXT_ARRAY}) and replay_of is null and status = 'pending' and attempt_count = 0 and workflow_started_at is null`,
-    [JSON.stringify(events.map((e) => e.id))],
+       on conflict do nothing
+       returning id, endpoint_id, event_id, merchant_id, environment, event_type, status)
+     select id, endpoint_id, event_id, merchant_id, environment, event_type from written where status = 'pending'
+     union all
+     ${earlier}`,
+    [...rows.flat(), eventIds],
   );
-  await startDeliveries(deps, toStart);
 }
 
 /**
@@ -161,7 +199,9 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<void> {
  */
 export async function startUnstartedDeliveries(deps: RelayDeps): Promise<number> {
   const unstarted = await findUnstartedDeliveries(deps.orm, deps.unstartedAfterSeconds ?? UNSTARTED_AFTER_SECONDS, BATCH);
-  await startDeliveries(deps, unstarted);
+  const { started, failure } = await startDeliveries(deps, unstarted);
+  await markWorkflowsStarted(deps.orm, started);
+  if (failure) throw failure.error;
   return unstarted.length;
 }
 
@@ -172,30 +212,47 @@ export interface OutboxRelay {
 }
 
 /**
- * Runs `relayOnce` until stopped: back to back while there is a backlog, else every `pollMs`; and
- * the sweep every SWEEP_EVERY_MS. A failed pass (database or Temporal unreachable) is logged and
- * retried after at least a second; its events stay undispatched until a pass succeeds.
+ * Runs `relayOnce` until stopped: at once when woken (a NOTIFY from an event insert, or `wake`),
+ * back to back while there is a backlog, else every `pollMs` (the fallback for a missed
+ * notification); and the sweep every SWEEP_EVERY_MS. A wake-up during a pass is kept, so that pass is
+ * followed by another one at once: an event committed while a pass ran is never left for the poll.
+ * A failed pass (database or Temporal unreachable) is logged and retried after at least a second
+ * (wake-ups do not shorten that wait); its events stay undispatched until a pass succeeds.
  */
 export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
   let stopped = false;
-  let wake: () => void = () => {};
+  let woken = false;
+  let interrupt: () => void = () => {};
   let nextSweepAt = 0;
-  const pause = (ms: number) =>
+  const wake = () => {
+    woken = true;
+    interrupt();
+  };
+  const pause = (ms: number, wakeable: boolean) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
+      const done = () => {
         clearTimeout(timer);
+        interrupt = () => {};
         resolve();
       };
+      const timer = setTimeout(done, ms);
+      interrupt = () => {
+        if (wakeable || stopped) done();
+      };
     });
+  const listenUrl = deps.listenUrl === undefined ? (deps.orm.config.get('clientUrl') as string | undefined) : deps.listenUrl;
+  const listener = listenUrl ? startOutboxListener({ url: listenUrl, onWake: wake, log: deps.log }) : undefined;
   const loop = (async () => {
     while (!stopped) {
+      woken = false;
       let wait = pollMs;
+      let wakeable = true;
       try {
         if ((await relayOnce(deps)) >= BATCH) wait = 0;
       } catch (error) {
         deps.log.error({ err: error }, 'webhook outbox relay pass failed; retrying');
         wait = Math.max(pollMs, 1000);
+        wakeable = false;
       }
       if (!stopped && Date.now() >= nextSweepAt) {
         nextSweepAt = Date.now() + SWEEP_EVERY_MS;
@@ -206,15 +263,17 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
           deps.log.error({ err: error }, 'webhook outbox relay sweep failed; retrying');
         }
       }
-      if (wait > 0 && !stopped) await pause(wait);
+      if (woken && wakeable) wait = 0;
+      if (wait > 0 && !stopped) await pause(wait, wakeable);
     }
   })();
   return {
-    wake: () => wake(),
+    wake,
     async stop() {
       stopped = true;
-      wake();
+      interrupt();
       await loop;
+      await listener?.stop();
     },
   };
 }

@@ -88,15 +88,18 @@ afterAll(async () => {
 });
 
 test('a charge past expires_at whose workflow is closed, or missing, is reported by the reconciler and by payments stuck', async () => {
-  // Closed: a pending charge whose workflow was terminated; missing: a row no workflow ever ran for.
+  // Closed: a pending charge whose workflow was terminated; missing: a row whose workflow was confirmed
+  // started once and is gone (workflow_started_at set, so the charge-start relay leaves it alone).
   const closed = await createCharge(chargeBody({ metadata: { sandbox_outcome: 'pending' } }));
   await h.temporal.client.workflow.getHandle(closed).terminate('test: workflow lost');
   const missing = newId('charge');
   await sql(
     `insert into charges (id, merchant_id, environment, status, reference, your_reference, amount, currency, channel, momo_network_id, fee_platform,
-       fee_tax, fee_bearer, merchant_amount, customer_masked, customer_name, description, action, metadata_json, failure_class, created_at, expires_at, updated_at)
+       fee_tax, fee_bearer, merchant_amount, customer_masked, customer_name, description, action, metadata_json, failure_class, created_at, expires_at, updated_at,
+       workflow_started_at)
      select ?, merchant_id, environment, status, ?, your_reference, amount, currency, channel, momo_network_id, fee_platform, fee_tax, fee_bearer,
-       merchant_amount, customer_masked, customer_name, description, action, metadata_json, failure_class, created_at, expires_at, updated_at
+       merchant_amount, customer_masked, customer_name, description, action, metadata_json, failure_class, created_at, expires_at, updated_at,
+       now()
      from charges where id = ?`,
     [missing, `ref-${missing}`, closed],
   );

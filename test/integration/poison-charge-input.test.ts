@@ -1,13 +1,15 @@
 /**
- * The second line of defence behind input validation (issue 7, defect 1): a charge whose record
- * PostgreSQL refuses for good (here a NUL in text, SQLSTATE 08P01) fails its workflow with a
- * non-retryable `DeterministicDatabaseError` instead of retrying the record step forever, and the
- * create call answers instead of hanging. Both bypass the API's validation on purpose.
+ * The lines of defence behind input validation (issue 7, defect 1) against a charge PostgreSQL refuses
+ * for good (here a NUL in text). Since the API writes the charge itself (issue 8), such a charge can
+ * no longer reach a workflow through the API: validation refuses it (400), and a create that bypasses
+ * validation fails its one database transaction with a class 22 / 08P01 error and writes nothing (not
+ * a 503, not a hang). A run started the older way, with the whole draft as input, still fails with a
+ * non-retryable `DeterministicDatabaseError` instead of retrying its record step forever.
  */
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { ChargeDraft } from '../../src/domain/charge';
 import { ApiError } from '../../src/domain/errors';
-import { DETERMINISTIC_DB_ERROR } from '../../src/persistence/db-errors';
+import { DETERMINISTIC_DB_ERROR, isDeterministicDbError, sqlStateOf } from '../../src/persistence/db-errors';
 import { buildChargeDraft, type ChargeRequest } from '../../src/services/charge-draft';
 import type { Caller } from '../../src/services/context';
 import { createCharge, requestHash } from '../../src/services/create-charge';
@@ -36,7 +38,7 @@ const poisonedDrafts: { name: string; draft: () => ChargeDraft }[] = [
   { name: 'a NUL in description', draft: () => ({ ...buildChargeDraft(caller, newId('charge'), chargeBody({ description: 'x\u0000' }) as unknown as ChargeRequest, new Date()), sandboxOutcome: null }) },
 ];
 
-test.each(poisonedDrafts)('$name: the charge workflow fails with DeterministicDatabaseError after one attempt', async ({ draft: makeDraft }) => {
+test.each(poisonedDrafts)('$name: a run started with the whole draft (the older create path) fails with DeterministicDatabaseError after one attempt', async ({ draft: makeDraft }) => {
   const draft = makeDraft();
   const handle = await h.temporal.client.workflow.start<typeof chargeWorkflow>('chargeWorkflow', {
     workflowId: draft.id,
@@ -65,24 +67,28 @@ test.each(poisonedDrafts)('$name: the charge workflow fails with DeterministicDa
   expect(await countRows(h.orm, m.id)).toMatchObject({ charges: 0, events: 0, ledger_entries: 0 });
 });
 
-test('the create call with such a charge answers (500, not a hang and not a 503), and so does its retry', async () => {
+test('through the API, validation refuses a NUL: 400, nothing written', async () => {
+  const response = await h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: poisoned(), headers: { 'Idempotency-Key': idempotencyKey() } });
+  expect(response.status).toBe(400);
+  expect(await countRows(h.orm, m.id)).toMatchObject({ charges: 0, events: 0, ledger_entries: 0, idempotency_keys: 0, last_sequence: 0 });
+});
+
+test('a create that bypasses validation fails its one transaction (SQLSTATE class 22 or 08P01) and writes nothing, nor does its retry', async () => {
   const request = poisoned();
   const key = idempotencyKey();
   const hash = requestHash('POST', '/v1/charges', request);
-  const first = await createCharge(h.deps, caller, key, request, hash, 'req_test').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(first).toBeDefined();
-  expect(first).not.toBeInstanceOf(ApiError);
-  // Not an outage: the API renders it as 500 internal_error (retrying would not help).
-  expect(asServiceUnavailable(first)).toBe(first);
-  const retry = await createCharge(h.deps, caller, key, request, hash, 'req_test').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(retry).toBeDefined();
-  expect(retry).not.toBeInstanceOf(ApiError);
-  expect(asServiceUnavailable(retry)).toBe(retry);
-  expect((await countRows(h.orm, m.id)).charges).toBe(0);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const failure = await createCharge(h.deps, caller, key, request, hash, 'req_test').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeDefined();
+    expect(failure).not.toBeInstanceOf(ApiError);
+    expect(isDeterministicDbError(failure)).toBe(true);
+    expect(sqlStateOf(failure)).toMatch(/^(22...|08P01)$/);
+    // Not an outage: the API renders it as 500 internal_error (retrying would not help).
+    expect(asServiceUnavailable(failure)).toBe(failure);
+    // Nothing at all: no charge, no hold, no event, no sequence number, not even the key's claim.
+    expect(await countRows(h.orm, m.id)).toMatchObject({ charges: 0, events: 0, ledger_entries: 0, idempotency_keys: 0, last_sequence: 0 });
+  }
 });

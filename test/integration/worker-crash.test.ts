@@ -41,18 +41,6 @@ function create(merchant: TestMerchant, key: string, amount: number): Promise<Ap
   });
 }
 
-/** Retries the same key (same body) until it answers 200; a create interrupted by a crash may need it. */
-async function createUntilOk(merchant: TestMerchant, key: string, amount: number, first: Promise<ApiResponse>): Promise<{ response: ApiResponse; retries: number }> {
-  let response = await first;
-  let retries = 0;
-  while (response.status !== 200 && retries < 20) {
-    retries++;
-    await delay(500);
-    response = await create(merchant, key, amount);
-  }
-  return { response, retries };
-}
-
 async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return h.orm.em.getConnection().execute<T[]>(query, params);
 }
@@ -242,72 +230,55 @@ test('SIGKILL of the worker in the middle of the succeed transaction, after its 
   expect(await second.exited).toEqual({ code: 0, signal: null });
 });
 
-test('SIGKILL of the worker while create requests are in flight: every request ends 200 (directly or on retry), no duplicates', async () => {
-  // Merchant A's creates go through at once; merchant B's block inside the acceptance transaction,
-  // because the test holds (uncommitted) the event counter row B's first event would create.
+test('creates with no worker running all answer 200; SIGKILL of the worker while they are in flight: a new worker finishes each exactly once', async () => {
+  // Write first, then start: a create answers once its charge is written and its workflow started,
+  // with no worker at all. Merchant B's charges then block in their succeed transactions, because
+  // the test holds B's event counter row; the first worker is killed there.
   const a = await h.merchant();
   const b = await h.merchant();
-  const locks = await holdLocks([[`insert into event_counters (merchant_id, environment, last_sequence) values (?, 'sandbox', 0)`, [b.id]]]);
+  const issue = (merchant: TestMerchant, n: number, base: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const key = idempotencyKey();
+      const amount = base + i * 101;
+      return { merchant, key, amount, first: create(merchant, key, amount) };
+    });
+  const requestsA = issue(a, 4, 30_000);
+  const requestsB = issue(b, 8, 40_000);
+  const all = [...requestsA, ...requestsB];
+  const answers = await Promise.all(all.map((r) => r.first));
+  expect(answers.map((r) => r.status)).toEqual(all.map(() => 200));
+  const views = answers.map((r) => r.json as ChargeView);
+  expect(views.map((v) => v.status)).toEqual(all.map(() => 'awaiting_action'));
+  expect(new Set(views.map((v) => v.id)).size).toBe(all.length);
+  // Each written at once (with its hold and created event), its workflow started and waiting for a worker.
+  expect((await sql<{ id: string }>(`select id from charges where merchant_id in (?, ?)`, [a.id, b.id])).length).toBe(all.length);
+  const described = await Promise.all(views.map((v) => h.temporal.client.workflow.getHandle(v.id).describe()));
+  expect(described.map((d) => d.status.name)).toEqual(all.map(() => 'RUNNING'));
+
+  const locks = await holdLocks([[`select last_sequence from event_counters where merchant_id = ? and environment = 'sandbox' for update`, [b.id]]]);
   let firstWorker: WorkerChild | undefined;
   try {
-    const issue = (merchant: TestMerchant, n: number, base: number) =>
-      Array.from({ length: n }, (_, i) => {
-        const key = idempotencyKey();
-        const amount = base + i * 101;
-        return { merchant, key, amount, first: create(merchant, key, amount) };
-      });
-    // Issued with no worker running: each claims its key and blocks in update-with-start. B's blocked
-    // acceptances each hold one of the worker's 10 database connections, so B stays below that
-    // (A's acceptances must still get a connection).
-    const requestsA = issue(a, 4, 30_000);
-    const requestsB = issue(b, 8, 40_000);
-    const all = [...requestsA, ...requestsB];
-    const claimed = async () =>
-      (await sql<{ resource_id: string }>(`select resource_id from idempotency_keys where merchant_id in (?, ?)`, [a.id, b.id])).map((r) => r.resource_id);
-    await until('every request claimed its key', async () => (await claimed()).length === all.length);
-    const workflowIds = await claimed();
-    await until('every workflow was started', async () => {
-      const found = await Promise.all(
-        workflowIds.map((id) =>
-          h.temporal.client.workflow
-            .getHandle(id)
-            .describe()
-            .then(
-              () => true,
-              () => false,
-            ),
-        ),
-      );
-      return found.every(Boolean);
-    });
-    expect(await sql(`select id from charges where merchant_id in (?, ?)`, [a.id, b.id])).toEqual([]);
-
     firstWorker = await startWorker();
-    // A's requests are accepted by the first worker ...
-    const answersA = await Promise.all(requestsA.map((r) => r.first));
-    expect(answersA.map((r) => r.status)).toEqual(requestsA.map(() => 200));
-    // ... while B's acceptance transactions wait on the counter row.
-    await until('B acceptances wait on the event counter', async () => (await lockWaiters('event_counters')) >= 1);
+    // A's charges finish on the first worker, while B's succeed transactions wait on the counter row.
+    const idsA = views.slice(0, requestsA.length).map((v) => v.id);
+    expect((await Promise.all(idsA.map((id) => h.settled(id)))).map((c) => c.status)).toEqual(idsA.map(() => 'succeeded'));
+    await until('B transitions wait on the event counter', async () => (await lockWaiters('event_counters')) >= 1);
     await firstWorker.kill();
     await locks.release();
-    expect(await sql(`select id from charges where merchant_id = ?`, [b.id])).toEqual([]);
+    expect(await sql(`select id from charges where merchant_id = ? and status <> 'awaiting_action'`, [b.id])).toEqual([]);
 
     const secondWorker = await startWorker();
-    const outcomes = await Promise.all(all.map((r) => createUntilOk(r.merchant, r.key, r.amount, r.first)));
-    expect(outcomes.map((o) => o.response.status)).toEqual(all.map(() => 200));
-
-    // Each key maps to its own single charge, and a repeat gives the same bytes, marked replayed.
-    const views = outcomes.map((o) => o.response.json as ChargeView);
-    expect(new Set(views.map((v) => v.id)).size).toBe(all.length);
-    expect(new Set(views.map((v) => v.id))).toEqual(new Set(workflowIds));
+    // A repeat of each create gives the same bytes, marked replayed.
     for (const [i, r] of all.entries()) {
       const repeat = await create(r.merchant, r.key, r.amount);
-      expect([repeat.status, repeat.headers.get('idempotent-replayed'), repeat.text]).toEqual([200, 'true', outcomes[i].response.text]);
+      expect([repeat.status, repeat.headers.get('idempotent-replayed'), repeat.text]).toEqual([200, 'true', answers[i].text]);
       expect(views[i].amount).toBe(r.amount);
     }
-
     await expectExactlyOnce(a, views.slice(0, requestsA.length));
     await expectExactlyOnce(b, views.slice(requestsA.length));
+    // One run per charge: the one the API started.
+    const after = await Promise.all(views.map((v) => h.temporal.client.workflow.getHandle(v.id).describe()));
+    expect(after.map((d) => d.runId)).toEqual(described.map((d) => d.runId));
     await secondWorker.stop();
     expect(await secondWorker.exited).toEqual({ code: 0, signal: null });
   } finally {

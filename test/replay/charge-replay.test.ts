@@ -17,7 +17,11 @@ const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.err
 test('the recorded scenarios are all there', () => {
   expect(files).toEqual(
     expect.arrayContaining(
-      ['succeed', 'pending-timeout', 'indeterminate-expiry', 'immediate-failure'].map((s) => `chargeWorkflow-${s}.json`).concat('chargeReversalWorkflow-reversal.json'),
+      ['succeed', 'pending-timeout', 'indeterminate-expiry', 'immediate-failure']
+        // Write first, then start (input `{ chargeId }`); the runs above were started by update-with-start.
+        .concat(['begin-succeed', 'begin-pending-timeout', 'begin-indeterminate-expiry', 'begin-immediate-failure', 'begin-not-found'])
+        .map((s) => `chargeWorkflow-${s}.json`)
+        .concat('chargeReversalWorkflow-reversal.json'),
     ),
   );
 });

@@ -16,6 +16,7 @@ import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
 import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/charge-reconciler';
+import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/charge-start-relay';
 import type { Resolver } from '../../src/webhooks/url-policy';
 
 export interface ApiResponse<T = any> {
@@ -42,7 +43,7 @@ export interface Harness {
   merchant(options?: { verified?: boolean }): Promise<TestMerchant>;
   /** Waits for a charge workflow to finish (no polling) and returns its final record. */
   settled(chargeId: string): Promise<ChargeRecord>;
-  /** The payments worker, the webhook outbox relay and the charge reconciler, in this process. */
+  /** The payments worker, the webhook outbox relay, the charge-start relay and the charge reconciler, in this process. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
@@ -99,7 +100,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const webhooks = testWebhookConfig(options.webhookEnv);
   const secretBox = createSecretBox(parseSecretsKey(env('TEST_SECRETS_KEY')));
   const log = createLogger('silent');
-  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, ...(options.resolve ? { resolve: options.resolve } : {}) };
+  // A create waits for its workflow's start (30 s here, not the 1 s default), so a test may read the
+  // workflow as soon as the create answered; create-deadline.test.ts covers a start that does not come.
+  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}) };
   const servers = (['sandbox', 'live'] as const).map((environment) =>
     http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024 }).callback()),
   );
@@ -109,7 +112,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     live: `http://127.0.0.1:${(servers[1].address() as AddressInfo).port}`,
   };
 
-  let running: { worker: Worker; relay: OutboxRelay; reconciler: ChargeReconciler; done: Promise<void>; close(): Promise<void> } | undefined;
+  let running: { worker: Worker; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
     const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, webhooks });
@@ -117,12 +120,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const relay = startOutboxRelay({ orm, client: temporal.client, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
     // As in workers/main.ts: a pass at start, then every 60 s (tests call reconcileOnce themselves).
     const reconciler = startChargeReconciler({ orm, client: temporal.client, taskQueue, log });
-    running = { worker, relay, reconciler, done, close: () => connection.close() };
+    const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue, log });
+    running = { worker, relay, reconciler, chargeStarts, done, close: () => connection.close() };
   };
   const stopWorker = async () => {
     if (!running) return;
     await running.relay.stop();
     await running.reconciler.stop();
+    await running.chargeStarts.stop();
     running.worker.shutdown();
     await running.done;
     await running.close();

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
-/** Read projection of a charge; written only by the charge workflow's activities. */
+/** A charge: written by the API with its hold and first event, then only by the charge workflow's activities. */
 export const Charge = defineEntity({
   name: 'Charge',
   tableName: 'charges',
@@ -28,5 +28,7 @@ export const Charge = defineEntity({
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** When the charge's workflow was known to exist (its first step ran, or a start found it); null until then. */
+    workflowStartedAt: p.datetime().nullable(),
   },
 });

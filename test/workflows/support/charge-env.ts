@@ -5,7 +5,7 @@ import { Worker, type LogLevel } from '@temporalio/worker';
 import type { ChargeDraft, ChargeRecord } from '../../../src/domain/charge';
 import type { Environment } from '../../../src/domain/environment';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
-import { chargeStartOperation, reversalStartOptions } from '../../../src/temporal/charge-start';
+import { chargeStartOperation, chargeStartOptions, reversalStartOptions } from '../../../src/temporal/charge-start';
 import { indexedValueType } from '../../../src/temporal/connection';
 import { buildChargeDraft } from '../../../src/services/charge-draft';
 import { newId, randomBase62 } from '../../../src/support/new-id';
@@ -35,7 +35,13 @@ export interface ChargeTestEnv {
   taskQueue: string;
   /** A draft as the API builds it, created "now" on the test server's clock. */
   draft(options?: DraftOptions): Promise<ChargeDraft>;
-  /** POST /v1/charges' Temporal call: update-with-start of chargeWorkflow, as src/services/create-charge.ts does. */
+  /**
+   * POST /v1/charges as src/services/create-charge.ts does it: the charge is written (to the fake
+   * store), then its workflow started with `{ chargeId }`. `write: false` starts it for a charge that
+   * was never written.
+   */
+  start(draft: ChargeDraft, options?: { write?: boolean }): Promise<WorkflowHandle<typeof chargeWorkflow>>;
+  /** The create path before write-first: update-with-start of chargeWorkflow with the whole draft (runs still in flight after a deploy). */
   accept(draft: ChargeDraft): Promise<ChargeAcceptance>;
   /** Waits for the charge workflow's result, skipping time. */
   settle(chargeId: string): Promise<ChargeRecord>;
@@ -91,6 +97,11 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
       const draft = buildChargeDraft(caller, newId('charge'), request, now);
       if (options.lifetimeMs !== undefined) draft.expiresAt = new Date(now.getTime() + options.lifetimeMs).toISOString();
       return draft;
+    },
+    async start(draft, { write = true } = {}) {
+      const { sandboxOutcome: _, ...record } = draft;
+      if (write) store.write(record);
+      return client.start<typeof chargeWorkflow>('chargeWorkflow', chargeStartOptions(record, taskQueue));
     },
     accept(draft) {
       return client.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: chargeStartOperation(draft, taskQueue) });

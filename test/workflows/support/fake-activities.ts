@@ -2,8 +2,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeActivities } from '../../../activities/types';
 import type { ChargeRecord, ChargeTransitionRequest } from '../../../src/domain/charge';
 import { canTransition } from '../../../src/domain/charge-status';
+import { sandboxOutcomeOf } from '../../../src/domain/charge-start';
 
 export type FakeCall =
+  | { activity: 'beginCharge'; chargeId: string }
   | { activity: 'recordAcceptedCharge'; chargeId: string; record: ChargeRecord }
   | { activity: 'applyChargeTransition'; chargeId: string; request: ChargeTransitionRequest };
 
@@ -44,7 +46,20 @@ export class FakeChargeStore {
     return this.callsFor(chargeId).flatMap((c) => (c.activity === 'applyChargeTransition' ? [c.request] : []));
   }
 
+  /** What the API's create transaction does before it starts the workflow: the charge exists. */
+  write(record: ChargeRecord): this {
+    this.charges.set(record.id, record);
+    return this;
+  }
+
   readonly activities: ChargeActivities = {
+    beginCharge: async (chargeId) => {
+      this.calls.push({ activity: 'beginCharge', chargeId });
+      this.failIfBroken(chargeId, 'beginCharge');
+      const charge = this.charges.get(chargeId);
+      if (!charge) throw ApplicationFailure.create({ type: 'ChargeNotFoundError', message: `charge ${chargeId} does not exist`, nonRetryable: true });
+      return { charge, sandboxOutcome: sandboxOutcomeOf(charge.metadataJson) };
+    },
     recordAcceptedCharge: async (draft) => {
       this.calls.push({ activity: 'recordAcceptedCharge', chargeId: draft.id, record: draft });
       this.failIfBroken(draft.id, 'recordAcceptedCharge');

@@ -1,0 +1,111 @@
+import { Client } from '@temporalio/client';
+import type { Config } from '../../src/config';
+import { openOrm, WORKER_DB_TIMEOUTS } from '../../src/persistence/orm';
+import { startChargeStartRelay } from '../../src/runtime/charge-start-relay';
+import { startWorkerProcess } from '../../src/runtime/worker-process';
+import { freePort } from '../../src/support/free-port';
+import { createLogger } from '../../src/support/logger';
+import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
+import { connectTemporal } from '../../src/temporal/connection';
+import { startOutboxRelay } from '../../src/webhooks/outbox-relay';
+import { createPaymentsWorker } from '../../workers/create-worker';
+
+/** The payments worker and the webhook outbox relay, wherever they run. */
+export interface PaymentsSide {
+  /** The forked worker process, when the worker runs as its own process. */
+  pid?: number;
+  /** Set when the worker process exited or the in-process worker failed before `stop`. */
+  failure(): string | undefined;
+  stop(): Promise<void>;
+}
+
+export interface PaymentsOptions {
+  /** true: `startWorkerProcess` (workers/main.ts in its own process, as `npm start`); false: this process. */
+  separate: boolean;
+  config: Config;
+  databaseUrl: string;
+  temporalAddress: string;
+  secretsKey: string;
+  dataDir: string;
+}
+
+/**
+ * As deployed: `npm start` forks workers/main.ts with this environment (src/main.ts), and the worker
+ * process reads everything else from its defaults. The metrics exporter stays on, on a free port.
+ */
+async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
+  const worker = await startWorkerProcess({
+    DATABASE_URL: o.databaseUrl,
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    TEMPORAL_NAMESPACE: o.config.temporalNamespace,
+    TEMPORAL_TASK_QUEUE: o.config.taskQueue,
+    SECRETS_KEY: o.secretsKey,
+    DATA_DIR: o.dataDir,
+    WORKER_METRICS_PORT: String(o.config.workerMetricsPort > 0 ? await freePort() : 0),
+    // Only so that the worker may deliver to the bench's receiver on http://127.0.0.1 (sandbox).
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: o.config.webhooks.allowPrivateHosts.join(','),
+    WEBHOOK_ALLOW_HTTP: String(o.config.webhooks.allowHttp),
+  });
+  let stopping = false;
+  let failure: string | undefined;
+  worker.child.on('exit', (code, signal) => {
+    if (!stopping) failure = `worker process exited (code ${code}, signal ${signal})`;
+  });
+  return {
+    pid: worker.child.pid,
+    failure: () => failure,
+    async stop() {
+      stopping = true;
+      await worker.stop();
+    },
+  };
+}
+
+/**
+ * The same pieces as workers/main.ts, in this process: the worker with its own pool and slots, the
+ * outbox relay on the worker's connection (eager start) and the charge-start relay. Not the charge
+ * reconciler (one pass a minute). Keep this in step with workers/main.ts.
+ */
+async function inThisProcess(o: PaymentsOptions): Promise<PaymentsSide> {
+  const { config } = o;
+  const log = createLogger(config.logLevel, 'worker');
+  const orm = await openOrm(o.databaseUrl, { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
+  const { worker, connection } = await createPaymentsWorker({
+    orm,
+    address: o.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    secretBox: createSecretBox(parseSecretsKey(o.secretsKey)),
+    webhooks: config.webhooks,
+    slots: config.worker,
+  });
+  const temporal = await connectTemporal(o.temporalAddress, config.temporalNamespace);
+  const relayClient = new Client({ connection, namespace: config.temporalNamespace });
+  const relay = startOutboxRelay(
+    { orm, client: relayClient, eagerStart: true, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
+    config.webhooks.outboxPollMs,
+  );
+  const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
+  let failure: string | undefined;
+  let stopping = false;
+  const running = worker.run().catch((error: unknown) => {
+    if (!stopping) failure = `payments worker failed: ${error instanceof Error ? error.message : String(error)}`;
+  });
+  return {
+    failure: () => failure,
+    async stop() {
+      stopping = true;
+      worker.shutdown();
+      await running;
+      await relay.stop();
+      await chargeStarts.stop();
+      await temporal.connection.close();
+      await connection.close();
+      await orm.close();
+    },
+  };
+}
+
+export function startPayments(options: PaymentsOptions): Promise<PaymentsSide> {
+  return options.separate ? separateProcess(options) : inThisProcess(options);
+}

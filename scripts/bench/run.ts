@@ -1,0 +1,232 @@
+/**
+ * The measurement (BENCH_INNER=1 child of scripts/bench.ts): for each variant, fresh servers, then
+ * (a) N charges through the API to `succeeded`, (b) N bare workflows of three kinds on the same
+ * server, (c) charges with one webhook endpoint at concurrency 1 and at CONCURRENCY; then the
+ * Markdown report, sent to the launcher. Exit code 1 if any request, workflow or delivery failed.
+ */
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
+import { freePort } from '../../src/support/free-port';
+import { installRuntime } from '../../workers/create-worker';
+import { createBareWorker, runBaselinePhase, type BaselineKind } from './baseline';
+import { newMerchantKey, runChargePhase } from './charges';
+import { detectCompletionMode } from './completion';
+import { startBenchInfra, type BenchInfra } from './infra';
+import type { ReportMessage } from './launcher';
+import type { PhaseResult } from './load';
+import { cpuDelta, cpuSnapshot, peakRss } from './procs';
+import { machineLine, renderRun, type MeasuredPhase, type VariantReport } from './report';
+import { fmt } from './stats';
+import { judgeTargets, type TargetInputs } from './targets';
+import { parseVariants, type Variant } from './variants';
+import { startWebhookBench, webhookPhaseFailed, type WebhookPhaseResult } from './webhooks';
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+const { values: args } = parseArgs({
+  options: {
+    n: { type: 'string', short: 'n' },
+    concurrency: { type: 'string', short: 'c' },
+    variants: { type: 'string' },
+    'n-sequential': { type: 'string' },
+    timeout: { type: 'string' },
+    'skip-webhooks': { type: 'boolean' },
+  },
+});
+const N = positiveInt('N', args.n ?? process.env.N, 1000);
+const CONCURRENCY = positiveInt('CONCURRENCY', args.concurrency ?? process.env.CONCURRENCY, 20);
+/** Charges of the concurrency-1 webhook phase. */
+const N_SEQUENTIAL = positiveInt('N_SEQUENTIAL', args['n-sequential'] ?? process.env.N_SEQUENTIAL, 100);
+const VARIANTS = parseVariants(args.variants ?? process.env.BENCH_VARIANTS ?? 'deployed,single,tuned');
+/** Hard limit for the whole run; past it the servers are stopped, the report so far is printed and the exit code is 2. */
+const TIMEOUT_S = positiveInt('BENCH_TIMEOUT_S', args.timeout ?? process.env.BENCH_TIMEOUT_S, 2700);
+const WARMUP = Math.min(10, N);
+const DELIVERY_WAIT_MS = 120_000;
+
+const log = (message: string) => console.error(`bench: ${message}`);
+const reports: VariantReport[] = [];
+const runStarted = performance.now();
+let header: string[] = [];
+
+/** Share of the machine busy over one second (other processes' load). */
+async function machineBusy(): Promise<number> {
+  const a = cpuSnapshot().machine;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return (cpuSnapshot().machine - a) / os.cpus().length;
+}
+
+async function measure(infra: BenchInfra, delayMs: number, run: () => Promise<PhaseResult>): Promise<MeasuredPhase> {
+  const pid = infra.payments.pid;
+  const before = cpuSnapshot(pid);
+  const elu = performance.eventLoopUtilization();
+  const result = await run();
+  const phase = { result, cpu: cpuDelta(before, cpuSnapshot(pid)), delayMs, elu: performance.eventLoopUtilization(elu).utilization };
+  log(`${infra.variant.name}: ${result.name}: ${result.completed}/${result.n} done in ${fmt(result.completeWallMs / 1000, 2)} s`);
+  return phase;
+}
+
+function phaseFailed(r: PhaseResult): boolean {
+  return r.create.errors.length > 0 || r.completeErrors.length > 0 || r.completed !== r.n;
+}
+
+/** Fails the variant when its worker died: the figures after that would mean nothing. */
+function checkPayments(infra: BenchInfra): void {
+  const failure = infra.payments.failure();
+  if (failure) throw new Error(failure);
+}
+
+const infraRef: { current?: BenchInfra } = {};
+
+async function runVariant(variant: Variant): Promise<VariantReport> {
+  const t0 = performance.now();
+  const busy = await machineBusy();
+  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
+  const inputs: TargetInputs = {};
+  log(`${variant.name}: starting PostgreSQL and the Temporal dev server (${variant.persistentDevServer ? 'on disk' : 'in memory'})`);
+  let infra: BenchInfra | undefined;
+  try {
+    infra = infraRef.current = await startBenchInfra(variant, log);
+    report.notes.push(`Machine busy in the second before this variant: ${fmt(100 * busy, 0)} % (other processes).`);
+    const merchant = await newMerchantKey(infra, 'Bench');
+
+    log(`${variant.name}: warm-up: ${WARMUP} charges`);
+    const warm = await runChargePhase(infra, WARMUP, CONCURRENCY, { key: merchant.key, name: 'warm-up', referencePrefix: 'bench-warm', completion: 'poll' });
+    if (phaseFailed(warm)) throw new Error(`warm-up failed: ${[...warm.create.errors, ...warm.completeErrors][0] ?? 'not every charge succeeded'}`);
+    const completion = await detectCompletionMode(infra, warm.create.values.slice(0, 3));
+    report.notes.push(
+      completion.mode === 'result'
+        ? `Charges awaited through result() of the workflow whose id is the charge id: ${completion.why}.`
+        : `Charges awaited by polling GET /v1/charges/{id} every 100 ms from ${COMPLETION_DELAY_MS / 1000} s after each create: ${completion.why}.`,
+    );
+    report.notes.push(`Outbox relay poll: ${infra.config.webhooks.outboxPollMs} ms${process.env.WEBHOOK_OUTBOX_POLL_MS ? ' (WEBHOOK_OUTBOX_POLL_MS is set in this environment)' : ' (default)'}; LOG_LEVEL ${infra.config.logLevel}.`);
+
+    const charge = await measure(infra, COMPLETION_DELAY_MS, () =>
+      runChargePhase(infra!, N, CONCURRENCY, { key: merchant.key, name: 'charge: POST /v1/charges', referencePrefix: 'bench', completion: completion.mode }),
+    );
+    report.phases.push(charge);
+    inputs.charge = charge.result;
+    checkPayments(infra);
+
+    log(`${variant.name}: baseline: bare workflows on their own worker and task queue`);
+    const bare = await createBareWorker(infra);
+    await bare.run();
+    try {
+      await runBaselinePhase(infra, bare, 'start', WARMUP, CONCURRENCY, 0);
+      const kinds: Array<[BaselineKind, number]> = [['start', 0], ['start-sleep', COMPLETION_DELAY_MS], ['update-with-start-sleep', COMPLETION_DELAY_MS]];
+      for (const [kind, delay] of kinds) {
+        const phase = await measure(infra, delay, () => runBaselinePhase(infra!, bare, kind, N, CONCURRENCY, delay));
+        report.phases.push(phase);
+        if (kind === 'start') inputs.bareStart = phase.result;
+        if (kind === 'start-sleep') inputs.bareSleep = phase.result;
+      }
+    } finally {
+      await bare.stop();
+    }
+    checkPayments(infra);
+
+    if (!args['skip-webhooks']) {
+      const webhooks = await startWebhookBench(infra, { completion: completion.mode, waitTimeoutMs: DELIVERY_WAIT_MS, log });
+      try {
+        await webhooks.warmup(WARMUP, CONCURRENCY);
+        const phases: Array<[string, number, number]> = [
+          [`charges with a webhook endpoint, concurrency 1 (${N_SEQUENTIAL} charges one after another)`, N_SEQUENTIAL, 1],
+          [`charges with a webhook endpoint, concurrency ${CONCURRENCY}`, N, CONCURRENCY],
+        ];
+        for (const [title, n, c] of phases) {
+          const result: WebhookPhaseResult = await webhooks.phase(`charge with webhook endpoint (c=${c}): POST /v1/charges`, n, c);
+          log(`${variant.name}: webhooks at c=${c}: ${result.delivered}/${result.expected} events delivered, ${result.badSignatures} bad signatures, ${result.duplicates} duplicates`);
+          report.webhooks.push({ title, result });
+          if (c === 1) inputs.webhooksC1 = result;
+          else inputs.webhooksCN = result;
+          checkPayments(infra);
+        }
+      } finally {
+        await webhooks.close();
+      }
+    }
+  } catch (error) {
+    report.failure = error instanceof Error ? error.message : String(error);
+    log(`${variant.name}: failed: ${report.failure}`);
+  } finally {
+    report.rss = peakRss(infra?.payments.pid);
+    report.targets = judgeTargets(inputs);
+    report.wallS = (performance.now() - t0) / 1000;
+    log(`${variant.name}: stopping its servers`);
+    await infra?.stop();
+    infraRef.current = undefined;
+  }
+  return report;
+}
+
+function failed(r: VariantReport): boolean {
+  return !!r.failure || r.phases.some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result));
+}
+
+function renderAll(extraFooter: string[] = []): string {
+  return renderRun(header, reports, [
+    `Machine: ${machineLine()}.`,
+    '"done/s after delay" divides by the wall-clock minus the fixed 3 s timer. CPU: "bench process" holds the API, the load generator and the bare worker (and, in the single and tuned variants, the payments worker and relay); "other" is machine CPU outside these (kernel threads, other processes).',
+    `Whole run: ${fmt((performance.now() - runStarted) / 1000, 0)} s.`,
+    ...extraFooter,
+  ]);
+}
+
+function sendReport(report: string): Promise<void> {
+  const message: ReportMessage = { report };
+  if (!process.send) {
+    console.log(report);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => process.send!(message, undefined, {}, () => resolve()));
+}
+
+async function main(): Promise<number> {
+  // The bench process's SDK runtime, as in workers/main.ts (the metrics exporter on a free port);
+  // before the dev server, which would otherwise create a default runtime.
+  installRuntime(undefined, `127.0.0.1:${await freePort()}`);
+  header = [
+    `N=${N}, CONCURRENCY=${CONCURRENCY}; webhook phase at concurrency 1: ${N_SEQUENTIAL} charges; warm-up ${WARMUP} charges and ${WARMUP} bare starts per variant; latencies in ms.`,
+    `Variants: ${VARIANTS.map((v) => v.name).join(', ')}; each on fresh servers (new PostgreSQL, new dev server, new worker). Targets are reported, not asserted.`,
+  ];
+  log(`N=${N} CONCURRENCY=${CONCURRENCY} variants=${VARIANTS.map((v) => v.name).join(',')}`);
+  for (const variant of VARIANTS) reports.push(await runVariant(variant));
+  await sendReport(renderAll());
+  return reports.some(failed) ? 1 : 0;
+}
+
+let stopping: Promise<void> | undefined;
+const stopInfra = () => (stopping ??= infraRef.current?.stop() ?? Promise.resolve());
+let aborting = false;
+const abort = (why: string) => {
+  if (aborting) return;
+  aborting = true;
+  log(`${why}; stopping`);
+  const forced = setTimeout(() => process.exit(3), 30_000);
+  forced.unref();
+  void stopInfra()
+    .then(() => sendReport(renderAll([`**Stopped early: ${why}.** The variant under way when it stopped is not in this report.`])))
+    .finally(() => process.exit(2));
+};
+const deadline = setTimeout(() => abort(`over BENCH_TIMEOUT_S=${TIMEOUT_S}`), TIMEOUT_S * 1000);
+deadline.unref();
+// `on`, not `once`: Ctrl-C reaches this process from the terminal and again from the launcher.
+process.on('SIGINT', () => abort('interrupted'));
+process.on('SIGTERM', () => abort('terminated'));
+
+main()
+  .then(async (code) => {
+    await stopInfra();
+    process.exit(code);
+  })
+  .catch(async (error) => {
+    console.error(error);
+    await stopInfra();
+    process.exit(1);
+  });

@@ -1,0 +1,47 @@
+import { sleep } from '@temporalio/workflow';
+import type { ChargeRecord } from '../src/domain/charge';
+import type { ChargeStatus } from '../src/domain/charge-status';
+import type { FailureClass } from '../src/domain/failure-classes';
+import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
+import { applyTransition } from './charge-activities';
+import type { AttentionDesk } from './charge-attention';
+import { publishChargeState } from './charge-search-attributes';
+
+/**
+ * A written charge, from its acceptance to its terminal state (both start paths of chargeWorkflow):
+ * a failure outcome fails at once; otherwise wait for the rail as a durable timer (the sandbox
+ * approves after three seconds, the `pending` outcome times out after ten minutes, an
+ * `indeterminate` one stays unresolved until expiry); whatever has not happened by `expires_at`
+ * expires. The terminal transition goes through the attention desk. `onChange` sees every record
+ * written. The first command is issued before this yields (same workflow task as the caller's).
+ */
+export function followRail(charge: ChargeRecord, sandboxOutcome: string | null, desk: AttentionDesk, onChange: (charge: ChargeRecord) => void): Promise<ChargeRecord> {
+  const plan = railPlan(charge.environment, sandboxOutcome);
+  const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeRecord> => {
+    const request = { chargeId: charge.id, to, failureClass, at: new Date().toISOString() };
+    const after = await desk.persist(failureClass ? `charge -> ${to} (${failureClass})` : `charge -> ${to}`, () => applyTransition(request));
+    onChange(after);
+    publishChargeState(after);
+    return after;
+  };
+  const untilExpiry = Math.max(0, Date.parse(charge.expiresAt) - Date.now());
+  const railOrExpiry = async (afterMs: number, summary: string, to: ChargeStatus, failureClass: FailureClass | null) => {
+    if (afterMs >= untilExpiry) {
+      await sleep(untilExpiry, { summary: 'expires_at reached before the rail answered' });
+      return finish('expired', null);
+    }
+    await sleep(afterMs, { summary });
+    return finish(to, failureClass);
+  };
+
+  switch (plan.kind) {
+    case 'fail':
+      return finish('failed', plan.failureClass);
+    case 'succeed':
+      return railOrExpiry(plan.afterMs, 'sandbox completion: the customer approves', 'succeeded', null);
+    case 'time_out':
+      return railOrExpiry(plan.afterMs, 'sandbox pending outcome: ten minutes, then timeout', 'failed', 'timeout');
+    case 'unresolved':
+      return sleep(untilExpiry, { summary: 'indeterminate: unresolved until expires_at' }).then(() => finish('expired', UNRESOLVED_FAILURE_CLASS));
+  }
+}
