@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { runPeriodically } from '../support/periodic-loop';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
 import { SA } from '../domain/search-attributes';
@@ -219,32 +220,11 @@ export interface ChargeReconciler {
 
 /** Runs `reconcileOnce` now and then every `intervalMs` until stopped; a failed pass is logged and retried at the next. */
 export function startChargeReconciler(deps: ReconcilerDeps, intervalMs: number = DEFAULT_RECONCILE_INTERVAL_MS): ChargeReconciler {
-  let stopped = false;
-  let wake: () => void = () => {};
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        await reconcileOnce(deps);
-      } catch (error) {
-        deps.log.error({ err: error }, 'charge reconciler pass failed; retrying at the next interval');
-      }
-      if (!stopped) await pause(intervalMs);
-    }
-  })();
-  return {
-    wake: () => wake(),
-    async stop() {
-      stopped = true;
-      wake();
-      await loop;
+  return runPeriodically(
+    intervalMs,
+    async () => {
+      await reconcileOnce(deps);
     },
-  };
+    (error) => deps.log.error({ err: error }, 'charge reconciler pass failed; retrying at the next interval'),
+  );
 }

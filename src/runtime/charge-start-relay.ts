@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { runPeriodically } from '../support/periodic-loop';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { findUnstartedCharges, markChargeWorkflowsStarted } from '../persistence/charge-workflow-start-store';
 import type { Orm } from '../persistence/orm';
@@ -62,32 +63,12 @@ export interface ChargeStartRelay {
 }
 
 export function startChargeStartRelay(deps: ChargeStartRelayDeps, pollMs: number = CHARGE_START_POLL_MS): ChargeStartRelay {
-  let stopped = false;
-  let wake: () => void = () => {};
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        const started = await startUnstartedCharges(deps);
-        if (started > 0) deps.log.warn({ started }, 'charge-start relay started charges whose workflow the API had not confirmed');
-      } catch (error) {
-        deps.log.error({ err: error }, 'charge-start relay pass failed; retrying');
-      }
-      if (!stopped) await pause(pollMs);
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      wake();
-      await loop;
+  return runPeriodically(
+    pollMs,
+    async () => {
+      const started = await startUnstartedCharges(deps);
+      if (started > 0) deps.log.warn({ started }, 'charge-start relay started charges whose workflow the API had not confirmed');
     },
-  };
+    (error) => deps.log.error({ err: error }, 'charge-start relay pass failed; retrying'),
+  );
 }

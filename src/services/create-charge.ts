@@ -8,6 +8,7 @@ import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
 import { startChargeWorkflow } from '../temporal/charge-start';
+import { markChargeWorkflowsStarted } from '../persistence/charge-workflow-start-store';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
 import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import { renderError } from './render-error';
@@ -92,13 +93,20 @@ export async function createCharge(
 
 /** Starts the charge's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
 async function startWithin(deps: ServiceDeps, charge: ChargeRecord): Promise<void> {
-  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startChargeWorkflow(deps.temporal.client, deps.taskQueue, charge)).catch(
-    (error: unknown) => {
-      const message = 'charge workflow not started; the charge-start relay will start it';
-      if (isTemporalUnavailable(error)) deps.log.warn({ chargeId: charge.id, err: error }, message);
-      else deps.log.error({ chargeId: charge.id, err: error }, message);
-    },
-  );
+  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startChargeWorkflow(deps.temporal.client, deps.taskQueue, charge))
+    // Confirmed at once, so the charge-start relay never repeats a start whose first workflow task is
+    // merely queued behind a busy worker (beginCharge marks it too, but only when that task runs).
+    .then(
+      () =>
+        markChargeWorkflowsStarted(deps.orm, [charge.id]).catch((error: unknown) =>
+          deps.log.warn({ chargeId: charge.id, err: error }, 'charge workflow started but not marked; the charge-start relay will confirm it'),
+        ),
+      (error: unknown) => {
+        const message = 'charge workflow not started; the charge-start relay will start it';
+        if (isTemporalUnavailable(error)) deps.log.warn({ chargeId: charge.id, err: error }, message);
+        else deps.log.error({ chargeId: charge.id, err: error }, message);
+      },
+    );
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);

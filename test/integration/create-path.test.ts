@@ -48,7 +48,13 @@ test('a create is one database transaction and one workflow start with { chargeI
     [chargeId, chargeId, m.id, chargeId, m.id],
   );
   expect(new Set(written.map((w) => w.what))).toEqual(new Set(['charge', 'ledger', 'balance', 'event', 'counter']));
-  expect(written.filter((w) => w.xmin !== stored.xmin)).toEqual([]);
+  // The charge row is touched once more after the start succeeded, to confirm it (workflow_started_at,
+  // so the charge-start relay never repeats that start); every other row is as the create's commit left it.
+  expect(written.filter((w) => w.what !== 'charge' && w.xmin !== stored.xmin)).toEqual([]);
+  const [confirmation] = await sql<{ started: boolean; xmin: string }>(`select workflow_started_at is not null as started, xmin::text from charges where id = ?`, [chargeId]);
+  expect(confirmation.started).toBe(true);
+  const [{ n }] = await sql<{ n: string }>(`select count(*)::text as n from charges where id = ?`, [chargeId]);
+  expect(n).toBe('1');
 
   // One workflow start, with the charge id as its only input, and no update (no worker yet).
   const handle = h.temporal.client.workflow.getHandle<typeof chargeWorkflow>(chargeId);
