@@ -120,14 +120,7 @@ export async function markWorkflowsStarted(orm: Orm, ids: string[]): Promise<voi
 }
 
 /** What starting a delivery's workflow needs, straight from its row. */
-export interface UnstartedDelivery {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  merchant_id: string;
-  environment: Environment;
-  event_type: string;
-}
+export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'merchant_id' | 'environment' | 'event_type'>;
 
 /**
  * Pending deliveries with no attempt whose workflow was never confirmed started, older than

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { withinDeadline } from '../temporal/deadline';
 import { runPeriodically } from '../support/periodic-loop';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
@@ -115,12 +116,11 @@ export async function* overdueCharges(orm: Orm, graceMs: number, environment?: E
   }
 }
 
-const withDeadline = <T>(client: Client, ms: number, fn: () => Promise<T>) => client.connection.withDeadline(Date.now() + ms, fn);
 
 /** Why the charge waits for an operator, from the workflow; null when the query fails (no worker). */
 export async function attentionReason(client: Client, chargeId: string, deadlineMs: number): Promise<string | null> {
   try {
-    const state: ChargeAttention = await withDeadline(client, deadlineMs, () => client.workflow.getHandle(chargeId).query(chargeAttentionQuery));
+    const state: ChargeAttention = await withinDeadline(client, deadlineMs, () => client.workflow.getHandle(chargeId).query(chargeAttentionQuery));
     return state.reason;
   } catch {
     return null;
@@ -129,7 +129,7 @@ export async function attentionReason(client: Client, chargeId: string, deadline
 
 export async function describeChargeWorkflow(client: Client, chargeId: string, deadlineMs: number): Promise<ChargeWorkflowView> {
   try {
-    const d = await withDeadline(client, deadlineMs, () => client.workflow.getHandle(chargeId).describe());
+    const d = await withinDeadline(client, deadlineMs, () => client.workflow.getHandle(chargeId).describe());
     const executionStatus = d.status.name;
     if (executionStatus !== 'RUNNING') return { state: 'closed', executionStatus, taskQueue: d.taskQueue, reason: null };
     if (d.typedSearchAttributes.get(SA.NeedsAttention) !== true) return { state: 'retrying', executionStatus, taskQueue: d.taskQueue, reason: null };
@@ -179,7 +179,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<Array<Overdue
     let refusal: string | undefined;
     if (charge.workflow.state === 'needs_attention' && charge.workflow.taskQueue === deps.taskQueue) {
       try {
-        await withDeadline(deps.client, deadlineMs, () =>
+        await withinDeadline(deps.client, deadlineMs, () =>
           deps.client.workflow.getHandle(charge.id).executeUpdate(retryStepUpdate, {
             args: [{ reason: `reconciler: overdue by ${charge.overdueSeconds} s`, by: 'reconciler' }],
           }),

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { withinDeadline } from '../temporal/deadline';
 import { runPeriodically } from '../support/periodic-loop';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { findUnstartedCharges, markChargeWorkflowsStarted } from '../persistence/charge-workflow-start-store';
@@ -47,7 +48,7 @@ export async function startUnstartedCharges(deps: ChargeStartRelayDeps): Promise
   for (let i = 0; i < charges.length; i += START_CONCURRENCY) {
     const batch = charges.slice(i, i + START_CONCURRENCY);
     const results = await Promise.allSettled(
-      batch.map((charge) => deps.client.withDeadline(Date.now() + deadlineMs, () => startChargeWorkflow(deps.client, deps.taskQueue, charge))),
+      batch.map((charge) => withinDeadline(deps.client, deadlineMs, () => startChargeWorkflow(deps.client, deps.taskQueue, charge))),
     );
     const known = batch.filter((_, j) => results[j].status === 'fulfilled').map((c) => c.id);
     await markChargeWorkflowsStarted(deps.orm, known);

@@ -1,5 +1,5 @@
 import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
-import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
+import { withinDeadline } from '../temporal/deadline';
 import { ApiError } from '../domain/errors';
 import type { TemporalHandle } from '../temporal/connection';
 
@@ -60,11 +60,7 @@ export function asServiceUnavailable(error: unknown): unknown {
   return error;
 }
 
-/**
- * Runs Temporal calls with an absolute deadline on every RPC they make (the SDK's
- * `withDeadline`): a call that waits for a worker that is not there fails with DEADLINE_EXCEEDED
- * instead of waiting forever.
- */
+/** An API call's Temporal work, bounded by the request deadline (src/temporal/deadline.ts). */
 export function withTemporalDeadline<T>(temporal: TemporalHandle, deadlineMs: number | undefined, fn: () => Promise<T>): Promise<T> {
-  return temporal.client.withDeadline(Date.now() + (deadlineMs ?? DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS), fn);
+  return withinDeadline(temporal.client, deadlineMs, fn);
 }

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { withinDeadline } from '../temporal/deadline';
 import type { TemporalHandle } from '../temporal/connection';
 import { retryStepUpdate } from '../../workflows/messages';
 
@@ -9,7 +10,7 @@ import { retryStepUpdate } from '../../workflows/messages';
  */
 export async function retryChargeStep(temporal: TemporalHandle, chargeId: string, reason: string, deadlineMs = 10_000) {
   try {
-    const result = await temporal.connection.withDeadline(Date.now() + deadlineMs, () =>
+    const result = await withinDeadline(temporal.client, deadlineMs, () =>
       temporal.client.workflow.getHandle(chargeId).executeUpdate(retryStepUpdate, { args: [{ reason, by: 'operator' }] }),
     );
     return { id: chargeId, step: result.step, retried_by: result.by, reason };
