@@ -100,6 +100,10 @@ test('every event of a charge arrives signed, with all SPEC 6.1 headers and the 
   }
   expect(mine.map((d) => Number(d.headers['x-service-sequence']))).toEqual([1, 2]);
 
+  // The receiver's 2xx comes before the attempt is recorded: wait until both deliveries are settled.
+  const listed = await deliveriesOf(m, ep.id);
+  expect(listed).toHaveLength(2);
+  for (const r of listed) await settledDelivery(m, r.id);
   const records = await deliveriesOf(m, ep.id);
   expect(records).toHaveLength(2);
   for (const r of records) expect(r).toMatchObject({ object: 'webhook_delivery', endpoint_id: ep.id, status: 'succeeded', attempt_count: 1 });
