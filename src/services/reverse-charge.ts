@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { ServiceError, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { Charge } from '../persistence/entities';
 import { rowToRecord } from '../persistence/charge-mapping';
@@ -48,10 +48,14 @@ export async function reverseCharge(
   if (!row) throw new Error(`charge ${chargeId} does not exist`);
   const charge = rowToRecord(row);
   if (charge.status !== 'succeeded') throw new Error(`charge ${chargeId} is ${charge.status}; only a succeeded charge can be reversed`);
+  const deadline = Date.now() + deadlineMs;
   try {
     return await withTemporalDeadline(temporal, deadlineMs, async () => chargeJson(await (await reversalRun(temporal, taskQueue, charge)).result()));
   } catch (error) {
-    if (isTemporalUnavailable(error)) throw new ReversalPendingError(chargeId, deadlineMs);
+    // The result's long poll cut by our deadline can surface as a ServiceError whose gRPC cause is
+    // not DEADLINE_EXCEEDED (seen under load): any Temporal error at the deadline means "still pending".
+    const atDeadline = error instanceof ServiceError && Date.now() >= deadline - 100;
+    if (isTemporalUnavailable(error) || atDeadline) throw new ReversalPendingError(chargeId, deadlineMs);
     throw error;
   }
 }
