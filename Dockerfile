@@ -1,9 +1,12 @@
-# Image for the API (`node dist/src/main.js`) and the worker (`node dist/workers/main.js`);
-# see docker-compose.yml. Talks to an external PostgreSQL and Temporal server.
+# Image for the API (`node dist/src/main.js`), the worker (`node dist/workers/main.js`) and the
+# one-shot migrations (`node dist/src/migrate.js`, as the schema owner); see docker-compose.yml.
+# Talks to an external PostgreSQL and Temporal server; runs as the unprivileged `node` user with
+# NODE_ENV=production (DATABASE_URL, TEMPORAL_ADDRESS and SECRETS_KEY are then required).
 
 FROM node:24-slim AS build
 WORKDIR /app
-# The Temporal CLI/test-server binaries are only needed for local dev and tests.
+# The Temporal CLI/test-server binaries are only needed for local dev and tests (nothing downloads
+# them at run time either: src/temporal/dev-server.ts).
 ENV TEMPORAL_INSTALL_SKIP=1
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
@@ -20,7 +23,7 @@ ENV NODE_ENV=production \
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
-    && mkdir -p /app/.data && chown node:node /app/.data
+    && mkdir -m 0700 -p /app/.data && chown node:node /app/.data
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000 3001

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
+import { chargeState } from '../src/domain/charge-state';
 import { applyChargeTransition, beginCharge, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charge-store';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
@@ -32,7 +33,8 @@ export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
   return {
     async beginCharge(chargeId: string) {
       try {
-        return await beginCharge(deps.orm, chargeId);
+        const begun = await beginCharge(deps.orm, chargeId);
+        return { charge: chargeState(begun.charge), sandboxOutcome: begun.sandboxOutcome };
       } catch (error) {
         throw asFailure(error);
       }
@@ -46,7 +48,7 @@ export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
     },
     async applyChargeTransition(request: ChargeTransitionRequest) {
       try {
-        return await applyChargeTransition(deps.orm, request, countTransition);
+        return chargeState(await applyChargeTransition(deps.orm, request, countTransition));
       } catch (error) {
         throw asFailure(error);
       }

@@ -1,18 +1,19 @@
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import type { BegunCharge } from '../src/domain/charge-start';
+import type { ChargeState } from '../src/domain/charge-state';
 
 /** The activity interface workflows import as a type only. */
 export interface ChargeActivities {
   /**
-   * First step of a run started with `{ chargeId }`: the charge as the API wrote it (with its sandbox
-   * outcome), its workflow marked started; idempotent. Fails ChargeNotFoundError when there is none.
+   * First step of a run started with `{ chargeId }`: the state of the charge as the API wrote it (with
+   * its sandbox outcome; no customer data, it goes into history), its workflow marked started; idempotent. Fails ChargeNotFoundError when there is none.
    */
   beginCharge(chargeId: string): Promise<BegunCharge>;
   /** Runs started by update-with-start: projection row, pending hold and `transaction.created`, in one transaction; idempotent. */
   recordAcceptedCharge(draft: ChargeRecord): Promise<ChargeRecord>;
-  /** One state change: projection, ledger and event, in one transaction; idempotent. */
-  applyChargeTransition(request: ChargeTransitionRequest): Promise<ChargeRecord>;
+  /** One state change: projection, ledger and event, in one transaction; idempotent. Answers the state only (it goes into history). */
+  applyChargeTransition(request: ChargeTransitionRequest): Promise<ChargeState>;
 }
 
 /** One webhook attempt, as the delivery workflow asks for it. */

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { Dispatcher } from 'undici';
 import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
@@ -8,6 +8,7 @@ import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError,
 import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhook-attempt-store';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
+import { MerchantBusyError, merchantSlotKey, processMerchantSlots, type MerchantSlots } from '../src/webhooks/merchant-slots';
 import { sendWebhook } from '../src/webhooks/sender';
 import { signatureHeader } from '../src/webhooks/signature';
 import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from './types';
@@ -18,7 +19,16 @@ export interface WebhookActivityDeps {
   /** SSRF-checked agents, one per environment (the local-development exemptions are sandbox only). */
   agents: Record<Environment, Dispatcher>;
   disableRule: DisableRule;
+  /** WEBHOOK_MERCHANT_CONCURRENCY: sends to one merchant (and environment) at once in this process (default 4). */
+  merchantConcurrency?: number;
+  /** The semaphore itself (tests); the process's shared one for `merchantConcurrency` otherwise. */
+  merchantSlots?: MerchantSlots;
 }
+
+/** The activity failure type of a send that found its merchant's slots taken; Temporal retries it with backoff. */
+export const MERCHANT_BUSY = 'MerchantBusy';
+/** Longest wait for a merchant's send slot before the activity gives its own slot back. */
+export const MERCHANT_SLOT_WAIT_MS = 250;
 
 /** Current secret first; the previous one while its overlap lasts (SPEC 6.2). */
 function signingSecrets(ctx: AttemptContext, box: SecretBox, nowMs: number): string[] {
@@ -82,7 +92,35 @@ function countAttempt(outcome: string, environment: Environment): void {
     .add(1, { outcome, environment });
 }
 
+/**
+ * Holds one of the merchant's send slots (merchant-slots.ts) while `send` runs. A slot not free within
+ * MERCHANT_SLOT_WAIT_MS (or a queue of waiters already full) fails the activity as retryable
+ * MERCHANT_BUSY before anything is sent, so the worker slot goes to another merchant's task and
+ * Temporal retries this one with backoff (not counted as a delivery attempt). The wait heartbeats
+ * (deliverWebhook's interval) and ends at once on cancellation.
+ */
+async function withMerchantSlot<T>(slots: MerchantSlots, ctx: AttemptContext, send: () => Promise<T>): Promise<T> {
+  const activity = Context.current();
+  let release: () => void;
+  try {
+    release = await slots.acquire(merchantSlotKey(ctx.merchantId, ctx.environment), { waitMs: MERCHANT_SLOT_WAIT_MS, signal: activity.cancellationSignal });
+  } catch (error) {
+    if (!(error instanceof MerchantBusyError)) throw error;
+    activity.metricMeter
+      .createCounter('payments_webhook_merchant_busy', '1', 'Webhook sends deferred because the merchant had no free send slot')
+      .add(1, { environment: ctx.environment });
+    // Benign: expected under load, so the SDK logs it at debug level and keeps it out of its failure metrics.
+    throw ApplicationFailure.create({ type: MERCHANT_BUSY, message: `webhook send deferred: ${error.message}`, nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+  }
+  try {
+    return await send();
+  } finally {
+    release();
+  }
+}
+
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
+  const slots = deps.merchantSlots ?? processMerchantSlots(deps.merchantConcurrency);
   async function attempt(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
     const ctx = await loadAttemptContext(deps.orm, input.deliveryId, input.attempt);
     if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
@@ -99,15 +137,23 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
     }
 
-    const now = Date.now();
-    const timestamp = String(Math.floor(now / 1000));
-    const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, now), timestamp, ctx.eventBody);
-    const sent = await sendWebhook(deps.agents[ctx.environment], {
-      url: ctx.url,
-      body: ctx.eventBody,
-      headers: deliveryHeaders(ctx, input.attempt, signature, timestamp),
-      timeoutMs: ctx.timeoutSeconds * 1000,
+    const { sent, now } = await withMerchantSlot(slots, ctx, async () => {
+      // Signed when sent (after any wait for a slot), so the timestamp is the send's.
+      const sentAt = Date.now();
+      const timestamp = String(Math.floor(sentAt / 1000));
+      const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, sentAt), timestamp, ctx.eventBody);
+      const result = await sendWebhook(deps.agents[ctx.environment], {
+        url: ctx.url,
+        body: ctx.eventBody,
+        headers: deliveryHeaders(ctx, input.attempt, signature, timestamp),
+        timeoutMs: ctx.timeoutSeconds * 1000,
+      });
+      return { sent: result, now: sentAt };
     });
+    if (sent.refusal) {
+      // The merchant sees a generic reason; the detail (which may name an internal address) stays in the server's log.
+      Context.current().log.warn('webhook send refused by the SSRF rules', { deliveryId: ctx.deliveryId, endpointId: ctx.endpointId, environment: ctx.environment, ...sent.refusal });
+    }
     const succeeded = sent.statusCode !== null && isSuccessStatus(sent.statusCode);
     const reason = succeeded ? null : failureReason(sent.statusCode, sent.error);
     const retryInMs = succeeded || input.retryDelayMs === null ? null : nextRetryDelay(input.retryDelayMs, sent.statusCode, parseRetryAfter(sent.retryAfter, now));

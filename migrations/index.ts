@@ -5,6 +5,7 @@ import { Migration20261123000001_delivery_start } from './Migration2026112300000
 import { Migration20261123000002_account_balances } from './Migration20261123000002_account_balances';
 import { Migration20261123000003_charge_workflow_start } from './Migration20261123000003_charge_workflow_start';
 import { Migration20261123000004_outbox_notify } from './Migration20261123000004_outbox_notify';
+import { Migration20261124000001_idempotency_retention } from './Migration20261124000001_idempotency_retention';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123000002_account_balances', class: Migration20261123000002_account_balances },
   { name: 'Migration20261123000003_charge_workflow_start', class: Migration20261123000003_charge_workflow_start },
   { name: 'Migration20261123000004_outbox_notify', class: Migration20261123000004_outbox_notify },
+  { name: 'Migration20261124000001_idempotency_retention', class: Migration20261124000001_idempotency_retention },
 ];

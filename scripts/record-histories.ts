@@ -16,6 +16,7 @@ import { startChargeTestEnv, type ChargeTestEnv } from '../test/workflows/suppor
 import { deliveryInput, failed, FakeWebhookReceiver, succeeded, type Script } from '../test/workflows/support/fake-webhook-activities';
 import { newId, randomBase62 } from '../src/support/new-id';
 import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
+import { taskQueueFor } from '../src/temporal/task-queues';
 import { workflowBundle } from '../workers/create-worker';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
@@ -89,7 +90,7 @@ async function acceptanceNotRecorded(h: ChargeTestEnv): Promise<Recorded> {
 async function webhookDelivery(h: ChargeTestEnv, script: Script): Promise<Recorded> {
   const fake = new FakeWebhookReceiver();
   const taskQueue = `webhooks-${randomBase62(8)}`;
-  const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: fake.activities });
+  const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue: taskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
   const deliveryId = newId('delivery');
   fake.script(deliveryId, script);
   return worker.runUntil(async () => {

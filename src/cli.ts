@@ -10,7 +10,10 @@ import { embeddedDatabaseUrl } from './runtime/defaults';
 import { reverseCharge } from './services/reverse-charge';
 import { retryChargeStep } from './services/retry-charge-step';
 import { stuckPayments } from './services/stuck-payments';
-import { connectTemporal } from './temporal/connection';
+import { connectTemporal, type TemporalHandle } from './temporal/connection';
+import { requireProductionSettings, temporalAddressOf } from './runtime/production-settings';
+import { payloadCodecFor, secretBoxFor } from './runtime/secrets-key';
+import { resealSecrets } from './services/reseal-secrets';
 
 const USAGE = `usage:
   cli merchants create --name NAME
@@ -19,7 +22,8 @@ const USAGE = `usage:
   cli keys revoke KEY_ID
   cli charges reverse TXN_ID
   cli charges retry TXN_ID --reason TEXT
-  cli payments stuck [--env test|live]`;
+  cli payments stuck [--env test|live]
+  cli secrets reseal`;
 
 class UsageError extends Error {}
 
@@ -28,6 +32,7 @@ class UsageError extends Error {}
  * `npm start` (started here for the duration of the command when the service is not running).
  */
 async function withDatabase<T>(config: Config, work: (orm: Orm) => Promise<T>): Promise<T> {
+  requireProductionSettings(config, { database: true });
   let stop: (() => Promise<void>) | undefined;
   let orm: Orm;
   try {
@@ -45,6 +50,18 @@ async function withDatabase<T>(config: Config, work: (orm: Orm) => Promise<T>): 
   } finally {
     await orm.close();
     await stop?.();
+  }
+}
+
+/** A client on TEMPORAL_ADDRESS (else the dev server of `npm start`) that encodes payloads as the workers do. */
+async function withTemporal<T>(config: Config, work: (temporal: TemporalHandle) => Promise<T>, needs = { database: false }): Promise<T> {
+  // In production, name everything missing at once.
+  requireProductionSettings(config, { temporal: true, database: needs.database });
+  const temporal = await connectTemporal(temporalAddressOf(config), config.temporalNamespace, payloadCodecFor(config));
+  try {
+    return await work(temporal);
+  } finally {
+    await temporal.connection.close();
   }
 }
 
@@ -94,36 +111,29 @@ async function run(argv: string[]): Promise<unknown> {
       return withDatabase(config, (orm) => revokeKey(orm, arg));
     case 'charges reverse': {
       if (!arg) throw new UsageError('charge id is required');
-      const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
-      try {
-        return await withDatabase(config, (orm) => reverseCharge(orm, temporal, config.taskQueue, arg, config.temporalRequestDeadlineMs));
-      } finally {
-        await temporal.connection.close();
-      }
+      return withTemporal(config, (temporal) => withDatabase(config, (orm) => reverseCharge(orm, temporal, config.taskQueue, arg, config.temporalRequestDeadlineMs)), { database: true });
     }
     case 'charges retry': {
       // Retries the database step a charge workflow gave up on (NeedsAttention).
       if (!arg) throw new UsageError('charge id is required');
       const reason = values.reason?.trim();
       if (!reason) throw new UsageError('--reason is required');
-      const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
-      try {
-        return await retryChargeStep(temporal, arg, reason, config.temporalRequestDeadlineMs);
-      } finally {
-        await temporal.connection.close();
-      }
+      return withTemporal(config, (temporal) => retryChargeStep(temporal, arg, reason, config.temporalRequestDeadlineMs));
     }
     case 'payments stuck': {
       const environment = values.env === undefined ? undefined : parseEnv(values.env);
-      const temporal = await connectTemporal(config.temporalAddress ?? '127.0.0.1:7233', config.temporalNamespace);
       const uiBaseUrl = process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${config.temporalUiPort}`;
-      try {
-        return await withDatabase(config, (orm) =>
+      return withTemporal(config, (temporal) =>
+        withDatabase(config, (orm) =>
           stuckPayments({ orm, client: temporal.client, namespace: config.temporalNamespace, uiBaseUrl, environment, graceMs: reconcilerSettings().graceMs, requestDeadlineMs: config.temporalRequestDeadlineMs }),
-        );
-      } finally {
-        await temporal.connection.close();
-      }
+        ),
+        { database: true },
+      );
+    }
+    case 'secrets reseal': {
+      // Re-seals every sealed secret with SECRETS_KEY (rotation: the old key in SECRETS_KEY_PREVIOUS).
+      const box = secretBoxFor(config);
+      return withDatabase(config, (orm) => resealSecrets(orm, box));
     }
     default:
       throw new UsageError(`unknown command "${command.trim()}"`);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_WORKER_POOL_MAX } from './runtime/worker-capacity';
+import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './runtime/worker-capacity';
 import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 
@@ -26,6 +26,12 @@ export interface Config {
   workerMetricsPort: number;
   /** SECRETS_KEY (base64, 32 bytes) that seals webhook signing secrets; see runtime/secrets-key.ts. */
   secretsKey: string | undefined;
+  /** SECRETS_KEY_PREVIOUS: earlier keys (comma-separated), still opened during a rotation. */
+  secretsKeyPrevious: string | undefined;
+  /** NODE_ENV=production: no embedded defaults (runtime/production-settings.ts). */
+  production: boolean;
+  /** Temporal remote codec endpoint for the UI (runtime/codec-server.ts): CODEC_PORT (0 = off), CODEC_HOST, CODEC_CORS_ORIGINS, CODEC_AUTH_TOKEN. */
+  codec: { port: number; host: string; corsOrigins: string[] | undefined; authToken: string | undefined };
   webhooks: WebhookConfig;
   /** TEMPORAL_REQUEST_DEADLINE_MS: longest wait of an API request (or `charges reverse`) on Temporal; then 503. */
   temporalRequestDeadlineMs: number;
@@ -34,7 +40,7 @@ export interface Config {
   /** The API's database pool (DB_POOL_MAX). */
   dbPoolMax: number;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
-  worker: { poolMax: number; localActivitySlots?: number; activitySlots?: number };
+  worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments'>;
 }
 
 /** INTERFACE.md "Webhooks" settings. */
@@ -48,6 +54,12 @@ export interface WebhookConfig {
   allowHttp: boolean;
   /** How often the outbox relay looks for events not yet fanned out. */
   outboxPollMs: number;
+  /** WEBHOOK_MAX_ENDPOINTS: endpoints per merchant and environment (default 16). */
+  maxEndpoints: number;
+  /** WEBHOOK_MERCHANT_CONCURRENCY: sends to one merchant's endpoints at once per worker process (default 4). */
+  merchantConcurrency: number;
+  /** WEBHOOK_DNS_TIMEOUT_MS: longest wait of one webhook host name lookup (default 5000). */
+  dnsTimeoutMs: number;
 }
 
 /** TEMPORAL_REQUEST_DEADLINE_MS when unset (0 also means the default). */
@@ -79,6 +91,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: int('METRICS_PORT', 9464, env),
     workerMetricsPort: int('WORKER_METRICS_PORT', 9465, env),
     secretsKey: env.SECRETS_KEY || undefined,
+    secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,
+    production: env.NODE_ENV === 'production',
+    codec: {
+      port: int('CODEC_PORT', 8234, env),
+      host: env.CODEC_HOST || '127.0.0.1',
+      corsOrigins: env.CODEC_CORS_ORIGINS ? env.CODEC_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : undefined,
+      authToken: env.CODEC_AUTH_TOKEN || undefined,
+    },
     webhooks: loadWebhookConfig(env),
     temporalRequestDeadlineMs: int('TEMPORAL_REQUEST_DEADLINE_MS', DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, env) || DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
     chargeStartWaitMs: int('CHARGE_START_WAIT_MS', 1_000, env),
@@ -87,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolMax: int('WORKER_DB_POOL_MAX', DEFAULT_WORKER_POOL_MAX, env),
       ...(env.WORKER_LOCAL_ACTIVITY_SLOTS ? { localActivitySlots: int('WORKER_LOCAL_ACTIVITY_SLOTS', 0, env) } : {}),
       ...(env.WORKER_ACTIVITY_SLOTS ? { activitySlots: int('WORKER_ACTIVITY_SLOTS', 0, env) } : {}),
+      ...workerQueueSettings(env),
     },
   };
 }
@@ -102,5 +123,8 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
     allowPrivateHosts: (env.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     allowHttp: env.WEBHOOK_ALLOW_HTTP === 'true',
     outboxPollMs: int('WEBHOOK_OUTBOX_POLL_MS', 200, env),
+    maxEndpoints: int('WEBHOOK_MAX_ENDPOINTS', 16, env),
+    merchantConcurrency: Math.max(1, int('WEBHOOK_MERCHANT_CONCURRENCY', 4, env)),
+    dnsTimeoutMs: Math.max(1, int('WEBHOOK_DNS_TIMEOUT_MS', 5_000, env)),
   };
 }

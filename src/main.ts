@@ -3,8 +3,11 @@ import { loadConfig } from './config';
 import { createApp } from './http/app';
 import { ensureDemoMerchant } from './runtime/demo-merchant';
 import { startInfrastructure } from './runtime/infrastructure';
-import { resolveSecretsKey } from './runtime/secrets-key';
-import { createSecretBox, parseSecretsKey } from './support/secret-box';
+import { keyringEnv, resolveKeyring } from './runtime/secrets-key';
+import { requireProductionSettings } from './runtime/production-settings';
+import { codecCorsOrigins, startCodecServer, type CodecServer } from './runtime/codec-server';
+import { createPayloadCodec } from './temporal/payload-codec';
+import { createSecretBox } from './support/secret-box';
 import { startWorkerProcess, type WorkerProcess } from './runtime/worker-process';
 import { createLogger } from './support/logger';
 import { StartupError } from './support/startup-error';
@@ -14,14 +17,20 @@ import { createApiMetrics, serveMetrics } from './support/metrics';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'api');
-  const secretsKey = resolveSecretsKey(config);
+  requireProductionSettings(config);
+  const keyring = resolveKeyring(config);
+  // The Temporal UI's remote codec endpoint (CODEC_PORT, 0 = off): decoded payloads for an operator.
+  const codec: CodecServer | undefined =
+    config.codec.port > 0
+      ? await startCodecServer({ codec: createPayloadCodec(keyring), host: config.codec.host, port: config.codec.port, corsOrigins: codecCorsOrigins(config), authToken: config.codec.authToken })
+      : undefined;
   const infra = await startInfrastructure(config, log);
   let worker: WorkerProcess | undefined;
   if (process.env.RUN_WORKER !== 'false') {
-    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, SECRETS_KEY: secretsKey });
+    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config) });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(parseSecretsKey(secretsKey)), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs };
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),
@@ -38,6 +47,7 @@ async function main(): Promise<void> {
       `  Sandbox API   http://${config.host}:${config.sandboxPort}`,
       `  Live API      http://${config.host}:${config.livePort}`,
       `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
+      `  Codec         ${codec ? `${codec.url} (decodes payloads for the Temporal UI)` : 'off'}`,
       `  Metrics       ${config.metricsPort > 0 ? `http://${config.host}:${config.metricsPort}/metrics (API)` : 'off'}; ${config.workerMetricsPort > 0 ? `http://${config.host}:${config.workerMetricsPort}/metrics (worker)` : 'worker off'}`,
       ...(demo
         ? [
@@ -60,6 +70,7 @@ async function main(): Promise<void> {
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     await worker?.stop();
     await infra.stop();
+    await codec?.close();
     process.exit(0);
   };
   process.on('SIGINT', shutdown);

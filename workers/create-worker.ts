@@ -1,11 +1,14 @@
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { IllegalStateError } from '@temporalio/common';
+import { IllegalStateError, type PayloadCodec } from '@temporalio/common';
+import { codecDataConverter } from '../src/temporal/payload-codec';
 import { createActivities } from '../activities';
 import type { WebhookConfig } from '../src/config';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { policyAgents } from '../src/webhooks/policy-agents';
-import { workerCapacity } from '../src/runtime/worker-capacity';
+import { workerCapacity, type SlotBudget, type SlotSettings, type WorkerCapacity } from '../src/runtime/worker-capacity';
+import { deploymentTaskQueues, type TaskQueueRole } from '../src/temporal/task-queues';
+import { WorkerGroup } from './worker-group';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -44,9 +47,14 @@ export interface PaymentsWorkerOptions {
   taskQueue: string;
   identity?: string;
   secretBox: SecretBox;
+  /** Encrypts workflow payloads (src/temporal/payload-codec.ts); clients must use the same keyring. */
+  payloadCodec: PayloadCodec;
   webhooks: WebhookConfig;
-  /** Slot overrides (WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS); the pool size comes from `orm`. */
-  slots?: { localActivitySlots?: number; activitySlots?: number };
+  /**
+   * Slot settings (WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS, WORKER_LIVE_SHARE,
+   * WORKER_LEGACY_SLOTS, WORKER_ENVIRONMENTS); the pool size comes from `orm`.
+   */
+  slots?: SlotSettings;
 }
 
 /** The ORM's pool size, which bounds how many activities may run at once. */
@@ -54,23 +62,55 @@ function poolMaxOf(orm: Orm): number {
   return orm.config.get('pool')?.max ?? 10;
 }
 
-/** The payments worker: every workflow and activity of the product on one task queue. */
-export async function createPaymentsWorker(options: PaymentsWorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+/**
+ * The payments worker: one Worker per task queue of the deployment (src/temporal/task-queues.ts;
+ * `taskQueue` is the base, TEMPORAL_TASK_QUEUE), each with its own slots and workflow cache
+ * (src/runtime/worker-capacity.ts), on one connection and one set of activities.
+ */
+export async function createPaymentsWorker(
+  options: PaymentsWorkerOptions,
+): Promise<{ worker: WorkerGroup; connection: NativeConnection; capacity: WorkerCapacity }> {
   installRuntime();
   const capacity = workerCapacity(poolMaxOf(options.orm), options.slots);
   const connection = await NativeConnection.connect({ address: options.address });
-  const worker = await Worker.create({
+  const queues = deploymentTaskQueues(options.taskQueue);
+  const activities = createActivities({
+    orm: options.orm,
+    webhooks: {
+      secretBox: options.secretBox,
+      agents: policyAgents(options.webhooks),
+      disableRule: options.webhooks.disableRule,
+      merchantConcurrency: options.webhooks.merchantConcurrency,
+    },
+  });
+  const workers: Partial<Record<TaskQueueRole, Worker>> = {};
+  for (const [role, budget] of Object.entries(capacity.queues) as Array<[TaskQueueRole, SlotBudget]>) {
+    workers[role] = await queueWorker(options, connection, queues[role], budget, activities);
+  }
+  return { worker: new WorkerGroup(workers), connection, capacity };
+}
+
+/** The SDK's default workflow task slots; fewer when the Worker's cache is smaller (the SDK requires it). */
+const WORKFLOW_TASK_SLOTS = 40;
+
+async function queueWorker(
+  options: PaymentsWorkerOptions,
+  connection: NativeConnection,
+  taskQueue: string,
+  budget: SlotBudget,
+  activities: ReturnType<typeof createActivities>,
+): Promise<Worker> {
+  return Worker.create({
     connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
+    taskQueue,
+    dataConverter: codecDataConverter(options.payloadCodec),
     workflowBundle: await workflowBundle(),
-    activities: createActivities({
-      orm: options.orm,
-      webhooks: { secretBox: options.secretBox, agents: policyAgents(options.webhooks), disableRule: options.webhooks.disableRule },
-    }),
-    maxConcurrentLocalActivityExecutions: capacity.localActivitySlots,
-    maxConcurrentActivityTaskExecutions: capacity.activitySlots,
+    activities,
+    maxConcurrentLocalActivityExecutions: budget.localActivitySlots,
+    maxConcurrentActivityTaskExecutions: budget.activitySlots,
+    maxCachedWorkflows: budget.cachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: Math.min(WORKFLOW_TASK_SLOTS, budget.cachedWorkflows),
     ...(options.identity ? { identity: options.identity } : {}),
   });
-  return { worker, connection };
 }

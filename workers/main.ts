@@ -3,15 +3,19 @@ import { loadConfig } from '../src/config';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../src/persistence/orm';
 import { createLogger } from '../src/support/logger';
 import { embeddedDatabaseUrl } from '../src/runtime/defaults';
-import { secretBoxFor } from '../src/runtime/secrets-key';
+import { payloadCodecFor, secretBoxFor } from '../src/runtime/secrets-key';
+import { requireProductionSettings } from '../src/runtime/production-settings';
+import { StartupError } from '../src/support/startup-error';
 import { reconcilerSettings, startChargeReconciler } from '../src/runtime/charge-reconciler';
+import { idempotencyRetentionSettings, startIdempotencyRetention } from '../src/runtime/idempotency-retention';
 import { startChargeStartRelay } from '../src/runtime/charge-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { createPaymentsWorker, installRuntime } from './create-worker';
 
 /**
- * Worker process entry point: the payments worker, the webhook outbox relay, the charge-start relay
+ * Worker process entry point: the payments worker (a Worker per task queue: `<TEMPORAL_TASK_QUEUE>-sandbox`,
+ * `-live` and the legacy `<TEMPORAL_TASK_QUEUE>`, see workers/create-worker.ts), the webhook outbox relay, the charge-start relay
  * (src/runtime/charge-start-relay.ts) and the charge reconciler
  * (RECONCILE_INTERVAL, default 60 s; gauge payments_overdue_charges{workflow}). Reads DATABASE_URL,
  * TEMPORAL_ADDRESS and SECRETS_KEY (defaults: the embedded PostgreSQL and dev server that `npm start`
@@ -19,26 +23,34 @@ import { createPaymentsWorker, installRuntime } from './create-worker';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  requireProductionSettings(config);
+  // Key problems (missing, the documented default) stop the worker before it connects anywhere.
+  const secretBox = secretBoxFor(config);
+  const payloadCodec = payloadCodecFor(config);
   const log = createLogger(config.logLevel, 'worker');
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   const address = config.temporalAddress ?? '127.0.0.1:7233';
-  const { worker, connection } = await createPaymentsWorker({
+  const { worker, connection, capacity } = await createPaymentsWorker({
     orm,
     address,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    secretBox: secretBoxFor(config),
+    secretBox,
+    payloadCodec,
     webhooks: config.webhooks,
     slots: config.worker,
   });
-  const temporal = await connectTemporal(address, config.temporalNamespace);
+  const temporal = await connectTemporal(address, config.temporalNamespace, payloadCodec);
   const relay = startOutboxRelay(
     { orm, client: temporal.client, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
     config.webhooks.outboxPollMs,
   );
   // Starts the workflow of any charge the API wrote but could not confirm started (every 1 s, after 5 s).
   const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
+  // Deletes Idempotency-Key records past IDEMPOTENCY_RETENTION (default 24h) whose request finished.
+  const retention = idempotencyRetentionSettings();
+  const idempotencyRetention = startIdempotencyRetention({ orm, log, retentionMs: retention.retentionMs, batch: retention.batch }, retention.intervalMs);
   const reconcile = reconcilerSettings();
   const overdue = Runtime.instance().metricMeter.createGauge('payments_overdue_charges', 'int', '1', 'Charges unresolved past expires_at + grace, by workflow state');
   const reconciler = startChargeReconciler(
@@ -54,11 +66,12 @@ async function main(): Promise<void> {
     reconcile.intervalMs,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
-  log.info({ taskQueue: config.taskQueue }, 'worker running');
+  log.info({ taskQueues: worker.taskQueues, slots: capacity.queues }, 'worker running');
   process.send?.('ready');
   await worker.run();
   await relay.stop();
   await reconciler.stop();
+  await idempotencyRetention.stop();
   await chargeStarts.stop();
   await temporal.connection.close();
   await connection.close();
@@ -67,6 +80,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error);
+  console.error(error instanceof StartupError ? error.message : error);
   process.exit(1);
 });

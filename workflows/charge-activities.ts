@@ -3,6 +3,7 @@ import type { ChargeActivities } from '../activities/types';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import type { BegunCharge } from '../src/domain/charge-start';
+import type { ChargeState } from '../src/domain/charge-state';
 import { DB_STEP_RETRY } from '../src/domain/charge-attention';
 
 /**
@@ -41,7 +42,7 @@ export function recordAccepted(draft: ChargeRecord): Promise<ChargeRecord> {
   );
 }
 
-export function applyTransition(request: ChargeTransitionRequest): Promise<ChargeRecord> {
+export function applyTransition(request: ChargeTransitionRequest): Promise<ChargeState> {
   const what = request.failureClass ? `${request.to} (${request.failureClass})` : request.to;
   return db.applyChargeTransition.executeWithOptions({ ...OPTIONS, summary: `charge -> ${what}: projection, ledger, event` }, [request]);
 }

@@ -1,5 +1,6 @@
-import { sleep } from '@temporalio/workflow';
-import type { ChargeRecord } from '../src/domain/charge';
+import { patched, sleep } from '@temporalio/workflow';
+import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
+import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeStatus } from '../src/domain/charge-status';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
@@ -12,12 +13,13 @@ import { publishChargeState } from './charge-search-attributes';
  * a failure outcome fails at once; otherwise wait for the rail as a durable timer (the sandbox
  * approves after three seconds, the `pending` outcome times out after ten minutes, an
  * `indeterminate` one stays unresolved until expiry); whatever has not happened by `expires_at`
- * expires. The terminal transition goes through the attention desk. `onChange` sees every record
+ * expires; a live charge fails at once with `partner_unavailable` (no live rail exists, and the
+ * simulator never credits live money). The terminal transition goes through the attention desk. `onChange` sees every record
  * written. The first command is issued before this yields (same workflow task as the caller's).
  */
-export function followRail(charge: ChargeRecord, sandboxOutcome: string | null, desk: AttentionDesk, onChange: (charge: ChargeRecord) => void): Promise<ChargeRecord> {
+export function followRail(charge: ChargeState, sandboxOutcome: string | null, desk: AttentionDesk, onChange: (charge: ChargeState) => void): Promise<ChargeState> {
   const plan = railPlan(charge.environment, sandboxOutcome);
-  const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeRecord> => {
+  const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeState> => {
     const request = { chargeId: charge.id, to, failureClass, at: new Date().toISOString() };
     const after = await desk.persist(failureClass ? `charge -> ${to} (${failureClass})` : `charge -> ${to}`, () => applyTransition(request));
     onChange(after);
@@ -33,6 +35,11 @@ export function followRail(charge: ChargeRecord, sandboxOutcome: string | null, 
     await sleep(afterMs, { summary });
     return finish(to, failureClass);
   };
+
+  // No live rail exists (src/domain/live-rail.ts): a live charge (written before the API refused
+  // them) fails at once instead of succeeding through the simulator. Runs recorded before replay as
+  // they ran; the live rail, once connected, replaces this branch.
+  if (charge.environment === 'live' && patched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');
 
   switch (plan.kind) {
     case 'fail':

@@ -1,4 +1,4 @@
-import type { ChargeRecord } from '../src/domain/charge';
+import type { ChargeState } from '../src/domain/charge-state';
 import { applyTransition } from './charge-activities';
 import { publishChargeState } from './charge-search-attributes';
 
@@ -13,7 +13,7 @@ export interface ChargeReversalInput {
  * workflow id (`txn_…`), so the Temporal UI shows the whole life of a charge in one place. The
  * transition posts reversing ledger entries and `transaction.reversed`; history is never edited.
  */
-export async function chargeReversalWorkflow(input: ChargeReversalInput): Promise<ChargeRecord> {
+export async function chargeReversalWorkflow(input: ChargeReversalInput): Promise<ChargeState> {
   const charge = await applyTransition({ chargeId: input.chargeId, to: 'reversed', failureClass: null, at: input.requestedAt });
   publishChargeState(charge);
   return charge;

@@ -1,9 +1,9 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import type { ChargeRecord } from '../src/domain/charge';
+import type { ChargeState } from '../src/domain/charge-state';
 import { chargeSearchAttributePairs, SA } from '../src/domain/search-attributes';
 
 /** Keeps the operator-facing search attributes equal to the charge's current state. */
-export function publishChargeState(charge: ChargeRecord): void {
+export function publishChargeState(charge: ChargeState): void {
   upsertSearchAttributes(chargeSearchAttributePairs(charge));
 }
 

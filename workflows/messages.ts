@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ChargeRecord } from '../src/domain/charge';
+import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
 
 /** The synchronous answer of POST /v1/charges, produced by the workflow's acceptance step. */
@@ -12,8 +13,8 @@ export type ChargeAcceptance =
 export const acceptChargeUpdate = defineUpdate<ChargeAcceptance>('acceptCharge');
 export const ACCEPT_UPDATE_ID = 'accept';
 
-/** Current record as the workflow last wrote it (for operators: `temporal workflow query`). */
-export const chargeStateQuery = defineQuery<ChargeRecord | undefined>('chargeState');
+/** Current state as the workflow last wrote it (for operators: `temporal workflow query`; no customer data). */
+export const chargeStateQuery = defineQuery<ChargeState | undefined>('chargeState');
 
 /**
  * Whether the charge waits for an operator, which database step gave up and why

@@ -12,7 +12,8 @@ import type { ServiceDeps } from '../../src/services/context';
 import { freePort } from '../../src/support/free-port';
 import { createLogger } from '../../src/support/logger';
 import { createApiMetrics } from '../../src/support/metrics';
-import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
+import { createSecretBox, parseKeyring, parseSecretsKey } from '../../src/support/secret-box';
+import { createPayloadCodec } from '../../src/temporal/payload-codec';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { startPayments, type PaymentsSide } from './payments';
@@ -75,10 +76,10 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
       ...(variant.persistentDevServer ? { uiPort: await freePort() } : {}),
     });
     stops.push(server.stop);
-    const temporal = await connectTemporal(server.address, config.temporalNamespace);
+    const secretsKey = randomBytes(32).toString('base64');
+    const temporal = await connectTemporal(server.address, config.temporalNamespace, createPayloadCodec(parseKeyring(secretsKey)));
     stops.push(() => temporal.connection.close());
 
-    const secretsKey = randomBytes(32).toString('base64');
     log(`${variant.name}: starting the payments worker and outbox relay (${variant.separateWorker ? 'own process, startWorkerProcess' : 'in this process'})`);
     const payments = await startPayments({ separate: variant.separateWorker, config, databaseUrl: pg.url, temporalAddress: server.address, secretsKey, dataDir });
     stops.push(() => payments.stop());

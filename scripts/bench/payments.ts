@@ -5,7 +5,8 @@ import { startChargeStartRelay } from '../../src/runtime/charge-start-relay';
 import { startWorkerProcess } from '../../src/runtime/worker-process';
 import { freePort } from '../../src/support/free-port';
 import { createLogger } from '../../src/support/logger';
-import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
+import { createSecretBox, parseKeyring, parseSecretsKey } from '../../src/support/secret-box';
+import { codecDataConverter, createPayloadCodec } from '../../src/temporal/payload-codec';
 import { connectTemporal } from '../../src/temporal/connection';
 import { startOutboxRelay } from '../../src/webhooks/outbox-relay';
 import { createPaymentsWorker } from '../../workers/create-worker';
@@ -76,11 +77,12 @@ async function inThisProcess(o: PaymentsOptions): Promise<PaymentsSide> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     secretBox: createSecretBox(parseSecretsKey(o.secretsKey)),
+    payloadCodec: createPayloadCodec(parseKeyring(o.secretsKey)),
     webhooks: config.webhooks,
     slots: config.worker,
   });
-  const temporal = await connectTemporal(o.temporalAddress, config.temporalNamespace);
-  const relayClient = new Client({ connection, namespace: config.temporalNamespace });
+  const temporal = await connectTemporal(o.temporalAddress, config.temporalNamespace, createPayloadCodec(parseKeyring(o.secretsKey)));
+  const relayClient = new Client({ connection, namespace: config.temporalNamespace, dataConverter: codecDataConverter(createPayloadCodec(parseKeyring(o.secretsKey))) });
   const relay = startOutboxRelay(
     { orm, client: relayClient, eagerStart: true, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
     config.webhooks.outboxPollMs,

@@ -1,4 +1,4 @@
-import type { ChargeRecord } from './charge';
+import type { ChargeState } from './charge-state';
 
 /**
  * Input of a charge workflow started by the API after it wrote the charge (or by the charge-start
@@ -14,9 +14,12 @@ export function isChargeStart(input: object): input is ChargeStart {
   return typeof (input as Partial<ChargeStart>).chargeId === 'string' && !('id' in input);
 }
 
-/** What the charge workflow's first step returns: the record the API wrote and its sandbox switch. */
+/**
+ * What the charge workflow's first step returns: the state of the charge the API wrote (no customer
+ * data: it goes into history) and its sandbox switch.
+ */
 export interface BegunCharge {
-  charge: ChargeRecord;
+  charge: ChargeState;
   sandboxOutcome: string | null;
 }
 
@@ -29,3 +32,23 @@ export function sandboxOutcomeOf(metadataJson: string): string | null {
 
 /** Error type (and message start) of a charge workflow started for a charge that was never written. */
 export const CHARGE_NOT_FOUND = 'ChargeNotFoundError';
+
+/**
+ * Error type of a charge workflow refused at its start: its input is not a record the API wrote (a
+ * whole draft, a workflow id other than the charge id, or search attributes naming another merchant
+ * or environment than the stored charge).
+ */
+export const CHARGE_INPUT_REFUSED = 'ChargeInputRefused';
+
+/** patched() id: new runs refuse a whole ChargeDraft as input (runs recorded before replay as they ran). */
+export const REFUSE_DRAFT_INPUT_PATCH = 'refuse-draft-input';
+
+/**
+ * patched() id: new runs started with `{ chargeId }` check that the workflow id is the charge id and
+ * that the stored charge's merchant and environment are those of the run's search attributes, and
+ * run no transition for a charge already terminal. Runs recorded before replay as they ran.
+ */
+export const TRUST_ONLY_THE_DATABASE_PATCH = 'trust-only-the-database';
+
+/** patched() id: a live charge never succeeds through the simulator; without a live rail it fails at once. */
+export const NO_LIVE_SIMULATOR_PATCH = 'no-live-simulator';

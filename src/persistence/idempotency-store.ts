@@ -106,3 +106,28 @@ export async function unlockIdempotencyKey(orm: Orm, scope: IdempotencyScope): P
     [scope.merchantId, scope.environment, scope.key],
   );
 }
+
+/**
+ * Deletes up to `batch` Idempotency-Key records past retention, oldest first, and returns how many
+ * it deleted. A record goes once it is older than `olderThanSeconds` (from its first claim) and its
+ * request has finished: its answer is stored (`done`), or its claim was given up long ago (`in_flight`
+ * whose lock expired `olderThanSeconds` ago: the request died or failed, nobody holds it). A record
+ * whose request may still be running (lock not expired that long) is never deleted. Rows locked by a
+ * concurrent statement are skipped (the next pass takes them). Uses idempotency_keys_created_at.
+ */
+export async function deleteExpiredIdempotencyKeys(orm: Orm, olderThanSeconds: number, batch: number): Promise<number> {
+  const rows = await orm.em.getConnection().execute<{ n: number }[]>(
+    `with doomed as (
+       select merchant_id, environment, key from idempotency_keys
+       where created_at < now() - make_interval(secs => ?)
+         and (state = 'done' or locked_until < now() - make_interval(secs => ?))
+       order by created_at limit ? for update skip locked),
+     deleted as (
+       delete from idempotency_keys k using doomed d
+       where k.merchant_id = d.merchant_id and k.environment = d.environment and k.key = d.key
+       returning 1)
+     select count(*)::int as n from deleted`,
+    [olderThanSeconds, olderThanSeconds, batch],
+  );
+  return Number(rows[0].n);
+}

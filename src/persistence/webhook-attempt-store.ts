@@ -36,6 +36,7 @@ export interface AttemptContext {
   eventBody: string;
   eventSequence: number;
   endpointId: string;
+  merchantId: string;
   environment: Environment;
   url: string;
   timeoutSeconds: number;
@@ -50,7 +51,7 @@ export interface AttemptContext {
 
 export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: number): Promise<AttemptContext | null> {
   const rows = await orm.em.getConnection().execute<Record<string, never>[]>(
-    `select d.id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds,
+    `select d.id, d.merchant_id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds,
             w.status as endpoint_status, w.deleted_at, w.secret_box, w.previous_secret_box, w.previous_secret_expires_at,
             a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
      from webhook_deliveries d
@@ -70,6 +71,7 @@ export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: 
     eventBody: r.body as string,
     eventSequence: Number(r.sequence),
     endpointId: r.endpoint_id as string,
+    merchantId: r.merchant_id as string,
     environment: r.environment as Environment,
     url: r.url as string,
     timeoutSeconds: r.timeout_seconds as number,

@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { withinDeadline } from '../temporal/deadline';
+import { isDeploymentTaskQueue } from '../temporal/task-queues';
 import { runPeriodically } from '../support/periodic-loop';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
@@ -33,7 +34,10 @@ export function reconcilerSettings(env: NodeJS.ProcessEnv = process.env): { inte
 export interface ReconcilerDeps {
   orm: Orm;
   client: Client;
-  /** Only workflows on this task queue are asked to retry (the ones this worker runs). */
+  /**
+   * TEMPORAL_TASK_QUEUE: only workflows on this deployment's queues (`<base>-sandbox`, `<base>-live`,
+   * legacy `<base>`; temporal/task-queues.ts) are asked to retry, never another deployment's.
+   */
   taskQueue: string;
   log: Logger;
   graceMs?: number;
@@ -166,7 +170,7 @@ export type ReconcileAction = 'retry_requested' | 'retry_refused' | 'reported' |
 
 /**
  * One pass: each overdue charge is logged with its workflow's state; a workflow waiting for an
- * operator on this task queue is asked to retry (`retryStep` by `reconciler`; the workflow refuses
+ * operator on this deployment's task queues is asked to retry (`retryStep` by `reconciler`; the workflow refuses
  * once its automatic retries are used up); closed or missing workflows are reported.
  */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<Array<OverdueCharge & { action: ReconcileAction }>> {
@@ -177,7 +181,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<Array<Overdue
     counts[charge.workflow.state]++;
     let action: ReconcileAction = charge.workflow.state === 'closed' || charge.workflow.state === 'not_found' ? 'reported' : 'none';
     let refusal: string | undefined;
-    if (charge.workflow.state === 'needs_attention' && charge.workflow.taskQueue === deps.taskQueue) {
+    if (charge.workflow.state === 'needs_attention' && isDeploymentTaskQueue(deps.taskQueue, charge.workflow.taskQueue)) {
       try {
         await withinDeadline(deps.client, deadlineMs, () =>
           deps.client.workflow.getHandle(charge.id).executeUpdate(retryStepUpdate, {

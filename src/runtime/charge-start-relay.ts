@@ -29,6 +29,7 @@ const START_CONCURRENCY = 16;
 export interface ChargeStartRelayDeps {
   orm: Orm;
   client: Client;
+  /** TEMPORAL_TASK_QUEUE: each charge starts on its environment's queue (temporal/task-queues.ts). */
   taskQueue: string;
   log: Logger;
   unstartedAfterSeconds?: number;

@@ -4,6 +4,8 @@ import { migrate, openOrm, type Orm } from '../persistence/orm';
 import { connectTemporal, registerSearchAttributes, type TemporalHandle } from '../temporal/connection';
 import { startDevServer } from '../temporal/dev-server';
 import type { Logger } from '../support/logger';
+import { payloadCodecFor } from './secrets-key';
+import { localCodecEndpoint } from './codec-server';
 
 export interface Infrastructure {
   databaseUrl: string;
@@ -36,12 +38,12 @@ export async function startInfrastructure(config: Config, log: Logger): Promise<
     let temporalUiUrl: string | null = null;
     if (!temporalAddress) {
       log.info('starting Temporal dev server');
-      const server = await startDevServer({ dataDir: config.dataDir, cliPath: config.temporalCliPath, uiPort: config.temporalUiPort, namespace: config.temporalNamespace });
+      const server = await startDevServer({ dataDir: config.dataDir, cliPath: config.temporalCliPath, uiPort: config.temporalUiPort, namespace: config.temporalNamespace, uiCodecEndpoint: localCodecEndpoint(config) });
       stops.push(server.stop);
       temporalAddress = server.address;
       temporalUiUrl = server.uiUrl;
     }
-    const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
+    const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, payloadCodecFor(config));
     stops.push(() => temporal.connection.close());
     if (config.temporalAddress) await registerSearchAttributes(temporal);
 

@@ -1,3 +1,7 @@
+import v8 from 'node:v8';
+import { ENVIRONMENTS, type Environment } from '../domain/environment';
+import type { TaskQueueRole } from '../temporal/task-queues';
+
 /**
  * How much work one worker process takes on at once, sized to its database pool so that no slot
  * ever waits for a connection it cannot get:
@@ -5,26 +9,78 @@
  *   local activity slots + activity slots + RESERVED_CONNECTIONS <= pool size
  *
  * A charge step (local activity) holds one connection for its whole transaction; a webhook attempt
- * (activity) holds one for its two short queries, never during the HTTP send; the outbox relay and the
- * charge reconciler use one each. Defaults (pool 20): 9 local activity slots and 9 activity slots.
+ * (activity) holds one for its two short queries, never during the HTTP send; the outbox relay, the
+ * charge-start relay, the charge reconciler and the idempotency retention job use one each.
+ * Defaults (pool 20): 8 local activity slots and 8 activity slots.
  * Each can be set (WORKER_DB_POOL_MAX, WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS); a
  * combination that could exhaust the pool is refused at start-up with the numbers in the message.
+ *
+ * Those totals are then split between the process's Workers, one per task queue
+ * (temporal/task-queues.ts), each with a fixed-size budget of its own:
+ *
+ * - legacy (the single queue of earlier releases): WORKER_LEGACY_SLOTS of each kind (default 1; 0 =
+ *   the legacy queue is not polled, once it is drained);
+ * - live and sandbox: the rest, live taking WORKER_LIVE_SHARE of it (default 0.5, rounded up), each
+ *   at least 1. WORKER_ENVIRONMENTS (default `sandbox,live`) limits the process to one environment,
+ *   which then takes the whole rest (a live-only worker process for hard isolation).
+ *
+ * One pool, partitioned: every slot holds at most one connection and the budgets add up to the
+ * pool, so sandbox's slots can never hold the connections live's slots need. Separate pools per
+ * environment would guarantee no more and cost idle connections.
+ *
+ * The workflow cache is split the same way (each Worker's share of the slots), so that three Workers
+ * in one process do not each size their cache to the whole heap as the SDK would.
  */
-export interface WorkerCapacity {
-  poolMax: number;
+export interface SlotBudget {
   localActivitySlots: number;
   activitySlots: number;
+  /** maxCachedWorkflows of this queue's Worker. */
+  cachedWorkflows: number;
 }
 
-/** The outbox relay and the charge reconciler. */
-export const RESERVED_CONNECTIONS = 2;
-export const DEFAULT_WORKER_POOL_MAX = 20;
+export interface WorkerCapacity {
+  poolMax: number;
+  /** Totals over the process's Workers. */
+  localActivitySlots: number;
+  activitySlots: number;
+  /** The budget of each queue this process polls (absent: not polled). */
+  queues: Partial<Record<TaskQueueRole, SlotBudget>>;
+}
 
-export function workerCapacity(poolMax: number, overrides: { localActivitySlots?: number; activitySlots?: number } = {}): WorkerCapacity {
+export interface SlotSettings {
+  /** WORKER_LOCAL_ACTIVITY_SLOTS: total over the process. */
+  localActivitySlots?: number;
+  /** WORKER_ACTIVITY_SLOTS: total over the process. */
+  activitySlots?: number;
+  /** WORKER_LIVE_SHARE: live's fraction of the slots left after legacy, strictly between 0 and 1. */
+  liveShare?: number;
+  /** WORKER_LEGACY_SLOTS: slots of each kind on the legacy queue; 0 = not polled. */
+  legacySlots?: number;
+  /** WORKER_ENVIRONMENTS: the environments whose queues this process polls. */
+  environments?: readonly Environment[];
+  /** The whole process's workflow cache (default: what the SDK would give one Worker on this heap). */
+  cachedWorkflows?: number;
+}
+
+/** The outbox relay, the charge-start relay, the charge reconciler and the idempotency retention job. */
+export const RESERVED_CONNECTIONS = 4;
+export const DEFAULT_WORKER_POOL_MAX = 20;
+export const DEFAULT_LIVE_SHARE = 0.5;
+export const DEFAULT_LEGACY_SLOTS = 1;
+/** The SDK's floor for a Worker's workflow cache. */
+const MIN_CACHED_WORKFLOWS = 10;
+
+/** The SDK's default maxCachedWorkflows for one Worker (reuseV8Context) on this process's heap. */
+export function defaultProcessWorkflowCache(heapLimitBytes = v8.getHeapStatistics().heap_size_limit): number {
+  const heapMiB = heapLimitBytes / (1024 * 1024);
+  return Math.max(Math.floor((Math.max(heapMiB - 200, 0) * 600) / 1024), MIN_CACHED_WORKFLOWS);
+}
+
+export function workerCapacity(poolMax: number, settings: SlotSettings = {}): WorkerCapacity {
   const usable = poolMax - RESERVED_CONNECTIONS;
   if (usable < 2) throw new Error(`The worker's database pool (${poolMax}) must have at least ${RESERVED_CONNECTIONS + 2} connections.`);
-  const localActivitySlots = overrides.localActivitySlots ?? Math.floor(usable / 2);
-  const activitySlots = overrides.activitySlots ?? usable - localActivitySlots;
+  const localActivitySlots = settings.localActivitySlots ?? Math.floor(usable / 2);
+  const activitySlots = settings.activitySlots ?? usable - localActivitySlots;
   if (localActivitySlots < 1 || activitySlots < 1) throw new Error('Worker slot counts must be at least 1.');
   if (localActivitySlots + activitySlots + RESERVED_CONNECTIONS > poolMax) {
     throw new Error(
@@ -32,5 +88,70 @@ export function workerCapacity(poolMax: number, overrides: { localActivitySlots?
         `${RESERVED_CONNECTIONS} reserved > WORKER_DB_POOL_MAX ${poolMax}. Raise the pool or lower the slots.`,
     );
   }
-  return { poolMax, localActivitySlots, activitySlots };
+  const split = splitSlots({ localActivitySlots, activitySlots }, settings);
+  const total = localActivitySlots + activitySlots;
+  const cache = settings.cachedWorkflows ?? defaultProcessWorkflowCache();
+  const queues: Partial<Record<TaskQueueRole, SlotBudget>> = {};
+  for (const [role, slots] of Object.entries(split) as Array<[TaskQueueRole, Omit<SlotBudget, 'cachedWorkflows'>]>) {
+    const share = (slots.localActivitySlots + slots.activitySlots) / total;
+    queues[role] = { ...slots, cachedWorkflows: Math.max(MIN_CACHED_WORKFLOWS, Math.floor(cache * share)) };
+  }
+  return { poolMax, localActivitySlots, activitySlots, queues };
+}
+
+type Slots = Omit<SlotBudget, 'cachedWorkflows'>;
+
+function splitSlots(totals: Slots, settings: SlotSettings): Partial<Record<TaskQueueRole, Slots>> {
+  const environments = settings.environments ?? ENVIRONMENTS;
+  if (environments.length === 0) throw new Error('WORKER_ENVIRONMENTS must name at least one of sandbox, live.');
+  const legacy = settings.legacySlots ?? DEFAULT_LEGACY_SLOTS;
+  if (!Number.isInteger(legacy) || legacy < 0) throw new Error(`WORKER_LEGACY_SLOTS must be a non-negative integer, got ${legacy}.`);
+  const liveShare = settings.liveShare ?? DEFAULT_LIVE_SHARE;
+  if (!(liveShare > 0 && liveShare < 1)) throw new Error(`WORKER_LIVE_SHARE must be a number strictly between 0 and 1, got ${liveShare}.`);
+  const out: Partial<Record<TaskQueueRole, Slots>> = {};
+  const perEnvironment = { sandbox: {} as Slots, live: {} as Slots };
+  for (const kind of ['localActivitySlots', 'activitySlots'] as const) {
+    const rest = totals[kind] - legacy;
+    if (rest < environments.length) {
+      throw new Error(
+        `Worker slots too few to split: ${totals[kind]} ${kind === 'localActivitySlots' ? 'local activity' : 'activity'} slots - ` +
+          `WORKER_LEGACY_SLOTS ${legacy} leaves ${rest} for ${environments.join(' and ')} (at least 1 each). Raise the slots or lower WORKER_LEGACY_SLOTS.`,
+      );
+    }
+    if (environments.length === 1) {
+      perEnvironment[environments[0]][kind] = rest;
+    } else {
+      // Rounded up in live's favour, but never all of it: sandbox keeps at least one slot.
+      const live = Math.min(rest - 1, Math.max(1, Math.ceil(rest * liveShare)));
+      perEnvironment.live[kind] = live;
+      perEnvironment.sandbox[kind] = rest - live;
+    }
+  }
+  for (const environment of ENVIRONMENTS) if (environments.includes(environment)) out[environment] = perEnvironment[environment];
+  if (legacy > 0) out.legacy = { localActivitySlots: legacy, activitySlots: legacy };
+  return out;
+}
+
+/** WORKER_LIVE_SHARE, WORKER_LEGACY_SLOTS and WORKER_ENVIRONMENTS (unset: the defaults above). */
+export function workerQueueSettings(env: NodeJS.ProcessEnv = process.env): Pick<SlotSettings, 'liveShare' | 'legacySlots' | 'environments'> {
+  const out: Pick<SlotSettings, 'liveShare' | 'legacySlots' | 'environments'> = {};
+  if (env.WORKER_LIVE_SHARE) {
+    const share = Number(env.WORKER_LIVE_SHARE);
+    if (!(share > 0 && share < 1)) throw new Error(`WORKER_LIVE_SHARE must be a number strictly between 0 and 1, got "${env.WORKER_LIVE_SHARE}"`);
+    out.liveShare = share;
+  }
+  if (env.WORKER_LEGACY_SLOTS) {
+    const slots = Number(env.WORKER_LEGACY_SLOTS);
+    if (!Number.isInteger(slots) || slots < 0) throw new Error(`WORKER_LEGACY_SLOTS must be a non-negative integer, got "${env.WORKER_LEGACY_SLOTS}"`);
+    out.legacySlots = slots;
+  }
+  if (env.WORKER_ENVIRONMENTS) {
+    const names = [...new Set(env.WORKER_ENVIRONMENTS.split(',').map((e) => e.trim()).filter(Boolean))];
+    const unknown = names.filter((n) => !(ENVIRONMENTS as readonly string[]).includes(n));
+    if (names.length === 0 || unknown.length > 0) {
+      throw new Error(`WORKER_ENVIRONMENTS must list sandbox and/or live (comma-separated), got "${env.WORKER_ENVIRONMENTS}"`);
+    }
+    out.environments = names as Environment[];
+  }
+  return out;
 }

@@ -40,7 +40,7 @@ export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequ
     momoNetworkId: request.momo_network_id ?? null,
     fee,
     merchantAmount: merchantAmount(request.amount, fee),
-    customerMasked: maskIdentifier(request.customer.identifier),
+    customerMasked: maskIdentifier(request.customer.identifier, request.channel),
     customerName: request.customer.name ?? null,
     description: request.description ?? null,
     action,

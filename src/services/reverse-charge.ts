@@ -50,7 +50,8 @@ export async function reverseCharge(
   if (charge.status !== 'succeeded') throw new Error(`charge ${chargeId} is ${charge.status}; only a succeeded charge can be reversed`);
   const deadline = Date.now() + deadlineMs;
   try {
-    return await withTemporalDeadline(temporal, deadlineMs, async () => chargeJson(await (await reversalRun(temporal, taskQueue, charge)).result()));
+    // The run answers the charge's state only (no customer data in history): the object is read back.
+    await withTemporalDeadline(temporal, deadlineMs, async () => (await reversalRun(temporal, taskQueue, charge)).result());
   } catch (error) {
     // The result's long poll cut by our deadline can surface as a ServiceError whose gRPC cause is
     // not DEADLINE_EXCEEDED (seen under load): any Temporal error at the deadline means "still pending".
@@ -58,4 +59,6 @@ export async function reverseCharge(
     if (isTemporalUnavailable(error) || atDeadline) throw new ReversalPendingError(chargeId, deadlineMs);
     throw error;
   }
+  const reversed = await orm.em.fork().findOne(Charge, { id: chargeId });
+  return chargeJson(rowToRecord(reversed!));
 }

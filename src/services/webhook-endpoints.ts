@@ -1,8 +1,8 @@
 import { ApiError } from '../domain/errors';
 import { DEFAULT_TIMEOUT_SECONDS, type WebhookEndpointRecord } from '../domain/webhook-endpoint';
+import { insertEndpointWithinLimit } from '../persistence/webhook-endpoint-limit';
 import {
   findEndpoint,
-  insertEndpoint,
   rotateEndpointSecret,
   updateEndpoint,
   type EndpointPatch,
@@ -10,6 +10,7 @@ import {
 import { newId } from '../support/new-id';
 import { urlPolicyFor } from '../webhooks/policies';
 import { newSigningSecret } from '../webhooks/signature';
+import { createDnsResolver, type Resolver } from '../webhooks/dns-resolver';
 import { checkWebhookUrl, UnsafeUrlError } from '../webhooks/url-policy';
 import type { Caller, ServiceDeps } from './context';
 
@@ -30,28 +31,63 @@ export interface UpdateEndpointRequest {
   status?: 'active' | 'disabled';
 }
 
+/** WEBHOOK_MAX_ENDPOINTS when the configuration does not say. */
+export const DEFAULT_MAX_ENDPOINTS = 16;
+
+const resolvers = new Map<number, Resolver>();
+
+/** The registration-time resolver: the test's, else c-ares with WEBHOOK_DNS_TIMEOUT_MS (one per timeout, built once). */
+function registrationResolver(deps: ServiceDeps): Resolver | undefined {
+  if (deps.resolve) return deps.resolve;
+  const timeoutMs = deps.webhooks.dnsTimeoutMs;
+  if (timeoutMs === undefined) return undefined;
+  let resolver = resolvers.get(timeoutMs);
+  if (!resolver) {
+    resolver = createDnsResolver({ timeoutMs });
+    resolvers.set(timeoutMs, resolver);
+  }
+  return resolver;
+}
+
 /** The registration-time URL rule; refusals are `invalid_webhook_url` with the reason. */
 async function checkedUrl(deps: ServiceDeps, caller: Caller, url: string): Promise<string> {
   try {
-    return await checkWebhookUrl(url, urlPolicyFor(caller.environment, deps.webhooks), deps.resolve);
+    return await checkWebhookUrl(url, urlPolicyFor(caller.environment, deps.webhooks), registrationResolver(deps));
   } catch (error) {
     if (error instanceof UnsafeUrlError) throw new ApiError('invalid_webhook_url', error.message, { param: 'url' });
     throw error;
   }
 }
 
-/** Registers an endpoint; the secret is returned this once and stored sealed. */
+/**
+ * Registers an endpoint; the secret is returned this once and stored sealed. At most
+ * WEBHOOK_MAX_ENDPOINTS (default 16) endpoints per merchant and environment, disabled ones included
+ * (deleted ones not): one more is 422 `endpoint_limit_reached` and writes nothing. The cap keeps one
+ * merchant's fan-out (deliveries per event) bounded.
+ */
 export async function createEndpoint(deps: ServiceDeps, caller: Caller, req: CreateEndpointRequest): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
   const url = await checkedUrl(deps, caller, req.url);
   const secret = newSigningSecret();
-  const endpoint = await insertEndpoint(deps.orm, caller, {
-    id: newId('webhookEndpoint'),
-    url,
-    description: req.description ?? null,
-    subscribedEvents: req.subscribed_events ?? [],
-    timeoutSeconds: req.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
-    sealedSecret: deps.secretBox.seal(secret),
-  });
+  const max = deps.webhooks.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
+  const endpoint = await insertEndpointWithinLimit(
+    deps.orm,
+    caller,
+    {
+      id: newId('webhookEndpoint'),
+      url,
+      description: req.description ?? null,
+      subscribedEvents: req.subscribed_events ?? [],
+      timeoutSeconds: req.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
+      sealedSecret: deps.secretBox.seal(secret),
+    },
+    max,
+  );
+  if (!endpoint) {
+    throw new ApiError(
+      'endpoint_limit_reached',
+      `This account already has the maximum of ${max} webhook endpoints in ${caller.environment}; delete one before adding another (one endpoint can subscribe to every event).`,
+    );
+  }
   return { endpoint, secret };
 }
 

@@ -4,6 +4,7 @@ import type { ChargeStart } from '../domain/charge-start';
 import { chargeSearchAttributePairs } from '../domain/search-attributes';
 import type { chargeWorkflow } from '../../workflows/charge';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
+import { taskQueueFor } from './task-queues';
 
 const chargeSummary = (charge: ChargeRecord) => `${charge.environment} charge ${charge.amount} ${charge.currency} via ${charge.channel} for ${charge.merchantId}`;
 
@@ -11,12 +12,13 @@ const chargeSummary = (charge: ChargeRecord) => `${charge.environment} charge ${
  * The start of a charge's workflow once the API has written the charge: workflow id = charge id,
  * input `{ chargeId }` only (the workflow reads the rest from the database), summary and search
  * attributes from the record as written. A charge id is never run twice: a running or closed
- * workflow under it is an AlreadyStarted error.
+ * workflow under it is an AlreadyStarted error. `baseQueue` is TEMPORAL_TASK_QUEUE: the run goes to
+ * the queue of the charge's environment (temporal/task-queues.ts), as every start below.
  */
-export function chargeStartOptions(charge: ChargeRecord, taskQueue: string): WorkflowStartOptions<typeof chargeWorkflow> & { args: [ChargeStart] } {
+export function chargeStartOptions(charge: ChargeRecord, baseQueue: string): WorkflowStartOptions<typeof chargeWorkflow> & { args: [ChargeStart] } {
   return {
     workflowId: charge.id,
-    taskQueue,
+    taskQueue: taskQueueFor(baseQueue, charge.environment),
     args: [{ chargeId: charge.id }],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
@@ -31,9 +33,9 @@ export function chargeStartOptions(charge: ChargeRecord, taskQueue: string): Wor
  * the relay or, for older charges, update-with-start). Throws when that is unknown (Temporal
  * unreachable, a deadline): the relay starts it later.
  */
-export async function startChargeWorkflow(client: Client, taskQueue: string, charge: ChargeRecord): Promise<'started' | 'already_started'> {
+export async function startChargeWorkflow(client: Client, baseQueue: string, charge: ChargeRecord): Promise<'started' | 'already_started'> {
   try {
-    await client.workflow.start<typeof chargeWorkflow>('chargeWorkflow', chargeStartOptions(charge, taskQueue));
+    await client.workflow.start<typeof chargeWorkflow>('chargeWorkflow', chargeStartOptions(charge, baseQueue));
     return 'started';
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -46,10 +48,10 @@ export async function startChargeWorkflow(client: Client, taskQueue: string, cha
  * (the input is the whole draft). Kept for the workflow tests of runs started that way, which are
  * still in flight after a deploy and whose histories must replay.
  */
-export function chargeStartOperation(draft: ChargeDraft, taskQueue: string): WithStartWorkflowOperation<typeof chargeWorkflow> {
+export function chargeStartOperation(draft: ChargeDraft, baseQueue: string): WithStartWorkflowOperation<typeof chargeWorkflow> {
   return new WithStartWorkflowOperation<typeof chargeWorkflow>('chargeWorkflow', {
     workflowId: draft.id,
-    taskQueue,
+    taskQueue: taskQueueFor(baseQueue, draft.environment),
     args: [draft],
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -59,10 +61,10 @@ export function chargeStartOperation(draft: ChargeDraft, taskQueue: string): Wit
 }
 
 /** An operator reversal: a new run of chargeReversalWorkflow under the charge's own id. */
-export function reversalStartOptions(charge: ChargeRecord, taskQueue: string, requestedAt: string): WorkflowStartOptions<typeof chargeReversalWorkflow> {
+export function reversalStartOptions(charge: ChargeRecord, baseQueue: string, requestedAt: string): WorkflowStartOptions<typeof chargeReversalWorkflow> {
   return {
     workflowId: charge.id,
-    taskQueue,
+    taskQueue: taskQueueFor(baseQueue, charge.environment),
     args: [{ chargeId: charge.id, requestedAt }],
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',

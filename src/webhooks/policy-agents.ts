@@ -4,10 +4,13 @@ import type { Environment } from '../domain/environment';
 import { urlPolicyFor } from './policies';
 import { createSafeAgent } from './safe-agent';
 
+type AgentConfig = Pick<WebhookConfig, 'allowPrivateHosts' | 'allowHttp'> & Partial<Pick<WebhookConfig, 'dnsTimeoutMs'>>;
+
 /** One SSRF-checked agent per environment, each with that environment's URL policy. */
-export function policyAgents(config: Pick<WebhookConfig, 'allowPrivateHosts' | 'allowHttp'>): Record<Environment, Dispatcher> {
+export function policyAgents(config: AgentConfig): Record<Environment, Dispatcher> {
+  const options = config.dnsTimeoutMs === undefined ? {} : { dnsTimeoutMs: config.dnsTimeoutMs };
   return {
-    sandbox: createSafeAgent(urlPolicyFor('sandbox', config)),
-    live: createSafeAgent(urlPolicyFor('live', config)),
+    sandbox: createSafeAgent(urlPolicyFor('sandbox', config), options),
+    live: createSafeAgent(urlPolicyFor('live', config), options),
   };
 }

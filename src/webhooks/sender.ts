@@ -1,6 +1,7 @@
 import { errors, request, type Dispatcher } from 'undici';
 import { RESPONSE_EXCERPT_BYTES } from '../domain/webhook-delivery';
 import { responseExcerpt } from '../domain/response-excerpt';
+import { UnsafeAddressError, type RefusalDetail } from './safe-agent';
 
 export interface SendRequest {
   url: string;
@@ -20,9 +21,20 @@ export interface SendResult {
    */
   responseBody: string | null;
   retryAfter: string | undefined;
+  /** Why the SSRF rules refused the send, for the server's log only (may name an internal address); never stored. */
+  refusal: RefusalDetail | null;
+}
+
+/** The SSRF refusal behind an error, if any (undici may wrap the connector's error in `cause`). */
+function refusalOf(error: unknown): UnsafeAddressError | undefined {
+  if (error instanceof UnsafeAddressError) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof UnsafeAddressError ? cause : undefined;
 }
 
 function describe(error: unknown, timeoutMs: number): string {
+  const refused = refusalOf(error);
+  if (refused) return refused.message;
   if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || (error as Error)?.name === 'TimeoutError') {
     return `timeout: no complete response within ${timeoutMs / 1000} s`;
   }
@@ -63,8 +75,16 @@ export async function sendWebhook(dispatcher: Dispatcher, req: SendRequest): Pro
       error: null,
       responseBody: responseExcerpt(Buffer.concat(chunks), RESPONSE_EXCERPT_BYTES),
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      refusal: null,
     };
   } catch (error) {
-    return { statusCode: null, durationMs: Math.round(performance.now() - started), error: describe(error, req.timeoutMs), responseBody: null, retryAfter: undefined };
+    return {
+      statusCode: null,
+      durationMs: Math.round(performance.now() - started),
+      error: describe(error, req.timeoutMs),
+      responseBody: null,
+      retryAfter: undefined,
+      refusal: refusalOf(error)?.detail ?? null,
+    };
   }
 }

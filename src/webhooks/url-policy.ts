@@ -1,7 +1,9 @@
-import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Environment } from '../domain/environment';
+import { createDnsResolver, type Resolver } from './dns-resolver';
+
+export type { Resolver } from './dns-resolver';
 
 /** Which webhook URLs an environment accepts and which addresses its sends may reach. */
 export interface UrlPolicy {
@@ -12,12 +14,11 @@ export interface UrlPolicy {
   allowHttp: boolean;
 }
 
-/** Resolves a host name to every address it has (IPv4 and IPv6). */
-export type Resolver = (hostname: string) => Promise<string[]>;
-
-/** The operating system's resolver (getaddrinfo, so /etc/hosts too), every address in its own order. */
-export const systemResolver: Resolver = async (hostname) =>
-  (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+/**
+ * The default resolver of webhook hosts: DNS through c-ares with the default timeout (dns-resolver.ts),
+ * holding no thread-pool thread; `localhost` names are loopback without a query.
+ */
+export const systemResolver: Resolver = createDnsResolver();
 
 /** A webhook URL or address refused by the SSRF rules; the message is meant for the merchant and names no secret. */
 export class UnsafeUrlError extends Error {
@@ -25,6 +26,22 @@ export class UnsafeUrlError extends Error {
 }
 
 const MAX_URL_LENGTH = 2048;
+
+/** Live sends go only to these ports and to 1024 and above (no SMTP, SSH, database or other well-known service ports). */
+const LIVE_LOW_PORTS: readonly number[] = [443, 8443];
+export const LIVE_PORT_RULE = 'port 443, 8443 or 1024 and above';
+
+/** Whether the policy lets a send reach `port`: any port in the sandbox; in live 443, 8443 and 1024 and up. */
+export function allowedPort(policy: UrlPolicy, port: number): boolean {
+  if (policy.environment !== 'live') return true;
+  return LIVE_LOW_PORTS.includes(port) || (port >= 1024 && port <= 65535);
+}
+
+/** The port a URL reaches (its scheme's default when it names none). */
+export function portOf(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'http:' ? 80 : 443;
+}
 
 /** Global unicast IPv6 (RFC 4291): everything else (IPv4-compatible ::/96, site-local fec0::/10, 5f00::/16 ...) is refused. */
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
@@ -96,7 +113,8 @@ async function resolveAll(hostname: string, resolve: Resolver): Promise<string[]
  * Registration-time check of a webhook URL; returns the normalised URL (url.href). WHATWG parsing normalises
  * decimal, octal and hex IPv4 forms first. Refused with UnsafeUrlError: unparsable URLs, schemes other than https
  * (http only for an exempt sandbox host when the policy allows it), credentials in the URL, an empty host, URLs over
- * 2048 characters, IP literals that are not public, and names that do not resolve or resolve to ANY non-public address.
+ * 2048 characters, IP literals that are not public, names that do not resolve or resolve to ANY non-public address, and
+ * in live a port other than 443, 8443 or 1024 and up.
  */
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy, resolve: Resolver = systemResolver): Promise<string> {
   const url = parse(raw);
@@ -108,6 +126,7 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy, resolve: R
   }
   if (url.username !== '' || url.password !== '') throw new UnsafeUrlError('the URL must not contain a user name or password');
   if (url.hostname === '') throw new UnsafeUrlError('the URL has no host');
+  if (!allowedPort(policy, portOf(url))) throw new UnsafeUrlError(`live webhook URLs must use ${LIVE_PORT_RULE}`);
   if (exempt) return url.href;
   if (isIpLiteral(url.hostname)) {
     if (!isPublicAddress(url.hostname)) throw new UnsafeUrlError(`the address ${url.hostname} is not a public internet address`);

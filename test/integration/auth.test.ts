@@ -3,6 +3,7 @@ import { issueKey, revokeKey, verifyMerchant } from '../../src/persistence/merch
 import { countRows } from '../support/db-counts';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
+import { writeLiveCharge } from '../support/live-charge';
 
 /**
  * Authentication, authorisation and isolation (SPEC 5, 7; INTERFACE "Errors", "Scopes"): bearer keys,
@@ -146,29 +147,31 @@ describe('403 insufficient_scope', () => {
 });
 
 describe('identity verification', () => {
-  test('an unverified merchant gets 403 identity_verification_required for a live charge, and succeeds once verified', async () => {
+  test('an unverified merchant gets 403 identity_verification_required for a live charge; verified, 503 live_unavailable; nothing written', async () => {
     const unverified = await h.merchant();
     const key = idempotencyKey();
     const body = chargeBody({ reference: 'kyc-1' });
+    const none = { charges: 0, events: 0, ledger_entries: 0, idempotency_keys: 0, last_sequence: 0 };
 
     const refused = await postCharge('live', unverified.liveKey, body, key);
     expectError(refused, 403, 'identity_verification_required');
-    expect(await countRows(h.orm, unverified.id)).toEqual({ charges: 0, events: 0, ledger_entries: 0, idempotency_keys: 0, last_sequence: 0 });
+    expect(await countRows(h.orm, unverified.id)).toEqual(none);
 
     // The sandbox needs no identity verification (SPEC 1).
     const sandbox = await postCharge('sandbox', unverified.testKey, body);
     expect(sandbox.status).toBe(200);
 
     await verifyMerchant(h.orm, unverified.id);
-    // The refusal did not burn the key: the same key and body now create the live charge.
-    const accepted = await postCharge('live', unverified.liveKey, body, key);
-    expect(accepted.status).toBe(200);
-    expect(accepted.headers.get('idempotent-replayed')).toBeNull();
-    expect(accepted.json).toMatchObject({ object: 'charge', status: 'awaiting_action', your_reference: 'kyc-1', amount: 15000 });
+    // No live rail exists: the live listener moves no money, with a clear message; it stores nothing,
+    // not even the Idempotency-Key (and a bad body is not looked at).
+    for (const attempt of [body, { amount: 'not-a-number' }]) {
+      const unavailable = await postCharge('live', unverified.liveKey, attempt, key);
+      expectError(unavailable, 503, 'live_unavailable');
+      expect(unavailable.json.error.message).toMatch(/no live payment rail is connected, so no money can move\. Nothing was created/);
+    }
+    expect(await countRows(h.orm, unverified.id, 'live')).toEqual(none);
 
-    const [live, test] = await Promise.all([h.settled(accepted.json.id), h.settled(sandbox.json.id)]);
-    expect(live).toMatchObject({ status: 'succeeded', environment: 'live', merchantId: unverified.id });
-    expect(test).toMatchObject({ status: 'succeeded', environment: 'sandbox', merchantId: unverified.id });
+    expect(await h.settled(sandbox.json.id)).toMatchObject({ status: 'succeeded', environment: 'sandbox', merchantId: unverified.id });
   });
 });
 
@@ -221,26 +224,29 @@ describe('isolation', () => {
 
   test('event sequences are per merchant and environment: each starts at 1', async () => {
     const [a, b] = await Promise.all([h.merchant({ verified: true }), h.merchant({ verified: true })]);
+    // The live listener refuses money movement (no live rail): the live charge is written directly,
+    // as the API would write it (test/support/live-charge.ts); without a rail it fails at once.
     const [aSandbox, aLive, bSandbox] = await Promise.all([
       postCharge('sandbox', a.testKey, chargeBody({ reference: 'a-sandbox' })),
-      postCharge('live', a.liveKey, chargeBody({ reference: 'a-live' })),
+      writeLiveCharge(h, a, { reference: 'a-live' }),
       postCharge('sandbox', b.testKey, chargeBody({ reference: 'b-sandbox' })),
     ]);
-    for (const res of [aSandbox, aLive, bSandbox]) expect(res.status).toBe(200);
-    await Promise.all([aSandbox, aLive, bSandbox].map((r) => h.settled(r.json.id)));
+    for (const res of [aSandbox, bSandbox]) expect(res.status).toBe(200);
+    await Promise.all([aSandbox.json.id, aLive.id, bSandbox.json.id].map((id) => h.settled(id)));
 
-    const lifecycle = (id: string) => [
+    const lifecycle = (id: string, end = 'transaction.succeeded') => [
       [1, 'transaction.created', id],
-      [2, 'transaction.succeeded', id],
+      [2, end, id],
     ];
     expect(await sequences('sandbox', a.testKey)).toEqual(lifecycle(aSandbox.json.id));
-    expect(await sequences('live', a.liveKey)).toEqual(lifecycle(aLive.json.id));
+    expect(await sequences('live', a.liveKey)).toEqual(lifecycle(aLive.id, 'transaction.failed'));
     expect(await sequences('sandbox', b.testKey)).toEqual(lifecycle(bSandbox.json.id));
     expect(await sequences('live', b.liveKey)).toEqual([]);
 
     // And the live charge is as invisible from the sandbox as the other way round.
-    await expectInvisible('sandbox', a.testKey, aLive.json.id);
-    expect((await h.request('live', 'GET', `/v1/charges/${aLive.json.id}`, { key: a.liveKey })).status).toBe(200);
+    await expectInvisible('sandbox', a.testKey, aLive.id);
+    const live = await h.request('live', 'GET', `/v1/charges/${aLive.id}`, { key: a.liveKey });
+    expect(live.json).toMatchObject({ status: 'failed', failure_class: 'partner_unavailable', livemode: true });
   });
 });
 

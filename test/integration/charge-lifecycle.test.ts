@@ -25,7 +25,7 @@ test('a mobile-money charge is awaiting_action with a prompt, then succeeds with
     fee: { platform: 225, tax: 34, bearer: 'merchant' },
     merchant_amount: 14741,
     action: { type: 'prompt' },
-    customer: { masked: '233*****4567', name: 'Ama Mensah' },
+    customer: { masked: '********4567', name: 'Ama Mensah' },
   });
   expect(created.json.action.url).toBeUndefined();
   expect(created.text).toContain('"metadata":{"order":"A-1","zeta":1,"alpha":2}');

@@ -36,7 +36,7 @@ async function eventually<T>(look: () => Promise<T>, done: (value: T) => boolean
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
-  Object.assign(env, { DATABASE_URL: process.env.TEST_DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: h.taskQueue });
+  Object.assign(env, { DATABASE_URL: process.env.TEST_DATABASE_URL, SECRETS_KEY: process.env.TEST_SECRETS_KEY, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: h.taskQueue });
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (error as { code?: number | string }).code : 0;

@@ -126,6 +126,7 @@ function cliReverse(chargeId: string, deadlineMs: number): Promise<CliResult> {
   delete env.NODE_OPTIONS;
   Object.assign(env, {
     DATABASE_URL: process.env.TEST_DATABASE_URL,
+    SECRETS_KEY: process.env.TEST_SECRETS_KEY,
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
     TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: h.taskQueue,

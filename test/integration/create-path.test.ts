@@ -13,6 +13,7 @@ import { newId } from '../../src/support/new-id';
 import { chargeStartOptions } from '../../src/temporal/charge-start';
 import type { chargeWorkflow } from '../../workflows/charge';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { decodedJson } from '../support/payload-codec';
 
 let h: Harness;
 let m: TestMerchant;
@@ -61,7 +62,7 @@ test('a create is one database transaction and one workflow start with { chargeI
   const before = await handle.fetchHistory();
   const startedEvent = before.events![0].workflowExecutionStartedEventAttributes!;
   expect(startedEvent.workflowType?.name).toBe('chargeWorkflow');
-  expect(JSON.parse(Buffer.from(startedEvent.input!.payloads![0].data!).toString())).toEqual({ chargeId });
+  expect(await decodedJson(startedEvent.input!.payloads![0])).toEqual({ chargeId });
   const description = await handle.describe();
   expect(description.typedSearchAttributes.getAll().map((p) => p.key.name)).toEqual(expect.arrayContaining(['MerchantId', 'PaymentStatus', 'Amount']));
 
@@ -74,10 +75,10 @@ test('a create is one database transaction and one workflow start with { chargeI
   const events = (await handle.fetchHistory()).events ?? [];
   expect(events.filter((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)).toHaveLength(1);
   expect(events.some((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)).toBe(false);
-  const markers = events.filter((e) => e.markerRecordedEventAttributes);
+  const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
   // The first step's local activity marker: its data payload names the activity.
-  const data = markers[0].markerRecordedEventAttributes!.details!.data!.payloads![0].data!;
-  const marker = JSON.parse(typeof data === 'string' ? Buffer.from(data, 'base64').toString() : Buffer.from(data).toString());
+  // History holds the marker encrypted (src/temporal/payload-codec.ts): decode it with the suite's key.
+  const marker = (await decodedJson(markers[0].markerRecordedEventAttributes!.details!.data!.payloads![0])) as { activity_type: string };
   expect(marker.activity_type).toBe('beginCharge');
   expect(await sql(`select workflow_started_at is not null as started from charges where id = ?`, [chargeId])).toEqual([{ started: true }]);
 });
@@ -101,7 +102,7 @@ test('a charge workflow started by hand for a charge id with no row refuses to r
     await h.stopWorker();
   }
   // One attempt of the begin step, nothing written.
-  const markers = ((await handle.fetchHistory()).events ?? []).filter((e) => e.markerRecordedEventAttributes);
+  const markers = ((await handle.fetchHistory()).events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
   expect(markers).toHaveLength(1);
   expect(await sql(`select id from charges where id = ?`, [chargeId])).toEqual([]);
   expect(await sql(`select id from events where resource_id = ?`, [chargeId])).toEqual([]);

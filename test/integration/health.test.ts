@@ -55,7 +55,8 @@ describe('database unreachable', () => {
   });
 
   test('an API request is 503 service_unavailable with Retry-After', async () => {
-    const response = await fetch(`${url}/v1/balances`, { headers: { authorization: 'Bearer svc_test_whatever' } });
+    // A well-formed key, so authentication needs the database.
+    const response = await fetch(`${url}/v1/balances`, { headers: { authorization: `Bearer svc_test_${'a'.repeat(32)}` } });
     const text = await response.text();
     expectError({ status: response.status, headers: response.headers, text, json: JSON.parse(text) }, 503, 'service_unavailable');
     expect(response.headers.get('retry-after')).toBe('2');

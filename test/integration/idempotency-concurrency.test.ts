@@ -69,7 +69,7 @@ test('50 concurrent creates with one Idempotency-Key and one body: one charge, o
   expect(await workflowIdsOf(merchant.id, [charge.id])).toEqual([charge.id]);
   const description = await h.temporal.client.workflow.getHandle(charge.id).describe();
   expect(description.type).toBe('chargeWorkflow');
-  expect(description.taskQueue).toBe(h.taskQueue);
+  expect(description.taskQueue).toBe(`${h.taskQueue}-sandbox`);
 
   // Before completion: only the hold, and only transaction.created.
   const held = await ledgerRows(h, merchant.id);

@@ -6,6 +6,7 @@
  */
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import type { Environment } from '../../src/domain/environment';
+import { writeLiveCharge } from '../support/live-charge';
 
 let h: Harness;
 /** Workflows left running (pending / indeterminate outcomes); terminated at the end. */
@@ -187,7 +188,7 @@ test('card channel: created pending with no action, then succeeds', async () => 
   );
   expect(created.status).toBe(200);
   expect(created.json).toMatchObject({ status: 'pending', action: null, channel: 'card', currency: 'USD', fee: { platform: 290, tax: 44, bearer: 'merchant' }, merchant_amount: 9666 });
-  expect(created.json.customer).toEqual({ masked: '424*********4242', name: 'Kofi' });
+  expect(created.json.customer).toEqual({ masked: '424242******4242', name: 'Kofi' });
   expect((await h.settled(created.json.id)).status).toBe('succeeded');
   expect((await balances(merchant.testKey)).json).toMatchObject({ available: [{ currency: 'USD', amount: 9666 }], pending: [{ currency: 'USD', amount: 0 }] });
 });
@@ -244,30 +245,32 @@ test('succeeded charge: every ledger transfer balances and merchant_available ge
 });
 
 describe('live', () => {
-  test('a verified merchant’s live charge succeeds and moves only the live balance (sandbox_outcome is not interpreted)', async () => {
+  test('a verified merchant’s live charge: 503 live_unavailable (no live rail), nothing created, no balance moved', async () => {
     const merchant = await h.merchant({ verified: true });
-    const created = await create(merchant.liveKey, chargeBody({ metadata: { sandbox_outcome: 'declined' } }), { env: 'live' });
-    expect(created.status).toBe(200);
-    expect(created.json).toMatchObject({ status: 'awaiting_action', livemode: true });
-    const final = await h.settled(created.json.id);
-    expect(final.status).toBe('succeeded');
-    expect(final.environment).toBe('live');
+    const refused = await create(merchant.liveKey, chargeBody(), { env: 'live' });
+    expect(refused.status).toBe(503);
+    expect(refused.json.error).toMatchObject({ type: 'api_error', code: 'live_unavailable' });
+    const count = await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::text as n from charges where merchant_id = ?`, [merchant.id]);
+    expect(count[0].n).toBe('0');
+    expect((await balances(merchant.liveKey, 'live')).json).toEqual({ object: 'balance', livemode: true, available: [], pending: [] });
+  });
 
-    expect((await get(merchant.liveKey, created.json.id, 'live')).json.status).toBe('succeeded');
-    // Not visible from the sandbox.
-    expect((await get(merchant.testKey, created.json.id, 'sandbox')).status).toBe(404);
-
+  test('a live charge written before the API refused them never succeeds through the simulator: failed partner_unavailable, live only', async () => {
+    const merchant = await h.merchant({ verified: true });
+    const written = await writeLiveCharge(h, merchant, { metadata: { sandbox_outcome: 'succeed' } });
+    const final = await h.settled(written.id);
+    expect(final).toMatchObject({ status: 'failed', failureClass: 'partner_unavailable', environment: 'live' });
+    expect((await get(merchant.liveKey, written.id, 'live')).json).toMatchObject({ status: 'failed', failure_class: 'partner_unavailable', livemode: true });
+    expect((await get(merchant.testKey, written.id, 'sandbox')).status).toBe(404);
     expect((await balances(merchant.liveKey, 'live')).json).toEqual({
       object: 'balance',
       livemode: true,
-      available: [{ currency: 'GHS', amount: created.json.merchant_amount }],
+      available: [{ currency: 'GHS', amount: 0 }],
       pending: [{ currency: 'GHS', amount: 0 }],
     });
-    expect((await balances(merchant.testKey, 'sandbox')).json).toEqual({ object: 'balance', livemode: false, available: [], pending: [] });
     expect((await eventTypes(merchant.testKey)).length).toBe(0);
-    expect((await eventTypes(merchant.liveKey, 'live')).map((e) => e.type)).toEqual(['transaction.created', 'transaction.succeeded']);
-
-    const rows = await ledgerRows(created.json.id);
+    expect((await eventTypes(merchant.liveKey, 'live')).map((e) => e.type)).toEqual(['transaction.created', 'transaction.failed']);
+    const rows = await ledgerRows(written.id);
     expect(rows.every((r) => r.environment === 'live')).toBe(true);
   });
 

@@ -3,13 +3,16 @@
  * for good (here a NUL in text). Since the API writes the charge itself (issue 8), such a charge can
  * no longer reach a workflow through the API: validation refuses it (400), and a create that bypasses
  * validation fails its one database transaction with a class 22 / 08P01 error and writes nothing (not
- * a 503, not a hang). A run started the older way, with the whole draft as input, still fails with a
- * non-retryable `DeterministicDatabaseError` instead of retrying its record step forever.
+ * a 503, not a hang). A run started the older way, with the whole draft as input, is refused before any
+ * database step (issue 9: workflows trust only the record the API wrote); the non-retryable
+ * `DeterministicDatabaseError` of charge steps stays covered by test/workflows/charge-attention.test.ts,
+ * test/integration/balances.test.ts and the replay fixtures.
  */
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { ChargeDraft } from '../../src/domain/charge';
+import { CHARGE_INPUT_REFUSED } from '../../src/domain/charge-start';
 import { ApiError } from '../../src/domain/errors';
-import { DETERMINISTIC_DB_ERROR, isDeterministicDbError, sqlStateOf } from '../../src/persistence/db-errors';
+import { isDeterministicDbError, sqlStateOf } from '../../src/persistence/db-errors';
 import { buildChargeDraft, type ChargeRequest } from '../../src/services/charge-draft';
 import type { Caller } from '../../src/services/context';
 import { createCharge, requestHash } from '../../src/services/create-charge';
@@ -38,7 +41,7 @@ const poisonedDrafts: { name: string; draft: () => ChargeDraft }[] = [
   { name: 'a NUL in description', draft: () => ({ ...buildChargeDraft(caller, newId('charge'), chargeBody({ description: 'x\u0000' }) as unknown as ChargeRequest, new Date()), sandboxOutcome: null }) },
 ];
 
-test.each(poisonedDrafts)('$name: a run started with the whole draft (the older create path) fails with DeterministicDatabaseError after one attempt', async ({ draft: makeDraft }) => {
+test.each(poisonedDrafts)('$name: a run started with the whole draft (the older create path) is refused before any database step (issue 9)', async ({ draft: makeDraft }) => {
   const draft = makeDraft();
   const handle = await h.temporal.client.workflow.start<typeof chargeWorkflow>('chargeWorkflow', {
     workflowId: draft.id,
@@ -51,19 +54,15 @@ test.each(poisonedDrafts)('$name: a run started with the whole draft (the older 
     (error: unknown) => error,
   );
   expect(failure).toBeInstanceOf(WorkflowFailedError);
-  // The local activity's failure, somewhere in the cause chain (the workflow may wrap it, e.g. in
-  // an ActivityFailure or in its own "charge was never recorded" failure).
-  const chain: unknown[] = [];
-  for (let e: unknown = (failure as WorkflowFailedError).cause; e instanceof Error && chain.length < 10; e = e.cause) chain.push(e);
-  const dbFailure = chain.find((e): e is ApplicationFailure => e instanceof ApplicationFailure && e.type === DETERMINISTIC_DB_ERROR);
-  expect(dbFailure).toBeDefined();
-  expect(dbFailure!.nonRetryable).toBe(true);
-  expect(dbFailure!.message).toMatch(/\(SQLSTATE (22...|23...|08P01)\)/);
+  const cause = (failure as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  expect((cause as ApplicationFailure).type).toBe(CHARGE_INPUT_REFUSED);
+  expect((cause as ApplicationFailure).nonRetryable).toBe(true);
 
-  // One attempt of the local activity, recorded in one marker: no retry loop.
+  // No local activity ran: the poison never reached PostgreSQL, and nothing was written.
   const history = await handle.fetchHistory();
-  const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes);
-  expect(markers).toHaveLength(1);
+  const activityMarkers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  expect(activityMarkers).toHaveLength(0);
   expect(await countRows(h.orm, m.id)).toMatchObject({ charges: 0, events: 0, ledger_entries: 0 });
 });
 

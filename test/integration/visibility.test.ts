@@ -6,6 +6,7 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { SA } from '../../src/domain/search-attributes';
 import { reverseCharge } from '../../src/services/reverse-charge';
+import { writeLiveCharge } from '../support/live-charge';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 
 let h: Harness;
@@ -60,16 +61,17 @@ beforeAll(async () => {
     create(bank({ amount: 20000, metadata: { sandbox_outcome: 'insufficient_funds' } })),
     create(chargeBody({ amount: 50000, currency: 'KES', momo_network_id: KES_MPESA })),
     create(card({ amount: 30000, currency: 'USD' })),
-    create(chargeBody({ amount: 15000 }), 'live'),
   ]);
-  const [a, b, c, d, e, f, g] = results;
+  // The live listener moves no money (no live rail): G is written as the API would, and fails at once.
+  const g = await writeLiveCharge(h, merchant, { amount: 15000 });
+  const [a, b, c, d, e, f] = results;
   expect(a.status).toBe(504);
   ids.A = a.json.error.transaction_id;
-  for (const r of [b, c, d, e, f, g]) expect(r.status).toBe(200);
-  Object.assign(ids, { B: b.json.id, C: c.json.id, D: d.json.id, E: e.json.id, F: f.json.id, G: g.json.id });
+  for (const r of [b, c, d, e, f]) expect(r.status).toBe(200);
+  Object.assign(ids, { B: b.json.id, C: c.json.id, D: d.json.id, E: e.json.id, F: f.json.id, G: g.id });
 
   const finals = await Promise.all([ids.C, ids.D, ids.E, ids.F, ids.G].map((id) => h.settled(id)));
-  expect(finals.map((r) => r.status)).toEqual(['failed', 'failed', 'succeeded', 'succeeded', 'succeeded']);
+  expect(finals.map((r) => r.status)).toEqual(['failed', 'failed', 'succeeded', 'succeeded', 'failed']);
   const reversed = await reverseCharge(h.orm, h.temporal, h.taskQueue, ids.F);
   expect(JSON.parse(reversed).status).toBe('reversed');
 });
@@ -91,7 +93,7 @@ test('workflow id is the charge id, for every charge of the merchant', async () 
 test.each([
   ['awaiting_action', ['A']],
   ['pending', ['B']],
-  ['failed', ['C', 'D']],
+  ['failed', ['C', 'D', 'G']],
   ['reversed', ['F']],
 ] as const)("PaymentStatus='%s' finds exactly its charges", async (status, roles) => {
   const expected = roles.map((r) => ids[r]);
@@ -99,7 +101,7 @@ test.each([
 });
 
 test("PaymentStatus='succeeded' finds the succeeded charges; a reversed charge shows only through its earlier run", async () => {
-  const expected = [ids.E, ids.G];
+  const expected = [ids.E];
   const seen = await eventually(`PaymentStatus='succeeded'`, (found) => expected.every((id) => found.includes(id)));
   expect(seen).toEqual(expect.arrayContaining(expected));
   // The reversal runs as a new run under the same id: the closed first run keeps 'succeeded', the
@@ -138,7 +140,7 @@ test('each charge’s attributes equal its state', async () => {
     D: { PaymentStatus: 'failed', Environment: 'sandbox', Channel: 'bank', Currency: 'GHS', Amount: 20000, FailureClass: 'insufficient_funds' },
     E: { PaymentStatus: 'succeeded', Environment: 'sandbox', Channel: 'mobile_money', Currency: 'KES', Amount: 50000, FailureClass: undefined },
     F: { PaymentStatus: 'reversed', Environment: 'sandbox', Channel: 'card', Currency: 'USD', Amount: 30000, FailureClass: undefined },
-    G: { PaymentStatus: 'succeeded', Environment: 'live', Channel: 'mobile_money', Currency: 'GHS', Amount: 15000, FailureClass: undefined },
+    G: { PaymentStatus: 'failed', Environment: 'live', Channel: 'mobile_money', Currency: 'GHS', Amount: 15000, FailureClass: 'partner_unavailable' },
   };
   for (const [role, want] of Object.entries(expectations) as Array<[keyof typeof ids, Record<string, unknown>]>) {
     // describe() reads the current run's mutable state, not the eventually consistent index.

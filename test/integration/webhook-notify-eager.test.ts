@@ -13,6 +13,8 @@ import { createPaymentsWorker } from '../../workers/create-worker';
 import { startHarness, type Harness } from '../support/harness';
 import { emitEvent, sandboxCaller } from '../support/webhook-fixtures';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
+import { testPayloadCodec } from '../support/payload-codec';
+import { codecDataConverter } from '../../src/temporal/payload-codec';
 
 let h: Harness;
 let rx: TestReceiver;
@@ -33,13 +35,14 @@ test('eager start through the worker connection: the delivery is started and sen
     namespace: 'default',
     taskQueue,
     secretBox: h.deps.secretBox,
+    payloadCodec: testPayloadCodec(),
     webhooks: h.deps.webhooks,
   });
   const running = worker.run();
   const relay = startOutboxRelay(
     {
       orm: h.orm,
-      client: new Client({ connection, namespace: 'default' }),
+      client: new Client({ connection, namespace: 'default', dataConverter: codecDataConverter(testPayloadCodec()) }),
       eagerStart: true,
       taskQueue,
       retryScheduleMs: h.deps.webhooks.retryScheduleMs,

@@ -6,6 +6,7 @@ import { bundleWorkflowCode, Worker, type LogLevel, type WorkflowBundleWithSourc
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { randomBase62 } from '../../src/support/new-id';
 import { chargeStartOperation } from '../../src/temporal/charge-start';
+import { taskQueueFor } from '../../src/temporal/task-queues';
 import { installRuntime } from '../../workers/create-worker';
 import { ACCEPT_UPDATE_ID, acceptChargeUpdate } from '../../workflows/messages';
 import { startChargeTestEnv } from '../workflows/support/charge-env';
@@ -49,7 +50,7 @@ test('a run recorded with the patched code takes the new order, carries the patc
   const h = await startChargeTestEnv();
   try {
     const taskQueue = `patched-${randomBase62(8)}`;
-    const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue, workflowBundle: await bundle('patched-charge-workflow'), activities: h.store.activities });
+    const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue: taskQueueFor(taskQueue, 'sandbox'), workflowBundle: await bundle('patched-charge-workflow'), activities: h.store.activities });
     const draft = await h.draft();
     const history = await worker.runUntil(async () => {
       await h.env.client.workflow.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: chargeStartOperation(draft, taskQueue) });

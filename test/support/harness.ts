@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Worker } from '@temporalio/worker';
-import type { ChargeRecord } from '../../src/domain/charge';
+import type { ChargeState } from '../../src/domain/charge-state';
 import type { Environment } from '../../src/domain/environment';
 import { createApp } from '../../src/http/app';
 import { createMerchant, verifyMerchant } from '../../src/persistence/merchant-store';
@@ -12,8 +11,10 @@ import { createApiMetrics } from '../../src/support/metrics';
 import { randomBase62 } from '../../src/support/new-id';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { createPaymentsWorker } from '../../workers/create-worker';
+import type { WorkerGroup } from '../../workers/worker-group';
 import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
+import { testPayloadCodec } from './payload-codec';
 import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/charge-reconciler';
 import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/charge-start-relay';
@@ -35,14 +36,15 @@ export interface TestMerchant {
 export interface Harness {
   orm: Orm;
   temporal: TemporalHandle;
+  /** The base (TEMPORAL_TASK_QUEUE): workflows run on `<taskQueue>-sandbox` and `-live`; the worker also polls `<taskQueue>` (legacy). */
   taskQueue: string;
   urls: Record<Environment, string>;
   deps: ServiceDeps;
   /** Raw HTTP call against one listener. */
   request(env: Environment, method: string, path: string, options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
   merchant(options?: { verified?: boolean }): Promise<TestMerchant>;
-  /** Waits for a charge workflow to finish (no polling) and returns its final record. */
-  settled(chargeId: string): Promise<ChargeRecord>;
+  /** Waits for a charge workflow to finish (no polling) and returns its final state (no customer data). */
+  settled(chargeId: string): Promise<ChargeState>;
   /** The payments worker, the webhook outbox relay, the charge-start relay and the charge reconciler, in this process. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -92,10 +94,11 @@ export const idempotencyKey = () => `idem-${randomBase62(20)}`;
  * against the suite's real PostgreSQL and Temporal dev server.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  // Pool 12: the in-process worker gets 5 local activity and 5 activity slots (runtime/worker-capacity.ts).
-  const orm = await openOrm(env('TEST_DATABASE_URL'), 12);
+  // Pool 18: the in-process worker gets 7 local activity and 7 activity slots: 3 + 3 on each
+  // environment's queue and 1 + 1 on the legacy base queue, as in production (runtime/worker-capacity.ts).
+  const orm = await openOrm(env('TEST_DATABASE_URL'), 18);
   const address = env('TEST_TEMPORAL_ADDRESS');
-  const temporal = await connectTemporal(address, 'default');
+  const temporal = await connectTemporal(address, 'default', testPayloadCodec());
   const taskQueue = `test-${randomBase62(8)}`;
   const webhooks = testWebhookConfig(options.webhookEnv);
   const secretBox = createSecretBox(parseSecretsKey(env('TEST_SECRETS_KEY')));
@@ -112,10 +115,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     live: `http://127.0.0.1:${(servers[1].address() as AddressInfo).port}`,
   };
 
-  let running: { worker: Worker; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
+  let running: { worker: WorkerGroup; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
-    const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, webhooks });
+    const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks });
     const done = worker.run();
     const relay = startOutboxRelay({ orm, client: temporal.client, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
     // As in workers/main.ts: a pass at start, then every 60 s (tests call reconcileOnce themselves).
@@ -163,7 +166,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { id: m.id, testKey: m.testKey.secret, liveKey: m.liveKey.secret };
     },
     async settled(chargeId) {
-      return temporal.client.workflow.getHandle(chargeId).result() as Promise<ChargeRecord>;
+      return temporal.client.workflow.getHandle(chargeId).result() as Promise<ChargeState>;
     },
     startWorker,
     stopWorker,

@@ -13,6 +13,7 @@ import type { Caller } from '../../src/services/context';
 import { randomBase62 } from '../../src/support/new-id';
 import { createPaymentsWorker } from '../../workers/create-worker';
 import type { Harness } from './harness';
+import { testPayloadCodec } from './payload-codec';
 
 /** A new merchant as the sandbox caller of a service, plus its sandbox key for HTTP calls. */
 export async function sandboxCaller(orm: Orm): Promise<{ caller: Caller; key: string }> {
@@ -52,6 +53,7 @@ export async function startBareWorker(h: Harness): Promise<{ stop(): Promise<voi
     namespace: 'default',
     taskQueue: h.taskQueue,
     secretBox: h.deps.secretBox,
+    payloadCodec: testPayloadCodec(),
     webhooks: h.deps.webhooks,
   });
   const running = worker.run();

@@ -147,6 +147,16 @@ describe('checkWebhookUrl', () => {
     expect((error as Error).message).not.toMatch(/s3cret|token/);
   });
 
+  test('live URLs use port 443, 8443 or 1024 and up; the sandbox takes any port', async () => {
+    for (const url of ['https://public.example:22/', 'https://public.example:25/x', 'https://public.example:80/', 'https://public.example:1023/', 'https://93.184.216.34:6/']) {
+      await expect(checkWebhookUrl(url, LIVE, fakeResolver)).rejects.toThrow('live webhook URLs must use port 443, 8443 or 1024 and above');
+      await expect(checkWebhookUrl(url, SANDBOX, fakeResolver)).resolves.toBe(new URL(url).href);
+    }
+    for (const url of ['https://public.example/', 'https://public.example:443/', 'https://public.example:8443/', 'https://public.example:1024/', 'https://public.example:65535/']) {
+      await expect(checkWebhookUrl(url, LIVE, fakeResolver)).resolves.toBe(new URL(url).href);
+    }
+  });
+
   test('sandbox exemptions: http to an exempt host when allowed', async () => {
     await expect(checkWebhookUrl('http://127.0.0.1:8080/x', DEV, fakeResolver)).resolves.toBe('http://127.0.0.1:8080/x');
     await expect(checkWebhookUrl('http://localhost:3000/hook', DEV, fakeResolver)).resolves.toBe('http://localhost:3000/hook');
@@ -256,12 +266,34 @@ describe('createSafeAgent', () => {
     expect(target.connections).toBe(0);
   });
 
-  test('refuses a name when any one of its addresses is private, before connecting anywhere', async () => {
+  test('refuses a name when any one of its addresses is private, before connecting anywhere; the message names no resolved address', async () => {
     const mixed: Resolver = async () => ['93.184.216.34', '127.0.0.1'];
-    await expect(request(`http://mixed.test:${target.port}/`, { dispatcher: agent(SANDBOX, mixed) })).rejects.toThrow(
-      /mixed\.test resolves to 127\.0\.0\.1, which is not a public internet address/,
-    );
+    const error = await request(`http://mixed.test:${target.port}/`, { dispatcher: agent(SANDBOX, mixed) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnsafeAddressError);
+    expect((error as Error).message).toBe('the host does not resolve to a public internet address; webhook sends to it are refused');
+    expect((error as Error).message).not.toMatch(/127\.0\.0\.1|93\.184/);
+    // The detail is for the server's log.
+    expect((error as UnsafeAddressError).detail).toEqual({ host: 'mixed.test', address: '127.0.0.1' });
     expect(target.connections).toBe(0);
+  });
+
+  test('live sends reach only ports 443, 8443 and 1024 and up: others are refused before any lookup', async () => {
+    let lookups = 0;
+    const counting: Resolver = async () => {
+      lookups++;
+      return ['93.184.216.34'];
+    };
+    for (const port of [22, 25, 80, 1023]) {
+      const error = await request(`https://public.test:${port}/`, { dispatcher: agent(LIVE, counting) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnsafeAddressError);
+      expect((error as Error).message).toBe('live webhook sends go only to port 443, 8443 or 1024 and above');
+    }
+    expect(lookups).toBe(0);
+    // The sandbox is unchanged: any port (here an exempt local receiver on its ephemeral port, and port 80 refused only for its address).
+    const response = await request(`http://127.0.0.1:${target.port}/`, { dispatcher: agent(DEV) });
+    expect(response.statusCode).toBe(200);
+    await response.body.dump();
+    await expect(request('http://public.test:80/', { dispatcher: agent(SANDBOX, async () => ['10.0.0.1']) })).rejects.toThrow(/does not resolve to a public/);
   });
 
   test('a name that does not resolve fails the send', async () => {

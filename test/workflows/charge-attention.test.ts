@@ -1,6 +1,6 @@
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { CHARGE_NOT_RECORDED, DB_STEP_RETRY, MAX_AUTOMATIC_RETRIES, type ChargeAttention, type RetryStepRequest } from '../../src/domain/charge-attention';
+import { DB_STEP_RETRY, MAX_AUTOMATIC_RETRIES, type ChargeAttention, type RetryStepRequest } from '../../src/domain/charge-attention';
 import { SA } from '../../src/domain/search-attributes';
 import type { chargeWorkflow } from '../../workflows/charge';
 import { chargeAttentionQuery, retryStepUpdate } from '../../workflows/messages';
@@ -32,16 +32,6 @@ async function refusal(handle: Handle, request: RetryStepRequest): Promise<strin
   return String((error as WorkflowUpdateFailedError).cause?.message);
 }
 const ECONNREFUSED = 'Error: connect ECONNREFUSED 127.0.0.1:5432';
-/**
- * How the acceptance update ended, read from history: the client may only report that the run
- * closed (the test server answers the waiting caller so), the history has the update's own failure.
- */
-async function updateOutcome(chargeId: string): Promise<string> {
-  const events = (await handleOf(chargeId).fetchHistory()).events ?? [];
-  const completed = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes)?.workflowExecutionUpdateCompletedEventAttributes;
-  const failure = completed?.outcome?.failure;
-  return `${failure?.applicationFailureInfo?.type}: ${failure?.message}`;
-}
 const deterministic = () => ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: unsupported Unicode escape sequence', nonRetryable: true });
 
 /**
@@ -68,7 +58,7 @@ describe('a charge transition that keeps failing', () => {
   test('gives up after the bound, asks for attention, waits without history growth, and finishes after retryStep', async () => {
     const draft = await h.draft(); // succeeds after 3 s: the transition to succeeded is the failing step
     h.store.breakStep(draft.id, 'applyChargeTransition');
-    expect((await h.accept(draft)).kind).toBe('accepted');
+    await h.start(draft);
     const handle = handleOf(draft.id);
     await untilAttention(handle);
 
@@ -109,7 +99,7 @@ describe('a charge transition that keeps failing', () => {
   test('a deterministic database error gives up at once; the reconciler may retry a bounded number of times, an operator always', async () => {
     const draft = await h.draft({ metadata: { sandbox_outcome: 'declined' } });
     h.store.breakStep(draft.id, 'applyChargeTransition', deterministic);
-    await h.accept(draft);
+    await h.start(draft);
     const handle = handleOf(draft.id);
     await untilAttention(handle);
     expect(transitionCalls(draft.id)).toBe(1); // not retried
@@ -131,7 +121,7 @@ describe('a charge transition that keeps failing', () => {
 
   test('retryStep is refused while nothing gave up, and leaves the charge alone', async () => {
     const draft = await h.draft({ metadata: { sandbox_outcome: 'pending' } });
-    await h.accept(draft);
+    await h.start(draft);
     const handle = handleOf(draft.id);
     expect(await refusal(handle, { reason: 'just in case' })).toBe(`charge ${draft.id} is not waiting for an operator: nothing to retry`);
     expect((await h.searchAttributes(draft.id)).get(SA.NeedsAttention)).toBeUndefined();
@@ -139,43 +129,23 @@ describe('a charge transition that keeps failing', () => {
   });
 });
 
-describe('recording the acceptance keeps failing', () => {
-  test('the acceptance and the run fail with ChargeNotRecorded after the bound; nothing was written', async () => {
-    const draft = await h.draft();
-    h.store.breakStep(draft.id, 'recordAcceptedCharge');
-    let updateError: unknown;
-    const accepted = h.accept(draft).then(
-      () => (updateError = 'accepted'),
-      (e: unknown) => (updateError = e),
-    );
-    await skipUntil(async () => updateError !== undefined); // the update-with-start call does not skip time by itself
-    await accepted;
-    expect(updateError).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect(await updateOutcome(draft.id)).toBe(`ChargeNotRecorded: charge was never recorded: ${ECONNREFUSED} (retries exhausted)`);
+// Recording the acceptance (update-with-start with a whole draft) is the legacy path: new runs refuse
+// that input (test/workflows/charge-refusals.test.ts); its give-up is kept as a recorded history
+// (test/replay/histories/chargeWorkflow-acceptance-not-recorded.json) that must keep replaying.
+describe('loading the charge keeps failing', () => {
+  test('the begin step gives up after the bound, asks for attention, and the charge runs after retryStep', async () => {
+    const draft = await h.draft({ metadata: { sandbox_outcome: 'declined' } });
+    h.store.breakStep(draft.id, 'beginCharge');
+    await h.start(draft);
+    const handle = handleOf(draft.id);
+    await untilAttention(handle);
+    expect(h.store.callsFor(draft.id).map((c) => c.activity)).toEqual(Array(DB_STEP_RETRY.maximumAttempts).fill('beginCharge'));
+    expect((await attentionOf(handle)).reason).toBe(`begin charge: gave up (retries exhausted): ${ECONNREFUSED}`);
+    expect(h.store.transitionsOf(draft.id)).toEqual([]);
 
-    const runError = await h.settle(draft.id).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(runError).toBeInstanceOf(WorkflowFailedError);
-    const cause = (runError as WorkflowFailedError).cause as ApplicationFailure;
-    expect(cause).toBeInstanceOf(ApplicationFailure);
-    expect(cause.type).toBe(CHARGE_NOT_RECORDED);
-    expect(cause.nonRetryable).toBe(true);
-    expect(cause.message).toBe(`charge was never recorded: ${ECONNREFUSED} (retries exhausted)`);
-    expect(h.store.callsFor(draft.id).map((c) => c.activity)).toEqual(Array(DB_STEP_RETRY.maximumAttempts).fill('recordAcceptedCharge'));
-    expect(h.store.charges.has(draft.id)).toBe(false);
-  });
-
-  test('a deterministic database error fails the acceptance at once', async () => {
-    const draft = await h.draft();
-    h.store.breakStep(draft.id, 'recordAcceptedCharge', deterministic);
-    const error = await h.accept(draft).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect(await updateOutcome(draft.id)).toMatch(/^ChargeNotRecorded: charge was never recorded: DeterministicDatabaseError: SQLSTATE 22P05.*\(not retryable\)$/);
-    expect(h.store.callsFor(draft.id)).toHaveLength(1);
+    h.store.heal(draft.id);
+    await retry(handle, { reason: 'database restored' });
+    expect(await h.settle(draft.id)).toMatchObject({ status: 'failed', failureClass: 'declined' });
+    expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['failed']);
   });
 });

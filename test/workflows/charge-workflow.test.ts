@@ -1,13 +1,15 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChargeDraft, ChargeRecord } from '../../src/domain/charge';
+import type { ChargeDraft } from '../../src/domain/charge';
+import { chargeState, type ChargeState } from '../../src/domain/charge-state';
 import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
 import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
 import { timelineOf, type Timeline, type TimerSpan } from './support/timeline';
 
-// chargeWorkflow on the time-skipping test server, activities replaced by an in-memory store.
+// chargeWorkflow on the time-skipping test server, activities replaced by an in-memory store, started
+// as the API starts it (the charge written, then `{ chargeId }`; test/workflows/charge-begin.test.ts).
 // Durations are asserted in workflow time, read from the run's history: the durable timers the
 // workflow set, and the workflow clock each transition carries (`at`). Nothing depends on wall time.
 
@@ -19,17 +21,18 @@ afterAll(async () => {
   await h?.close();
 });
 
-const recordOf = ({ sandboxOutcome: _, ...record }: ChargeDraft): ChargeRecord => record;
+/** What the workflow holds of the charge: its state, no customer data. */
+const stateOf = ({ sandboxOutcome: _, ...record }: ChargeDraft): ChargeState => chargeState(record);
 
-/** Accepts a charge the way the API does, lets it run to its end, and collects what happened. */
+/** Writes and starts a charge the way the API does, lets it run to its end, and collects what happened. */
 async function run(options: DraftOptions) {
   const draft = await h.draft(options);
-  const acceptance = await h.accept(draft);
+  await h.start(draft);
   const result = await h.settle(draft.id);
   const timeline = timelineOf(await h.env.client.workflow.getHandle(draft.id).fetchHistory());
   const transitions = h.store.transitionsOf(draft.id);
   const activities = h.store.callsFor(draft.id).map((c) => c.activity);
-  return { draft, acceptance, result, timeline, transitions, activities, at: Date.parse(transitions.at(-1)?.at ?? '') };
+  return { draft, result, timeline, transitions, activities, at: Date.parse(transitions.at(-1)?.at ?? '') };
 }
 
 /** The run's only durable timer: set in the acceptance task, `ms` long (when given). */
@@ -54,30 +57,38 @@ describe('sandbox_outcome (SPEC 4.2) and environment', () => {
     ['absent', {}],
     ['succeed', { metadata: { sandbox_outcome: 'succeed' } }],
     ['unrecognised ("approve_later")', { metadata: { sandbox_outcome: 'approve_later' } }],
-    ['live ignores sandbox_outcome "declined"', { environment: 'live', metadata: { sandbox_outcome: 'declined' } }],
-  ])('%s: accepted, then succeeded 3000 ms of workflow time after acceptance', async (_, options) => {
+  ])('%s: succeeded 3000 ms of workflow time after acceptance', async (_, options) => {
     const r = await run(options);
-    expect(r.acceptance).toEqual({ kind: 'accepted', charge: recordOf(r.draft) });
-    expect(r.activities).toEqual(['recordAcceptedCharge', 'applyChargeTransition']);
+    expect(r.activities).toEqual(['beginCharge', 'applyChargeTransition']);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'succeeded', failureClass: null, at: expect.any(String) }]);
     expect(onlyTimer(r.timeline, COMPLETION_DELAY_MS).resumedAt).toBe(r.at);
-    expect(r.result).toEqual({ ...recordOf(r.draft), status: 'succeeded', updatedAt: r.transitions[0].at });
+    expect(r.result).toEqual({ ...stateOf(r.draft), status: 'succeeded', updatedAt: r.transitions[0].at });
     const sa = await h.searchAttributes(r.draft.id);
     expect([sa.get(SA.PaymentStatus), sa.get(SA.Environment), sa.get(SA.FailureClass)]).toEqual(['succeeded', r.draft.environment, undefined]);
   });
 
+  test('live, no live rail: failed at once with partner_unavailable, never succeeded by the simulator (sandbox_outcome ignored)', async () => {
+    for (const metadata of [{}, { sandbox_outcome: 'succeed' }, { sandbox_outcome: 'pending' }]) {
+      const r = await run({ environment: 'live', metadata });
+      expect(r.activities).toEqual(['beginCharge', 'applyChargeTransition']);
+      expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: 'partner_unavailable', at: expect.any(String) }]);
+      expect(r.timeline.timers).toEqual([]);
+      expect(r.result).toEqual({ ...stateOf(r.draft), status: 'failed', failureClass: 'partner_unavailable', updatedAt: r.transitions[0].at });
+      const sa = await h.searchAttributes(r.draft.id);
+      expect([sa.get(SA.PaymentStatus), sa.get(SA.Environment), sa.get(SA.FailureClass)]).toEqual(['failed', 'live', 'partner_unavailable']);
+    }
+  });
+
   test('pending: in flight for ten minutes, then failed with failure_class timeout', async () => {
     const r = await run({ metadata: { sandbox_outcome: 'pending' } });
-    expect(r.acceptance).toEqual({ kind: 'accepted', charge: recordOf(r.draft) });
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: 'timeout', at: expect.any(String) }]);
     expect(onlyTimer(r.timeline, PENDING_TIMEOUT_MS).resumedAt).toBe(r.at);
     expect(r.result).toMatchObject({ status: 'failed', failureClass: 'timeout' });
   });
 
-  test('indeterminate: partner_timeout at acceptance, unresolved until expires_at, then expired with timeout', async () => {
+  test('indeterminate: unresolved until expires_at, then expired with timeout', async () => {
     const r = await run({ metadata: { sandbox_outcome: 'indeterminate' } });
-    expect(r.acceptance).toEqual({ kind: 'partner_timeout', charge: recordOf(r.draft) });
-    expect(r.activities).toEqual(['recordAcceptedCharge', 'applyChargeTransition']);
+    expect(r.activities).toEqual(['beginCharge', 'applyChargeTransition']);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'expired', failureClass: 'timeout', at: expect.any(String) }]);
     const timer = onlyTimer(r.timeline);
     expectAimedAt(timer, r.draft.expiresAt);
@@ -87,11 +98,9 @@ describe('sandbox_outcome (SPEC 4.2) and environment', () => {
 
   test.each(FAILURE_CLASSES.map((c) => [c]))('%s: failed immediately with that failure_class', async (outcome) => {
     const r = await run({ metadata: { sandbox_outcome: outcome } });
-    // The create answer is the charge in flight; the failure follows in the same workflow task.
-    expect(r.acceptance).toEqual({ kind: 'accepted', charge: recordOf(r.draft) });
-    expect(r.activities).toEqual(['recordAcceptedCharge', 'applyChargeTransition']);
+    expect(r.activities).toEqual(['beginCharge', 'applyChargeTransition']);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: outcome, at: expect.any(String) }]);
-    // Immediately: no timer, and the whole run is the acceptance's own workflow task.
+    // Immediately: no timer, and the whole run is its first workflow task.
     expect(r.timeline.timers).toEqual([]);
     expect(r.timeline.eventTypes.filter((t) => t === 'WORKFLOW_TASK_COMPLETED')).toHaveLength(1);
     expect(r.at).toBeGreaterThanOrEqual(r.timeline.taskTimes[0]);
@@ -108,29 +117,12 @@ describe('expiry', () => {
     ['expires_at already past at acceptance', { lifetimeMs: -60_000 }],
   ])('%s: expired at expires_at, no failure_class', async (_, options) => {
     const r = await run(options);
-    expect(r.acceptance.kind).toBe('accepted');
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'expired', failureClass: null, at: expect.any(String) }]);
     const timer = onlyTimer(r.timeline);
     if (options.lifetimeMs! > 0) expectAimedAt(timer, r.draft.expiresAt);
     else expect(timer.durationMs).toBe(1); // the shortest timer Temporal takes
     expect(timer.resumedAt).toBe(r.at);
     expect(r.result).toMatchObject({ status: 'expired', failureClass: null });
-  });
-});
-
-describe('acceptance is idempotent (fixed update id)', () => {
-  test('the same update-with-start sent twice returns the first acceptance and records the charge once', async () => {
-    const draft = await h.draft({ metadata: { sandbox_outcome: 'pending' } }); // stays in flight: no race with completion
-    const first = await h.accept(draft);
-    const retryDraft = { ...(await h.draft({ metadata: { sandbox_outcome: 'pending' } })), id: draft.id }; // the API rebuilds the draft on retry
-    expect(retryDraft.reference).not.toBe(draft.reference);
-    const second = await h.accept(retryDraft);
-    expect(second).toEqual(first);
-    expect(first.charge.reference).toBe(draft.reference);
-    expect((await h.settle(draft.id)).status).toBe('failed');
-    expect(h.store.callsFor(draft.id).map((c) => c.activity)).toEqual(['recordAcceptedCharge', 'applyChargeTransition']);
-    // Once the workflow has closed, a late retry is refused (the API then answers from its projection).
-    await expect(h.accept(draft)).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
   });
 });
 

@@ -8,6 +8,7 @@ import { SA } from '../../src/domain/search-attributes';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RETRY_JITTER } from '../../src/domain/webhook-retry';
 import { newId, randomBase62 } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
+import { taskQueueFor } from '../../src/temporal/task-queues';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { deliveryStateQuery, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testServerPath } from '../support/binaries';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   try {
     await declareSearchAttributes(env); // the start sets MerchantId and Environment
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: fake.activities });
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: taskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
   } catch (error) {
     await env.teardown();
     throw error;

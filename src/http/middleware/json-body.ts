@@ -1,8 +1,13 @@
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { ApiError } from '../../domain/errors';
+import { findDepthExcess, MAX_JSON_DEPTH } from '../json-depth';
 
-/** Reads and parses a JSON object body with a size limit; anything else is refused before any work. */
+/**
+ * Reads and parses a JSON object body with a size limit; anything else is refused before any work.
+ * Nesting deeper than MAX_JSON_DEPTH is refused before parsing (400 `invalid_request`, `param` the
+ * top-level field it is under), so a crafted body cannot make the parser or the validators recurse.
+ */
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
     if (!ctx.is('application/json')) throw new ApiError('invalid_request', 'Send the body as JSON with "Content-Type: application/json".');
@@ -13,6 +18,11 @@ export function jsonBody(limitBytes: number): Middleware {
       const type = (error as { type?: string }).type;
       if (type === 'entity.too.large') throw new ApiError('request_too_large', `The body exceeds ${limitBytes} bytes.`);
       throw new ApiError('invalid_request', 'The request body could not be read.');
+    }
+    const tooDeep = findDepthExcess(raw);
+    if (tooDeep) {
+      const under = tooDeep.member === undefined ? '' : ` (in ${tooDeep.member})`;
+      throw new ApiError('invalid_request', `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep${under}.`, tooDeep.member === undefined ? {} : { param: tooDeep.member });
     }
     let parsed: unknown;
     try {

@@ -7,14 +7,16 @@ import type { Caller, ServiceDeps } from '../../services/context';
 import { createCharge, requestHash } from '../../services/create-charge';
 import { jsonBody } from '../middleware/json-body';
 import { requireScope } from '../middleware/auth';
+import { requireLiveRail } from '../middleware/live-rail';
 import { validateCreateCharge } from '../schemas/create-charge';
 import { check } from '../validate';
 import { idempotencyKeyOf } from '../idempotency-key';
+import { pathId } from '../path-id';
 
 export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   const router = new Router();
 
-  router.post('/v1/charges', requireScope('charges:write'), jsonBody(bodyLimit), async (ctx) => {
+  router.post('/v1/charges', requireScope('charges:write'), requireLiveRail(), jsonBody(bodyLimit), async (ctx) => {
     const key = idempotencyKeyOf(ctx);
     if (!key) throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID per payment attempt).');
     const request = check(validateCreateCharge, ctx.state.body);
@@ -30,7 +32,7 @@ export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   });
 
   router.get('/v1/charges/:id', requireScope('charges:read'), async (ctx) => {
-    const charge = await findCharge(deps.orm, ctx.state.caller as Caller, ctx.params.id);
+    const charge = await findCharge(deps.orm, ctx.state.caller as Caller, pathId(ctx.params, 'charge'));
     if (!charge) throw new ApiError('not_found', `No charge ${ctx.params.id}.`, { param: 'id' });
     ctx.type = 'application/json';
     ctx.body = chargeJson(charge);

@@ -9,10 +9,18 @@ import { check } from '../validate';
 
 const encodeCursor = (sequence: number) => Buffer.from(`seq:${sequence}`).toString('base64url');
 
+/** A sequence from a query: an exact integer (no rounding past 2^53), else undefined. */
+function exactSequence(digits: string): number | undefined {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) && String(n) === digits ? n : undefined;
+}
+
+/** Strictly the encoding encodeCursor writes (a canonical sequence); anything else is 400 on `cursor`. */
 function decodeCursor(cursor: string): number {
   const match = /^seq:(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new ApiError('invalid_request', 'cursor is not one this API returned.', { param: 'cursor' });
-  return Number(match[1]);
+  const sequence = match ? exactSequence(match[1]) : undefined;
+  if (sequence === undefined || encodeCursor(sequence) !== cursor) throw new ApiError('invalid_request', 'cursor is not one this API returned.', { param: 'cursor' });
+  return sequence;
 }
 
 /** The list envelope around stored event bodies: each element is the stored bytes, untouched. */
@@ -34,7 +42,9 @@ export function eventRoutes(deps: ServiceDeps): Router {
     const caller = ctx.state.caller as Caller;
     ctx.type = 'application/json';
     if (q.after_sequence !== undefined) {
-      ctx.body = renderPage(await eventsAfter(deps.orm, caller.merchantId, caller.environment, Number(q.after_sequence), limit), false);
+      const after = exactSequence(q.after_sequence);
+      if (after === undefined) throw new ApiError('invalid_request', `after_sequence must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}.`, { param: 'after_sequence' });
+      ctx.body = renderPage(await eventsAfter(deps.orm, caller.merchantId, caller.environment, after, limit), false);
     } else {
       const before = q.cursor ? decodeCursor(q.cursor) : null;
       ctx.body = renderPage(await eventsNewestFirst(deps.orm, caller.merchantId, caller.environment, before, limit), true);

@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { temporal as proto } from '@temporalio/proto';
+import type { Environment } from '../../domain/environment';
 import type { ServiceDeps } from '../../services/context';
+import { taskQueueFor } from '../../temporal/task-queues';
 
 /** Each check's own limit, so /health answers even when a dependency hangs. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -30,14 +32,14 @@ async function temporalAnswers(deps: ServiceDeps): Promise<boolean> {
   return true;
 }
 
-/** A worker polls the charge task queue for workflow tasks (seen by the server in the last minute). */
-async function workerPolls(deps: ServiceDeps): Promise<boolean> {
+/** A worker polls `taskQueue` for workflow tasks (seen by the server in the last minute). */
+async function workerPolls(deps: ServiceDeps, taskQueue: string): Promise<boolean> {
   const deadline = Date.now() + CHECK_TIMEOUT_MS;
   const { pollers } = await within(CHECK_TIMEOUT_MS, () =>
     deps.temporal.connection.withDeadline(deadline, () =>
       deps.temporal.connection.workflowService.describeTaskQueue({
         namespace: deps.temporal.namespace,
-        taskQueue: { name: deps.taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
         taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       }),
     ),
@@ -47,16 +49,22 @@ async function workerPolls(deps: ServiceDeps): Promise<boolean> {
 }
 
 /**
- * 200 `{"status":"ok"}` when PostgreSQL answers, Temporal answers and a worker polls the task queue;
- * otherwise 503 naming each part, e.g. `{"status":"unavailable","database":true,"temporal":true,"worker":false}`.
- * No authentication.
+ * 200 `{"status":"ok"}` when PostgreSQL answers, Temporal answers and a worker polls the task queue
+ * of the listener's own environment (`<TEMPORAL_TASK_QUEUE>-sandbox` on the sandbox listener,
+ * `-live` on the live one): each listener reports whether its own environment's payments can run, so
+ * a load balancer never takes the sandbox listener out because the live workers are down, or the
+ * reverse. Otherwise 503 naming each part, e.g.
+ * `{"status":"unavailable","database":true,"temporal":true,"worker":false}`. No authentication.
  */
-export function healthRoutes(deps: ServiceDeps): Router {
+export function healthRoutes(deps: ServiceDeps, environment: Environment): Router {
   const router = new Router();
+  const taskQueue = taskQueueFor(deps.taskQueue, environment);
   router.get('/health', async (ctx) => {
-    const [database, temporal, worker] = await Promise.all(
-      [databaseAnswers, temporalAnswers, workerPolls].map((check) => check(deps).catch(() => false)),
-    );
+    const [database, temporal, worker] = await Promise.all([
+      databaseAnswers(deps).catch(() => false),
+      temporalAnswers(deps).catch(() => false),
+      workerPolls(deps, taskQueue).catch(() => false),
+    ]);
     const ok = database && temporal && worker;
     ctx.status = ok ? 200 : 503;
     ctx.body = ok ? { status: 'ok' } : { status: 'unavailable', database, temporal, worker };

@@ -1,12 +1,33 @@
 import { ApiError } from '../../domain/errors';
-import { decodeListCursor, encodeListCursor, type ListCursor } from '../../persistence/sql-values';
+import { isIdOf, type IdKind } from '../../domain/ids';
+import { encodeListCursor, type ListCursor } from '../../persistence/sql-values';
 
-/** Reads a `cursor` query parameter this API handed out. */
-export function listCursor(text: string | undefined): ListCursor | null {
+/** How encodeListCursor writes a timestamp: `Date.toISOString()`, milliseconds, UTC. */
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Reads a `cursor` query parameter this API handed out for a list of `kind`, strictly: the exact
+ * encoding encodeListCursor writes, a real UTC timestamp in `toISOString()` form, and a well-formed
+ * id of the list's kind. Anything else (a date PostgreSQL would refuse, a NUL in the id, another
+ * list's cursor) is 400 `invalid_request` with `param: cursor`, before any query.
+ */
+export function listCursor(text: string | undefined, kind: IdKind): ListCursor | null {
   if (text === undefined) return null;
-  const cursor = decodeListCursor(text);
-  if (!cursor) throw new ApiError('invalid_request', 'cursor is not one this API returned.', { param: 'cursor' });
+  const cursor = strictCursor(text, kind);
+  if (!cursor) throw new ApiError('invalid_request', 'cursor is not one this API returned for this list: pass next_cursor unchanged.', { param: 'cursor' });
   return cursor;
+}
+
+function strictCursor(text: string, kind: IdKind): ListCursor | null {
+  const parts = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  if (parts.length !== 2) return null;
+  const [createdAt, id] = parts;
+  if (!ISO_MILLIS.test(createdAt)) return null;
+  const time = new Date(createdAt);
+  if (Number.isNaN(time.getTime()) || time.toISOString() !== createdAt) return null;
+  if (!isIdOf(kind, id)) return null;
+  const cursor = { createdAt, id };
+  return encodeListCursor(cursor) === text ? cursor : null;
 }
 
 /** The list envelope of INTERFACE.md over rows fetched with `limit + 1`, newest first. */

@@ -10,6 +10,7 @@ import { requireScope } from '../middleware/auth';
 import { validateListQuery } from '../schemas/webhook-endpoints';
 import { check } from '../validate';
 import { idempotencyKeyOf } from '../idempotency-key';
+import { pathId } from '../path-id';
 import { listCursor, renderList } from './list-page';
 
 /** An endpoint's deliveries (what failed and why), one delivery with its attempts, and replay (SPEC 4.9). */
@@ -18,22 +19,25 @@ export function webhookDeliveryRoutes(deps: ServiceDeps): Router {
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
 
   router.get('/v1/webhook-endpoints/:id/deliveries', requireScope('webhooks:read'), async (ctx) => {
+    const endpointId = pathId(ctx.params, 'webhookEndpoint');
     const q = check(validateListQuery, { ...ctx.query });
-    if (!(await findEndpoint(deps.orm, caller(ctx), ctx.params.id))) throw notFound(ctx.params.id);
+    const after = listCursor(q.cursor, 'delivery');
+    if (!(await findEndpoint(deps.orm, caller(ctx), endpointId))) throw notFound(endpointId);
     const limit = q.limit ? Number(q.limit) : 10;
-    const rows = await listDeliveries(deps.orm, caller(ctx), ctx.params.id, (q.status as DeliveryStatus | undefined) ?? null, limit, listCursor(q.cursor));
+    const rows = await listDeliveries(deps.orm, caller(ctx), endpointId, (q.status as DeliveryStatus | undefined) ?? null, limit, after);
     ctx.body = renderList(rows, limit, (r) => deliveryJson(r));
   });
 
   router.get('/v1/webhook-deliveries/:id', requireScope('webhooks:read'), async (ctx) => {
-    const found = await findDelivery(deps.orm, caller(ctx), ctx.params.id);
-    if (!found) throw new ApiError('not_found', `No webhook delivery ${ctx.params.id}.`, { param: 'id' });
+    const id = pathId(ctx.params, 'delivery');
+    const found = await findDelivery(deps.orm, caller(ctx), id);
+    if (!found) throw new ApiError('not_found', `No webhook delivery ${id}.`, { param: 'id' });
     ctx.body = deliveryJson(found.delivery, found.attempts);
   });
 
   // Idempotency-Key is optional here: with it, a retried replay request answers the first replay.
   router.post('/v1/webhook-deliveries/:id/replay', requireScope('webhooks:write'), async (ctx) => {
-    const answer = await replayDeliveryOnce(deps, caller(ctx), ctx.params.id, idempotencyKeyOf(ctx));
+    const answer = await replayDeliveryOnce(deps, caller(ctx), pathId(ctx.params, 'delivery'), idempotencyKeyOf(ctx));
     ctx.status = 202;
     ctx.type = 'application/json';
     ctx.body = answer.body;

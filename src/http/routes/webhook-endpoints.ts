@@ -8,6 +8,7 @@ import { jsonBody } from '../middleware/json-body';
 import { requireScope } from '../middleware/auth';
 import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
 import { check } from '../validate';
+import { pathId } from '../path-id';
 import { listCursor, renderList } from './list-page';
 
 /** SPEC 4.6–4.8: endpoints of the caller's merchant and environment. */
@@ -25,29 +26,32 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
     const q = check(validateListQuery, { ...ctx.query });
     if (q.status !== undefined) throw new ApiError('invalid_request', 'status is not a filter of this list.', { param: 'status' });
     const limit = q.limit ? Number(q.limit) : 10;
-    const rows = await listEndpoints(deps.orm, caller(ctx), limit, listCursor(q.cursor));
+    const rows = await listEndpoints(deps.orm, caller(ctx), limit, listCursor(q.cursor, 'webhookEndpoint'));
     ctx.body = renderList(rows, limit, (r) => endpointJson(r));
   });
 
   router.get('/v1/webhook-endpoints/:id', requireScope('webhooks:read'), async (ctx) => {
-    const endpoint = await findEndpoint(deps.orm, caller(ctx), ctx.params.id);
-    if (!endpoint) throw notFound(ctx.params.id);
+    const id = pathId(ctx.params, 'webhookEndpoint');
+    const endpoint = await findEndpoint(deps.orm, caller(ctx), id);
+    if (!endpoint) throw notFound(id);
     ctx.body = endpointJson(endpoint);
   });
 
   router.patch('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
+    const id = pathId(ctx.params, 'webhookEndpoint');
     const request = check(validateUpdateEndpoint, ctx.state.body);
     if (Object.keys(request).length === 0) throw new ApiError('invalid_request', 'Send at least one field to change.');
-    ctx.body = endpointJson(await patchEndpoint(deps, caller(ctx), ctx.params.id, request));
+    ctx.body = endpointJson(await patchEndpoint(deps, caller(ctx), id, request));
   });
 
   router.delete('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), async (ctx) => {
-    if (!(await deleteEndpoint(deps.orm, caller(ctx), ctx.params.id))) throw notFound(ctx.params.id);
-    ctx.body = { id: ctx.params.id, object: 'webhook_endpoint', deleted: true };
+    const id = pathId(ctx.params, 'webhookEndpoint');
+    if (!(await deleteEndpoint(deps.orm, caller(ctx), id))) throw notFound(id);
+    ctx.body = { id, object: 'webhook_endpoint', deleted: true };
   });
 
   router.post('/v1/webhook-endpoints/:id/rotate-secret', requireScope('webhooks:write'), async (ctx) => {
-    const { endpoint, secret } = await rotateSecret(deps, caller(ctx), ctx.params.id);
+    const { endpoint, secret } = await rotateSecret(deps, caller(ctx), pathId(ctx.params, 'webhookEndpoint'));
     ctx.body = endpointJson(endpoint, secret);
   });
 

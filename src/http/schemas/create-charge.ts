@@ -1,6 +1,6 @@
 import { CHANNELS } from '../../domain/charge-status';
 import type { ChargeRequest } from '../../services/charge-draft';
-import { compile } from '../validate';
+import { compile, METADATA_SCHEMA } from '../validate';
 
 /** POST /v1/charges. Unknown fields are refused; amounts are positive integers below 2^53. */
 export const validateCreateCharge = compile<ChargeRequest>({
@@ -23,7 +23,8 @@ export const validateCreateCharge = compile<ChargeRequest>({
     },
     reference: { type: 'string', minLength: 1, maxLength: 100 },
     description: { type: 'string', maxLength: 500 },
-    metadata: { type: 'object', maxProperties: 50 },
+    // At most 50 keys, keys ≤ 40 and string values ≤ 500 characters, 5 levels (http/metadata-limits.ts).
+    metadata: METADATA_SCHEMA,
   },
   allOf: [
     {

@@ -2,10 +2,13 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
-import type { ChargeDraft, ChargeRecord } from '../../../src/domain/charge';
+import type { ChargeDraft } from '../../../src/domain/charge';
+import type { ChargeState } from '../../../src/domain/charge-state';
 import type { Environment } from '../../../src/domain/environment';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
 import { chargeStartOperation, chargeStartOptions, reversalStartOptions } from '../../../src/temporal/charge-start';
+import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
+import { WorkerGroup } from '../../../workers/worker-group';
 import { indexedValueType } from '../../../src/temporal/connection';
 import { buildChargeDraft } from '../../../src/services/charge-draft';
 import { newId, randomBase62 } from '../../../src/support/new-id';
@@ -41,10 +44,13 @@ export interface ChargeTestEnv {
    * was never written.
    */
   start(draft: ChargeDraft, options?: { write?: boolean }): Promise<WorkflowHandle<typeof chargeWorkflow>>;
-  /** The create path before write-first: update-with-start of chargeWorkflow with the whole draft (runs still in flight after a deploy). */
+  /**
+   * The create path before write-first: update-with-start of chargeWorkflow with the whole draft.
+   * New runs refuse such an input (ChargeInputRefused); recorded ones replay (test/replay).
+   */
   accept(draft: ChargeDraft): Promise<ChargeAcceptance>;
-  /** Waits for the charge workflow's result, skipping time. */
-  settle(chargeId: string): Promise<ChargeRecord>;
+  /** Waits for the charge workflow's result (the charge's state: no customer data), skipping time. */
+  settle(chargeId: string): Promise<ChargeState>;
   /** The operator reversal as src/services/reverse-charge.ts starts it: a new run under the charge id. */
   startReversal(chargeId: string, requestedAt: string): Promise<WorkflowHandle<typeof chargeReversalWorkflow>>;
   searchAttributes(chargeId: string): Promise<TypedSearchAttributes>;
@@ -67,10 +73,15 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   const store = new FakeChargeStore();
   const taskQueue = `charges-${randomBase62(8)}`;
-  let worker: Worker;
+  let worker: WorkerGroup;
   try {
     await declareSearchAttributes(env);
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: store.activities });
+    // As in production, a Worker per task queue: each environment's, and the legacy base queue
+    // (`taskQueue`; src/temporal/task-queues.ts), where a run started by hand lands.
+    const workerOn = async (queue: string) =>
+      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: store.activities });
+    const queues = deploymentTaskQueues(taskQueue);
+    worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live), legacy: await workerOn(queues.legacy) });
   } catch (error) {
     await env.teardown(); // never leave a test server process behind
     throw error;

@@ -3,6 +3,7 @@ import type { ChargeActivities } from '../../../activities/types';
 import type { ChargeRecord, ChargeTransitionRequest } from '../../../src/domain/charge';
 import { canTransition } from '../../../src/domain/charge-status';
 import { sandboxOutcomeOf } from '../../../src/domain/charge-start';
+import { chargeState } from '../../../src/domain/charge-state';
 
 export type FakeCall =
   | { activity: 'beginCharge'; chargeId: string }
@@ -58,7 +59,7 @@ export class FakeChargeStore {
       this.failIfBroken(chargeId, 'beginCharge');
       const charge = this.charges.get(chargeId);
       if (!charge) throw ApplicationFailure.create({ type: 'ChargeNotFoundError', message: `charge ${chargeId} does not exist`, nonRetryable: true });
-      return { charge, sandboxOutcome: sandboxOutcomeOf(charge.metadataJson) };
+      return { charge: chargeState(charge), sandboxOutcome: sandboxOutcomeOf(charge.metadataJson) };
     },
     recordAcceptedCharge: async (draft) => {
       this.calls.push({ activity: 'recordAcceptedCharge', chargeId: draft.id, record: draft });
@@ -75,7 +76,7 @@ export class FakeChargeStore {
       if (!before) {
         throw ApplicationFailure.create({ type: 'ChargeNotFoundError', message: `charge ${request.chargeId} does not exist`, nonRetryable: true });
       }
-      if (before.status === request.to) return before;
+      if (before.status === request.to) return chargeState(before);
       if (!canTransition(before.status, request.to)) {
         throw ApplicationFailure.create({
           type: 'TransitionRefusedError',
@@ -85,7 +86,7 @@ export class FakeChargeStore {
       }
       const after: ChargeRecord = { ...before, status: request.to, failureClass: request.failureClass ?? before.failureClass, updatedAt: request.at };
       this.charges.set(after.id, after);
-      return after;
+      return chargeState(after);
     },
   };
 }

@@ -1,0 +1,127 @@
+/** WEBHOOK_MERCHANT_CONCURRENCY when unset. */
+export const DEFAULT_MERCHANT_CONCURRENCY = 4;
+
+/** No send slot of the merchant came free in time; the caller gives its own slot back and tries later. */
+export class MerchantBusyError extends Error {
+  override name = 'MerchantBusyError';
+}
+
+interface Lane {
+  active: number;
+  waiters: Array<{ grant(): void }>;
+}
+
+export interface AcquireOptions {
+  /** Longest wait for a slot; then MerchantBusyError. */
+  waitMs: number;
+  /** Ends the wait at once (the activity was cancelled, the worker shuts down); rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * An in-process counting semaphore per key (merchant and environment): at most `perKey` holders at
+ * once for any key, the others waiting first come, first served. At most `perKey` may wait for a key
+ * too; a further caller is refused at once, so one merchant's backlog ties up at most 2 × `perKey`
+ * of the worker's activity slots, and its other tasks go back to Temporal (retried with backoff)
+ * within milliseconds instead of holding a slot while they wait. Idle keys are forgotten.
+ */
+export class MerchantSlots {
+  private readonly lanes = new Map<string, Lane>();
+
+  constructor(readonly perKey: number = DEFAULT_MERCHANT_CONCURRENCY) {
+    if (!Number.isInteger(perKey) || perKey < 1) throw new Error(`merchant concurrency must be a positive integer, got ${perKey}`);
+  }
+
+  /** Holders of `key` now. */
+  active(key: string): number {
+    return this.lanes.get(key)?.active ?? 0;
+  }
+
+  /** Callers waiting for `key` now. */
+  waiting(key: string): number {
+    return this.lanes.get(key)?.waiters.length ?? 0;
+  }
+
+  /** Resolves with the release (call it once the send is over; calling it again does nothing). */
+  acquire(key: string, options: AcquireOptions): Promise<() => void> {
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { active: 0, waiters: [] };
+      this.lanes.set(key, lane);
+    }
+    const held = lane;
+    if (held.active < this.perKey) {
+      held.active++;
+      return Promise.resolve(this.releaser(key, held));
+    }
+    if (held.waiters.length >= this.perKey) {
+      return Promise.reject(new MerchantBusyError(`${held.active} sends to this merchant are in progress and ${held.waiters.length} wait`));
+    }
+    return new Promise<() => void>((resolve, reject) => {
+      const leave = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        const index = held.waiters.indexOf(waiter);
+        if (index >= 0) held.waiters.splice(index, 1);
+        this.forgetIfIdle(key, held);
+      };
+      const waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener('abort', onAbort);
+          resolve(this.releaser(key, held));
+        },
+      };
+      const onAbort = () => {
+        leave();
+        reject(options.signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        leave();
+        reject(new MerchantBusyError(`no send slot of this merchant came free within ${options.waitMs} ms`));
+      }, options.waitMs);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      held.waiters.push(waiter);
+    });
+  }
+
+  private releaser(key: string, lane: Lane): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = lane.waiters.shift();
+      // The slot passes straight to the first waiter: `active` stays as it is.
+      if (next) next.grant();
+      else {
+        lane.active--;
+        this.forgetIfIdle(key, lane);
+      }
+    };
+  }
+
+  private forgetIfIdle(key: string, lane: Lane): void {
+    if (lane.active === 0 && lane.waiters.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+  }
+}
+
+const shared = new Map<number, MerchantSlots>();
+
+/**
+ * The process's semaphore for a concurrency: every Worker of the process (one per task queue) shares
+ * it, so a merchant's limit holds for the whole process. Keys name the environment as well as the
+ * merchant, so a merchant's sandbox traffic never takes its live slots.
+ */
+export function processMerchantSlots(perKey: number = DEFAULT_MERCHANT_CONCURRENCY): MerchantSlots {
+  let slots = shared.get(perKey);
+  if (!slots) {
+    slots = new MerchantSlots(perKey);
+    shared.set(perKey, slots);
+  }
+  return slots;
+}
+
+export function merchantSlotKey(merchantId: string, environment: string): string {
+  return `${environment}:${merchantId}`;
+}

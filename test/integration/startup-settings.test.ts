@@ -1,0 +1,42 @@
+/**
+ * The entry points (API `npm start`, the worker, the admin CLI) refuse unsafe settings at start-up
+ * with one line on stderr and exit code 1, before they touch a database or Temporal: NODE_ENV=production
+ * without DATABASE_URL or TEMPORAL_ADDRESS, and the documented default SECRETS_KEY outside a local run.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { DOCUMENTED_DEFAULT_SECRETS_KEY } from '../../src/runtime/secrets-key';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ENTRIES = { api: ['src/main.ts'], worker: ['workers/main.ts'], cli: ['src/cli.ts', 'payments', 'stuck'] } as const;
+// Nothing listens here: a start-up that got past the checks would fail differently (and slowly).
+const UNREACHABLE = { DATABASE_URL: 'postgres://app:pw@127.0.0.1:1/payments', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+
+function run(entry: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: path.join(ROOT, '.data-startup-test-unused'), RUN_WORKER: 'false', CODEC_PORT: '0' };
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', ...entry], { cwd: ROOT, env: { ...base, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
+    });
+  });
+}
+
+const oneLine = (stderr: string) => stderr.replace(/^error: /, '').trim();
+
+describe.each(Object.entries(ENTRIES))('%s', (_name, entry) => {
+  test('NODE_ENV=production without DATABASE_URL and TEMPORAL_ADDRESS: one clear line, exit 1', async () => {
+    const r = await run(entry, { NODE_ENV: 'production', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r.stderr)).toBe('NODE_ENV=production requires DATABASE_URL and TEMPORAL_ADDRESS (no embedded PostgreSQL or Temporal dev server in production)');
+  });
+
+  test('the documented default SECRETS_KEY with an external database: one clear line, exit 1', async () => {
+    const r = await run(entry, { ...UNREACHABLE, NODE_ENV: 'production', SECRETS_KEY: DOCUMENTED_DEFAULT_SECRETS_KEY });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(oneLine(r.stderr)).toMatch(/^SECRETS_KEY is the documented default key, which is public: set your own/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toContain(DOCUMENTED_DEFAULT_SECRETS_KEY);
+  });
+});

@@ -1,0 +1,77 @@
+/** The per-merchant send semaphore of the webhook worker (src/webhooks/merchant-slots.ts). */
+import { MerchantBusyError, MerchantSlots, processMerchantSlots } from '../../src/webhooks/merchant-slots';
+
+test('at most perKey holders per key; other keys are not affected', async () => {
+  const slots = new MerchantSlots(2);
+  const a1 = await slots.acquire('a', { waitMs: 1000 });
+  await slots.acquire('a', { waitMs: 1000 });
+  expect(slots.active('a')).toBe(2);
+  // Another merchant gets a slot at once while "a" is full.
+  const b = await slots.acquire('b', { waitMs: 0 });
+  expect(slots.active('b')).toBe(1);
+  b();
+  expect(slots.active('b')).toBe(0);
+  // A third holder of "a" waits until one is released, and gets the slot handed over.
+  let granted = false;
+  const waiting = slots.acquire('a', { waitMs: 5000 }).then((release) => {
+    granted = true;
+    return release;
+  });
+  await new Promise((r) => setTimeout(r, 20));
+  expect(granted).toBe(false);
+  expect(slots.waiting('a')).toBe(1);
+  a1();
+  a1(); // a second call does nothing
+  const release = await waiting;
+  expect(slots.active('a')).toBe(2);
+  release();
+  expect(slots.active('a')).toBe(1);
+});
+
+test('a wait ends with MerchantBusyError after waitMs; nothing is left behind', async () => {
+  const slots = new MerchantSlots(1);
+  const held = await slots.acquire('m', { waitMs: 0 });
+  const started = Date.now();
+  await expect(slots.acquire('m', { waitMs: 100 })).rejects.toBeInstanceOf(MerchantBusyError);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+  expect(slots.waiting('m')).toBe(0);
+  held();
+  expect(slots.active('m')).toBe(0);
+});
+
+test('waiters are bounded: beyond perKey of them a caller is refused at once', async () => {
+  const slots = new MerchantSlots(2);
+  const r1 = await slots.acquire('m', { waitMs: 0 });
+  const r2 = await slots.acquire('m', { waitMs: 0 });
+  const w1 = slots.acquire('m', { waitMs: 60_000 });
+  const w2 = slots.acquire('m', { waitMs: 60_000 });
+  const started = Date.now();
+  await expect(slots.acquire('m', { waitMs: 60_000 })).rejects.toBeInstanceOf(MerchantBusyError);
+  expect(Date.now() - started).toBeLessThan(50);
+  const controller = new AbortController();
+  controller.abort(new Error('stop'));
+  await expect(slots.acquire('x', { waitMs: 1000, signal: controller.signal })).rejects.toThrow('stop');
+  // The waiters get the slots as they are released (no timer left behind).
+  r1();
+  r2();
+  (await w1)();
+  (await w2)();
+  expect(slots.active('m')).toBe(0);
+});
+
+test('cancellation ends a wait at once with the signal reason', async () => {
+  const slots = new MerchantSlots(1);
+  const held = await slots.acquire('m', { waitMs: 0 });
+  const controller = new AbortController();
+  const waiting = slots.acquire('m', { waitMs: 60_000, signal: controller.signal });
+  controller.abort(new Error('activity cancelled'));
+  await expect(waiting).rejects.toThrow('activity cancelled');
+  expect(slots.waiting('m')).toBe(0);
+  held();
+  expect(slots.active('m')).toBe(0);
+});
+
+test('the process shares one semaphore per concurrency; bad values are refused', () => {
+  expect(processMerchantSlots(3)).toBe(processMerchantSlots(3));
+  expect(() => new MerchantSlots(0)).toThrow(/positive integer/);
+});
