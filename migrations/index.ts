@@ -6,6 +6,8 @@ import { Migration20261123000002_account_balances } from './Migration20261123000
 import { Migration20261123000003_charge_workflow_start } from './Migration20261123000003_charge_workflow_start';
 import { Migration20261123000004_outbox_notify } from './Migration20261123000004_outbox_notify';
 import { Migration20261124000001_idempotency_retention } from './Migration20261124000001_idempotency_retention';
+import { Migration20261124000002_payouts } from './Migration20261124000002_payouts';
+import { Migration20261124000003_refunds } from './Migration20261124000003_refunds';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
@@ -21,4 +23,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261123000003_charge_workflow_start', class: Migration20261123000003_charge_workflow_start },
   { name: 'Migration20261123000004_outbox_notify', class: Migration20261123000004_outbox_notify },
   { name: 'Migration20261124000001_idempotency_retention', class: Migration20261124000001_idempotency_retention },
+  { name: 'Migration20261124000002_payouts', class: Migration20261124000002_payouts },
+  { name: 'Migration20261124000003_refunds', class: Migration20261124000003_refunds },
 ];

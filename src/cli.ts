@@ -4,26 +4,34 @@ import type { Environment } from './domain/environment';
 import { ALL_SCOPES, isScope, type Scope } from './domain/scopes';
 import { startEmbeddedPostgres } from './persistence/embedded-postgres';
 import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
+import { parseThreshold, setPayoutReviewThreshold } from './persistence/merchant-settings-store';
 import { migrate, openOrm, type Orm } from './persistence/orm';
 import { reconcilerSettings } from './runtime/charge-reconciler';
 import { embeddedDatabaseUrl } from './runtime/defaults';
 import { reverseCharge } from './services/reverse-charge';
+import { decidePayout } from './services/decide-payout';
+import { reversePayout } from './services/reverse-payout';
 import { retryChargeStep } from './services/retry-charge-step';
 import { stuckPayments } from './services/stuck-payments';
 import { connectTemporal, type TemporalHandle } from './temporal/connection';
 import { requireProductionSettings, temporalAddressOf } from './runtime/production-settings';
 import { payloadCodecFor, secretBoxFor } from './runtime/secrets-key';
 import { resealSecrets } from './services/reseal-secrets';
+import { ledgerCheck } from './services/ledger-check';
 
 const USAGE = `usage:
   cli merchants create --name NAME
   cli merchants verify MERCHANT_ID
+  cli merchants set MERCHANT_ID --payout-review-threshold N
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b]
   cli keys revoke KEY_ID
   cli charges reverse TXN_ID
   cli charges retry TXN_ID --reason TEXT
+  cli payouts approve|reject PO_ID --reason TEXT
+  cli payouts reverse PO_ID --reason TEXT
   cli payments stuck [--env test|live]
-  cli secrets reseal`;
+  cli secrets reseal
+  cli ledger check`;
 
 class UsageError extends Error {}
 
@@ -83,7 +91,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' } },
   });
   const [noun, verb, arg] = positionals;
   const config = loadConfig();
@@ -98,6 +106,14 @@ async function run(argv: string[]): Promise<unknown> {
     case 'merchants verify':
       if (!arg) throw new UsageError('merchant id is required');
       return withDatabase(config, (orm) => verifyMerchant(orm, arg));
+    case 'merchants set': {
+      if (!arg) throw new UsageError('merchant id is required');
+      const raw = values['payout-review-threshold'];
+      if (raw === undefined) throw new UsageError('nothing to set: pass --payout-review-threshold N');
+      const threshold = parseThreshold(raw);
+      if (threshold === null) throw new UsageError('--payout-review-threshold must be a positive integer of minor units');
+      return withDatabase(config, (orm) => setPayoutReviewThreshold(orm, arg, threshold));
+    }
     case 'keys create': {
       if (!values.merchant) throw new UsageError('--merchant is required');
       const merchant = values.merchant;
@@ -120,6 +136,23 @@ async function run(argv: string[]): Promise<unknown> {
       if (!reason) throw new UsageError('--reason is required');
       return withTemporal(config, (temporal) => retryChargeStep(temporal, arg, reason, config.temporalRequestDeadlineMs));
     }
+    case 'payouts approve':
+    case 'payouts reject':
+    case 'payouts reverse': {
+      // A Temporal update on the payout's workflow (validated there); prints the payout object.
+      if (!arg) throw new UsageError('payout id is required');
+      const reason = values.reason?.trim();
+      if (!reason) throw new UsageError('--reason is required');
+      const deadlineMs = config.temporalRequestDeadlineMs;
+      return withTemporal(
+        config,
+        (temporal) =>
+          withDatabase(config, (orm) =>
+            verb === 'reverse' ? reversePayout(orm, temporal, config.taskQueue, arg, reason, deadlineMs) : decidePayout(orm, temporal, arg, verb === 'approve' ? 'approve' : 'reject', reason, deadlineMs),
+          ),
+        { database: true },
+      );
+    }
     case 'payments stuck': {
       const environment = values.env === undefined ? undefined : parseEnv(values.env);
       const uiBaseUrl = process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${config.temporalUiPort}`;
@@ -134,6 +167,16 @@ async function run(argv: string[]): Promise<unknown> {
       // Re-seals every sealed secret with SECRETS_KEY (rotation: the old key in SECRETS_KEY_PREVIOUS).
       const box = secretBoxFor(config);
       return withDatabase(config, (orm) => resealSecrets(orm, box));
+    }
+    case 'ledger check': {
+      // Every transfer sums to zero and every balance equals its postings; otherwise the offending rows and exit 1.
+      const report = await withDatabase(config, (orm) => ledgerCheck(orm));
+      if (!report.ok) {
+        process.stdout.write(JSON.stringify(report) + '\n');
+        process.stderr.write('error: the ledger does not balance (rows above)\n');
+        process.exit(1);
+      }
+      return report;
     }
     default:
       throw new UsageError(`unknown command "${command.trim()}"`);

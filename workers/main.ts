@@ -9,6 +9,8 @@ import { StartupError } from '../src/support/startup-error';
 import { reconcilerSettings, startChargeReconciler } from '../src/runtime/charge-reconciler';
 import { idempotencyRetentionSettings, startIdempotencyRetention } from '../src/runtime/idempotency-retention';
 import { startChargeStartRelay } from '../src/runtime/charge-start-relay';
+import { startPayoutStartRelay } from '../src/runtime/payout-start-relay';
+import { startRefundStartRelay } from '../src/runtime/refund-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { createPaymentsWorker, installRuntime } from './create-worker';
@@ -48,6 +50,10 @@ async function main(): Promise<void> {
   );
   // Starts the workflow of any charge the API wrote but could not confirm started (every 1 s, after 5 s).
   const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
+  // The same for payouts (src/runtime/payout-start-relay.ts).
+  const payoutStarts = startPayoutStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
+  // The same for refunds (src/runtime/refund-start-relay.ts).
+  const refundStarts = startRefundStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
   // Deletes Idempotency-Key records past IDEMPOTENCY_RETENTION (default 24h) whose request finished.
   const retention = idempotencyRetentionSettings();
   const idempotencyRetention = startIdempotencyRetention({ orm, log, retentionMs: retention.retentionMs, batch: retention.batch }, retention.intervalMs);
@@ -73,6 +79,8 @@ async function main(): Promise<void> {
   await reconciler.stop();
   await idempotencyRetention.stop();
   await chargeStarts.stop();
+  await payoutStarts.stop();
+  await refundStarts.stop();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

@@ -1,4 +1,4 @@
-import { patched, sleep } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeStatus } from '../src/domain/charge-status';
@@ -7,6 +7,7 @@ import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcom
 import { applyTransition } from './charge-activities';
 import type { AttentionDesk } from './charge-attention';
 import { publishChargeState } from './charge-search-attributes';
+import { chargeTimers } from './charge-timers';
 
 /**
  * A written charge, from its acceptance to its terminal state (both start paths of chargeWorkflow):
@@ -16,6 +17,8 @@ import { publishChargeState } from './charge-search-attributes';
  * expires; a live charge fails at once with `partner_unavailable` (no live rail exists, and the
  * simulator never credits live money). The terminal transition goes through the attention desk. `onChange` sees every record
  * written. The first command is issued before this yields (same workflow task as the caller's).
+ * In the sandbox every timer races the `advance` signal (`POST /v1/sandbox/advance/{id}`,
+ * workflows/charge-timers.ts): whichever comes first, the charge goes on as if the timer had fired.
  */
 export function followRail(charge: ChargeState, sandboxOutcome: string | null, desk: AttentionDesk, onChange: (charge: ChargeState) => void): Promise<ChargeState> {
   const plan = railPlan(charge.environment, sandboxOutcome);
@@ -26,13 +29,14 @@ export function followRail(charge: ChargeState, sandboxOutcome: string | null, d
     publishChargeState(after);
     return after;
   };
+  const timers = chargeTimers(charge.id, charge.environment);
   const untilExpiry = Math.max(0, Date.parse(charge.expiresAt) - Date.now());
   const railOrExpiry = async (afterMs: number, summary: string, to: ChargeStatus, failureClass: FailureClass | null) => {
     if (afterMs >= untilExpiry) {
-      await sleep(untilExpiry, { summary: 'expires_at reached before the rail answered' });
+      await timers.wait(untilExpiry, 'expires_at reached before the rail answered');
       return finish('expired', null);
     }
-    await sleep(afterMs, { summary });
+    await timers.wait(afterMs, summary);
     return finish(to, failureClass);
   };
 
@@ -49,6 +53,6 @@ export function followRail(charge: ChargeState, sandboxOutcome: string | null, d
     case 'time_out':
       return railOrExpiry(plan.afterMs, 'sandbox pending outcome: ten minutes, then timeout', 'failed', 'timeout');
     case 'unresolved':
-      return sleep(untilExpiry, { summary: 'indeterminate: unresolved until expires_at' }).then(() => finish('expired', UNRESOLVED_FAILURE_CLASS));
+      return timers.wait(untilExpiry, 'indeterminate: unresolved until expires_at').then(() => finish('expired', UNRESOLVED_FAILURE_CLASS));
   }
 }

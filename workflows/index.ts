@@ -2,3 +2,5 @@
 export { chargeWorkflow } from './charge';
 export { chargeReversalWorkflow } from './charge-reversal';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { payoutWorkflow } from './payout';
+export { refundWorkflow } from './refund';

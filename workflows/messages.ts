@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
@@ -35,3 +35,16 @@ export interface RetryStepResult {
  * charge is not waiting for an operator.
  */
 export const retryStepUpdate = defineUpdate<RetryStepResult, [RetryStepRequest]>('retryStep');
+
+/**
+ * Sandbox only (`POST /v1/sandbox/advance/{id}`): fires the workflow's next timer now. It races the
+ * timer, so the history shows which one won; the workflow proceeds as if the timer had fired.
+ */
+export const advanceSignal = defineSignal<[]>('advance');
+
+/** The timer `advance` would fire now (its summary, and when it fires by itself), or null when none is waiting. */
+export interface NextTimer {
+  summary: string;
+  firesAt?: string;
+}
+export const nextTimerQuery = defineQuery<NextTimer | null>('nextTimer');

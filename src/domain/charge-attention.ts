@@ -33,7 +33,7 @@ export const MAX_AUTOMATIC_RETRIES = 3;
 export const MAX_REASON_LENGTH = 500;
 
 /** Error types that are a refusal by the charge's rules, not a database problem: never retried by an operator. */
-export const DOMAIN_REFUSALS: readonly string[] = ['TransitionRefusedError', 'ChargeNotFoundError'];
+export const DOMAIN_REFUSALS: readonly string[] = ['TransitionRefusedError', 'ChargeNotFoundError', 'PayoutTransitionRefusedError', 'PayoutNotFoundError'];
 
 /** Error type of a charge workflow whose acceptance could not be recorded (no row, no money moved). */
 export const CHARGE_NOT_RECORDED = 'ChargeNotRecorded';

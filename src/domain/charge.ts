@@ -31,6 +31,8 @@ export interface ChargeRecord {
   createdAt: string;
   expiresAt: string;
   updatedAt: string;
+  /** Sum of the charge's succeeded refunds (`charges.amount_refunded`); absent in records written before refunds (0). */
+  amountRefunded?: number;
 }
 
 /** Everything the charge workflow needs; it is the record at acceptance plus the sandbox switch. */
@@ -49,6 +51,7 @@ export interface ChargeView {
   currency: string;
   customer_amount: number;
   merchant_amount: number;
+  amount_refunded: number;
   fee: Fee;
   channel: Channel;
   momo_network_id: string | null;
@@ -83,6 +86,7 @@ export function toChargeView(record: ChargeRecord): ChargeView {
     currency: record.currency,
     customer_amount: record.amount,
     merchant_amount: record.merchantAmount,
+    amount_refunded: record.amountRefunded ?? 0,
     fee: { platform: record.fee.platform, tax: record.fee.tax, bearer: record.fee.bearer },
     channel: record.channel,
     momo_network_id: record.momoNetworkId,

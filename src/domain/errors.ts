@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   request_too_large: 413,
   idempotency_key_in_use: 409,
   endpoint_disabled: 409,
+  nothing_to_advance: 409,
   idempotency_key_reused: 422,
   insufficient_balance: 422,
   amount_exceeds_refundable: 422,

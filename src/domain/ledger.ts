@@ -10,9 +10,20 @@ export const ACCOUNTS = {
   merchantAvailable: 'merchant_available',
   platformFee: 'platform_fee',
   tax: 'tax',
+  /** Money the merchant has committed and that is on its way out: payouts and refunds in flight (later also settlements in transit and disputed amounts). */
+  merchantReserved: 'merchant_reserved',
+  /** Money that left to a payout's recipient through the rail. */
+  payoutClearing: 'payout_clearing',
+  /** Money that went back to a customer through a refund. */
+  refundClearing: 'refund_clearing',
 } as const;
 
 export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
+
+/** Payouts: reserve on accept (available -> reserved), post on success, release on failure, reverse after success (fee kept). */
+export type PayoutTransferKind = 'payout_reserve' | 'payout_post' | 'payout_release' | 'payout_reversal';
+/** Refunds: reserve on accept, post on success, release on failure. */
+export type RefundTransferKind = 'refund_reserve' | 'refund_post' | 'refund_release';
 
 export interface Posting {
   account: Account;
@@ -22,7 +33,7 @@ export interface Posting {
 export interface Transfer {
   /** Deterministic id: the same business step always yields the same transfer id. */
   id: string;
-  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal';
+  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal' | PayoutTransferKind | RefundTransferKind;
   postings: Posting[];
 }
 

@@ -8,9 +8,13 @@ import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { balanceRoutes } from './routes/balances';
 import { chargeRoutes } from './routes/charges';
+import { chargeListRoutes } from './routes/charge-list';
 import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
+import { payoutRoutes } from './routes/payouts';
 import { referenceRoutes } from './routes/reference';
+import { sandboxAdvanceRoutes } from './routes/sandbox-advance';
+import { refundRoutes } from './routes/refunds';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 
@@ -33,6 +37,9 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   v1.use(authenticate(deps, options.environment));
   for (const router of [
     chargeRoutes(deps, options.bodyLimitBytes),
+    refundRoutes(deps, options.bodyLimitBytes),
+    payoutRoutes(deps, options.bodyLimitBytes),
+    chargeListRoutes(deps),
     balanceRoutes(deps),
     eventRoutes(deps),
     referenceRoutes(deps),
@@ -41,6 +48,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   ]) {
     v1.use(router.routes());
   }
+  // Sandbox controls exist on the sandbox listener only: the live one answers 404 for them.
+  if (options.environment === 'sandbox') v1.use(sandboxAdvanceRoutes(deps).routes());
   const v1Routes = v1.routes();
   app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? v1Routes(ctx as never, next) : next()));
   return app;

@@ -55,18 +55,20 @@ export interface BalanceAmount {
 export interface BalanceFigures {
   available: BalanceAmount[];
   pending: BalanceAmount[];
+  /** Committed and on its way out: payouts and refunds in flight (later settlements in transit, disputed amounts). */
+  reserved: BalanceAmount[];
 }
 
 /**
  * Merchant balances per currency for one environment, read from the balance rows (no ledger scan).
- * A currency appears once either account has entries in it; the other account then shows 0.
+ * A currency appears once any of the three accounts has entries in it; the others then show 0.
  */
 export async function readBalances(em: EntityManager, merchantId: string, environment: Environment): Promise<BalanceFigures> {
   const rows = await em.execute<{ account: string; currency: string; amount: string }[]>(
     `select account, currency, amount::text as amount from account_balances
-     where merchant_id = ? and environment = ? and account in (?, ?)
+     where merchant_id = ? and environment = ? and account in (?, ?, ?)
      order by currency`,
-    [merchantId, environment, ACCOUNTS.merchantAvailable, ACCOUNTS.merchantPending],
+    [merchantId, environment, ACCOUNTS.merchantAvailable, ACCOUNTS.merchantPending, ACCOUNTS.merchantReserved],
   );
   const currencies = [...new Set(rows.map((r) => r.currency))];
   const pick = (account: string) =>
@@ -74,5 +76,5 @@ export async function readBalances(em: EntityManager, merchantId: string, enviro
       currency,
       amount: rows.find((r) => r.account === account && r.currency === currency)?.amount ?? '0',
     }));
-  return { available: pick(ACCOUNTS.merchantAvailable), pending: pick(ACCOUNTS.merchantPending) };
+  return { available: pick(ACCOUNTS.merchantAvailable), pending: pick(ACCOUNTS.merchantPending), reserved: pick(ACCOUNTS.merchantReserved) };
 }

@@ -30,6 +30,7 @@ export function rowToRecord(row: ChargeRow): ChargeRecord {
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    amountRefunded: row.amountRefunded,
   };
 }
 
@@ -59,5 +60,6 @@ export function recordToRow(record: ChargeRecord): Omit<ChargeRow, 'workflowStar
     createdAt: new Date(record.createdAt),
     expiresAt: new Date(record.expiresAt),
     updatedAt: new Date(record.updatedAt),
+    amountRefunded: record.amountRefunded ?? 0,
   };
 }

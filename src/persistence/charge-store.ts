@@ -16,8 +16,9 @@ export class TransitionRefusedError extends Error {
     readonly chargeId: string,
     readonly from: ChargeStatus,
     readonly to: ChargeStatus,
+    why?: string,
   ) {
-    super(`charge ${chargeId} cannot go from ${from} to ${to}`);
+    super(`charge ${chargeId} cannot go from ${from} to ${to}${why ? `: ${why}` : ''}`);
     this.name = 'TransitionRefusedError';
   }
 }
@@ -147,6 +148,11 @@ export async function applyChargeTransition(
     const before = rowToRecord(row);
     if (before.status === request.to) return before;
     if (!canTransition(before.status, request.to)) throw new TransitionRefusedError(before.id, before.status, request.to);
+    // A reversal returns the whole capture: with refunds pending or made, the customer would be paid
+    // twice. Refund creates lock this row too, so the check and the refunds cannot interleave.
+    if (request.to === 'reversed' && (await hasLiveRefunds(em, before.id))) {
+      throw new TransitionRefusedError(before.id, before.status, request.to, 'it has pending or succeeded refunds');
+    }
     const after: ChargeRecord = {
       ...before,
       status: request.to,
@@ -162,6 +168,11 @@ export async function applyChargeTransition(
   });
   if (applied) onCommitted(record);
   return record;
+}
+
+async function hasLiveRefunds(em: EntityManager, chargeId: string): Promise<boolean> {
+  const rows = await em.execute<{ one: number }[]>(`select 1 as one from refunds where charge_id = ? and status in ('pending', 'succeeded') limit 1`, [chargeId]);
+  return rows.length > 0;
 }
 
 export async function findCharge(orm: Orm, scope: { merchantId: string; environment: string }, id: string): Promise<ChargeRecord | null> {

@@ -211,7 +211,7 @@ describe('isolation', () => {
 
     await expectInvisible('live', a.liveKey, id);
     const sandboxBalance = await h.request('sandbox', 'GET', '/v1/balances', { key: a.testKey });
-    expect(sandboxBalance.json).toEqual({ object: 'balance', livemode: false, available: [{ currency: 'GHS', amount: 14741 }], pending: [{ currency: 'GHS', amount: 0 }] });
+    expect(sandboxBalance.json).toEqual({ object: 'balance', livemode: false, available: [{ currency: 'GHS', amount: 14741 }], pending: [{ currency: 'GHS', amount: 0 }], reserved: [{ currency: 'GHS', amount: 0 }] });
 
     const liveBalance = await h.request('live', 'GET', '/v1/balances', { key: a.liveKey });
     expect(liveBalance.status).toBe(200);

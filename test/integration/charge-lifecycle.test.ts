@@ -36,7 +36,7 @@ test('a mobile-money charge is awaiting_action with a prompt, then succeeds with
   expect(fetched.json.status).toBe('succeeded');
 
   const balances = await h.request('sandbox', 'GET', '/v1/balances', { key: merchant.testKey });
-  expect(balances.json).toEqual({ object: 'balance', livemode: false, available: [{ currency: 'GHS', amount: 14741 }], pending: [{ currency: 'GHS', amount: 0 }] });
+  expect(balances.json).toEqual({ object: 'balance', livemode: false, available: [{ currency: 'GHS', amount: 14741 }], pending: [{ currency: 'GHS', amount: 0 }], reserved: [{ currency: 'GHS', amount: 0 }] });
 
   const events = await h.request('sandbox', 'GET', '/v1/events?after_sequence=0', { key: merchant.testKey });
   expect(events.json.data.map((e: { type: string; sequence: number }) => [e.type, e.sequence])).toEqual([

@@ -45,7 +45,7 @@ test('an invented live draft started on Temporal refuses to run: no charge, ledg
   expect(await failureOf(draft.id)).toMatchObject({ type: CHARGE_INPUT_REFUSED, nonRetryable: true });
   expect(await countRows(h.orm, fresh.id)).toEqual(none);
   const balance = await h.request('live', 'GET', '/v1/balances', { key: fresh.liveKey });
-  expect(balance.json).toEqual({ object: 'balance', livemode: true, available: [], pending: [] });
+  expect(balance.json).toEqual({ object: 'balance', livemode: true, available: [], pending: [], reserved: [] });
 });
 
 test('a charge workflow started again for a succeeded charge moves no money and writes nothing', async () => {

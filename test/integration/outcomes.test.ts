@@ -95,6 +95,7 @@ describe('immediate failure outcomes', () => {
       livemode: false,
       available: [{ currency: 'GHS', amount: 0 }],
       pending: [{ currency: 'GHS', amount: 0 }],
+      reserved: [{ currency: 'GHS', amount: 0 }],
     });
 
     const rows = await ledgerRows(id);
@@ -252,7 +253,7 @@ describe('live', () => {
     expect(refused.json.error).toMatchObject({ type: 'api_error', code: 'live_unavailable' });
     const count = await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::text as n from charges where merchant_id = ?`, [merchant.id]);
     expect(count[0].n).toBe('0');
-    expect((await balances(merchant.liveKey, 'live')).json).toEqual({ object: 'balance', livemode: true, available: [], pending: [] });
+    expect((await balances(merchant.liveKey, 'live')).json).toEqual({ object: 'balance', livemode: true, available: [], pending: [], reserved: [] });
   });
 
   test('a live charge written before the API refused them never succeeds through the simulator: failed partner_unavailable, live only', async () => {
@@ -267,6 +268,7 @@ describe('live', () => {
       livemode: true,
       available: [{ currency: 'GHS', amount: 0 }],
       pending: [{ currency: 'GHS', amount: 0 }],
+      reserved: [{ currency: 'GHS', amount: 0 }],
     });
     expect((await eventTypes(merchant.testKey)).length).toBe(0);
     expect((await eventTypes(merchant.liveKey, 'live')).map((e) => e.type)).toEqual(['transaction.created', 'transaction.failed']);

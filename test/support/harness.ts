@@ -19,6 +19,7 @@ import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-re
 import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/charge-reconciler';
 import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/charge-start-relay';
 import type { Resolver } from '../../src/webhooks/url-policy';
+import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -48,6 +49,10 @@ export interface Harness {
   /** The payments worker, the webhook outbox relay, the charge-start relay and the charge reconciler, in this process. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  /**
+   * Stops everything; first runs `ledger check` over the whole suite database (every file's writes so
+   * far) and, once everything is closed, fails (the file's afterAll) when the ledger does not balance.
+   */
   close(): Promise<void>;
 }
 
@@ -171,10 +176,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     startWorker,
     stopWorker,
     async close() {
-      await stopWorker();
-      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-      await temporal.connection.close();
-      await orm.close();
+      let ledger: Awaited<ReturnType<typeof ledgerCheck>> | undefined;
+      try {
+        await stopWorker();
+        ledger = await ledgerCheck(orm);
+      } finally {
+        await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+        await temporal.connection.close();
+        await orm.close();
+      }
+      if (!ledger.ok) throw new Error(`ledger check at the end of the file: ${describeLedgerProblems(ledger)}`);
     },
   };
 }

@@ -18,7 +18,7 @@ export function balanceRoutes(deps: ServiceDeps): Router {
     const caller = ctx.state.caller as Caller;
     const figures = await readBalances(deps.orm.em.fork(), caller.merchantId, caller.environment);
     ctx.type = 'application/json';
-    ctx.body = `{"object":"balance","livemode":${caller.environment === 'live'},"available":${amountsJson(figures.available)},"pending":${amountsJson(figures.pending)}}`;
+    ctx.body = `{"object":"balance","livemode":${caller.environment === 'live'},"available":${amountsJson(figures.available)},"pending":${amountsJson(figures.pending)},"reserved":${amountsJson(figures.reserved)}}`;
   });
   return router;
 }

@@ -25,6 +25,8 @@ export const Charge = defineEntity({
     action: p.json<{ type: string; url?: string }>().nullable(),
     metadataJson: p.text(),
     failureClass: p.string().nullable(),
+    /** Sum of the charge's succeeded refunds (moved by the refund workflow's success transition). */
+    amountRefunded: p.bigint('number').default(0),
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -1,0 +1,95 @@
+/**
+ * Records the payoutWorkflow histories that test/replay/payout-replay.test.ts replays against the
+ * current workflow code, as test/replay/histories/payoutWorkflow/<scenario>.json, on the
+ * time-skipping test server with the in-memory activities of test/workflows/support/payout-env.ts.
+ * (A directory of their own: a payout run refuses to run under a workflow id other than its payout
+ * id, so the replay gives each history the payout id of its input, not its file name.)
+ *
+ *   npx tsx scripts/record-payout-histories.ts [scenario ...]
+ *
+ * When to run it: see test/replay/histories/README.md (to add a history, never to make a failing
+ * replay pass).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
+import { payoutReversalOperation } from '../src/temporal/payout-reversal-start';
+import { decidePayoutUpdate, reversePayoutUpdate } from '../workflows/payout-messages';
+import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from '../test/workflows/support/payout-env';
+import { waitFor } from '../test/workflows/support/wait-for';
+
+type History = temporal.api.history.v1.IHistory;
+const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/payoutWorkflow');
+
+async function run(h: PayoutTestEnv, options: PayoutOptions): Promise<History> {
+  const handle = await h.start(await h.payout(options));
+  await handle.result().catch(() => undefined);
+  return handle.fetchHistory();
+}
+
+async function reviewed(h: PayoutTestEnv, decision: 'approve' | 'reject'): Promise<History> {
+  const handle = await h.start(await h.payout({ status: 'held_for_review', amount: 6_000_000 }));
+  await waitFor(async () => (await handle.query('nextTimer')) !== null);
+  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision, reason: 'recorded scenario', decided_by: 'cli:recorder' }] });
+  await handle.result();
+  return handle.fetchHistory();
+}
+
+const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
+  succeed: (h) => run(h, {}),
+  'immediate-failure': (h) => run(h, { sandboxOutcome: 'insufficient_funds' }),
+  'pending-timeout': (h) => run(h, { sandboxOutcome: 'pending' }),
+  'sandbox-reverse': (h) => run(h, { sandboxOutcome: 'reverse' }),
+  'review-approved': (h) => reviewed(h, 'approve'),
+  'review-rejected': (h) => reviewed(h, 'reject'),
+  'review-timeout': (h) => run(h, { status: 'held_for_review', amount: 6_000_000 }),
+  'not-found': async (h) => {
+    const handle = await h.start(await h.payout(), { write: false });
+    await handle.result().catch(() => undefined);
+    return handle.fetchHistory();
+  },
+  'pending-advanced': async (h) => {
+    const handle = await h.start(await h.payout({ sandboxOutcome: 'pending' }));
+    await waitFor(async () => (await handle.query('nextTimer')) !== null);
+    await handle.signal('advance');
+    await handle.result();
+    return handle.fetchHistory();
+  },
+  // `payouts reverse` after the run closed: the second run under the payout id (update-with-start).
+  'operator-reversal': async (h) => {
+    const record = await h.payout();
+    await (await h.start(record)).result();
+    await h.env.client.workflow.executeUpdateWithStart(reversePayoutUpdate, {
+      args: [{ reason: 'recorded scenario', requested_by: 'cli:recorder' }],
+      startWorkflowOperation: payoutReversalOperation(h.store.payouts.get(record.id)!, h.taskQueue),
+    });
+    const second = h.handle(record.id);
+    await second.result();
+    return second.fetchHistory();
+  },
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const h = await startPayoutTestEnv();
+  try {
+    for (const name of names) {
+      const history = await SCENARIOS[name](h);
+      const file = path.join(OUT_DIR, `${name}.json`);
+      fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2) + '\n');
+      console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,67 @@
+import { MAX_REASON_LENGTH } from './charge-attention';
+import { parseDuration } from './webhook-retry';
+
+/** PAYOUT_REVIEW_TIMEOUT when unset: a held payout with no decision within 72 hours fails (`declined`). */
+export const DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS = 72 * 3_600_000;
+
+/** PAYOUT_REVIEW_TIMEOUT (`72h`, `30m`, …), read by the worker's beginPayout step. */
+export function payoutReviewTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.PAYOUT_REVIEW_TIMEOUT;
+  if (!raw) return DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS;
+  const ms = parseDuration(raw);
+  if (ms <= 0) throw new Error(`PAYOUT_REVIEW_TIMEOUT must be a positive duration, got "${raw}"`);
+  return ms;
+}
+
+/**
+ * Input of the `decidePayout` update (`payouts approve|reject po_… --reason TEXT`, or the Temporal
+ * UI with `{"decision":"approve","reason":"…"}`). `decided_by` names the sender; the UI sends none
+ * (recorded as `temporal-ui`).
+ */
+export interface PayoutDecisionRequest {
+  decision: 'approve' | 'reject';
+  reason: string;
+  decided_by?: string;
+}
+
+/** Input of the `reversePayout` update (`payouts reverse po_… --reason TEXT`, or the Temporal UI). */
+export interface PayoutReversalRequest {
+  reason: string;
+  requested_by?: string;
+}
+
+/** Who sent an update when it does not say: the Temporal UI (or any other client). */
+export const UNNAMED_SENDER = 'temporal-ui';
+/** Who decided when nobody did within PAYOUT_REVIEW_TIMEOUT. */
+export const REVIEW_TIMEOUT_SENDER = 'system';
+/** Longest `decided_by` / `requested_by` kept. */
+export const MAX_SENDER_LENGTH = 100;
+
+function reasonRefusal(reason: unknown): string | null {
+  if (typeof reason !== 'string' || reason.trim() === '') return 'a non-empty "reason" is required';
+  if (reason.length > MAX_REASON_LENGTH) return `"reason" is longer than ${MAX_REASON_LENGTH} characters`;
+  return null;
+}
+
+function senderRefusal(name: string, sender: unknown): string | null {
+  if (sender === undefined) return null;
+  if (typeof sender !== 'string' || sender.trim() === '' || sender.length > MAX_SENDER_LENGTH) {
+    return `"${name}", when sent, is a non-empty string of at most ${MAX_SENDER_LENGTH} characters`;
+  }
+  return null;
+}
+
+/** Why a decidePayout input is refused (its shape only), or null. */
+export function decisionRequestRefusal(request: unknown): string | null {
+  if (typeof request !== 'object' || request === null) return 'decidePayout takes {"decision":"approve"|"reject","reason":"…"}';
+  const { decision, reason, decided_by } = request as Record<string, unknown>;
+  if (decision !== 'approve' && decision !== 'reject') return '"decision" must be "approve" or "reject"';
+  return reasonRefusal(reason) ?? senderRefusal('decided_by', decided_by);
+}
+
+/** Why a reversePayout input is refused (its shape only), or null. */
+export function reversalRequestRefusal(request: unknown): string | null {
+  if (typeof request !== 'object' || request === null) return 'reversePayout takes {"reason":"…"}';
+  const { reason, requested_by } = request as Record<string, unknown>;
+  return reasonRefusal(reason) ?? senderRefusal('requested_by', requested_by);
+}

@@ -1,0 +1,11 @@
+/**
+ * Input of a payout workflow (started by the API after it wrote the payout, or by the payout-start
+ * relay): the id only. The workflow reads everything else from the database (loadPayout), so a run
+ * started for a payout the API never wrote refuses to run.
+ */
+export interface PayoutStart {
+  payoutId: string;
+}
+
+/** Workflow type of the payout workflow (workflows/payout.ts). */
+export const PAYOUT_WORKFLOW_TYPE = 'payoutWorkflow';

@@ -1,0 +1,22 @@
+import Router from '@koa/router';
+import { chargeJson } from '../../domain/charge';
+import { CHANNELS, CHARGE_STATUSES } from '../../domain/charge-status';
+import { listCharges } from '../../persistence/charge-list-store';
+import type { Caller, ServiceDeps } from '../../services/context';
+import { defineListFilters, renderListText } from '../list-filters';
+import { requireScope } from '../middleware/auth';
+
+/** The filters of GET /v1/charges; `reference` is the merchant's (`your_reference`). */
+export const CHARGE_LIST = defineListFilters({ kind: 'charge', statuses: CHARGE_STATUSES, channels: CHANNELS, referenceColumn: 'your_reference' });
+
+/** GET /v1/charges: the caller's charges, newest first, with the list filters of INTERFACE.md (list-filters.ts). */
+export function chargeListRoutes(deps: ServiceDeps): Router {
+  const router = new Router();
+  router.get('/v1/charges', requireScope('charges:read'), async (ctx) => {
+    const filters = CHARGE_LIST.parse({ ...ctx.query });
+    const rows = await listCharges(deps.orm, ctx.state.caller as Caller, CHARGE_LIST.pageSql(filters));
+    ctx.type = 'application/json';
+    ctx.body = renderListText(rows, filters.limit, chargeJson);
+  });
+  return router;
+}

@@ -1,0 +1,85 @@
+import { ApiError } from '../domain/errors';
+import type { RefundRecord } from '../domain/refund';
+import { refundJson } from '../domain/refund';
+import { sandboxOutcomeOf } from '../domain/charge-start';
+import type { RefundRequest } from '../domain/refund';
+import type { IdempotencyScope } from '../persistence/idempotency-store';
+import { writeRefundOnce, type RefundableCharge } from '../persistence/refund-create-store';
+import { markRefundWorkflowsStarted } from '../persistence/refund-workflow-start-store';
+import { newId } from '../support/new-id';
+import { startRefundWorkflow } from '../temporal/refund-start';
+import { DEFAULT_CHARGE_START_WAIT_MS, type StoredAnswer } from './create-charge';
+import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
+import type { Caller, ServiceDeps } from './context';
+
+/** The refund as accepted: pending, in the charge's currency, its sandbox switch read once (none on live). */
+function refundDraft(caller: Caller, request: RefundRequest, metadataJson: string, now: Date) {
+  return (id: string, charge: RefundableCharge, amount: number): RefundRecord => {
+    const createdAt = now.toISOString();
+    return {
+      id,
+      merchantId: caller.merchantId,
+      environment: caller.environment,
+      chargeId: charge.id,
+      status: 'pending',
+      amount,
+      currency: charge.currency,
+      reason: request.reason ?? null,
+      metadataJson,
+      failureClass: null,
+      sandboxOutcome: caller.environment === 'sandbox' ? sandboxOutcomeOf(metadataJson) : null,
+      createdAt,
+      updatedAt: createdAt,
+    };
+  };
+}
+
+/**
+ * POST /v1/refunds: write first, then start, as a charge create (create-charge.ts). One database
+ * transaction claims the Idempotency-Key, locks the charge, checks what is still refundable and the
+ * available balance, stores the answer and writes the refund, its reservation and `refund.created`;
+ * then the workflow (id = refund id, input `{ refundId }`) is started, waiting at most
+ * CHARGE_START_WAIT_MS. The refund is durable at commit: a start that is slow or fails is finished by
+ * the refund-start relay. The live listener never gets here (503 `live_unavailable`, live-rail.ts).
+ */
+export async function createRefund(
+  deps: ServiceDeps,
+  caller: Caller,
+  key: string,
+  request: RefundRequest,
+  hash: string,
+  metadataJson?: string,
+): Promise<StoredAnswer> {
+  const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
+  const draftFor = refundDraft(caller, request, metadataJson ?? JSON.stringify(request.metadata ?? {}), new Date());
+  const write = await writeRefundOnce(deps.orm, scope, hash, newId('refund'), { chargeId: request.charge, amount: request.amount }, draftFor, (refund) => ({
+    status: 200,
+    body: refundJson(refund),
+  }));
+  if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
+  if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
+  await startWithin(deps, write.refund);
+  return { ...write.answer, replayed: false };
+}
+
+/** Starts the refund's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
+async function startWithin(deps: ServiceDeps, refund: RefundRecord): Promise<void> {
+  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startRefundWorkflow(deps.temporal.client, deps.taskQueue, refund)).then(
+    () =>
+      markRefundWorkflowsStarted(deps.orm, [refund.id]).catch((error: unknown) =>
+        deps.log.warn({ refundId: refund.id, err: error }, 'refund workflow started but not marked; the refund-start relay will confirm it'),
+      ),
+    (error: unknown) => {
+      const message = 'refund workflow not started; the refund-start relay will start it';
+      if (isTemporalUnavailable(error)) deps.log.warn({ refundId: refund.id, err: error }, message);
+      else deps.log.error({ refundId: refund.id, err: error }, message);
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);
+  });
+  await Promise.race([start, waited]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,29 @@
+import { userInfo } from 'node:os';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { isTemporalUnavailable } from './dependency-unavailable';
+
+/** Who sent an operator command from this machine (`cli:<login>`), recorded with the decision. */
+export function cliSender(): string {
+  try {
+    return `cli:${userInfo().username}`.slice(0, 100);
+  } catch {
+    return 'cli';
+  }
+}
+
+/**
+ * The error an operator command on a payout workflow reports: the workflow's own refusal (its
+ * validator's or its handler's message), a missing run, or a Temporal that did not answer in time.
+ */
+export function operatorError(payoutId: string, what: string, error: unknown, deadlineMs: number, deadline: number): unknown {
+  if (error instanceof WorkflowUpdateFailedError) return new Error(error.cause?.message ?? error.message);
+  if (error instanceof WorkflowNotFoundError) return new Error(`payout ${payoutId}: its workflow is not running; nothing was ${what}`);
+  const atDeadline = error instanceof ServiceError && Date.now() >= deadline - 100;
+  if (isTemporalUnavailable(error) || atDeadline) {
+    return new Error(
+      `payout ${payoutId}: the workflow did not answer within ${deadlineMs / 1000} s (Temporal or the payment workers may be unavailable). ` +
+        `If it was accepted it takes effect: run the same command again, or open workflow ${payoutId} in the Temporal UI.`,
+    );
+  }
+  return error;
+}

@@ -1,0 +1,68 @@
+/**
+ * `merchants set ID --payout-review-threshold N` (INTERFACE "Admin command line, continued"), run as a
+ * child process against the suite's PostgreSQL: one JSON object on stdout; bad input exits 1 with a
+ * message on stderr and changes nothing. The new threshold applies to the next payout.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fundMerchant } from '../support/fund-merchant';
+import { idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
+
+let h: Harness;
+const ROOT = path.resolve(__dirname, '../..');
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+});
+afterAll(() => h?.close());
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_OPTIONS;
+  Object.assign(env, {
+    DATABASE_URL: process.env.TEST_DATABASE_URL,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
+    SECRETS_KEY: process.env.TEST_SECRETS_KEY,
+  });
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
+      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+    });
+  });
+}
+
+const threshold = async (id: string) =>
+  (await h.orm.em.getConnection().execute<{ t: string }[]>(`select payout_review_threshold::text as t from merchants where id = ?`, [id]))[0].t;
+
+test('merchants set --payout-review-threshold: one JSON object, stored, and the next payout at that amount is held for review', async () => {
+  const m = await h.merchant();
+  expect(await threshold(m.id)).toBe('5000000');
+  const result = await cli('merchants', 'set', m.id, '--payout-review-threshold', '20000');
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout).toBe(`${JSON.stringify({ id: m.id, object: 'merchant', payout_review_threshold: 20000 })}\n`);
+  expect(await threshold(m.id)).toBe('20000');
+
+  await fundMerchant(h, m.id, 100_000);
+  const body = { amount: 20_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, recipient: { identifier: '233241234567', name: 'Kofi' }, reference: 'r' };
+  const res = await h.request('sandbox', 'POST', '/v1/payouts', { key: m.testKey, body, headers: { 'Idempotency-Key': idempotencyKey() } });
+  expect(res.json.status).toBe('held_for_review');
+});
+
+test.each([
+  [['merchants', 'set', '--payout-review-threshold', '10']],
+  [['merchants', 'set', 'MERCHANT']],
+  [['merchants', 'set', 'MERCHANT', '--payout-review-threshold', '0']],
+  [['merchants', 'set', 'MERCHANT', '--payout-review-threshold', '-5']],
+  [['merchants', 'set', 'MERCHANT', '--payout-review-threshold', '1.5']],
+  [['merchants', 'set', 'MERCHANT', '--payout-review-threshold', '99999999999999999999']],
+  [['merchants', 'set', 'mer_unknown', '--payout-review-threshold', '10']],
+])('%j: exit 1, stderr, nothing changed', async (args) => {
+  const m = await h.merchant();
+  const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)));
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+  expect(result.stderr).toMatch(/^error: /);
+  expect(await threshold(m.id)).toBe('5000000');
+});

@@ -1,0 +1,110 @@
+/**
+ * `ledger check` (INTERFACE "Admin command line, continued"): on a database of its own, a balanced
+ * ledger passes; an unbalanced transfer, a transfer spanning two currencies, a drifted balance row, a
+ * row without entries and entries without a row are each reported; the command prints one JSON object
+ * and exits 1 with the offending rows. (Every integration file also runs it over the suite database
+ * when its harness closes: test/support/harness.ts.)
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { addToBalances } from '../../src/persistence/account-balances';
+import { postTransfer } from '../../src/persistence/ledger';
+import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
+import { ledgerCheck } from '../../src/services/ledger-check';
+import { randomBase62 } from '../../src/support/new-id';
+import type { Transfer } from '../../src/domain/ledger';
+
+const ROOT = path.resolve(__dirname, '../..');
+let orm: Orm;
+let admin: Orm;
+let name: string;
+let url: string;
+
+beforeAll(async () => {
+  admin = await openOrm(process.env.TEST_DATABASE_URL!, 2);
+  name = `ledger_check_${randomBase62(8).toLowerCase()}`;
+  await admin.em.getConnection().execute(`create database ${name}`);
+  const u = new URL(process.env.TEST_DATABASE_URL!);
+  u.pathname = `/${name}`;
+  url = u.toString();
+  orm = await openOrm(url, 2);
+  await migrate(orm);
+});
+afterAll(async () => {
+  await orm?.close();
+  await admin?.em.getConnection().execute(`drop database if exists ${name}`);
+  await admin?.close();
+});
+
+const sql = (query: string, params: unknown[] = []) => orm.em.getConnection().execute(query, params);
+const scope = { merchantId: 'mer_ledgercheck', environment: 'sandbox' as const, currency: 'GHS' };
+
+/** Posts a transfer the way every state change does: entries, then the balance rows, in one transaction. */
+async function post(transfer: Transfer): Promise<void> {
+  await orm.em.fork().transactional(async (em) => {
+    postTransfer(em, { ...scope, resourceId: 'txn_x' }, transfer, new Date());
+    await em.flush();
+    await addToBalances(em, scope, [transfer]);
+  });
+}
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url };
+  delete env.NODE_OPTIONS;
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
+      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+    });
+  });
+}
+
+test('a balanced ledger passes: one JSON object with the counts, exit 0', async () => {
+  expect(await ledgerCheck(orm)).toEqual({ ok: true, transfers: 0, balances: 0 });
+  await post({ id: 't1:hold', kind: 'hold', postings: [{ account: 'customer_clearing', amount: -900 }, { account: 'merchant_pending', amount: 900 }] });
+  await post({ id: 't1:capture', kind: 'capture', postings: [{ account: 'customer_clearing', amount: -1000 }, { account: 'merchant_available', amount: 900 }, { account: 'platform_fee', amount: 100 }] });
+  await post({ id: 'po1:reserve', kind: 'payout_reserve', postings: [{ account: 'merchant_available', amount: -500 }, { account: 'merchant_reserved', amount: 500 }] });
+  expect(await ledgerCheck(orm)).toEqual({ ok: true, transfers: 3, balances: 5 });
+
+  const result = await cli('ledger', 'check');
+  expect(result).toEqual({ code: 0, stdout: '{"ok":true,"transfers":3,"balances":5}\n', stderr: '' });
+});
+
+test('an unbalanced transfer, a transfer across currencies and drifted balances are reported, and the command exits 1 with them', async () => {
+  const before = await ledgerCheck(orm);
+  expect(before.ok).toBe(true);
+  // An entry whose transfer does not sum to zero (written around postTransfer, which refuses it).
+  await sql(`insert into ledger_entries (transfer_id, account, kind, merchant_id, environment, currency, amount, resource_id, created_at)
+             values ('bad:one', 'merchant_available', 'hold', 'mer_ledgercheck', 'sandbox', 'GHS', 7, 'txn_x', now())`);
+  // A transfer that sums to zero but moves money between currencies.
+  await sql(`insert into ledger_entries (transfer_id, account, kind, merchant_id, environment, currency, amount, resource_id, created_at)
+             values ('bad:fx', 'tax', 'hold', 'mer_other', 'sandbox', 'GHS', -3, 'txn_y', now()), ('bad:fx', 'platform_fee', 'hold', 'mer_other', 'sandbox', 'USD', 3, 'txn_y', now())`);
+  // A balance row moved without its postings, and a row whose account has no entries.
+  await sql(`update account_balances set amount = amount + 1 where merchant_id = 'mer_ledgercheck' and account = 'merchant_reserved'`);
+  await sql(`insert into account_balances (merchant_id, environment, currency, account, amount, updated_at) values ('mer_ghost', 'live', 'KES', 'merchant_available', 0, now())`);
+
+  const report = await ledgerCheck(orm);
+  expect(report).toEqual({
+    ok: false,
+    transfers: 5,
+    balances: 6,
+    unbalanced_transfers: [
+      { transfer_id: 'bad:fx', sum: '0', entries: 2, scopes: 2 },
+      { transfer_id: 'bad:one', sum: '7', entries: 1, scopes: 1 },
+    ],
+    drifted_balances: [
+      { merchant_id: 'mer_ghost', environment: 'live', currency: 'KES', account: 'merchant_available', balance: '0', postings: null },
+      // merchant_available's row misses the 7 of bad:one
+      { merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', account: 'merchant_available', balance: '400', postings: '407' },
+      { merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', account: 'merchant_reserved', balance: '501', postings: '500' },
+      { merchant_id: 'mer_other', environment: 'sandbox', currency: 'GHS', account: 'tax', balance: null, postings: '-3' },
+      { merchant_id: 'mer_other', environment: 'sandbox', currency: 'USD', account: 'platform_fee', balance: null, postings: '3' },
+    ],
+  });
+
+  const result = await cli('ledger', 'check');
+  expect(result.code).toBe(1);
+  expect(result.stdout.indexOf('\n')).toBe(result.stdout.length - 1);
+  expect(JSON.parse(result.stdout)).toEqual(report);
+  expect(result.stderr).toMatch(/does not balance/);
+});

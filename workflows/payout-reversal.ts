@@ -1,0 +1,56 @@
+import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { reversalRequestRefusal, UNNAMED_SENDER } from '../src/domain/payout-review';
+import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
+import { reversePayoutUpdate } from './payout-messages';
+
+export interface OperatorReversal {
+  reason: string;
+  requestedBy: string;
+  requestedAt: string;
+}
+
+export interface ReversalDesk {
+  /** The operator's reversal request this run accepted, if any. */
+  requested(): OperatorReversal | undefined;
+}
+
+/**
+ * Registers the `reversePayout` update of one payout workflow. The validator refuses a request
+ * without a reason, and a payout that is not succeeded once the run has read it (pending, held,
+ * failed, already reversed or being reversed). A request that arrives before the run has read its
+ * payout (update-with-start of a new run: src/services/reverse-payout.ts) is accepted and refused
+ * once read unless the payout is succeeded. The handler answers once the payout is reversed.
+ */
+export function reversalDesk(payoutId: string, current: () => PayoutState | undefined): ReversalDesk {
+  let request: OperatorReversal | undefined;
+  const refusal = (payout: PayoutState | undefined): string | null => {
+    if (request) return `payout ${payoutId}: a reversal is already under way`;
+    if (payout && payout.status !== 'succeeded') return `payout ${payoutId} is ${payout.status}: only a succeeded payout can be reversed`;
+    return null;
+  };
+
+  setHandler(
+    reversePayoutUpdate,
+    async (input) => {
+      const mine: OperatorReversal = { reason: input.reason.trim(), requestedBy: input.requested_by?.trim() || UNNAMED_SENDER, requestedAt: new Date().toISOString() };
+      request = mine;
+      await condition(() => current() !== undefined);
+      const payout = current()!;
+      if (payout.status !== 'succeeded' && payout.status !== 'reversed') {
+        request = undefined;
+        throw ApplicationFailure.create({ type: PAYOUT_REQUEST_REFUSED, message: `payout ${payoutId} is ${payout.status}: only a succeeded payout can be reversed`, nonRetryable: true });
+      }
+      log.info('payout reversal requested by an operator', { payoutId, requestedBy: mine.requestedBy });
+      await condition(() => current()?.status === 'reversed');
+      return current()!;
+    },
+    {
+      validator: (input) => {
+        const why = reversalRequestRefusal(input) ?? refusal(current());
+        if (why) throw new Error(why);
+      },
+    },
+  );
+
+  return { requested: () => request };
+}

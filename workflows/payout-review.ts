@@ -1,0 +1,76 @@
+import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import type { PayoutReview } from '../src/domain/payout';
+import { decisionRequestRefusal, REVIEW_TIMEOUT_SENDER, UNNAMED_SENDER } from '../src/domain/payout-review';
+import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
+import { decidePayoutUpdate } from './payout-messages';
+import type { TimerDesk } from './payout-timers';
+
+export interface ReviewDesk {
+  /**
+   * Waits, on a durable timer until `deadline` (raced by `advance`), for `decidePayout`. Answers the
+   * review to record: the operator's decision, or a rejection by `system` when the timer fired first.
+   */
+  decide(deadline: string, timers: TimerDesk): Promise<PayoutReview>;
+}
+
+/**
+ * Registers the `decidePayout` update of one payout workflow. Its validator refuses a malformed
+ * request (a decision other than approve|reject, an empty reason) and a payout that is not waiting
+ * for review, or already has a decision; nothing is written then. A request that arrives before the
+ * run has read its payout is accepted and refused once read, if the payout is not held for review.
+ * The handler answers once the decision is written (`current()` is no longer held for review).
+ */
+export function reviewDesk(payoutId: string, current: () => PayoutState | undefined): ReviewDesk {
+  let waiting = false;
+  let decided = false;
+  let decision: PayoutReview | undefined;
+
+  const refusal = (): string | null => {
+    const payout = current();
+    if (decided || decision) return `payout ${payoutId}: a review decision was already made`;
+    if (payout && payout.status !== 'held_for_review') return `payout ${payoutId} is ${payout.status}: only a payout held for review can be approved or rejected`;
+    return null;
+  };
+
+  setHandler(
+    decidePayoutUpdate,
+    async (request) => {
+      await condition(() => current() !== undefined);
+      if (!waiting && !decided) {
+        const why = refusal();
+        if (why) throw ApplicationFailure.create({ type: PAYOUT_REQUEST_REFUSED, message: why, nonRetryable: true });
+      }
+      await condition(() => waiting || decided);
+      if (decided || decision) throw ApplicationFailure.create({ type: PAYOUT_REQUEST_REFUSED, message: `payout ${payoutId}: a review decision was already made`, nonRetryable: true });
+      decision = {
+        decision: request.decision === 'approve' ? 'approved' : 'rejected',
+        reason: request.reason.trim(),
+        decidedBy: request.decided_by?.trim() || UNNAMED_SENDER,
+        decidedAt: new Date().toISOString(),
+      };
+      log.info('payout review decision received', { payoutId, decision: decision.decision, decidedBy: decision.decidedBy });
+      await condition(() => current()?.status !== 'held_for_review');
+      return current()!;
+    },
+    {
+      validator: (request) => {
+        const why = decisionRequestRefusal(request) ?? refusal();
+        if (why) throw new Error(why);
+      },
+    },
+  );
+
+  return {
+    async decide(deadline, timers) {
+      waiting = true;
+      const ms = Math.max(1, Date.parse(deadline) - Date.now());
+      const outcome = await timers.wait(ms, 'review timeout: no decision within PAYOUT_REVIEW_TIMEOUT, then declined', () => decision !== undefined);
+      waiting = false;
+      decided = true;
+      // A decision that arrived in the same workflow task as the timer is still the decision.
+      if (decision) return decision;
+      const how = outcome === 'advanced' ? 'review timeout advanced (sandbox)' : 'no decision within PAYOUT_REVIEW_TIMEOUT';
+      return { decision: 'rejected', reason: how, decidedBy: REVIEW_TIMEOUT_SENDER, decidedAt: new Date().toISOString() };
+    },
+  };
+}

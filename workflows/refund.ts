@@ -1,0 +1,103 @@
+import { ApplicationFailure, defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { FailureClass } from '../src/domain/failure-classes';
+import { isTerminalRefundStatus, refundPlan, REFUND_INPUT_REFUSED, REFUND_NOT_FOUND, type RefundStart, type RefundState } from '../src/domain/refund';
+import { refundSearchAttributePairs } from '../src/domain/refund-search-attributes';
+import { SA } from '../src/domain/search-attributes';
+import { attentionDesk } from './charge-attention';
+import { timerDesk } from './payout-timers';
+import { applyRefundTransition, beginRefund } from './refund-activities';
+
+/** Current state as the workflow last wrote it (`temporal workflow query --type refundState`; no metadata). */
+export const refundStateQuery = defineQuery<RefundState | undefined>('refundState');
+
+/**
+ * One refund, from acceptance to its terminal state. Workflow id = refund id (`re_…`).
+ *
+ * Started by the API after it wrote the refund, its reservation and `refund.created` in one
+ * transaction (or by the refund-start relay), with `{ refundId }` only; it trusts only the database:
+ *
+ * 0. Refuse to run (non-retryably, `RefundInputRefused`, nothing written) unless the input is
+ *    `{ refundId }` and the workflow id is the refund id.
+ * 1. Begin (local activity): load the refund the API wrote and mark the workflow started. No such
+ *    refund: `RefundNotFoundError`, non-retryably; a stored refund of another merchant or environment
+ *    than the run's search attributes: `RefundInputRefused`. A refund already finished (a run started
+ *    again) is returned as it is: nothing moves twice.
+ * 2. The rail, from the refund's own `metadata.sandbox_outcome` (src/domain/refund.ts refundPlan):
+ *    success after about three seconds, a failure class fails at once, `pending` times out after ten
+ *    minutes (`timeout`); a live refund fails at once (`partner_unavailable`: no live rail). Every
+ *    timer races the sandbox `advance` signal (`nextTimer` query names it; workflows/payout-timers.ts).
+ * 3. The terminal transition (one transaction): projection, the charge's amount_refunded on success,
+ *    the ledger (post to refund_clearing, or release to available), balance rows, `refund.succeeded`
+ *    or `refund.failed`.
+ *
+ * Database steps retry for a bounded time; one that gives up marks the run NeedsAttention and waits
+ * for `retryStep` (workflows/charge-attention.ts, shared with charges and payouts). History holds the
+ * refund's state only (no metadata).
+ */
+export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
+  const { workflowId } = workflowInfo();
+  if (typeof input?.refundId !== 'string') throw refused(`a refund workflow takes { refundId } of a refund the API wrote: refused to run ${workflowId}`);
+  const { refundId } = input;
+  if (workflowId !== refundId) throw refused(`workflow ${workflowId} was started for refund ${refundId}: a refund workflow runs only under its refund's id`);
+
+  let refund: RefundState | undefined;
+  setHandler(refundStateQuery, () => refund);
+  const desk = attentionDesk(refundId);
+  const timers = timerDesk();
+
+  setCurrentDetails('begin: reading the refund the API wrote');
+  const begun = await desk.persist('begin refund', () => beginRefund(refundId));
+  if (!begun) {
+    throw ApplicationFailure.create({ type: REFUND_NOT_FOUND, message: `refund ${refundId} was never written by the API: the refund workflow refuses to run`, nonRetryable: true });
+  }
+  refund = begun.refund;
+  const mismatch = startedForAnother(refund);
+  if (mismatch) throw refused(`refund ${refundId}: ${mismatch}; the refund workflow refuses to run`);
+  if (isTerminalRefundStatus(refund.status)) return finished(refund);
+
+  const finish = async (to: 'succeeded' | 'failed', failureClass: FailureClass | null): Promise<RefundState> => {
+    const step = `refund -> ${to}${failureClass ? ` (${failureClass})` : ''}`;
+    setCurrentDetails(`writing ${step}`);
+    refund = await desk.persist(step, () => applyRefundTransition({ refundId, to, failureClass, at: new Date().toISOString() }));
+    upsertSearchAttributes(refundSearchAttributePairs(refund));
+    return finished(refund);
+  };
+
+  const plan = refundPlan(refund.environment, begun.sandboxOutcome);
+  switch (plan.kind) {
+    case 'fail':
+      return finish('failed', plan.failureClass);
+    case 'succeed': {
+      const summary = 'sandbox completion: the refund reaches the customer';
+      setCurrentDetails(`waiting: ${summary} (about 3 s, or advance)`);
+      await timers.wait(plan.afterMs, summary);
+      return finish('succeeded', null);
+    }
+    case 'time_out': {
+      const summary = 'sandbox pending outcome: ten minutes, then timeout';
+      setCurrentDetails(`waiting: ${summary} (or advance)`);
+      await timers.wait(plan.afterMs, summary);
+      return finish('failed', 'timeout');
+    }
+  }
+}
+
+function finished(refund: RefundState): RefundState {
+  setCurrentDetails(`finished: ${refund.status}${refund.failureClass ? ` (${refund.failureClass})` : ''}`);
+  return refund;
+}
+
+/** The API and the refund-start relay start a run with the record's merchant and environment as search attributes. */
+function startedForAnother(refund: RefundState): string | undefined {
+  const attributes = workflowInfo().typedSearchAttributes;
+  const merchant = attributes.get(SA.MerchantId);
+  const environment = attributes.get(SA.Environment);
+  if (merchant !== refund.merchantId || environment !== refund.environment) {
+    return `the run was started for merchant ${merchant ?? '(none)'} in ${environment ?? '(none)'}, the stored refund belongs to ${refund.merchantId} in ${refund.environment}`;
+  }
+  return undefined;
+}
+
+function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: REFUND_INPUT_REFUSED, message, nonRetryable: true });
+}
