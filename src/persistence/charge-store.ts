@@ -3,12 +3,10 @@ import { chargeJson, type ChargeRecord, type ChargeTransitionRequest } from '../
 import { sandboxOutcomeOf, type BegunCharge } from '../domain/charge-start';
 import { canTransition, eventTypeForStatus, type ChargeStatus } from '../domain/charge-status';
 import { captureReversalTransfer, captureTransfer, holdTransfer, holdVoidTransfer, type Transfer } from '../domain/ledger';
-import { addToBalances } from './account-balances';
 import { Charge } from './entities';
-import { appendEvent } from './event-log';
-import { postTransfer } from './ledger';
 import { rowToRecord, recordToRow } from './charge-mapping';
 import type { Orm } from './orm';
+import { writeStateChange } from './state-change';
 
 /** A transition the state machine refuses (for example reversing a failed charge). */
 export class TransitionRefusedError extends Error {
@@ -30,49 +28,15 @@ export class ChargeNotFoundError extends Error {
   }
 }
 
-function emitChargeEvent(em: EntityManager, record: ChargeRecord, at: string) {
-  const type = eventTypeForStatus(record.status);
-  return appendEvent(
-    em,
-    {
-      merchantId: record.merchantId,
-      environment: record.environment,
-      type,
-      resourceType: 'transaction',
-      resourceId: record.id,
-      transactionId: record.id,
-      createdAt: at,
-      dataJson: chargeJson(record),
-    },
-    `${record.id}:${type}`,
-  );
-}
-
-function ledgerScope(record: ChargeRecord) {
-  return { merchantId: record.merchantId, environment: record.environment, currency: record.currency, resourceId: record.id };
-}
-
 /**
- * The writes of one state change, inside the caller's transaction, in this order (then the caller
- * commits). Rows are taken from the least to the most contended, so each lock is held as briefly as
- * the commit allows:
- *
- *   1. projection row (already staged by the caller) and ledger entries: one flush. These rows belong
- *      to this charge alone; nobody else waits for them.
- *   2. balance rows of the merchant's currency (`account_balances` upserts, in account order): hot per
- *      merchant, environment and currency, locked from here to commit.
- *   3. the merchant's event counter (`event_counters` upsert, returning the sequence), then the event
- *      row (appendEvent): the hottest row, per merchant and environment, locked only for the event
- *      insert and the commit.
- *
- * Every transaction takes 2 before 3, and the rows within 2 in key order, so no two state changes
- * can deadlock on them.
+ * The writes of one charge state change, inside the caller's transaction, in the order of
+ * persistence/state-change.ts: ledger entries (rows of this charge alone), then the balance rows of
+ * the merchant's currency in account order, then the event counter and the event
+ * (`transaction.<status>`, `data` = the charge object). Every transaction takes the balance rows
+ * before the counter, and the balance rows in key order, so no two state changes can deadlock.
  */
-async function writeStateChange(em: EntityManager, record: ChargeRecord, transfers: Transfer[], at: string): Promise<void> {
-  for (const transfer of transfers) postTransfer(em, ledgerScope(record), transfer, new Date(at));
-  await em.flush();
-  await addToBalances(em, record, transfers);
-  await emitChargeEvent(em, record, at);
+function writeChargeStateChange(em: EntityManager, record: ChargeRecord, transfers: Transfer[], at: string): Promise<void> {
+  return writeStateChange(em, record, transfers, at, { type: eventTypeForStatus(record.status), resourceType: 'transaction', transactionId: record.id, dataJson: chargeJson(record) });
 }
 
 /**
@@ -82,7 +46,7 @@ async function writeStateChange(em: EntityManager, record: ChargeRecord, transfe
  */
 export async function insertAcceptedCharge(em: EntityManager, draft: ChargeRecord, workflowStartedAt: Date | null = null): Promise<void> {
   em.create(Charge, { ...recordToRow(draft), workflowStartedAt });
-  await writeStateChange(em, draft, [holdTransfer(draft)], draft.createdAt);
+  await writeChargeStateChange(em, draft, [holdTransfer(draft)], draft.createdAt);
 }
 
 /**
@@ -162,7 +126,7 @@ export async function applyChargeTransition(
     row.status = after.status;
     row.failureClass = after.failureClass;
     row.updatedAt = new Date(after.updatedAt);
-    await writeStateChange(em, after, transfersFor(after, request.to), request.at);
+    await writeChargeStateChange(em, after, transfersFor(after, request.to), request.at);
     applied = true;
     return after;
   });

@@ -13,7 +13,7 @@ export interface LedgerScope {
 /**
  * Stages a balanced transfer's entries in the caller's unit of work (written at its next flush).
  * Entries are never updated or deleted. Their accounts' balance rows move in the same transaction
- * (`addToBalances` in account-balances.ts); `writeStateChange` in charge-store.ts does both, in order.
+ * (`addToBalances` in account-balances.ts); `writeStateChange` in state-change.ts does both, in order, for every payment type.
  */
 export function postTransfer(em: EntityManager, scope: LedgerScope, transfer: Transfer, at: Date): void {
   if (!isBalanced(transfer)) throw new Error(`transfer ${transfer.id} does not balance`);

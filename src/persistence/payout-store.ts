@@ -3,11 +3,9 @@ import type { FailureClass } from '../domain/failure-classes';
 import type { Transfer } from '../domain/ledger';
 import { canPayoutTransition, payoutEventType, payoutJson, type PayoutRecord, type PayoutStatus, type ReviewDecision } from '../domain/payout';
 import { payoutTransfersFor } from '../domain/payout-ledger';
-import { addToBalances } from './account-balances';
-import { appendEvent } from './event-log';
-import { postTransfer } from './ledger';
 import { rowToPayout } from './payout-mapping';
 import type { Orm } from './orm';
+import { writeStateChange } from './state-change';
 
 /** A transition the payout state machine refuses (for example reversing a failed payout). */
 export class PayoutTransitionRefusedError extends Error {
@@ -50,13 +48,9 @@ export async function findPayout(orm: Orm, scope: { merchantId: string; environm
   return rows.length === 0 ? null : rowToPayout(rows[0]);
 }
 
-function ledgerScope(record: PayoutRecord) {
-  return { merchantId: record.merchantId, environment: record.environment, currency: record.currency, resourceId: record.id };
-}
-
 /**
- * The writes of one payout state change inside the caller's transaction, in the order of charges'
- * writeStateChange (charge-store.ts): the projection row (already written by the caller) and ledger
+ * The writes of one payout state change inside the caller's transaction, in the order of
+ * persistence/state-change.ts writeStateChange: the projection row (already written by the caller) and ledger
  * entries in one flush; the balance rows of the merchant's currency, in account order; the event
  * counter, then the event (`payout.<status>`, `data` = the payout object). The caller commits.
  * `beforeBalances` runs right before the balance rows (the create's balance lock and check).
@@ -68,24 +62,7 @@ export async function writePayoutStateChange(
   at: string,
   beforeBalances: () => Promise<void> = async () => {},
 ): Promise<void> {
-  for (const transfer of transfers) postTransfer(em, ledgerScope(record), transfer, new Date(at));
-  await em.flush();
-  await beforeBalances();
-  await addToBalances(em, record, transfers);
-  const type = payoutEventType(record.status);
-  await appendEvent(
-    em,
-    {
-      merchantId: record.merchantId,
-      environment: record.environment,
-      type,
-      resourceType: 'payout',
-      resourceId: record.id,
-      createdAt: at,
-      dataJson: payoutJson(record),
-    },
-    `${record.id}:${type}`,
-  );
+  await writeStateChange(em, record, transfers, at, { type: payoutEventType(record.status), resourceType: 'payout', dataJson: payoutJson(record) }, beforeBalances);
 }
 
 /**

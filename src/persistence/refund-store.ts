@@ -3,11 +3,9 @@ import type { Transfer } from '../domain/ledger';
 import { refundEventType, refundJson, type BegunRefund, type RefundRecord, type RefundTransitionRequest } from '../domain/refund';
 import { refundTransfersFor } from '../domain/refund-ledger';
 import { refundState } from '../domain/refund';
-import { addToBalances } from './account-balances';
-import { appendEvent } from './event-log';
-import { postTransfer } from './ledger';
 import { rowToRefund } from './refund-mapping';
 import type { Orm } from './orm';
+import { writeStateChange } from './state-change';
 
 export class RefundNotFoundError extends Error {
   constructor(readonly refundId: string) {
@@ -16,13 +14,9 @@ export class RefundNotFoundError extends Error {
   }
 }
 
-function ledgerScope(record: RefundRecord) {
-  return { merchantId: record.merchantId, environment: record.environment, currency: record.currency, resourceId: record.id };
-}
-
 /**
- * The writes of one refund state change inside the caller's transaction, in the order of charges'
- * writeStateChange (charge-store.ts): the projection row (already written by the caller) and ledger
+ * The writes of one refund state change inside the caller's transaction, in the order of
+ * persistence/state-change.ts writeStateChange: the projection row (already written by the caller) and ledger
  * entries in one flush; `beforeBalances` (the create's balance lock and check); the balance rows of
  * the merchant's currency, in account order; the event counter, then the event (`refund.created`,
  * `.succeeded` or `.failed`, `data` = the refund object, `transaction_id` = the charge). The caller commits.
@@ -34,25 +28,7 @@ export async function writeRefundStateChange(
   at: string,
   beforeBalances: () => Promise<void> = async () => {},
 ): Promise<void> {
-  for (const transfer of transfers) postTransfer(em, ledgerScope(record), transfer, new Date(at));
-  await em.flush();
-  await beforeBalances();
-  await addToBalances(em, record, transfers);
-  const type = refundEventType(record.status);
-  await appendEvent(
-    em,
-    {
-      merchantId: record.merchantId,
-      environment: record.environment,
-      type,
-      resourceType: 'refund',
-      resourceId: record.id,
-      transactionId: record.chargeId,
-      createdAt: at,
-      dataJson: refundJson(record),
-    },
-    `${record.id}:${type}`,
-  );
+  await writeStateChange(em, record, transfers, at, { type: refundEventType(record.status), resourceType: 'refund', transactionId: record.chargeId, dataJson: refundJson(record) }, beforeBalances);
 }
 
 /**

@@ -1,0 +1,59 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../domain/environment';
+import type { Transfer } from '../domain/ledger';
+import { addToBalances } from './account-balances';
+import { appendEvent } from './event-log';
+import { postTransfer } from './ledger';
+
+/** The money resource a state change belongs to (a charge, payout or refund). */
+export interface MoneyResource {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+}
+
+/** The event of a state change: `type` is also its dedupe key's suffix (`<id>:<type>`). */
+export interface StateChangeEvent {
+  type: string;
+  resourceType: string;
+  transactionId?: string;
+  /** The resource in the shape the API returns it, already serialised. */
+  dataJson: string;
+}
+
+/**
+ * The writes of one state change inside the caller's transaction, in the one order every payment
+ * type keeps (the projection row is written by the caller): ledger entries in one flush;
+ * `beforeBalances` (a create's balance lock and check); the balance rows of the resource's currency,
+ * in account order; the per-merchant event counter, then the event. The hottest row, the counter, is
+ * taken last, so it is held only for the event insert and the commit. The caller commits.
+ */
+export async function writeStateChange(
+  em: EntityManager,
+  resource: MoneyResource,
+  transfers: Transfer[],
+  at: string,
+  event: StateChangeEvent,
+  beforeBalances: () => Promise<void> = async () => {},
+): Promise<void> {
+  const scope = { merchantId: resource.merchantId, environment: resource.environment, currency: resource.currency, resourceId: resource.id };
+  for (const transfer of transfers) postTransfer(em, scope, transfer, new Date(at));
+  await em.flush();
+  await beforeBalances();
+  await addToBalances(em, resource, transfers);
+  await appendEvent(
+    em,
+    {
+      merchantId: resource.merchantId,
+      environment: resource.environment,
+      type: event.type,
+      resourceType: event.resourceType,
+      resourceId: resource.id,
+      ...(event.transactionId === undefined ? {} : { transactionId: event.transactionId }),
+      createdAt: at,
+      dataJson: event.dataJson,
+    },
+    `${resource.id}:${event.type}`,
+  );
+}
