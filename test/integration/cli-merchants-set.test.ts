@@ -3,36 +3,18 @@
  * child process against the suite's PostgreSQL: one JSON object on stdout; bad input exits 1 with a
  * message on stderr and changes nothing. The new threshold applies to the next payout.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
+import { runCli, type CliResult } from '../support/run-cli';
 
 let h: Harness;
-const ROOT = path.resolve(__dirname, '../..');
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });
 });
 afterAll(() => h?.close());
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  Object.assign(env, {
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    SECRETS_KEY: process.env.TEST_SECRETS_KEY,
-  });
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
 
 const threshold = async (id: string) =>
   (await h.orm.em.getConnection().execute<{ t: string }[]>(`select payout_review_threshold::text as t from merchants where id = ?`, [id]))[0].t;

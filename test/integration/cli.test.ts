@@ -3,41 +3,17 @@
  * suite's PostgreSQL and Temporal dev server. Every command prints exactly one JSON object on stdout
  * and nothing else; errors go to stderr with exit code 1.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { runCli, type CliResult } from '../support/run-cli';
 
 let h: Harness;
-const ROOT = path.resolve(__dirname, '../..');
 
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(() => h?.close());
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(...args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  Object.assign(env, {
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    SECRETS_KEY: process.env.TEST_SECRETS_KEY,
-  });
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
 
 /** Succeeds, and stdout is exactly one JSON object on one line. */
 async function cliJson<T = any>(...args: string[]): Promise<T> {

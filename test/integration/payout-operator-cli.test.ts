@@ -5,37 +5,19 @@
  * payout) and exits 0, or prints the refusal on stderr and exits 1 with nothing changed. Balances
  * after each step are checked against the sums done by hand; the ledger check runs in afterAll.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { SA } from '../../src/domain/search-attributes';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { runCli, type CliResult } from '../support/run-cli';
 
 let h: Harness;
-const ROOT = path.resolve(__dirname, '../..');
 
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(() => h?.close());
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  Object.assign(env, {
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    SECRETS_KEY: process.env.TEST_SECRETS_KEY,
-  });
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
 
 async function cliJson(...args: string[]): Promise<any> {
   const r = await cli(...args);
