@@ -1,17 +1,12 @@
+import { startTimeSkippingWorkers } from './time-skipping-workers';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type LogLevel } from '@temporalio/worker';
 import type { Environment } from '../../../src/domain/environment';
 import { computePayoutFee, type PayoutRecord, type PayoutStatus } from '../../../src/domain/payout';
 import { payoutStartOptions } from '../../../src/temporal/payout-start';
-import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
 import { newId, randomBase62 } from '../../../src/support/new-id';
-import { WorkerGroup } from '../../../workers/worker-group';
-import { installRuntime, workflowBundle } from '../../../workers/create-worker';
 import type { payoutWorkflow } from '../../../workflows/payout';
-import { testServerPath } from '../../support/binaries';
-import { declareSearchAttributes } from './charge-env';
 import { FakePayoutStore } from './fake-payout-activities';
 
 export interface PayoutOptions {
@@ -38,22 +33,8 @@ export interface PayoutTestEnv {
 }
 
 export async function startPayoutTestEnv(): Promise<PayoutTestEnv> {
-  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   const store = new FakePayoutStore();
-  const taskQueue = `payouts-${randomBase62(8)}`;
-  let worker: WorkerGroup;
-  try {
-    await declareSearchAttributes(env);
-    const workerOn = async (queue: string) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: store.activities });
-    const queues = deploymentTaskQueues(taskQueue);
-    worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live) });
-  } catch (error) {
-    await env.teardown();
-    throw error;
-  }
-  const running = worker.run();
+  const { env, taskQueue, close } = await startTimeSkippingWorkers('payouts', store.activities);
   const client = env.client.workflow;
 
   return {
@@ -107,10 +88,6 @@ export async function startPayoutTestEnv(): Promise<PayoutTestEnv> {
     async searchAttributes(payoutId) {
       return (await client.getHandle(payoutId).describe()).typedSearchAttributes;
     },
-    async close() {
-      worker.shutdown();
-      await running;
-      await env.teardown();
-    },
+    close,
   };
 }

@@ -1,18 +1,13 @@
+import { startTimeSkippingWorkers } from './time-skipping-workers';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type LogLevel } from '@temporalio/worker';
 import type { RefundActivities } from '../../../activities/types';
 import type { Environment } from '../../../src/domain/environment';
 import { refundState, type RefundRecord, type RefundTransitionRequest } from '../../../src/domain/refund';
-import { newId, randomBase62 } from '../../../src/support/new-id';
+import { newId } from '../../../src/support/new-id';
 import { refundStartOptions } from '../../../src/temporal/refund-start';
-import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
-import { installRuntime, workflowBundle } from '../../../workers/create-worker';
-import { WorkerGroup } from '../../../workers/worker-group';
 import type { refundWorkflow } from '../../../workflows/refund';
-import { testServerPath } from '../../support/binaries';
-import { declareSearchAttributes } from './charge-env';
 
 /** Refund activities in memory: records every call, applies transitions as refund-store.ts does (idempotent). */
 export class FakeRefundStore {
@@ -65,22 +60,8 @@ export interface RefundTestEnv {
 }
 
 export async function startRefundTestEnv(): Promise<RefundTestEnv> {
-  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   const store = new FakeRefundStore();
-  const taskQueue = `refunds-${randomBase62(8)}`;
-  let worker: WorkerGroup;
-  try {
-    await declareSearchAttributes(env);
-    const workerOn = async (queue: string) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: store.activities });
-    const queues = deploymentTaskQueues(taskQueue);
-    worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live) });
-  } catch (error) {
-    await env.teardown();
-    throw error;
-  }
-  const running = worker.run();
+  const { env, taskQueue, close } = await startTimeSkippingWorkers('refunds', store.activities);
   const client = env.client.workflow;
 
   return {
@@ -113,10 +94,6 @@ export async function startRefundTestEnv(): Promise<RefundTestEnv> {
     async searchAttributes(refundId) {
       return (await client.getHandle(refundId).describe()).typedSearchAttributes;
     },
-    async close() {
-      worker.shutdown();
-      await running;
-      await env.teardown();
-    },
+    close,
   };
 }
