@@ -10,12 +10,16 @@ export const ACCOUNTS = {
   merchantAvailable: 'merchant_available',
   platformFee: 'platform_fee',
   tax: 'tax',
-  /** Money the merchant has committed and that is on its way out: payouts and refunds in flight (later also settlements in transit and disputed amounts). */
+  /** Money the merchant has committed and that is on its way out: payouts and refunds in flight, settlements in transit and disputed amounts. */
   merchantReserved: 'merchant_reserved',
   /** Money that left to a payout's recipient through the rail. */
   payoutClearing: 'payout_clearing',
   /** Money that went back to a customer through a refund. */
   refundClearing: 'refund_clearing',
+  /** Money that left to the merchant's own settlement bank account through a paid settlement batch. */
+  settlementClearing: 'settlement_clearing',
+  /** Money that went back to a cardholder through a lost dispute. */
+  disputeClearing: 'dispute_clearing',
 } as const;
 
 export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
@@ -24,6 +28,10 @@ export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
 export type PayoutTransferKind = 'payout_reserve' | 'payout_post' | 'payout_release' | 'payout_reversal';
 /** Refunds: reserve on accept, post on success, release on failure. */
 export type RefundTransferKind = 'refund_reserve' | 'refund_post' | 'refund_release';
+/** Settlements: sweep available into reserved (in transit) when the batch is created, post to settlement_clearing when paid, release back to available when failed. */
+export type SettlementTransferKind = 'settlement_sweep' | 'settlement_post' | 'settlement_release';
+/** Disputes: hold the disputed amount (available -> reserved) when opened, release it when won, debit it to dispute_clearing when lost. */
+export type DisputeTransferKind = 'dispute_hold' | 'dispute_release' | 'dispute_debit';
 
 export interface Posting {
   account: Account;
@@ -33,7 +41,7 @@ export interface Posting {
 export interface Transfer {
   /** Deterministic id: the same business step always yields the same transfer id. */
   id: string;
-  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal' | PayoutTransferKind | RefundTransferKind;
+  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal' | PayoutTransferKind | RefundTransferKind | SettlementTransferKind | DisputeTransferKind;
   postings: Posting[];
 }
 
