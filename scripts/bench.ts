@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --n 1000 --concurrency 20 --variants deployed,single,tuned]
  *
- * Measures the charge path and webhooks on fresh servers per variant: `deployed` (as `npm start`:
+ * Measures the charge path, payout create beside it, and webhooks on fresh servers per variant: `deployed` (as `npm start`:
  * dev server on disk, worker and relay in their own process), `single` (the same, worker and relay
  * in the bench process) and `tuned` (dev server in memory). Markdown report on stdout, progress on
  * stderr; the measurement itself runs in a child process (scripts/bench/run.ts) so that the

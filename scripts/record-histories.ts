@@ -122,6 +122,9 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   'begin-indeterminate-expiry': (h) => begun(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
   'begin-immediate-failure': (h) => begun(h, { metadata: { sandbox_outcome: 'declined' } }),
   'begin-not-found': begunNotFound,
+  // The same as begin-succeed, recorded after the trust-only-the-database patch: its marker makes the
+  // replay check the workflow id, so charge-replay.test.ts takes the id from the history's input.
+  'begin-succeed-id-checked': (h) => begun(h, {}),
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
 };

@@ -1,6 +1,7 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { randomBase62 } from '../../src/support/new-id';
+import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime } from '../../workers/create-worker';
 import type { BenchInfra } from './infra';
 import { runPhase, type PhaseResult } from './load';
@@ -12,7 +13,10 @@ export interface BareWorker {
   stop(): Promise<void>;
 }
 
-/** A second worker, own task queue, own bundle (scripts/bench/workflows.ts), same SDK defaults. */
+/**
+ * A second worker, own task queue, own bundle (scripts/bench/workflows.ts), same SDK defaults, and the
+ * payload codec of the API's client (which encrypts the workflows' arguments, as in production).
+ */
 export async function createBareWorker(infra: BenchInfra): Promise<BareWorker> {
   installRuntime();
   const taskQueue = `bench-bare-${randomBase62(8)}`;
@@ -21,7 +25,7 @@ export async function createBareWorker(infra: BenchInfra): Promise<BareWorker> {
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   const connection = await NativeConnection.connect({ address: infra.temporalAddress });
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle });
+  const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, dataConverter: codecDataConverter(infra.payloadCodec) });
   let done: Promise<void> | undefined;
   return {
     taskQueue,

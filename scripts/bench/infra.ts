@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { PayloadCodec } from '@temporalio/common';
 import { loadConfig, type Config } from '../../src/config';
 import { createApp } from '../../src/http/app';
 import { startEmbeddedPostgres } from '../../src/persistence/embedded-postgres';
@@ -26,6 +27,8 @@ export interface BenchInfra {
   /** The API's Temporal client; the bench also waits on workflow results through it. */
   temporal: TemporalHandle;
   temporalAddress: string;
+  /** The payload codec of this variant's SECRETS_KEY, as the API and the payments worker use it (the bare worker needs it too). */
+  payloadCodec: PayloadCodec;
   taskQueue: string;
   /** The configuration `npm start` would load from this environment (plus the receiver's host). */
   config: Config;
@@ -77,7 +80,8 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
     });
     stops.push(server.stop);
     const secretsKey = randomBytes(32).toString('base64');
-    const temporal = await connectTemporal(server.address, config.temporalNamespace, createPayloadCodec(parseKeyring(secretsKey)));
+    const payloadCodec = createPayloadCodec(parseKeyring(secretsKey));
+    const temporal = await connectTemporal(server.address, config.temporalNamespace, payloadCodec);
     stops.push(() => temporal.connection.close());
 
     log(`${variant.name}: starting the payments worker and outbox relay (${variant.separateWorker ? 'own process, startWorkerProcess' : 'in this process'})`);
@@ -106,7 +110,7 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
         }),
     );
     const apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}`;
-    return { variant, orm, temporal, temporalAddress: server.address, taskQueue, config, apiUrl, payments, stop };
+    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, payments, stop };
   } catch (error) {
     await stop();
     throw error;

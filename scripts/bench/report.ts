@@ -21,6 +21,8 @@ export interface VariantReport {
   notes: string[];
   /** The charge phase first, then the bare baselines. */
   phases: MeasuredPhase[];
+  /** The payout create phase (none when the variant stopped before it), shown beside the charge phase. */
+  payouts: MeasuredPhase[];
   webhooks: Array<{ title: string; result: WebhookPhaseResult }>;
   targets: TargetLine[];
   rss: PeakRss;
@@ -74,11 +76,15 @@ function createRow(r: PhaseResult, delayMs: number): string[] {
 }
 const CREATE_HEAD = ['phase', 'create p50 ms', 'p90 ms', 'p99 ms', 'max ms', '> 1 s', 'creates/s', 'wall to done s', 'done/s', 'done/s after delay', 'done', 'errors', 'history events'];
 
-/** The charge phase and the bare baselines: latency and rates, CPU, and the charge ÷ baseline ratios. */
-function renderPhases(phases: MeasuredPhase[]): string[] {
-  const out = [table(CREATE_HEAD, phases.map((p) => createRow(p.result, p.delayMs)))];
-  out.push('', table(CPU_HEAD, phases.map((p) => cpuRow(p.result.name, p.cpu, p.result.completeWallMs, p.elu))));
+/**
+ * The charge phase, the payout phase beside it, and the bare baselines: latency and rates, CPU, the
+ * charge ÷ baseline ratios, and payout ÷ charge.
+ */
+function renderPhases(phases: MeasuredPhase[], payouts: MeasuredPhase[]): string[] {
   const [charge, ...bare] = phases;
+  const rows = charge ? [charge, ...payouts, ...bare] : payouts;
+  const out = [table(CREATE_HEAD, rows.map((p) => createRow(p.result, p.delayMs)))];
+  out.push('', table(CPU_HEAD, rows.map((p) => cpuRow(p.result.name, p.cpu, p.result.completeWallMs, p.elu))));
   if (charge && bare.length) {
     const c = summarize(charge.result.create.latenciesMs);
     const cRate = perSecond(charge.result.create.values.length, charge.result.create.wallMs);
@@ -99,7 +105,19 @@ function renderPhases(phases: MeasuredPhase[]): string[] {
       }),
     ));
   }
-  const firstErrors = phases.flatMap((p) => [...p.result.create.errors, ...p.result.completeErrors].slice(0, 3).map((e) => `- ${p.result.name}: ${e}`));
+  if (charge && payouts.length) {
+    const c = summarize(charge.result.create.latenciesMs);
+    const cRate = perSecond(charge.result.create.values.length, charge.result.create.wallMs);
+    const cDone = perSecond(charge.result.completed, charge.result.completeWallMs);
+    out.push('', table(
+      ['payout ÷ charge', 'create p50', 'p90', 'p99', 'creates/s', 'done/s'],
+      payouts.map(({ result: p }) => {
+        const s = summarize(p.create.latenciesMs);
+        return [p.name, ratio(s.p50, c.p50), ratio(s.p90, c.p90), ratio(s.p99, c.p99), ratio(perSecond(p.create.values.length, p.create.wallMs), cRate), ratio(perSecond(p.completed, p.completeWallMs), cDone)];
+      }),
+    ));
+  }
+  const firstErrors = rows.flatMap((p) => [...p.result.create.errors, ...p.result.completeErrors].slice(0, 3).map((e) => `- ${p.result.name}: ${e}`));
   if (firstErrors.length) out.push('', 'First errors:', ...firstErrors);
   return out;
 }
@@ -162,7 +180,7 @@ function renderVariant(v: VariantReport): string[] {
   const out = [`## ${v.title}`, '', ...v.notes.map((n) => `- ${n}`)];
   if (v.failure) out.push(`- **Failed:** ${v.failure}`);
   out.push('', 'Targets (issue 8):', '', ...v.targets.map((t) => `- ${t.verdict} ${t.target}: ${t.detail}`));
-  if (v.phases.length) out.push('', '### Charges and bare workflows', '', ...renderPhases(v.phases));
+  if (v.phases.length || v.payouts.length) out.push('', '### Charges, payouts and bare workflows', '', ...renderPhases(v.phases, v.payouts));
   if (v.webhooks.length) {
     out.push('', '### Webhooks', '', `One endpoint (all event types) per phase, for a fresh merchant, on a local node:http receiver; outbox relay poll ${v.webhooks[0].result.pollMs} ms. Latency = receiver 2xx send time − the event's created_at, first delivery of each event.`);
     for (const w of v.webhooks) out.push('', ...renderWebhooks(w.title, w.result));

@@ -1,6 +1,7 @@
 /**
  * The measurement (BENCH_INNER=1 child of scripts/bench.ts): for each variant, fresh servers, then
- * (a) N charges through the API to `succeeded`, (b) N bare workflows of three kinds on the same
+ * (a) N charges through the API to `succeeded`, (a') N payouts through the API to `succeeded` (a
+ * funded merchant, below the review threshold), (b) N bare workflows of three kinds on the same
  * server, (c) charges with one webhook endpoint at concurrency 1 and at CONCURRENCY; then the
  * Markdown report, sent to the launcher. Exit code 1 if any request, workflow or delivery failed.
  */
@@ -16,6 +17,7 @@ import { detectCompletionMode } from './completion';
 import { startBenchInfra, type BenchInfra } from './infra';
 import type { ReportMessage } from './launcher';
 import type { PhaseResult } from './load';
+import { fundForPayouts, runPayoutPhase } from './payouts';
 import { cpuDelta, cpuSnapshot, peakRss } from './procs';
 import { machineLine, renderRun, type MeasuredPhase, type VariantReport } from './report';
 import { fmt } from './stats';
@@ -87,7 +89,7 @@ const infraRef: { current?: BenchInfra } = {};
 async function runVariant(variant: Variant): Promise<VariantReport> {
   const t0 = performance.now();
   const busy = await machineBusy();
-  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
+  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], payouts: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
   const inputs: TargetInputs = {};
   log(`${variant.name}: starting PostgreSQL and the Temporal dev server (${variant.persistentDevServer ? 'on disk' : 'in memory'})`);
   let infra: BenchInfra | undefined;
@@ -112,6 +114,15 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
     );
     report.phases.push(charge);
     inputs.charge = charge.result;
+    checkPayments(infra);
+
+    // Payouts the same way, for a merchant funded first (every create accepted, none held for review).
+    const payer = await newMerchantKey(infra, 'Bench payouts');
+    const funded = await fundForPayouts(infra, payer.id, WARMUP + N);
+    log(`${variant.name}: warm-up: ${WARMUP} payouts (merchant funded with ${funded} minor units)`);
+    const warmPayouts = await runPayoutPhase(infra, WARMUP, CONCURRENCY, { key: payer.key, name: 'payout warm-up', referencePrefix: 'bench-payout-warm' });
+    if (phaseFailed(warmPayouts)) throw new Error(`payout warm-up failed: ${[...warmPayouts.create.errors, ...warmPayouts.completeErrors][0] ?? 'not every payout succeeded'}`);
+    report.payouts.push(await measure(infra, COMPLETION_DELAY_MS, () => runPayoutPhase(infra!, N, CONCURRENCY, { key: payer.key, name: 'payout: POST /v1/payouts', referencePrefix: 'bench-payout' })));
     checkPayments(infra);
 
     log(`${variant.name}: baseline: bare workflows on their own worker and task queue`);
@@ -166,7 +177,7 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
 }
 
 function failed(r: VariantReport): boolean {
-  return !!r.failure || r.phases.some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result));
+  return !!r.failure || [...r.phases, ...r.payouts].some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result));
 }
 
 function renderAll(extraFooter: string[] = []): string {

@@ -1,14 +1,29 @@
 import type { Client } from '@temporalio/client';
+import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
+import { ID_PREFIX } from '../domain/ids';
 import { SA } from '../domain/search-attributes';
 import type { Orm } from '../persistence/orm';
-import { attentionReason, inspectOverdueCharges, type WorkflowState } from '../runtime/charge-reconciler';
+import { inspectOverdueCharges, type WorkflowState } from '../runtime/charge-reconciler';
+import { withinDeadline } from '../temporal/deadline';
+import { chargeAttentionQuery } from '../../workflows/messages';
+
+/** The payment types whose workflows may be marked NeedsAttention, by id prefix (INTERFACE.md). */
+export type PaymentType = 'charge' | 'payout' | 'refund' | 'settlement' | 'dispute';
+const PAYMENT_TYPES: readonly PaymentType[] = ['charge', 'payout', 'refund', 'settlement', 'dispute'];
+
+/** The payment type of a workflow id (= resource id), or null for another kind of workflow. */
+export function paymentTypeOf(id: string): PaymentType | null {
+  return PAYMENT_TYPES.find((type) => id.startsWith(ID_PREFIX[type])) ?? null;
+}
 
 /** One line of `payments stuck`. */
 export interface StuckPayment {
   id: string;
+  /** From the id's prefix: charge, payout, refund, settlement, dispute (null for any other workflow). */
+  type: PaymentType | null;
   environment: string | null;
-  /** The charge's status as the database holds it (or PaymentStatus when no row is found). */
+  /** A charge's status as the database holds it; otherwise the workflow's PaymentStatus search attribute. */
   status: string | null;
   /** Why an operator should look at it. */
   reason: string;
@@ -31,6 +46,9 @@ export interface StuckOptions {
   requestDeadlineMs?: number;
 }
 
+/** Reason queries in flight at once (each bounded by the request deadline). */
+const REASON_QUERIES_AT_ONCE = 16;
+
 export const workflowUiUrl = (base: string, namespace: string, workflowId: string) =>
   `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 
@@ -48,22 +66,49 @@ function overdueReason(state: WorkflowState, status: string, executionStatus: st
 }
 
 /**
- * Every payment an operator should look at: workflows marked NeedsAttention (Temporal visibility)
- * and charges unresolved past expires_at + grace (database), one entry per id, oldest first.
+ * Why a workflow marked NeedsAttention waits for an operator, in this order: the database step it
+ * gave up on (the `chargeAttention` query, which charge, payout and refund workflows answer); else
+ * what it says it waits for (its current details, e.g. a payout held for review names the decision
+ * and its deadline; any workflow type that calls setCurrentDetails answers this); else what its
+ * PaymentStatus implies. Both queries run at once, each within the deadline (they need a worker).
+ */
+export async function needsAttentionReason(client: Client, workflowId: string, status: string | null, deadlineMs: number): Promise<string> {
+  const handle = client.workflow.getHandle(workflowId);
+  const [attention, metadata] = await Promise.allSettled([
+    withinDeadline(client, deadlineMs, () => handle.query(chargeAttentionQuery)),
+    withinDeadline(client, deadlineMs, () => handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata')),
+  ]);
+  const step: ChargeAttention | undefined = attention.status === 'fulfilled' ? attention.value : undefined;
+  if (step?.needsAttention && step.reason) return step.reason;
+  const details = metadata.status === 'fulfilled' ? metadata.value?.currentDetails?.trim() : undefined;
+  if (details) return details;
+  if (status === 'held_for_review') return 'held for review: waiting for a decision (payouts approve|reject ID --reason TEXT, or the decidePayout update)';
+  const answered = attention.status === 'fulfilled' || metadata.status === 'fulfilled';
+  return answered
+    ? `marked NeedsAttention while ${status ?? 'in an unknown status'}; the workflow gives no reason`
+    : `marked NeedsAttention while ${status ?? 'in an unknown status'}; the workflow did not answer (is a worker running?)`;
+}
+
+/**
+ * Every payment an operator should look at: workflows of any payment type (charge, payout, refund,
+ * settlement, dispute) marked NeedsAttention (a search attribute query on Temporal visibility) and
+ * charges unresolved past expires_at + grace (database), one entry per id, oldest first.
  */
 export async function stuckPayments(options: StuckOptions): Promise<{ object: 'list'; data: StuckPayment[] }> {
   const deadlineMs = options.requestDeadlineMs ?? 10_000;
   const byId = new Map<string, StuckPayment>();
   const url = (id: string) => workflowUiUrl(options.uiBaseUrl, options.namespace, id);
 
+  // Every payment type at once: the search attribute, not a workflow type or id prefix, selects them.
   const query = `NeedsAttention = true${options.environment ? ` AND Environment = '${options.environment}'` : ''}`;
   for await (const wf of options.client.workflow.list({ query })) {
     if (byId.has(wf.workflowId)) continue; // list queries return runs
     byId.set(wf.workflowId, {
       id: wf.workflowId,
+      type: paymentTypeOf(wf.workflowId),
       environment: wf.typedSearchAttributes.get(SA.Environment) ?? null,
       status: wf.typedSearchAttributes.get(SA.PaymentStatus) ?? null,
-      reason: (await attentionReason(options.client, wf.workflowId, deadlineMs)) ?? 'a database step gave up (the workflow did not answer the chargeAttention query)',
+      reason: '',
       needs_attention: true,
       workflow: wf.status.name === 'RUNNING' ? 'needs_attention' : 'closed',
       age_seconds: Math.round((Date.now() - wf.startTime.getTime()) / 1000),
@@ -71,12 +116,24 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       ui_url: url(wf.workflowId),
     });
   }
+  // The reasons need queries (a worker answers them, or the deadline passes): a few at a time, so a
+  // list of workflows nobody answers for costs a few deadlines, not one each.
+  const marked = [...byId.values()];
+  let next = 0;
+  const lane = async () => {
+    while (next < marked.length) {
+      const entry = marked[next++];
+      entry.reason = await needsAttentionReason(options.client, entry.id, entry.status, deadlineMs);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REASON_QUERIES_AT_ONCE, marked.length) }, lane));
 
   const overdue = await inspectOverdueCharges(options, options.environment);
   for (const charge of overdue) {
     const known = byId.get(charge.id);
     byId.set(charge.id, {
       id: charge.id,
+      type: 'charge',
       environment: charge.environment,
       status: charge.status,
       reason: known?.reason ?? overdueReason(charge.workflow.state, charge.status, charge.workflow.executionStatus, charge.workflow.reason),

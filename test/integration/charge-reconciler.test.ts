@@ -13,7 +13,8 @@ import { SA } from '../../src/domain/search-attributes';
 import { reconcileOnce, type ReconcilerDeps } from '../../src/runtime/charge-reconciler';
 import { newId } from '../../src/support/new-id';
 import { chargeAttentionQuery } from '../../workflows/messages';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { fundMerchant } from '../support/fund-merchant';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 
 let h: Harness;
 let merchant: TestMerchant;
@@ -122,6 +123,7 @@ test('a charge past expires_at whose workflow is closed, or missing, is reported
   const listed = new Map((stuck.data as Array<Record<string, unknown>>).map((p) => [p.id, p]));
   expect(listed.get(closed)).toEqual({
     id: closed,
+    type: 'charge',
     environment: 'sandbox',
     status: 'awaiting_action',
     reason: 'still awaiting_action past expires_at, but its workflow is closed (TERMINATED)',
@@ -176,4 +178,41 @@ test('a transition the database keeps refusing: NeedsAttention with the reason, 
   const late = await cli('charges', 'retry', created, '--reason', 'again');
   expect(late.code).toBe(1);
   expect(late.stderr).toContain(`charge ${created}: its workflow is closed (COMPLETED); nothing to retry`);
+});
+
+test('payments stuck lists every payment type marked NeedsAttention: a payout held for review, with its reason, age and UI link', async () => {
+  await fundMerchant(h, merchant.id, 1_000_000);
+  const res = await h.request('sandbox', 'POST', '/v1/payouts', {
+    key: merchant.testKey,
+    headers: { 'Idempotency-Key': idempotencyKey() },
+    body: { amount: 25_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, recipient: { identifier: '233241234567', name: 'Kofi Boateng' }, reference: 'stuck', metadata: { sandbox_outcome: 'held_for_review' } },
+  });
+  expect([res.status, res.json.status]).toEqual([200, 'held_for_review']);
+  const payout: string = res.json.id;
+  const handle = h.temporal.client.workflow.getHandle(payout);
+  // The workflow raises NeedsAttention once it waits for the decision (visibility follows a moment later).
+  await eventually(async () => (await handle.describe()).typedSearchAttributes.get(SA.NeedsAttention), (v) => v === true);
+
+  const listedAs = (data: Array<Record<string, unknown>>) => data.find((p) => p.id === payout);
+  const stuck = await eventually(async () => (await cliJson('payments', 'stuck', '--env', 'test')).data, (data) => listedAs(data) !== undefined, 50);
+  expect(listedAs(stuck)).toEqual({
+    id: payout,
+    type: 'payout',
+    environment: 'sandbox',
+    status: 'held_for_review',
+    reason: expect.stringMatching(/^held for review: waiting for decidePayout \(approve\|reject with a reason\) until \S+, then declined$/),
+    needs_attention: true,
+    workflow: 'needs_attention',
+    age_seconds: expect.any(Number),
+    overdue_seconds: null,
+    ui_url: `http://127.0.0.1:8233/namespaces/default/workflows/${payout}`,
+  });
+  expect(listedAs(stuck)!.age_seconds).toBeGreaterThanOrEqual(0);
+  expect(await stuckIds('--env', 'live')).not.toContain(payout);
+
+  // Decided: no longer marked, no longer listed.
+  await cliJson('payouts', 'reject', payout, '--reason', 'test finished');
+  expect(await handle.result()).toMatchObject({ status: 'failed', failureClass: 'declined' });
+  const after = await eventually(() => stuckIds('--env', 'test'), (ids) => !ids.includes(payout), 50);
+  expect(after).not.toContain(payout);
 });

@@ -5,7 +5,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { testPayloadCodec } from '../support/payload-codec';
+import { decodedJson, testPayloadCodec } from '../support/payload-codec';
 
 // Every recorded history (scripts/record-histories.ts) must replay against the current workflow code;
 // a change that would break running workflows fails here instead of in production.
@@ -13,6 +13,25 @@ import { testPayloadCodec } from '../support/payload-codec';
 const DIR = path.join(__dirname, 'histories');
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 const load = (file: string) => historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+type History = ReturnType<typeof load>;
+
+/**
+ * The workflow id a history ran under, from the history itself (not its file name), so a history can
+ * be recorded under any file name: the id field of its start input. Every workflow recorded here runs
+ * under the id of its resource: `{ chargeId }` (chargeWorkflow written first, chargeReversalWorkflow),
+ * the whole charge `{ id, … }` (chargeWorkflow by update-with-start, before write-first), `{ payoutId }`,
+ * `{ refundId }`, `{ deliveryId }` (webhookDeliveryWorkflow), `{ settlementId }`, `{ disputeId }`.
+ * A charge run refuses any other workflow id (behind its patch marker), as in production.
+ */
+const ID_FIELDS = ['chargeId', 'payoutId', 'refundId', 'deliveryId', 'settlementId', 'disputeId', 'id'] as const;
+async function workflowIdOf(history: History, file: string): Promise<string> {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  const input = payload ? ((await decodedJson(payload)) as Record<string, unknown> | null) : null;
+  const field = ID_FIELDS.find((name) => typeof input?.[name] === 'string');
+  if (!field) throw new Error(`${file}: no workflow id in the start input of ${started?.workflowType?.name ?? 'its workflow'} (looked for ${ID_FIELDS.join(', ')}); add its field here`);
+  return input![field] as string;
+}
 installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
 
@@ -21,7 +40,7 @@ test('the recorded scenarios are all there', () => {
     expect.arrayContaining(
       ['succeed', 'pending-timeout', 'indeterminate-expiry', 'immediate-failure']
         // Write first, then start (input `{ chargeId }`); the runs above were started by update-with-start.
-        .concat(['begin-succeed', 'begin-pending-timeout', 'begin-indeterminate-expiry', 'begin-immediate-failure', 'begin-not-found'])
+        .concat(['begin-succeed', 'begin-pending-timeout', 'begin-indeterminate-expiry', 'begin-immediate-failure', 'begin-not-found', 'begin-succeed-id-checked'])
         .map((s) => `chargeWorkflow-${s}.json`)
         .concat('chargeReversalWorkflow-reversal.json'),
     ),
@@ -31,8 +50,20 @@ test('the recorded scenarios are all there', () => {
 test.each(files)('%s replays against the current workflow code', async (file) => {
   const history = load(file);
   expect(history.events?.length).toBeGreaterThan(2);
+  const workflowId = await workflowIdOf(history, file);
   // With the payload codec, as deployed: histories recorded before it (unencoded) pass through it.
-  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, file)).resolves.toBeUndefined();
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, workflowId)).resolves.toBeUndefined();
+});
+
+test('a history replays under the id it ran under, whatever its file is called; a charge run refuses another id', async () => {
+  // Recorded after the trust-only-the-database patch: its marker makes the replayed run check that
+  // the workflow id is the charge id, as in production, so the file name would not do.
+  const file = 'chargeWorkflow-begin-succeed-id-checked.json';
+  const history = load(file);
+  const chargeId = await workflowIdOf(history, file);
+  expect(chargeId).toMatch(/^txn_/);
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, chargeId)).resolves.toBeUndefined();
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, file)).rejects.toBeInstanceOf(DeterminismViolationError);
 });
 
 test('the guard works: an incompatible edit of chargeWorkflow fails replay with DeterminismViolationError', async () => {

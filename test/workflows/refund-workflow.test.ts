@@ -1,7 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
 import { REFUND_INPUT_REFUSED, REFUND_NOT_FOUND } from '../../src/domain/refund';
@@ -21,17 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-/**
- * With RECORD_REFUND_HISTORIES=1, writes the run's history to test/replay/histories/refundWorkflow-<scenario>.json
- * (replayed by test/replay/charge-replay.test.ts with every other history). Only to add a scenario:
- * never re-record one to make replay pass (test/replay/histories/README.md).
- */
-async function keep(handle: WorkflowHandle, scenario: string): Promise<void> {
-  if (process.env.RECORD_REFUND_HISTORIES !== '1') return;
-  const file = path.join(__dirname, '..', 'replay', 'histories', `refundWorkflow-${scenario}.json`);
-  fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 2) + '\n');
-}
 
 async function run(options: RefundOptions) {
   const record = await h.refund(options);
@@ -70,7 +56,6 @@ describe('sandbox outcome (the refund\'s own metadata.sandbox_outcome)', () => {
     ]);
     // No metadata in history: the activity results carry the state only.
     expect(JSON.stringify(await r.handle.fetchHistory())).not.toContain('requested_by_customer');
-    if (outcome === null) await keep(r.handle, 'succeed');
   });
 
   test.each(FAILURE_CLASSES.map((c) => [c]))('%s: failed at once with that failure_class, no timer', async (outcome) => {
@@ -80,7 +65,6 @@ describe('sandbox outcome (the refund\'s own metadata.sandbox_outcome)', () => {
     expect(r.result).toMatchObject({ status: 'failed', failureClass: outcome });
     expect([r.sa.get(SA.PaymentStatus), r.sa.get(SA.FailureClass)]).toEqual(['failed', outcome]);
     expect(h.store.amountRefunded.get(r.record.chargeId)).toBeUndefined();
-    if (outcome === 'declined') await keep(r.handle, 'immediate-failure');
   });
 
   test('pending: ten minutes, then failed with timeout', async () => {
@@ -89,7 +73,6 @@ describe('sandbox outcome (the refund\'s own metadata.sandbox_outcome)', () => {
     expect(r.timeline.timers.map((t) => t.durationMs)).toEqual([PENDING_TIMEOUT_MS]);
     expect(r.timeline.timers[0].firedAt).not.toBeNull();
     expect(r.timeline.timers[0].resumedAt! - r.timeline.timers[0].startedAt).toBeGreaterThanOrEqual(PENDING_TIMEOUT_MS);
-    await keep(r.handle, 'pending-timeout');
   });
 
   test('live (no live rail): failed at once with partner_unavailable, whatever the outcome', async () => {
@@ -118,7 +101,6 @@ describe('advance signal (sandbox)', () => {
     expect(eventTypes).not.toContain('TIMER_FIRED');
     expect(timers).toHaveLength(1);
     expect(eventTypes.indexOf('WORKFLOW_EXECUTION_SIGNALED')).toBeLessThan(eventTypes.indexOf('TIMER_CANCELED'));
-    if (outcome === 'pending') await keep(handle, 'advance-signal-wins-pending-timeout');
   });
 
   test('nextTimer is null once the refund is finished', async () => {
@@ -134,7 +116,6 @@ describe('trusts only the database', () => {
     const failure = await failureOf(handle.result());
     expect(failure).toMatchObject({ type: REFUND_NOT_FOUND, nonRetryable: true });
     expect(h.store.transitionsOf(record.id)).toEqual([]);
-    await keep(handle, 'begin-not-found');
   });
 
   test('a workflow id other than the refund id: RefundInputRefused before any step', async () => {

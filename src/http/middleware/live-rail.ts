@@ -13,7 +13,7 @@ export function requireLiveRail(rail: LiveRail = LIVE_RAIL): Middleware {
   return async (ctx, next) => {
     const caller = ctx.state.caller as Caller;
     if (caller.environment === 'live' && rail === 'none') {
-      if (!caller.merchantVerified) throw new ApiError('identity_verification_required', 'Live charges need a verified merchant identity.');
+      if (!caller.merchantVerified) throw new ApiError('identity_verification_required', 'Moving live money (charges, payouts, refunds) needs a verified merchant identity.');
       throw new ApiError('live_unavailable', LIVE_UNAVAILABLE_MESSAGE);
     }
     await next();

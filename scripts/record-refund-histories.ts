@@ -1,0 +1,79 @@
+/**
+ * Records the refundWorkflow histories that test/replay/refund-replay.test.ts replays against the
+ * current workflow code, as test/replay/histories/refundWorkflow/<scenario>.json, on the
+ * time-skipping test server with the in-memory activities of test/workflows/support/refund-env.ts.
+ * (A directory of their own, as for payouts: a refund run refuses to run under a workflow id other
+ * than its refund id, so the replay gives each history the refund id of its input, not its file name.)
+ *
+ *   npx tsx scripts/record-refund-histories.ts [scenario ...]
+ *
+ * When to run it: see test/replay/histories/README.md (to add a history, never to make a failing
+ * replay pass).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
+import { startRefundTestEnv, type RefundOptions, type RefundTestEnv } from '../test/workflows/support/refund-env';
+import { waitFor } from '../test/workflows/support/wait-for';
+
+type History = temporal.api.history.v1.IHistory;
+const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/refundWorkflow');
+
+async function run(h: RefundTestEnv, options: RefundOptions): Promise<History> {
+  const handle = await h.start(await h.refund(options));
+  await handle.result().catch(() => undefined);
+  return handle.fetchHistory();
+}
+
+/** The sandbox `advance` signal wins the race with the refund's timer (POST /v1/sandbox/advance/{id}). */
+async function advanced(h: RefundTestEnv, options: RefundOptions): Promise<History> {
+  const handle = await h.start(await h.refund(options));
+  await waitFor(async () => (await handle.query('nextTimer')) !== null);
+  await handle.signal('advance');
+  await handle.result();
+  return handle.fetchHistory();
+}
+
+const SCENARIOS: Record<string, (h: RefundTestEnv) => Promise<History>> = {
+  // Success after the three-second sandbox completion timer.
+  succeed: (h) => run(h, {}),
+  // A failure class from the refund's own metadata.sandbox_outcome: failed at once, no timer.
+  'immediate-failure': (h) => run(h, { sandboxOutcome: 'declined' }),
+  // `pending`: the ten-minute timer fires (time skipped), then failed with timeout.
+  'pending-timeout': (h) => run(h, { sandboxOutcome: 'pending' }),
+  // `pending`, then advance: the signal wins, the timer is cancelled, failed with timeout.
+  'pending-advanced': (h) => advanced(h, { sandboxOutcome: 'pending' }),
+  // Live (no live rail): failed at once with partner_unavailable.
+  'live-unavailable': (h) => run(h, { environment: 'live' }),
+  // Never written by the API: RefundNotFoundError, nothing written.
+  'not-found': async (h) => {
+    const handle = await h.start(await h.refund(), { write: false });
+    await handle.result().catch(() => undefined);
+    return handle.fetchHistory();
+  },
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const h = await startRefundTestEnv();
+  try {
+    for (const name of names) {
+      const history = await SCENARIOS[name](h);
+      const file = path.join(OUT_DIR, `${name}.json`);
+      fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2) + '\n');
+      console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
