@@ -2,6 +2,9 @@ import type { Orm } from '../src/persistence/orm';
 import { createChargeActivities } from './charges';
 import { createPayoutActivities } from './payouts';
 import { createRefundActivities } from './refunds';
+import { createDisputeActivities } from './disputes';
+import { createSettlementActivities } from './settlements';
+import { createSettlementRunActivities } from './settlement-runs';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
 export interface ActivityDeps {
@@ -11,5 +14,5 @@ export interface ActivityDeps {
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm }), ...createSettlementRunActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }) };
 }

@@ -3,7 +3,10 @@ import type { ChargeTransitionRequest } from '../src/domain/charge';
 import type { BegunCharge } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { BegunRefund, RefundState, RefundTransitionRequest } from '../src/domain/refund';
+import type { BegunDispute, DisputeEvidenceRequest, DisputeOutcomeRequest, DisputeState } from '../src/domain/dispute';
 import type { BegunPayout, PayoutState, PayoutTransitionRequest } from '../src/domain/payout-state';
+import type { SettlementOutcome, SettlementState, SettlementSweepRequest, SettlementTransitionRequest } from '../src/domain/settlement';
+import type { SettlementRunPage, SettlementRunPageRequest } from '../src/domain/settlement-run';
 
 /** The activity interface workflows import as a type only. */
 export interface ChargeActivities {
@@ -35,6 +38,43 @@ export interface RefundActivities {
   beginRefund(refundId: string): Promise<BegunRefund | null>;
   /** The terminal transition (projection, charge amount_refunded, ledger, balances, event) in one transaction; idempotent. */
   applyRefundTransition(request: RefundTransitionRequest): Promise<RefundState>;
+}
+
+/** The dispute workflow's database steps (activities/disputes.ts). Answers hold state only (they go into history: no evidence text). */
+export interface DisputeActivities {
+  /**
+   * First step: the dispute's state as the API wrote it, its workflow marked started and, the first
+   * time, `evidence_due_by` set (created_at + DISPUTE_EVIDENCE_WINDOW) with `dispute.evidence_required`;
+   * idempotent. Null when there is no such dispute.
+   */
+  beginDispute(disputeId: string): Promise<BegunDispute | null>;
+  /** The evidence (`under_review`, the text and when), in one transaction; idempotent. No event, no money. */
+  recordDisputeEvidence(request: DisputeEvidenceRequest): Promise<DisputeState>;
+  /** The end (`won`: release the hold; `lost`: debit it), projection, ledger, balances, event, in one transaction; idempotent. */
+  applyDisputeOutcome(request: DisputeOutcomeRequest): Promise<DisputeState>;
+}
+
+/** The settlement batch workflow's database steps (activities/settlements.ts). Answers hold state only (they go into history). */
+export interface SettlementActivities {
+  /**
+   * The sweep, in one transaction: under the available balance row's lock, the batch row, the
+   * swept postings marked, the sweep transfer (available -> reserved) and `settlement.created`; or
+   * nothing (`{ kind: 'nothing', reason }`: no settlement account, no positive balance). A batch
+   * already written under the id is returned as it is; idempotent.
+   */
+  sweepSettlement(request: SettlementSweepRequest): Promise<SettlementOutcome>;
+  /** The batch's end (`paid`: post to settlement_clearing; `failed`: release to available), with its event, in one transaction; idempotent. */
+  applySettlementTransition(request: SettlementTransitionRequest): Promise<SettlementState>;
+}
+
+/** The settlement run's database step (activities/settlement-runs.ts). */
+export interface SettlementRunActivities {
+  /**
+   * One page of settleable balances after `request.after`, in one transaction: the skips of merchants
+   * without a settlement account recorded (and logged), earlier skips of the balances to settle
+   * forgotten. Answers balance keys only; idempotent.
+   */
+  settlementRunPage(request: SettlementRunPageRequest): Promise<SettlementRunPage>;
 }
 
 /** One webhook attempt, as the delivery workflow asks for it. */

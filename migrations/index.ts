@@ -8,10 +8,14 @@ import { Migration20261123000004_outbox_notify } from './Migration20261123000004
 import { Migration20261124000001_idempotency_retention } from './Migration20261124000001_idempotency_retention';
 import { Migration20261124000002_payouts } from './Migration20261124000002_payouts';
 import { Migration20261124000003_refunds } from './Migration20261124000003_refunds';
+import { Migration20261125000001_settlements } from './Migration20261125000001_settlements';
+import { Migration20261125000002_disputes } from './Migration20261125000002_disputes';
+import { Migration20261125000003_balance_transactions } from './Migration20261125000003_balance_transactions';
+import { Migration20261125000004_settlement_runs } from './Migration20261125000004_settlement_runs';
 
 /**
- * Every migration, in order. Landed migrations are never edited: add a new one. They run in a
- * transaction each, on the application pool, whose statement_timeout is 20 s: a migration that needs
+ * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
+ * together in one transaction (`allOrNothing`, persistence/orm.ts), on the application pool, whose statement_timeout is 20 s: a migration that needs
  * longer begins with `this.addSql('set local statement_timeout = 0')`.
  */
 export const MIGRATIONS = [
@@ -25,4 +29,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261124000001_idempotency_retention', class: Migration20261124000001_idempotency_retention },
   { name: 'Migration20261124000002_payouts', class: Migration20261124000002_payouts },
   { name: 'Migration20261124000003_refunds', class: Migration20261124000003_refunds },
+  { name: 'Migration20261125000001_settlements', class: Migration20261125000001_settlements },
+  { name: 'Migration20261125000002_disputes', class: Migration20261125000002_disputes },
+  { name: 'Migration20261125000003_balance_transactions', class: Migration20261125000003_balance_transactions },
+  { name: 'Migration20261125000004_settlement_runs', class: Migration20261125000004_settlement_runs },
 ];

@@ -2,9 +2,15 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config';
 import type { Environment } from './domain/environment';
 import { ALL_SCOPES, isScope, type Scope } from './domain/scopes';
+import { isIdOf } from './domain/ids';
+import type { SettlementRunInput } from './domain/settlement-run';
 import { startEmbeddedPostgres } from './persistence/embedded-postgres';
 import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
-import { parseThreshold, setPayoutReviewThreshold } from './persistence/merchant-settings-store';
+import { parseThreshold, updateMerchantSettings, type MerchantSettingsChange } from './persistence/merchant-settings-store';
+import { normalizeBankCode, parseSettlementAccountNumber } from './domain/settlement-account';
+import { listSettlementSkips } from './persistence/settlement-skips';
+import { runSettlements } from './services/settlement-run';
+import { retrySettlement } from './services/retry-settlement';
 import { migrate, openOrm, type Orm } from './persistence/orm';
 import { reconcilerSettings } from './runtime/charge-reconciler';
 import { embeddedDatabaseUrl } from './runtime/defaults';
@@ -22,7 +28,7 @@ import { ledgerCheck } from './services/ledger-check';
 const USAGE = `usage:
   cli merchants create --name NAME
   cli merchants verify MERCHANT_ID
-  cli merchants set MERCHANT_ID --payout-review-threshold N
+  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b]
   cli keys revoke KEY_ID
   cli charges reverse TXN_ID
@@ -30,6 +36,9 @@ const USAGE = `usage:
   cli payouts approve|reject PO_ID --reason TEXT
   cli payouts reverse PO_ID --reason TEXT
   cli payments stuck [--env test|live]
+  cli settlements run [--merchant MERCHANT_ID] [--env test|live] [--outcome failed]
+  cli settlements skipped [--merchant MERCHANT_ID] [--env test|live] [--limit N]
+  cli settlements retry STL_ID --reason TEXT
   cli secrets reseal
   cli ledger check`;
 
@@ -87,11 +96,60 @@ function parseEnv(raw: string | undefined): Environment {
   throw new UsageError('--env must be test or live');
 }
 
+type Values = Record<string, string | undefined>;
+
+/** `merchants set` options: the review threshold and/or the settlement account (bank and number together). */
+function merchantSettingsChange(values: Values): MerchantSettingsChange {
+  const change: MerchantSettingsChange = {};
+  const raw = values['payout-review-threshold'];
+  if (raw !== undefined) {
+    const threshold = parseThreshold(raw);
+    if (threshold === null) throw new UsageError('--payout-review-threshold must be a positive integer of minor units');
+    change.payoutReviewThreshold = threshold;
+  }
+  const bank = values['settlement-bank'];
+  const account = values['settlement-account'];
+  if ((bank === undefined) !== (account === undefined)) throw new UsageError('--settlement-bank and --settlement-account go together');
+  if (bank !== undefined && account !== undefined) {
+    const bankCode = normalizeBankCode(bank);
+    if (bankCode === null) throw new UsageError('--settlement-bank must be a bank code of GET /v1/reference/banks');
+    // Never repeat the number in a message.
+    const accountNumber = parseSettlementAccountNumber(account);
+    if (accountNumber === null) throw new UsageError('--settlement-account must be an account number of 6 to 20 digits');
+    change.settlementAccount = { bankCode, accountNumber };
+  }
+  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N and/or --settlement-bank CODE --settlement-account NUMBER');
+  return change;
+}
+
+/** `settlements run` options. `--outcome failed` is a sandbox control: it limits the run to the sandbox, and is refused with --env live. */
+function settlementRunInput(values: Values): SettlementRunInput {
+  const input: SettlementRunInput = {};
+  if (values.merchant !== undefined) {
+    if (!isIdOf('merchant', values.merchant)) throw new UsageError('--merchant must be a merchant id (mer_…)');
+    input.merchantId = values.merchant;
+  }
+  if (values.env !== undefined) input.environment = parseEnv(values.env);
+  if (values.outcome !== undefined) {
+    if (values.outcome !== 'failed') throw new UsageError('--outcome must be failed');
+    if (input.environment === 'live') throw new UsageError('--outcome is a sandbox control: not with --env live');
+    input.environment = 'sandbox';
+    input.outcome = 'failed';
+  }
+  return input;
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return 100;
+  if (!/^[1-9][0-9]{0,4}$/.test(raw) || Number(raw) > 10_000) throw new UsageError('--limit must be an integer from 1 to 10000');
+  return Number(raw);
+}
+
 async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' } },
   });
   const [noun, verb, arg] = positionals;
   const config = loadConfig();
@@ -108,11 +166,8 @@ async function run(argv: string[]): Promise<unknown> {
       return withDatabase(config, (orm) => verifyMerchant(orm, arg));
     case 'merchants set': {
       if (!arg) throw new UsageError('merchant id is required');
-      const raw = values['payout-review-threshold'];
-      if (raw === undefined) throw new UsageError('nothing to set: pass --payout-review-threshold N');
-      const threshold = parseThreshold(raw);
-      if (threshold === null) throw new UsageError('--payout-review-threshold must be a positive integer of minor units');
-      return withDatabase(config, (orm) => setPayoutReviewThreshold(orm, arg, threshold));
+      const change = merchantSettingsChange(values);
+      return withDatabase(config, (orm) => updateMerchantSettings(orm, arg, change));
     }
     case 'keys create': {
       if (!values.merchant) throw new UsageError('--merchant is required');
@@ -162,6 +217,23 @@ async function run(argv: string[]): Promise<unknown> {
         ),
         { database: true },
       );
+    }
+    case 'settlements run': {
+      // A settlement run now (as the Schedule starts one); waits for it and prints what it started and skipped.
+      const input = settlementRunInput(values);
+      return withTemporal(config, (temporal) => withDatabase(config, (orm) => runSettlements({ orm, client: temporal.client, taskQueue: config.taskQueue }, input)), { database: true });
+    }
+    case 'settlements skipped': {
+      // Why balances were not settled: the latest skip per merchant, environment and currency.
+      const filter = { ...(values.merchant ? { merchantId: values.merchant } : {}), ...(values.env === undefined ? {} : { environment: parseEnv(values.env) }), limit: parseLimit(values.limit) };
+      return withDatabase(config, (orm) => listSettlementSkips(orm, filter));
+    }
+    case 'settlements retry': {
+      // A Temporal update on a failed batch's workflow (validated there): a new batch for the same balance.
+      if (!arg) throw new UsageError('settlement id is required');
+      const reason = values.reason?.trim();
+      if (!reason) throw new UsageError('--reason is required');
+      return withTemporal(config, (temporal) => withDatabase(config, (orm) => retrySettlement(orm, temporal, arg, reason, config.temporalRequestDeadlineMs)), { database: true });
     }
     case 'secrets reseal': {
       // Re-seals every sealed secret with SECRETS_KEY (rotation: the old key in SECRETS_KEY_PREVIOUS).

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './runtime/worker-capacity';
 import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
+import { cronProblem } from './domain/cron-expression';
+import { StartupError } from './support/startup-error';
 
 /** Configuration, read from the environment once. */
 export interface Config {
@@ -39,6 +41,8 @@ export interface Config {
   chargeStartWaitMs: number;
   /** The API's database pool (DB_POOL_MAX). */
   dbPoolMax: number;
+  /** SETTLEMENT_SCHEDULE: cron (UTC) of the settlement Schedule (src/temporal/settlement-schedule.ts), default `0 2 * * *`. */
+  settlementSchedule: string;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
   worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments'>;
 }
@@ -65,12 +69,37 @@ export interface WebhookConfig {
 /** TEMPORAL_REQUEST_DEADLINE_MS when unset (0 also means the default). */
 export const DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS = 10_000;
 
+/** DISPUTE_EVIDENCE_WINDOW when unset: evidence is due 7 days after a dispute is opened. */
+export const DEFAULT_DISPUTE_EVIDENCE_WINDOW_MS = 7 * 24 * 3_600_000;
+
+/**
+ * DISPUTE_EVIDENCE_WINDOW (`7d`, `48h`, `30m`, …), read by the worker's dispute activities when they
+ * are built (so a bad value stops the worker at start-up): the dispute workflow's first step sets
+ * `evidence_due_by` = opened + this, and that deadline goes into history with the step's answer, so
+ * the timer replays unchanged whatever the setting later becomes (as PAYOUT_REVIEW_TIMEOUT).
+ */
+export function disputeEvidenceWindowMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.DISPUTE_EVIDENCE_WINDOW;
+  if (!raw) return DEFAULT_DISPUTE_EVIDENCE_WINDOW_MS;
+  const ms = parseDuration(raw);
+  if (ms <= 0) throw new Error(`DISPUTE_EVIDENCE_WINDOW must be a positive duration, got "${raw}"`);
+  return ms;
+}
+
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** SETTLEMENT_SCHEDULE (default daily at 02:00 UTC), checked for its shape here and for its ranges by Temporal at worker start. */
+function settlementSchedule(env: NodeJS.ProcessEnv): string {
+  const raw = env.SETTLEMENT_SCHEDULE?.trim() || '0 2 * * *';
+  const problem = cronProblem(raw);
+  if (problem) throw new StartupError(`SETTLEMENT_SCHEDULE must be a cron expression in UTC such as "0 2 * * *" (daily at 02:00): ${problem}`);
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -103,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalRequestDeadlineMs: int('TEMPORAL_REQUEST_DEADLINE_MS', DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, env) || DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
     chargeStartWaitMs: int('CHARGE_START_WAIT_MS', 1_000, env),
     dbPoolMax: int('DB_POOL_MAX', 10, env),
+    settlementSchedule: settlementSchedule(env),
     worker: {
       poolMax: int('WORKER_DB_POOL_MAX', DEFAULT_WORKER_POOL_MAX, env),
       ...(env.WORKER_LOCAL_ACTIVITY_SLOTS ? { localActivitySlots: int('WORKER_LOCAL_ACTIVITY_SLOTS', 0, env) } : {}),

@@ -11,7 +11,9 @@ import { idempotencyRetentionSettings, startIdempotencyRetention } from '../src/
 import { startChargeStartRelay } from '../src/runtime/charge-start-relay';
 import { startPayoutStartRelay } from '../src/runtime/payout-start-relay';
 import { startRefundStartRelay } from '../src/runtime/refund-start-relay';
+import { startDisputeStartRelay } from '../src/runtime/dispute-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
+import { ensureSettlementSchedule } from '../src/temporal/settlement-schedule';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { createPaymentsWorker, installRuntime } from './create-worker';
 
@@ -44,6 +46,12 @@ async function main(): Promise<void> {
     slots: config.worker,
   });
   const temporal = await connectTemporal(address, config.temporalNamespace, payloadCodec);
+  // The settlement Schedule (SETTLEMENT_SCHEDULE), created or brought up to date here: the worker is
+  // what `npm start`, `npm run worker` and the compose worker all run, with this deployment's queues.
+  const schedule = await ensureSettlementSchedule(temporal.client, { taskQueue: config.taskQueue, cron: config.settlementSchedule }).catch((error: unknown) => {
+    throw error instanceof Error && error.message.startsWith('SETTLEMENT_SCHEDULE') ? new StartupError(error.message) : error;
+  });
+  log.info({ scheduleId: schedule.scheduleId, cron: config.settlementSchedule, created: schedule.created }, 'settlement schedule ensured');
   const relay = startOutboxRelay(
     { orm, client: temporal.client, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
     config.webhooks.outboxPollMs,
@@ -54,6 +62,8 @@ async function main(): Promise<void> {
   const payoutStarts = startPayoutStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
   // The same for refunds (src/runtime/refund-start-relay.ts).
   const refundStarts = startRefundStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
+  // The same for disputes (src/runtime/dispute-start-relay.ts).
+  const disputeStarts = startDisputeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
   // Deletes Idempotency-Key records past IDEMPOTENCY_RETENTION (default 24h) whose request finished.
   const retention = idempotencyRetentionSettings();
   const idempotencyRetention = startIdempotencyRetention({ orm, log, retentionMs: retention.retentionMs, batch: retention.batch }, retention.intervalMs);
@@ -81,6 +91,7 @@ async function main(): Promise<void> {
   await chargeStarts.stop();
   await payoutStarts.stop();
   await refundStarts.stop();
+  await disputeStarts.stop();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

@@ -4,3 +4,6 @@ export { chargeReversalWorkflow } from './charge-reversal';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';
 export { refundWorkflow } from './refund';
+export { disputeWorkflow } from './dispute';
+export { settlementWorkflow } from './settlement';
+export { settlementRunWorkflow } from './settlement-run';

@@ -7,6 +7,7 @@ import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { balanceRoutes } from './routes/balances';
+import { balanceTransactionRoutes } from './routes/balance-transactions';
 import { chargeRoutes } from './routes/charges';
 import { chargeListRoutes } from './routes/charge-list';
 import { eventRoutes } from './routes/events';
@@ -14,7 +15,10 @@ import { healthRoutes } from './routes/health';
 import { payoutRoutes } from './routes/payouts';
 import { referenceRoutes } from './routes/reference';
 import { sandboxAdvanceRoutes } from './routes/sandbox-advance';
+import { sandboxDisputeRoutes } from './routes/sandbox-disputes';
+import { disputeRoutes } from './routes/disputes';
 import { refundRoutes } from './routes/refunds';
+import { settlementRoutes } from './routes/settlements';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 
@@ -38,9 +42,12 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   for (const router of [
     chargeRoutes(deps, options.bodyLimitBytes),
     refundRoutes(deps, options.bodyLimitBytes),
+    disputeRoutes(deps, options.bodyLimitBytes),
     payoutRoutes(deps, options.bodyLimitBytes),
+    settlementRoutes(deps),
     chargeListRoutes(deps),
     balanceRoutes(deps),
+    balanceTransactionRoutes(deps),
     eventRoutes(deps),
     referenceRoutes(deps),
     webhookEndpointRoutes(deps, options.bodyLimitBytes),
@@ -50,6 +57,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   }
   // Sandbox controls exist on the sandbox listener only: the live one answers 404 for them.
   if (options.environment === 'sandbox') v1.use(sandboxAdvanceRoutes(deps).routes());
+  if (options.environment === 'sandbox') v1.use(sandboxDisputeRoutes(deps, options.bodyLimitBytes).routes());
   const v1Routes = v1.routes();
   app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? v1Routes(ctx as never, next) : next()));
   return app;

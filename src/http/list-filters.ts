@@ -124,7 +124,7 @@ export function defineListFilters(spec: ListFilterSpec): ListFilterParser {
   };
 }
 
-function parseLimit(text: string | undefined): number {
+export function parseLimit(text: string | undefined): number {
   if (text === undefined) return DEFAULT_LIST_LIMIT;
   if (!/^[1-9][0-9]{0,2}$/.test(text) || Number(text) > MAX_LIST_LIMIT) throw bad('limit', `limit must be an integer from 1 to ${MAX_LIST_LIMIT}.`);
   return Number(text);
@@ -136,7 +136,7 @@ function oneOf(param: string, value: string, values: readonly string[]): string 
 }
 
 /** A validated instant: the text as sent, and its position in time (UTC milliseconds, then microseconds within). */
-interface Instant {
+export interface Instant {
   text: string;
   ms: number;
   micros: number;
@@ -171,7 +171,7 @@ export function isoInstant(param: string, text: string): Instant {
   return { text, ms, micros: Number(fraction.slice(3)) };
 }
 
-function compareInstants(a: Instant, b: Instant): number {
+export function compareInstants(a: Instant, b: Instant): number {
   return a.ms !== b.ms ? a.ms - b.ms : a.micros - b.micros;
 }
 

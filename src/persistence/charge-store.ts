@@ -112,10 +112,12 @@ export async function applyChargeTransition(
     const before = rowToRecord(row);
     if (before.status === request.to) return before;
     if (!canTransition(before.status, request.to)) throw new TransitionRefusedError(before.id, before.status, request.to);
-    // A reversal returns the whole capture: with refunds pending or made, the customer would be paid
-    // twice. Refund creates lock this row too, so the check and the refunds cannot interleave.
-    if (request.to === 'reversed' && (await hasLiveRefunds(em, before.id))) {
-      throw new TransitionRefusedError(before.id, before.status, request.to, 'it has pending or succeeded refunds');
+    // A reversal returns the whole capture: with refunds pending or made, or a dispute open or lost
+    // (a chargeback), the customer would be paid twice. Refund and dispute creates lock this row
+    // too, so the check and them cannot interleave.
+    if (request.to === 'reversed') {
+      const returned = await moneyAlreadyReturned(em, before.id);
+      if (returned) throw new TransitionRefusedError(before.id, before.status, request.to, returned);
     }
     const after: ChargeRecord = {
       ...before,
@@ -134,9 +136,16 @@ export async function applyChargeTransition(
   return record;
 }
 
-async function hasLiveRefunds(em: EntityManager, chargeId: string): Promise<boolean> {
-  const rows = await em.execute<{ one: number }[]>(`select 1 as one from refunds where charge_id = ? and status in ('pending', 'succeeded') limit 1`, [chargeId]);
-  return rows.length > 0;
+/** Why a reversal would pay the customer twice (refunds pending or made; a dispute open or lost), or null. */
+async function moneyAlreadyReturned(em: EntityManager, chargeId: string): Promise<string | null> {
+  const refunds = await em.execute<{ one: number }[]>(`select 1 as one from refunds where charge_id = ? and status in ('pending', 'succeeded') limit 1`, [chargeId]);
+  if (refunds.length > 0) return 'it has pending or succeeded refunds';
+  const disputes = await em.execute<{ status: string }[]>(
+    `select status from disputes where charge_id = ? and status in ('needs_response', 'under_review', 'lost') limit 1`,
+    [chargeId],
+  );
+  if (disputes.length > 0) return `it has a dispute that is ${disputes[0].status === 'lost' ? 'lost (charged back)' : 'open'}`;
+  return null;
 }
 
 export async function findCharge(orm: Orm, scope: { merchantId: string; environment: string }, id: string): Promise<ChargeRecord | null> {

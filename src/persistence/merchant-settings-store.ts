@@ -1,24 +1,74 @@
+import { maskAccountNumber } from '../domain/settlement-account';
 import type { Orm } from './orm';
+import { findBank } from './payout-reference';
 
 export interface MerchantSettings {
   id: string;
   object: 'merchant';
   payout_review_threshold: number;
+  /** Present once the merchant has a settlement account; the number masked (never whole). */
+  settlement_account?: { bank_code: string; account_masked: string };
+}
+
+export interface SettlementAccount {
+  bankCode: string;
+  /** Digits only (src/domain/settlement-account.ts parseSettlementAccountNumber). */
+  accountNumber: string;
+}
+
+export interface MerchantSettingsChange {
+  payoutReviewThreshold?: number;
+  settlementAccount?: SettlementAccount;
+}
+
+type Row = { id: string; payout_review_threshold: string; settlement_bank_code: string | null; settlement_account_number: string | null };
+
+/**
+ * `merchants set ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]`:
+ * one update of the merchant row. The threshold applies to payouts created from now on (payouts of at
+ * least N minor units are held for review; default 5,000,000); the settlement account, which must be
+ * a bank of the reference list, to settlement batches swept from now on. Bank code and number are set
+ * together. Throws for an unknown merchant or bank; nothing changes then.
+ */
+export async function updateMerchantSettings(orm: Orm, merchantId: string, change: MerchantSettingsChange): Promise<MerchantSettings> {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  if (change.payoutReviewThreshold !== undefined) {
+    sets.push('payout_review_threshold = ?');
+    params.push(change.payoutReviewThreshold);
+  }
+  if (change.settlementAccount) {
+    const { bankCode, accountNumber } = change.settlementAccount;
+    if (!(await findBank(orm, bankCode))) throw new Error(`unknown settlement bank "${bankCode}"; the codes are those of GET /v1/reference/banks`);
+    sets.push('settlement_bank_code = ?', 'settlement_account_number = ?');
+    params.push(bankCode, accountNumber);
+  }
+  if (sets.length === 0) throw new Error('nothing to set');
+  const rows = await orm.em
+    .fork()
+    .execute<Row[]>(
+      `update merchants set ${sets.join(', ')} where id = ?
+       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_number`,
+      [...params, merchantId],
+    );
+  if (rows.length === 0) throw new Error(`merchant ${merchantId} does not exist`);
+  return settingsOf(rows[0]);
+}
+
+function settingsOf(row: Row): MerchantSettings {
+  const settings: MerchantSettings = { id: row.id, object: 'merchant', payout_review_threshold: Number(row.payout_review_threshold) };
+  if (row.settlement_bank_code && row.settlement_account_number) {
+    settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: maskAccountNumber(row.settlement_account_number) };
+  }
+  return settings;
 }
 
 /**
  * `merchants set ID --payout-review-threshold N`: payouts of at least N minor units are held for
  * review (default 5,000,000). Applies to payouts created from now on. Throws for an unknown merchant.
  */
-export async function setPayoutReviewThreshold(orm: Orm, merchantId: string, threshold: number): Promise<MerchantSettings> {
-  const rows = await orm.em
-    .fork()
-    .execute<{ id: string; payout_review_threshold: string }[]>(
-      `update merchants set payout_review_threshold = ? where id = ? returning id, payout_review_threshold::text as payout_review_threshold`,
-      [threshold, merchantId],
-    );
-  if (rows.length === 0) throw new Error(`merchant ${merchantId} does not exist`);
-  return { id: rows[0].id, object: 'merchant', payout_review_threshold: Number(rows[0].payout_review_threshold) };
+export function setPayoutReviewThreshold(orm: Orm, merchantId: string, threshold: number): Promise<MerchantSettings> {
+  return updateMerchantSettings(orm, merchantId, { payoutReviewThreshold: threshold });
 }
 
 /** Parses `--payout-review-threshold`: a positive integer of minor units below 2^53, or null. */

@@ -16,7 +16,7 @@ export interface RefundableCharge {
   id: string;
   amount: number;
   currency: string;
-  /** What is still refundable: the amount minus the charge's pending and succeeded refunds. */
+  /** What is still refundable: the amount minus the charge's pending and succeeded refunds and its open and lost disputes. */
   refundable: number;
 }
 
@@ -27,6 +27,11 @@ export interface RefundableCharge {
  * Every refund create of a charge takes this lock first, so concurrent creates count each other's
  * refunds one after the other: together they never exceed the charge (READ COMMITTED: the sum after
  * the lock sees every refund committed by the previous holder).
+ *
+ * Disputed money is not refundable: the amount of an open dispute (held for the cardholder) or a lost
+ * one (already charged back) counts against the charge too, so refunds plus disputes never pay the
+ * customer more than the charge. Dispute opens take this same lock (dispute-create-store.ts); a won
+ * dispute gave its amount back and counts for nothing.
  */
 async function lockCharge(em: EntityManager, scope: IdempotencyScope, chargeId: string): Promise<RefundableCharge> {
   const rows = await em.execute<{ id: string; status: string; amount: string; currency: string }[]>(
@@ -39,8 +44,9 @@ async function lockCharge(em: EntityManager, scope: IdempotencyScope, chargeId: 
     throw new ApiError('charge_not_refundable', `Charge ${chargeId} is ${charge.status}: only a succeeded charge can be refunded.`, { param: 'charge' });
   }
   const sums = await em.execute<{ committed: string }[]>(
-    `select coalesce(sum(amount), 0)::text as committed from refunds where charge_id = ? and status in ('pending', 'succeeded')`,
-    [chargeId],
+    `select ((select coalesce(sum(amount), 0) from refunds where charge_id = ? and status in ('pending', 'succeeded'))
+           + (select coalesce(sum(amount), 0) from disputes where charge_id = ? and status in ('needs_response', 'under_review', 'lost')))::text as committed`,
+    [chargeId, chargeId],
   );
   const amount = Number(charge.amount);
   return { id: charge.id, amount, currency: charge.currency, refundable: amount - Number(sums[0].committed) };
@@ -49,7 +55,7 @@ async function lockCharge(em: EntityManager, scope: IdempotencyScope, chargeId: 
 /** The requested amount (or, when none, all that is still refundable), or 422 `amount_exceeds_refundable`. */
 function refundAmount(charge: RefundableCharge, requested: number | undefined): number {
   if (charge.refundable <= 0) {
-    throw new ApiError('amount_exceeds_refundable', `Charge ${charge.id} has nothing left to refund (pending and succeeded refunds cover its amount of ${charge.amount}).`, {
+    throw new ApiError('amount_exceeds_refundable', `Charge ${charge.id} has nothing left to refund (pending and succeeded refunds and open or lost disputes cover its amount of ${charge.amount}).`, {
       param: 'amount',
     });
   }

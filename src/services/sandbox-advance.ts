@@ -26,6 +26,9 @@ export const ADVANCEABLE: readonly AdvanceableResource[] = [
   { kind: 'charge', table: 'charges', scope: 'charges:write' },
   { kind: 'payout', table: 'payouts', scope: 'payouts:write' },
   { kind: 'refund', table: 'refunds', scope: 'refunds:write' },
+  { kind: 'dispute', table: 'disputes', scope: 'disputes:write' },
+  // Settlements have no write scope: whoever may read a batch may fire its sandbox payment step.
+  { kind: 'settlement', table: 'settlements', scope: 'settlements:read' },
 ];
 
 export interface AdvanceAnswer {

@@ -5,8 +5,8 @@ import { advanceSandboxTimer } from '../../services/sandbox-advance';
 
 /**
  * `POST /v1/sandbox/advance/{id}` (INTERFACE "Sandbox controls"): fires the next timer of a charge,
- * payout or refund workflow now. Mounted on the sandbox listener only (the live one answers 404). The
- * scope is the resource's write scope (`charges:write`, `payouts:write`, `refunds:write`).
+ * payout, refund, settlement or dispute workflow now. Mounted on the sandbox listener only (the live
+ * one answers 404). The scope is the resource's scope in ADVANCEABLE (services/sandbox-advance.ts).
  */
 export function sandboxAdvanceRoutes(deps: ServiceDeps): Router {
   const router = new Router();

@@ -1,0 +1,47 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { settlementState, type SettlementRecord, type SettlementSweepRequest, type SettlementTransitionRequest } from '../src/domain/settlement';
+import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
+import type { Orm } from '../src/persistence/orm';
+import { applySettlementTransition, SettlementConflictError, SettlementLedgerMismatchError, SettlementNotFoundError, sweepSettlement } from '../src/persistence/settlement-store';
+import type { SettlementActivities } from './types';
+
+/**
+ * Permanent errors are non-retryable with a stable type (the batch workflow then asks an operator:
+ * NeedsAttention with the reason); anything else (connection lost, lock timeout, deadlock) is retried.
+ */
+function asFailure(error: unknown): unknown {
+  if (isDeterministicDbError(error)) return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
+  if (error instanceof SettlementLedgerMismatchError || error instanceof SettlementConflictError || error instanceof SettlementNotFoundError) {
+    return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+  }
+  return error;
+}
+
+/** Worker metric `payments_settlement_transitions{to,failure_class,environment}`, exported by the SDK. */
+function countTransition(batch: SettlementRecord): void {
+  Context.current()
+    .metricMeter.createCounter('payments_settlement_transitions', '1', 'Settlement batch state changes written')
+    .add(1, { to: batch.status, failure_class: batch.failureClass ?? 'none', environment: batch.environment });
+}
+
+/** The settlement batch workflow's database steps (workflows/settlement-activities.ts). Answers hold state only (they go into history). */
+export function createSettlementActivities(deps: { orm: Orm }): SettlementActivities {
+  return {
+    async sweepSettlement(request: SettlementSweepRequest) {
+      try {
+        const result = await sweepSettlement(deps.orm, request, countTransition);
+        return 'kind' in result ? result : settlementState(result);
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+    async applySettlementTransition(request: SettlementTransitionRequest) {
+      try {
+        return settlementState(await applySettlementTransition(deps.orm, request, countTransition));
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+  };
+}

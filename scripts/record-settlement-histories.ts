@@ -1,0 +1,113 @@
+/**
+ * Records the settlementWorkflow histories that test/replay/settlement-replay.test.ts replays against
+ * the current workflow code, as test/replay/histories/settlementWorkflow/<scenario>.json, on the
+ * time-skipping test server with the in-memory activities of test/workflows/support/settlement-env.ts.
+ * (A directory of their own: a settlement run refuses to run under a workflow id other than its
+ * settlement id, so the replay gives each history the settlement id of its input.) A failed batch's
+ * run stays open until `retrySettlement`: `failed`, `live-failed` and `failed-advanced` are histories
+ * up to that wait; `*-retried` are whole ones, `retry-new-batch-*` the new batch a retry started.
+ *
+ *   npx tsx scripts/record-settlement-histories.ts [scenario ...]
+ *
+ * When to run it: see test/replay/histories/README.md (to add a history, never to make a failing
+ * replay pass).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
+import type { ChargeAttention } from '../src/domain/charge-attention';
+import { COMPLETION_DELAY_MS } from '../src/domain/sandbox-outcome';
+import { startSettlementTestEnv, type SettlementStartOptions, type SettlementTestEnv } from '../test/workflows/support/settlement-env';
+import { waitFor } from '../test/workflows/support/wait-for';
+import { retrySettlementUpdate } from '../workflows/settlement-retry-messages';
+
+type History = temporal.api.history.v1.IHistory;
+const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/settlementWorkflow');
+
+async function run(h: SettlementTestEnv, options: SettlementStartOptions): Promise<History> {
+  const handle = await h.start(options);
+  await handle.result().catch(() => undefined);
+  return handle.fetchHistory();
+}
+
+async function advanced(h: SettlementTestEnv, options: SettlementStartOptions): Promise<History> {
+  const handle = await h.start(options);
+  await waitFor(async () => (await handle.query('nextTimer')) !== null);
+  await handle.signal('advance');
+  await handle.result();
+  return handle.fetchHistory();
+}
+
+/** A batch that fails, up to where its run waits for an operator (open: the history so far); the handle to go on. */
+async function failedAndWaiting(h: SettlementTestEnv, options: SettlementStartOptions, how: 'timer' | 'advance' = 'timer') {
+  const handle = await h.start(options);
+  if ((options.environment ?? 'sandbox') === 'sandbox') {
+    await waitFor(async () => (await handle.query('nextTimer')) !== null);
+    if (how === 'advance') await handle.signal('advance');
+    else await h.env.sleep(COMPLETION_DELAY_MS);
+  }
+  await waitFor(async () => (await handle.query<ChargeAttention>('chargeAttention')).needsAttention);
+  return handle;
+}
+
+/** A failed batch retried (`retrySettlement`): the failed run's whole history, and the new batch's. */
+async function retried(h: SettlementTestEnv, options: SettlementStartOptions, before?: (merchantId: string) => Promise<void>) {
+  const handle = await failedAndWaiting(h, options);
+  if (before) await before(options.merchantId!);
+  const answer = await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'settlement account corrected', by: 'cli:recorder' }] });
+  await handle.result();
+  const child = h.env.client.workflow.getHandle(answer.retried_as);
+  // A live batch fails again (no live rail) and waits in its turn; a sandbox one ends.
+  if (options.environment === 'live') await waitFor(async () => (await child.query<ChargeAttention>('chargeAttention')).needsAttention);
+  else await child.result();
+  return { failed: await handle.fetchHistory(), next: await child.fetchHistory() };
+}
+
+/** A failed batch's money swept by another batch first (as a settlement run would), then the retry. */
+const sweptFirst = (h: SettlementTestEnv) => async (merchantId: string) => {
+  await (await h.start({ merchantId })).result();
+};
+
+const SCENARIOS: Record<string, (h: SettlementTestEnv) => Promise<History>> = {
+  paid: (h) => run(h, { merchantId: h.merchant(40_000) }),
+  // A failed batch's run stays open until retried: these three are the history up to that wait.
+  failed: async (h) => (await failedAndWaiting(h, { merchantId: h.merchant(25_000), outcome: 'failed' })).fetchHistory(),
+  'live-failed': async (h) => (await failedAndWaiting(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' })).fetchHistory(),
+  'failed-advanced': async (h) => (await failedAndWaiting(h, { merchantId: h.merchant(3_000), outcome: 'failed' }, 'advance')).fetchHistory(),
+  'nothing-no-balance': (h) => run(h, { merchantId: h.merchant(0) }),
+  'nothing-no-account': (h) => run(h, {}),
+  'paid-advanced': (h) => advanced(h, { merchantId: h.merchant(3_000) }),
+  // retrySettlement: the failed run ends with retried_as; the new batch (its child) sweeps the released money.
+  'failed-retried': async (h) => (await retried(h, { merchantId: h.merchant(25_000), outcome: 'failed' })).failed,
+  'retry-new-batch-paid': async (h) => (await retried(h, { merchantId: h.merchant(25_000), outcome: 'failed' })).next,
+  'live-failed-retried': async (h) => (await retried(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' })).failed,
+  'retry-new-batch-nothing': async (h) => {
+    const merchantId = h.merchant(6_000);
+    return (await retried(h, { merchantId, outcome: 'failed' }, sweptFirst(h))).next;
+  },
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const h = await startSettlementTestEnv();
+  try {
+    for (const name of names) {
+      const history = await SCENARIOS[name](h);
+      const file = path.join(OUT_DIR, `${name}.json`);
+      fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2) + '\n');
+      console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,66 @@
+import { MAX_REASON_LENGTH } from './charge-attention';
+import { MAX_SENDER_LENGTH, UNNAMED_SENDER } from './payout-review';
+import type { SettlementState } from './settlement';
+
+/**
+ * An operator's retry of a failed settlement batch (`settlements retry stl_… --reason TEXT`, or the
+ * `retrySettlement` update from the Temporal UI with `{"reason":"…"}`). A failed batch's workflow
+ * stays open, NeedsAttention, until one arrives; the retry starts a new batch for the same merchant,
+ * environment and currency (which sweeps whatever is available then, the released money included),
+ * clears NeedsAttention, and the failed batch's workflow ends with `retried_as`.
+ */
+export interface RetrySettlementRequest {
+  reason: string;
+  /** Who asks (`cli:<login>` from the command line); the Temporal UI sends none: recorded as `temporal-ui`. */
+  by?: string;
+}
+
+/** Who retried a failed batch, why and when (workflow time), as the workflow records it. */
+export interface SettlementRetry {
+  reason: string;
+  by: string;
+  at: string;
+}
+
+/** The answer of `retrySettlement`: the failed batch, and the new batch started for it. */
+export interface RetrySettlementResult {
+  id: string;
+  status: 'failed';
+  retried_as: string;
+  retry: SettlementRetry;
+}
+
+/** What the workflow of a failed batch ends with once retried: its state, the new batch, and who/why. */
+export type RetriedSettlement = SettlementState & { retried_as: string; retry: SettlementRetry };
+
+/** Who sent a retry when the request does not say. */
+export const RETRY_UNNAMED_SENDER = UNNAMED_SENDER;
+
+/** Error type of a retry the workflow refuses in its handler (the validator refuses the others as plain errors). */
+export const SETTLEMENT_RETRY_REFUSED = 'SettlementRetryRefused';
+
+/** Why a retrySettlement input is refused (its shape only), or null. */
+export function retryRequestRefusal(request: unknown): string | null {
+  if (typeof request !== 'object' || request === null) return 'retrySettlement takes {"reason":"…"}';
+  const { reason, by } = request as Record<string, unknown>;
+  if (typeof reason !== 'string' || reason.trim() === '') return 'a non-empty "reason" is required';
+  if (reason.length > MAX_REASON_LENGTH) return `"reason" is longer than ${MAX_REASON_LENGTH} characters`;
+  if (by !== undefined && (typeof by !== 'string' || by.trim() === '' || by.length > MAX_SENDER_LENGTH)) {
+    return `"by", when sent, is a non-empty string of at most ${MAX_SENDER_LENGTH} characters`;
+  }
+  return null;
+}
+
+/** The batch's own state that refuses a retry (a batch not failed, or one already retried), or null. */
+export function retryStateRefusal(settlementId: string, batch: Pick<SettlementState, 'status'> | undefined, retriedAs: string | undefined, retrying: boolean): string | null {
+  if (retriedAs) return `settlement ${settlementId} was already retried as ${retriedAs}`;
+  if (retrying) return `settlement ${settlementId}: a retry is already under way`;
+  if (!batch) return `settlement ${settlementId} has not swept yet: only a failed batch can be retried`;
+  if (batch.status !== 'failed') return `settlement ${settlementId} is ${batch.status}: only a failed batch can be retried`;
+  return null;
+}
+
+/** The command an operator runs (shown in NeedsAttention reasons and the workflow's current details). */
+export function retryCommand(settlementId: string): string {
+  return `settlements retry ${settlementId} --reason TEXT`;
+}

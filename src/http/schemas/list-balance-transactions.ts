@@ -1,0 +1,51 @@
+import { BALANCE_TRANSACTION_TYPES, parseBalanceTransactionId, SOURCE_KINDS, type BalanceTransactionType } from '../../domain/balance-transaction';
+import { ApiError } from '../../domain/errors';
+import { ID_PREFIX, isIdOf } from '../../domain/ids';
+import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
+import { compareInstants, isoInstant, parseLimit } from '../list-filters';
+import { listCursor } from '../routes/list-page';
+import { findControlCharacter } from '../validate';
+
+const ALLOWED = ['limit', 'cursor', 'type', 'source', 'created_after', 'created_before'];
+
+const bad = (param: string, message: string) => new ApiError('invalid_request', message, { param });
+
+/**
+ * The query of GET /v1/balance-transactions, with the conventions of src/http/list-filters.ts:
+ * `limit` (1–100, default 10), `cursor` (a next_cursor of this list, unchanged; strict, as
+ * routes/list-page.ts reads every list's), `type` (one of BALANCE_TRANSACTION_TYPES), `source` (a
+ * charge, payout, refund, settlement or dispute id), `created_after` / `created_before` (strict ISO
+ * 8601, exclusive). Any other parameter, a repeated one, or a bad value is 400 `invalid_request`
+ * naming it in `param`, before any query.
+ */
+export function parseBalanceTransactionQuery(query: Record<string, unknown>): BalanceTransactionQuery {
+  for (const [name, value] of Object.entries(query)) {
+    if (!ALLOWED.includes(name)) throw bad(name, `${name} is not a filter of this list; known: ${ALLOWED.join(', ')}.`);
+    if (typeof value !== 'string') throw bad(name, `${name} must be given once.`);
+  }
+  const control = findControlCharacter(query);
+  if (control) throw bad(control.param, control.message);
+  const q = query as Record<string, string | undefined>;
+
+  const anchor = listCursor(q.cursor, (id) => parseBalanceTransactionId(id) !== null);
+  const result: BalanceTransactionQuery = {
+    limit: parseLimit(q.limit),
+    cursor: anchor ? { createdAt: anchor.createdAt, ...parseBalanceTransactionId(anchor.id)! } : null,
+  };
+  if (q.type !== undefined) {
+    if (!(BALANCE_TRANSACTION_TYPES as readonly string[]).includes(q.type)) throw bad('type', `type must be one of: ${BALANCE_TRANSACTION_TYPES.join(', ')}.`);
+    result.type = q.type as BalanceTransactionType;
+  }
+  if (q.source !== undefined) {
+    const source = q.source;
+    const kind = SOURCE_KINDS.find((k) => isIdOf(k, source));
+    if (!kind) throw bad('source', `source must be the id of a charge, payout, refund, settlement or dispute (${SOURCE_KINDS.map((k) => ID_PREFIX[k]).join(', ')} followed by 24 letters and digits).`);
+    result.source = { kind, id: source };
+  }
+  const after = q.created_after === undefined ? undefined : isoInstant('created_after', q.created_after);
+  const before = q.created_before === undefined ? undefined : isoInstant('created_before', q.created_before);
+  if (after && before && compareInstants(after, before) >= 0) throw bad('created_before', 'created_before must be later than created_after.');
+  if (after) result.createdAfter = after.text;
+  if (before) result.createdBefore = before.text;
+  return result;
+}

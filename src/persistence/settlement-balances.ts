@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../domain/environment';
+import { NO_SETTLEMENT_ACCOUNT, type BalanceKey, type SettlementRunPage, type SettlementRunPageRequest, type SkippedBalance } from '../domain/settlement-run';
+import type { Orm } from './orm';
+import { clearSettlementSkips, recordSettlementSkips } from './settlement-skips';
+
+/** A balance a settlement run may settle: positive available money of one merchant, environment and currency. */
+export interface SettleableBalance {
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  /** Minor units, as text (bigint). What the batch sweeps is read again under its row lock. */
+  available: string;
+  /** Whether the merchant has a settlement account (bank code and number). */
+  hasAccount: boolean;
+}
+
+export interface SettleableBalanceQuery {
+  /** Keyset: the page starts after this balance key (merchant, environment, currency). */
+  after?: BalanceKey | null;
+  /** Keyset by merchant only: the page starts after every balance of this merchant. */
+  afterMerchantId?: string;
+  limit: number;
+  merchantId?: string;
+  environment?: Environment;
+}
+
+type Row = { merchant_id: string; environment: Environment; currency: string; available: string; has_account: boolean };
+
+/**
+ * One page of settleable balances (merchant_available > 0), ordered by merchant_id, environment,
+ * currency and paged by that key: a range scan of account_balances' primary key from the key on (no
+ * offset), so the 1,000th page of 100,000 merchants costs what the first does.
+ */
+export function listSettleableBalances(orm: Orm, query: SettleableBalanceQuery): Promise<SettleableBalance[]> {
+  return selectSettleableBalances(orm.em.fork() as EntityManager, query);
+}
+
+async function selectSettleableBalances(em: EntityManager, query: SettleableBalanceQuery): Promise<SettleableBalance[]> {
+  const where = [`b.account = 'merchant_available'`, 'b.amount > 0'];
+  const params: unknown[] = [];
+  if (query.after) {
+    where.push('(b.merchant_id, b.environment, b.currency) > (?, ?, ?)');
+    params.push(query.after.merchantId, query.after.environment, query.after.currency);
+  }
+  if (query.afterMerchantId !== undefined) {
+    where.push('b.merchant_id > ?');
+    params.push(query.afterMerchantId);
+  }
+  if (query.merchantId !== undefined) {
+    where.push('b.merchant_id = ?');
+    params.push(query.merchantId);
+  }
+  if (query.environment !== undefined) {
+    where.push('b.environment = ?');
+    params.push(query.environment);
+  }
+  const rows = await em.execute<Row[]>(
+    `select b.merchant_id, b.environment, b.currency, b.amount::text as available,
+            (m.settlement_bank_code is not null and m.settlement_account_number is not null) as has_account
+     from account_balances b join merchants m on m.id = b.merchant_id
+     where ${where.join(' and ')}
+     order by b.merchant_id, b.environment, b.currency
+     limit ?`,
+    [...params, query.limit],
+  );
+  return rows.map((r) => ({ merchantId: r.merchant_id, environment: r.environment, currency: r.currency, available: r.available, hasAccount: r.has_account }));
+}
+
+/** Keeps why a run skipped one balance (the latest skip per balance), for `settlements skipped`. */
+export async function recordSettlementSkip(orm: Orm, skip: SkippedBalance & { runId: string }): Promise<void> {
+  const { runId, ...balance } = skip;
+  await recordSettlementSkips(orm.em.fork() as EntityManager, runId, [balance]);
+}
+
+/**
+ * The settlement run's page step, in one transaction: a page of settleable balances after
+ * `request.after`; the skips of merchants without a settlement account recorded (with the run); the
+ * earlier skips of the balances it will settle forgotten. Answers balance keys only (no amounts, no
+ * account numbers: the answer goes into the run's history). Idempotent: a retried page writes the
+ * same rows.
+ */
+export async function settlementRunPage(orm: Orm, request: SettlementRunPageRequest): Promise<SettlementRunPage> {
+  return orm.em.fork().transactional(async (em) => {
+    const rows = await selectSettleableBalances(em as EntityManager, {
+      after: request.after,
+      limit: request.limit,
+      ...(request.merchantId !== undefined ? { merchantId: request.merchantId } : {}),
+      ...(request.environment !== undefined ? { environment: request.environment } : {}),
+    });
+    const key = (r: SettleableBalance): BalanceKey => ({ merchantId: r.merchantId, environment: r.environment, currency: r.currency });
+    const settle = rows.filter((r) => r.hasAccount).map(key);
+    const skipped = rows.filter((r) => !r.hasAccount).map((r) => ({ ...key(r), reason: NO_SETTLEMENT_ACCOUNT }));
+    await recordSettlementSkips(em as EntityManager, request.runId, skipped);
+    await clearSettlementSkips(em as EntityManager, settle);
+    return { settle, skipped, next: rows.length === request.limit ? key(rows[rows.length - 1]) : null };
+  });
+}

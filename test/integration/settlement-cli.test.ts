@@ -1,0 +1,161 @@
+/**
+ * `merchants set ID --settlement-bank CODE --settlement-account NUMBER`, `settlements run` and
+ * `settlements skipped` (INTERFACE "Admin command line, continued"), run as child processes against
+ * the suite's PostgreSQL and Temporal, with the payments worker of this file on the CLI's task queue:
+ * one JSON object on stdout; bad input exits 1 with a message on stderr and changes nothing. The
+ * account number never appears whole in any output.
+ */
+import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
+import { balanceRows, fundMerchant } from '../support/fund-merchant';
+import { startHarness, type Harness } from '../support/harness';
+import { runCli, type CliResult } from '../support/run-cli';
+import { batchResults, batchRows, giveSettlementAccount, skipRow } from '../support/settlement-runs';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  if (h) {
+    const report = await ledgerCheck(h.orm);
+    await h.close();
+    if (!report.ok) throw new Error(describeLedgerProblems(report));
+  }
+});
+
+const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
+
+const account = async (id: string) =>
+  (await h.orm.em.getConnection().execute<{ bank: string | null; number: string | null }[]>(`select settlement_bank_code as bank, settlement_account_number as number from merchants where id = ?`, [id]))[0];
+
+/** Exit 0, nothing on stderr, one JSON object on stdout. */
+function ok(result: CliResult): any {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout.endsWith('\n') && result.stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(result.stdout);
+}
+
+describe('merchants set --settlement-bank --settlement-account', () => {
+  test('stored (digits only), answered masked; the full number is in no output', async () => {
+    const m = await h.merchant();
+    const result = await cli('merchants', 'set', m.id, '--settlement-bank', 'gcb', '--settlement-account', '0012 3456 7890');
+    expect(ok(result)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 5_000_000, settlement_account: { bank_code: 'GCB', account_masked: '********7890' } });
+    expect(result.stdout).not.toContain('001234567890');
+    expect(await account(m.id)).toEqual({ bank: 'GCB', number: '001234567890' });
+
+    // With the threshold in the same command, and again later (a second set replaces the account).
+    const both = ok(await cli('merchants', 'set', m.id, '--payout-review-threshold', '20000', '--settlement-bank', 'ECOGH', '--settlement-account', '9988776655'));
+    expect(both).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 20_000, settlement_account: { bank_code: 'ECOGH', account_masked: '******6655' } });
+    expect(ok(await cli('merchants', 'set', m.id, '--payout-review-threshold', '30000')).settlement_account).toEqual({ bank_code: 'ECOGH', account_masked: '******6655' });
+  });
+
+  test.each([
+    [['--settlement-bank', 'GCB'], /go together/],
+    [['--settlement-account', '0012345678901'], /go together/],
+    [['--settlement-bank', 'NOPE', '--settlement-account', '0012345678901'], /unknown settlement bank "NOPE"/],
+    [['--settlement-bank', 'G C B', '--settlement-account', '0012345678901'], /bank code/],
+    [['--settlement-bank', 'GCB', '--settlement-account', '00123456789O1'], /6 to 20 digits/],
+    [['--settlement-bank', 'GCB', '--settlement-account', '12345'], /6 to 20 digits/],
+    [['--settlement-bank', 'GCB', '--settlement-account', '001234567890123456789'], /6 to 20 digits/],
+  ])('%j: exit 1, a message without the number, nothing stored', async (args, message) => {
+    const m = await h.merchant();
+    const result = await cli('merchants', 'set', m.id, ...args);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^error: /);
+    expect(result.stderr).toMatch(message);
+    for (const a of args) if (/^[0-9O]{5,}$/.test(a)) expect(result.stderr).not.toContain(a);
+    expect(await account(m.id)).toEqual({ bank: null, number: null });
+  });
+
+  test('an unknown merchant: exit 1, nothing stored anywhere', async () => {
+    const result = await cli('merchants', 'set', 'mer_unknown', '--settlement-bank', 'GCB', '--settlement-account', '0012345678901');
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^error: merchant mer_unknown does not exist/);
+    expect(result.stderr).not.toContain('0012345678901');
+  });
+});
+
+describe('settlements run', () => {
+  test('--merchant --env test: one sandbox batch of exactly the sandbox money, started, waited for, printed; live untouched', async () => {
+    const m = await h.merchant();
+    await giveSettlementAccount(h, m.id);
+    await fundMerchant(h, m.id, 50_000, 'GHS', 'sandbox');
+    await fundMerchant(h, m.id, 30_000, 'GHS', 'live');
+
+    const run = ok(await cli('settlements', 'run', '--merchant', m.id, '--env', 'test'));
+    expect(run).toMatchObject({ object: 'settlement_run', merchant_id: m.id, environment: 'sandbox', outcome: null, started: 1, skipped: 0, pages: 1, skips: [], listed_up_to: 100 });
+    expect(run.id).toMatch(/^settlement-run-[0-9A-Za-z]{16}$/);
+    expect(run.batches).toEqual([{ id: expect.stringMatching(/^stl_[0-9A-Za-z]{24}$/), merchant_id: m.id, environment: 'sandbox', currency: 'GHS' }]);
+
+    expect(await batchResults(h, [run.batches[0].id])).toMatchObject([{ kind: 'batch', status: 'paid', amount: 50_000 }]);
+    expect(await batchRows(h, m.id)).toEqual([{ id: run.batches[0].id, environment: 'sandbox', currency: 'GHS', status: 'paid', amount: 50_000, run_id: run.id }]);
+    expect(await balanceRows(h, m.id, 'GHS', 'sandbox')).toMatchObject({ merchant_available: 0, merchant_reserved: 0, settlement_clearing: 50_000 });
+    expect((await balanceRows(h, m.id, 'GHS', 'live')).merchant_available).toBe(30_000);
+
+    // Nothing left to settle in the sandbox: a repeated run starts nothing.
+    expect(ok(await cli('settlements', 'run', '--merchant', m.id, '--env', 'test'))).toMatchObject({ started: 0, skipped: 0, batches: [] });
+  });
+
+  test('--outcome failed: the run is limited to the sandbox, the batch fails and the money comes back to available', async () => {
+    const m = await h.merchant();
+    await giveSettlementAccount(h, m.id);
+    await fundMerchant(h, m.id, 12_000, 'GHS', 'sandbox');
+    await fundMerchant(h, m.id, 7_000, 'GHS', 'live');
+
+    const run = ok(await cli('settlements', 'run', '--merchant', m.id, '--outcome', 'failed'));
+    expect(run).toMatchObject({ environment: 'sandbox', outcome: 'failed', started: 1 });
+    expect(await batchResults(h, [run.batches[0].id])).toMatchObject([{ status: 'failed', failureClass: 'declined', amount: 12_000 }]);
+    expect(await balanceRows(h, m.id, 'GHS', 'sandbox')).toMatchObject({ merchant_available: 12_000, merchant_reserved: 0 });
+    expect(await batchRows(h, m.id)).toHaveLength(1);
+  });
+
+  test('a merchant without a settlement account is skipped, with the reason printed and kept (settlements skipped), until it has one', async () => {
+    const m = await h.merchant();
+    await fundMerchant(h, m.id, 9_000, 'GHS', 'sandbox');
+    await fundMerchant(h, m.id, 4_000, 'NGN', 'live');
+
+    const run = ok(await cli('settlements', 'run', '--merchant', m.id));
+    expect(run).toMatchObject({ environment: null, started: 0, skipped: 2, batches: [] });
+    expect(run.skips).toEqual([
+      { merchant_id: m.id, environment: 'live', currency: 'NGN', reason: 'no settlement account' },
+      { merchant_id: m.id, environment: 'sandbox', currency: 'GHS', reason: 'no settlement account' },
+    ]);
+    const skipped = ok(await cli('settlements', 'skipped', '--merchant', m.id, '--env', 'test'));
+    expect(skipped).toEqual({
+      object: 'list',
+      data: [{ merchant_id: m.id, environment: 'sandbox', currency: 'GHS', reason: 'no settlement account', run_id: run.id, skipped_at: expect.any(String) }],
+      has_more: false,
+    });
+    expect(ok(await cli('settlements', 'skipped', '--merchant', m.id)).data).toHaveLength(2);
+
+    // Once it has an account, the next run settles it and forgets the skip.
+    await giveSettlementAccount(h, m.id);
+    const next = ok(await cli('settlements', 'run', '--merchant', m.id, '--env', 'test'));
+    expect(next).toMatchObject({ started: 1, skipped: 0 });
+    await batchResults(h, next.batches.map((b: { id: string }) => b.id));
+    expect(await skipRow(h, m.id, 'sandbox')).toBeUndefined();
+    expect(await skipRow(h, m.id, 'live', 'NGN')).toMatchObject({ reason: 'no settlement account', run_id: run.id });
+  });
+
+  test.each([
+    [['--env', 'live', '--outcome', 'failed'], /--outcome is a sandbox control/],
+    [['--outcome', 'paid'], /--outcome must be failed/],
+    [['--env', 'staging'], /--env must be test or live/],
+    [['--merchant', 'not-a-merchant'], /--merchant must be a merchant id/],
+    [['--merchant', 'mer_000000000000000000000000'], /merchant mer_000000000000000000000000 does not exist/],
+  ])('%j: exit 1, nothing started', async (args, message) => {
+    const result = await cli('settlements', 'run', ...args);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^error: /);
+    expect(result.stderr).toMatch(message);
+  });
+
+  test('settlements skipped --limit: bad values refused', async () => {
+    for (const limit of ['0', '-1', 'ten', '10001']) {
+      const result = await cli('settlements', 'skipped', `--limit=${limit}`);
+      expect([result.code, result.stdout]).toEqual([1, '']);
+      expect(result.stderr).toMatch(/--limit must be an integer from 1 to 10000/);
+    }
+  });
+});

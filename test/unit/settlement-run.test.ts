@@ -1,0 +1,78 @@
+import { loadConfig } from '../../src/config';
+import { cronProblem } from '../../src/domain/cron-expression';
+import { maskAccountNumber, normalizeBankCode, parseSettlementAccountNumber } from '../../src/domain/settlement-account';
+import { addToTotals, batchQueueFor, EMPTY_TOTALS, MAX_LISTED, settlementIdFromHex } from '../../src/domain/settlement-run';
+import { isIdOf } from '../../src/domain/ids';
+import { StartupError } from '../../src/support/startup-error';
+import { taskQueueFor } from '../../src/temporal/task-queues';
+
+describe('settlement ids from workflow randomness', () => {
+  const hex = (n: number) => n.toString(16).padStart(64, '0');
+  test('stl_ + 24 base62, the same for the same digits, distinct for others', () => {
+    const a = settlementIdFromHex('3f1c2b8e-9a4d-4c6e-9b7a-1d2e3f4a5b01' + '7c2a9e11-0b3d-4f5a-8c6e-2f1e0d9c8b7a');
+    expect(isIdOf('settlement', a)).toBe(true);
+    expect(settlementIdFromHex('3f1c2b8e-9a4d-4c6e-9b7a-1d2e3f4a5b01' + '7c2a9e11-0b3d-4f5a-8c6e-2f1e0d9c8b7a')).toBe(a);
+    const many = new Set(Array.from({ length: 1000 }, (_, i) => settlementIdFromHex(hex(i * 7919 + 1))));
+    expect(many.size).toBe(1000);
+    for (const id of many) expect(isIdOf('settlement', id)).toBe(true);
+  });
+  test('too few digits is a programming error', () => {
+    expect(() => settlementIdFromHex('abc')).toThrow(/32 hex digits/);
+  });
+});
+
+test.each([['payments'], ['test-abc'], ['my-live'], ['x-sandbox-y']])('batchQueueFor names the queues as taskQueueFor does (base %s), from either environment queue', (base) => {
+  for (const runOn of ['sandbox', 'live'] as const) {
+    for (const environment of ['sandbox', 'live'] as const) expect(batchQueueFor(taskQueueFor(base, runOn), environment)).toBe(taskQueueFor(base, environment));
+  }
+});
+
+test('addToTotals counts everything and names at most MAX_LISTED batches and skips', () => {
+  const batch = (i: number) => ({ settlementId: `stl_${i}`, merchantId: `mer_${i}`, environment: 'sandbox' as const, currency: 'GHS' });
+  let totals = EMPTY_TOTALS;
+  for (let page = 0; page < 3; page++) totals = addToTotals(totals, Array.from({ length: 60 }, (_, i) => batch(page * 60 + i)), [{ ...batch(page), reason: 'r' }]);
+  expect(totals).toMatchObject({ started: 180, skipped: 3, pages: 3 });
+  expect(totals.batches).toHaveLength(MAX_LISTED);
+  expect(totals.batches[99].settlementId).toBe('stl_99');
+});
+
+describe('SETTLEMENT_SCHEDULE', () => {
+  test.each([['0 2 * * *'], ['*/15 * * * *'], ['0 2 * * MON-FRI'], ['0 0 2 1 * ? *'], ['@daily'], ['@every 6h']])('%s has a cron shape', (cron) => {
+    expect(cronProblem(cron)).toBeNull();
+  });
+  test.each([
+    ['', /empty/],
+    ['every day', /2 fields/],
+    ['0 2 * *', /4 fields/],
+    ['0 2 * * * * * *', /8 fields/],
+    ['0 2 * * $', /field "\$"/],
+    ['@sometimes', /descriptor/],
+  ])('%j is refused: %s', (cron, problem) => {
+    expect(cronProblem(cron)).toMatch(problem);
+  });
+  test('default daily at 02:00 UTC; a bad value stops start-up with the setting named', () => {
+    expect(loadConfig({}).settlementSchedule).toBe('0 2 * * *');
+    expect(loadConfig({ SETTLEMENT_SCHEDULE: ' 30 1 * * * ' }).settlementSchedule).toBe('30 1 * * *');
+    expect(() => loadConfig({ SETTLEMENT_SCHEDULE: 'daily' })).toThrow(StartupError);
+    expect(() => loadConfig({ SETTLEMENT_SCHEDULE: 'daily' })).toThrow(/^SETTLEMENT_SCHEDULE must be a cron expression in UTC/);
+  });
+});
+
+describe('settlement account', () => {
+  test.each([
+    ['0012345678901', '0012345678901'],
+    [' 0012 3456 7890 ', '001234567890'],
+    ['1234-5678-90', '1234567890'],
+    ['123456', '123456'],
+  ])('%j is stored as %s', (text, digits) => {
+    expect(parseSettlementAccountNumber(text)).toBe(digits);
+  });
+  test.each([['12345'], ['123456789012345678901'], ['12 34a56789'], ['GB29NWBK60161331926819'], ['1234--5678'], ['']])('%j is refused', (text) => {
+    expect(parseSettlementAccountNumber(text)).toBeNull();
+  });
+  test('masked to its last four digits; bank codes upper-cased', () => {
+    expect(maskAccountNumber('0012345678901')).toBe('*********8901');
+    expect(normalizeBankCode(' stanbic-gh ')).toBe('STANBIC-GH');
+    expect(normalizeBankCode('G C B')).toBeNull();
+  });
+});

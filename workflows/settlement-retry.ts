@@ -1,0 +1,107 @@
+import { allHandlersFinished, ApplicationFailure, condition, log, ParentClosePolicy, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attention';
+import { SA } from '../src/domain/search-attributes';
+import { settlementFailureReason, type SettlementState } from '../src/domain/settlement';
+import {
+  RETRY_UNNAMED_SENDER,
+  retryCommand,
+  retryRequestRefusal,
+  retryStateRefusal,
+  SETTLEMENT_RETRY_REFUSED,
+  type RetriedSettlement,
+  type SettlementRetry,
+} from '../src/domain/settlement-retry';
+import { settlementIdFromHex } from '../src/domain/settlement-run';
+import { settlementStartSearchAttributePairs } from '../src/domain/settlement-search-attributes';
+import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../src/domain/settlement-start';
+import { chargeAttentionQuery } from './messages';
+import type { settlementWorkflow } from './settlement';
+import { retrySettlementUpdate } from './settlement-retry-messages';
+
+export interface RetryDesk {
+  /**
+   * A failed batch waits here for an operator: NeedsAttention = true, the `chargeAttention` query
+   * answers why (what `payments stuck` shows), the current details name the command. Ends once a
+   * `retrySettlement` has started the new batch and cleared NeedsAttention: the batch's state with
+   * `retried_as` and who/why. No timer: the wait costs no history.
+   */
+  awaitRetry(batch: SettlementState): Promise<RetriedSettlement>;
+}
+
+/**
+ * Registers the `retrySettlement` update of one settlement batch (at the start, so an early request
+ * is refused with a reason, not for want of a handler). Its validator refuses a blank reason, a batch
+ * that is not failed (or not swept yet), and a second retry; nothing is written then. The handler
+ * starts the new batch as a child workflow (id `stl_` + 24 base62 characters from the history-seeded
+ * `uuid4`, as the settlement run makes them; same task queue; parent close policy ABANDON; search
+ * attributes MerchantId, Environment, Currency, NeedsAttention false; outcome null), then clears
+ * NeedsAttention and answers.
+ */
+export function settlementRetryDesk(settlementId: string, current: () => SettlementState | undefined): RetryDesk {
+  let waiting = false;
+  let retrying = false;
+  let retried: { as: string; retry: SettlementRetry } | undefined;
+  let attention: ChargeAttention | undefined;
+
+  const refusal = () => retryStateRefusal(settlementId, current(), retried?.as, retrying) ?? (waiting ? null : `settlement ${settlementId} is not waiting for a retry`);
+
+  setHandler(
+    retrySettlementUpdate,
+    async (request) => {
+      const why = refusal();
+      if (why) throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: why, nonRetryable: true });
+      const batch = current()!;
+      retrying = true;
+      const retry: SettlementRetry = { reason: request.reason.trim(), by: request.by?.trim() || RETRY_UNNAMED_SENDER, at: new Date().toISOString() };
+      // Two uuid4s before any await: the same id on replay.
+      const newId = settlementIdFromHex(uuid4() + uuid4());
+      const start: SettlementStart = { settlementId: newId, merchantId: batch.merchantId, environment: batch.environment, currency: batch.currency, outcome: null, runId: null };
+      try {
+        await startChild<typeof settlementWorkflow>(SETTLEMENT_WORKFLOW_TYPE, {
+          workflowId: newId,
+          taskQueue: workflowInfo().taskQueue,
+          args: [start],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: settlementStartSearchAttributePairs(batch),
+          staticSummary: `retry of failed settlement ${settlementId}: ${batch.environment} ${batch.currency} for ${batch.merchantId}`,
+        });
+      } catch (error) {
+        retrying = false;
+        const message = error instanceof Error ? error.message : String(error);
+        log.warn('settlement retry: the new batch did not start; still waiting for a retry', { settlementId, newId, error: message });
+        throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: `settlement ${settlementId}: the new batch ${newId} did not start (${message}); nothing changed, send the retry again`, nonRetryable: true });
+      }
+      retried = { as: newId, retry };
+      attention = { ...(attention ?? NO_ATTENTION), needsAttention: false, operatorRetries: 1, lastRetry: { at: retry.at, by: 'operator', reason: `${retry.reason} (by ${retry.by}; retried as ${newId})` } };
+      upsertSearchAttributes([{ key: SA.NeedsAttention, value: false }]);
+      setCurrentDetails(`finished: failed, retried as ${newId} by ${retry.by}: ${retry.reason}`);
+      log.info('settlement batch retried', { settlementId, retriedAs: newId, by: retry.by, reason: retry.reason });
+      return { id: settlementId, status: 'failed', retried_as: newId, retry };
+    },
+    {
+      validator: (request) => {
+        const why = retryRequestRefusal(request) ?? refusal();
+        if (why) throw new Error(why);
+      },
+    },
+  );
+
+  return {
+    async awaitRetry(batch) {
+      attention = { ...NO_ATTENTION, needsAttention: true, step: 'settlement payment', reason: settlementFailureReason(batch), since: batch.updatedAt };
+      setHandler(chargeAttentionQuery, () => attention!);
+      upsertSearchAttributes([{ key: SA.NeedsAttention, value: true }]);
+      setCurrentDetails(
+        `waiting for an operator: failed (${batch.failureClass ?? 'unknown'}), ${batch.amount} ${batch.currency} returned to available. ` +
+          `Retry: ${retryCommand(batch.id)} (or the retrySettlement update from the Temporal UI: {"reason":"…"})`,
+      );
+      log.warn('settlement batch failed: waiting for an operator (retrySettlement)', { settlementId, failureClass: batch.failureClass });
+      waiting = true;
+      await condition(() => retried !== undefined);
+      // The update's answer goes out before the run closes.
+      await condition(allHandlersFinished);
+      return { ...batch, retried_as: retried!.as, retry: retried!.retry };
+    },
+  };
+}

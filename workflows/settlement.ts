@@ -1,0 +1,122 @@
+import { ApplicationFailure, defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { FailureClass } from '../src/domain/failure-classes';
+import { SA } from '../src/domain/search-attributes';
+import { isTerminalSettlementStatus, settlementPlan, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
+import type { RetriedSettlement } from '../src/domain/settlement-retry';
+import { settlementSearchAttributePairs } from '../src/domain/settlement-search-attributes';
+import { SETTLEMENT_INPUT_REFUSED, settlementStartProblem, type SettlementStart } from '../src/domain/settlement-start';
+import { attentionDesk } from './charge-attention';
+import { timerDesk } from './payout-timers';
+import { applySettlementTransition, sweepSettlement } from './settlement-activities';
+import { settlementRetryDesk, type RetryDesk } from './settlement-retry';
+
+/** Current state of the batch as the workflow last wrote it (`temporal workflow query --type settlementState`; no account data). */
+export const settlementStateQuery = defineQuery<SettlementState | undefined>('settlementState');
+
+/**
+ * One settlement batch: one merchant's available balance in one environment and currency, swept and
+ * paid to its settlement bank account. Workflow id = settlement id (`stl_…`), started by the
+ * settlement run (or `settlements run`) with a SettlementStart (src/domain/settlement-start.ts):
+ *
+ * 0. Refuse to run (non-retryably, `SettlementInputRefused`, nothing written) unless the input is a
+ *    SettlementStart, the workflow id is its settlement id, and the run's MerchantId, Environment
+ *    and Currency search attributes (when set) are the input's.
+ * 1. Sweep (local activity, one transaction; src/persistence/settlement-store.ts): the batch row, the
+ *    swept postings marked, available → reserved (in transit), `settlement.created`. No settlement
+ *    account or no positive balance: nothing is written and the run ends `{ kind: 'nothing', reason }`.
+ *    A batch already written under this id is returned as it is (nothing moves twice).
+ * 2. The payment through the simulator (src/domain/settlement.ts settlementPlan): sandbox, a timer
+ *    of about three seconds raced by the sandbox `advance` signal (query `nextTimer`), then paid, or
+ *    failed (`declined`) for `outcome: 'failed'`; live (no live rail yet) fails at once with
+ *    `partner_unavailable`.
+ * 3. Paid: reserved → settlement_clearing, `settlement.paid`; the run ends with the batch. Failed:
+ *    reserved → available, `settlement.failed`, and the run stays open waiting for an operator
+ *    (workflows/settlement-retry.ts): NeedsAttention = true with the reason (the `chargeAttention`
+ *    query answers it, so `payments stuck` lists the batch), current details naming
+ *    `settlements retry stl_… --reason TEXT`. The `retrySettlement` update (that command, or the
+ *    Temporal UI) starts a new batch for the same balance as a child workflow, clears NeedsAttention,
+ *    and the run ends with the failed batch plus `retried_as` and who/why. The new batch sweeps what
+ *    is available then (the released money, unless a settlement run swept it first: then it ends
+ *    `{ kind: 'nothing' }`); nothing moves twice (the sweep's lock and settlement_entries).
+ *
+ * Search attributes: PaymentStatus, Amount and FailureClass follow the batch. Database steps retry
+ * for a bounded time; one that gives up marks the run NeedsAttention and waits for `retryStep`
+ * (workflows/charge-attention.ts). History holds the batch's state only (no account number).
+ */
+export async function settlementWorkflow(input: SettlementStart): Promise<SettlementOutcome | RetriedSettlement> {
+  const { workflowId } = workflowInfo();
+  const problem = settlementStartProblem(input);
+  if (problem) throw refused(`a settlement workflow takes a SettlementStart (${problem}): refused to run ${workflowId}`);
+  const start: SettlementStart = { ...input, outcome: input.outcome ?? null, runId: input.runId ?? null };
+  const settlementId = start.settlementId;
+  if (workflowId !== settlementId) throw refused(`workflow ${workflowId} was started for settlement ${settlementId}: a settlement workflow runs only under its settlement's id`);
+  const mismatch = startedForAnother(start);
+  if (mismatch) throw refused(`settlement ${settlementId}: ${mismatch}; the settlement workflow refuses to run`);
+
+  let batch: SettlementState | undefined;
+  setHandler(settlementStateQuery, () => batch);
+  const desk = attentionDesk(settlementId);
+  const timers = timerDesk();
+  const retries = settlementRetryDesk(settlementId, () => batch);
+
+  setCurrentDetails(`sweep: moving the ${start.environment} ${start.currency} available balance of ${start.merchantId} into this batch`);
+  const swept = await desk.persist('sweep settlement', () => sweepSettlement({ ...start, at: new Date().toISOString() }));
+  if (swept.kind === 'nothing') {
+    setCurrentDetails(`finished: nothing to settle (${swept.reason})`);
+    return swept;
+  }
+  batch = swept;
+  upsertSearchAttributes(settlementSearchAttributePairs(batch));
+  if (isTerminalSettlementStatus(batch.status)) return finished(batch, retries);
+
+  const finish = async (to: 'paid' | 'failed', failureClass: FailureClass | null): Promise<SettlementState | RetriedSettlement> => {
+    const step = `settlement -> ${to}${failureClass ? ` (${failureClass})` : ''}`;
+    setCurrentDetails(`writing ${step}`);
+    batch = await desk.persist(step, () => applySettlementTransition({ settlementId, to, failureClass, at: new Date().toISOString() }));
+    upsertSearchAttributes(settlementSearchAttributePairs(batch));
+    return finished(batch, retries);
+  };
+
+  const plan = settlementPlan(batch.environment, batch.sandboxOutcome);
+  if (plan.kind === 'fail_now') return finish('failed', plan.failureClass);
+  const summary = plan.kind === 'pay' ? "sandbox payment: the settlement reaches the merchant's bank account" : 'sandbox payment: the bank refuses the settlement (outcome failed)';
+  setCurrentDetails(`waiting: ${summary} (about 3 s, or advance); ${batch.amount} ${batch.currency} in transit`);
+  await timers.wait(plan.afterMs, summary);
+  return plan.kind === 'pay' ? finish('paid', null) : finish('failed', plan.failureClass);
+}
+
+/**
+ * The run's last words: a paid batch ends here. A failed batch needs an operator: the run waits for
+ * `retrySettlement` (NeedsAttention = true until then) and ends once the new batch has started.
+ */
+async function finished(batch: SettlementState, retries: RetryDesk): Promise<SettlementState | RetriedSettlement> {
+  if (batch.status !== 'failed') {
+    setCurrentDetails(`finished: ${batch.status}`);
+    return batch;
+  }
+  return retries.awaitRetry(batch);
+}
+
+/**
+ * The run starts with the batch's MerchantId, Environment and Currency as search attributes; one set
+ * to another value than the input's refuses the run, one not set is set here (a batch started by hand).
+ */
+function startedForAnother(start: SettlementStart): string | undefined {
+  const attributes = workflowInfo().typedSearchAttributes;
+  const expected = [
+    { key: SA.MerchantId, value: start.merchantId },
+    { key: SA.Environment, value: start.environment },
+    { key: SA.Currency, value: start.currency },
+  ];
+  const wrong = expected.filter(({ key, value }) => attributes.get(key) !== undefined && attributes.get(key) !== value);
+  if (wrong.length > 0) {
+    return `the run's search attributes say ${wrong.map(({ key }) => `${key.name}=${attributes.get(key)}`).join(', ')}, the input ${start.merchantId} ${start.environment} ${start.currency}`;
+  }
+  const missing = expected.filter(({ key }) => attributes.get(key) === undefined);
+  if (missing.length > 0) upsertSearchAttributes(missing);
+  return undefined;
+}
+
+function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: SETTLEMENT_INPUT_REFUSED, message, nonRetryable: true });
+}
