@@ -8,7 +8,6 @@
  *
  * When to run it: see test/replay/histories/README.md. Never to make a failing replay pass.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { DraftOptions } from '../test/workflows/support/charge-env';
@@ -19,12 +18,9 @@ import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
 import { taskQueueFor } from '../src/temporal/task-queues';
 import { workflowBundle } from '../workers/create-worker';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { ApplicationFailure } from '@temporalio/common';
 import { chargeAttentionQuery, retryStepUpdate } from '../workflows/messages';
-import type { temporal } from '@temporalio/proto';
-
-type History = temporal.api.history.v1.IHistory;
+import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
 
@@ -129,26 +125,11 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
 };
 
-async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
-  const unknown = wanted.filter((name) => !(name in SCENARIOS));
-  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
-  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
-  fs.mkdirSync(OUT_DIR, { recursive: true });
-  const h = await startChargeTestEnv();
-  try {
-    for (const name of names) {
-      const { workflowType, history } = await SCENARIOS[name](h);
-      const file = path.join(OUT_DIR, `${workflowType}-${name}.json`);
-      fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2) + '\n');
-      console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
-    }
-  } finally {
-    await h.close();
-  }
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runRecorder(() =>
+  recordScenarios({
+    outDir: OUT_DIR,
+    scenarios: SCENARIOS,
+    startEnv: startChargeTestEnv,
+    recording: (name, { workflowType, history }) => ({ fileName: `${workflowType}-${name}.json`, history }),
+  }),
+);

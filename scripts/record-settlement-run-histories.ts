@@ -11,15 +11,12 @@
  * When to run it: see test/replay/histories/README.md (to add a history, never to make a failing
  * replay pass).
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import type { temporal } from '@temporalio/proto';
 import type { SettlementRunInput } from '../src/domain/settlement-run';
 import { settlementRunStartOptions } from '../src/temporal/settlement-run-start';
 import { recordedRunId, startSettlementRunTestEnv, type FakeBalance, type SettlementRunTestEnv } from '../test/workflows/support/settlement-run-env';
+import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
-type History = temporal.api.history.v1.IHistory;
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/settlementRunWorkflow');
 
 const merchant = (n: number) => `mer_recorded${String(n).padStart(16, '0')}`;
@@ -45,26 +42,4 @@ const SCENARIOS: Record<string, (h: SettlementRunTestEnv) => Promise<History>> =
   refused: (h) => run(h, 'refused', [], { environment: 'live', outcome: 'failed' }),
 };
 
-async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
-  const unknown = wanted.filter((name) => !(name in SCENARIOS));
-  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
-  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
-  fs.mkdirSync(OUT_DIR, { recursive: true });
-  const h = await startSettlementRunTestEnv();
-  try {
-    for (const name of names) {
-      const history = await SCENARIOS[name](h);
-      const file = path.join(OUT_DIR, `${name}.json`);
-      fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 2) + '\n');
-      console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
-    }
-  } finally {
-    await h.close();
-  }
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runRecorder(() => recordScenarios({ outDir: OUT_DIR, scenarios: SCENARIOS, startEnv: startSettlementRunTestEnv }));

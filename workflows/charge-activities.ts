@@ -1,10 +1,10 @@
-import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { ChargeActivities } from '../activities/types';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import type { BegunCharge } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
-import { DB_STEP_RETRY } from '../src/domain/charge-attention';
+import { dbStepOptions } from './db-step-options';
 
 /**
  * Database steps run as local activities: one short transaction each, no extra round trip through
@@ -16,18 +16,7 @@ import { DB_STEP_RETRY } from '../src/domain/charge-attention';
  * operator (NeedsAttention). Refusals by the charge's rules and database errors the same input would
  * raise again (`DeterministicDatabaseError`, src/persistence/db-errors.ts) are not retried at all.
  */
-const OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: DB_STEP_RETRY.startToCloseMs,
-  scheduleToCloseTimeout: DB_STEP_RETRY.scheduleToCloseMs,
-  localRetryThreshold: DB_STEP_RETRY.localRetryThresholdMs,
-  retry: {
-    initialInterval: DB_STEP_RETRY.initialIntervalMs,
-    backoffCoefficient: DB_STEP_RETRY.backoffCoefficient,
-    maximumInterval: DB_STEP_RETRY.maximumIntervalMs,
-    maximumAttempts: DB_STEP_RETRY.maximumAttempts,
-    nonRetryableErrorTypes: ['TransitionRefusedError', 'ChargeNotFoundError', 'DeterministicDatabaseError'],
-  },
-};
+const OPTIONS = dbStepOptions(['TransitionRefusedError', 'ChargeNotFoundError', 'DeterministicDatabaseError']);
 
 const db = proxyLocalActivities<ChargeActivities>(OPTIONS);
 

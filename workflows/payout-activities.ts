@@ -1,7 +1,7 @@
-import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { PayoutActivities } from '../activities/types';
-import { DB_STEP_RETRY } from '../src/domain/charge-attention';
 import { PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, type BegunPayout, type PayoutState, type PayoutTransitionRequest } from '../src/domain/payout-state';
+import { dbStepOptions } from './db-step-options';
 
 /**
  * Database steps of a payout, as local activities with the charge's bounded retries
@@ -9,18 +9,7 @@ import { PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, type BegunPayout, type Pay
  * operator (NeedsAttention, `retryStep`). Refusals by the payout's rules and permanent database
  * errors are not retried. Every step is idempotent: a retry after a crash writes nothing twice.
  */
-const OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: DB_STEP_RETRY.startToCloseMs,
-  scheduleToCloseTimeout: DB_STEP_RETRY.scheduleToCloseMs,
-  localRetryThreshold: DB_STEP_RETRY.localRetryThresholdMs,
-  retry: {
-    initialInterval: DB_STEP_RETRY.initialIntervalMs,
-    backoffCoefficient: DB_STEP_RETRY.backoffCoefficient,
-    maximumInterval: DB_STEP_RETRY.maximumIntervalMs,
-    maximumAttempts: DB_STEP_RETRY.maximumAttempts,
-    nonRetryableErrorTypes: [PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, 'DeterministicDatabaseError'],
-  },
-};
+const OPTIONS = dbStepOptions([PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, 'DeterministicDatabaseError']);
 
 const db = proxyLocalActivities<PayoutActivities>(OPTIONS);
 

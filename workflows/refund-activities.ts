@@ -1,7 +1,7 @@
-import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { RefundActivities } from '../activities/types';
-import { DB_STEP_RETRY } from '../src/domain/charge-attention';
 import type { BegunRefund, RefundState, RefundTransitionRequest } from '../src/domain/refund';
+import { dbStepOptions } from './db-step-options';
 
 /**
  * Database steps of a refund, as local activities with the charge's bounded retries
@@ -9,18 +9,7 @@ import type { BegunRefund, RefundState, RefundTransitionRequest } from '../src/d
  * operator (NeedsAttention, `retryStep`). Permanent database errors are not retried. Every step is
  * idempotent: a retry after a crash writes nothing twice.
  */
-const OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: DB_STEP_RETRY.startToCloseMs,
-  scheduleToCloseTimeout: DB_STEP_RETRY.scheduleToCloseMs,
-  localRetryThreshold: DB_STEP_RETRY.localRetryThresholdMs,
-  retry: {
-    initialInterval: DB_STEP_RETRY.initialIntervalMs,
-    backoffCoefficient: DB_STEP_RETRY.backoffCoefficient,
-    maximumInterval: DB_STEP_RETRY.maximumIntervalMs,
-    maximumAttempts: DB_STEP_RETRY.maximumAttempts,
-    nonRetryableErrorTypes: ['DeterministicDatabaseError'],
-  },
-};
+const OPTIONS = dbStepOptions(['DeterministicDatabaseError']);
 
 const db = proxyLocalActivities<RefundActivities>(OPTIONS);
 

@@ -1,7 +1,7 @@
-import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { SettlementActivities } from '../activities/types';
-import { DB_STEP_RETRY } from '../src/domain/charge-attention';
 import type { SettlementOutcome, SettlementState, SettlementSweepRequest, SettlementTransitionRequest } from '../src/domain/settlement';
+import { dbStepOptions } from './db-step-options';
 
 /**
  * Database steps of a settlement batch, as local activities with the charge's bounded retries
@@ -10,18 +10,7 @@ import type { SettlementOutcome, SettlementState, SettlementSweepRequest, Settle
  * not add up, a batch id used for another balance) are not retried. Every step is idempotent: a retry
  * after a crash writes nothing twice.
  */
-const OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: DB_STEP_RETRY.startToCloseMs,
-  scheduleToCloseTimeout: DB_STEP_RETRY.scheduleToCloseMs,
-  localRetryThreshold: DB_STEP_RETRY.localRetryThresholdMs,
-  retry: {
-    initialInterval: DB_STEP_RETRY.initialIntervalMs,
-    backoffCoefficient: DB_STEP_RETRY.backoffCoefficient,
-    maximumInterval: DB_STEP_RETRY.maximumIntervalMs,
-    maximumAttempts: DB_STEP_RETRY.maximumAttempts,
-    nonRetryableErrorTypes: ['DeterministicDatabaseError', 'SettlementLedgerMismatchError', 'SettlementConflictError', 'SettlementNotFoundError'],
-  },
-};
+const OPTIONS = dbStepOptions(['DeterministicDatabaseError', 'SettlementLedgerMismatchError', 'SettlementConflictError', 'SettlementNotFoundError']);
 
 const db = proxyLocalActivities<SettlementActivities>(OPTIONS);
 

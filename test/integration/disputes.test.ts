@@ -1,4 +1,3 @@
-import type { ChargeRecord } from '../../src/domain/charge';
 import { DEFAULT_DISPUTE_EVIDENCE_WINDOW_MS } from '../../src/config';
 import { disputeJson } from '../../src/domain/dispute';
 import { MAX_EVIDENCE_LENGTH } from '../../src/domain/dispute-evidence';
@@ -7,13 +6,14 @@ import { writeDisputeOnce } from '../../src/persistence/dispute-create-store';
 import { findDispute } from '../../src/persistence/dispute-store';
 import { issueKey } from '../../src/persistence/merchant-store';
 import { startUnstartedDisputes } from '../../src/runtime/dispute-start-relay';
-import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 import { newId } from '../../src/support/new-id';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
+import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectBalancesMatchPostings, ledgerRows } from '../support/ledger-rows';
-import { accept, draftCharge, succeed } from '../support/stored-charges';
+import { accept, draftCharge } from '../support/stored-charges';
+import { succeededCharge } from '../support/succeeded-charge';
 import { waitFor } from '../workflows/support/wait-for';
 
 /**
@@ -29,23 +29,10 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  if (h) {
-    const report = await ledgerCheck(h.orm);
-    await h.close();
-    if (!report.ok) throw new Error(describeLedgerProblems(report));
-  }
-});
+afterAll(() => closeWithLedgerCheck(h));
 
 const DEADLINE = 'evidence deadline: no evidence by evidence_due_by, then lost';
 const DECISION = 'sandbox review decision: the evidence is judged';
-
-/** A succeeded charge of `amount` (its merchant_amount lands in available) and, optionally, extra available funds. */
-async function succeededCharge(merchant: TestMerchant, amount = 15_000, extraFunds = 0): Promise<ChargeRecord> {
-  const charge = await succeed(h.orm, (await accept(h.orm, draftCharge(merchant.id, amount))).id);
-  if (extraFunds > 0) await fundMerchant(h, merchant.id, extraFunds);
-  return charge;
-}
 
 function open(merchant: TestMerchant, chargeId: string, body: Record<string, unknown> = {}, key: string | null = idempotencyKey(), env: 'sandbox' | 'live' = 'sandbox') {
   return h.request(env, 'POST', `/v1/sandbox/charges/${chargeId}/disputes`, {
@@ -94,7 +81,7 @@ async function disputeTransfers(merchant: TestMerchant, id: string): Promise<Rec
 describe('a dispute from opening to its end', () => {
   test('won: opened with the amount held in reserved (available may go below zero), evidence, under_review, won about 3 s later: the hold is released', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant);
+    const charge = await succeededCharge(h, merchant);
     const available = charge.merchantAmount;
     expect(available).toBeLessThan(15_000); // fees were kept: the disputed 15 000 is more than the charge left in available
 
@@ -156,7 +143,7 @@ describe('a dispute from opening to its end', () => {
 
   test('lost (evidence containing losing_evidence; advance fires the decision): the hold is debited to dispute_clearing', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const available = charge.merchantAmount + 20_000;
     const res = await open(merchant, charge.id, { amount: 6_000 });
     expect(res.json).toMatchObject({ amount: 6_000, reason: 'general' });
@@ -183,7 +170,7 @@ describe('a dispute from opening to its end', () => {
 
   test('lost by the deadline (advance fires it): the hold is debited; evidence after it is refused with a clear error', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const available = charge.merchantAmount + 20_000;
     const id = (await open(merchant, charge.id, { reason: 'fraudulent' })).json.id as string;
     await evidenceRequired(merchant, id);
@@ -201,7 +188,7 @@ describe('a dispute from opening to its end', () => {
 
   test('evidence a second time is refused (409 evidence_not_accepted); the first decides', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const id = (await open(merchant, charge.id)).json.id as string;
     await evidenceRequired(merchant, id);
     expect((await evidence(merchant, id, { text: 'first' })).status).toBe(200);
@@ -220,7 +207,7 @@ describe('errors: a clear error and nothing written', () => {
     const pending = await accept(h.orm, draftCharge(merchant.id, 15_000));
     const failed = await accept(h.orm, draftCharge(merchant.id, 15_000));
     await applyChargeTransition(h.orm, { chargeId: failed.id, to: 'failed', failureClass: 'declined', at: new Date().toISOString() });
-    const reversed = await succeededCharge(merchant);
+    const reversed = await succeededCharge(h, merchant);
     await applyChargeTransition(h.orm, { chargeId: reversed.id, to: 'reversed', failureClass: null, at: new Date().toISOString() });
     const events = await count('events', merchant.id);
     for (const charge of [pending, failed, reversed]) expectError(await open(merchant, charge.id), 422, 'charge_not_disputable', 'id');
@@ -230,7 +217,7 @@ describe('errors: a clear error and nothing written', () => {
 
   test('a charge with an open or lost dispute cannot be reversed (the cardholder would be paid twice); a won one can', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const id = (await open(merchant, charge.id)).json.id as string;
     await evidenceRequired(merchant, id);
     const reverse = () => applyChargeTransition(h.orm, { chargeId: charge.id, to: 'reversed', failureClass: null, at: new Date().toISOString() });
@@ -241,7 +228,7 @@ describe('errors: a clear error and nothing written', () => {
     expect((await advance(merchant, id)).json).toMatchObject({ fired: DECISION, status: 'lost' });
     await expect(reverse()).rejects.toMatchObject({ name: 'TransitionRefusedError', message: expect.stringContaining('lost (charged back)') });
 
-    const wonCharge = await succeededCharge(merchant, 15_000, 20_000);
+    const wonCharge = await succeededCharge(h, merchant, 15_000, 20_000);
     const won = (await open(merchant, wonCharge.id)).json.id as string;
     await evidenceRequired(merchant, won);
     expect((await evidence(merchant, won, { text: 'receipt' })).status).toBe(200);
@@ -253,7 +240,7 @@ describe('errors: a clear error and nothing written', () => {
 
   test('dispute_already_open: at most one open dispute per charge; after it is resolved another may be opened', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const first = await open(merchant, charge.id, { amount: 5_000 });
     expect(first.status).toBe(200);
     const before = await balanceRows(h, merchant.id);
@@ -278,7 +265,7 @@ describe('errors: a clear error and nothing written', () => {
 
   test('amount_exceeds_disputable: over the charge amount minus pending and succeeded refunds; the default is what is left', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 30_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 30_000);
     expectError(await open(merchant, charge.id, { amount: 15_001 }), 422, 'amount_exceeds_disputable', 'amount');
     const refund = await h.request('sandbox', 'POST', '/v1/refunds', { key: merchant.testKey, body: { charge: charge.id, amount: 4_000 }, headers: { 'idempotency-key': idempotencyKey() } });
     expect(refund.status).toBe(200);
@@ -295,8 +282,8 @@ describe('errors: a clear error and nothing written', () => {
   test('not_found for another merchant\'s or an unknown charge; 400 for a bad body; Idempotency-Key required; scope; 404 on live', async () => {
     const merchant = await h.merchant({ verified: true });
     const other = await h.merchant();
-    const theirs = await succeededCharge(other);
-    const mine = await succeededCharge(merchant);
+    const theirs = await succeededCharge(h, other);
+    const mine = await succeededCharge(h, merchant);
     expectError(await open(merchant, theirs.id), 404, 'not_found', 'id');
     expectError(await open(merchant, newId('charge')), 404, 'not_found', 'id');
     expectError(await open(merchant, 'txn_bad'), 404, 'not_found', 'id');
@@ -321,7 +308,7 @@ describe('errors: a clear error and nothing written', () => {
   test('evidence: 400 for a bad body, 404 for an unknown or another merchant\'s dispute, scope', async () => {
     const merchant = await h.merchant();
     const other = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const id = (await open(merchant, charge.id)).json.id as string;
     await evidenceRequired(merchant, id);
     expectError(await evidence(merchant, id, {}), 400, 'invalid_request', 'text');
@@ -346,7 +333,7 @@ describe('errors: a clear error and nothing written', () => {
 describe('idempotency and concurrency', () => {
   test('the same key and body answers the first dispute byte for byte; another body is idempotency_key_reused; one dispute', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const key = idempotencyKey();
     const first = await open(merchant, charge.id, { amount: 1_000 }, key);
     const again = await open(merchant, charge.id, { amount: 1_000 }, key);
@@ -363,7 +350,7 @@ describe('idempotency and concurrency', () => {
 
   test('twenty concurrent opens of one charge: one dispute, nineteen dispute_already_open; one hold', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const available = charge.merchantAmount + 20_000;
     const answers = await Promise.all(Array.from({ length: 20 }, () => open(merchant, charge.id, { amount: 3_000 })));
     const accepted = answers.filter((a) => a.status === 200);
@@ -383,7 +370,7 @@ describe('idempotency and concurrency', () => {
 describe('refunds and disputes together never pay back more than the charge', () => {
   test('an open dispute takes its amount out of what is refundable; won gives it back; lost keeps it out', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 50_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 50_000);
     const refund = (body: Record<string, unknown>) => h.request('sandbox', 'POST', '/v1/refunds', { key: merchant.testKey, body: { charge: charge.id, ...body }, headers: { 'idempotency-key': idempotencyKey() } });
     const refundSettled = (id: string) => h.temporal.client.workflow.getHandle(id).result();
 
@@ -419,9 +406,9 @@ describe('refunds and disputes together never pay back more than the charge', ()
 describe('GET /v1/disputes', () => {
   test('newest first, cursor and limit, filters status, charge, created_after, created_before; strict; isolated', async () => {
     const merchant = await h.merchant();
-    const a = await succeededCharge(merchant, 15_000, 30_000);
-    const b = await succeededCharge(merchant, 15_000);
-    const c = await succeededCharge(merchant, 15_000);
+    const a = await succeededCharge(h, merchant, 15_000, 30_000);
+    const b = await succeededCharge(h, merchant, 15_000);
+    const c = await succeededCharge(h, merchant, 15_000);
     const ids: string[] = [];
     for (const charge of [a, b, c]) {
       const id = (await open(merchant, charge.id, { amount: 1_000 })).json.id as string;
@@ -464,7 +451,7 @@ describe('GET /v1/disputes', () => {
 describe('dispute-start relay', () => {
   test('starts the workflow of a dispute the API wrote but never started', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 5_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 5_000);
     const scope = { merchantId: merchant.id, environment: 'sandbox' as const, key: idempotencyKey() };
     const now = new Date().toISOString();
     const write = await writeDisputeOnce(

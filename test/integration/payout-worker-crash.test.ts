@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { decidePayout } from '../../src/services/decide-payout';
+import { lastTaskCompletedBy, until } from '../support/crash-probes';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import { allEvents, expectBalancesMatchPostings, ledgerRows } from '../support/ledger-rows';
@@ -59,28 +59,12 @@ async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return h.orm.em.getConnection().execute<T[]>(query, params);
 }
 
-/** Waits (bounded) until `check` holds; for conditions of a running workflow, not for its result. */
-async function until(what: string, check: () => Promise<boolean>, attempts = 300, everyMs = 100): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return;
-    await delay(everyMs);
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 /** The timer the payout's workflow waits on (its `nextTimer` query), or null; needs a worker to answer. */
 async function nextTimer(id: string): Promise<{ summary: string } | null> {
   return h.temporal.client.workflow
     .getHandle(id)
     .query<{ summary: string } | null>('nextTimer')
     .catch(() => null);
-}
-
-/** Which worker identity completed the last workflow task of the workflow (from its history). */
-async function lastTaskCompletedBy(id: string): Promise<string | undefined> {
-  const history = await h.temporal.client.workflow.getHandle(id).fetchHistory();
-  const completed = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes);
-  return completed.at(-1)?.workflowTaskCompletedEventAttributes?.identity ?? undefined;
 }
 
 test('SIGKILL of the worker while payouts wait for the rail or for review: a new worker finishes each exactly once', async () => {
@@ -154,7 +138,7 @@ test('SIGKILL of the worker while payouts wait for the rail or for review: a new
   // One run per payout, completed; those open at the crash, and the approved ones, finished by the new worker.
   const descriptions = await Promise.all(all.map((p) => h.temporal.client.workflow.getHandle(p.id).describe()));
   expect(descriptions.map((d) => [d.workflowId, d.status.name])).toEqual(all.map((p) => [p.id, 'COMPLETED']));
-  for (const id of [...open, ...held.map((p) => p.id)]) expect(await lastTaskCompletedBy(id)).toBe(second.identity);
+  for (const id of [...open, ...held.map((p) => p.id)]) expect(await lastTaskCompletedBy(h, id)).toBe(second.identity);
   await second.stop();
   expect(await second.exited).toEqual({ code: 0, signal: null });
 });

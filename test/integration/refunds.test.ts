@@ -1,17 +1,17 @@
-import type { ChargeRecord } from '../../src/domain/charge';
 import { refundJson } from '../../src/domain/refund';
 import { applyChargeTransition } from '../../src/persistence/charge-store';
 import { issueKey } from '../../src/persistence/merchant-store';
 import { writeRefundOnce } from '../../src/persistence/refund-create-store';
 import { findRefund } from '../../src/persistence/refund-store';
 import { startUnstartedRefunds } from '../../src/runtime/refund-start-relay';
-import { ledgerCheck, describeLedgerProblems } from '../../src/services/ledger-check';
 import { newId } from '../../src/support/new-id';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
+import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
-import { accept, draftCharge, succeed } from '../support/stored-charges';
+import { accept, draftCharge } from '../support/stored-charges';
+import { succeededCharge } from '../support/succeeded-charge';
 
 /**
  * Refunds end to end through the HTTP API, against the suite's PostgreSQL and Temporal dev server
@@ -25,21 +25,7 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  if (h) {
-    const report = await ledgerCheck(h.orm);
-    await h.close();
-    if (!report.ok) throw new Error(describeLedgerProblems(report));
-  }
-});
-
-/** A succeeded charge of `amount` (its merchant_amount lands in available) and, optionally, extra available funds. */
-async function succeededCharge(merchant: TestMerchant, amount = 15_000, extraFunds = 0): Promise<ChargeRecord> {
-  const charge = await accept(h.orm, draftCharge(merchant.id, amount));
-  await succeed(h.orm, charge.id);
-  if (extraFunds > 0) await fundMerchant(h, merchant.id, extraFunds);
-  return charge;
-}
+afterAll(() => closeWithLedgerCheck(h));
 
 function refund(merchant: TestMerchant, body: Record<string, unknown>, key: string | null = idempotencyKey(), env: 'sandbox' | 'live' = 'sandbox') {
   return h.request(env, 'POST', '/v1/refunds', { key: env === 'sandbox' ? merchant.testKey : merchant.liveKey, body, headers: key ? { 'idempotency-key': key } : {} });
@@ -60,7 +46,7 @@ async function eventsOf(merchant: TestMerchant): Promise<{ type: string; resourc
 describe('full and partial refunds', () => {
   test('a full refund (no amount): pending with the amount reserved, then succeeded; amount_refunded follows; fees are not returned', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 1_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 1_000);
     const available = charge.merchantAmount + 1_000;
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: available, merchant_reserved: 0 });
 
@@ -106,7 +92,7 @@ describe('full and partial refunds', () => {
 
   test('partial refunds: each reserves its amount; the default is what is still refundable; over it is amount_exceeds_refundable', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 10_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 10_000);
     const first = await refund(merchant, { charge: charge.id, amount: 4_000 });
     const second = await refund(merchant, { charge: charge.id, amount: 6_000 });
     expect([first.status, second.status]).toEqual([200, 200]);
@@ -121,7 +107,7 @@ describe('full and partial refunds', () => {
 
   test('a refund that fails (sandbox_outcome declined) releases its reservation; its amount is refundable again', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 10_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 10_000);
     const before = await balanceRows(h, merchant.id);
     const res = await refund(merchant, { charge: charge.id, amount: 7_000, metadata: { sandbox_outcome: 'declined' } });
     expect(res.status).toBe(200);
@@ -153,7 +139,7 @@ describe('full and partial refunds', () => {
 describe('errors: a clear error and nothing written', () => {
   test('a charge with a pending or succeeded refund cannot be reversed (the customer would be paid twice); nothing is written', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 20_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 20_000);
     const res = await refund(merchant, { charge: charge.id, amount: 1_000 });
     expect(res.status).toBe(200);
     const before = { events: await count('events', merchant.id), ledger: await count('ledger_entries', merchant.id) };
@@ -172,7 +158,7 @@ describe('errors: a clear error and nothing written', () => {
     const pending = await accept(h.orm, draftCharge(merchant.id, 15_000));
     const failed = await accept(h.orm, draftCharge(merchant.id, 15_000));
     await applyChargeTransition(h.orm, { chargeId: failed.id, to: 'failed', failureClass: 'declined', at: new Date().toISOString() });
-    const reversed = await succeededCharge(merchant);
+    const reversed = await succeededCharge(h, merchant);
     await applyChargeTransition(h.orm, { chargeId: reversed.id, to: 'reversed', failureClass: null, at: new Date().toISOString() });
     const events = await count('events', merchant.id);
     for (const charge of [pending, failed, reversed]) expectError(await refund(merchant, { charge: charge.id, amount: 100 }), 422, 'charge_not_refundable', 'charge');
@@ -182,7 +168,7 @@ describe('errors: a clear error and nothing written', () => {
 
   test('insufficient_balance when available cannot cover the refund (fees were kept: a full refund needs more than the charge left)', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant);
+    const charge = await succeededCharge(h, merchant);
     const before = await balanceRows(h, merchant.id);
     const key = idempotencyKey();
     expectError(await refund(merchant, { charge: charge.id }, key), 422, 'insufficient_balance', 'amount');
@@ -198,7 +184,7 @@ describe('errors: a clear error and nothing written', () => {
   test('not_found for another merchant\'s charge or an unknown one; 400 for a bad body; Idempotency-Key required; scope', async () => {
     const merchant = await h.merchant();
     const other = await h.merchant();
-    const theirs = await succeededCharge(other, 15_000, 20_000);
+    const theirs = await succeededCharge(h, other, 15_000, 20_000);
     await fundMerchant(h, merchant.id, 20_000);
     expectError(await refund(merchant, { charge: theirs.id }), 404, 'not_found', 'charge');
     expectError(await refund(merchant, { charge: newId('charge') }), 404, 'not_found', 'charge');
@@ -231,7 +217,7 @@ describe('errors: a clear error and nothing written', () => {
 describe('idempotency', () => {
   test('the same key and body answers the first refund byte for byte; another body is idempotency_key_reused; one refund', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 10_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 10_000);
     const key = idempotencyKey();
     const first = await refund(merchant, { charge: charge.id, amount: 1_000 }, key);
     const again = await refund(merchant, { charge: charge.id, amount: 1_000 }, key);
@@ -248,7 +234,7 @@ describe('idempotency', () => {
 describe('concurrency', () => {
   test('twenty concurrent partial refunds never exceed the charge: the charge lock serialises them', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 50_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 50_000);
     const answers = await Promise.all(Array.from({ length: 20 }, () => refund(merchant, { charge: charge.id, amount: 1_000 })));
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
@@ -264,7 +250,7 @@ describe('concurrency', () => {
   test('concurrent refunds of different charges never overdraw the available balance', async () => {
     const merchant = await h.merchant();
     const charges = [];
-    for (let i = 0; i < 10; i++) charges.push(await succeededCharge(merchant, 2_000));
+    for (let i = 0; i < 10; i++) charges.push(await succeededCharge(h, merchant, 2_000));
     // Available: 10 × merchant_amount (< 20 000): full refunds of all ten cannot all be covered.
     const available = (await balanceRows(h, merchant.id)).merchant_available;
     const answers = await Promise.all(charges.map((c) => refund(merchant, { charge: c.id })));
@@ -282,8 +268,8 @@ describe('concurrency', () => {
 describe('GET /v1/refunds', () => {
   test('newest first, cursor and limit, filters status, charge, created_after, created_before; strict', async () => {
     const merchant = await h.merchant();
-    const a = await succeededCharge(merchant, 15_000, 30_000);
-    const b = await succeededCharge(merchant, 15_000);
+    const a = await succeededCharge(h, merchant, 15_000, 30_000);
+    const b = await succeededCharge(h, merchant, 15_000);
     const ids: string[] = [];
     for (const [charge, outcome] of [[a, 'succeed'], [a, 'declined'], [b, 'succeed']] as const) {
       const res = await refund(merchant, { charge: charge.id, amount: 1_000, metadata: { sandbox_outcome: outcome } });
@@ -318,7 +304,7 @@ describe('GET /v1/refunds', () => {
 describe('refund-start relay', () => {
   test('starts the workflow of a refund the API wrote but never started', async () => {
     const merchant = await h.merchant();
-    const charge = await succeededCharge(merchant, 15_000, 5_000);
+    const charge = await succeededCharge(h, merchant, 15_000, 5_000);
     const scope = { merchantId: merchant.id, environment: 'sandbox' as const, key: idempotencyKey() };
     const now = new Date().toISOString();
     const write = await writeRefundOnce(

@@ -5,7 +5,8 @@
  * one JSON object on stdout; bad input exits 1 with a message on stderr and changes nothing. The
  * account number never appears whole in any output.
  */
-import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
+import { ok } from '../support/cli-results';
+import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { startHarness, type Harness } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
@@ -16,25 +17,12 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  if (h) {
-    const report = await ledgerCheck(h.orm);
-    await h.close();
-    if (!report.ok) throw new Error(describeLedgerProblems(report));
-  }
-});
+afterAll(() => closeWithLedgerCheck(h));
 
 const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
 
 const account = async (id: string) =>
   (await h.orm.em.getConnection().execute<{ bank: string | null; number: string | null }[]>(`select settlement_bank_code as bank, settlement_account_number as number from merchants where id = ?`, [id]))[0];
-
-/** Exit 0, nothing on stderr, one JSON object on stdout. */
-function ok(result: CliResult): any {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(result.stdout.endsWith('\n') && result.stdout.trim().split('\n')).toHaveLength(1);
-  return JSON.parse(result.stdout);
-}
 
 describe('merchants set --settlement-bank --settlement-account', () => {
   test('stored (digits only), answered masked; the full number is in no output', async () => {

@@ -11,9 +11,10 @@ import type { Environment } from '../../src/domain/environment';
 import { SA } from '../../src/domain/search-attributes';
 import type { SettlementState } from '../../src/domain/settlement';
 import type { RetriedSettlement } from '../../src/domain/settlement-retry';
-import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 import { stuckPayments, type StuckPayment } from '../../src/services/stuck-payments';
 import { newId } from '../../src/support/new-id';
+import { ok, refused } from '../support/cli-results';
+import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
@@ -24,28 +25,9 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
-afterAll(async () => {
-  if (h) {
-    const report = await ledgerCheck(h.orm);
-    await h.close();
-    if (!report.ok) throw new Error(describeLedgerProblems(report));
-  }
-});
+afterAll(() => closeWithLedgerCheck(h));
 
 const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
-
-/** Exit 0, nothing on stderr, one JSON object on stdout. */
-function ok(result: CliResult): any {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(result.stdout.endsWith('\n') && result.stdout.trim().split('\n')).toHaveLength(1);
-  return JSON.parse(result.stdout);
-}
-
-/** Exit 1, nothing on stdout, the message on stderr. */
-function refused(result: CliResult, message: RegExp): void {
-  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
-  expect(result.stderr).toMatch(message);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,10 +1,11 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SettlementRunResult } from '../../src/domain/settlement-run';
 import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 import { randomBase62 } from '../../src/support/new-id';
 import { settlementScheduleId } from '../../src/temporal/settlement-schedule';
 import { settlementRunStartOptions } from '../../src/temporal/settlement-run-start';
+import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
+import { lastTaskCompletedBy, lockWaiters, until } from '../support/crash-probes';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { startHarness, type Harness } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
@@ -28,42 +29,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await killAllWorkers();
-  if (h) {
-    await h.temporal.client.schedule.getHandle(settlementScheduleId(h.taskQueue)).delete().catch(() => undefined);
-    const report = await ledgerCheck(h.orm);
-    await h.close();
-    if (!report.ok) throw new Error(describeLedgerProblems(report));
-  }
+  if (h) await h.temporal.client.schedule.getHandle(settlementScheduleId(h.taskQueue)).delete().catch(() => undefined);
+  await closeWithLedgerCheck(h);
 });
 afterEach(() => killAllWorkers());
 
 async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return h.orm.em.getConnection().execute<T[]>(query, params);
-}
-
-/** Waits (bounded) until `check` holds; for conditions in the database. */
-async function until(what: string, check: () => Promise<boolean>, attempts = 300, everyMs = 100): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return;
-    await delay(everyMs);
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
-/** Backends of other sessions waiting on a lock while running a statement that mentions `table`. */
-async function lockWaiters(table: string): Promise<number> {
-  const rows = await sql<{ n: string }>(
-    `select count(*)::text as n from pg_stat_activity where pid <> pg_backend_pid() and wait_event_type = 'Lock' and query ilike ?`,
-    [`%${table}%`],
-  );
-  return Number(rows[0].n);
-}
-
-/** Which worker identity completed the last workflow task of the workflow's current run. */
-async function lastTaskCompletedBy(id: string): Promise<string | undefined> {
-  const history = await h.temporal.client.workflow.getHandle(id).fetchHistory();
-  const completed = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes);
-  return completed.at(-1)?.workflowTaskCompletedEventAttributes?.identity ?? undefined;
 }
 
 test('SIGKILL of the worker half-way through a settlement run: after a restart every balance is swept exactly once', async () => {
@@ -95,7 +67,7 @@ test('SIGKILL of the worker half-way through a settlement run: after a restart e
     // Pages of 2, two pages per run: [0 1] [2 3] | continue-as-new | [4 5] [6 7] ← waits on the skip of 6.
     const options = settlementRunStartOptions(h.taskQueue, { environment: 'sandbox', after: { merchantId: prefix, environment: 'sandbox', currency: '' }, limits: { pageSize: 2, pagesPerRun: 2 } });
     const run = await h.temporal.client.workflow.start('settlementRunWorkflow', options);
-    await until('the run waits on the page of the 7th merchant', async () => (await lockWaiters('settlement_skips')) >= 1);
+    await until('the run waits on the page of the 7th merchant', async () => (await lockWaiters(h, 'settlement_skips')) >= 1);
     await first.kill();
     await release();
 
@@ -110,7 +82,7 @@ test('SIGKILL of the worker half-way through a settlement run: after a restart e
     expect(new Set(mine.map((b) => b.settlementId)).size).toBe(11);
     expect(result.skips.filter((s) => s.merchantId.startsWith(prefix))).toEqual([{ merchantId: skipped.id, environment: 'sandbox', currency: 'GHS', reason: 'no settlement account' }]);
     expect(result.continuations).toBeGreaterThanOrEqual(2);
-    expect(await lastTaskCompletedBy(run.workflowId)).toBe(second.identity);
+    expect(await lastTaskCompletedBy(h, run.workflowId)).toBe(second.identity);
 
     const outcomes = await batchResults(h, mine.map((b) => b.settlementId));
     expect(outcomes.map((o) => (o.kind === 'batch' ? [o.merchantId, o.status, o.amount] : o))).toEqual(merchants.filter((m) => m.account).map((m) => [m.id, 'paid', m.amount]));

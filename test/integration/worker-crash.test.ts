@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lastTaskCompletedBy, lockWaiters, until } from '../support/crash-probes';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import { allEvents, expectBalancesMatchPostings, expectSucceededLedger, ledgerRows } from '../support/ledger-rows';
 import { killAllWorkers, startWorkerChild, type WorkerChild } from '../support/worker-child';
@@ -45,25 +45,6 @@ async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return h.orm.em.getConnection().execute<T[]>(query, params);
 }
 
-/** Waits (bounded) until `check` holds; for conditions in the database, not for workflow results. */
-async function until(what: string, check: () => Promise<boolean>, attempts = 200, everyMs = 100): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return;
-    await delay(everyMs);
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
-/** Backends of other sessions waiting on a row or tuple lock while running a statement that mentions `table`. */
-async function lockWaiters(table: string): Promise<number> {
-  const rows = await sql<{ n: string }>(
-    `select count(*)::text as n from pg_stat_activity
-     where pid <> pg_backend_pid() and wait_event_type = 'Lock' and query ilike ?`,
-    [`%${table}%`],
-  );
-  return Number(rows[0].n);
-}
-
 /** A transaction of the test's own, holding locks until `release()`. */
 async function holdLocks(statements: Array<[string, unknown[]]>): Promise<{ em: EntityManager; release(): Promise<void> }> {
   const em = h.orm.em.fork() as EntityManager;
@@ -78,13 +59,6 @@ async function holdLocks(statements: Array<[string, unknown[]]>): Promise<{ em: 
       await em.rollback();
     },
   };
-}
-
-/** Which worker identity completed the last workflow task of each workflow (from its history). */
-async function lastTaskCompletedBy(id: string): Promise<string | undefined> {
-  const history = await h.temporal.client.workflow.getHandle(id).fetchHistory();
-  const completed = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes);
-  return completed.at(-1)?.workflowTaskCompletedEventAttributes?.identity ?? undefined;
 }
 
 /**
@@ -144,7 +118,7 @@ test('SIGKILL of the worker while 20 accepted charges wait for the rail: a new w
   const second = await startWorker();
   await expectExactlyOnce(merchant, charges);
   // Those open at the crash were finished by the new worker.
-  for (const id of open) expect(await lastTaskCompletedBy(id)).toBe(second.identity);
+  for (const id of open) expect(await lastTaskCompletedBy(h, id)).toBe(second.identity);
   await second.stop();
   expect(await second.exited).toEqual({ code: 0, signal: null });
 });
@@ -201,7 +175,7 @@ test('SIGKILL of the worker in the middle of the succeed transaction, after its 
     await until(`${blocked.length} succeed transactions wait at their event insert`, async () => {
       killedBackends = await eventInsertsWaitingOn(Number(blockerPid));
       return killedBackends.length >= blocked.length;
-    });
+    }, 200);
     await first.kill();
   } finally {
     await blocker.release();
@@ -212,7 +186,7 @@ test('SIGKILL of the worker in the middle of the succeed transaction, after its 
   await until('the killed worker\'s backends are gone', async () => {
     const alive = await sql(`select pid from pg_stat_activity where pid in (select jsonb_array_elements_text(?::jsonb)::int)`, [JSON.stringify(killedBackends!)]);
     return alive.length === 0;
-  });
+  }, 200);
   for (const [i, charge] of charges.entries()) {
     if (!blocked.includes(charge.id)) continue;
     const merchant = merchants[i];
@@ -225,7 +199,7 @@ test('SIGKILL of the worker in the middle of the succeed transaction, after its 
 
   const second = await startWorker();
   for (const [i, charge] of charges.entries()) await expectExactlyOnce(merchants[i], [charge]);
-  for (const id of blocked) expect(await lastTaskCompletedBy(id)).toBe(second.identity);
+  for (const id of blocked) expect(await lastTaskCompletedBy(h, id)).toBe(second.identity);
   await second.stop();
   expect(await second.exited).toEqual({ code: 0, signal: null });
 });
@@ -262,7 +236,7 @@ test('creates with no worker running all answer 200; SIGKILL of the worker while
     // A's charges finish on the first worker, while B's succeed transactions wait on the counter row.
     const idsA = views.slice(0, requestsA.length).map((v) => v.id);
     expect((await Promise.all(idsA.map((id) => h.settled(id)))).map((c) => c.status)).toEqual(idsA.map(() => 'succeeded'));
-    await until('B transitions wait on the event counter', async () => (await lockWaiters('event_counters')) >= 1);
+    await until('B transitions wait on the event counter', async () => (await lockWaiters(h, 'event_counters')) >= 1, 200);
     await firstWorker.kill();
     await locks.release();
     expect(await sql(`select id from charges where merchant_id = ? and status <> 'awaiting_action'`, [b.id])).toEqual([]);

@@ -1,5 +1,4 @@
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { DEFAULT_DISPUTE_EVIDENCE_WINDOW_MS } from '../../src/config';
 import { DISPUTE_INPUT_REFUSED, DISPUTE_NOT_FOUND } from '../../src/domain/dispute';
 import { MAX_EVIDENCE_LENGTH, SANDBOX_DECISION_DELAY_MS } from '../../src/domain/dispute-evidence';
@@ -8,6 +7,7 @@ import { submitEvidenceUpdate } from '../../workflows/dispute-messages';
 import { retryStepUpdate } from '../../workflows/messages';
 import { startDisputeTestEnv, type DisputeOptions, type DisputeTestEnv } from './support/dispute-env';
 import { timelineOf } from './support/timeline';
+import { failureOf } from './support/workflow-failure';
 import { waitFor } from './support/wait-for';
 
 // disputeWorkflow on the time-skipping test server, activities in memory (FakeDisputeStore), started
@@ -39,17 +39,6 @@ async function refusalOf(promise: Promise<unknown>): Promise<WorkflowUpdateFaile
   );
   expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
   return error as WorkflowUpdateFailedError;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WorkflowFailedError);
-  const cause = (error as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
 }
 
 describe('evidence, then the sandbox decision about 3 s later', () => {

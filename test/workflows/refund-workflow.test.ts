@@ -1,11 +1,10 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
 import { REFUND_INPUT_REFUSED, REFUND_NOT_FOUND } from '../../src/domain/refund';
 import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
 import { startRefundTestEnv, type RefundOptions, type RefundTestEnv } from './support/refund-env';
 import { timelineOf } from './support/timeline';
+import { failureOf } from './support/workflow-failure';
 import { waitFor } from './support/wait-for';
 
 // refundWorkflow on the time-skipping test server, activities in memory (FakeRefundStore), started as
@@ -26,17 +25,6 @@ async function run(options: RefundOptions) {
   const timeline = timelineOf(await handle.fetchHistory());
   const transitions = h.store.transitionsOf(record.id).map(({ to, failureClass }) => (failureClass ? { to, failureClass } : { to }));
   return { record, handle, result, timeline, transitions, sa: await h.searchAttributes(record.id) };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WorkflowFailedError);
-  const cause = (error as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
 }
 
 describe('sandbox outcome (the refund\'s own metadata.sandbox_outcome)', () => {

@@ -1,5 +1,4 @@
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { ChargeAttention } from '../../src/domain/charge-attention';
 import { NOTHING_TO_SETTLE } from '../../src/domain/settlement';
 import type { RetrySettlementResult } from '../../src/domain/settlement-retry';
@@ -9,6 +8,7 @@ import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { FAKE_ACCOUNT_NUMBER, startSettlementTestEnv, type SettlementStartOptions, type SettlementTestEnv } from './support/settlement-env';
 import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { timelineOf } from './support/timeline';
+import { failureOf } from './support/workflow-failure';
 import { waitFor } from './support/wait-for';
 
 // settlementWorkflow on the time-skipping test server, activities in memory (FakeSettlementStore),
@@ -28,17 +28,6 @@ async function run(options: SettlementStartOptions) {
   const history = await handle.fetchHistory();
   const transitions = h.store.transitionsOf(handle.workflowId).map(({ to, failureClass }) => (failureClass ? { to, failureClass } : { to }));
   return { handle, result, history, timeline: timelineOf(history), transitions, sa: await h.searchAttributes(handle.workflowId) };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WorkflowFailedError);
-  const cause = (error as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
 }
 
 describe('a batch paid', () => {
