@@ -10,17 +10,12 @@ import { newId } from '../support/new-id';
 import { startChargeWorkflow } from '../temporal/charge-start';
 import { markChargeWorkflowsStarted } from '../persistence/charge-workflow-start-store';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
-import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import { renderError } from './render-error';
+import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
 
-/**
- * CHARGE_START_WAIT_MS when unset: how long a create waits for its workflow's start before it
- * answers anyway. A start takes a few milliseconds to ~150 ms (p99) on a healthy server, so this is
- * reached only when Temporal is slow or down; the start goes on in the background (up to the
- * request deadline) and the charge-start relay starts whatever it missed.
- */
-export const DEFAULT_CHARGE_START_WAIT_MS = 1_000;
+/** Re-exported for the other creates' and tests' imports (src/services/start-within.ts owns it). */
+export { DEFAULT_CHARGE_START_WAIT_MS } from './start-within';
 
 export interface StoredAnswer {
   status: number;
@@ -87,30 +82,6 @@ export async function createCharge(
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
-  await startWithin(deps, write.charge);
+  await startWithin(deps, { kind: 'charge', id: write.charge.id, start: () => startChargeWorkflow(deps.temporal.client, deps.taskQueue, write.charge), markStarted: () => markChargeWorkflowsStarted(deps.orm, [write.charge.id]) });
   return { ...write.answer, replayed: false };
-}
-
-/** Starts the charge's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
-async function startWithin(deps: ServiceDeps, charge: ChargeRecord): Promise<void> {
-  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startChargeWorkflow(deps.temporal.client, deps.taskQueue, charge))
-    // Confirmed at once, so the charge-start relay never repeats a start whose first workflow task is
-    // merely queued behind a busy worker (beginCharge marks it too, but only when that task runs).
-    .then(
-      () =>
-        markChargeWorkflowsStarted(deps.orm, [charge.id]).catch((error: unknown) =>
-          deps.log.warn({ chargeId: charge.id, err: error }, 'charge workflow started but not marked; the charge-start relay will confirm it'),
-        ),
-      (error: unknown) => {
-        const message = 'charge workflow not started; the charge-start relay will start it';
-        if (isTemporalUnavailable(error)) deps.log.warn({ chargeId: charge.id, err: error }, message);
-        else deps.log.error({ chargeId: charge.id, err: error }, message);
-      },
-    );
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);
-  });
-  await Promise.race([start, waited]);
-  clearTimeout(timer);
 }

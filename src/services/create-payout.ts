@@ -1,5 +1,5 @@
 import { ApiError } from '../domain/errors';
-import { computePayoutFee, payoutJson, type PayoutRecord } from '../domain/payout';
+import { computePayoutFee, payoutJson } from '../domain/payout';
 import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { writePayoutOnce } from '../persistence/payout-create-store';
 import { findBank } from '../persistence/payout-reference';
@@ -7,8 +7,8 @@ import { markPayoutWorkflowStarted } from '../persistence/payout-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
 import { startPayoutWorkflow } from '../temporal/payout-start';
-import { DEFAULT_CHARGE_START_WAIT_MS, type StoredAnswer } from './create-charge';
-import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
+import type { StoredAnswer } from './create-charge';
+import { startWithin } from './start-within';
 import { buildPayoutDraft, type PayoutRequest } from './payout-draft';
 import type { Caller, ServiceDeps } from './context';
 
@@ -64,28 +64,6 @@ export async function createPayout(
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
-  await startWithin(deps, write.payout);
+  await startWithin(deps, { kind: 'payout', id: write.payout.id, start: () => startPayoutWorkflow(deps.temporal.client, deps.taskQueue, write.payout), markStarted: () => markPayoutWorkflowStarted(deps.orm, write.payout.id) });
   return { ...write.answer, replayed: false };
-}
-
-/** Starts the payout's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
-async function startWithin(deps: ServiceDeps, payout: PayoutRecord): Promise<void> {
-  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startPayoutWorkflow(deps.temporal.client, deps.taskQueue, payout)).then(
-    () =>
-      markPayoutWorkflowStarted(deps.orm, payout.id).then(
-        () => undefined,
-        (error: unknown) => deps.log.warn({ payoutId: payout.id, err: error }, 'payout workflow started but not marked; the payout-start relay will confirm it'),
-      ),
-    (error: unknown) => {
-      const message = 'payout workflow not started; the payout-start relay will start it';
-      if (isTemporalUnavailable(error)) deps.log.warn({ payoutId: payout.id, err: error }, message);
-      else deps.log.error({ payoutId: payout.id, err: error }, message);
-    },
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);
-  });
-  await Promise.race([start, waited]);
-  clearTimeout(timer);
 }

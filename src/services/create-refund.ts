@@ -8,8 +8,8 @@ import { writeRefundOnce, type RefundableCharge } from '../persistence/refund-cr
 import { markRefundWorkflowsStarted } from '../persistence/refund-workflow-start-store';
 import { newId } from '../support/new-id';
 import { startRefundWorkflow } from '../temporal/refund-start';
-import { DEFAULT_CHARGE_START_WAIT_MS, type StoredAnswer } from './create-charge';
-import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
+import type { StoredAnswer } from './create-charge';
+import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
 
 /** The refund as accepted: pending, in the charge's currency, its sandbox switch read once (none on live). */
@@ -59,27 +59,6 @@ export async function createRefund(
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
-  await startWithin(deps, write.refund);
+  await startWithin(deps, { kind: 'refund', id: write.refund.id, start: () => startRefundWorkflow(deps.temporal.client, deps.taskQueue, write.refund), markStarted: () => markRefundWorkflowsStarted(deps.orm, [write.refund.id]) });
   return { ...write.answer, replayed: false };
-}
-
-/** Starts the refund's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
-async function startWithin(deps: ServiceDeps, refund: RefundRecord): Promise<void> {
-  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startRefundWorkflow(deps.temporal.client, deps.taskQueue, refund)).then(
-    () =>
-      markRefundWorkflowsStarted(deps.orm, [refund.id]).catch((error: unknown) =>
-        deps.log.warn({ refundId: refund.id, err: error }, 'refund workflow started but not marked; the refund-start relay will confirm it'),
-      ),
-    (error: unknown) => {
-      const message = 'refund workflow not started; the refund-start relay will start it';
-      if (isTemporalUnavailable(error)) deps.log.warn({ refundId: refund.id, err: error }, message);
-      else deps.log.error({ refundId: refund.id, err: error }, message);
-    },
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);
-  });
-  await Promise.race([start, waited]);
-  clearTimeout(timer);
 }

@@ -5,8 +5,8 @@ import { markDisputeWorkflowsStarted } from '../persistence/dispute-workflow-sta
 import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { newId } from '../support/new-id';
 import { startDisputeWorkflow } from '../temporal/dispute-start';
-import { DEFAULT_CHARGE_START_WAIT_MS, type StoredAnswer } from './create-charge';
-import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
+import type { StoredAnswer } from './create-charge';
+import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
 
 /** The dispute as opened: needing a response, in the charge's currency; its evidence deadline is set by its workflow. */
@@ -49,27 +49,6 @@ export async function openDispute(deps: ServiceDeps, caller: Caller, key: string
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
-  await startWithin(deps, write.dispute);
+  await startWithin(deps, { kind: 'dispute', id: write.dispute.id, start: () => startDisputeWorkflow(deps.temporal.client, deps.taskQueue, write.dispute), markStarted: () => markDisputeWorkflowsStarted(deps.orm, [write.dispute.id]) });
   return { ...write.answer, replayed: false };
-}
-
-/** Starts the dispute's workflow, waiting at most CHARGE_START_WAIT_MS; never throws. */
-async function startWithin(deps: ServiceDeps, dispute: DisputeRecord): Promise<void> {
-  const start = withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () => startDisputeWorkflow(deps.temporal.client, deps.taskQueue, dispute)).then(
-    () =>
-      markDisputeWorkflowsStarted(deps.orm, [dispute.id]).catch((error: unknown) =>
-        deps.log.warn({ disputeId: dispute.id, err: error }, 'dispute workflow started but not marked; the dispute-start relay will confirm it'),
-      ),
-    (error: unknown) => {
-      const message = 'dispute workflow not started; the dispute-start relay will start it';
-      if (isTemporalUnavailable(error)) deps.log.warn({ disputeId: dispute.id, err: error }, message);
-      else deps.log.error({ disputeId: dispute.id, err: error }, message);
-    },
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, deps.chargeStartWaitMs ?? DEFAULT_CHARGE_START_WAIT_MS);
-  });
-  await Promise.race([start, waited]);
-  clearTimeout(timer);
 }
