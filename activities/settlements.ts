@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { settlementState, type SettlementRecord, type SettlementSweepRequest, type SettlementTransitionRequest } from '../src/domain/settlement';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
+import type { SecretBox } from '../src/support/secret-box';
 import { applySettlementTransition, SettlementConflictError, SettlementLedgerMismatchError, SettlementNotFoundError, sweepSettlement } from '../src/persistence/settlement-store';
 import type { SettlementActivities } from './types';
 
@@ -25,12 +26,16 @@ function countTransition(batch: SettlementRecord): void {
     .add(1, { to: batch.status, failure_class: batch.failureClass ?? 'none', environment: batch.environment });
 }
 
-/** The settlement batch workflow's database steps (workflows/settlement-activities.ts). Answers hold state only (they go into history). */
-export function createSettlementActivities(deps: { orm: Orm }): SettlementActivities {
+/**
+ * The settlement batch workflow's database steps (workflows/settlement-activities.ts). Answers hold
+ * state only (they go into history). `secretBox` seals a merchant's account number the sweep finds
+ * still in plain text (a row from before migration 20261125000005); nothing here opens one.
+ */
+export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<SecretBox, 'seal'> }): SettlementActivities {
   return {
     async sweepSettlement(request: SettlementSweepRequest) {
       try {
-        const result = await sweepSettlement(deps.orm, request, countTransition);
+        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition);
         return 'kind' in result ? result : settlementState(result);
       } catch (error) {
         throw asFailure(error);

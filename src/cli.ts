@@ -7,7 +7,7 @@ import type { SettlementRunInput } from './domain/settlement-run';
 import { startEmbeddedPostgres } from './persistence/embedded-postgres';
 import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
 import { parseThreshold, updateMerchantSettings, type MerchantSettingsChange } from './persistence/merchant-settings-store';
-import { normalizeBankCode, parseSettlementAccountNumber } from './domain/settlement-account';
+import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from './domain/settlement-account';
 import { listSettlementSkips } from './persistence/settlement-skips';
 import { runSettlements } from './services/settlement-run';
 import { retrySettlement } from './services/retry-settlement';
@@ -24,6 +24,7 @@ import { requireProductionSettings, temporalAddressOf } from './runtime/producti
 import { payloadCodecFor, secretBoxFor } from './runtime/secrets-key';
 import { resealSecrets } from './services/reseal-secrets';
 import { ledgerCheck } from './services/ledger-check';
+import type { SecretBox } from './support/secret-box';
 
 const USAGE = `usage:
   cli merchants create --name NAME
@@ -98,8 +99,11 @@ function parseEnv(raw: string | undefined): Environment {
 
 type Values = Record<string, string | undefined>;
 
-/** `merchants set` options: the review threshold and/or the settlement account (bank and number together). */
-function merchantSettingsChange(values: Values): MerchantSettingsChange {
+/**
+ * `merchants set` options: the review threshold and/or the settlement account (bank and number
+ * together; the number sealed with `box()`, SECRETS_KEY, which only a settlement account needs).
+ */
+function merchantSettingsChange(values: Values, box: () => SecretBox): MerchantSettingsChange {
   const change: MerchantSettingsChange = {};
   const raw = values['payout-review-threshold'];
   if (raw !== undefined) {
@@ -116,7 +120,7 @@ function merchantSettingsChange(values: Values): MerchantSettingsChange {
     // Never repeat the number in a message.
     const accountNumber = parseSettlementAccountNumber(account);
     if (accountNumber === null) throw new UsageError('--settlement-account must be an account number of 6 to 20 digits');
-    change.settlementAccount = { bankCode, accountNumber };
+    change.settlementAccount = { bankCode, account: sealAccountNumber(box(), accountNumber) };
   }
   if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N and/or --settlement-bank CODE --settlement-account NUMBER');
   return change;
@@ -166,7 +170,7 @@ async function run(argv: string[]): Promise<unknown> {
       return withDatabase(config, (orm) => verifyMerchant(orm, arg));
     case 'merchants set': {
       if (!arg) throw new UsageError('merchant id is required');
-      const change = merchantSettingsChange(values);
+      const change = merchantSettingsChange(values, () => secretBoxFor(config));
       return withDatabase(config, (orm) => updateMerchantSettings(orm, arg, change));
     }
     case 'keys create': {

@@ -15,6 +15,7 @@ import { startDisputeStartRelay } from '../src/runtime/dispute-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { ensureSettlementSchedule } from '../src/temporal/settlement-schedule';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
+import { sealSettlementAccounts } from '../src/services/reseal-secrets';
 import { createPaymentsWorker, installRuntime } from './create-worker';
 
 /**
@@ -34,6 +35,10 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, 'worker');
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
+  // Settlement account numbers still in plain text (rows from before migration 20261125000005) are
+  // sealed before this worker sweeps anything; idempotent, and one index probe once none is left.
+  const sealed = await sealSettlementAccounts(orm, secretBox);
+  if (sealed.sealed > 0) log.info({ sealed: sealed.sealed }, 'settlement account numbers sealed');
   const address = config.temporalAddress ?? '127.0.0.1:7233';
   const { worker, connection, capacity } = await createPaymentsWorker({
     orm,

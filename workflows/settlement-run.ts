@@ -32,8 +32,10 @@ export const settlementRunQuery = defineQuery<SettlementRunResult>('settlementRu
  *
  * 1. Page (local activity, one transaction; src/persistence/settlement-balances.ts): the next
  *    settleable balances after the last key (merchant, environment, currency), 100 by default. The
- *    balances of merchants without a settlement account are skipped there: recorded with the reason
- *    in settlement_skips (and logged by the worker), never started.
+ *    balances of merchants without a settlement account, and live balances while no live rail
+ *    exists (src/domain/live-rail.ts), are skipped there: recorded with the reason in
+ *    settlement_skips (and logged by the worker), never started. The page step decides, not this
+ *    code, so recorded histories replay unchanged.
  * 2. For each other balance, a child `settlementWorkflow` with workflow id `stl_` + 24 base62
  *    characters from `uuid4()` (seeded by the history: the same ids on replay), input SettlementStart,
  *    search attributes MerchantId, Environment, Currency (NeedsAttention false), on the queue of the

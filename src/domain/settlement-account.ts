@@ -3,8 +3,9 @@ import { maskIdentifier } from './customer';
 /**
  * A merchant's settlement account (`merchants set ID --settlement-bank CODE --settlement-account
  * NUMBER`): a bank of the reference list (GET /v1/reference/banks) and an account number. The number
- * leaves the database only masked (its last four digits): in the command's output, in settlement
- * objects (`destination.account_masked`) and in logs.
+ * is stored sealed (AES-256-GCM under SECRETS_KEY, src/support/secret-box.ts) next to its masked form
+ * (its last four digits), which is all that is ever shown: in the command's output, in settlement
+ * objects (`destination.account_masked`) and in logs. Only a live rail's payment activity would open it.
  */
 
 /** Shortest and longest account number accepted, in digits (local account numbers: NUBAN 10, Ghana 13–16, Kenya up to 16). */
@@ -30,4 +31,15 @@ export function normalizeBankCode(text: string): string | null {
 /** The only form of an account number shown anywhere: its last four digits. */
 export function maskAccountNumber(accountNumber: string): string {
   return maskIdentifier(accountNumber);
+}
+
+/** An account number as stored: sealed (opened only where money is paid to it) and masked (shown). */
+export interface SealedAccountNumber {
+  sealed: string;
+  masked: string;
+}
+
+/** Seals a parsed account number (parseSettlementAccountNumber) with the secrets box; keeps only its masked form in the clear. */
+export function sealAccountNumber(box: { seal(plaintext: string): string }, accountNumber: string): SealedAccountNumber {
+  return { sealed: box.seal(accountNumber), masked: maskAccountNumber(accountNumber) };
 }

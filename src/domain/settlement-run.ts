@@ -11,6 +11,13 @@ export const SETTLEMENT_RUN_WORKFLOW_TYPE = 'settlementRunWorkflow';
 /** Why a balance was not settled: the merchant has no settlement account (`merchants set --settlement-bank --settlement-account`). */
 export const NO_SETTLEMENT_ACCOUNT = 'no settlement account';
 
+/**
+ * Why a live balance was not settled: no live rail exists (src/domain/live-rail.ts LIVE_RAIL is
+ * 'none'), so a live batch could only fail at once and wait for an operator. The run skips live
+ * balances instead, until a rail is connected; the money stays in live available.
+ */
+export const LIVE_RAIL_UNAVAILABLE = 'live rail unavailable: no live payment rail is connected yet; the money stays available';
+
 /** Balances read per page (one database step each), and pages per run before it continues as new. */
 export const DEFAULT_RUN_PAGE_SIZE = 100;
 export const DEFAULT_RUN_PAGES_PER_RUN = 10;

@@ -1,7 +1,6 @@
 import type { Environment } from './environment';
 import type { FailureClass } from './failure-classes';
 import { COMPLETION_DELAY_MS } from './sandbox-outcome';
-import { maskAccountNumber } from './settlement-account';
 
 /**
  * Settlement batches (INTERFACE.md, "Money movement"): one batch moves one merchant's available
@@ -36,8 +35,14 @@ export interface SettlementRecord {
   /** When the sweep ran: the batch holds every available-balance posting committed before it. */
   periodEnd: string;
   destinationBankCode: string;
-  /** The full account number (needed to pay); the API and events show it masked only. */
-  destinationAccountNumber: string;
+  /**
+   * The account number sealed with SECRETS_KEY (copied from the merchant by the sweep; only a live
+   * rail's payment activity would open it). Null only on a batch row from before migration
+   * 20261125000005 whose plain number no worker start or `secrets reseal` has sealed yet.
+   */
+  destinationAccountSealed: string | null;
+  /** The account number masked (its last four digits): all the API and events show. */
+  destinationAccountMasked: string;
   paidAt: string | null;
   failureClass: FailureClass | null;
   runId: string | null;
@@ -162,7 +167,7 @@ export function settlementObject(record: SettlementRecord): SettlementView {
     currency: record.currency,
     entry_count: record.entryCount,
     period_end: record.periodEnd,
-    destination: { bank_code: record.destinationBankCode, account_masked: maskAccountNumber(record.destinationAccountNumber) },
+    destination: { bank_code: record.destinationBankCode, account_masked: record.destinationAccountMasked },
     paid_at: record.paidAt,
     ...(record.status === 'failed' && record.failureClass ? { failure_class: record.failureClass } : {}),
     livemode: record.environment === 'live',

@@ -1,4 +1,4 @@
-import { maskAccountNumber } from '../domain/settlement-account';
+import { maskAccountNumber, type SealedAccountNumber } from '../domain/settlement-account';
 import type { Orm } from './orm';
 import { findBank } from './payout-reference';
 
@@ -12,8 +12,11 @@ export interface MerchantSettings {
 
 export interface SettlementAccount {
   bankCode: string;
-  /** Digits only (src/domain/settlement-account.ts parseSettlementAccountNumber). */
-  accountNumber: string;
+  /**
+   * The number (digits only: parseSettlementAccountNumber) sealed with SECRETS_KEY, and masked
+   * (src/domain/settlement-account.ts sealAccountNumber): this store never holds it in the clear.
+   */
+  account: SealedAccountNumber;
 }
 
 export interface MerchantSettingsChange {
@@ -21,14 +24,22 @@ export interface MerchantSettingsChange {
   settlementAccount?: SettlementAccount;
 }
 
-type Row = { id: string; payout_review_threshold: string; settlement_bank_code: string | null; settlement_account_number: string | null };
+type Row = {
+  id: string;
+  payout_review_threshold: string;
+  settlement_bank_code: string | null;
+  settlement_account_masked: string | null;
+  /** Plain text: only on a row written before migration 20261125000005 and not sealed yet. */
+  settlement_account_number: string | null;
+};
 
 /**
  * `merchants set ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]`:
  * one update of the merchant row. The threshold applies to payouts created from now on (payouts of at
  * least N minor units are held for review; default 5,000,000); the settlement account, which must be
  * a bank of the reference list, to settlement batches swept from now on. Bank code and number are set
- * together. Throws for an unknown merchant or bank; nothing changes then.
+ * together; the number is written sealed, with its masked form, and a plain number left from before
+ * migration 20261125000005 is cleared. Throws for an unknown merchant or bank; nothing changes then.
  */
 export async function updateMerchantSettings(orm: Orm, merchantId: string, change: MerchantSettingsChange): Promise<MerchantSettings> {
   const sets: string[] = [];
@@ -38,17 +49,17 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
     params.push(change.payoutReviewThreshold);
   }
   if (change.settlementAccount) {
-    const { bankCode, accountNumber } = change.settlementAccount;
+    const { bankCode, account } = change.settlementAccount;
     if (!(await findBank(orm, bankCode))) throw new Error(`unknown settlement bank "${bankCode}"; the codes are those of GET /v1/reference/banks`);
-    sets.push('settlement_bank_code = ?', 'settlement_account_number = ?');
-    params.push(bankCode, accountNumber);
+    sets.push('settlement_bank_code = ?', 'settlement_account_sealed = ?', 'settlement_account_masked = ?', 'settlement_account_number = null');
+    params.push(bankCode, account.sealed, account.masked);
   }
   if (sets.length === 0) throw new Error('nothing to set');
   const rows = await orm.em
     .fork()
     .execute<Row[]>(
       `update merchants set ${sets.join(', ')} where id = ?
-       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_number`,
+       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number`,
       [...params, merchantId],
     );
   if (rows.length === 0) throw new Error(`merchant ${merchantId} does not exist`);
@@ -57,9 +68,8 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
 
 function settingsOf(row: Row): MerchantSettings {
   const settings: MerchantSettings = { id: row.id, object: 'merchant', payout_review_threshold: Number(row.payout_review_threshold) };
-  if (row.settlement_bank_code && row.settlement_account_number) {
-    settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: maskAccountNumber(row.settlement_account_number) };
-  }
+  const masked = row.settlement_account_masked ?? (row.settlement_account_number === null ? null : maskAccountNumber(row.settlement_account_number));
+  if (row.settlement_bank_code && masked) settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: masked };
   return settings;
 }
 

@@ -1,6 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../domain/environment';
-import { NO_SETTLEMENT_ACCOUNT, type BalanceKey, type SettlementRunPage, type SettlementRunPageRequest, type SkippedBalance } from '../domain/settlement-run';
+import { LIVE_RAIL, type LiveRail } from '../domain/live-rail';
+import {
+  LIVE_RAIL_UNAVAILABLE,
+  NO_SETTLEMENT_ACCOUNT,
+  type BalanceKey,
+  type SettlementRunPage,
+  type SettlementRunPageRequest,
+  type SkippedBalance,
+} from '../domain/settlement-run';
 import type { Orm } from './orm';
 import { clearSettlementSkips, recordSettlementSkips } from './settlement-skips';
 
@@ -11,7 +19,7 @@ export interface SettleableBalance {
   currency: string;
   /** Minor units, as text (bigint). What the batch sweeps is read again under its row lock. */
   available: string;
-  /** Whether the merchant has a settlement account (bank code and number). */
+  /** Whether the merchant has a settlement account (bank code and number: sealed, or plain on a row from before migration 20261125000005). */
   hasAccount: boolean;
 }
 
@@ -57,7 +65,7 @@ async function selectSettleableBalances(em: EntityManager, query: SettleableBala
   }
   const rows = await em.execute<Row[]>(
     `select b.merchant_id, b.environment, b.currency, b.amount::text as available,
-            (m.settlement_bank_code is not null and m.settlement_account_number is not null) as has_account
+            (m.settlement_bank_code is not null and (m.settlement_account_sealed is not null or m.settlement_account_number is not null)) as has_account
      from account_balances b join merchants m on m.id = b.merchant_id
      where ${where.join(' and ')}
      order by b.merchant_id, b.environment, b.currency
@@ -74,13 +82,26 @@ export async function recordSettlementSkip(orm: Orm, skip: SkippedBalance & { ru
 }
 
 /**
- * The settlement run's page step, in one transaction: a page of settleable balances after
- * `request.after`; the skips of merchants without a settlement account recorded (with the run); the
- * earlier skips of the balances it will settle forgotten. Answers balance keys only (no amounts, no
- * account numbers: the answer goes into the run's history). Idempotent: a retried page writes the
- * same rows.
+ * Why the run does not start a batch for a balance, or null: the merchant has no settlement account
+ * (NO_SETTLEMENT_ACCOUNT, checked first: the one thing an operator can fix now), or the balance is
+ * live and no live rail exists (LIVE_RAIL_UNAVAILABLE: the batch could only fail at once and wait
+ * for an operator, filling `payments stuck` every run).
  */
-export async function settlementRunPage(orm: Orm, request: SettlementRunPageRequest): Promise<SettlementRunPage> {
+export function skipReason(balance: Pick<SettleableBalance, 'environment' | 'hasAccount'>, rail: LiveRail = LIVE_RAIL): string | null {
+  if (!balance.hasAccount) return NO_SETTLEMENT_ACCOUNT;
+  if (balance.environment === 'live' && rail === 'none') return LIVE_RAIL_UNAVAILABLE;
+  return null;
+}
+
+/**
+ * The settlement run's page step, in one transaction: a page of settleable balances after
+ * `request.after`; the skips (skipReason: no settlement account; live while no live rail exists)
+ * recorded with the run; the earlier skips of the balances it will settle forgotten. Answers balance
+ * keys only (no amounts, no account numbers: the answer goes into the run's history). Idempotent: a
+ * retried page writes the same rows. The skips are decided here, not in the workflow, so the
+ * histories of runs from before a rule changed replay unchanged.
+ */
+export async function settlementRunPage(orm: Orm, request: SettlementRunPageRequest, rail: LiveRail = LIVE_RAIL): Promise<SettlementRunPage> {
   return orm.em.fork().transactional(async (em) => {
     const rows = await selectSettleableBalances(em as EntityManager, {
       after: request.after,
@@ -89,8 +110,13 @@ export async function settlementRunPage(orm: Orm, request: SettlementRunPageRequ
       ...(request.environment !== undefined ? { environment: request.environment } : {}),
     });
     const key = (r: SettleableBalance): BalanceKey => ({ merchantId: r.merchantId, environment: r.environment, currency: r.currency });
-    const settle = rows.filter((r) => r.hasAccount).map(key);
-    const skipped = rows.filter((r) => !r.hasAccount).map((r) => ({ ...key(r), reason: NO_SETTLEMENT_ACCOUNT }));
+    const settle: BalanceKey[] = [];
+    const skipped: SkippedBalance[] = [];
+    for (const row of rows) {
+      const reason = skipReason(row, rail);
+      if (reason === null) settle.push(key(row));
+      else skipped.push({ ...key(row), reason });
+    }
     await recordSettlementSkips(em as EntityManager, request.runId, skipped);
     await clearSettlementSkips(em as EntityManager, settle);
     return { settle, skipped, next: rows.length === request.limit ? key(rows[rows.length - 1]) : null };

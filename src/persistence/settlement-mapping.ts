@@ -1,6 +1,7 @@
 import type { Environment } from '../domain/environment';
 import type { FailureClass } from '../domain/failure-classes';
 import type { SettlementRecord, SettlementStatus } from '../domain/settlement';
+import { maskAccountNumber } from '../domain/settlement-account';
 import { iso, isoOrNull } from './sql-values';
 
 /** Columns of `settlements` in insert order (settlement-store.ts sweepSettlement). */
@@ -14,7 +15,8 @@ export const SETTLEMENT_COLUMNS = [
   'entry_count',
   'period_end',
   'destination_bank_code',
-  'destination_account_number',
+  'destination_account_sealed',
+  'destination_account_masked',
   'paid_at',
   'failure_class',
   'run_id',
@@ -37,7 +39,7 @@ export function rowToSettlement(row: Record<string, unknown>): SettlementRecord 
     entryCount: Number(row.entry_count as string | number),
     periodEnd: iso(row.period_end as Date | string),
     destinationBankCode: String(row.destination_bank_code),
-    destinationAccountNumber: String(row.destination_account_number),
+    ...destinationAccountOf(row),
     paidAt: isoOrNull(row.paid_at as Date | string | null),
     failureClass: textOrNull(row.failure_class) as FailureClass | null,
     runId: textOrNull(row.run_id),
@@ -45,6 +47,18 @@ export function rowToSettlement(row: Record<string, unknown>): SettlementRecord 
     createdAt: iso(row.created_at as Date | string),
     updatedAt: iso(row.updated_at as Date | string),
   };
+}
+
+/**
+ * The destination number as the record holds it: sealed and masked; a row from before migration
+ * 20261125000005 not sealed yet (plain `destination_account_number`) gives its masked form only, so
+ * no record ever carries a plain number.
+ */
+function destinationAccountOf(row: Record<string, unknown>): Pick<SettlementRecord, 'destinationAccountSealed' | 'destinationAccountMasked'> {
+  const sealed = textOrNull(row.destination_account_sealed);
+  const masked = textOrNull(row.destination_account_masked);
+  if (sealed !== null && masked !== null) return { destinationAccountSealed: sealed, destinationAccountMasked: masked };
+  return { destinationAccountSealed: null, destinationAccountMasked: maskAccountNumber(String(row.destination_account_number)) };
 }
 
 /** The record's values in SETTLEMENT_COLUMNS order, for a parameterised insert. */
@@ -59,7 +73,8 @@ export function settlementValues(record: SettlementRecord): unknown[] {
     record.entryCount,
     record.periodEnd,
     record.destinationBankCode,
-    record.destinationAccountNumber,
+    record.destinationAccountSealed,
+    record.destinationAccountMasked,
     record.paidAt,
     record.failureClass,
     record.runId,

@@ -9,6 +9,7 @@ import {
   type SettlementSweepRequest,
   type SettlementTransitionRequest,
 } from '../domain/settlement';
+import { sealAccountNumber, type SealedAccountNumber } from '../domain/settlement-account';
 import { settlementSweepTransfer, settlementTransfersFor } from '../domain/settlement-ledger';
 import type { Orm } from './orm';
 import { rowToSettlement, SETTLEMENT_COLUMNS, settlementValues } from './settlement-mapping';
@@ -57,7 +58,10 @@ const UNSWEPT = `from ledger_entries le
  *    it is: nothing moves twice;
  * 3. nothing is written, and `{ kind: 'nothing', reason }` answered, when the merchant has no
  *    settlement account or the balance is not positive;
- * 4. otherwise: the batch row (`pending`), a `settlement_entries` mark on every not-yet-swept
+ * 4. otherwise: the batch row (`pending`; its destination the merchant's bank code and sealed
+ *    number, copied as they are: the number is never opened here; a merchant's number still in plain
+ *    text, from before migration 20261125000005, is sealed with `box` first, on the merchant's row
+ *    too), a `settlement_entries` mark on every not-yet-swept
  *    merchant_available posting (their sum must equal the balance row, else
  *    SettlementLedgerMismatchError and nothing is written), the sweep transfer (available →
  *    reserved, in transit) with its balance rows, `settlement.created`, and the mark of the sweep's
@@ -69,6 +73,7 @@ const UNSWEPT = `from ledger_entries le
 export async function sweepSettlement(
   orm: Orm,
   request: SettlementSweepRequest,
+  box: { seal(plaintext: string): string },
   onCommitted: (batch: SettlementRecord) => void = () => {},
 ): Promise<SettlementRecord | SettlementNothing> {
   let written = false;
@@ -81,13 +86,16 @@ export async function sweepSettlement(
     const existing = await em.execute<Record<string, unknown>[]>(`select * from settlements where id = ?`, [request.settlementId]);
     if (existing.length > 0) return sameBatch(rowToSettlement(existing[0]), request);
 
-    const merchants = await em.execute<{ bank: string | null; account: string | null }[]>(
-      `select settlement_bank_code as bank, settlement_account_number as account from merchants where id = ?`,
+    // The merchant's row locked (no key update: writers of ledger and balance rows only key-share
+    // it) so the bank and number read are the ones the batch copies, and a plain number is sealed once.
+    const merchants = await em.execute<MerchantAccountRow[]>(
+      `select settlement_bank_code as bank, settlement_account_sealed as sealed, settlement_account_masked as masked, settlement_account_number as plaintext
+       from merchants where id = ? for no key update`,
       [request.merchantId],
     );
     if (merchants.length === 0) return nothing(NOTHING_TO_SETTLE.noMerchant);
-    const { bank, account } = merchants[0];
-    if (!bank || !account) return nothing(NOTHING_TO_SETTLE.noAccount);
+    const bank = merchants[0].bank;
+    if (!bank || (merchants[0].sealed === null && merchants[0].plaintext === null)) return nothing(NOTHING_TO_SETTLE.noAccount);
     const balance = BigInt(balances[0]?.amount ?? '0');
     if (balance <= 0n) return nothing(NOTHING_TO_SETTLE.noBalance);
     if (balance > BigInt(Number.MAX_SAFE_INTEGER)) return nothing(NOTHING_TO_SETTLE.tooLarge);
@@ -95,6 +103,7 @@ export async function sweepSettlement(
     const [unswept] = await em.execute<{ n: number; total: string }[]>(`select count(*)::int as n, coalesce(sum(le.amount), 0)::text as total ${UNSWEPT}`, [...scope, AVAILABLE]);
     if (BigInt(unswept.total) !== balance) throw new SettlementLedgerMismatchError(request.settlementId, balance, BigInt(unswept.total));
 
+    const account = await sealedAccountOf(em, request.merchantId, merchants[0], box);
     const at = new Date(request.at).toISOString();
     const batch: SettlementRecord = {
       id: request.settlementId,
@@ -106,7 +115,8 @@ export async function sweepSettlement(
       entryCount: Number(unswept.n),
       periodEnd: at,
       destinationBankCode: bank,
-      destinationAccountNumber: account,
+      destinationAccountSealed: account.sealed,
+      destinationAccountMasked: account.masked,
       paidAt: null,
       failureClass: null,
       runId: request.runId,
@@ -130,6 +140,26 @@ export async function sweepSettlement(
   });
   if (written) onCommitted(result as SettlementRecord);
   return result;
+}
+
+type MerchantAccountRow = { bank: string | null; sealed: string | null; masked: string | null; plaintext: string | null };
+
+/**
+ * The merchant's number as the batch copies it: sealed as stored; a plain one (a row from before
+ * migration 20261125000005 that no worker start or `secrets reseal` has sealed yet) sealed now, and
+ * the merchant's row (locked by the caller) sealed with it, the plain text cleared, in the sweep's
+ * transaction. The plain number is never a statement parameter: a failed statement's message (logs,
+ * activity failures in history) must not hold it.
+ */
+async function sealedAccountOf(em: EntityManager, merchantId: string, row: MerchantAccountRow, box: { seal(plaintext: string): string }): Promise<SealedAccountNumber> {
+  if (row.sealed !== null && row.masked !== null) return { sealed: row.sealed, masked: row.masked };
+  const account = sealAccountNumber(box, row.plaintext ?? '');
+  await em.execute(`update merchants set settlement_account_sealed = ?, settlement_account_masked = ?, settlement_account_number = null where id = ?`, [
+    account.sealed,
+    account.masked,
+    merchantId,
+  ]);
+  return account;
 }
 
 function nothing(reason: string): SettlementNothing {

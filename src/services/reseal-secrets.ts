@@ -1,5 +1,6 @@
+import { sealAccountNumber } from '../domain/settlement-account';
 import type { Orm } from '../persistence/orm';
-import { resealSecretBatch } from '../persistence/sealed-secret-store';
+import { MERCHANT_ACCOUNT_COLUMNS, resealAccountBatch, resealSecretBatch, SETTLEMENT_DESTINATION_COLUMNS, type AccountReseal } from '../persistence/sealed-secret-store';
 import type { SecretBox } from '../support/secret-box';
 
 export interface ResealCounts {
@@ -7,16 +8,63 @@ export interface ResealCounts {
   resealed: number;
   /** Secrets already sealed with SECRETS_KEY, left as they are. */
   already_current: number;
+  /** Settlement account numbers: merchants' accounts and settlement batches' destinations. */
+  settlement_accounts: AccountSealCounts;
+}
+
+export interface AccountSealCounts {
+  /** Plain numbers (rows written before migration 20261125000005) sealed with SECRETS_KEY; the plain text cleared. */
+  sealed: number;
+  /** Numbers opened with a key of SECRETS_KEY_PREVIOUS (or an older format) and sealed again with SECRETS_KEY. */
+  resealed: number;
+  /** Numbers already sealed with SECRETS_KEY, left as they are. */
+  already_current: number;
+}
+
+/**
+ * Seals settlement account numbers (merchants' and batches' destinations, migration
+ * 20261125000005) in batches of `batchSize` rows, each batch its own transaction, clearing the plain
+ * text. `plaintext` (every worker at start, before it polls; idempotent, and cheap once done: a
+ * partial index holds the rows left) seals the plain numbers only; `all` (`secrets reseal`) also
+ * re-seals the sealed ones not sealed with SECRETS_KEY. A number no key of the ring opens stops it
+ * with the row's id (batches done so far stay done). Never logs or returns a number.
+ */
+export async function sealSettlementAccounts(orm: Orm, box: SecretBox, rows: 'plaintext' | 'all' = 'plaintext', batchSize = 200): Promise<AccountSealCounts> {
+  const counts: AccountSealCounts = { sealed: 0, resealed: 0, already_current: 0 };
+  for (const columns of [MERCHANT_ACCOUNT_COLUMNS, SETTLEMENT_DESTINATION_COLUMNS]) {
+    const reseal: AccountReseal = (account, id) => {
+      if (account.plaintext !== null) {
+        counts.sealed++;
+        return sealAccountNumber(box, account.plaintext);
+      }
+      if (account.sealed === null || box.isCurrent(account.sealed)) {
+        counts.already_current++;
+        return null;
+      }
+      let plaintext: string;
+      try {
+        plaintext = box.open(account.sealed);
+      } catch (error) {
+        throw new Error(`${columns.owner} ${id}: settlement account number: ${(error as Error).message}`);
+      }
+      counts.resealed++;
+      return sealAccountNumber(box, plaintext);
+    };
+    for (let after: string | null = ''; after !== null; ) after = await resealAccountBatch(orm, columns, rows, after, batchSize, reseal);
+  }
+  return counts;
 }
 
 /**
  * `cli secrets reseal`: re-seals every sealed secret in the database (webhook endpoint signing
  * secrets, current and previous) with the current key, in batches of `batchSize` endpoints, each
- * batch its own transaction. Idempotent: a second run finds everything current. A secret that no
- * key of the ring opens stops the command with the endpoint's id (batches done so far stay done).
+ * batch its own transaction; then the settlement account numbers (sealSettlementAccounts `all`:
+ * plain ones sealed, old-key ones re-sealed; counted apart, in `settlement_accounts`). Idempotent: a
+ * second run finds everything current. A secret that no key of the ring opens stops the command
+ * with the endpoint's (merchant's, settlement's) id (batches done so far stay done).
  */
 export async function resealSecrets(orm: Orm, box: SecretBox, batchSize = 200): Promise<ResealCounts> {
-  const counts: ResealCounts = { resealed: 0, already_current: 0 };
+  const counts: Omit<ResealCounts, 'settlement_accounts'> = { resealed: 0, already_current: 0 };
   const reseal = (sealed: string, endpointId: string): string | null => {
     if (box.isCurrent(sealed)) {
       counts.already_current++;
@@ -32,5 +80,5 @@ export async function resealSecrets(orm: Orm, box: SecretBox, batchSize = 200): 
     return box.seal(plaintext);
   };
   for (let after: string | null = ''; after !== null; ) after = await resealSecretBatch(orm, after, batchSize, reseal);
-  return counts;
+  return { ...counts, settlement_accounts: await sealSettlementAccounts(orm, box, 'all', batchSize) };
 }

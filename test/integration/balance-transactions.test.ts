@@ -18,7 +18,10 @@ import { accept, draftCharge, succeed } from '../support/stored-charges';
  * funding, a partial refund, payouts succeeded, reversed, failed and held for review) whose balance
  * transactions, walked two at a time, add up to GET /v1/balances, available and reserved; types,
  * sources, the payout fee split, filters, strict errors, scope and environments. Then a merchant's
- * month with settlements (paid and failed) and disputes (open, won, lost) on top.
+ * month with settlements (paid and failed) and disputes (open, won, lost) on top. Then
+ * GET /v1/balance-transactions/{id} (each of the day's items; 404 for another merchant's, the other
+ * environment's, unknown and malformed ids alike) and the `currency` filter (two currencies, paged,
+ * combined with the other filters).
  */
 
 interface Item {
@@ -276,7 +279,15 @@ describe('errors, scope and environments', () => {
       ['?created_before=2026-02-30', 'created_before'],
       ['?created_after=2026-01-02&created_before=2026-01-01', 'created_before'],
       ['?status=succeeded', 'status'],
-      ['?currency=GHS', 'currency'],
+      // currency: ISO 4217, three upper-case letters, one of GET /v1/reference/currencies, once.
+      ['?currency=ghs', 'currency'],
+      ['?currency=GH', 'currency'],
+      ['?currency=GHSS', 'currency'],
+      ['?currency=', 'currency'],
+      ['?currency=GH%C3%89', 'currency'],
+      ['?currency=GHS%00', 'currency'],
+      ['?currency=XYZ', 'currency'],
+      ['?currency=GHS&currency=NGN', 'currency'],
     ];
     for (const [query, param] of cases) expectError(await list(query), 400, 'invalid_request', param);
     // The cursor as handed out works.
@@ -364,5 +375,155 @@ describe("a merchant's month: settlements and disputes too", () => {
     expect((await walk(`&source=${won.id}`, 1, mm.testKey)).items.map((i) => i.id).sort()).toEqual(
       [`bt_${won.id}:hold:available`, `bt_${won.id}:hold:reserved`, `bt_${won.id}:release:available`, `bt_${won.id}:release:reserved`].sort(),
     );
+  });
+});
+
+describe('GET /v1/balance-transactions/{id}', () => {
+  const one = (id: string, key = m.testKey, env: 'sandbox' | 'live' = 'sandbox') => get(`/v1/balance-transactions/${id}`, key, env);
+  /** What an id that is not one of the caller's items gets: everything but the request id. */
+  const answer = (res: ApiResponse) => {
+    expectError(res, 404, 'not_found', 'id');
+    const { request_id: _, ...rest } = res.json.error;
+    return rest;
+  };
+
+  test("every item of the day, fetched by its id, is the list's item, byte for byte: charges, a reversal, funding, the refund, payouts, the fee split, a payout reversal", async () => {
+    const list = await get('/v1/balance-transactions?limit=100');
+    const items = ok(list).data as Item[];
+    expect(new Set(items.map((i) => i.type))).toEqual(new Set(['charge', 'refund', 'payout', 'fee', 'payout_reversal']));
+    for (const item of items) {
+      const res = await one(item.id);
+      expect({ id: item.id, body: ok(res) }).toEqual({ id: item.id, body: item });
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(list.text).toContain(res.text);
+    }
+    // The payout post's reserved posting, as its two items.
+    expect(ok(await one(`bt_${day.paid.id}:post:reserved`))).toMatchObject({ type: 'payout', amount: -day.paid.amount, fee: 0, net: -day.paid.amount });
+    const fee = day.paid.fee.platform + day.paid.fee.tax;
+    expect(ok(await one(`bt_${day.paid.id}:post:reserved:fee`))).toMatchObject({ type: 'fee', source: day.paid.id, balance: 'reserved', amount: -fee, fee: 0, net: -fee });
+    // A client that encodes the path segment (`:` as %3A) gets the same item.
+    const capture = `bt_${day.charges[0].id}:capture:available`;
+    expect(ok(await one(encodeURIComponent(capture)))).toEqual(ok(await one(capture)));
+  });
+
+  test('scope balances:read: a key with only it reads an item; a key without it is 403', async () => {
+    const id = `bt_${day.charges[0].id}:capture:available`;
+    expect(ok(await one(id, (await issueKey(h.orm, m.id, 'sandbox', ['balances:read'])).secret)).id).toBe(id);
+    expectError(await one(id, (await issueKey(h.orm, m.id, 'sandbox', ['charges:read'])).secret), 403, 'insufficient_scope');
+  });
+
+  test("another merchant's id and the other environment's are 404 not_found, exactly like an unknown one", async () => {
+    const unknown = answer(await one(`bt_txn_${'0'.repeat(24)}:capture:available`));
+    const other = await h.merchant();
+    for (const id of [`bt_${day.charges[0].id}:capture:available`, `bt_${day.paid.id}:post:reserved:fee`, `bt_${day.refund.id}:post:reserved`]) {
+      expect(ok(await one(id)).id).toBe(id);
+      expect(answer(await one(id, other.testKey))).toEqual(unknown);
+    }
+    // A merchant with a posting in each environment: each key sees its own environment's only.
+    const both = await h.merchant();
+    await fundMerchant(h, both.id, 1_000);
+    await fundMerchant(h, both.id, 2_000, 'GHS', 'live');
+    const [sandboxItem] = ok(await get('/v1/balance-transactions', both.testKey)).data as Item[];
+    const [liveItem] = ok(await get('/v1/balance-transactions', both.liveKey, 'live')).data as Item[];
+    expect([sandboxItem.amount, liveItem.amount]).toEqual([1_000, 2_000]);
+    expect(ok(await one(sandboxItem.id, both.testKey))).toEqual(sandboxItem);
+    expect(ok(await one(liveItem.id, both.liveKey, 'live'))).toEqual(liveItem);
+    expect(answer(await one(liveItem.id, both.testKey))).toEqual(unknown);
+    expect(answer(await one(sandboxItem.id, both.liveKey, 'live'))).toEqual(unknown);
+    expectError(await one(sandboxItem.id, both.testKey, 'live'), 403, 'environment_mismatch');
+  });
+
+  test('ids of no posting and malformed ids are 404 exactly like an unknown one; a control character in the path is 400', async () => {
+    const unknown = answer(await one(`bt_txn_${'0'.repeat(24)}:capture:available`));
+    const txn = day.charges[0].id;
+    const noPosting = [
+      `bt_${txn}:capture:reserved`, // a charge capture posts on available only
+      `bt_${txn}:capture:available:fee`, // only a payout post's reserved posting has a fee item
+      `bt_${txn}:refund:available`,
+      `bt_${day.held.id}:post:reserved`, // never posted
+      `bt_${day.paid.id}:reserve:reserved:fee`,
+    ];
+    for (const id of noPosting) expect({ id, answer: answer(await one(id)) }).toEqual({ id, answer: unknown });
+    const malformed = [
+      'bt_',
+      'x',
+      txn,
+      `bt_${txn}`,
+      `bt_${txn}:capture`,
+      `bt_${txn}:capture:pending`,
+      `bt_${txn}:capture:available:fee:fee`,
+      `bt_${txn}:capture:available:`,
+      `BT_${txn}:capture:available`,
+      `bt_txn_short:capture:available`,
+      `bt_${txn}x:capture:available`,
+      `bt_${txn}:capture:available%27`,
+      "bt_txn_x'%20or%201=1:capture:available",
+      `bt_${txn}%2F..%2F:capture:available`,
+      `bt_${txn}:${'x'.repeat(4000)}:available`,
+      '%ZZ',
+      '%C0%AF',
+      '%E2%80%AE',
+    ];
+    for (const id of malformed) expect({ id, answer: answer(await one(id)) }).toEqual({ id, answer: unknown });
+    expectError(await one(`bt_${txn}:capture:available%00`), 400, 'invalid_request');
+  });
+});
+
+describe('the currency filter', () => {
+  test('two currencies walked one and two at a time: each its own items, the cursor keeps the filter, and combined with the others', async () => {
+    const c = await h.merchant();
+    // Interleaved, so every page of one currency skips the other's postings.
+    for (const [amount, currency] of [[1_000, 'GHS'], [2_000, 'NGN'], [3_000, 'GHS'], [4_000, 'NGN'], [5_000, 'NGN'], [600_000, 'GHS'], [7_000, 'NGN']] as const) {
+      await fundMerchant(h, c.id, amount, currency);
+    }
+    const payout = ok(await post('/v1/payouts', payoutBody(100_000), c.testKey));
+    expect((await finish(payout.id, c.testKey)).status).toBe('succeeded');
+    await fundMerchant(h, c.id, 8_000, 'NGN');
+
+    const { items: all } = await walk('', 100, c.testKey);
+    for (const currency of ['GHS', 'NGN']) {
+      const mine = all.filter((i) => i.currency === currency);
+      for (const limit of [1, 2]) {
+        const { items, pages } = await walk(`&currency=${currency}`, limit, c.testKey);
+        expect({ currency, limit, ids: items.map((i) => i.id) }).toEqual({ currency, limit, ids: mine.map((i) => i.id) });
+        expect(pages).toBe(Math.ceil(mine.length / limit));
+      }
+      // The nets of one currency add up to its balances.
+      const balances = ok(await get('/v1/balances', c.testKey));
+      for (const balance of ['available', 'reserved'] as const) {
+        const figure = (balances[balance] as { currency: string; amount: number }[]).find((b) => b.currency === currency)?.amount ?? 0;
+        expect({ currency, balance, net: mine.filter((i) => i.balance === balance).reduce((s, i) => s + i.net, 0) }).toEqual({ currency, balance, net: figure });
+      }
+    }
+    expect(all.filter((i) => i.currency === 'NGN')).toHaveLength(5);
+    expect(all.filter((i) => i.currency === 'GHS')).toHaveLength(3 + 4);
+
+    // A next_cursor from a filtered page, with the filter again: the rest of that currency only.
+    const first = ok(await get('/v1/balance-transactions?limit=1&currency=NGN', c.testKey));
+    const rest = ok(await get(`/v1/balance-transactions?limit=100&currency=NGN&cursor=${first.next_cursor}`, c.testKey));
+    expect([...first.data, ...rest.data].map((i: Item) => i.id)).toEqual(all.filter((i) => i.currency === 'NGN').map((i) => i.id));
+
+    const mid = all[Math.floor(all.length / 2)].created_at;
+    const cases: [string, (i: Item) => boolean][] = [
+      ['&currency=GHS&type=charge', (i) => i.currency === 'GHS' && i.type === 'charge'],
+      ['&currency=GHS&type=fee', (i) => i.currency === 'GHS' && i.type === 'fee'],
+      ['&currency=NGN&type=payout', () => false],
+      [`&currency=GHS&source=${payout.id}`, (i) => i.source === payout.id],
+      [`&currency=NGN&source=${payout.id}`, () => false],
+      [`&currency=NGN&created_after=${mid}`, (i) => i.currency === 'NGN' && i.created_at > mid],
+      [`&currency=GHS&created_before=${mid}&type=charge`, (i) => i.currency === 'GHS' && i.created_at < mid && i.type === 'charge'],
+      ['&currency=USD', () => false],
+    ];
+    for (const [query, keep] of cases) {
+      const { items } = await walk(query, 1, c.testKey);
+      expect({ query, ids: items.map((i) => i.id) }).toEqual({ query, ids: all.filter(keep).map((i) => i.id) });
+    }
+    expect((await walk(`&currency=GHS&source=${payout.id}`, 1, c.testKey)).items).toHaveLength(4);
+  });
+
+  test("the day's merchant: GHS is everything, NGN nothing", async () => {
+    const { items: all } = await walk('', 100);
+    expect((await walk('&currency=GHS', 3)).items).toEqual(all);
+    expect(ok(await get('/v1/balance-transactions?currency=NGN'))).toEqual({ object: 'list', data: [], has_more: false });
   });
 });

@@ -1,19 +1,26 @@
 /**
  * `cli secrets reseal` rotates SECRETS_KEY: every sealed webhook signing secret (current and
  * previous) is opened with the keyring (SECRETS_KEY plus SECRETS_KEY_PREVIOUS) and sealed again with
- * SECRETS_KEY, in batches; a second run changes nothing. Runs against real PostgreSQL, in a database
- * of its own (the suite's other endpoints are sealed with the suite's key and must stay so).
+ * SECRETS_KEY, in batches; a second run changes nothing. Settlement account numbers (merchants' and
+ * batches' destinations) too, counted apart, and those still in plain text (rows from before
+ * migration 20261125000005) are sealed, as a worker does at start. Runs against real PostgreSQL, in a
+ * database of its own (the suite's other rows are sealed with the suite's key and must stay so).
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
+import { maskAccountNumber } from '../../src/domain/settlement-account';
 import { createMerchant } from '../../src/persistence/merchant-store';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { insertEndpoint, rotateEndpointSecret } from '../../src/persistence/webhook-endpoint-store';
 import { newId } from '../../src/support/new-id';
-import { resealSecrets } from '../../src/services/reseal-secrets';
+import { resealSecrets, sealSettlementAccounts } from '../../src/services/reseal-secrets';
 import { createSecretBox, keyId } from '../../src/support/secret-box';
+import { connectTemporal } from '../../src/temporal/connection';
+import { settlementScheduleId } from '../../src/temporal/settlement-schedule';
+import { testPayloadCodec } from '../support/payload-codec';
+import { killAllWorkers, startWorkerChild } from '../support/worker-child';
 
 const ROOT = path.resolve(__dirname, '../..');
 const keyA = randomBytes(32);
@@ -42,6 +49,7 @@ beforeAll(async () => {
   await migrate(orm);
 });
 afterAll(async () => {
+  await killAllWorkers();
   await orm?.close();
   await admin((c) => c.query(`drop database if exists ${database} with (force)`));
 });
@@ -105,7 +113,7 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
   const first = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
   expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
   expect(first.stdout.indexOf('\n')).toBe(first.stdout.length - 1);
-  expect(JSON.parse(first.stdout)).toEqual({ resealed: total, already_current: 0 });
+  expect(JSON.parse(first.stdout)).toEqual({ resealed: total, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 } });
 
   const onlyB = createSecretBox(keyB);
   for (const row of await rows()) {
@@ -115,10 +123,10 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
   }
 
   const second = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
-  expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: total });
+  expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 } });
   // Once resealed, A may leave the ring.
   const third = await cli({ SECRETS_KEY: keyB.toString('base64') });
-  expect(JSON.parse(third.stdout)).toEqual({ resealed: 0, already_current: total });
+  expect(JSON.parse(third.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 } });
 });
 
 test('in batches: small batches reach every row, and the counts add up', async () => {
@@ -126,8 +134,144 @@ test('in batches: small batches reach every row, and the counts add up', async (
   const plain = await seedWithKeyA();
   const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0), 0);
   const ring = createSecretBox({ current: keyB, previous: [keyA] });
-  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0 });
-  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: total });
+  const none = { sealed: 0, resealed: 0, already_current: 0 };
+  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0, settlement_accounts: none });
+  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: total, settlement_accounts: none });
   const onlyB = createSecretBox(keyB);
   for (const row of await rows()) expect(onlyB.open(row.secret_box)).toBe(plain.get(row.id)!.current);
 });
+
+/** Settlement accounts as the database may hold them, sealed with key A or (rows from before migration 20261125000005) in plain text. */
+interface SeededAccounts {
+  merchants: Map<string, string>;
+  batches: Map<string, string>;
+}
+
+async function seedAccountsWithKeyA(): Promise<SeededAccounts> {
+  await sql(`delete from settlements`);
+  await sql(`update merchants set settlement_bank_code = null, settlement_account_number = null, settlement_account_sealed = null, settlement_account_masked = null`);
+  const seeded: SeededAccounts = { merchants: new Map(), batches: new Map() };
+  const numbers = ['0011223344556', '0022334455667', '0033445566778', '0044556677889'];
+  for (const [i, number] of numbers.entries()) {
+    const m = await createMerchant(orm, `Account ${i}`);
+    seeded.merchants.set(m.id, number);
+    // 0: sealed with A; 1: the v1 format; 2 and 3: plain text (from before the migration).
+    if (i < 2) {
+      await sql(`update merchants set settlement_bank_code = 'GCB', settlement_account_sealed = ?, settlement_account_masked = ? where id = ?`, [
+        i === 0 ? boxA.seal(number) : sealV1(keyA, number),
+        maskAccountNumber(number),
+        m.id,
+      ]);
+    } else {
+      await sql(`update merchants set settlement_bank_code = 'GCB', settlement_account_number = ? where id = ?`, [number, m.id]);
+    }
+    // A batch to each of the first three: destinations sealed with A (0), in plain text (1, 2).
+    if (i < 3) {
+      const id = newId('settlement');
+      const [sealed, masked, plain] = i === 0 ? [boxA.seal(number), maskAccountNumber(number), null] : [null, null, number];
+      await sql(
+        `insert into settlements (id, merchant_id, environment, currency, status, amount, entry_count, period_end, destination_bank_code,
+           destination_account_number, destination_account_sealed, destination_account_masked, created_at, updated_at)
+         values (?, ?, 'sandbox', 'GHS', 'pending', 1000, 1, now(), 'GCB', ?, ?, ?, now(), now())`,
+        [id, m.id, plain, sealed, masked],
+      );
+      seeded.batches.set(id, number);
+    }
+  }
+  return seeded;
+}
+
+type AccountRow = { id: string; plaintext: string | null; sealed: string | null; masked: string | null };
+
+async function accountRows(): Promise<{ merchants: AccountRow[]; batches: AccountRow[] }> {
+  return {
+    merchants: await sql<AccountRow>(`select id, settlement_account_number as plaintext, settlement_account_sealed as sealed, settlement_account_masked as masked from merchants where settlement_bank_code is not null`),
+    batches: await sql<AccountRow>(`select id, destination_account_number as plaintext, destination_account_sealed as sealed, destination_account_masked as masked from settlements`),
+  };
+}
+
+/** Every number sealed with `key` alone (no plain text left), opening to what was seeded, masked as before. */
+async function expectAllSealedWith(key: Buffer, seeded: SeededAccounts): Promise<void> {
+  const box = createSecretBox(key);
+  const rows = await accountRows();
+  for (const [list, expected] of [
+    [rows.merchants, seeded.merchants],
+    [rows.batches, seeded.batches],
+  ] as const) {
+    expect(list).toHaveLength(expected.size);
+    for (const row of list) {
+      const number = expected.get(row.id)!;
+      expect({ plaintext: row.plaintext, masked: row.masked, kid: row.sealed?.split('.').slice(0, 2) }).toEqual({ plaintext: null, masked: maskAccountNumber(number), kid: ['v2', keyId(key)] });
+      expect(box.open(row.sealed!)).toBe(number);
+      expect(JSON.stringify(row)).not.toContain(number);
+    }
+  }
+}
+
+describe('settlement account numbers', () => {
+  beforeEach(() => sql(`delete from webhook_endpoints`));
+
+  test('reseal: plain numbers sealed, numbers sealed with A re-sealed with B, counted apart from webhook secrets; a second run changes nothing', async () => {
+    const seeded = await seedAccountsWithKeyA();
+
+    // A number no key of the ring opens stops the command, naming the row, never the number.
+    const refused = await cli({ SECRETS_KEY: keyB.toString('base64') });
+    expect([refused.code, refused.stdout]).toEqual([1, '']);
+    expect(refused.stderr).toMatch(/^error: merchant mer_\w+: settlement account number: sealed secret/);
+    for (const number of [...seeded.merchants.values()]) expect(refused.stderr).not.toContain(number);
+
+    const first = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+    // Merchants: 2 sealed with A (one v1), 2 plain; batches: 1 sealed with A, 2 plain.
+    expect(JSON.parse(first.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 4, resealed: 3, already_current: 0 } });
+    await expectAllSealedWith(keyB, seeded);
+
+    const second = await cli({ SECRETS_KEY: keyB.toString('base64') });
+    expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 7 } });
+    await expectAllSealedWith(keyB, seeded);
+  });
+
+  test('in batches of 2: every row reached; the plain-text-only pass (as at worker start) leaves sealed numbers as they are', async () => {
+    const seeded = await seedAccountsWithKeyA();
+    const ring = createSecretBox({ current: keyB, previous: [keyA] });
+    expect(await sealSettlementAccounts(orm, ring, 'plaintext', 2)).toEqual({ sealed: 4, resealed: 0, already_current: 0 });
+    expect(await sealSettlementAccounts(orm, ring, 'plaintext', 2)).toEqual({ sealed: 0, resealed: 0, already_current: 0 });
+    const rows = await accountRows();
+    expect([...rows.merchants, ...rows.batches].every((r) => r.plaintext === null)).toBe(true);
+    expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 3, already_current: 4 } });
+    await expectAllSealedWith(keyB, seeded);
+  });
+
+  test('a worker start (workers/main.ts) seals the plain numbers before it polls, and logs the count, never a number', async () => {
+    const seeded = await seedAccountsWithKeyA();
+    const taskQueue = `reseal-${randomBytes(4).toString('hex')}`;
+    const worker = await startWorkerChild({
+      taskQueue,
+      databaseUrl: url,
+      env: { SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64'), LOG_LEVEL: 'info' },
+    });
+    try {
+      // Ready means polling: the plain numbers are sealed (with B); the ones sealed with A wait for `secrets reseal`.
+      const rows = await accountRows();
+      const all = [...rows.merchants, ...rows.batches];
+      expect(all.filter((r) => r.plaintext !== null)).toEqual([]);
+      expect(all.map((r) => keyIdOf(r.sealed)).sort()).toEqual([...Array<string>(4).fill(keyId(keyB)), 'A', 'A', 'A'].sort());
+      expect(worker.output()).toContain('settlement account numbers sealed');
+      for (const number of [...seeded.merchants.values()]) expect(worker.output()).not.toContain(number);
+    } finally {
+      await worker.kill();
+      const temporal = await connectTemporal(process.env.TEST_TEMPORAL_ADDRESS!, 'default', testPayloadCodec());
+      await temporal.client.schedule.getHandle(settlementScheduleId(taskQueue)).delete().catch(() => undefined);
+      await temporal.connection.close();
+    }
+    expect(await resealSecrets(orm, createSecretBox({ current: keyB, previous: [keyA] }))).toMatchObject({ settlement_accounts: { sealed: 0, resealed: 3, already_current: 4 } });
+    await expectAllSealedWith(keyB, seeded);
+  });
+});
+
+/** `A` for a value sealed with key A (v2, or v1 which has no key id), else the key id it names. */
+function keyIdOf(sealed: string | null): string {
+  if (sealed === null) return '';
+  const [version, kid] = sealed.split('.');
+  return version === 'v1' || kid === keyId(keyA) ? 'A' : kid;
+}

@@ -3,7 +3,8 @@
  * `settlements skipped` (INTERFACE "Admin command line, continued"), run as child processes against
  * the suite's PostgreSQL and Temporal, with the payments worker of this file on the CLI's task queue:
  * one JSON object on stdout; bad input exits 1 with a message on stderr and changes nothing. The
- * account number never appears whole in any output.
+ * account number never appears whole in any output, and is stored sealed (SECRETS_KEY) and masked
+ * only. Live balances are skipped while no live rail exists.
  */
 import { ok } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
@@ -11,6 +12,7 @@ import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { startHarness, type Harness } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
 import { batchResults, batchRows, giveSettlementAccount, skipRow } from '../support/settlement-runs';
+import { LIVE_RAIL_UNAVAILABLE } from '../../src/domain/settlement-run';
 
 let h: Harness;
 
@@ -21,8 +23,16 @@ afterAll(() => closeWithLedgerCheck(h));
 
 const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
 
-const account = async (id: string) =>
-  (await h.orm.em.getConnection().execute<{ bank: string | null; number: string | null }[]>(`select settlement_bank_code as bank, settlement_account_number as number from merchants where id = ?`, [id]))[0];
+/** The stored account: bank, the plain column (always null now), the masked form, and the sealed value opened with the suite's key. */
+const account = async (id: string) => {
+  const [row] = await h.orm.em
+    .getConnection()
+    .execute<{ bank: string | null; plain: string | null; sealed: string | null; masked: string | null }[]>(
+      `select settlement_bank_code as bank, settlement_account_number as plain, settlement_account_sealed as sealed, settlement_account_masked as masked from merchants where id = ?`,
+      [id],
+    );
+  return { bank: row.bank, plain: row.plain, masked: row.masked, opened: row.sealed === null ? null : h.deps.secretBox.open(row.sealed) };
+};
 
 describe('merchants set --settlement-bank --settlement-account', () => {
   test('stored (digits only), answered masked; the full number is in no output', async () => {
@@ -30,12 +40,13 @@ describe('merchants set --settlement-bank --settlement-account', () => {
     const result = await cli('merchants', 'set', m.id, '--settlement-bank', 'gcb', '--settlement-account', '0012 3456 7890');
     expect(ok(result)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 5_000_000, settlement_account: { bank_code: 'GCB', account_masked: '********7890' } });
     expect(result.stdout).not.toContain('001234567890');
-    expect(await account(m.id)).toEqual({ bank: 'GCB', number: '001234567890' });
+    expect(await account(m.id)).toEqual({ bank: 'GCB', plain: null, masked: '********7890', opened: '001234567890' });
 
     // With the threshold in the same command, and again later (a second set replaces the account).
     const both = ok(await cli('merchants', 'set', m.id, '--payout-review-threshold', '20000', '--settlement-bank', 'ECOGH', '--settlement-account', '9988776655'));
     expect(both).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 20_000, settlement_account: { bank_code: 'ECOGH', account_masked: '******6655' } });
     expect(ok(await cli('merchants', 'set', m.id, '--payout-review-threshold', '30000')).settlement_account).toEqual({ bank_code: 'ECOGH', account_masked: '******6655' });
+    expect(await account(m.id)).toEqual({ bank: 'ECOGH', plain: null, masked: '******6655', opened: '9988776655' });
   });
 
   test.each([
@@ -53,7 +64,7 @@ describe('merchants set --settlement-bank --settlement-account', () => {
     expect(result.stderr).toMatch(/^error: /);
     expect(result.stderr).toMatch(message);
     for (const a of args) if (/^[0-9O]{5,}$/.test(a)) expect(result.stderr).not.toContain(a);
-    expect(await account(m.id)).toEqual({ bank: null, number: null });
+    expect(await account(m.id)).toEqual({ bank: null, plain: null, masked: null, opened: null });
   });
 
   test('an unknown merchant: exit 1, nothing stored anywhere', async () => {
@@ -96,6 +107,31 @@ describe('settlements run', () => {
     expect(await batchResults(h, [run.batches[0].id])).toMatchObject([{ status: 'failed', failureClass: 'declined', amount: 12_000 }]);
     expect(await balanceRows(h, m.id, 'GHS', 'sandbox')).toMatchObject({ merchant_available: 12_000, merchant_reserved: 0 });
     expect(await batchRows(h, m.id)).toHaveLength(1);
+  });
+
+  test('--env live: no live rail, so the live balance is skipped (reason printed and kept), no batch started, the money stays available', async () => {
+    const m = await h.merchant({ verified: true });
+    await giveSettlementAccount(h, m.id);
+    await fundMerchant(h, m.id, 8_000, 'GHS', 'live');
+    await fundMerchant(h, m.id, 3_000, 'GHS', 'sandbox');
+
+    const run = ok(await cli('settlements', 'run', '--merchant', m.id, '--env', 'live'));
+    expect(run).toMatchObject({ environment: 'live', started: 0, skipped: 1, batches: [] });
+    expect(run.skips).toEqual([{ merchant_id: m.id, environment: 'live', currency: 'GHS', reason: LIVE_RAIL_UNAVAILABLE }]);
+    expect(await skipRow(h, m.id, 'live')).toEqual({ reason: LIVE_RAIL_UNAVAILABLE, run_id: run.id });
+    expect(ok(await cli('settlements', 'skipped', '--merchant', m.id, '--env', 'live')).data).toEqual([
+      { merchant_id: m.id, environment: 'live', currency: 'GHS', reason: LIVE_RAIL_UNAVAILABLE, run_id: run.id, skipped_at: expect.any(String) },
+    ]);
+    expect(await batchRows(h, m.id)).toEqual([]);
+    expect(await balanceRows(h, m.id, 'GHS', 'live')).toMatchObject({ merchant_available: 8_000, merchant_reserved: 0 });
+
+    // Over both environments: the sandbox balance is settled, the live one skipped again.
+    const both = ok(await cli('settlements', 'run', '--merchant', m.id));
+    expect(both).toMatchObject({ started: 1, skipped: 1, skips: [{ environment: 'live', reason: LIVE_RAIL_UNAVAILABLE }] });
+    expect(both.batches).toEqual([expect.objectContaining({ environment: 'sandbox' })]);
+    await batchResults(h, [both.batches[0].id]);
+    expect((await batchRows(h, m.id)).map((r) => [r.environment, r.status])).toEqual([['sandbox', 'paid']]);
+    expect(await skipRow(h, m.id, 'live')).toEqual({ reason: LIVE_RAIL_UNAVAILABLE, run_id: both.id });
   });
 
   test('a merchant without a settlement account is skipped, with the reason printed and kept (settlements skipped), until it has one', async () => {

@@ -11,6 +11,10 @@ import type { Environment } from '../../src/domain/environment';
 import { SA } from '../../src/domain/search-attributes';
 import type { SettlementState } from '../../src/domain/settlement';
 import type { RetriedSettlement } from '../../src/domain/settlement-retry';
+import { LIVE_RAIL_UNAVAILABLE } from '../../src/domain/settlement-run';
+import { settlementStartSearchAttributePairs } from '../../src/domain/settlement-search-attributes';
+import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../../src/domain/settlement-start';
+import { taskQueueFor } from '../../src/temporal/task-queues';
 import { stuckPayments, type StuckPayment } from '../../src/services/stuck-payments';
 import { newId } from '../../src/support/new-id';
 import { ok, refused } from '../support/cli-results';
@@ -61,6 +65,22 @@ async function runOne(merchant: TestMerchant, environment: Environment, outcome?
   const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', environment === 'sandbox' ? 'test' : 'live', ...(outcome ? ['--outcome', outcome] : [])));
   expect(run.batches).toHaveLength(1);
   return handleOf(run.batches[0].id);
+}
+
+/**
+ * A live batch started directly, as a run starts one (workflow id = settlement id, its search
+ * attributes, the live queue): runs skip live balances while no live rail exists, but live batches
+ * started before that, and retries of them, still run.
+ */
+async function startLiveBatch(merchant: TestMerchant): Promise<WorkflowHandle> {
+  const start: SettlementStart = { settlementId: newId('settlement'), merchantId: merchant.id, environment: 'live', currency: 'GHS', outcome: null, runId: 'run_before_the_skip' };
+  return h.temporal.client.workflow.start(SETTLEMENT_WORKFLOW_TYPE, {
+    workflowId: start.settlementId,
+    taskQueue: taskQueueFor(h.taskQueue, 'live'),
+    args: [start],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: settlementStartSearchAttributePairs(start),
+  });
 }
 
 /** A sandbox batch that failed (`--outcome failed`, its payment advanced) and waits for an operator. */
@@ -154,11 +174,12 @@ describe('settlements retry', () => {
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: 0, merchant_reserved: 0, settlement_clearing: 8_000 });
   });
 
-  test('live (no live rail): the failed batch waits, the retry starts a live batch, which fails at once and waits in its turn', async () => {
+  test('live (no live rail): a run starts no live batch; one started before (directly here) fails and waits, its retry starts a live batch, which fails at once and waits in its turn', async () => {
     const merchant = await h.merchant({ verified: true });
     await giveSettlementAccount(h, merchant.id);
     await fundMerchant(h, merchant.id, 9_000, 'GHS', 'live');
-    const failed = await runOne(merchant, 'live');
+    expect(ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'live'))).toMatchObject({ started: 0, skipped: 1, skips: [{ reason: LIVE_RAIL_UNAVAILABLE }] });
+    const failed = await startLiveBatch(merchant);
     expect(await waitingForRetry(failed)).toMatchObject({ status: 'failed', failureClass: 'partner_unavailable', environment: 'live' });
     await until('payments stuck --env live lists it', () => stuckNow('live'), listedIn(failed.workflowId));
 

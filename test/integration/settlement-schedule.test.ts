@@ -3,14 +3,14 @@
  * and the runs it starts against the suite's PostgreSQL with this file's payments worker:
  * ensureSettlementSchedule is idempotent (one Schedule per deployment, brought up to date, a pause
  * kept); a triggered run starts a batch per merchant, environment and currency with money and a
- * settlement account (sandbox and live money each in their own batch), and skips, with the reason
- * kept, merchants without one; runs repeated, or at once, move each amount once.
+ * settlement account, and skips, with the reason kept, merchants without one and (no live rail yet)
+ * live balances; runs repeated, or at once, move each amount once.
  *
  * The scheduled run spans the whole suite database (every merchant with money), as in production;
  * the assertions look at this file's merchants only.
  */
 import type { ScheduleDescription } from '@temporalio/client';
-import type { SettlementRunResult } from '../../src/domain/settlement-run';
+import { LIVE_RAIL_UNAVAILABLE, type SettlementRunResult } from '../../src/domain/settlement-run';
 import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 import { ensureSettlementSchedule, settlementScheduleId } from '../../src/temporal/settlement-schedule';
 import { runSettlementNow } from '../../src/temporal/settlement-run-start';
@@ -105,7 +105,7 @@ test('ensureSettlementSchedule: created once, then brought up to date (one Sched
   expect(times(await schedule().describe())).toEqual(times(second));
 });
 
-test('a triggered run: a batch per merchant, environment and currency with a settlement account, each of exactly its own money; merchants without one skipped with the reason kept; a repeated run moves nothing twice', async () => {
+test('a triggered run: a batch per merchant and currency with a settlement account, each of exactly its own money; merchants without one, and live balances (no live rail), skipped with the reason kept; a repeated run moves nothing twice', async () => {
   await ensureSettlementSchedule(h.temporal.client, { taskQueue: h.taskQueue, cron: '0 2 * * *' });
   const a = await h.merchant();
   const c = await h.merchant();
@@ -122,34 +122,33 @@ test('a triggered run: a batch per merchant, environment and currency with a set
   expect(run.runId.startsWith(`settlement-run-${h.taskQueue}-`)).toBe(true);
   // The result names the first 100 batches and skips of the whole database; the batch rows (written
   // by each batch's sweep, a moment after its start) and the kept skips name this test's.
-  const a1 = await batchesOfRun(a.id, run.runId, 2);
-  const c1 = await batchesOfRun(c.id, run.runId, 2);
-  expect(a1.map((r) => `${r.environment}/${r.currency}`)).toEqual(['live/GHS', 'sandbox/GHS']);
-  expect(c1.map((r) => `${r.environment}/${r.currency}`)).toEqual(['live/GHS', 'sandbox/GHS']);
+  const a1 = await batchesOfRun(a.id, run.runId, 1);
+  const c1 = await batchesOfRun(c.id, run.runId, 1);
+  expect(a1.map((r) => `${r.environment}/${r.currency}`)).toEqual(['sandbox/GHS']);
+  expect(c1.map((r) => `${r.environment}/${r.currency}`)).toEqual(['sandbox/GHS']);
   expect(await skipRow(h, b.id, 'sandbox')).toEqual({ reason: 'no settlement account', run_id: run.runId });
-  expect(run.skipped).toBeGreaterThanOrEqual(1);
+  // No live rail: a live batch could only fail and wait (payments stuck), every run; the run skips live balances instead.
+  expect(await skipRow(h, a.id, 'live')).toEqual({ reason: LIVE_RAIL_UNAVAILABLE, run_id: run.runId });
+  expect(await skipRow(h, c.id, 'live')).toEqual({ reason: LIVE_RAIL_UNAVAILABLE, run_id: run.runId });
+  expect(run.skipped).toBeGreaterThanOrEqual(3);
 
-  // Sandbox batches are paid through the simulator; live ones fail (no live rail yet) and the money returns.
+  // Sandbox batches are paid through the simulator; live money stays available.
   await batchResults(h, [...a1, ...c1].map((r) => r.id));
-  const expected = (sandbox: number, live: number) => [
-    { environment: 'live', currency: 'GHS', status: 'failed', amount: live, run_id: run.runId },
-    { environment: 'sandbox', currency: 'GHS', status: 'paid', amount: sandbox, run_id: run.runId },
-  ];
-  const rows = async (m: { id: string }) => (await batchRows(h, m.id)).map(({ id: _, ...r }) => r).sort((x, y) => x.environment.localeCompare(y.environment));
-  expect(await rows(a)).toEqual(expected(40_000, 25_000));
-  expect(await rows(c)).toEqual(expected(15_000, 6_000));
+  const expected = (sandbox: number) => [{ environment: 'sandbox', currency: 'GHS', status: 'paid', amount: sandbox, run_id: run.runId }];
+  const rows = async (m: { id: string }) => (await batchRows(h, m.id)).map(({ id: _, ...r }) => r);
+  expect(await rows(a)).toEqual(expected(40_000));
+  expect(await rows(c)).toEqual(expected(15_000));
   expect(await balanceRows(h, a.id, 'GHS', 'sandbox')).toMatchObject({ merchant_available: 0, merchant_reserved: 0, settlement_clearing: 40_000 });
   expect(await balanceRows(h, a.id, 'GHS', 'live')).toMatchObject({ merchant_available: 25_000, merchant_reserved: 0 });
+  expect(await balanceRows(h, c.id, 'GHS', 'live')).toMatchObject({ merchant_available: 6_000, merchant_reserved: 0 });
   expect((await balanceRows(h, b.id, 'GHS', 'sandbox')).merchant_available).toBe(10_000);
   expect(await batchRows(h, b.id)).toEqual([]);
 
-  // The Schedule again: nothing of the paid sandbox money moves twice (only what came back, live, is swept again).
+  // The Schedule again: nothing of the paid sandbox money moves twice; the live balances are skipped again.
   const again = await triggerRun();
-  const second = [...(await batchesOfRun(a.id, again.runId, 1)), ...(await batchesOfRun(c.id, again.runId, 1))];
-  expect(second.map((x) => x.environment)).toEqual(['live', 'live']);
-  await batchResults(h, second.map((x) => x.id));
   for (const m of [a, c]) {
-    expect((await batchRows(h, m.id)).filter((r) => r.environment === 'sandbox')).toHaveLength(1);
+    expect(await skipRow(h, m.id, 'live')).toEqual({ reason: LIVE_RAIL_UNAVAILABLE, run_id: again.runId });
+    expect(await batchRows(h, m.id)).toHaveLength(1);
     for (const t of await settlementTransfers(h, m.id)) expect([t.transfer_id, t.n]).toEqual([t.transfer_id, 2]);
     await expectBalancesMatchPostings(h.orm, m.id);
   }

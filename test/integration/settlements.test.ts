@@ -17,6 +17,7 @@ import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectBalancesMatchPostings, ledgerRows } from '../support/ledger-rows';
+import { giveSettlementAccount } from '../support/settlement-runs';
 import { accept, draftCharge, succeed } from '../support/stored-charges';
 
 /**
@@ -25,7 +26,8 @@ import { accept, draftCharge, succeed } from '../support/stored-charges';
  * MerchantId/Environment/Currency search attributes), the sweep (batch row, swept postings, available
  * → reserved, `settlement.created` in one transaction), the simulated payment (advance fires it), paid
  * or failed; GET /v1/settlements, /{id}, /{id}/entries on both listeners. Settlement accounts are set
- * in SQL (the `merchants set` command is tested with the CLI).
+ * as `merchants set` sets them (the number sealed with the suite's key; the command itself is tested
+ * with the CLI, the sealing in settlement-account-sealing.test.ts).
  */
 
 let h: Harness;
@@ -45,7 +47,7 @@ afterAll(async () => {
 const ACCOUNT = '0012345678901';
 
 async function setAccount(merchant: TestMerchant, account = ACCOUNT): Promise<void> {
-  await h.orm.em.getConnection().execute(`update merchants set settlement_bank_code = ?, settlement_account_number = ? where id = ?`, [bankCode, account, merchant.id]);
+  await giveSettlementAccount(h, merchant.id, account, bankCode);
 }
 
 /** Starts a batch as the settlement run does (src/domain/settlement-start.ts). */

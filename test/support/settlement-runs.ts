@@ -1,11 +1,12 @@
 import type { Environment } from '../../src/domain/environment';
 import type { SettlementOutcome, SettlementState } from '../../src/domain/settlement';
+import { sealAccountNumber } from '../../src/domain/settlement-account';
 import { updateMerchantSettings } from '../../src/persistence/merchant-settings-store';
 import type { Harness } from './harness';
 
-/** A settlement account as `merchants set --settlement-bank --settlement-account` sets it. */
+/** A settlement account as `merchants set --settlement-bank --settlement-account` sets it (the number sealed with the suite's key). */
 export function giveSettlementAccount(h: Harness, merchantId: string, accountNumber = '0012345678901', bankCode = 'GCB') {
-  return updateMerchantSettings(h.orm, merchantId, { settlementAccount: { bankCode, accountNumber } });
+  return updateMerchantSettings(h.orm, merchantId, { settlementAccount: { bankCode, account: sealAccountNumber(h.deps.secretBox, accountNumber) } });
 }
 
 export interface BatchRow {

@@ -1,7 +1,10 @@
 import { loadConfig } from '../../src/config';
 import { cronProblem } from '../../src/domain/cron-expression';
-import { maskAccountNumber, normalizeBankCode, parseSettlementAccountNumber } from '../../src/domain/settlement-account';
-import { addToTotals, batchQueueFor, EMPTY_TOTALS, MAX_LISTED, settlementIdFromHex } from '../../src/domain/settlement-run';
+import { randomBytes } from 'node:crypto';
+import { maskAccountNumber, normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from '../../src/domain/settlement-account';
+import { addToTotals, batchQueueFor, EMPTY_TOTALS, LIVE_RAIL_UNAVAILABLE, MAX_LISTED, NO_SETTLEMENT_ACCOUNT, settlementIdFromHex } from '../../src/domain/settlement-run';
+import { skipReason } from '../../src/persistence/settlement-balances';
+import { createSecretBox } from '../../src/support/secret-box';
 import { isIdOf } from '../../src/domain/ids';
 import { StartupError } from '../../src/support/startup-error';
 import { taskQueueFor } from '../../src/temporal/task-queues';
@@ -74,5 +77,24 @@ describe('settlement account', () => {
     expect(maskAccountNumber('0012345678901')).toBe('*********8901');
     expect(normalizeBankCode(' stanbic-gh ')).toBe('STANBIC-GH');
     expect(normalizeBankCode('G C B')).toBeNull();
+  });
+  test('sealed with the secrets box: the sealed value opens to the digits and holds none of them; the masked form is the one shown', () => {
+    const box = createSecretBox(randomBytes(32));
+    const account = sealAccountNumber(box, '0012345678901');
+    expect(account.masked).toBe('*********8901');
+    expect(account.sealed).toMatch(/^v2\./);
+    expect(account.sealed).not.toContain('8901');
+    expect(box.open(account.sealed)).toBe('0012345678901');
+    expect(sealAccountNumber(box, '0012345678901').sealed).not.toBe(account.sealed);
+  });
+});
+
+describe('why a run skips a balance', () => {
+  test('no settlement account first (what an operator can fix), then live while no live rail exists; sandbox with an account is settled', () => {
+    expect(skipReason({ environment: 'sandbox', hasAccount: true })).toBeNull();
+    expect(skipReason({ environment: 'sandbox', hasAccount: false })).toBe(NO_SETTLEMENT_ACCOUNT);
+    expect(skipReason({ environment: 'live', hasAccount: false })).toBe(NO_SETTLEMENT_ACCOUNT);
+    expect(skipReason({ environment: 'live', hasAccount: true })).toBe(LIVE_RAIL_UNAVAILABLE);
+    expect(LIVE_RAIL_UNAVAILABLE).toMatch(/^live rail unavailable: /);
   });
 });

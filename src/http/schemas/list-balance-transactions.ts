@@ -6,7 +6,10 @@ import { compareInstants, isoInstant, parseLimit } from '../list-filters';
 import { listCursor } from '../routes/list-page';
 import { findControlCharacter } from '../validate';
 
-const ALLOWED = ['limit', 'cursor', 'type', 'source', 'created_after', 'created_before'];
+const ALLOWED = ['limit', 'cursor', 'type', 'source', 'currency', 'created_after', 'created_before'];
+
+/** ISO 4217 alphabetic code. Whether it is a known one is the route's question (a cached lookup). */
+const CURRENCY_SHAPE = /^[A-Z]{3}$/;
 
 const bad = (param: string, message: string) => new ApiError('invalid_request', message, { param });
 
@@ -14,8 +17,9 @@ const bad = (param: string, message: string) => new ApiError('invalid_request', 
  * The query of GET /v1/balance-transactions, with the conventions of src/http/list-filters.ts:
  * `limit` (1–100, default 10), `cursor` (a next_cursor of this list, unchanged; strict, as
  * routes/list-page.ts reads every list's), `type` (one of BALANCE_TRANSACTION_TYPES), `source` (a
- * charge, payout, refund, settlement or dispute id), `created_after` / `created_before` (strict ISO
- * 8601, exclusive). Any other parameter, a repeated one, or a bad value is 400 `invalid_request`
+ * charge, payout, refund, settlement or dispute id), `currency` (ISO 4217: three upper-case letters;
+ * the route refuses one the reference list does not have), `created_after` / `created_before` (strict
+ * ISO 8601, exclusive). Any other parameter, a repeated one, or a bad value is 400 `invalid_request`
  * naming it in `param`, before any query.
  */
 export function parseBalanceTransactionQuery(query: Record<string, unknown>): BalanceTransactionQuery {
@@ -41,6 +45,10 @@ export function parseBalanceTransactionQuery(query: Record<string, unknown>): Ba
     const kind = SOURCE_KINDS.find((k) => isIdOf(k, source));
     if (!kind) throw bad('source', `source must be the id of a charge, payout, refund, settlement or dispute (${SOURCE_KINDS.map((k) => ID_PREFIX[k]).join(', ')} followed by 24 letters and digits).`);
     result.source = { kind, id: source };
+  }
+  if (q.currency !== undefined) {
+    if (!CURRENCY_SHAPE.test(q.currency)) throw bad('currency', 'currency must be an ISO 4217 code: three upper-case letters, e.g. GHS (see GET /v1/reference/currencies).');
+    result.currency = q.currency;
   }
   const after = q.created_after === undefined ? undefined : isoInstant('created_after', q.created_after);
   const before = q.created_before === undefined ? undefined : isoInstant('created_before', q.created_before);

@@ -11,6 +11,7 @@ import {
   type SettlementTransitionRequest,
 } from '../../../src/domain/settlement';
 import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../../../src/domain/settlement-start';
+import { maskAccountNumber } from '../../../src/domain/settlement-account';
 import { settlementStartSearchAttributePairs } from '../../../src/domain/settlement-search-attributes';
 import { newId } from '../../../src/support/new-id';
 import { taskQueueFor } from '../../../src/temporal/task-queues';
@@ -72,7 +73,8 @@ export class FakeSettlementStore {
         entryCount: 1,
         periodEnd: request.at,
         destinationBankCode: destination.bank,
-        destinationAccountNumber: destination.account,
+        destinationAccountSealed: 'v2.fake.sealed.number.tag',
+        destinationAccountMasked: maskAccountNumber(destination.account),
         paidAt: null,
         failureClass: null,
         runId: request.runId,
