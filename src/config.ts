@@ -17,6 +17,8 @@ export interface Config {
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalCliPath: string | undefined;
+  /** The port of the dev server `npm start` starts when TEMPORAL_ADDRESS is unset (TEMPORAL_DEV_PORT, default 7233). */
+  temporalDevPort: number;
   temporalUiPort: number;
   taskQueue: string;
   dataDir: string;
@@ -112,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     temporalCliPath: env.TEMPORAL_CLI_PATH || undefined,
+    temporalDevPort: int('TEMPORAL_DEV_PORT', 7233, env),
     temporalUiPort: int('TEMPORAL_UI_PORT', 8233, env),
     taskQueue: env.TEMPORAL_TASK_QUEUE || 'payments',
     dataDir: path.resolve(env.DATA_DIR || '.data'),

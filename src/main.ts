@@ -2,6 +2,7 @@ import http from 'node:http';
 import { loadConfig } from './config';
 import { createApp } from './http/app';
 import { ensureDemoMerchant } from './runtime/demo-merchant';
+import { ownShutdownSignals } from './persistence/embedded-postgres';
 import { startInfrastructure } from './runtime/infrastructure';
 import { keyringEnv, resolveKeyring } from './runtime/secrets-key';
 import { requireProductionSettings } from './runtime/production-settings';
@@ -67,12 +68,20 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('stopping');
+    // In order: no new requests, the worker drains (its tasks and relays still reach the database),
+    // then Temporal and PostgreSQL. A step that hangs does not keep the process: exit 1 after 60 s.
+    setTimeout(() => {
+      log.error('stopping took over 60 s; exiting anyway');
+      process.exit(1);
+    }, 60_000).unref();
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     await worker?.stop();
     await infra.stop();
     await codec?.close();
+    log.info('stopped');
     process.exit(0);
   };
+  ownShutdownSignals();
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   worker?.child.on('exit', (code, signal) => {

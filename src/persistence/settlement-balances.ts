@@ -4,6 +4,7 @@ import { LIVE_RAIL, type LiveRail } from '../domain/live-rail';
 import {
   LIVE_RAIL_UNAVAILABLE,
   NO_SETTLEMENT_ACCOUNT,
+  settlementCurrencyMismatch,
   type BalanceKey,
   type SettlementRunPage,
   type SettlementRunPageRequest,
@@ -21,6 +22,10 @@ export interface SettleableBalance {
   available: string;
   /** Whether the merchant has a settlement account (bank code and number: sealed, or plain on a row from before migration 20261125000005). */
   hasAccount: boolean;
+  /** The merchant's settlement bank code, or null (no account). */
+  bankCode: string | null;
+  /** That bank's currency (banks.currency), or null: no account, or a code the banks reference does not know. */
+  bankCurrency: string | null;
 }
 
 export interface SettleableBalanceQuery {
@@ -33,7 +38,15 @@ export interface SettleableBalanceQuery {
   environment?: Environment;
 }
 
-type Row = { merchant_id: string; environment: Environment; currency: string; available: string; has_account: boolean };
+type Row = {
+  merchant_id: string;
+  environment: Environment;
+  currency: string;
+  available: string;
+  has_account: boolean;
+  bank_code: string | null;
+  bank_currency: string | null;
+};
 
 /**
  * One page of settleable balances (merchant_available > 0), ordered by merchant_id, environment,
@@ -65,14 +78,24 @@ async function selectSettleableBalances(em: EntityManager, query: SettleableBala
   }
   const rows = await em.execute<Row[]>(
     `select b.merchant_id, b.environment, b.currency, b.amount::text as available,
-            (m.settlement_bank_code is not null and (m.settlement_account_sealed is not null or m.settlement_account_number is not null)) as has_account
+            (m.settlement_bank_code is not null and (m.settlement_account_sealed is not null or m.settlement_account_number is not null)) as has_account,
+            m.settlement_bank_code as bank_code, k.currency as bank_currency
      from account_balances b join merchants m on m.id = b.merchant_id
+       left join banks k on k.code = m.settlement_bank_code
      where ${where.join(' and ')}
      order by b.merchant_id, b.environment, b.currency
      limit ?`,
     [...params, query.limit],
   );
-  return rows.map((r) => ({ merchantId: r.merchant_id, environment: r.environment, currency: r.currency, available: r.available, hasAccount: r.has_account }));
+  return rows.map((r) => ({
+    merchantId: r.merchant_id,
+    environment: r.environment,
+    currency: r.currency,
+    available: r.available,
+    hasAccount: r.has_account,
+    bankCode: r.bank_code,
+    bankCurrency: r.bank_currency,
+  }));
 }
 
 /** Keeps why a run skipped one balance (the latest skip per balance), for `settlements skipped`. */
@@ -82,21 +105,29 @@ export async function recordSettlementSkip(orm: Orm, skip: SkippedBalance & { ru
 }
 
 /**
- * Why the run does not start a batch for a balance, or null: the merchant has no settlement account
- * (NO_SETTLEMENT_ACCOUNT, checked first: the one thing an operator can fix now), or the balance is
- * live and no live rail exists (LIVE_RAIL_UNAVAILABLE: the batch could only fail at once and wait
- * for an operator, filling `payments stuck` every run).
+ * Why the run does not start a batch for a balance, or null, in the order an operator can fix them:
+ *
+ * 1. the merchant has no settlement account (NO_SETTLEMENT_ACCOUNT: `merchants set` fixes it now);
+ * 2. the account's bank takes another currency than the balance's (SETTLEMENT_CURRENCY_MISMATCH,
+ *    naming both: the merchant has one account, so this balance waits for an account in its
+ *    currency; the sweep refuses it too);
+ * 3. the balance is live and no live rail exists (LIVE_RAIL_UNAVAILABLE: the batch could only fail
+ *    at once and wait for an operator, filling `payments stuck` every run; no operator can fix it).
  */
-export function skipReason(balance: Pick<SettleableBalance, 'environment' | 'hasAccount'>, rail: LiveRail = LIVE_RAIL): string | null {
-  if (!balance.hasAccount) return NO_SETTLEMENT_ACCOUNT;
+export function skipReason(
+  balance: Pick<SettleableBalance, 'environment' | 'currency' | 'hasAccount' | 'bankCode' | 'bankCurrency'>,
+  rail: LiveRail = LIVE_RAIL,
+): string | null {
+  if (!balance.hasAccount || balance.bankCode === null) return NO_SETTLEMENT_ACCOUNT;
+  if (balance.bankCurrency !== balance.currency) return settlementCurrencyMismatch(balance.bankCode, balance.bankCurrency, balance.currency);
   if (balance.environment === 'live' && rail === 'none') return LIVE_RAIL_UNAVAILABLE;
   return null;
 }
 
 /**
  * The settlement run's page step, in one transaction: a page of settleable balances after
- * `request.after`; the skips (skipReason: no settlement account; live while no live rail exists)
- * recorded with the run; the earlier skips of the balances it will settle forgotten. Answers balance
+ * `request.after`; the skips (skipReason: no settlement account; an account in another currency;
+ * live while no live rail exists) recorded with the run; the earlier skips of the balances it will settle forgotten. Answers balance
  * keys only (no amounts, no account numbers: the answer goes into the run's history). Idempotent: a
  * retried page writes the same rows. The skips are decided here, not in the workflow, so the
  * histories of runs from before a rule changed replay unchanged.

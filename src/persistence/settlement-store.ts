@@ -57,7 +57,9 @@ const UNSWEPT = `from ledger_entries le
  * 2. a batch already written under this id (a retried step, or a run started again) is returned as
  *    it is: nothing moves twice;
  * 3. nothing is written, and `{ kind: 'nothing', reason }` answered, when the merchant has no
- *    settlement account or the balance is not positive;
+ *    settlement account, its account's bank takes another currency than the batch's (banks.currency;
+ *    a batch started by hand or by a run from before the settlement run skipped such balances must
+ *    never pay one currency into an account of another), or the balance is not positive;
  * 4. otherwise: the batch row (`pending`; its destination the merchant's bank code and sealed
  *    number, copied as they are: the number is never opened here; a merchant's number still in plain
  *    text, from before migration 20261125000005, is sealed with `box` first, on the merchant's row
@@ -88,14 +90,18 @@ export async function sweepSettlement(
 
     // The merchant's row locked (no key update: writers of ledger and balance rows only key-share
     // it) so the bank and number read are the ones the batch copies, and a plain number is sealed once.
+    // The bank's currency joined in: only a balance in that currency may be swept into the account.
     const merchants = await em.execute<MerchantAccountRow[]>(
-      `select settlement_bank_code as bank, settlement_account_sealed as sealed, settlement_account_masked as masked, settlement_account_number as plaintext
-       from merchants where id = ? for no key update`,
+      `select m.settlement_bank_code as bank, m.settlement_account_sealed as sealed, m.settlement_account_masked as masked, m.settlement_account_number as plaintext,
+              k.currency as bank_currency
+       from merchants m left join banks k on k.code = m.settlement_bank_code
+       where m.id = ? for no key update of m`,
       [request.merchantId],
     );
     if (merchants.length === 0) return nothing(NOTHING_TO_SETTLE.noMerchant);
     const bank = merchants[0].bank;
     if (!bank || (merchants[0].sealed === null && merchants[0].plaintext === null)) return nothing(NOTHING_TO_SETTLE.noAccount);
+    if (merchants[0].bank_currency !== request.currency) return nothing(NOTHING_TO_SETTLE.currencyMismatch);
     const balance = BigInt(balances[0]?.amount ?? '0');
     if (balance <= 0n) return nothing(NOTHING_TO_SETTLE.noBalance);
     if (balance > BigInt(Number.MAX_SAFE_INTEGER)) return nothing(NOTHING_TO_SETTLE.tooLarge);
@@ -142,7 +148,7 @@ export async function sweepSettlement(
   return result;
 }
 
-type MerchantAccountRow = { bank: string | null; sealed: string | null; masked: string | null; plaintext: string | null };
+type MerchantAccountRow = { bank: string | null; sealed: string | null; masked: string | null; plaintext: string | null; bank_currency: string | null };
 
 /**
  * The merchant's number as the batch copies it: sealed as stored; a plain one (a row from before

@@ -38,7 +38,7 @@ export async function startInfrastructure(config: Config, log: Logger): Promise<
     let temporalUiUrl: string | null = null;
     if (!temporalAddress) {
       log.info('starting Temporal dev server');
-      const server = await startDevServer({ dataDir: config.dataDir, cliPath: config.temporalCliPath, uiPort: config.temporalUiPort, namespace: config.temporalNamespace, uiCodecEndpoint: localCodecEndpoint(config) });
+      const server = await startDevServer({ dataDir: config.dataDir, cliPath: config.temporalCliPath, port: config.temporalDevPort, uiPort: config.temporalUiPort, namespace: config.temporalNamespace, uiCodecEndpoint: localCodecEndpoint(config) });
       stops.push(server.stop);
       temporalAddress = server.address;
       temporalUiUrl = server.uiUrl;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../domain/search-attributes';
+import { isPortFree } from '../support/port-free';
 import { StartupError } from '../support/startup-error';
 
 export interface DevServerOptions {
@@ -76,6 +77,14 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? 7233;
   const ui = options.uiPort !== undefined && options.uiPort > 0;
+  // A server already on the port would answer in place of this one (its start fails, the SDK then
+  // connects to whatever listens): another npm start's dev server, with other data. Refuse instead.
+  if (!(await isPortFree(ip, port))) {
+    throw new StartupError(
+      `port ${port} on ${ip} is in use, so the Temporal dev server cannot start there (another \`npm start\`, or a Temporal server, is running): ` +
+        `stop it, set TEMPORAL_DEV_PORT to a free port, or set TEMPORAL_ADDRESS=${ip}:${port} to use that server`,
+    );
+  }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const extraArgs = [
     ...SEARCH_ATTRIBUTE_DEFINITIONS.flatMap((d) => ['--search-attribute', `${d.name}=${d.type}`]),

@@ -2,7 +2,17 @@ import { loadConfig } from '../../src/config';
 import { cronProblem } from '../../src/domain/cron-expression';
 import { randomBytes } from 'node:crypto';
 import { maskAccountNumber, normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from '../../src/domain/settlement-account';
-import { addToTotals, batchQueueFor, EMPTY_TOTALS, LIVE_RAIL_UNAVAILABLE, MAX_LISTED, NO_SETTLEMENT_ACCOUNT, settlementIdFromHex } from '../../src/domain/settlement-run';
+import {
+  addToTotals,
+  batchQueueFor,
+  EMPTY_TOTALS,
+  LIVE_RAIL_UNAVAILABLE,
+  MAX_LISTED,
+  NO_SETTLEMENT_ACCOUNT,
+  SETTLEMENT_CURRENCY_MISMATCH,
+  settlementCurrencyMismatch,
+  settlementIdFromHex,
+} from '../../src/domain/settlement-run';
 import { skipReason } from '../../src/persistence/settlement-balances';
 import { createSecretBox } from '../../src/support/secret-box';
 import { isIdOf } from '../../src/domain/ids';
@@ -90,11 +100,38 @@ describe('settlement account', () => {
 });
 
 describe('why a run skips a balance', () => {
+  /** A GHS balance of a merchant whose account is at GCB (a GHS bank), unless told otherwise. */
+  const balance = (over: Partial<Parameters<typeof skipReason>[0]> = {}): Parameters<typeof skipReason>[0] => ({
+    environment: 'sandbox',
+    currency: 'GHS',
+    hasAccount: true,
+    bankCode: 'GCB',
+    bankCurrency: 'GHS',
+    ...over,
+  });
+  const noAccount = { hasAccount: false, bankCode: null, bankCurrency: null };
+
   test('no settlement account first (what an operator can fix), then live while no live rail exists; sandbox with an account is settled', () => {
-    expect(skipReason({ environment: 'sandbox', hasAccount: true })).toBeNull();
-    expect(skipReason({ environment: 'sandbox', hasAccount: false })).toBe(NO_SETTLEMENT_ACCOUNT);
-    expect(skipReason({ environment: 'live', hasAccount: false })).toBe(NO_SETTLEMENT_ACCOUNT);
-    expect(skipReason({ environment: 'live', hasAccount: true })).toBe(LIVE_RAIL_UNAVAILABLE);
+    expect(skipReason(balance())).toBeNull();
+    expect(skipReason(balance(noAccount))).toBe(NO_SETTLEMENT_ACCOUNT);
+    expect(skipReason(balance({ environment: 'live', ...noAccount }))).toBe(NO_SETTLEMENT_ACCOUNT);
+    expect(skipReason(balance({ environment: 'live' }))).toBe(LIVE_RAIL_UNAVAILABLE);
     expect(LIVE_RAIL_UNAVAILABLE).toMatch(/^live rail unavailable: /);
+  });
+
+  test('a balance in another currency than the settlement bank takes: skipped, both currencies named; after no account, before the live rail', () => {
+    const mismatch = 'settlement account currency mismatch: bank GCB takes GHS, balance is NGN';
+    expect(skipReason(balance({ currency: 'NGN' }))).toBe(mismatch);
+    expect(skipReason(balance({ currency: 'NGN' }))).toBe(settlementCurrencyMismatch('GCB', 'GHS', 'NGN'));
+    expect(mismatch.startsWith(`${SETTLEMENT_CURRENCY_MISMATCH}: `)).toBe(true);
+    // No account comes first, whatever the currency.
+    expect(skipReason(balance({ currency: 'NGN', ...noAccount }))).toBe(NO_SETTLEMENT_ACCOUNT);
+    // The mismatch comes before the live rail: an operator can fix it, nobody can fix the rail.
+    expect(skipReason(balance({ environment: 'live', currency: 'NGN' }))).toBe(mismatch);
+    expect(skipReason(balance({ environment: 'live', currency: 'NGN' }), 'none')).toBe(mismatch);
+    // A bank of the account's currency settles that currency.
+    expect(skipReason(balance({ currency: 'NGN', bankCode: 'GTB', bankCurrency: 'NGN' }))).toBeNull();
+    // A bank code the banks reference does not know takes no currency: never settled into.
+    expect(skipReason(balance({ bankCode: 'GONE', bankCurrency: null }))).toBe('settlement account currency mismatch: bank GONE takes no known currency, balance is GHS');
   });
 });
