@@ -21,6 +21,8 @@ const ROOT = path.resolve(__dirname, '../..');
 
 interface Started {
   child: ChildProcess;
+  /** The run's folder (its data); removed by `cleanUp`. */
+  parent: string;
   ports: { pg: number; temporal: number; sandbox: number };
   output: () => { stdout: string; stderr: string };
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -51,7 +53,7 @@ async function startMain(occupied?: number): Promise<Started> {
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, ports, output: () => ({ stdout, stderr }), exited };
+  return { child, parent, ports, output: () => ({ stdout, stderr }), exited };
 }
 
 /** Resolves once `npm start` printed its banner (ready), or rejects with its output when it exited first. */
@@ -62,6 +64,15 @@ async function ready(s: Started, timeoutMs = 100_000): Promise<void> {
     if (Date.now() > until) throw new Error(`npm start not ready after ${timeoutMs} ms:\n${s.output().stdout}\n${s.output().stderr}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Kills what is left of a run (a failed test) and removes its folder. */
+async function cleanUp(s: Started): Promise<void> {
+  if (s.child.exitCode === null && s.child.signalCode === null) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
+  fs.rmSync(s.parent, { recursive: true, force: true, maxRetries: 3 });
 }
 
 function listening(port: number): Promise<boolean> {
@@ -121,7 +132,7 @@ test('SIGTERM to npm start alone: the worker drains before PostgreSQL stops, not
     expect(await closedWithin(s.ports.temporal, 5_000)).toBe(true);
     expect(await closedWithin(s.ports.pg, 5_000)).toBe(true);
   } finally {
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+    await cleanUp(s);
   }
 }, 180_000);
 
@@ -141,7 +152,7 @@ test('a Temporal dev server port already in use: one clear line, exit 1, its Pos
     );
     expect(await closedWithin(s.ports.pg, 5_000)).toBe(true);
   } finally {
-    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+    await cleanUp(s);
     await new Promise((r) => blocker.close(r));
   }
 }, 180_000);
