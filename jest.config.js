@@ -1,16 +1,40 @@
 /**
- * One run, serially: the suite shares one PostgreSQL and one Temporal dev server (global setup), and
- * time-skipping tests must not overlap.
- * @type {import('jest').Config}
+ * Four projects (docs/testing.md):
+ * - unit: no servers;
+ * - replay: recorded histories against the current workflow code;
+ * - time-skipping: workflows against the time-skipping test server with activity doubles, one file at a
+ *   time (test/support/suite-runner.js);
+ * - integration: real PostgreSQL and a real Temporal dev server, one isolated set per jest worker
+ *   (test/support/global-setup.ts), `maxWorkers` files at once.
+ * Every project shares one workflow bundle, made once per run (WORKFLOW_BUNDLE_PATH).
+ * `npm run test:quick` runs the first three.
  */
-module.exports = {
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  runner: '<rootDir>/test/support/suite-runner.js',
+  globalSetup: '<rootDir>/test/support/global-setup-bundle.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+/** The time-skipping replay test (a patched workflow run on the test server, then replayed). */
+const TIME_SKIPPING_REPLAY = '<rootDir>/test/replay/patch-discipline.test.ts';
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...shared, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'], testPathIgnorePatterns: [TIME_SKIPPING_REPLAY] },
+    { ...shared, displayName: 'time-skipping', testMatch: ['<rootDir>/test/workflows/**/*.test.ts', TIME_SKIPPING_REPLAY] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/setup-worker-servers.ts'],
+    },
+  ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
-  maxWorkers: 1,
+  maxWorkers: 2,
   testTimeout: 120000,
 };

@@ -1,4 +1,5 @@
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import fs from 'node:fs';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { IllegalStateError, type PayloadCodec } from '@temporalio/common';
 import { codecDataConverter } from '../src/temporal/payload-codec';
 import { createActivities } from '../activities';
@@ -12,7 +13,7 @@ import { WorkerGroup } from './worker-group';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let bundle: Promise<WorkflowBundle> | undefined;
 let runtimeInstalled = false;
 
 /**
@@ -34,10 +35,28 @@ export function installRuntime(level: LogLevel = (process.env.TEMPORAL_LOG_LEVEL
   }
 }
 
-/** Bundles the workflow code once per process (webpack takes seconds; tests reuse it). */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+const quietBundlerLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
+
+/**
+ * The workflow code, bundled once per process (webpack takes seconds of CPU). With WORKFLOW_BUNDLE_PATH
+ * set, the file there is used instead of bundling: the test suite's global setup bundles once and hands
+ * that file to every jest worker and worker child (a stale file would run old workflow code, so nothing
+ * else sets it).
+ */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  const prebuilt = process.env.WORKFLOW_BUNDLE_PATH;
+  bundle ??= prebuilt ? readWorkflowBundle(prebuilt) : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
   return bundle;
+}
+
+/** Bundles the workflow code into `file` (for WORKFLOW_BUNDLE_PATH). */
+export async function writeWorkflowBundle(file: string): Promise<void> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  await fs.promises.writeFile(file, code);
+}
+
+async function readWorkflowBundle(file: string): Promise<WorkflowBundle> {
+  return { code: await fs.promises.readFile(file, 'utf8') };
 }
 
 export interface PaymentsWorkerOptions {

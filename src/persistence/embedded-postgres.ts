@@ -19,7 +19,13 @@ const DATABASE = 'payments';
  * PostgreSQL as the `postgres` account; when that account cannot reach the binaries or `dataDir`, it
  * throws a StartupError whose one-line message names the blocking directory and the fix.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, onLog: (line: string) => void = () => {}): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  onLog: (line: string) => void = () => {},
+  /** Extra `postgres` flags (`-c name=value`); the test suite turns durability off with them. */
+  postgresFlags: string[] = [],
+): Promise<RunningPostgres> {
   const databaseDir = path.join(dataDir, 'postgres');
   ensurePrivateDir(dataDir);
   assertPostgresCanReach({ binariesDir: postgresBinariesDir(), dataDir });
@@ -30,6 +36,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, onLog
     password: 'postgres',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
+    postgresFlags,
     onLog,
     onError: (e) => onLog(String(e)),
   });

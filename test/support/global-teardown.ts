@@ -1,4 +1,5 @@
+import { stopSuite } from './suite-stops';
+
 export default async function globalTeardown(): Promise<void> {
-  const stop = (globalThis as Record<string, unknown>).__paymentsTestStops as (() => Promise<void>) | undefined;
-  await stop?.();
+  await stopSuite();
 }

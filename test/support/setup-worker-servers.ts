@@ -1,0 +1,3 @@
+import { useWorkerServers } from './worker-servers';
+
+useWorkerServers();

@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { writeWorkflowBundle } from '../../workers/create-worker';
+import { onSuiteEnd } from './suite-stops';
+
+/**
+ * What every project's global setup needs, done once per run (a second global setup in the same run
+ * finds it done):
+ * - the workflow code, bundled once and handed to every jest worker and every worker child through
+ *   WORKFLOW_BUNDLE_PATH (workers/create-worker.ts): webpack takes seconds of CPU in each process
+ *   that bundles, and jest gives each test file a fresh module registry;
+ * - TEST_SECRETS_KEY, the key that seals webhook signing secrets and encrypts payloads, shared by the
+ *   in-process API, worker children and the replay tests' codec.
+ */
+export async function commonSuiteSetup(): Promise<void> {
+  process.env.TEST_SECRETS_KEY ??= randomBytes(32).toString('base64');
+  if (process.env.WORKFLOW_BUNDLE_PATH) return;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bundle-'));
+  onSuiteEnd(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'workflows.js');
+  await writeWorkflowBundle(file);
+  process.env.WORKFLOW_BUNDLE_PATH = file;
+}
