@@ -6,8 +6,6 @@
  * Visibility and the workflow's give-up are asynchronous, so those waits are retried a bounded
  * number of times (no timing is asserted).
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import pino from 'pino';
 import { SA } from '../../src/domain/search-attributes';
 import { reconcileOnce, type ReconcilerDeps } from '../../src/runtime/charge-reconciler';
@@ -15,10 +13,10 @@ import { newId } from '../../src/support/new-id';
 import { chargeAttentionQuery } from '../../workflows/messages';
 import { fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { runCli } from '../support/run-cli';
 
 let h: Harness;
 let merchant: TestMerchant;
-const ROOT = path.resolve(__dirname, '../..');
 const logged: Array<Record<string, unknown>> = [];
 let deps: ReconcilerDeps;
 
@@ -34,17 +32,7 @@ async function eventually<T>(look: () => Promise<T>, done: (value: T) => boolean
   return value;
 }
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  Object.assign(env, { DATABASE_URL: process.env.TEST_DATABASE_URL, SECRETS_KEY: process.env.TEST_SECRETS_KEY, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: h.taskQueue });
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (error as { code?: number | string }).code : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
 
 async function cliJson(...args: string[]): Promise<any> {
   const result = await cli(...args);

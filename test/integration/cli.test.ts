@@ -4,7 +4,7 @@
  * and nothing else; errors go to stderr with exit code 1.
  */
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
-import { runCli, type CliResult } from '../support/run-cli';
+import { cliEnv, execCli, type CliResult } from '../support/run-cli';
 
 let h: Harness;
 
@@ -13,7 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const cli = (...args: string[]): Promise<CliResult> => runCli(h.taskQueue, ...args);
+/** The first test runs the CLI through tsx, exactly as `npm run cli` does; the rest use the bundle made once for the run (the same code). */
+let viaTsx = false;
+const cli = (...args: string[]): Promise<CliResult> => execCli(args, cliEnv(h.taskQueue), { viaTsx });
 
 /** Succeeds, and stdout is exactly one JSON object on one line. */
 async function cliJson<T = any>(...args: string[]): Promise<T> {
@@ -41,8 +43,9 @@ async function newMerchant(): Promise<{ id: string; test_key: string; live_key: 
 const createCharge = (key: string, body: Record<string, unknown>, env: 'sandbox' | 'live' = 'sandbox') =>
   h.request(env, 'POST', '/v1/charges', { key, body, headers: { 'Idempotency-Key': idempotencyKey() } });
 
-test('merchants create prints the merchant and two working keys', async () => {
-  const m = await newMerchant();
+test('merchants create prints the merchant and two working keys (through tsx, as npm run cli runs it)', async () => {
+  viaTsx = true;
+  const m = await newMerchant().finally(() => (viaTsx = false));
   expect(Object.keys(m).sort()).toEqual(['id', 'live_key', 'test_key']);
   expect(m.id).toMatch(/^mer_[0-9A-Za-z]+$/);
   expect(m.test_key).toMatch(/^svc_test_[0-9A-Za-z]+$/);

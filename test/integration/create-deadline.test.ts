@@ -5,22 +5,20 @@
  * and even when Temporal is unreachable (the charge-start relay starts the workflow later). Each
  * charge completes exactly once.
  */
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../src/http/app';
 import { reverseCharge } from '../../src/services/reverse-charge';
 import { countRows } from '../support/db-counts';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { cliEnv, execCli } from '../support/run-cli';
 
 /** Short, so the no-worker phase is quick; the retries after the worker is back use a generous one. */
 const SHORT_DEADLINE_MS = 1_500;
 const GENEROUS_DEADLINE_MS = 60_000;
-const ROOT = path.resolve(__dirname, '../..');
 
 let h: Harness;
 let m: TestMerchant;
@@ -122,22 +120,7 @@ interface CliResult {
 }
 
 function cliReverse(chargeId: string, deadlineMs: number): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  Object.assign(env, {
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
-    SECRETS_KEY: process.env.TEST_SECRETS_KEY,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: h.taskQueue,
-    TEMPORAL_REQUEST_DEADLINE_MS: String(deadlineMs),
-  });
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'charges', 'reverse', chargeId], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
-    });
-  });
+  return execCli(['charges', 'reverse', chargeId], cliEnv(h.taskQueue, { TEMPORAL_REQUEST_DEADLINE_MS: String(deadlineMs) }));
 }
 
 test('charges reverse with no worker: exit 1 with a clear message; the reversal keeps running and finishes later', async () => {

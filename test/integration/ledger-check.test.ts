@@ -5,16 +5,14 @@
  * and exits 1 with the offending rows. (Every integration file also runs it over the suite database
  * when its harness closes: test/support/harness.ts.)
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { addToBalances } from '../../src/persistence/account-balances';
 import { postTransfer } from '../../src/persistence/ledger';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { ledgerCheck } from '../../src/services/ledger-check';
 import { randomBase62 } from '../../src/support/new-id';
 import type { Transfer } from '../../src/domain/ledger';
+import { execCli } from '../support/run-cli';
 
-const ROOT = path.resolve(__dirname, '../..');
 let orm: Orm;
 let admin: Orm;
 let name: string;
@@ -48,16 +46,7 @@ async function post(transfer: Transfer): Promise<void> {
   });
 }
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url };
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
-      resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]) => execCli(args, { ...process.env, DATABASE_URL: url });
 
 test('a balanced ledger passes: one JSON object with the counts, exit 0', async () => {
   expect(await ledgerCheck(orm)).toEqual({ ok: true, transfers: 0, balances: 0 });

@@ -5,6 +5,7 @@ import { writeRefundOnce } from '../../src/persistence/refund-create-store';
 import { findRefund } from '../../src/persistence/refund-store';
 import { startUnstartedRefunds } from '../../src/runtime/refund-start-relay';
 import { newId } from '../../src/support/new-id';
+import { completeNow } from '../support/advance';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
@@ -32,6 +33,8 @@ function refund(merchant: TestMerchant, body: Record<string, unknown>, key: stri
 }
 
 const settled = (refundId: string) => h.temporal.client.workflow.getHandle(refundId).result() as Promise<{ status: string; failureClass: string | null }>;
+/** The refund's rail step fired now (sandbox advance) rather than after its three seconds; the first test waits them out. */
+const completed = (merchant: TestMerchant, refundId: string) => completeNow<{ status: string; failureClass: string | null }>(h, merchant.testKey, refundId);
 const getCharge = async (merchant: TestMerchant, id: string) => (await h.request('sandbox', 'GET', `/v1/charges/${id}`, { key: merchant.testKey })).json;
 
 async function count(table: 'refunds' | 'events' | 'ledger_entries', merchantId: string): Promise<number> {
@@ -111,7 +114,7 @@ describe('full and partial refunds', () => {
     const before = await balanceRows(h, merchant.id);
     const res = await refund(merchant, { charge: charge.id, amount: 7_000, metadata: { sandbox_outcome: 'declined' } });
     expect(res.status).toBe(200);
-    expect(await settled(res.json.id)).toMatchObject({ status: 'failed', failureClass: 'declined' });
+    expect(await completed(merchant, res.json.id)).toMatchObject({ status: 'failed', failureClass: 'declined' });
     const fetched = await h.request('sandbox', 'GET', `/v1/refunds/${res.json.id}`, { key: merchant.testKey });
     expect(fetched.json).toMatchObject({ status: 'failed', failure_class: 'declined' });
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: before.merchant_available, merchant_reserved: 0 });
@@ -119,17 +122,17 @@ describe('full and partial refunds', () => {
     expect((await eventsOf(merchant)).filter((e) => e.resource_id === res.json.id).map((e) => e.type)).toEqual(['refund.created', 'refund.failed']);
     const again = await refund(merchant, { charge: charge.id });
     expect(again.json.amount).toBe(15_000);
-    expect((await settled(again.json.id)).status).toBe('succeeded');
+    expect((await completed(merchant, again.json.id)).status).toBe('succeeded');
     await expectBalancesMatchPostings(h.orm, merchant.id);
   });
 
   test('a refund of a charge collected through the API', async () => {
     const merchant = await h.merchant();
     const created = await h.request('sandbox', 'POST', '/v1/charges', { key: merchant.testKey, body: chargeBody(), headers: { 'idempotency-key': idempotencyKey() } });
-    expect((await h.settled(created.json.id)).status).toBe('succeeded');
+    expect((await completeNow(h, merchant.testKey, created.json.id)).status).toBe('succeeded');
     const res = await refund(merchant, { charge: created.json.id, amount: 10_000 });
     expect(res.status).toBe(200);
-    expect((await settled(res.json.id)).status).toBe('succeeded');
+    expect((await completed(merchant, res.json.id)).status).toBe('succeeded');
     const charge = await getCharge(merchant, created.json.id);
     expect(charge).toMatchObject({ status: 'succeeded', amount_refunded: 10_000 });
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: charge.merchant_amount - 10_000, merchant_reserved: 0 });
@@ -149,7 +152,7 @@ describe('errors: a clear error and nothing written', () => {
     });
     expect({ events: await count('events', merchant.id), ledger: await count('ledger_entries', merchant.id) }).toEqual(before);
     expect((await getCharge(merchant, charge.id)).status).toBe('succeeded');
-    await settled(res.json.id);
+    await completed(merchant, res.json.id);
   });
 
   test('charge_not_refundable for a pending, failed or reversed charge', async () => {
@@ -178,7 +181,7 @@ describe('errors: a clear error and nothing written', () => {
     await fundMerchant(h, merchant.id, 15_000);
     const res = await refund(merchant, { charge: charge.id }, key);
     expect(res.status).toBe(200);
-    expect((await settled(res.json.id)).status).toBe('succeeded');
+    expect((await completed(merchant, res.json.id)).status).toBe('succeeded');
   });
 
   test('not_found for another merchant\'s charge or an unknown one; 400 for a bad body; Idempotency-Key required; scope', async () => {
@@ -227,7 +230,7 @@ describe('idempotency', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expectError(await refund(merchant, { charge: charge.id, amount: 2_000 }, key), 422, 'idempotency_key_reused');
     expect(await count('refunds', merchant.id)).toBe(1);
-    await settled(first.json.id);
+    await completed(merchant, first.json.id);
   });
 });
 
@@ -274,7 +277,7 @@ describe('GET /v1/refunds', () => {
     for (const [charge, outcome] of [[a, 'succeed'], [a, 'declined'], [b, 'succeed']] as const) {
       const res = await refund(merchant, { charge: charge.id, amount: 1_000, metadata: { sandbox_outcome: outcome } });
       ids.push(res.json.id);
-      await settled(res.json.id);
+      await completed(merchant, res.json.id);
     }
     const list = (query: string) => h.request('sandbox', 'GET', `/v1/refunds${query}`, { key: merchant.testKey });
     const all = await list('');
@@ -333,7 +336,7 @@ describe('refund-start relay', () => {
     if (write.kind !== 'written') throw new Error(write.kind);
     const started = await startUnstartedRefunds({ orm: h.orm, client: h.temporal.client, taskQueue: h.taskQueue, log: h.deps.log, unstartedAfterSeconds: 0 });
     expect(started).toBeGreaterThanOrEqual(1);
-    expect((await settled(write.refund.id)).status).toBe('succeeded');
+    expect((await completed(merchant, write.refund.id)).status).toBe('succeeded');
     expect((await getCharge(merchant, charge.id)).amount_refunded).toBe(2_500);
     // Started once: a second pass finds nothing unstarted.
     const rows = await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::text as n from refunds where id = ? and workflow_started_at is not null`, [write.refund.id]);

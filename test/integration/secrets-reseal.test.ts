@@ -7,8 +7,6 @@
  * database of its own (the suite's other rows are sealed with the suite's key and must stay so).
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { Client } from 'pg';
 import { maskAccountNumber } from '../../src/domain/settlement-account';
 import { createMerchant } from '../../src/persistence/merchant-store';
@@ -21,8 +19,8 @@ import { connectTemporal } from '../../src/temporal/connection';
 import { settlementScheduleId } from '../../src/temporal/settlement-schedule';
 import { testPayloadCodec } from '../support/payload-codec';
 import { killAllWorkers, startWorkerChild } from '../support/worker-child';
+import { execCli } from '../support/run-cli';
 
-const ROOT = path.resolve(__dirname, '../..');
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
 const boxA = createSecretBox(keyA);
@@ -86,14 +84,7 @@ async function seedWithKeyA(): Promise<Map<string, { current: string; previous: 
   return plain;
 }
 
-function cli(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, ...env };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'secrets', 'reseal'], { cwd: ROOT, env: base, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = (env: Record<string, string>) => execCli(['secrets', 'reseal'], { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, ...env });
 
 async function rows(): Promise<Array<{ id: string; secret_box: string; previous_secret_box: string | null }>> {
   return sql(`select id, secret_box, previous_secret_box from webhook_endpoints order by id`);

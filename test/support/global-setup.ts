@@ -10,7 +10,7 @@ import { startDevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../../src/support/free-port';
 import { temporalCliPath } from './binaries';
 import { onSuiteEnd } from './suite-stops';
-import { commonSuiteSetup } from './suite-setup';
+import { bundleCli, commonSuiteSetup } from './suite-setup';
 import { workerServerEnv } from './worker-servers';
 
 /**
@@ -27,7 +27,7 @@ const TEST_POSTGRES_FLAGS = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', 
  *   in a temporary folder. The migrations run once, into a template database; each worker gets a copy
  *   (`CREATE DATABASE … TEMPLATE`, milliseconds).
  * - Temporal: one dev server per worker, in memory, with the search attributes registered.
- * - The workflow bundle and the suite's key (test/support/suite-setup.ts).
+ * - The workflow bundle, the suite's key and the CLI bundle (test/support/suite-setup.ts).
  * Each test file finds its worker's servers through TEST_DATABASE_URL and TEST_TEMPORAL_ADDRESS, which
  * test/support/worker-servers.ts sets from JEST_WORKER_ID (and TEST_SECRETS_KEY).
  */
@@ -46,7 +46,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     }),
   );
   const databases = workerDatabases(dataDir, workers);
-  const [, addresses, urls] = await Promise.all([common, servers, databases]);
+  const [, addresses, urls, cli] = await Promise.all([common, servers, databases, bundleCli()]);
+  process.env.TEST_CLI_BUNDLE = cli;
 
   for (let i = 0; i < workers; i++) Object.assign(process.env, workerServerEnv(i + 1, { databaseUrl: urls[i], temporalAddress: addresses[i] }));
 }
