@@ -38,8 +38,10 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o777);
 
   const common = commonSuiteSetup();
+  // TEST_SHARED_TEMPORAL=1: one dev server for every worker (measured against one each: docs/testing.md).
+  const shared = process.env.TEST_SHARED_TEMPORAL === '1';
   const servers = Promise.all(
-    Array.from({ length: workers }, async (_, i) => {
+    Array.from({ length: shared ? 1 : workers }, async (_, i) => {
       const server = await startDevServer({ dataDir: path.join(dataDir, `temporal-${i + 1}`), cliPath: temporalCliPath(), port: await freePort(), persistent: false });
       onSuiteEnd(server.stop);
       return server.address;
@@ -49,7 +51,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   const [, addresses, urls, cli] = await Promise.all([common, servers, databases, bundleCli()]);
   process.env.TEST_CLI_BUNDLE = cli;
 
-  for (let i = 0; i < workers; i++) Object.assign(process.env, workerServerEnv(i + 1, { databaseUrl: urls[i], temporalAddress: addresses[i] }));
+  for (let i = 0; i < workers; i++) Object.assign(process.env, workerServerEnv(i + 1, { databaseUrl: urls[i], temporalAddress: addresses[shared ? 0 : i] }));
 }
 
 /** One migrated database per worker: the migrations run once, into the template. */
