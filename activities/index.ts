@@ -5,6 +5,7 @@ import { createRefundActivities } from './refunds';
 import { createDisputeActivities } from './disputes';
 import { createSettlementActivities } from './settlements';
 import { createSettlementRunActivities } from './settlement-runs';
+import { createOperatorAuditActivities } from './operator-audit';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
 export interface ActivityDeps {
@@ -14,5 +15,5 @@ export interface ActivityDeps {
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox }), ...createSettlementRunActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox }), ...createSettlementRunActivities({ orm: deps.orm }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }) };
 }

@@ -7,6 +7,7 @@ import type { BegunDispute, DisputeEvidenceRequest, DisputeOutcomeRequest, Dispu
 import type { BegunPayout, PayoutState, PayoutTransitionRequest } from '../src/domain/payout-state';
 import type { SettlementOutcome, SettlementState, SettlementSweepRequest, SettlementTransitionRequest } from '../src/domain/settlement';
 import type { SettlementRunPage, SettlementRunPageRequest } from '../src/domain/settlement-run';
+import type { OperatorAuditEntry } from '../src/domain/operator-action';
 
 /** The activity interface workflows import as a type only. */
 export interface ChargeActivities {
@@ -103,4 +104,10 @@ export interface WebhookActivities {
    * recorded) and records it with the endpoint's health, in one transaction.
    */
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome>;
+}
+
+/** The audit step of every operator action (activities/operator-audit.ts). */
+export interface OperatorAuditActivities {
+  /** One operator_audit row; a second call for the same payment and request writes nothing (false). */
+  recordOperatorAction(entry: OperatorAuditEntry): Promise<boolean>;
 }

@@ -13,6 +13,7 @@ import { Migration20261125000002_disputes } from './Migration20261125000002_disp
 import { Migration20261125000003_balance_transactions } from './Migration20261125000003_balance_transactions';
 import { Migration20261125000004_settlement_runs } from './Migration20261125000004_settlement_runs';
 import { Migration20261125000005_settlement_accounts_sealed } from './Migration20261125000005_settlement_accounts_sealed';
+import { Migration20261126000001_operator_audit } from './Migration20261126000001_operator_audit';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125000003_balance_transactions', class: Migration20261125000003_balance_transactions },
   { name: 'Migration20261125000004_settlement_runs', class: Migration20261125000004_settlement_runs },
   { name: 'Migration20261125000005_settlement_accounts_sealed', class: Migration20261125000005_settlement_accounts_sealed },
+  { name: 'Migration20261126000001_operator_audit', class: Migration20261126000001_operator_audit },
 ];

@@ -10,14 +10,9 @@ import { parseThreshold, updateMerchantSettings, type MerchantSettingsChange } f
 import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from './domain/settlement-account';
 import { listSettlementSkips } from './persistence/settlement-skips';
 import { runSettlements } from './services/settlement-run';
-import { retrySettlement } from './services/retry-settlement';
 import { migrate, openOrm, type Orm } from './persistence/orm';
 import { reconcilerSettings } from './runtime/charge-reconciler';
 import { embeddedDatabaseUrl } from './runtime/defaults';
-import { reverseCharge } from './services/reverse-charge';
-import { decidePayout } from './services/decide-payout';
-import { reversePayout } from './services/reverse-payout';
-import { retryChargeStep } from './services/retry-charge-step';
 import { stuckPayments } from './services/stuck-payments';
 import { connectTemporal, type TemporalHandle } from './temporal/connection';
 import { requireProductionSettings, temporalAddressOf } from './runtime/production-settings';
@@ -25,6 +20,12 @@ import { payloadCodecFor, secretBoxFor } from './runtime/secrets-key';
 import { resealSecrets } from './services/reseal-secrets';
 import { ledgerCheck } from './services/ledger-check';
 import type { SecretBox } from './support/secret-box';
+import { cliSender } from './services/payout-operator';
+import { listOperatorAudit, type AuditFilter } from './persistence/operator-audit-store';
+import { isOperatorAction, MAX_OPERATOR_LENGTH, MAX_REASON_LENGTH, OPERATOR_ACTIONS } from './domain/operator-action';
+import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli-operator-actions';
+import { FAILURE_CLASSES, isFailureClass } from './domain/failure-classes';
+import { parseDuration } from './domain/webhook-retry';
 
 const USAGE = `usage:
   cli merchants create --name NAME
@@ -32,16 +33,22 @@ const USAGE = `usage:
   cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b]
   cli keys revoke KEY_ID
-  cli charges reverse TXN_ID
+  cli charges reverse TXN_ID --reason TEXT
+  cli charges resolve TXN_ID --as succeeded|failed --reason TEXT [--failure-class CLASS]
   cli charges retry TXN_ID --reason TEXT
   cli payouts approve|reject PO_ID --reason TEXT
   cli payouts reverse PO_ID --reason TEXT
-  cli payments stuck [--env test|live]
+  cli payments stuck [--env test|live] [--query 'a Temporal list query']
   cli settlements run [--merchant MERCHANT_ID] [--env test|live] [--outcome failed]
   cli settlements skipped [--merchant MERCHANT_ID] [--env test|live] [--limit N]
   cli settlements retry STL_ID --reason TEXT
   cli secrets reseal
-  cli ledger check`;
+  cli ledger check
+  cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
+operator actions (reverse, resolve, retry, approve, reject, settlements retry) take --operator NAME
+(default cli:<login>) and write an audit row each; instead of an id, --query 'a Temporal list query'
+[--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
+action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id`;
 
 class UsageError extends Error {}
 
@@ -149,15 +156,78 @@ function parseLimit(raw: string | undefined): number {
   return Number(raw);
 }
 
+function requiredReason(values: Values): string {
+  const reason = values.reason?.trim();
+  if (!reason) throw new UsageError('--reason is required (it goes to the audit log)');
+  if (reason.length > MAX_REASON_LENGTH) throw new UsageError(`--reason is longer than ${MAX_REASON_LENGTH} characters`);
+  return reason;
+}
+
+/** --operator NAME, else `cli:<login>`: who takes the action, as the audit log records it. */
+function operatorName(values: Values): string {
+  if (values.operator === undefined) return cliSender();
+  const name = values.operator.trim();
+  if (!name || name.length > MAX_OPERATOR_LENGTH) throw new UsageError(`--operator must be 1 to ${MAX_OPERATOR_LENGTH} characters`);
+  return name;
+}
+
+function resolutionOf(values: Values): NonNullable<OperatorInput['resolution']> {
+  const as = values.as;
+  if (as !== 'succeeded' && as !== 'failed') throw new UsageError('--as must be succeeded or failed');
+  const request: NonNullable<OperatorInput['resolution']> = { as };
+  const failureClass = values['failure-class'];
+  if (failureClass !== undefined) {
+    if (as !== 'failed') throw new UsageError('--failure-class goes with --as failed');
+    if (!isFailureClass(failureClass)) throw new UsageError(`--failure-class must be one of: ${FAILURE_CLASSES.join(', ')}`);
+    request.failure_class = failureClass;
+  }
+  return request;
+}
+
+/** `audit list` filters; --since takes a duration back from now (`7d`, `24h`) or an ISO time. */
+function auditFilter(values: Values): AuditFilter {
+  const filter: AuditFilter = { limit: parseLimit(values.limit) };
+  if (values.payment !== undefined) filter.paymentId = values.payment;
+  if (values.action !== undefined) {
+    if (!isOperatorAction(values.action)) throw new UsageError(`--action must be one of: ${OPERATOR_ACTIONS.join(', ')}`);
+    filter.action = values.action;
+  }
+  if (values.batch !== undefined) filter.batchId = values.batch;
+  if (values.since !== undefined) {
+    const since = parseSince(values.since);
+    if (!since) throw new UsageError('--since must be a duration back from now (30m, 24h, 7d) or an ISO time');
+    filter.since = since;
+  }
+  return filter;
+}
+
+function parseSince(raw: string): Date | null {
+  if (/^\d+(ms|s|m|h|d)$/.test(raw)) return new Date(Date.now() - parseDuration(raw));
+  const time = Date.parse(raw);
+  return /^\d{4}-\d{2}-\d{2}/.test(raw) && Number.isFinite(time) ? new Date(time) : null;
+}
+
 async function run(argv: string[]): Promise<unknown> {
-  const { values, positionals } = parseArgs({
+  const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' } },
   });
+  const { yes, ...values } = parsed;
   const [noun, verb, arg] = positionals;
   const config = loadConfig();
   const command = `${noun ?? ''} ${verb ?? ''}`;
+  if (command in OPERATOR_COMMANDS) {
+    // resolve, reverse, approve, reject, retry: by id, or in bulk with --query (a dry run without --yes).
+    const query = values.query;
+    if (query !== undefined && arg) throw new UsageError('give an id or --query, not both');
+    if (query === undefined && !arg) throw new UsageError(`${noun!.replace(/s$/, '')} id is required (or --query 'a Temporal list query')`);
+    if (query === undefined && (values.merchant !== undefined || yes)) throw new UsageError('--merchant and --yes go with --query');
+    const input: OperatorInput = { operator: operatorName(values), reason: requiredReason(values) };
+    if (command === 'charges resolve') input.resolution = resolutionOf(values);
+    const target = { id: arg, query, merchantId: values.merchant, yes: yes === true };
+    return withTemporal(config, (temporal) => withDatabase(config, (orm) => runOperatorCommand(command, { orm, temporal, config }, target, input)), { database: true });
+  }
   switch (command) {
     case 'merchants create': {
       if (!values.name) throw new UsageError('--name is required');
@@ -184,40 +254,14 @@ async function run(argv: string[]): Promise<unknown> {
     case 'keys revoke':
       if (!arg) throw new UsageError('key id is required');
       return withDatabase(config, (orm) => revokeKey(orm, arg));
-    case 'charges reverse': {
-      if (!arg) throw new UsageError('charge id is required');
-      return withTemporal(config, (temporal) => withDatabase(config, (orm) => reverseCharge(orm, temporal, config.taskQueue, arg, config.temporalRequestDeadlineMs)), { database: true });
-    }
-    case 'charges retry': {
-      // Retries the database step a charge workflow gave up on (NeedsAttention).
-      if (!arg) throw new UsageError('charge id is required');
-      const reason = values.reason?.trim();
-      if (!reason) throw new UsageError('--reason is required');
-      return withTemporal(config, (temporal) => retryChargeStep(temporal, arg, reason, config.temporalRequestDeadlineMs));
-    }
-    case 'payouts approve':
-    case 'payouts reject':
-    case 'payouts reverse': {
-      // A Temporal update on the payout's workflow (validated there); prints the payout object.
-      if (!arg) throw new UsageError('payout id is required');
-      const reason = values.reason?.trim();
-      if (!reason) throw new UsageError('--reason is required');
-      const deadlineMs = config.temporalRequestDeadlineMs;
-      return withTemporal(
-        config,
-        (temporal) =>
-          withDatabase(config, (orm) =>
-            verb === 'reverse' ? reversePayout(orm, temporal, config.taskQueue, arg, reason, deadlineMs) : decidePayout(orm, temporal, arg, verb === 'approve' ? 'approve' : 'reject', reason, deadlineMs),
-          ),
-        { database: true },
-      );
-    }
+    case 'audit list':
+      return withDatabase(config, (orm) => listOperatorAudit(orm, auditFilter(values)));
     case 'payments stuck': {
       const environment = values.env === undefined ? undefined : parseEnv(values.env);
       const uiBaseUrl = process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${config.temporalUiPort}`;
       return withTemporal(config, (temporal) =>
         withDatabase(config, (orm) =>
-          stuckPayments({ orm, client: temporal.client, namespace: config.temporalNamespace, uiBaseUrl, environment, graceMs: reconcilerSettings().graceMs, requestDeadlineMs: config.temporalRequestDeadlineMs }),
+          stuckPayments({ orm, client: temporal.client, namespace: config.temporalNamespace, uiBaseUrl, environment, query: values.query?.trim() || undefined, graceMs: reconcilerSettings().graceMs, requestDeadlineMs: config.temporalRequestDeadlineMs }),
         ),
         { database: true },
       );
@@ -231,13 +275,6 @@ async function run(argv: string[]): Promise<unknown> {
       // Why balances were not settled: the latest skip per merchant, environment and currency.
       const filter = { ...(values.merchant ? { merchantId: values.merchant } : {}), ...(values.env === undefined ? {} : { environment: parseEnv(values.env) }), limit: parseLimit(values.limit) };
       return withDatabase(config, (orm) => listSettlementSkips(orm, filter));
-    }
-    case 'settlements retry': {
-      // A Temporal update on a failed batch's workflow (validated there): a new batch for the same balance.
-      if (!arg) throw new UsageError('settlement id is required');
-      const reason = values.reason?.trim();
-      if (!reason) throw new UsageError('--reason is required');
-      return withTemporal(config, (temporal) => withDatabase(config, (orm) => retrySettlement(orm, temporal, arg, reason, config.temporalRequestDeadlineMs)), { database: true });
     }
     case 'secrets reseal': {
       // Re-seals every sealed secret with SECRETS_KEY (rotation: the old key in SECRETS_KEY_PREVIOUS).

@@ -12,6 +12,7 @@ import { createSecretBox } from './support/secret-box';
 import { startWorkerProcess, type WorkerProcess } from './runtime/worker-process';
 import { createLogger } from './support/logger';
 import { StartupError } from './support/startup-error';
+import { requireOwnPortsFree } from './runtime/ports-in-use';
 import { createApiMetrics, serveMetrics } from './support/metrics';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'api');
   requireProductionSettings(config);
+  await requireOwnPortsFree(config);
   const keyring = resolveKeyring(config);
   // The Temporal UI's remote codec endpoint (CODEC_PORT, 0 = off): decoded payloads for an operator.
   const codec: CodecServer | undefined =

@@ -10,6 +10,10 @@ import { policyAgents } from '../src/webhooks/policy-agents';
 import { workerCapacity, type SlotBudget, type SlotSettings, type WorkerCapacity } from '../src/runtime/worker-capacity';
 import { deploymentTaskQueues, type TaskQueueRole } from '../src/temporal/task-queues';
 import { WorkerGroup } from './worker-group';
+import { Client } from '@temporalio/client';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { activityTroubleInterceptor } from '../src/runtime/activity-trouble';
+import { activityAttentionAttempts } from '../src/domain/charge-attention';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -102,9 +106,14 @@ export async function createPaymentsWorker(
       merchantConcurrency: options.webhooks.merchantConcurrency,
     },
   });
+  // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).
+  const signals = new Client({ connection, namespace: options.namespace, dataConverter: codecDataConverter(options.payloadCodec) });
+  const trouble = activityTroubleInterceptor(signals, activityAttentionAttempts(), (error) =>
+    Runtime.instance().logger.warn('activity trouble signal not delivered', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const workers: Partial<Record<TaskQueueRole, Worker>> = {};
   for (const [role, budget] of Object.entries(capacity.queues) as Array<[TaskQueueRole, SlotBudget]>) {
-    workers[role] = await queueWorker(options, connection, queues[role], budget, activities);
+    workers[role] = await queueWorker(options, connection, queues[role], budget, activities, trouble);
   }
   return { worker: new WorkerGroup(workers), connection, capacity };
 }
@@ -118,6 +127,7 @@ async function queueWorker(
   taskQueue: string,
   budget: SlotBudget,
   activities: ReturnType<typeof createActivities>,
+  trouble: ActivityInterceptorsFactory,
 ): Promise<Worker> {
   return Worker.create({
     connection,
@@ -126,6 +136,7 @@ async function queueWorker(
     dataConverter: codecDataConverter(options.payloadCodec),
     workflowBundle: await workflowBundle(),
     activities,
+    interceptors: { activity: [trouble] },
     maxConcurrentLocalActivityExecutions: budget.localActivitySlots,
     maxConcurrentActivityTaskExecutions: budget.activitySlots,
     maxCachedWorkflows: budget.cachedWorkflows,

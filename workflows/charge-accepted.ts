@@ -7,6 +7,7 @@ import { attentionDesk, gaveUp, neverRecorded } from './charge-attention';
 import { followRail } from './charge-rail';
 import { publishChargeState } from './charge-search-attributes';
 import { acceptChargeUpdate, chargeStateQuery, type ChargeAcceptance } from './messages';
+import { answerRecord } from './record-query';
 
 /**
  * A run started by update-with-start with the whole draft (POST /v1/charges before the API wrote
@@ -25,6 +26,7 @@ export async function acceptedByUpdate(draft: ChargeDraft): Promise<ChargeState>
   let acceptance: ChargeAcceptance | undefined;
   let notRecorded: ApplicationFailure | undefined;
   setHandler(chargeStateQuery, () => charge);
+  answerRecord(() => charge);
   setHandler(acceptChargeUpdate, async () => {
     await condition(() => acceptance !== undefined || notRecorded !== undefined);
     if (notRecorded) throw notRecorded;

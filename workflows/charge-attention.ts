@@ -6,11 +6,14 @@ import {
   MAX_REASON_LENGTH,
   NO_ATTENTION,
   retryRefusal,
+  type ActivityTrouble,
   type ChargeAttention,
   type RetryRequester,
 } from '../src/domain/charge-attention';
 import { publishNeedsAttention } from './charge-search-attributes';
-import { chargeAttentionQuery, retryStepUpdate } from './messages';
+import { operatorOf, retryStepAction } from '../src/domain/operator-action';
+import { activityRecoveredSignal, activityTroubleSignal, chargeAttentionQuery, retryStepUpdate, type RetryStepResult } from './messages';
+import { auditOperatorAction } from './operator-audit';
 
 /**
  * The failure of a local activity as the workflow sees it: the activity's own failure (an
@@ -39,6 +42,16 @@ export function lastError(error: StepFailure): { how: string; what: string } {
   return { how, what: `${type}: ${failure.message}` };
 }
 
+export interface PersistOptions {
+  /**
+   * When the step gives up: fail the run (NeedsAttention set, the reason as the failure) instead of
+   * waiting for `retryStep`. For a step that is safe to repeat from scratch by the next run (the
+   * settlement run's page step: the next scheduled run starts afresh, and a run waiting forever
+   * would hold the Schedule, whose overlap policy skips every later run).
+   */
+  failRunOnGiveUp?: { type: string; patch: string; next: string };
+}
+
 export interface AttentionDesk {
   /**
    * Runs a database step; when it gives up, marks the charge NeedsAttention with the reason and
@@ -46,7 +59,12 @@ export interface AttentionDesk {
    * round), until it succeeds; NeedsAttention stays true until then. A refusal by the charge's rules
    * is thrown as before.
    */
-  persist<T>(step: string, attempt: () => Promise<T>): Promise<T>;
+  persist<T>(step: string, attempt: () => Promise<T>, options?: PersistOptions): Promise<T>;
+  /**
+   * Marks the charge NeedsAttention for a reason that is not a database step (an indeterminate
+   * charge waiting for its partner's answer); the next step that succeeds clears it.
+   */
+  flag(step: string, reason: string): void;
 }
 
 /** Registers the `chargeAttention` query and the `retryStep` update of one charge workflow. */
@@ -55,10 +73,30 @@ export function attentionDesk(chargeId: string): AttentionDesk {
   let retry: { by: RetryRequester; reason: string } | undefined;
 
   setHandler(chargeAttentionQuery, () => state);
+  // An activity failing past ACTIVITY_ATTENTION_ATTEMPTS (the worker says so): flag it with the last
+  // failure, unless a step already gave up (that reason stands); clear it once the activity recovers.
+  let trouble: ActivityTrouble | undefined;
+  setHandler(activityTroubleSignal, (signalled) => {
+    if (state.needsAttention && !trouble) return;
+    const since = trouble ? state.since : new Date().toISOString();
+    trouble = signalled;
+    const reason = `${signalled.activity}: still failing at attempt ${signalled.attempt}: ${signalled.failure}`.slice(0, MAX_REASON_LENGTH);
+    state = { ...state, needsAttention: true, step: signalled.activity, reason, since };
+    publishNeedsAttention(true);
+    log.warn('payment needs attention: an activity keeps failing', { chargeId, activity: signalled.activity, attempt: signalled.attempt });
+  });
+  setHandler(activityRecoveredSignal, ({ activity }) => {
+    if (!trouble || trouble.activity !== activity) return;
+    trouble = undefined;
+    state = { ...state, needsAttention: false };
+    publishNeedsAttention(false);
+    log.info('activity recovered: NeedsAttention cleared', { chargeId, activity });
+  });
   setHandler(
     retryStepUpdate,
-    (request) => {
+    async (request) => {
       const by = request.by ?? 'operator';
+      const before = state;
       retry = { by, reason: request.reason.trim() };
       const at = new Date().toISOString();
       state = {
@@ -68,11 +106,15 @@ export function attentionDesk(chargeId: string): AttentionDesk {
         lastRetry: { at, by, reason: retry.reason },
       };
       log.info('charge database step retried', { chargeId, step: state.step, by, reason: retry.reason });
-      return { chargeId, step: state.step!, by };
+      const answer: RetryStepResult = { chargeId, step: state.step!, by };
+      const operator = by === 'operator' ? operatorOf(request) : 'system:reconciler';
+      await auditOperatorAction({ paymentId: chargeId, action: retryStepAction(chargeId), operator, reason: request.reason.trim(), batchId: request.batch_id, before, after: state });
+      return answer;
     },
     {
       validator: (request) => {
         if (retry && state.needsAttention) throw new Error(`charge ${chargeId}: a retry of "${state.step}" is already under way`);
+        if (trouble) throw new Error(`${chargeId}: ${trouble.activity} is still being retried by the worker (attempt ${trouble.attempt}); retryStep applies once a step gives up`);
         const refusal = retryRefusal(chargeId, state, request);
         if (refusal) throw new Error(refusal);
       },
@@ -80,11 +122,17 @@ export function attentionDesk(chargeId: string): AttentionDesk {
   );
 
   return {
-    async persist(step, attempt) {
+    flag(step, reason) {
+      state = { ...state, needsAttention: true, step, reason: reason.slice(0, MAX_REASON_LENGTH), since: new Date().toISOString() };
+      publishNeedsAttention(true);
+      log.warn('charge needs attention', { chargeId, step, reason: state.reason });
+    },
+    async persist(step, attempt, options) {
       for (;;) {
         try {
           const result = await attempt();
           if (state.needsAttention) {
+            trouble = undefined;
             state = { ...state, needsAttention: false };
             publishNeedsAttention(false);
             log.info('charge database step succeeded after a retry', { chargeId, step });
@@ -97,8 +145,14 @@ export function attentionDesk(chargeId: string): AttentionDesk {
           const { how, what } = lastError(error);
           const reason = `${step}: gave up (${how}): ${what}`.slice(0, MAX_REASON_LENGTH);
           state = { ...state, needsAttention: true, step, reason, since: new Date().toISOString(), giveUps: state.giveUps + 1 };
+          trouble = undefined;
           retry = undefined;
           publishNeedsAttention(true);
+          const fail = options?.failRunOnGiveUp;
+          if (fail && patched(fail.patch)) {
+            log.warn('a database step gave up: the run fails', { chargeId, step, reason });
+            throw ApplicationFailure.create({ type: fail.type, message: `${reason}; ${fail.next}`, nonRetryable: true });
+          }
           log.warn('charge needs attention: a database step gave up; waiting for retryStep', { chargeId, step, reason });
           await condition(() => retry !== undefined);
         }

@@ -7,7 +7,9 @@ import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcom
 import { applyTransition } from './charge-activities';
 import type { AttentionDesk } from './charge-attention';
 import { publishChargeState } from './charge-search-attributes';
-import { chargeTimers } from './charge-timers';
+import { chargeTimers, type ChargeTimers } from './charge-timers';
+import type { ResolutionDesk } from './charge-resolution';
+import { INDETERMINATE_ATTENTION_PATCH, INDETERMINATE_STEP, indeterminateReason } from '../src/domain/charge-resolution';
 
 /**
  * A written charge, from its acceptance to its terminal state (both start paths of chargeWorkflow):
@@ -20,7 +22,13 @@ import { chargeTimers } from './charge-timers';
  * In the sandbox every timer races the `advance` signal (`POST /v1/sandbox/advance/{id}`,
  * workflows/charge-timers.ts): whichever comes first, the charge goes on as if the timer had fired.
  */
-export function followRail(charge: ChargeState, sandboxOutcome: string | null, desk: AttentionDesk, onChange: (charge: ChargeState) => void): Promise<ChargeState> {
+export function followRail(
+  charge: ChargeState,
+  sandboxOutcome: string | null,
+  desk: AttentionDesk,
+  onChange: (charge: ChargeState) => void,
+  resolutions?: ResolutionDesk,
+): Promise<ChargeState> {
   const plan = railPlan(charge.environment, sandboxOutcome);
   const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeState> => {
     const request = { chargeId: charge.id, to, failureClass, at: new Date().toISOString() };
@@ -53,6 +61,26 @@ export function followRail(charge: ChargeState, sandboxOutcome: string | null, d
     case 'time_out':
       return railOrExpiry(plan.afterMs, 'sandbox pending outcome: ten minutes, then timeout', 'failed', 'timeout');
     case 'unresolved':
+      // The customer's money may have moved: flag it now and let an operator resolve it
+      // (workflows/charge-resolution.ts); unresolved by expires_at, it expires as before.
+      if (resolutions && patched(INDETERMINATE_ATTENTION_PATCH)) return awaitResolution(charge, untilExpiry, desk, resolutions, timers, finish);
       return timers.wait(untilExpiry, 'indeterminate: unresolved until expires_at').then(() => finish('expired', UNRESOLVED_FAILURE_CLASS));
   }
+}
+
+async function awaitResolution(
+  charge: ChargeState,
+  untilExpiry: number,
+  desk: AttentionDesk,
+  resolutions: ResolutionDesk,
+  timers: ChargeTimers,
+  finish: (to: ChargeStatus, failureClass: FailureClass | null) => Promise<ChargeState>,
+): Promise<ChargeState> {
+  desk.flag(INDETERMINATE_STEP, indeterminateReason(charge.id, charge.expiresAt));
+  resolutions.open();
+  await timers.wait(untilExpiry, 'indeterminate: unresolved until an operator resolves it or expires_at', () => resolutions.requested() !== undefined);
+  resolutions.close();
+  // A resolution that arrived in the same workflow task as the expiry is still the resolution.
+  const resolved = resolutions.requested();
+  return resolved ? finish(resolved.to, resolved.failureClass) : finish('expired', UNRESOLVED_FAILURE_CLASS);
 }

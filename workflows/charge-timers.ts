@@ -9,15 +9,16 @@ import { advanceSignal, nextTimerQuery, type NextTimer } from './messages';
 export const SANDBOX_ADVANCE_PATCH = 'sandbox-advance';
 
 /** How a charge's wait ended: its timer fired, or the sandbox `advance` signal won the race. */
-export type ChargeWaitOutcome = 'timer' | 'advanced';
+export type ChargeWaitOutcome = 'timer' | 'advanced' | 'interrupted';
 
 export interface ChargeTimers {
   /**
    * A durable timer of `ms` with `summary`, raced by the `advance` signal (sandbox only): either way
    * the charge proceeds as if the timer had fired. The history shows the winner: `TimerFired`, or
-   * the signal followed by `TimerCanceled`.
+   * the signal followed by `TimerCanceled`. With `until`, the wait also ends (`interrupted`) once
+   * it holds (an operator's resolution), in every environment.
    */
-  wait(ms: number, summary: string): Promise<ChargeWaitOutcome>;
+  wait(ms: number, summary: string, until?: () => boolean): Promise<ChargeWaitOutcome>;
 }
 
 /**
@@ -34,15 +35,19 @@ export function chargeTimers(chargeId: string, environment: Environment): Charge
     else log.info('advance signal with no timer waiting (or on a live charge): ignored', { chargeId });
   });
   return {
-    async wait(ms, summary) {
-      if (ms <= 0 || environment !== 'sandbox' || !patched(SANDBOX_ADVANCE_PATCH)) {
+    async wait(ms, summary, until) {
+      if (until?.()) return 'interrupted';
+      if (until && ms <= 0) return 'timer';
+      if (until && environment !== 'sandbox') return (await condition(until, ms, { summary })) ? 'interrupted' : 'timer';
+      if (!until && (ms <= 0 || environment !== 'sandbox' || !patched(SANDBOX_ADVANCE_PATCH))) {
         await sleep(ms, { summary });
         return 'timer';
       }
       next = { summary, firesAt: new Date(Date.now() + ms).toISOString() };
       advanced = false;
       try {
-        const early = await condition(() => advanced, ms, { summary });
+        const early = await condition(() => advanced || (until?.() ?? false), ms, { summary });
+        if (early && until?.()) return 'interrupted';
         if (early) log.info('sandbox advance fired the timer before it was due', { chargeId, summary });
         return early ? 'advanced' : 'timer';
       } finally {

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ChargeDraft } from '../src/domain/charge';
 import {
   CHARGE_INPUT_REFUSED,
@@ -15,7 +15,9 @@ import { beginCharge } from './charge-activities';
 import { acceptedByUpdate } from './charge-accepted';
 import { attentionDesk } from './charge-attention';
 import { followRail } from './charge-rail';
+import { resolutionDesk } from './charge-resolution';
 import { chargeStateQuery } from './messages';
+import { answerRecord } from './record-query';
 
 /**
  * One charge, from acceptance to its terminal state. Workflow id = charge id (`txn_…`).
@@ -60,7 +62,9 @@ async function begunByApi(chargeId: string): Promise<ChargeState> {
   if (checked && workflowId !== chargeId) throw refused(`workflow ${workflowId} was started for charge ${chargeId}: a charge workflow runs only under its charge's id`);
   let charge: ChargeState | undefined;
   setHandler(chargeStateQuery, () => charge);
+  answerRecord(() => charge);
   const desk = attentionDesk(chargeId);
+  const resolutions = resolutionDesk(chargeId, () => charge);
   let begun: BegunCharge;
   try {
     begun = await desk.persist('begin charge', () => beginCharge(chargeId));
@@ -78,7 +82,10 @@ async function begunByApi(chargeId: string): Promise<ChargeState> {
   // Started again after a run that finished it: nothing to do, and nothing is written again.
   if (checked && isTerminalStatus(charge.status)) return charge;
   // Search attributes were set at start from the same record: nothing to publish until a transition.
-  return followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after));
+  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions);
+  // An operator's update (resolveCharge, retryStep) answers, and writes its audit row, before the run closes.
+  await condition(allHandlersFinished);
+  return final;
 }
 
 /**

@@ -8,6 +8,7 @@ import { applyDisputeOutcome, beginDispute, recordDisputeEvidence } from './disp
 import { evidenceDesk } from './dispute-evidence';
 import { disputeStateQuery } from './dispute-messages';
 import { timerDesk } from './payout-timers';
+import { answerRecord } from './record-query';
 
 /**
  * One dispute, from opening to its end. Workflow id = dispute id (`dp_…`).
@@ -41,6 +42,7 @@ export async function disputeWorkflow(input: DisputeStart): Promise<DisputeState
 
   let dispute: DisputeState | undefined;
   setHandler(disputeStateQuery, () => dispute);
+  answerRecord(() => dispute);
   const desk = attentionDesk(disputeId);
   const timers = timerDesk();
   const recordEvidence = async (request: DisputeEvidenceRequest): Promise<DisputeState> => {

@@ -1,7 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeState } from '../src/domain/charge-state';
-import type { ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
+import type { ActivityTrouble, ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
+import type { ChargeResolutionRequest } from '../src/domain/charge-resolution';
 
 /** The synchronous answer of POST /v1/charges, produced by the workflow's acceptance step. */
 export type ChargeAcceptance =
@@ -48,3 +49,20 @@ export interface NextTimer {
   firesAt?: string;
 }
 export const nextTimerQuery = defineQuery<NextTimer | null>('nextTimer');
+
+/**
+ * An operator's answer for an indeterminate charge (`charges resolve txn_… --as succeeded|failed
+ * --reason TEXT`, or the Temporal UI with `{"as":"succeeded","operator":"…","reason":"…"}`): the
+ * partner's answer came another way. Validated by the workflow (an operator, a reason, and a charge
+ * still waiting for its partner); the ledger, the event and the webhook follow as for any outcome,
+ * NeedsAttention clears, and the audit row is written. Answers the charge's state.
+ */
+export const resolveChargeUpdate = defineUpdate<ChargeState, [ChargeResolutionRequest]>('resolveCharge');
+
+/**
+ * From the worker, on every payment workflow with the attention desk: an activity keeps failing
+ * (NeedsAttention, its last failure as the reason), or it recovered (cleared). See
+ * src/runtime/activity-trouble.ts.
+ */
+export const activityTroubleSignal = defineSignal<[ActivityTrouble]>('activityTrouble');
+export const activityRecoveredSignal = defineSignal<[{ activity: string }]>('activityRecovered');

@@ -1,5 +1,7 @@
 import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
-import { reversalRequestRefusal, UNNAMED_SENDER } from '../src/domain/payout-review';
+import { REVERSAL_SENDER_ALIASES, reversalRequestRefusal, UNNAMED_SENDER } from '../src/domain/payout-review';
+import { operatorOf } from '../src/domain/operator-action';
+import { auditOperatorAction } from './operator-audit';
 import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
 import { reversePayoutUpdate } from './payout-messages';
 
@@ -32,7 +34,7 @@ export function reversalDesk(payoutId: string, current: () => PayoutState | unde
   setHandler(
     reversePayoutUpdate,
     async (input) => {
-      const mine: OperatorReversal = { reason: input.reason.trim(), requestedBy: input.requested_by?.trim() || UNNAMED_SENDER, requestedAt: new Date().toISOString() };
+      const mine: OperatorReversal = { reason: input.reason.trim(), requestedBy: operatorOf(input, REVERSAL_SENDER_ALIASES) || UNNAMED_SENDER, requestedAt: new Date().toISOString() };
       request = mine;
       await condition(() => current() !== undefined);
       const payout = current()!;
@@ -42,7 +44,9 @@ export function reversalDesk(payoutId: string, current: () => PayoutState | unde
       }
       log.info('payout reversal requested by an operator', { payoutId, requestedBy: mine.requestedBy });
       await condition(() => current()?.status === 'reversed');
-      return current()!;
+      const after = current()!;
+      await auditOperatorAction({ paymentId: payoutId, action: 'payout.reverse', operator: mine.requestedBy, reason: mine.reason, batchId: input.batch_id, before: payout, after });
+      return after;
     },
     {
       validator: (input) => {

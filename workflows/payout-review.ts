@@ -1,6 +1,8 @@
 import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
 import type { PayoutReview } from '../src/domain/payout';
-import { decisionRequestRefusal, REVIEW_TIMEOUT_SENDER, UNNAMED_SENDER } from '../src/domain/payout-review';
+import { DECISION_SENDER_ALIASES, decisionRequestRefusal, REVIEW_TIMEOUT_SENDER, UNNAMED_SENDER } from '../src/domain/payout-review';
+import { operatorOf } from '../src/domain/operator-action';
+import { auditOperatorAction } from './operator-audit';
 import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
 import { decidePayoutUpdate } from './payout-messages';
 import type { TimerDesk } from './payout-timers';
@@ -45,12 +47,23 @@ export function reviewDesk(payoutId: string, current: () => PayoutState | undefi
       decision = {
         decision: request.decision === 'approve' ? 'approved' : 'rejected',
         reason: request.reason.trim(),
-        decidedBy: request.decided_by?.trim() || UNNAMED_SENDER,
+        decidedBy: operatorOf(request, DECISION_SENDER_ALIASES) || UNNAMED_SENDER,
         decidedAt: new Date().toISOString(),
       };
       log.info('payout review decision received', { payoutId, decision: decision.decision, decidedBy: decision.decidedBy });
+      const before = current();
       await condition(() => current()?.status !== 'held_for_review');
-      return current()!;
+      const after = current()!;
+      await auditOperatorAction({
+        paymentId: payoutId,
+        action: request.decision === 'approve' ? 'payout.approve' : 'payout.reject',
+        operator: decision.decidedBy,
+        reason: decision.reason,
+        batchId: request.batch_id,
+        before,
+        after,
+      });
+      return after;
     },
     {
       validator: (request) => {

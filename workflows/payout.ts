@@ -11,6 +11,7 @@ import { reversalDesk } from './payout-reversal';
 import { reviewDesk } from './payout-review';
 import { describeWait, publishPayoutState } from './payout-search-attributes';
 import { timerDesk } from './payout-timers';
+import { answerRecord } from './record-query';
 
 /**
  * One payout, from acceptance to its terminal state. Workflow id = payout id (`po_…`), input
@@ -45,6 +46,7 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
 
   let payout: PayoutState | undefined;
   setHandler(payoutStateQuery, () => payout);
+  answerRecord(() => payout);
   const desk = attentionDesk(payoutId);
   const timers = timerDesk();
   const review = reviewDesk(payoutId, () => payout);

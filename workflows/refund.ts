@@ -6,6 +6,7 @@ import { SA } from '../src/domain/search-attributes';
 import { attentionDesk } from './charge-attention';
 import { timerDesk } from './payout-timers';
 import { applyRefundTransition, beginRefund } from './refund-activities';
+import { answerRecord } from './record-query';
 
 /** Current state as the workflow last wrote it (`temporal workflow query --type refundState`; no metadata). */
 export const refundStateQuery = defineQuery<RefundState | undefined>('refundState');
@@ -42,6 +43,7 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
 
   let refund: RefundState | undefined;
   setHandler(refundStateQuery, () => refund);
+  answerRecord(() => refund);
   const desk = attentionDesk(refundId);
   const timers = timerDesk();
 

@@ -3,6 +3,7 @@ import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attenti
 import { SA } from '../src/domain/search-attributes';
 import { settlementFailureReason, type SettlementState } from '../src/domain/settlement';
 import {
+  RETRY_SENDER_ALIASES,
   RETRY_UNNAMED_SENDER,
   retryCommand,
   retryRequestRefusal,
@@ -14,7 +15,10 @@ import {
 import { settlementIdFromHex } from '../src/domain/settlement-run';
 import { settlementStartSearchAttributePairs } from '../src/domain/settlement-search-attributes';
 import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../src/domain/settlement-start';
+import { operatorOf } from '../src/domain/operator-action';
+import { workflowDetails } from '../src/domain/workflow-details';
 import { chargeAttentionQuery } from './messages';
+import { auditOperatorAction } from './operator-audit';
 import type { settlementWorkflow } from './settlement';
 import { retrySettlementUpdate } from './settlement-retry-messages';
 
@@ -52,7 +56,7 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       if (why) throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: why, nonRetryable: true });
       const batch = current()!;
       retrying = true;
-      const retry: SettlementRetry = { reason: request.reason.trim(), by: request.by?.trim() || RETRY_UNNAMED_SENDER, at: new Date().toISOString() };
+      const retry: SettlementRetry = { reason: request.reason.trim(), by: operatorOf(request, RETRY_SENDER_ALIASES) || RETRY_UNNAMED_SENDER, at: new Date().toISOString() };
       // Two uuid4s before any await: the same id on replay.
       const newId = settlementIdFromHex(uuid4() + uuid4());
       const start: SettlementStart = { settlementId: newId, merchantId: batch.merchantId, environment: batch.environment, currency: batch.currency, outcome: null, runId: null };
@@ -65,6 +69,7 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           typedSearchAttributes: settlementStartSearchAttributePairs(batch),
           staticSummary: `retry of failed settlement ${settlementId}: ${batch.environment} ${batch.currency} for ${batch.merchantId}`,
+          staticDetails: workflowDetails({ kind: 'Settlement batch', id: newId, merchantId: batch.merchantId, environment: batch.environment, currency: batch.currency, extra: { 'retry of': settlementId, by: retry.by, reason: retry.reason } }),
         });
       } catch (error) {
         retrying = false;
@@ -77,6 +82,7 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       upsertSearchAttributes([{ key: SA.NeedsAttention, value: false }]);
       setCurrentDetails(`finished: failed, retried as ${newId} by ${retry.by}: ${retry.reason}`);
       log.info('settlement batch retried', { settlementId, retriedAs: newId, by: retry.by, reason: retry.reason });
+      await auditOperatorAction({ paymentId: settlementId, action: 'settlement.retry', operator: retry.by, reason: retry.reason, batchId: request.batch_id, before: batch, after: { ...batch, retried_as: newId } });
       return { id: settlementId, status: 'failed', retried_as: newId, retry };
     },
     {

@@ -1,3 +1,4 @@
+import { workflowDetails } from '../src/domain/workflow-details';
 import { ApplicationFailure, continueAsNew, defineQuery, log, ParentClosePolicy, setCurrentDetails, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import { ENVIRONMENTS } from '../src/domain/environment';
 import {
@@ -50,6 +51,14 @@ export const settlementRunQuery = defineQuery<SettlementRunResult>('settlementRu
  * the second finds nothing and ends without a batch: money moves once. Result and query: the counts,
  * and the first 100 batches and skips.
  */
+/**
+ * The page step is safe to repeat, so a run whose page step gave up fails (NeedsAttention, the
+ * reason as its failure) and the next tick of the Schedule starts afresh. Runs recorded before
+ * waited for `retryStep` with no timer, and held the Schedule (overlap SKIP) until someone came.
+ */
+export const SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH = 'settlement-run-fails-on-give-up';
+export const SETTLEMENT_RUN_GAVE_UP = 'SettlementRunGaveUp';
+
 export async function settlementRunWorkflow(input: SettlementRunInput = {}): Promise<SettlementRunResult> {
   const problem = inputProblem(input);
   if (problem) throw ApplicationFailure.create({ type: SETTLEMENT_RUN_INPUT_REFUSED, message: `settlement run refused: ${problem}`, nonRetryable: true });
@@ -63,8 +72,10 @@ export async function settlementRunWorkflow(input: SettlementRunInput = {}): Pro
 
   for (let page = 1; ; page++) {
     setCurrentDetails(`page ${totals.pages + 1}: reading up to ${pageSize} settleable balances${after ? ` after ${keyText(after)}` : ''}; ${totals.started} batches started, ${totals.skipped} skipped so far`);
-    const found = await desk.persist('settlement run page', () =>
-      settlementRunPage({ runId, after, limit: pageSize, ...(input.merchantId !== undefined ? { merchantId: input.merchantId } : {}), ...(input.environment ? { environment: input.environment } : {}) }),
+    const found = await desk.persist(
+      'settlement run page',
+      () => settlementRunPage({ runId, after, limit: pageSize, ...(input.merchantId !== undefined ? { merchantId: input.merchantId } : {}), ...(input.environment ? { environment: input.environment } : {}) }),
+      { failRunOnGiveUp: { type: SETTLEMENT_RUN_GAVE_UP, patch: SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH, next: 'the run failed; the next scheduled run starts afresh (or: settlements run)' } },
     );
     const batches = await Promise.all(found.settle.map((balance) => startBatch(balance, runId, input.outcome ?? null)));
     totals = addToTotals(totals, batches, found.skipped);
@@ -92,6 +103,7 @@ async function startBatch(balance: BalanceKey, runId: string, outcome: 'failed' 
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: settlementStartSearchAttributePairs(balance),
     staticSummary: `${balance.environment} settlement batch ${balance.currency} for ${balance.merchantId} (run ${runId})`,
+    staticDetails: workflowDetails({ kind: 'Settlement batch', id: settlementId, merchantId: balance.merchantId, environment: balance.environment, currency: balance.currency, extra: { run: runId } }),
   });
   // A batch that ends while the run is still open reports back; its failure is the batch's business
   // (NeedsAttention on the batch), not the run's.

@@ -9,6 +9,7 @@ import { attentionDesk } from './charge-attention';
 import { timerDesk } from './payout-timers';
 import { applySettlementTransition, sweepSettlement } from './settlement-activities';
 import { settlementRetryDesk, type RetryDesk } from './settlement-retry';
+import { answerRecord } from './record-query';
 
 /** Current state of the batch as the workflow last wrote it (`temporal workflow query --type settlementState`; no account data). */
 export const settlementStateQuery = defineQuery<SettlementState | undefined>('settlementState');
@@ -55,6 +56,7 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
 
   let batch: SettlementState | undefined;
   setHandler(settlementStateQuery, () => batch);
+  answerRecord(() => batch);
   const desk = attentionDesk(settlementId);
   const timers = timerDesk();
   const retries = settlementRetryDesk(settlementId, () => batch);

@@ -1,6 +1,7 @@
 import { defineQuery, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
 import type { DeliverWebhookOutcome, WebhookActivities } from '../activities/types';
 import { jittered } from '../src/domain/webhook-retry';
+import { answerRecord } from './record-query';
 
 /** What the relay or a replay starts; the schedule travels in the input, so history replays unchanged. */
 export interface WebhookDeliveryInput {
@@ -58,6 +59,7 @@ const { deliverWebhook } = proxyActivities<WebhookActivities>(OPTIONS);
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const state: WebhookDeliveryState = { attempt: 0, last: null, nextAttemptAt: null };
   setHandler(deliveryStateQuery, () => state);
+  answerRecord(() => state);
   const schedule = input.retryScheduleMs;
 
   for (let attempt = 1; ; attempt++) {

@@ -1,3 +1,6 @@
+import { MAX_REASON_LENGTH, operatorRefusal } from './operator-action';
+import { INDETERMINATE_STEP } from './charge-resolution';
+
 /**
  * How long the charge workflow keeps retrying a database step before it asks an operator, and what
  * it tells them. Shared by the workflow (pure values only), the reconciler and the CLI.
@@ -29,8 +32,8 @@ export const BOUNDED_DB_RETRIES_PATCH = 'bounded-db-retries';
  */
 export const MAX_AUTOMATIC_RETRIES = 3;
 
-/** Longest accepted retry reason (it is kept in workflow history and shown to operators). */
-export const MAX_REASON_LENGTH = 500;
+/** Longest accepted reason (it is kept in workflow history and shown to operators). */
+export { MAX_REASON_LENGTH } from './operator-action';
 
 /** Error types that are a refusal by the charge's rules, not a database problem: never retried by an operator. */
 export const DOMAIN_REFUSALS: readonly string[] = ['TransitionRefusedError', 'ChargeNotFoundError', 'PayoutTransitionRefusedError', 'PayoutNotFoundError'];
@@ -44,6 +47,9 @@ export type RetryRequester = 'operator' | 'reconciler';
 export interface RetryStepRequest {
   reason: string;
   by?: RetryRequester;
+  /** Required when `by` is `operator` (the default): who retries (the audit log). */
+  operator?: string;
+  batch_id?: string;
 }
 
 /** What the charge workflow tells an operator about a database step it gave up on. */
@@ -81,9 +87,36 @@ export function retryRefusal(chargeId: string, state: ChargeAttention, request: 
   if (typeof reason !== 'string' || reason.trim() === '') return 'a reason is required';
   if (reason.length > MAX_REASON_LENGTH) return `the reason is longer than ${MAX_REASON_LENGTH} characters`;
   if (by !== 'operator' && by !== 'reconciler') return 'by must be operator or reconciler';
+  // An operator's retry names the operator (the audit log); the reconciler is the system itself.
+  const unnamed = by === 'operator' ? operatorRefusal(request) : null;
+  if (unnamed) return unnamed;
+  if (state.step === INDETERMINATE_STEP) return `charge ${chargeId} waits for its partner's answer, not for a database step: resolve it (charges resolve ${chargeId} --as succeeded|failed --reason TEXT)`;
   if (!state.needsAttention) return `charge ${chargeId} is not waiting for an operator: nothing to retry`;
   if (by === 'reconciler' && state.automaticRetries >= MAX_AUTOMATIC_RETRIES) {
     return `charge ${chargeId}: the ${MAX_AUTOMATIC_RETRIES} automatic retries are used up; an operator must retry`;
   }
   return null;
+}
+
+/** ACTIVITY_ATTENTION_ATTEMPTS when unset: the attempt of a failing activity that flags its payment. */
+export const DEFAULT_ACTIVITY_ATTENTION_ATTEMPTS = 10;
+
+/** ACTIVITY_ATTENTION_ATTEMPTS (an attempt number, at least 2), read by the worker. */
+export function activityAttentionAttempts(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.ACTIVITY_ATTENTION_ATTEMPTS;
+  if (raw === undefined || raw === '') return DEFAULT_ACTIVITY_ATTENTION_ATTEMPTS;
+  if (!/^[0-9]{1,3}$/.test(raw) || Number(raw) < 2) throw new Error(`ACTIVITY_ATTENTION_ATTEMPTS must be an attempt number from 2 to 999, got "${raw}"`);
+  return Number(raw);
+}
+
+/**
+ * Sent by the worker (src/runtime/activity-trouble.ts) to a payment's workflow when one of its
+ * activities fails at attempt ACTIVITY_ATTENTION_ATTEMPTS (`activityTrouble`: the workflow raises
+ * NeedsAttention with the last failure as the reason), and when it then succeeds (`activityRecovered`).
+ */
+export interface ActivityTrouble {
+  activity: string;
+  attempt: number;
+  /** The last failure, one line (type: message), no stack. */
+  failure: string;
 }

@@ -11,6 +11,8 @@ export const ID_PREFIX = {
   dispute: 'dp_',
   webhookEndpoint: 'we_',
   delivery: 'dlv_',
+  audit: 'aud_',
+  operatorBatch: 'opb_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

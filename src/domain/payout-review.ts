@@ -1,5 +1,6 @@
 import { MAX_REASON_LENGTH } from './charge-attention';
 import { parseDuration } from './webhook-retry';
+import { operatorRefusal } from './operator-action';
 
 /** PAYOUT_REVIEW_TIMEOUT when unset: a held payout with no decision within 72 hours fails (`declined`). */
 export const DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS = 72 * 3_600_000;
@@ -15,19 +16,28 @@ export function payoutReviewTimeoutMs(env: NodeJS.ProcessEnv = process.env): num
 
 /**
  * Input of the `decidePayout` update (`payouts approve|reject po_… --reason TEXT`, or the Temporal
- * UI with `{"decision":"approve","reason":"…"}`). `decided_by` names the sender; the UI sends none
- * (recorded as `temporal-ui`).
+ * UI with `{"decision":"approve","operator":"jane","reason":"…"}`). The operator is required (the
+ * audit log, src/domain/operator-action.ts); `decided_by` is its older name.
  */
 export interface PayoutDecisionRequest {
   decision: 'approve' | 'reject';
   reason: string;
+  /** Who decides (required: `operator`, or its older name `decided_by`). */
+  operator?: string;
   decided_by?: string;
+  batch_id?: string;
 }
+
+/** Older names of the `operator` field of decidePayout and reversePayout. */
+export const DECISION_SENDER_ALIASES = ['decided_by'] as const;
+export const REVERSAL_SENDER_ALIASES = ['requested_by'] as const;
 
 /** Input of the `reversePayout` update (`payouts reverse po_… --reason TEXT`, or the Temporal UI). */
 export interface PayoutReversalRequest {
   reason: string;
+  operator?: string;
   requested_by?: string;
+  batch_id?: string;
 }
 
 /** Who sent an update when it does not say: the Temporal UI (or any other client). */
@@ -56,12 +66,12 @@ export function decisionRequestRefusal(request: unknown): string | null {
   if (typeof request !== 'object' || request === null) return 'decidePayout takes {"decision":"approve"|"reject","reason":"…"}';
   const { decision, reason, decided_by } = request as Record<string, unknown>;
   if (decision !== 'approve' && decision !== 'reject') return '"decision" must be "approve" or "reject"';
-  return reasonRefusal(reason) ?? senderRefusal('decided_by', decided_by);
+  return reasonRefusal(reason) ?? senderRefusal('decided_by', decided_by) ?? operatorRefusal(request, DECISION_SENDER_ALIASES);
 }
 
 /** Why a reversePayout input is refused (its shape only), or null. */
 export function reversalRequestRefusal(request: unknown): string | null {
   if (typeof request !== 'object' || request === null) return 'reversePayout takes {"reason":"…"}';
   const { reason, requested_by } = request as Record<string, unknown>;
-  return reasonRefusal(reason) ?? senderRefusal('requested_by', requested_by);
+  return reasonRefusal(reason) ?? senderRefusal('requested_by', requested_by) ?? operatorRefusal(request, REVERSAL_SENDER_ALIASES);
 }

@@ -1,18 +1,21 @@
 import { MAX_REASON_LENGTH } from './charge-attention';
 import { MAX_SENDER_LENGTH, UNNAMED_SENDER } from './payout-review';
 import type { SettlementState } from './settlement';
+import { operatorRefusal } from './operator-action';
 
 /**
  * An operator's retry of a failed settlement batch (`settlements retry stl_… --reason TEXT`, or the
- * `retrySettlement` update from the Temporal UI with `{"reason":"…"}`). A failed batch's workflow
+ * `retrySettlement` update from the Temporal UI with `{"operator":"…","reason":"…"}`). A failed batch's workflow
  * stays open, NeedsAttention, until one arrives; the retry starts a new batch for the same merchant,
  * environment and currency (which sweeps whatever is available then, the released money included),
  * clears NeedsAttention, and the failed batch's workflow ends with `retried_as`.
  */
 export interface RetrySettlementRequest {
   reason: string;
-  /** Who asks (`cli:<login>` from the command line); the Temporal UI sends none: recorded as `temporal-ui`. */
+  /** Who asks (required: `operator`, or its older name `by`; `cli:<login>` from the command line). */
+  operator?: string;
   by?: string;
+  batch_id?: string;
 }
 
 /** Who retried a failed batch, why and when (workflow time), as the workflow records it. */
@@ -48,8 +51,11 @@ export function retryRequestRefusal(request: unknown): string | null {
   if (by !== undefined && (typeof by !== 'string' || by.trim() === '' || by.length > MAX_SENDER_LENGTH)) {
     return `"by", when sent, is a non-empty string of at most ${MAX_SENDER_LENGTH} characters`;
   }
-  return null;
+  return operatorRefusal(request, RETRY_SENDER_ALIASES);
 }
+
+/** Older name of the `operator` field of retrySettlement. */
+export const RETRY_SENDER_ALIASES = ['by'] as const;
 
 /** The batch's own state that refuses a retry (a batch not failed, or one already retried), or null. */
 export function retryStateRefusal(settlementId: string, batch: Pick<SettlementState, 'status'> | undefined, retriedAs: string | undefined, retrying: boolean): string | null {

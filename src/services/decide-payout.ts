@@ -21,6 +21,7 @@ export async function decidePayout(
   reason: string,
   deadlineMs: number = DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
   decidedBy: string = cliSender(),
+  batchId?: string,
 ): Promise<string> {
   const payout = await loadPayout(orm, payoutId);
   if (!payout) throw new Error(`payout ${payoutId} does not exist`);
@@ -28,7 +29,7 @@ export async function decidePayout(
   const deadline = Date.now() + deadlineMs;
   try {
     await withTemporalDeadline(temporal, deadlineMs, () =>
-      temporal.client.workflow.getHandle(payoutId).executeUpdate(decidePayoutUpdate, { args: [{ decision, reason, decided_by: decidedBy }] }),
+      temporal.client.workflow.getHandle(payoutId).executeUpdate(decidePayoutUpdate, { args: [{ decision, reason, operator: decidedBy, ...(batchId ? { batch_id: batchId } : {}) }] }),
     );
   } catch (error) {
     throw operatorError(payoutId, decision === 'approve' ? 'approved' : 'rejected', error, deadlineMs, deadline);

@@ -12,18 +12,25 @@ export function cliSender(): string {
 }
 
 /**
- * The error an operator command on a payout workflow reports: the workflow's own refusal (its
+ * The error an operator command on a payment's workflow reports: the workflow's own refusal (its
  * validator's or its handler's message), a missing run, or a Temporal that did not answer in time.
  */
-export function operatorError(payoutId: string, what: string, error: unknown, deadlineMs: number, deadline: number): unknown {
+export function operatorError(paymentId: string, what: string, error: unknown, deadlineMs: number, deadline: number): unknown {
+  const payment = `${paymentNoun(paymentId)} ${paymentId}`;
   if (error instanceof WorkflowUpdateFailedError) return new Error(error.cause?.message ?? error.message);
-  if (error instanceof WorkflowNotFoundError) return new Error(`payout ${payoutId}: its workflow is not running; nothing was ${what}`);
+  if (error instanceof WorkflowNotFoundError) return new Error(`${payment}: its workflow is not running; nothing was ${what}`);
   const atDeadline = error instanceof ServiceError && Date.now() >= deadline - 100;
   if (isTemporalUnavailable(error) || atDeadline) {
     return new Error(
-      `payout ${payoutId}: the workflow did not answer within ${deadlineMs / 1000} s (Temporal or the payment workers may be unavailable). ` +
-        `If it was accepted it takes effect: run the same command again, or open workflow ${payoutId} in the Temporal UI.`,
+      `${payment}: the workflow did not answer within ${deadlineMs / 1000} s (Temporal or the payment workers may be unavailable). ` +
+        `If it was accepted it takes effect: run the same command again, or open workflow ${paymentId} in the Temporal UI.`,
     );
   }
   return error;
+}
+
+/** What a payment id names, for messages. */
+export function paymentNoun(id: string): string {
+  for (const [prefix, noun] of [['txn_', 'charge'], ['po_', 'payout'], ['re_', 'refund'], ['dp_', 'dispute'], ['stl_', 'settlement']] as const) if (id.startsWith(prefix)) return noun;
+  return 'payment';
 }

@@ -2,16 +2,17 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { withinDeadline } from '../temporal/deadline';
 import type { TemporalHandle } from '../temporal/connection';
 import { retryStepUpdate } from '../../workflows/messages';
+import { cliSender } from './payout-operator';
 
 /**
  * Operator action (`charges retry txn_… --reason TEXT`): asks a charge workflow that gave up on a
  * database step to try it again. The workflow validates the request (a reason; it must be waiting
  * for an operator) and answers at once; the step's outcome shows in `chargeAttention`.
  */
-export async function retryChargeStep(temporal: TemporalHandle, chargeId: string, reason: string, deadlineMs = 10_000) {
+export async function retryChargeStep(temporal: TemporalHandle, chargeId: string, reason: string, deadlineMs = 10_000, operator: string = cliSender(), batchId?: string) {
   try {
     const result = await withinDeadline(temporal.client, deadlineMs, () =>
-      temporal.client.workflow.getHandle(chargeId).executeUpdate(retryStepUpdate, { args: [{ reason, by: 'operator' }] }),
+      temporal.client.workflow.getHandle(chargeId).executeUpdate(retryStepUpdate, { args: [{ reason, by: 'operator', operator, ...(batchId ? { batch_id: batchId } : {}) }] }),
     );
     return { id: chargeId, step: result.step, retried_by: result.by, reason };
   } catch (error) {

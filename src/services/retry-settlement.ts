@@ -93,6 +93,7 @@ export async function retrySettlement(
   reason: string,
   deadlineMs: number = DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
   requestedBy: string = cliSender(),
+  batchId?: string,
 ): Promise<SettlementRetryView> {
   if (!isIdOf('settlement', settlementId)) throw new Error(`"${settlementId}" is not a settlement id (stl_ followed by 24 letters and digits)`);
   const batch = await loadSettlement(orm, settlementId);
@@ -102,7 +103,7 @@ export async function retrySettlement(
   let answer;
   try {
     answer = await withTemporalDeadline(temporal, deadlineMs, () =>
-      temporal.client.workflow.getHandle(settlementId).executeUpdate(retrySettlementUpdate, { args: [{ reason, by: requestedBy }] }),
+      temporal.client.workflow.getHandle(settlementId).executeUpdate(retrySettlementUpdate, { args: [{ reason, operator: requestedBy, ...(batchId ? { batch_id: batchId } : {}) }] }),
     );
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw new Error(error.cause?.message ?? error.message);

@@ -9,6 +9,13 @@ import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 
+/** Who reverses and why (the audit log); `batch_id` for a bulk run. */
+export interface OperatorRequest {
+  operator: string;
+  reason: string;
+  batch_id?: string;
+}
+
 /** The reversal did not finish within the deadline; if it started, it keeps running. */
 export class ReversalPendingError extends Error {
   constructor(chargeId: string, deadlineMs: number) {
@@ -21,9 +28,9 @@ export class ReversalPendingError extends Error {
 }
 
 /** Starts the reversal run, or joins the one already running under the charge id (a repeated command). */
-async function reversalRun(temporal: TemporalHandle, taskQueue: string, charge: ChargeRecord): Promise<WorkflowHandle<typeof chargeReversalWorkflow>> {
+async function reversalRun(temporal: TemporalHandle, taskQueue: string, charge: ChargeRecord, request: OperatorRequest): Promise<WorkflowHandle<typeof chargeReversalWorkflow>> {
   try {
-    return await temporal.client.workflow.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', reversalStartOptions(charge, taskQueue, new Date().toISOString()));
+    return await temporal.client.workflow.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', reversalStartOptions(charge, taskQueue, new Date().toISOString(), request));
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     const running = temporal.client.workflow.getHandle<typeof chargeReversalWorkflow>(charge.id);
@@ -33,7 +40,7 @@ async function reversalRun(temporal: TemporalHandle, taskQueue: string, charge: 
 }
 
 /**
- * Operator action: reverse a succeeded charge. Runs `chargeReversalWorkflow` as a new run under the
+ * Operator action (`charges reverse txn_… --reason TEXT`): reverse a succeeded charge. Runs `chargeReversalWorkflow` as a new run under the
  * charge's own workflow id, and waits for it, at most `deadlineMs` (then ReversalPendingError; the
  * run goes on, and the same command later joins it). Answers the charge object, serialised.
  */
@@ -42,6 +49,7 @@ export async function reverseCharge(
   temporal: TemporalHandle,
   taskQueue: string,
   chargeId: string,
+  request: OperatorRequest,
   deadlineMs: number = DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
 ): Promise<string> {
   const row = await orm.em.fork().findOne(Charge, { id: chargeId });
@@ -51,7 +59,7 @@ export async function reverseCharge(
   const deadline = Date.now() + deadlineMs;
   try {
     // The run answers the charge's state only (no customer data in history): the object is read back.
-    await withTemporalDeadline(temporal, deadlineMs, async () => (await reversalRun(temporal, taskQueue, charge)).result());
+    await withTemporalDeadline(temporal, deadlineMs, async () => (await reversalRun(temporal, taskQueue, charge, request)).result());
   } catch (error) {
     // The result's long poll cut by our deadline can surface as a ServiceError whose gRPC cause is
     // not DEADLINE_EXCEEDED (seen under load): any Temporal error at the deadline means "still pending".

@@ -24,6 +24,7 @@ export async function reversePayout(
   reason: string,
   deadlineMs: number = DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
   requestedBy: string = cliSender(),
+  batchId?: string,
 ): Promise<string> {
   const payout = await loadPayout(orm, payoutId);
   if (!payout) throw new Error(`payout ${payoutId} does not exist`);
@@ -32,7 +33,7 @@ export async function reversePayout(
   try {
     await withTemporalDeadline(temporal, deadlineMs, () =>
       temporal.client.workflow.executeUpdateWithStart(reversePayoutUpdate, {
-        args: [{ reason, requested_by: requestedBy }],
+        args: [{ reason, operator: requestedBy, ...(batchId ? { batch_id: batchId } : {}) }],
         startWorkflowOperation: payoutReversalOperation(payout, taskQueue),
       }),
     );

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
 import { ID_PREFIX } from '../domain/ids';
@@ -42,6 +42,8 @@ export interface StuckOptions {
   /** e.g. http://127.0.0.1:8233 */
   uiBaseUrl: string;
   environment?: Environment;
+  /** An operator's Temporal list query, ANDed with NeedsAttention (`payments stuck --query '…'`). */
+  query?: string;
   graceMs?: number;
   requestDeadlineMs?: number;
 }
@@ -100,21 +102,26 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
   const url = (id: string) => workflowUiUrl(options.uiBaseUrl, options.namespace, id);
 
   // Every payment type at once: the search attribute, not a workflow type or id prefix, selects them.
-  const query = `NeedsAttention = true${options.environment ? ` AND Environment = '${options.environment}'` : ''}`;
+  const query = `NeedsAttention = true${options.environment ? ` AND Environment = '${options.environment}'` : ''}${options.query ? ` AND (${options.query})` : ''}`;
   for await (const wf of options.client.workflow.list({ query })) {
     if (byId.has(wf.workflowId)) continue; // list queries return runs
-    byId.set(wf.workflowId, {
-      id: wf.workflowId,
-      type: paymentTypeOf(wf.workflowId),
-      environment: wf.typedSearchAttributes.get(SA.Environment) ?? null,
-      status: wf.typedSearchAttributes.get(SA.PaymentStatus) ?? null,
-      reason: '',
-      needs_attention: true,
-      workflow: wf.status.name === 'RUNNING' ? 'needs_attention' : 'closed',
-      age_seconds: Math.round((Date.now() - wf.startTime.getTime()) / 1000),
-      overdue_seconds: null,
-      ui_url: url(wf.workflowId),
-    });
+    byId.set(wf.workflowId, listedEntry(wf, url(wf.workflowId)));
+  }
+  // A workflow whose task keeps failing cannot run its own code (to raise NeedsAttention): the server
+  // flags it (TemporalReportedProblems: the dev server of `npm start` and the tests turn this on; a
+  // production server needs system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute).
+  const failing = `TemporalReportedProblems IS NOT NULL${options.environment ? ` AND Environment = '${options.environment}'` : ''}${options.query ? ` AND (${options.query})` : ''}`;
+  const taskProblems = new Map<string, string>();
+  try {
+    for await (const wf of options.client.workflow.list({ query: failing })) {
+      if (wf.status.name !== 'RUNNING' || !paymentTypeOf(wf.workflowId)) continue;
+      const problems = reportedProblems(wf.searchAttributes);
+      taskProblems.set(wf.workflowId, `workflow task keeps failing (${problems || 'reported by the server'}): the worker cannot run this workflow's code; see its WorkflowTaskFailed event and the worker log (a determinism error needs the old code back, a fix with patched(), or a reset)`);
+      if (!byId.has(wf.workflowId)) byId.set(wf.workflowId, listedEntry(wf, url(wf.workflowId)));
+    }
+  } catch (error) {
+    // A server without the attribute answers the query with an error: nothing of this kind to list.
+    if (!/TemporalReportedProblems/.test(error instanceof Error ? error.message : String(error))) throw error;
   }
   // The reasons need queries (a worker answers them, or the deadline passes): a few at a time, so a
   // list of workflows nobody answers for costs a few deadlines, not one each.
@@ -123,12 +130,13 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
   const lane = async () => {
     while (next < marked.length) {
       const entry = marked[next++];
-      entry.reason = await needsAttentionReason(options.client, entry.id, entry.status, deadlineMs);
+      entry.reason = taskProblems.get(entry.id) ?? (await needsAttentionReason(options.client, entry.id, entry.status, deadlineMs));
     }
   };
   await Promise.all(Array.from({ length: Math.min(REASON_QUERIES_AT_ONCE, marked.length) }, lane));
 
-  const overdue = await inspectOverdueCharges(options, options.environment);
+  // A --query narrows the Temporal side only; overdue charges come from the database, so it lists none.
+  const overdue = options.query ? [] : await inspectOverdueCharges(options, options.environment);
   for (const charge of overdue) {
     const known = byId.get(charge.id);
     byId.set(charge.id, {
@@ -146,4 +154,26 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
   }
   const data = [...byId.values()].sort((a, b) => (b.age_seconds ?? 0) - (a.age_seconds ?? 0) || a.id.localeCompare(b.id));
   return { object: 'list', data };
+}
+
+/** The server's TemporalReportedProblems values (`category=…`, `cause=…`), joined. */
+function reportedProblems(attributes: unknown): string {
+  const value = (attributes as Record<string, unknown> | undefined)?.TemporalReportedProblems;
+  return Array.isArray(value) ? value.map(String).join(', ') : '';
+}
+
+/** A line of `payments stuck` for a workflow found by a list query (its reason comes later). */
+function listedEntry(wf: WorkflowExecutionInfo, uiUrl: string): StuckPayment {
+  return {
+    id: wf.workflowId,
+    type: paymentTypeOf(wf.workflowId),
+    environment: wf.typedSearchAttributes.get(SA.Environment) ?? null,
+    status: wf.typedSearchAttributes.get(SA.PaymentStatus) ?? null,
+    reason: '',
+    needs_attention: true,
+    workflow: wf.status.name === 'RUNNING' ? 'needs_attention' : 'closed',
+    age_seconds: Math.round((Date.now() - wf.startTime.getTime()) / 1000),
+    overdue_seconds: null,
+    ui_url: uiUrl,
+  };
 }

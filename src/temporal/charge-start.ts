@@ -2,10 +2,14 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type 
 import type { ChargeDraft, ChargeRecord } from '../domain/charge';
 import type { ChargeStart } from '../domain/charge-start';
 import { chargeSearchAttributePairs } from '../domain/search-attributes';
+import { chargeState } from '../domain/charge-state';
 import type { chargeWorkflow } from '../../workflows/charge';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 import { taskQueueFor } from './task-queues';
+import { workflowDetails } from '../domain/workflow-details';
 
+const chargeDetails = (charge: ChargeRecord, extra?: Record<string, string>) =>
+  workflowDetails({ kind: 'Charge', id: charge.id, merchantId: charge.merchantId, environment: charge.environment, amount: charge.amount, currency: charge.currency, channel: charge.channel, extra });
 const chargeSummary = (charge: ChargeRecord) => `${charge.environment} charge ${charge.amount} ${charge.currency} via ${charge.channel} for ${charge.merchantId}`;
 
 /**
@@ -23,6 +27,7 @@ export function chargeStartOptions(charge: ChargeRecord, baseQueue: string): Wor
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
     staticSummary: chargeSummary(charge),
+    staticDetails: chargeDetails(charge),
     typedSearchAttributes: chargeSearchAttributePairs(charge),
   };
 }
@@ -56,19 +61,26 @@ export function chargeStartOperation(draft: ChargeDraft, baseQueue: string): Wit
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     staticSummary: chargeSummary(draft),
+    staticDetails: chargeDetails(draft),
     typedSearchAttributes: chargeSearchAttributePairs(draft),
   });
 }
 
 /** An operator reversal: a new run of chargeReversalWorkflow under the charge's own id. */
-export function reversalStartOptions(charge: ChargeRecord, baseQueue: string, requestedAt: string): WorkflowStartOptions<typeof chargeReversalWorkflow> {
+export function reversalStartOptions(
+  charge: ChargeRecord,
+  baseQueue: string,
+  requestedAt: string,
+  request: { operator: string; reason: string; batch_id?: string },
+): WorkflowStartOptions<typeof chargeReversalWorkflow> {
   return {
     workflowId: charge.id,
     taskQueue: taskQueueFor(baseQueue, charge.environment),
-    args: [{ chargeId: charge.id, requestedAt }],
+    args: [{ chargeId: charge.id, requestedAt, ...request, before: chargeState(charge) }],
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
     staticSummary: `operator reversal of ${charge.id}`,
+    staticDetails: chargeDetails(charge, { operator: request.operator, reason: request.reason }),
     typedSearchAttributes: chargeSearchAttributePairs(charge),
   };
 }

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { SA } from '../domain/search-attributes';
 import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
 import { taskQueueFor } from './task-queues';
+import { workflowDetails } from '../domain/workflow-details';
 
 /**
  * Starts a delivery workflow (workflow id = delivery id) on the task queue of the delivery's
@@ -31,6 +32,7 @@ export async function startDeliveryWorkflow(
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',
       staticSummary: `${input.environment} webhook ${input.eventType} ${input.eventId} to ${input.endpointId}`,
+      staticDetails: workflowDetails({ kind: 'Webhook delivery', id: input.deliveryId, merchantId: input.merchantId, environment: input.environment, extra: { event: `${input.eventType} ${input.eventId}`, endpoint: input.endpointId } }),
       typedSearchAttributes: [
         { key: SA.MerchantId, value: input.merchantId },
         { key: SA.Environment, value: input.environment },

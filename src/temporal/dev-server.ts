@@ -72,6 +72,9 @@ export function findTemporalCli(explicit?: string, lookup: CliLookup = defaultCl
  * Runs `temporal server start-dev` with the Web UI, the custom search attributes registered, and the
  * SQLite pragmas that raise its throughput (WAL, synchronous=OFF).
  */
+/** Consecutive workflow task failures after which the server sets TemporalReportedProblems. */
+export const TASK_PROBLEMS_TO_FLAG = 2;
+
 export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
   const cli = findTemporalCli(options.cliPath, options.lookup);
   const ip = options.ip ?? '127.0.0.1';
@@ -90,6 +93,9 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     ...SEARCH_ATTRIBUTE_DEFINITIONS.flatMap((d) => ['--search-attribute', `${d.name}=${d.type}`]),
     ...['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF'],
     ...['--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true'],
+    // The server flags a workflow whose task keeps failing (TemporalReportedProblems, listed by
+    // `payments stuck`) after this many failures in a row; off unless set.
+    ...['--dynamic-config-value', `system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute=${TASK_PROBLEMS_TO_FLAG}`],
     ...(ui && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const env = await TestWorkflowEnvironment.createLocal({

@@ -3,6 +3,7 @@ import { DISPUTE_WORKFLOW_TYPE, type DisputeRecord, type DisputeStart } from '..
 import { disputeSearchAttributePairs } from '../domain/dispute-search-attributes';
 import { SA } from '../domain/search-attributes';
 import { taskQueueFor } from './task-queues';
+import { workflowDetails } from '../domain/workflow-details';
 
 /** No customer or evidence data: environment, amount, charge and merchant. */
 export const disputeSummary = (dispute: DisputeRecord) => `${dispute.environment} dispute ${dispute.amount} ${dispute.currency} of ${dispute.chargeId} for ${dispute.merchantId}`;
@@ -23,6 +24,7 @@ export function disputeStartOptions(dispute: DisputeRecord, baseQueue: string): 
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
     staticSummary: disputeSummary(dispute),
+    staticDetails: workflowDetails({ kind: 'Dispute', id: dispute.id, merchantId: dispute.merchantId, environment: dispute.environment, amount: dispute.amount, currency: dispute.currency, extra: { charge: dispute.chargeId } }),
     typedSearchAttributes: [...disputeSearchAttributePairs(dispute), { key: SA.NeedsAttention, value: false }],
   };
 }

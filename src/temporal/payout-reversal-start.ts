@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { PayoutRecord } from '../domain/payout';
 import { PAYOUT_WORKFLOW_TYPE, type PayoutStart } from '../domain/payout-start';
-import { payoutStartOptions } from './payout-start';
+import { payoutDetails, payoutStartOptions } from './payout-start';
 
 type PayoutWorkflowFn = (input: PayoutStart) => Promise<unknown>;
 
@@ -17,5 +17,6 @@ export function payoutReversalOperation(payout: PayoutRecord, baseQueue: string)
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     staticSummary: `operator reversal of ${payout.id}`,
+    staticDetails: payoutDetails(payout, { action: 'operator reversal' }),
   });
 }

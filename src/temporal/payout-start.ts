@@ -4,10 +4,14 @@ import { payoutSearchAttributePairs } from '../domain/payout-search-attributes';
 import { PAYOUT_WORKFLOW_TYPE, type PayoutStart } from '../domain/payout-start';
 import { SA } from '../domain/search-attributes';
 import { taskQueueFor } from './task-queues';
+import { workflowDetails } from '../domain/workflow-details';
 
 /** No customer data: environment, amount, channel, merchant (the recipient stays in the database). */
 export const payoutSummary = (payout: PayoutRecord) =>
   `${payout.environment} payout ${payout.amount} ${payout.currency} via ${payout.channel} for ${payout.merchantId}${payout.status === 'held_for_review' ? ' (held for review)' : ''}`;
+
+export const payoutDetails = (payout: PayoutRecord, extra?: Record<string, string>) =>
+  workflowDetails({ kind: 'Payout', id: payout.id, merchantId: payout.merchantId, environment: payout.environment, amount: payout.amount, currency: payout.currency, channel: payout.channel, extra });
 
 type PayoutWorkflowFn = (input: PayoutStart) => Promise<unknown>;
 
@@ -25,6 +29,7 @@ export function payoutStartOptions(payout: PayoutRecord, baseQueue: string): Wor
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
     staticSummary: payoutSummary(payout),
+    staticDetails: payoutDetails(payout),
     typedSearchAttributes: [...payoutSearchAttributePairs(payout), { key: SA.NeedsAttention, value: false }],
   };
 }

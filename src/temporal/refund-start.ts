@@ -3,6 +3,7 @@ import { REFUND_WORKFLOW_TYPE, type RefundRecord, type RefundStart } from '../do
 import { refundSearchAttributePairs } from '../domain/refund-search-attributes';
 import { SA } from '../domain/search-attributes';
 import { taskQueueFor } from './task-queues';
+import { workflowDetails } from '../domain/workflow-details';
 
 /** No customer data: environment, amount, charge and merchant. */
 export const refundSummary = (refund: RefundRecord) => `${refund.environment} refund ${refund.amount} ${refund.currency} of ${refund.chargeId} for ${refund.merchantId}`;
@@ -23,6 +24,7 @@ export function refundStartOptions(refund: RefundRecord, baseQueue: string): Wor
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     workflowIdConflictPolicy: 'FAIL',
     staticSummary: refundSummary(refund),
+    staticDetails: workflowDetails({ kind: 'Refund', id: refund.id, merchantId: refund.merchantId, environment: refund.environment, amount: refund.amount, currency: refund.currency, extra: { charge: refund.chargeId } }),
     typedSearchAttributes: [...refundSearchAttributePairs(refund), { key: SA.NeedsAttention, value: false }],
   };
 }

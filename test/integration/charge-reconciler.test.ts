@@ -14,11 +14,13 @@ import { chargeAttentionQuery } from '../../workflows/messages';
 import { fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { runCli } from '../support/run-cli';
+import { installChargeStatusTrigger } from '../support/charge-status-trigger';
 
 let h: Harness;
 let merchant: TestMerchant;
 const logged: Array<Record<string, unknown>> = [];
 let deps: ReconcilerDeps;
+let trigger: { remove(): Promise<void> } | undefined;
 
 const sql = <T extends object[] = object[]>(text: string, params: unknown[] = []) => h.orm.em.getConnection().execute<T>(text, params);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -56,23 +58,14 @@ beforeAll(async () => {
   merchant = await h.merchant();
   const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
   deps = { orm: h.orm, client: h.temporal.client, taskQueue: h.taskQueue, log };
-  // The database refuses status changes of the charges whose (merchant's) reference is listed here (SQLSTATE
-  // 22023: the same input fails again, so the activity does not retry); every other write goes through.
-  await sql(`create table if not exists test_refused_charges (reference text primary key)`);
-  await sql(`create or replace function test_refuse_charge() returns trigger language plpgsql as $$
-    begin
-      if new.status <> old.status and exists (select 1 from test_refused_charges where reference = new.your_reference) then
-        raise exception 'test: charge % refused', new.id using errcode = '22023';
-      end if;
-      return new;
-    end $$`);
-  await sql(`create trigger test_refuse_charge before update on charges for each row execute function test_refuse_charge()`);
+  // The database refuses status changes of the charges whose reference is listed in
+  // test_refuse_charge_charges (SQLSTATE 22023: the same input fails again, so the activity does not
+  // retry); every other write goes through.
+  trigger = await installChargeStatusTrigger(h, 'test_refuse_charge', '22023');
 });
 
 afterAll(async () => {
-  await sql(`drop trigger if exists test_refuse_charge on charges`).catch(() => undefined);
-  await sql(`drop function if exists test_refuse_charge()`).catch(() => undefined);
-  await sql(`drop table if exists test_refused_charges`).catch(() => undefined);
+  await trigger?.remove();
   await h?.close();
 });
 
@@ -131,7 +124,7 @@ test('a charge past expires_at whose workflow is closed, or missing, is reported
 
 test('a transition the database keeps refusing: NeedsAttention with the reason, listed, retried by the reconciler, finished by charges retry', async () => {
   const reference = `refused-${newId('charge')}`;
-  await sql(`insert into test_refused_charges (reference) values (?)`, [reference]);
+  await sql(`insert into test_refuse_charge_charges (reference) values (?)`, [reference]);
   const created = await createCharge(chargeBody({ reference }));
   const handle = h.temporal.client.workflow.getHandle(created);
   // The sandbox approves after 3 s; the transition to succeeded is refused at once (not retryable).
@@ -152,7 +145,7 @@ test('a transition the database keeps refusing: NeedsAttention with the reason, 
   expect(again).toMatchObject({ giveUps: 2, automaticRetries: 1 });
 
   // The database heals; an operator retries.
-  await sql(`delete from test_refused_charges where reference = ?`, [reference]);
+  await sql(`delete from test_refuse_charge_charges where reference = ?`, [reference]);
   const refused = await cli('charges', 'retry', created);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/--reason/);

@@ -166,9 +166,13 @@ describe('charges reverse', () => {
     expect((await h.request('sandbox', 'GET', '/v1/balances', { key: m.test_key })).json.available).toEqual([{ currency: 'GHS', amount: merchantAmount }]);
     const before = await ledger(id);
 
-    const reversed = await cliJson('charges', 'reverse', id);
+    const reversed = await cliJson('charges', 'reverse', id, '--reason', 'customer refunded outside', '--operator', 'ops:kofi');
     expect(reversed).toMatchObject({ id, object: 'charge', status: 'reversed', amount: 15000, merchant_amount: merchantAmount });
     expect(reversed.metadata).toEqual({ order: 'R-1', zeta: 1, alpha: 2 });
+    const audit = await cliJson('audit', 'list', '--payment', id);
+    expect(audit.data).toEqual([
+      expect.objectContaining({ payment_id: id, action: 'charge.reverse', operator: 'ops:kofi', reason: 'customer refunded outside', state_before: expect.objectContaining({ status: 'succeeded' }), state_after: expect.objectContaining({ status: 'reversed' }) }),
+    ]);
 
     const fetched = await h.request('sandbox', 'GET', `/v1/charges/${id}`, { key: m.test_key });
     expect(fetched.json).toEqual(reversed);
@@ -197,7 +201,7 @@ describe('charges reverse', () => {
     expect([...sums.values()].every((s) => s === 0)).toBe(true);
 
     // A second reversal is refused and changes nothing.
-    const stderr = await cliFails('charges', 'reverse', id);
+    const stderr = await cliFails('charges', 'reverse', id, '--reason', 'again');
     expect(stderr).toMatch(/reversed/);
     expect(await ledger(id)).toEqual(after);
   });
@@ -209,7 +213,7 @@ describe('charges reverse', () => {
     expect((await h.settled(id)).status).toBe('failed');
     const ledgerBefore = await ledger(id);
 
-    const stderr = await cliFails('charges', 'reverse', id);
+    const stderr = await cliFails('charges', 'reverse', id, '--reason', 'try');
     expect(stderr).toContain(id);
 
     expect((await h.request('sandbox', 'GET', `/v1/charges/${id}`, { key: m.test_key })).json).toMatchObject({ status: 'failed', failure_class: 'declined' });
@@ -219,8 +223,9 @@ describe('charges reverse', () => {
   });
 
   test('refuses an unknown charge', async () => {
-    await cliFails('charges', 'reverse', 'txn_doesnotexist000000000000');
+    expect(await cliFails('charges', 'reverse', 'txn_doesnotexist000000000000', '--reason', 'x')).toMatch(/does not exist/);
     await cliFails('charges', 'reverse');
+    expect(await cliFails('charges', 'reverse', 'txn_doesnotexist000000000000')).toMatch(/--reason is required/);
   });
 });
 

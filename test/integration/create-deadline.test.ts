@@ -120,7 +120,7 @@ interface CliResult {
 }
 
 function cliReverse(chargeId: string, deadlineMs: number): Promise<CliResult> {
-  return execCli(['charges', 'reverse', chargeId], cliEnv(h.taskQueue, { TEMPORAL_REQUEST_DEADLINE_MS: String(deadlineMs) }));
+  return execCli(['charges', 'reverse', chargeId, '--reason', 'deadline test'], cliEnv(h.taskQueue, { TEMPORAL_REQUEST_DEADLINE_MS: String(deadlineMs) }));
 }
 
 test('charges reverse with no worker: exit 1 with a clear message; the reversal keeps running and finishes later', async () => {
@@ -138,7 +138,7 @@ test('charges reverse with no worker: exit 1 with a clear message; the reversal 
   expect(cli.stderr).toMatch(/run the same command again/);
 
   // The same command again joins the running reversal (no "already started" error): still pending.
-  await expect(reverseCharge(h.orm, h.temporal, h.taskQueue, chargeId, SHORT_DEADLINE_MS)).rejects.toThrow(/did not finish within/);
+  await expect(reverseCharge(h.orm, h.temporal, h.taskQueue, chargeId, { operator: 'test', reason: 'deadline test' }, SHORT_DEADLINE_MS)).rejects.toThrow(/did not finish within/);
   const reversal = await h.temporal.client.workflow.getHandle(chargeId).describe();
   expect({ type: reversal.type, status: reversal.status.name }).toEqual({ type: 'chargeReversalWorkflow', status: 'RUNNING' });
 

@@ -4,6 +4,8 @@
  * without DATABASE_URL or TEMPORAL_ADDRESS, and the documented default SECRETS_KEY outside a local run.
  */
 import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { freePort } from '../../src/support/free-port';
 import path from 'node:path';
 import { DOCUMENTED_DEFAULT_SECRETS_KEY } from '../../src/runtime/secrets-key';
 
@@ -39,4 +41,29 @@ describe.each(Object.entries(ENTRIES))('%s', (_name, entry) => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toContain(DOCUMENTED_DEFAULT_SECRETS_KEY);
   });
+});
+
+test('a second `npm start` beside a running one: one clear line per port in use (port, setting, what to do), exit 1, no stack trace', async () => {
+  const [codecPort, sandboxPort] = [await freePort(), await freePort()];
+  const held = await Promise.all(
+    [codecPort, sandboxPort].map(
+      (port) =>
+        new Promise<net.Server>((resolve) => {
+          const server = net.createServer();
+          server.listen(port, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  try {
+    const r = await run(ENTRIES.api, { ...UNREACHABLE, CODEC_PORT: String(codecPort), PORT: String(sandboxPort), LIVE_PORT: String(await freePort()), METRICS_PORT: '0' });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`port ${sandboxPort} on 127.0.0.1 (the sandbox API, PORT) is in use`);
+    expect(r.stderr).toContain(`port ${codecPort} on 127.0.0.1 (the Temporal UI codec endpoint, CODEC_PORT) is in use`);
+    expect(r.stderr).toMatch(/another `npm start` is probably running\. Stop it/);
+    expect(r.stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
+  } finally {
+    await Promise.all(held.map((s) => new Promise((resolve) => s.close(resolve))));
+  }
 });

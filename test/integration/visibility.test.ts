@@ -72,7 +72,7 @@ beforeAll(async () => {
 
   const finals = await Promise.all([ids.C, ids.D, ids.E, ids.F, ids.G].map((id) => h.settled(id)));
   expect(finals.map((r) => r.status)).toEqual(['failed', 'failed', 'succeeded', 'succeeded', 'failed']);
-  const reversed = await reverseCharge(h.orm, h.temporal, h.taskQueue, ids.F);
+  const reversed = await reverseCharge(h.orm, h.temporal, h.taskQueue, ids.F, { operator: 'test', reason: 'visibility test' });
   expect(JSON.parse(reversed).status).toBe('reversed');
 });
 

@@ -73,7 +73,7 @@ test('the ten-minute pending timeout: advance wins, the charge fails with timeou
 
 test('expiry of an indeterminate charge: advance wins, the charge expires', async () => {
   const r = await advanced({ metadata: { sandbox_outcome: 'indeterminate' } });
-  expect(r.timer.summary).toBe('indeterminate: unresolved until expires_at');
+  expect(r.timer.summary).toBe('indeterminate: unresolved until an operator resolves it or expires_at');
   expect(r.transitions).toEqual([expect.objectContaining({ to: 'expired', failureClass: 'timeout' })]);
   expectSignalWon(r, r.timeline.timers[0].durationMs);
   expect(r.timeline.timers[0].durationMs).toBeGreaterThan(14 * 60_000);

@@ -5,6 +5,7 @@ import { SA } from '../../src/domain/search-attributes';
 import type { chargeWorkflow } from '../../workflows/charge';
 import { chargeAttentionQuery, retryStepUpdate } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
+import { auditLog } from './support/fake-audit';
 
 // Bounded database retries (defect 6) on the time-skipping test server: a step that keeps failing
 // gives up after DB_STEP_RETRY.maximumAttempts, the charge waits for an operator with
@@ -80,9 +81,14 @@ describe('a charge transition that keeps failing', () => {
 
     // retryStep is validated: a reason is required.
     expect(await refusal(handle, { reason: '  ' })).toBe('a reason is required');
+    // An operator's retry names the operator (the audit log): a raw update without one is refused.
+    expect(await refusal(handle, { reason: 'database restored' })).toMatch(/^an "operator" is required/);
 
     h.store.heal(draft.id);
-    expect(await retry(handle, { reason: 'database restored' })).toEqual({ chargeId: draft.id, step: 'charge -> succeeded', by: 'operator' });
+    expect(await retry(handle, { reason: 'database restored', operator: 'ui:jane' })).toEqual({ chargeId: draft.id, step: 'charge -> succeeded', by: 'operator' });
+    expect(auditLog.of(draft.id)).toEqual([
+      expect.objectContaining({ action: 'charge.retry_step', operator: 'ui:jane', reason: 'database restored', before: expect.objectContaining({ needsAttention: true }), after: expect.objectContaining({ operatorRetries: 1 }) }),
+    ]);
     const result = await h.settle(draft.id);
     expect(result).toMatchObject({ id: draft.id, status: 'succeeded' });
     expect(transitionCalls(draft.id)).toBe(DB_STEP_RETRY.maximumAttempts + 1);
@@ -113,7 +119,7 @@ describe('a charge transition that keeps failing', () => {
     expect(await refusal(handle, { reason: 'one more', by: 'reconciler' })).toMatch(/automatic retries are used up; an operator must retry$/);
 
     h.store.heal(draft.id);
-    await retry(handle, { reason: 'fixed the row' });
+    await retry(handle, { reason: 'fixed the row', operator: 'ui:jane' });
     expect(await h.settle(draft.id)).toMatchObject({ status: 'failed', failureClass: 'declined' });
     expect(transitionCalls(draft.id)).toBe(MAX_AUTOMATIC_RETRIES + 2);
     expect((await h.searchAttributes(draft.id)).get(SA.NeedsAttention)).toBe(false);
@@ -123,7 +129,7 @@ describe('a charge transition that keeps failing', () => {
     const draft = await h.draft({ metadata: { sandbox_outcome: 'pending' } });
     await h.start(draft);
     const handle = handleOf(draft.id);
-    expect(await refusal(handle, { reason: 'just in case' })).toBe(`charge ${draft.id} is not waiting for an operator: nothing to retry`);
+    expect(await refusal(handle, { reason: 'just in case', operator: 'ui:jane' })).toBe(`charge ${draft.id} is not waiting for an operator: nothing to retry`);
     expect((await h.searchAttributes(draft.id)).get(SA.NeedsAttention)).toBeUndefined();
     expect(await h.settle(draft.id)).toMatchObject({ status: 'failed', failureClass: 'timeout' });
   });
@@ -144,7 +150,7 @@ describe('loading the charge keeps failing', () => {
     expect(h.store.transitionsOf(draft.id)).toEqual([]);
 
     h.store.heal(draft.id);
-    await retry(handle, { reason: 'database restored' });
+    await retry(handle, { reason: 'database restored', operator: 'ui:jane' });
     expect(await h.settle(draft.id)).toMatchObject({ status: 'failed', failureClass: 'declined' });
     expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['failed']);
   });

@@ -138,7 +138,7 @@ describe('the evidence deadline', () => {
     expect(h.store.transitionsOf(record.id)).toEqual(['lost']); // the attempt that gave up; no evidence recorded
 
     h.store.heal(record.id);
-    await handle.executeUpdate(retryStepUpdate, { args: [{ reason: 'database back' }] });
+    await handle.executeUpdate(retryStepUpdate, { args: [{ reason: 'database back', operator: 'ui:jane' }] });
     expect(await handle.result()).toMatchObject({ status: 'lost' });
     expect(h.store.disputes.get(record.id)).toMatchObject({ status: 'lost', evidenceText: null });
     expect((await h.searchAttributes(record.id)).get(SA.NeedsAttention)).toBe(false);

@@ -22,9 +22,9 @@ afterAll(async () => {
 const tos = (id: string) => h.store.transitionsOf(id).map((t) => t.to);
 
 /** `payouts reverse` as src/services/reverse-payout.ts sends it. */
-function reverse(record: PayoutRecord, request: { reason: string; requested_by?: string }) {
+function reverse(record: PayoutRecord, request: { reason: string; requested_by?: string; operator?: string }) {
   return h.env.client.workflow.executeUpdateWithStart(reversePayoutUpdate, {
-    args: [request],
+    args: [{ operator: 'ui:jane', ...request }],
     startWorkflowOperation: payoutReversalOperation(h.store.payouts.get(record.id)!, h.taskQueue),
   });
 }

@@ -6,6 +6,7 @@ import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from './support/payout-env';
 import { timelineOf } from './support/timeline';
 import { waitFor } from './support/wait-for';
+import { auditLog } from './support/fake-audit';
 
 // The review of a held payout: a durable timer until created_at + PAYOUT_REVIEW_TIMEOUT, raced by
 // the decidePayout update (validated) and by the sandbox advance signal.
@@ -37,7 +38,7 @@ test('while held: NeedsAttention, PaymentStatus held_for_review, and the review 
   expect(next).toEqual({ summary: 'review timeout: no decision within PAYOUT_REVIEW_TIMEOUT, then declined', firesAt: expect.any(String) });
   expect(Date.parse((next as { firesAt: string }).firesAt)).toBeLessThanOrEqual(Date.parse(record.createdAt) + DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS);
   expect((await handle.describe()).raw.workflowExecutionInfo).toBeDefined();
-  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'cleanup' }] });
+  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'cleanup', operator: 'ui:jane' }] });
   await handle.result();
 });
 
@@ -45,6 +46,9 @@ test('approved: pending with the review recorded (who, why, when), then the rail
   const { record, handle } = await held();
   const answer = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'known supplier', decided_by: 'cli:ops' }] });
   expect(answer).toMatchObject({ id: record.id, status: 'pending', review: { decision: 'approved', reason: 'known supplier', decidedBy: 'cli:ops', decidedAt: expect.any(String) } });
+  expect(auditLog.of(record.id)).toEqual([
+    expect.objectContaining({ action: 'payout.approve', operator: 'cli:ops', reason: 'known supplier', before: expect.objectContaining({ status: 'held_for_review' }), after: expect.objectContaining({ status: 'pending' }), requestId: expect.any(String) }),
+  ]);
   const result = await handle.result();
   expect(result).toMatchObject({ status: 'succeeded' });
   expect(transitionsOf(record.id)).toEqual([
@@ -61,8 +65,8 @@ test('approved: pending with the review recorded (who, why, when), then the rail
 
 test('approved with the held_for_review sandbox outcome: the rail then succeeds', async () => {
   const { record, handle } = await held({ sandboxOutcome: 'held_for_review', amount: 1_000 });
-  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'ok' }] });
-  expect(await handle.result()).toMatchObject({ status: 'succeeded', review: { decision: 'approved', decidedBy: 'temporal-ui' } });
+  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'ok', operator: 'ui:jane' }] });
+  expect(await handle.result()).toMatchObject({ status: 'succeeded', review: { decision: 'approved', decidedBy: 'ui:jane' } });
   expect(transitionsOf(record.id).map((t) => t.to)).toEqual(['pending', 'succeeded']);
 });
 
@@ -116,7 +120,7 @@ test('advance fires the review timeout now: declined, the history shows the sign
 
 test('advance after approval fires the rail timer, not the (gone) review timer', async () => {
   const { handle } = await held();
-  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'ok' }] });
+  await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'ok', operator: 'ui:jane' }] });
   await waitFor(async () => ((await handle.query('nextTimer')) as { summary: string } | null)?.summary === 'sandbox completion: the rail pays the recipient');
   await handle.signal('advance');
   expect(await handle.result()).toMatchObject({ status: 'succeeded' });
@@ -131,6 +135,8 @@ describe('validator refusals: nothing written, the payout still waits', () => {
     ['not an object', 'approve', /decidePayout takes/],
     ['reason too long', { decision: 'approve', reason: 'x'.repeat(501) }, /longer than 500/],
     ['empty decided_by', { decision: 'approve', reason: 'x', decided_by: '' }, /decided_by/],
+    ['no operator (a raw update from the UI without one)', { decision: 'approve', reason: 'x' }, /an "operator" is required/],
+    ['empty operator', { decision: 'approve', reason: 'x', operator: ' ' }, /"operator" must be a non-empty string/],
   ])('%s', async (_, request, message) => {
     const { record, handle } = await held();
     const error = await handle.executeUpdate(decidePayoutUpdate, { args: [request as never] }).catch((e: unknown) => e);
@@ -138,14 +144,14 @@ describe('validator refusals: nothing written, the payout still waits', () => {
     expect((error as WorkflowUpdateFailedError).cause?.message).toMatch(message);
     expect(transitionsOf(record.id)).toEqual([]);
     expect(await handle.query('nextTimer')).not.toBeNull();
-    await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'cleanup' }] });
+    await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'cleanup', operator: 'ui:jane' }] });
   });
 
   test('a payout not held for review (on the rail): refused', async () => {
     const record = await h.payout({ sandboxOutcome: 'pending' });
     const handle = await h.start(record);
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
-    const error = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'x' }] }).catch((e: unknown) => e);
+    const error = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'x', operator: 'ui:jane' }] }).catch((e: unknown) => e);
     expect((error as WorkflowUpdateFailedError).cause?.message).toMatch(/is pending: only a payout held for review/);
     await handle.signal('advance');
     await handle.result();
@@ -153,8 +159,8 @@ describe('validator refusals: nothing written, the payout still waits', () => {
 
   test('a second decision: refused (the first one stands)', async () => {
     const { record, handle } = await held();
-    await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'first' }] });
-    const error = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'second' }] }).catch((e: unknown) => e);
+    await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'first', operator: 'ui:jane' }] });
+    const error = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'second', operator: 'ui:jane' }] }).catch((e: unknown) => e);
     expect(error).toBeDefined();
     expect(transitionsOf(record.id).map((t) => t.review?.reason)).toEqual(['first']);
   });

@@ -162,3 +162,4 @@ test.each([
   expect(cause.message).toMatch(message);
   expect(h.store.pages.filter((p) => p.runId === handle.workflowId)).toEqual([]);
 });
+

@@ -10,6 +10,7 @@ import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages
 import { timelineOf } from './support/timeline';
 import { failureOf } from './support/workflow-failure';
 import { waitFor } from './support/wait-for';
+import { auditLog } from './support/fake-audit';
 
 // settlementWorkflow on the time-skipping test server, activities in memory (FakeSettlementStore),
 // started as the settlement run starts a batch. Durations come from the history.
@@ -147,8 +148,9 @@ describe('a batch failed', () => {
     const handle = await failedAndWaiting({ merchantId, outcome: 'failed' });
     const sweptFirst = await run({ merchantId }); // as a settlement run would
     expect(sweptFirst.result).toMatchObject({ status: 'paid', amount: 6_000 });
-    const answer = await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'retry anyway' }] });
-    expect(answer.retry.by).toBe('temporal-ui');
+    const answer = await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'retry anyway', operator: 'ui:jane' }] });
+    expect(answer.retry.by).toBe('ui:jane');
+    expect(auditLog.of(handle.workflowId)).toEqual([expect.objectContaining({ action: 'settlement.retry', operator: 'ui:jane', reason: 'retry anyway', batchId: null, before: expect.objectContaining({ status: 'failed' }), after: expect.objectContaining({ retried_as: answer.retried_as }) })]);
     expect(await h.env.client.workflow.getHandle(answer.retried_as).result()).toEqual({ kind: 'nothing', reason: NOTHING_TO_SETTLE.noBalance });
     expect(await handle.result()).toMatchObject({ status: 'failed', retried_as: answer.retried_as });
     expect((await h.searchAttributes(handle.workflowId)).get(SA.NeedsAttention)).toBe(false);
@@ -174,32 +176,34 @@ describe('a batch failed', () => {
     expect((await h.searchAttributes(answer.retried_as)).get(SA.NeedsAttention)).toBe(true);
     expect(h.store.balanceOf(merchantId, 'live')).toEqual({ available: 9_000, inTransit: 0 });
     // And it can be retried in its turn.
-    const again = await child.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'once more' }] });
+    const again = await child.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'once more', operator: 'ui:jane' }] });
     expect(await child.result()).toMatchObject({ retried_as: again.retried_as });
   });
 });
 
 describe('retrySettlement refused (validator): nothing changes', () => {
-  test('a blank or missing reason, a bad sender: refused, the batch still waits', async () => {
+  test('a blank or missing reason, a bad sender, no operator: refused, the batch still waits', async () => {
     const handle = await failedAndWaiting({ merchantId: h.merchant(4_000), outcome: 'failed' });
     expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: '   ' }] }))).toBe('a non-empty "reason" is required');
     expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{} as never] }))).toBe('a non-empty "reason" is required');
     expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'x'.repeat(501) }] }))).toBe('"reason" is longer than 500 characters');
     expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'ok', by: ' ' }] }))).toMatch(/^"by", when sent/);
+    // No operator: Temporal records no reason and no identity of its own, so the audit needs both.
+    expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'ok' }] }))).toMatch(/^an "operator" is required/);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect((await h.searchAttributes(handle.workflowId)).get(SA.NeedsAttention)).toBe(true);
     const { eventTypes } = timelineOf(await handle.fetchHistory());
     expect(eventTypes).not.toContain('WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
     expect(eventTypes).not.toContain('START_CHILD_WORKFLOW_EXECUTION_INITIATED');
     // Then a valid one goes through.
-    await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'fixed' }] });
+    await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'fixed', operator: 'ui:jane' }] });
     expect(await handle.result()).toMatchObject({ retried_as: expect.stringMatching(/^stl_/) });
   });
 
   test('a batch still pending (in transit): refused, it goes on to be paid', async () => {
     const handle = await h.start({ merchantId: h.merchant(2_000) });
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
-    expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'too early' }] }))).toBe(`settlement ${handle.workflowId} is pending: only a failed batch can be retried`);
+    expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'too early', operator: 'ui:jane' }] }))).toBe(`settlement ${handle.workflowId} is pending: only a failed batch can be retried`);
     await handle.signal('advance');
     expect(await handle.result()).toMatchObject({ status: 'paid' });
     expect(await handle.result()).not.toHaveProperty('retried_as');
@@ -208,7 +212,7 @@ describe('retrySettlement refused (validator): nothing changes', () => {
   test('two retries at once: one starts a new batch, the other is refused (already retried, or the run has ended)', async () => {
     const merchantId = h.merchant(3_500);
     const handle = await failedAndWaiting({ merchantId, outcome: 'failed' });
-    const outcomes = await Promise.allSettled([1, 2].map((n) => handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: `retry ${n}` }] })));
+    const outcomes = await Promise.allSettled([1, 2].map((n) => handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: `retry ${n}`, operator: 'ui:jane' }] })));
     const accepted = outcomes.filter((o) => o.status === 'fulfilled');
     expect(accepted).toHaveLength(1);
     const refused = outcomes.find((o) => o.status === 'rejected')!.reason as Error;

@@ -18,6 +18,7 @@ import type { chargeReversalWorkflow } from '../../../workflows/charge-reversal'
 import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../../../workflows/messages';
 import { testServerPath } from '../../support/binaries';
 import { FakeChargeStore } from './fake-activities';
+import { auditLog } from './fake-audit';
 
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
@@ -79,7 +80,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
     // As in production, a Worker per task queue: each environment's, and the legacy base queue
     // (`taskQueue`; src/temporal/task-queues.ts), where a run started by hand lands.
     const workerOn = async (queue: string) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: store.activities });
+      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: { ...auditLog.activities, ...store.activities } });
     const queues = deploymentTaskQueues(taskQueue);
     worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live), legacy: await workerOn(queues.legacy) });
   } catch (error) {
@@ -123,7 +124,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
     startReversal(chargeId, requestedAt) {
       const charge = store.charges.get(chargeId);
       if (!charge) throw new Error(`no charge ${chargeId} in the fake store`);
-      return client.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', reversalStartOptions(charge, taskQueue, requestedAt));
+      return client.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', reversalStartOptions(charge, taskQueue, requestedAt, { operator: 'test:operator', reason: 'workflow test reversal' }));
     },
     async searchAttributes(chargeId) {
       return (await client.getHandle(chargeId).describe()).typedSearchAttributes;

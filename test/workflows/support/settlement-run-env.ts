@@ -12,6 +12,7 @@ import { WorkerGroup } from '../../../workers/worker-group';
 import type { settlementRunWorkflow } from '../../../workflows/settlement-run';
 import { testServerPath } from '../../support/binaries';
 import { declareSearchAttributes } from './charge-env';
+import { auditLog } from './fake-audit';
 
 /** How the batch double (settlement-run-workflows.ts) was started. */
 export interface StartedDouble {
@@ -41,6 +42,8 @@ export class FakeSettlementBalances {
   readonly pages: SettlementRunPageRequest[] = [];
   readonly skips = new Map<string, { reason: string; runId: string }>();
   readonly started: StartedDouble[] = [];
+  /** While true, every page step fails as an unreachable database does (retryable). */
+  failing = false;
 
   add(...balances: FakeBalance[]): this {
     this.balances.push(...balances);
@@ -51,6 +54,7 @@ export class FakeSettlementBalances {
   readonly activities: SettlementRunActivities & { recordBatchStart(started: StartedDouble): Promise<void> } = {
     settlementRunPage: async (request) => {
       this.pages.push(request);
+      if (this.failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
       const rows = this.balances
         .filter((b) => (request.merchantId === undefined || b.merchantId === request.merchantId) && (request.environment === undefined || b.environment === request.environment))
         .filter((b) => !request.after || order(b, request.after) > 0)
@@ -92,7 +96,7 @@ export async function startSettlementRunTestEnv(): Promise<SettlementRunTestEnv>
     const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
     workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./settlement-run-workflows'), logger: quiet });
     const queues = deploymentTaskQueues(taskQueue);
-    const workerOn = (queue: string) => Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle, activities: store.activities });
+    const workerOn = (queue: string) => Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle, activities: { ...auditLog.activities, ...store.activities } });
     worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live) });
   } catch (error) {
     await env.teardown();

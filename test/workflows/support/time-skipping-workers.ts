@@ -6,6 +6,7 @@ import { installRuntime, workflowBundle } from '../../../workers/create-worker';
 import { WorkerGroup } from '../../../workers/worker-group';
 import { testServerPath } from '../../support/binaries';
 import { declareSearchAttributes } from './charge-env';
+import { auditLog } from './fake-audit';
 
 export interface TimeSkippingWorkers {
   env: TestWorkflowEnvironment;
@@ -26,7 +27,7 @@ export async function startTimeSkippingWorkers(prefix: string, activities: objec
   let worker: WorkerGroup;
   try {
     await declareSearchAttributes(env);
-    const workerOn = async (queue: string) => Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities });
+    const workerOn = async (queue: string) => Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: { ...auditLog.activities, ...activities } });
     const queues = deploymentTaskQueues(taskQueue);
     worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live) });
   } catch (error) {

@@ -1,0 +1,120 @@
+/**
+ * The one guarded path of every operator action (docs/operations.md): resolve, reverse, approve,
+ * reject, retry a step, retry a settlement, restart. Whoever sends it (the CLI, a raw update from
+ * the Temporal UI, a bulk run), the request names the operator and the reason; the workflow's
+ * validator refuses it otherwise, and the workflow writes one audit row per action it takes
+ * (operator_audit: who, when, what, why, the state before and after, the request and batch ids).
+ * Temporal itself records no reason, and for a signal no identity: this audit is where an auditor looks.
+ */
+export const OPERATOR_ACTIONS = [
+  'charge.resolve',
+  'charge.reverse',
+  'charge.retry_step',
+  'payout.retry_step',
+  'refund.retry_step',
+  'dispute.retry_step',
+  'settlement.retry_step',
+  'settlement_run.retry_step',
+  'payout.approve',
+  'payout.reject',
+  'payout.reverse',
+  'payout.restart',
+  'refund.restart',
+  'dispute.restart',
+  'settlement.retry',
+] as const;
+export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
+
+/** The `retry_step` action of the payment an id names (every payment workflow has the attention desk). */
+export function retryStepAction(paymentId: string): OperatorAction {
+  if (paymentId.startsWith('po_')) return 'payout.retry_step';
+  if (paymentId.startsWith('re_')) return 'refund.retry_step';
+  if (paymentId.startsWith('dp_')) return 'dispute.retry_step';
+  if (paymentId.startsWith('stl_')) return 'settlement.retry_step';
+  if (paymentId.startsWith('txn_')) return 'charge.retry_step';
+  return 'settlement_run.retry_step';
+}
+
+export function isOperatorAction(text: string): text is OperatorAction {
+  return (OPERATOR_ACTIONS as readonly string[]).includes(text);
+}
+
+/** Longest reason accepted (kept in workflow history and the audit log, shown to operators). */
+export const MAX_REASON_LENGTH = 500;
+
+/** Longest operator name kept. */
+export const MAX_OPERATOR_LENGTH = 100;
+
+/** Fields every operator request carries (an update's input, or a started run's input). */
+export interface OperatorFields {
+  /** Who: `cli:<login>` from the CLI; a person's name or handle from the Temporal UI. */
+  operator: string;
+  reason: string;
+  /** Shared by every action of one bulk run (`--query … --yes`). */
+  batch_id?: string;
+}
+
+/**
+ * Why the operator fields of `request` are refused, or null. `aliases` are older names of the
+ * operator field that one update type accepted before (`decided_by`, `requested_by`, `by`).
+ */
+export function operatorRefusal(request: unknown, aliases: readonly string[] = []): string | null {
+  if (typeof request !== 'object' || request === null) return 'an operator action takes {"operator":"…","reason":"…"}';
+  const fields = request as Record<string, unknown>;
+  const { reason, batch_id } = fields;
+  if (typeof reason !== 'string' || reason.trim() === '') return 'a non-empty "reason" is required (it goes to the audit log)';
+  if (reason.length > MAX_REASON_LENGTH) return `"reason" is longer than ${MAX_REASON_LENGTH} characters`;
+  const operator = operatorField(fields, aliases);
+  if (operator === undefined) return 'an "operator" is required: who takes this action (it goes to the audit log)';
+  if (typeof operator !== 'string' || operator.trim() === '' || operator.length > MAX_OPERATOR_LENGTH) {
+    return `"operator" must be a non-empty string of at most ${MAX_OPERATOR_LENGTH} characters`;
+  }
+  if (batch_id !== undefined && (typeof batch_id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(batch_id))) return '"batch_id", when sent, is 1 to 64 letters, digits, _ or -';
+  return null;
+}
+
+function operatorField(fields: Record<string, unknown>, aliases: readonly string[]): unknown {
+  if (fields.operator !== undefined) return fields.operator;
+  for (const alias of aliases) if (fields[alias] !== undefined) return fields[alias];
+  return undefined;
+}
+
+/** The operator a request names (after operatorRefusal accepted it), trimmed. */
+export function operatorOf(request: object, aliases: readonly string[] = []): string {
+  const value = operatorField(request as Record<string, unknown>, aliases);
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** One audit row as the workflow hands it to the recordOperatorAction activity. */
+export interface OperatorAuditEntry {
+  paymentId: string;
+  action: OperatorAction;
+  operator: string;
+  reason: string;
+  /** The record as the workflow saw it before and after the action (no customer data). */
+  before: unknown;
+  after: unknown;
+  /** The update's id (the UI and the SDK make one per request), or the run id of a started action. */
+  requestId: string;
+  batchId: string | null;
+  merchantId: string | null;
+  environment: string | null;
+  /** Workflow time of the action (ISO). */
+  at: string;
+}
+
+/** One audit row as `audit list` shows it. */
+export interface OperatorAuditRow {
+  id: string;
+  payment_id: string;
+  action: string;
+  operator: string;
+  reason: string;
+  state_before: unknown;
+  state_after: unknown;
+  request_id: string;
+  batch_id: string | null;
+  merchant_id: string | null;
+  environment: string | null;
+  created_at: string;
+}

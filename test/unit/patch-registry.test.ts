@@ -1,0 +1,36 @@
+/**
+ * Every `patched(…)` in workflows/ names an id listed in workflows/patches.ts (which `npm run replay`
+ * reports on), and every id there is defined: a patch nobody counts could be removed too early.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { PATCH_IDS } from '../../workflows/patches';
+
+const read = (dir: string) =>
+  fs
+    .readdirSync(path.resolve(__dirname, '../..', dir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => fs.readFileSync(path.resolve(__dirname, '../..', dir, f), 'utf8'));
+const workflowSources = read('workflows');
+const allSources = [...workflowSources, ...read('src/domain')].join('\n');
+
+/** The value of `export const NAME = '…'` in workflows/ or src/domain/. */
+const valueOf = (name: string) => new RegExp(`\\b${name}\\s*=\\s*'([^']+)'`).exec(allSources)?.[1];
+
+test('the registry lists distinct ids', () => {
+  expect(PATCH_IDS.length).toBeGreaterThan(0);
+  expect(new Set(PATCH_IDS).size).toBe(PATCH_IDS.length);
+});
+
+test('every patched() call in workflows/ passes a constant whose id is registered', () => {
+  const args = workflowSources.flatMap((s) => [...s.matchAll(/\bpatched\(([^)]*)\)/g)].map((m) => m[1].trim())).filter((a) => a !== ''); // `patched()` in comments
+  expect(args.length).toBeGreaterThan(0);
+  // `fail.patch` is the settlement run's (PersistOptions): its constant is checked below by name.
+  const constants = args.filter((a) => /^[A-Z][A-Z0-9_]*$/.test(a));
+  expect(args.filter((a) => !/^[A-Z][A-Z0-9_]*$/.test(a))).toEqual(['fail.patch']);
+  for (const name of [...constants, 'SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH']) {
+    const id = valueOf(name);
+    expect({ name, id }).toEqual({ name, id: expect.any(String) });
+    expect(PATCH_IDS).toContain(id);
+  }
+});

@@ -1,0 +1,54 @@
+import { currentUpdateInfo, patched, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { OperatorAuditActivities } from '../activities/types';
+import type { OperatorAction, OperatorAuditEntry } from '../src/domain/operator-action';
+import { SA } from '../src/domain/search-attributes';
+
+/**
+ * Runs recorded before the audit log existed took operator actions without this step; the patch
+ * keeps them replaying as they ran. Every action taken since writes its row.
+ */
+export const OPERATOR_AUDIT_PATCH = 'operator-audit';
+
+const OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30s',
+  // Never given up: an action that was taken is audited, however long the database is away.
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', nonRetryableErrorTypes: ['DeterministicDatabaseError'] },
+};
+
+const { recordOperatorAction } = proxyActivities<OperatorAuditActivities>(OPTIONS);
+
+export interface AuditedAction {
+  paymentId: string;
+  action: OperatorAction;
+  operator: string;
+  reason: string;
+  batchId?: string | null;
+  before: unknown;
+  after: unknown;
+  /** Defaults to the update's id (one per request), else the run's id. */
+  requestId?: string;
+}
+
+/**
+ * Writes the audit row of an operator action the workflow has taken (src/domain/operator-action.ts):
+ * an activity, retried until the row is written; the same request twice writes one row.
+ */
+export async function auditOperatorAction(action: AuditedAction): Promise<void> {
+  if (!patched(OPERATOR_AUDIT_PATCH)) return;
+  const info = workflowInfo();
+  const attributes = info.typedSearchAttributes;
+  const entry: OperatorAuditEntry = {
+    paymentId: action.paymentId,
+    action: action.action,
+    operator: action.operator,
+    reason: action.reason,
+    before: action.before ?? null,
+    after: action.after ?? null,
+    requestId: action.requestId ?? currentUpdateInfo()?.id ?? info.runId,
+    batchId: action.batchId ?? null,
+    merchantId: attributes.get(SA.MerchantId) ?? null,
+    environment: attributes.get(SA.Environment) ?? null,
+    at: new Date().toISOString(),
+  };
+  await recordOperatorAction.executeWithOptions({ ...OPTIONS, summary: `audit: ${action.action} by ${action.operator}` }, [entry]);
+}

@@ -1,0 +1,23 @@
+import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
+import { INDETERMINATE_ATTENTION_PATCH } from '../src/domain/charge-resolution';
+import { NO_LIVE_SIMULATOR_PATCH, REFUSE_DRAFT_INPUT_PATCH, TRUST_ONLY_THE_DATABASE_PATCH } from '../src/domain/charge-start';
+import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
+import { OPERATOR_AUDIT_PATCH } from './operator-audit';
+import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
+
+/**
+ * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
+ * missing). `npm run replay` counts the open runs that carry each (the TemporalChangeVersion search
+ * attribute the SDK sets with the marker): a patch's old branch may go only when no open run was
+ * started before it (docs/testing.md, "Upgrading workflow code").
+ */
+export const PATCH_IDS: readonly string[] = [
+  REFUSE_DRAFT_INPUT_PATCH,
+  TRUST_ONLY_THE_DATABASE_PATCH,
+  NO_LIVE_SIMULATOR_PATCH,
+  BOUNDED_DB_RETRIES_PATCH,
+  SANDBOX_ADVANCE_PATCH,
+  OPERATOR_AUDIT_PATCH,
+  INDETERMINATE_ATTENTION_PATCH,
+  SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH,
+];
