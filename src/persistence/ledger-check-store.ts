@@ -1,4 +1,5 @@
 import type { Orm } from './orm';
+import { readResourceProblems, type ResourceProblems } from './ledger-resource-checks';
 
 /** A transfer whose entries do not sum to zero, or that spans more than one merchant, environment or currency. */
 export interface UnbalancedTransfer {
@@ -22,7 +23,7 @@ export interface DriftedBalance {
   postings: string | null;
 }
 
-export interface LedgerSnapshot {
+export interface LedgerSnapshot extends ResourceProblems {
   transfers: number;
   balances: number;
   unbalancedTransfers: UnbalancedTransfer[];
@@ -57,6 +58,7 @@ export async function readLedgerSnapshot(orm: Orm): Promise<LedgerSnapshot> {
        where b.amount::numeric is distinct from s.amount
        order by merchant_id, environment, currency, account`,
     );
-    return { transfers: Number(counts.transfers), balances: Number(counts.balances), unbalancedTransfers, driftedBalances };
+    const resources = await readResourceProblems(em);
+    return { transfers: Number(counts.transfers), balances: Number(counts.balances), unbalancedTransfers, driftedBalances, ...resources };
   });
 }

@@ -53,10 +53,11 @@ test('a balanced ledger passes: one JSON object with the counts, exit 0', async 
   await post({ id: 't1:hold', kind: 'hold', postings: [{ account: 'customer_clearing', amount: -900 }, { account: 'merchant_pending', amount: 900 }] });
   await post({ id: 't1:capture', kind: 'capture', postings: [{ account: 'customer_clearing', amount: -1000 }, { account: 'merchant_available', amount: 900 }, { account: 'platform_fee', amount: 100 }] });
   await post({ id: 'po1:reserve', kind: 'payout_reserve', postings: [{ account: 'merchant_available', amount: -500 }, { account: 'merchant_reserved', amount: 500 }] });
-  expect(await ledgerCheck(orm)).toEqual({ ok: true, transfers: 3, balances: 5 });
+  await post({ id: 'po1:release', kind: 'payout_release', postings: [{ account: 'merchant_reserved', amount: -500 }, { account: 'merchant_available', amount: 500 }] });
+  expect(await ledgerCheck(orm)).toEqual({ ok: true, transfers: 4, balances: 5 });
 
   const result = await cli('ledger', 'check');
-  expect(result).toEqual({ code: 0, stdout: '{"ok":true,"transfers":3,"balances":5}\n', stderr: '' });
+  expect(result).toEqual({ code: 0, stdout: '{"ok":true,"transfers":4,"balances":5}\n', stderr: '' });
 });
 
 test('an unbalanced transfer, a transfer across currencies and drifted balances are reported, and the command exits 1 with them', async () => {
@@ -75,7 +76,7 @@ test('an unbalanced transfer, a transfer across currencies and drifted balances 
   const report = await ledgerCheck(orm);
   expect(report).toEqual({
     ok: false,
-    transfers: 5,
+    transfers: 6,
     balances: 6,
     unbalanced_transfers: [
       { transfer_id: 'bad:fx', sum: '0', entries: 2, scopes: 2 },
@@ -84,11 +85,16 @@ test('an unbalanced transfer, a transfer across currencies and drifted balances 
     drifted_balances: [
       { merchant_id: 'mer_ghost', environment: 'live', currency: 'KES', account: 'merchant_available', balance: '0', postings: null },
       // merchant_available's row misses the 7 of bad:one
-      { merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', account: 'merchant_available', balance: '400', postings: '407' },
-      { merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', account: 'merchant_reserved', balance: '501', postings: '500' },
+      { merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', account: 'merchant_available', balance: '900', postings: '907' },
+      { merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', account: 'merchant_reserved', balance: '1', postings: '0' },
       { merchant_id: 'mer_other', environment: 'sandbox', currency: 'GHS', account: 'tax', balance: null, postings: '-3' },
       { merchant_id: 'mer_other', environment: 'sandbox', currency: 'USD', account: 'platform_fee', balance: null, postings: '3' },
     ],
+    unfinished_resources: [],
+    // Nothing is open against the reserved balance, yet it holds 1: a reservation never released.
+    reserved_mismatches: [{ merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', reserved: '1', open: '0' }],
+    // The postings no settlement swept (907) differ from the available balance (900).
+    unswept_mismatches: [{ merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', available: '900', unswept: '907' }],
   });
 
   const result = await cli('ledger', 'check');
