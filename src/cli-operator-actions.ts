@@ -8,6 +8,7 @@ import { retryChargeStep } from './services/retry-charge-step';
 import { retrySettlement } from './services/retry-settlement';
 import { reverseCharge } from './services/reverse-charge';
 import { reversePayout } from './services/reverse-payout';
+import { restartPayment } from './services/restart-payment';
 import type { TemporalHandle } from './temporal/connection';
 
 /** Who and why, from --operator and --reason; the batch id of a bulk run. */
@@ -41,6 +42,8 @@ export const OPERATOR_COMMANDS: Record<string, Act> = {
   'payouts reverse': ({ orm, temporal, config }, id, { operator, reason }, batchId) =>
     reversePayout(orm, temporal, config.taskQueue, id, reason, config.temporalRequestDeadlineMs, operator, batchId),
   'settlements retry': ({ orm, temporal, config }, id, { operator, reason }, batchId) => retrySettlement(orm, temporal, id, reason, config.temporalRequestDeadlineMs, operator, batchId),
+  'payments restart': ({ orm, temporal, config }, id, { operator, reason }, batchId) =>
+    restartPayment(orm, temporal, config.taskQueue, id, { operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
 };
 
 /** A printed answer is a JSON string (the API's serialisation) or a value to serialise. */

@@ -39,13 +39,14 @@ const USAGE = `usage:
   cli payouts approve|reject PO_ID --reason TEXT
   cli payouts reverse PO_ID --reason TEXT
   cli payments stuck [--env test|live] [--query 'a Temporal list query']
+  cli payments restart PO_ID|RE_ID|DP_ID --reason TEXT
   cli settlements run [--merchant MERCHANT_ID] [--env test|live] [--outcome failed]
   cli settlements skipped [--merchant MERCHANT_ID] [--env test|live] [--limit N]
   cli settlements retry STL_ID --reason TEXT
   cli secrets reseal
   cli ledger check
   cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
-operator actions (reverse, resolve, retry, approve, reject, settlements retry) take --operator NAME
+operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart) take --operator NAME
 (default cli:<login>) and write an audit row each; instead of an id, --query 'a Temporal list query'
 [--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
 action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id`;

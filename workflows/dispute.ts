@@ -9,6 +9,7 @@ import { evidenceDesk } from './dispute-evidence';
 import { disputeStateQuery } from './dispute-messages';
 import { timerDesk } from './payout-timers';
 import { answerRecord } from './record-query';
+import { auditRestart } from './operator-restart';
 
 /**
  * One dispute, from opening to its end. Workflow id = dispute id (`dp_…`).
@@ -39,6 +40,7 @@ export async function disputeWorkflow(input: DisputeStart): Promise<DisputeState
   if (typeof input?.disputeId !== 'string') throw refused(`a dispute workflow takes { disputeId } of a dispute the API wrote: refused to run ${workflowId}`);
   const { disputeId } = input;
   if (workflowId !== disputeId) throw refused(`workflow ${workflowId} was started for dispute ${disputeId}: a dispute workflow runs only under its dispute's id`);
+  await auditRestart(disputeId, 'dispute.restart', input.restart);
 
   let dispute: DisputeState | undefined;
   setHandler(disputeStateQuery, () => dispute);

@@ -12,6 +12,7 @@ import { reviewDesk } from './payout-review';
 import { describeWait, publishPayoutState } from './payout-search-attributes';
 import { timerDesk } from './payout-timers';
 import { answerRecord } from './record-query';
+import { auditRestart } from './operator-restart';
 
 /**
  * One payout, from acceptance to its terminal state. Workflow id = payout id (`po_…`), input
@@ -43,6 +44,7 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   if (!isPayoutStart(input)) throw refused(`a payout workflow takes { payoutId } of a payout the API wrote: refused to run ${workflowId}`);
   const { payoutId } = input;
   if (workflowId !== payoutId) throw refused(`workflow ${workflowId} was started for payout ${payoutId}: a payout workflow runs only under its payout's id`);
+  await auditRestart(payoutId, 'payout.restart', input.restart);
 
   let payout: PayoutState | undefined;
   setHandler(payoutStateQuery, () => payout);

@@ -7,6 +7,7 @@ import { attentionDesk } from './charge-attention';
 import { timerDesk } from './payout-timers';
 import { applyRefundTransition, beginRefund } from './refund-activities';
 import { answerRecord } from './record-query';
+import { auditRestart } from './operator-restart';
 
 /** Current state as the workflow last wrote it (`temporal workflow query --type refundState`; no metadata). */
 export const refundStateQuery = defineQuery<RefundState | undefined>('refundState');
@@ -40,6 +41,7 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
   if (typeof input?.refundId !== 'string') throw refused(`a refund workflow takes { refundId } of a refund the API wrote: refused to run ${workflowId}`);
   const { refundId } = input;
   if (workflowId !== refundId) throw refused(`workflow ${workflowId} was started for refund ${refundId}: a refund workflow runs only under its refund's id`);
+  await auditRestart(refundId, 'refund.restart', input.restart);
 
   let refund: RefundState | undefined;
   setHandler(refundStateQuery, () => refund);

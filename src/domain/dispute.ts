@@ -1,4 +1,5 @@
 import type { Environment } from './environment';
+import type { RestartRequest } from './operator-action';
 
 /**
  * Disputes (INTERFACE.md "Money movement", "Sandbox controls"): a cardholder's chargeback of a
@@ -97,6 +98,8 @@ export interface BegunDispute {
 /** Input of a dispute workflow (the API after its commit, or the dispute-start relay): the id only. */
 export interface DisputeStart {
   disputeId: string;
+  /** Set by `payments restart` (an operator's new run for a record whose workflow closed unfinished): who, why, and what it found. */
+  restart?: RestartRequest;
 }
 
 /** Workflow type of the dispute workflow (workflows/dispute.ts). */

@@ -85,6 +85,12 @@ export function operatorOf(request: object, aliases: readonly string[] = []): st
   return typeof value === 'string' ? value.trim() : '';
 }
 
+/** The input of a restarted run (`payments restart`): the operator's fields and what the command found. */
+export interface RestartRequest extends OperatorFields {
+  /** The record's status and its closed workflow's status when the operator restarted it. */
+  before: { status: string; workflow: string };
+}
+
 /** One audit row as the workflow hands it to the recordOperatorAction activity. */
 export interface OperatorAuditEntry {
   paymentId: string;

@@ -1,3 +1,5 @@
+import type { RestartRequest } from './operator-action';
+
 /**
  * Input of a payout workflow (started by the API after it wrote the payout, or by the payout-start
  * relay): the id only. The workflow reads everything else from the database (loadPayout), so a run
@@ -5,6 +7,8 @@
  */
 export interface PayoutStart {
   payoutId: string;
+  /** Set by `payments restart` (an operator's new run for a record whose workflow closed unfinished): who, why, and what it found. */
+  restart?: RestartRequest;
 }
 
 /** Workflow type of the payout workflow (workflows/payout.ts). */

@@ -1,6 +1,7 @@
 import type { Environment } from './environment';
 import { isFailureClass, type FailureClass } from './failure-classes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from './sandbox-outcome';
+import type { RestartRequest } from './operator-action';
 
 /**
  * Refunds (INTERFACE.md, "Money movement"): money back to the customer of a succeeded charge, paid
@@ -87,6 +88,8 @@ export interface BegunRefund {
 /** Input of a refund workflow (the API after its commit, or the refund-start relay): the id only. */
 export interface RefundStart {
   refundId: string;
+  /** Set by `payments restart` (an operator's new run for a record whose workflow closed unfinished): who, why, and what it found. */
+  restart?: RestartRequest;
 }
 
 /** Workflow type of the refund workflow (workflows/refund.ts). */

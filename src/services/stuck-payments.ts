@@ -1,10 +1,11 @@
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { unfinishedRecords } from '../persistence/unfinished-records';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
 import { ID_PREFIX } from '../domain/ids';
 import { SA } from '../domain/search-attributes';
 import type { Orm } from '../persistence/orm';
-import { inspectOverdueCharges, type WorkflowState } from '../runtime/charge-reconciler';
+import { DEFAULT_RECONCILE_GRACE_MS, inspectOverdueCharges, type WorkflowState } from '../runtime/charge-reconciler';
 import { withinDeadline } from '../temporal/deadline';
 import { chargeAttentionQuery } from '../../workflows/messages';
 
@@ -150,6 +151,34 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       age_seconds: charge.ageSeconds,
       overdue_seconds: charge.overdueSeconds,
       ui_url: url(charge.id),
+    });
+  }
+  // Payouts, refunds and disputes the database holds open while their workflow is closed or missing:
+  // nothing will finish them (their money stays reserved or held) until an operator restarts them.
+  // With a --query, only records whose workflow (closed or not) the query matches.
+  let matching: Set<string> | undefined;
+  if (options.query) {
+    matching = new Set();
+    for await (const wf of options.client.workflow.list({ query: options.query })) matching.add(wf.workflowId);
+  }
+  for (const record of await unfinishedRecords(options.orm, options.graceMs ?? DEFAULT_RECONCILE_GRACE_MS, options.environment)) {
+    if (byId.has(record.id) || (matching && !matching.has(record.id))) continue;
+    const execution = await withinDeadline(options.client, deadlineMs, () => options.client.workflow.getHandle(record.id).describe()).then(
+      (d) => d.status.name,
+      (error: unknown) => (error instanceof WorkflowNotFoundError ? null : 'UNKNOWN'),
+    );
+    if (execution === 'RUNNING' || execution === 'UNKNOWN') continue;
+    byId.set(record.id, {
+      id: record.id,
+      type: record.type,
+      environment: record.environment,
+      status: record.status,
+      reason: `${record.type} still ${record.status}, but ${execution ? `its workflow is closed (${execution})` : 'it has no workflow'}: nothing will finish it; restart it: payments restart ${record.id} --reason TEXT`,
+      needs_attention: false,
+      workflow: execution ? 'closed' : 'not_found',
+      age_seconds: record.age_seconds,
+      overdue_seconds: null,
+      ui_url: url(record.id),
     });
   }
   const data = [...byId.values()].sort((a, b) => (b.age_seconds ?? 0) - (a.age_seconds ?? 0) || a.id.localeCompare(b.id));

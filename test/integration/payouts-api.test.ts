@@ -10,6 +10,8 @@ import { SA } from '../../src/domain/search-attributes';
 import { issueKey, verifyMerchant } from '../../src/persistence/merchant-store';
 import { setPayoutReviewThreshold } from '../../src/persistence/merchant-settings-store';
 import { loadPayout, writePayoutTransition } from '../../src/persistence/payout-store';
+import { stuckPayments } from '../../src/services/stuck-payments';
+import { restartPayment } from '../../src/services/restart-payment';
 import { startUnstartedPayouts } from '../../src/runtime/payout-start-relay';
 import { newId } from '../../src/support/new-id';
 import { taskQueueFor } from '../../src/temporal/task-queues';
@@ -452,5 +454,19 @@ describe('start relay', () => {
     // The copied row has no reservation of its own: remove it so the ledger stays the ledger.
     await h.temporal.client.workflow.getHandle(lostId).terminate('test cleanup');
     await sql(`delete from payouts where id = ?`, [lostId]);
+    // Still pending with its reservation, and its workflow closed: nothing would finish it. `payments
+    // stuck` lists it, and an operator restarts it through the audited path: a new run under the same
+    // id finishes it (review finding 2 of issue 18). This file runs without a worker: start one now.
+    const stuck = await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://ui', graceMs: 0 });
+    expect(stuck.data.find((p) => p.id === created.id)).toMatchObject({ type: 'payout', status: 'pending', workflow: 'closed', reason: expect.stringMatching(/^payout still pending, but its workflow is closed \(TERMINATED\).*payments restart/) });
+    await expect(restartPayment(h.orm, h.temporal, h.taskQueue, created.id, { operator: '', reason: 'x' })).rejects.toThrow(/"operator" must be|operator/);
+    await h.startWorker();
+    const restarted = await restartPayment(h.orm, h.temporal, h.taskQueue, created.id, { operator: 'ops:test', reason: 'terminated by mistake' });
+    expect(restarted).toMatchObject({ id: created.id, status: 'pending', previous_workflow: 'TERMINATED', restarted: true });
+    expect(await h.temporal.client.workflow.getHandle(created.id).result()).toMatchObject({ status: 'succeeded' });
+    await expect(restartPayment(h.orm, h.temporal, h.taskQueue, created.id, { operator: 'ops:test', reason: 'again' })).rejects.toThrow(/is succeeded: it is finished/);
+    const [audit] = await sql(`select action, operator, reason, state_before from operator_audit where payment_id = ?`, [created.id]);
+    expect(audit).toMatchObject({ action: 'payout.restart', operator: 'ops:test', reason: 'terminated by mistake', state_before: { status: 'pending', workflow: 'TERMINATED' } });
+
   });
 });
