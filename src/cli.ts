@@ -20,7 +20,7 @@ import { payloadCodecFor, secretBoxFor } from './runtime/secrets-key';
 import { resealSecrets } from './services/reseal-secrets';
 import { ledgerCheck } from './services/ledger-check';
 import type { SecretBox } from './support/secret-box';
-import { cliSender } from './services/payout-operator';
+import { cliSender } from './services/operator-errors';
 import { listOperatorAudit, type AuditFilter } from './persistence/operator-audit-store';
 import { isOperatorAction, MAX_OPERATOR_LENGTH, MAX_REASON_LENGTH, OPERATOR_ACTIONS } from './domain/operator-action';
 import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli-operator-actions';

@@ -5,7 +5,7 @@ import { loadPayout } from '../persistence/payout-store';
 import type { TemporalHandle } from '../temporal/connection';
 import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { withTemporalDeadline } from './dependency-unavailable';
-import { cliSender, operatorError } from './payout-operator';
+import { cliSender, operatorError } from './operator-errors';
 
 /**
  * Operator action (`payouts approve|reject po_… --reason TEXT`): sends the `decidePayout` update to

@@ -7,7 +7,7 @@ import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';
 import { resolveChargeUpdate } from '../../workflows/messages';
 import { withTemporalDeadline } from './dependency-unavailable';
-import { operatorError } from './payout-operator';
+import { operatorError } from './operator-errors';
 
 /**
  * Operator action (`charges resolve txn_… --as succeeded|failed --reason TEXT`): the partner's

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { withinDeadline } from '../temporal/deadline';
 import type { TemporalHandle } from '../temporal/connection';
 import { retryStepUpdate } from '../../workflows/messages';
-import { cliSender } from './payout-operator';
+import { cliSender } from './operator-errors';
 
 /**
  * Operator action (`charges retry txn_… --reason TEXT`): asks a charge workflow that gave up on a

@@ -8,7 +8,7 @@ import { rowToSettlement } from '../persistence/settlement-mapping';
 import type { TemporalHandle } from '../temporal/connection';
 import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
-import { cliSender } from './payout-operator';
+import { cliSender } from './operator-errors';
 
 /** What became of the new batch, as far as known when the command answers. */
 export type NewBatchView =

@@ -6,7 +6,7 @@ import type { TemporalHandle } from '../temporal/connection';
 import { payoutReversalOperation } from '../temporal/payout-reversal-start';
 import { reversePayoutUpdate } from '../../workflows/payout-messages';
 import { withTemporalDeadline } from './dependency-unavailable';
-import { cliSender, operatorError } from './payout-operator';
+import { cliSender, operatorError } from './operator-errors';
 
 /**
  * Operator action (`payouts reverse po_… --reason TEXT`): reverses a succeeded payout (the amount

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { isTemporalUnavailable } from './dependency-unavailable';
+import { paymentTypeOf } from './stuck-payments';
 
 /** Who sent an operator command from this machine (`cli:<login>`), recorded with the decision. */
 export function cliSender(): string {
@@ -16,7 +17,7 @@ export function cliSender(): string {
  * validator's or its handler's message), a missing run, or a Temporal that did not answer in time.
  */
 export function operatorError(paymentId: string, what: string, error: unknown, deadlineMs: number, deadline: number): unknown {
-  const payment = `${paymentNoun(paymentId)} ${paymentId}`;
+  const payment = `${paymentTypeOf(paymentId) ?? 'payment'} ${paymentId}`;
   if (error instanceof WorkflowUpdateFailedError) return new Error(error.cause?.message ?? error.message);
   if (error instanceof WorkflowNotFoundError) return new Error(`${payment}: its workflow is not running; nothing was ${what}`);
   const atDeadline = error instanceof ServiceError && Date.now() >= deadline - 100;
@@ -29,8 +30,3 @@ export function operatorError(paymentId: string, what: string, error: unknown, d
   return error;
 }
 
-/** What a payment id names, for messages. */
-export function paymentNoun(id: string): string {
-  for (const [prefix, noun] of [['txn_', 'charge'], ['po_', 'payout'], ['re_', 'refund'], ['dp_', 'dispute'], ['stl_', 'settlement']] as const) if (id.startsWith(prefix)) return noun;
-  return 'payment';
-}
