@@ -105,7 +105,11 @@ export const NOTHING_TO_SETTLE = {
   tooLarge: 'the available balance exceeds the largest single transfer (2^53 - 1 minor units)',
 } as const;
 
-/** The sweep, as the workflow asks for it: the start, and `at` (workflow time, so a retry writes the same values). */
+/**
+ * The sweep, as the workflow asks for it: the start, and `at` (workflow time). The sweep dates its
+ * batch by the database instead, once it holds the balance row (src/persistence/settlement-store.ts);
+ * `at` stays in the request, which recorded histories carry.
+ */
 export interface SettlementSweepRequest {
   settlementId: string;
   merchantId: string;

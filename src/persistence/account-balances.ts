@@ -27,8 +27,8 @@ export function balanceDeltas(transfers: Transfer[]): { account: string; amount:
 }
 
 /**
- * Adds the transfers' postings to their accounts' balance rows, inside the caller's transaction, after
- * the ledger entries are written. The rows of a merchant's currency are hot (every charge of that
+ * Adds the transfers' postings to their accounts' balance rows, inside the caller's transaction (the
+ * entries themselves go in with the event counter, right after: state-change.ts). The rows of a merchant's currency are hot (every charge of that
  * merchant and currency moves them) and stay locked until commit, so they are taken in one statement,
  * in key order (`order by account`: the scope is the same for every row): two transactions always
  * lock them in the same order and never wait on each other in a cycle. An account whose net change is

@@ -30,8 +30,8 @@ export class ChargeNotFoundError extends Error {
 
 /**
  * The writes of one charge state change, inside the caller's transaction, in the order of
- * persistence/state-change.ts: ledger entries (rows of this charge alone), then the balance rows of
- * the merchant's currency in account order, then the event counter and the event
+ * persistence/state-change.ts: the balance rows of the merchant's currency in account order, then the
+ * event counter with the ledger entries (dated once the counter is held), then the event
  * (`transaction.<status>`, `data` = the charge object). Every transaction takes the balance rows
  * before the counter, and the balance rows in key order, so no two state changes can deadlock.
  */

@@ -82,8 +82,9 @@ function disputeAmount(charge: DisputableCharge, requested: number | undefined):
  * POST /v1/sandbox/charges/{id}/disputes' one database transaction, in the order of the refund
  * create (refund-create-store.ts): claims the Idempotency-Key; locks the charge and checks it is
  * disputable, has no open dispute, and what is left; stores the answer; writes the dispute row, its
- * hold (available → reserved: ledger entries, then the balance rows in account order; no balance
- * check, a chargeback may drive available below zero) and `dispute.opened`, the event counter last.
+ * hold (available → reserved: the balance rows in account order, no balance check, a chargeback may
+ * drive available below zero; the ledger entries with the event counter) and `dispute.opened`, the
+ * event counter last.
  * All of it commits together, or nothing does: a refusal (404, 409, 422) rolls the claim back too,
  * so the same key may be used again once it can succeed.
  *

@@ -26,9 +26,9 @@ export class DisputeNotFoundError extends Error {
 /**
  * The writes of one dispute state change inside the caller's transaction, in the order of
  * persistence/state-change.ts writeStateChange: the projection row (already written by the caller)
- * and ledger entries in one flush; the balance rows of the merchant's currency, in account order; the
- * event counter, then the event (`data` = the dispute object, `transaction_id` = the charge). The
- * caller commits.
+ * in one flush; the balance rows of the merchant's currency, in account order; the event counter with
+ * the ledger entries (dated once the counter is held), then the event (`data` = the dispute object,
+ * `transaction_id` = the charge). The caller commits.
  */
 export async function writeDisputeStateChange(em: EntityManager, record: DisputeRecord, transfers: Transfer[], at: string, type: DisputeEventType): Promise<void> {
   await writeStateChange(em, record, transfers, at, { type, resourceType: 'dispute', transactionId: record.chargeId, dataJson: disputeJson(record) });

@@ -23,9 +23,9 @@ async function reviewThreshold(em: EntityManager, merchantId: string): Promise<n
  * of that merchant, environment and currency takes this lock before it reserves, so concurrent
  * creates are checked one after the other against the balance as the previous ones left it: a
  * hundred at once never overdraw it. Taken after the rows that are this payout's alone (idempotency
- * key, payout row, ledger entries) and in account order (`merchant_available` before
- * `merchant_reserved`, as addToBalances), so it is held only for the balance upsert, the event and
- * the commit, and never in a cycle with another state change.
+ * key, payout row) and in account order (`merchant_available` before `merchant_reserved`, as
+ * addToBalances), so it is held only for the balance upsert, the counter with the ledger entries, the
+ * event and the commit, and never in a cycle with another state change.
  */
 async function lockAndCover(em: EntityManager, payout: PayoutRecord): Promise<void> {
   const rows = await em.execute<{ amount: string }[]>(
@@ -46,8 +46,8 @@ async function lockAndCover(em: EntityManager, payout: PayoutRecord): Promise<vo
 /**
  * POST /v1/payouts' one database transaction, in the order of the charge create
  * (charge-create-store.ts): claims the Idempotency-Key, stores the answer, writes the payout row, its
- * reservation of total_debit (available → reserved: ledger entries, then the balance rows, the
- * available row locked and checked first) and its first event (`payout.initiated`, or
+ * reservation of total_debit (available → reserved: the balance rows, the available row locked and
+ * checked first, then the ledger entries with the event counter) and its first event (`payout.initiated`, or
  * `payout.held_for_review` when it needs review), the event counter last. All of it commits
  * together, or nothing does: an `insufficient_balance` refusal rolls back the claim too, so the same
  * key may be retried once the balance covers it.
@@ -89,7 +89,7 @@ export async function writePayoutOnce(
 }
 
 async function insertReservation(em: EntityManager, payout: PayoutRecord, reserve: ReturnType<typeof payoutReserveTransfer>): Promise<void> {
-  // writePayoutStateChange posts the entries (one flush), then the balance rows, then the event; the
-  // available row is locked and checked in between, right before the balance upsert.
+  // writePayoutStateChange writes the balance rows, then the entries with the counter, then the
+  // event; the available row is locked and checked first, right before the balance upsert.
   await writePayoutStateChange(em, payout, [reserve], payout.createdAt, () => lockAndCover(em, payout));
 }

@@ -30,7 +30,11 @@ export interface PayoutTransition {
   to: PayoutStatus;
   failureClass?: FailureClass | null;
   review?: { decision: ReviewDecision; reason: string; decidedBy: string; decidedAt: string };
-  /** ISO time of the transition (workflow time, so a retry writes the same value); default now. */
+  /**
+   * ISO time of the transition (workflow time, so a retry writes the same value; default now): the
+   * payout's updated_at (reversed_at) and its event's created_at. Its ledger postings are dated by the
+   * database when they commit (event-log.ts), so an operator's retry days later posts at the retry.
+   */
   at?: string;
 }
 
@@ -50,9 +54,10 @@ export async function findPayout(orm: Orm, scope: { merchantId: string; environm
 
 /**
  * The writes of one payout state change inside the caller's transaction, in the order of
- * persistence/state-change.ts writeStateChange: the projection row (already written by the caller) and ledger
- * entries in one flush; the balance rows of the merchant's currency, in account order; the event
- * counter, then the event (`payout.<status>`, `data` = the payout object). The caller commits.
+ * persistence/state-change.ts writeStateChange: the projection row (already written by the caller) in
+ * one flush; the balance rows of the merchant's currency, in account order; the event counter with the
+ * ledger entries (dated once the counter is held), then the event (`payout.<status>`, `data` = the
+ * payout object). The caller commits.
  * `beforeBalances` runs right before the balance rows (the create's balance lock and check).
  */
 export async function writePayoutStateChange(

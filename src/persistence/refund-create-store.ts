@@ -90,8 +90,8 @@ async function lockAndCover(em: EntityManager, refund: RefundRecord): Promise<vo
 /**
  * POST /v1/refunds' one database transaction, in the order of the charge create
  * (charge-create-store.ts): claims the Idempotency-Key; locks the charge and checks what is still
- * refundable; stores the answer; writes the refund row, its reservation (available → reserved:
- * ledger entries, then the available row locked and checked, then the balance rows) and
+ * refundable; stores the answer; writes the refund row, its reservation (available → reserved: the
+ * available row locked and checked, the balance rows, then the ledger entries with the counter) and
  * `refund.created`, the event counter last. All of it commits together, or nothing does: a refusal
  * (404, 422) rolls the claim back too, so the same key may be used again once it can succeed.
  *

@@ -16,9 +16,10 @@ export class RefundNotFoundError extends Error {
 
 /**
  * The writes of one refund state change inside the caller's transaction, in the order of
- * persistence/state-change.ts writeStateChange: the projection row (already written by the caller) and ledger
- * entries in one flush; `beforeBalances` (the create's balance lock and check); the balance rows of
- * the merchant's currency, in account order; the event counter, then the event (`refund.created`,
+ * persistence/state-change.ts writeStateChange: the projection row (already written by the caller) in
+ * one flush; `beforeBalances` (the create's balance lock and check); the balance rows of the
+ * merchant's currency, in account order; the event counter with the ledger entries (dated once the
+ * counter is held), then the event (`refund.created`,
  * `.succeeded` or `.failed`, `data` = the refund object, `transaction_id` = the charge). The caller commits.
  */
 export async function writeRefundStateChange(

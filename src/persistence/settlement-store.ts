@@ -13,6 +13,7 @@ import { sealAccountNumber, type SealedAccountNumber } from '../domain/settlemen
 import { settlementSweepTransfer, settlementTransfersFor } from '../domain/settlement-ledger';
 import type { Orm } from './orm';
 import { rowToSettlement, SETTLEMENT_COLUMNS, settlementValues } from './settlement-mapping';
+import { iso } from './sql-values';
 import { writeStateChange } from './state-change';
 
 export class SettlementNotFoundError extends Error {
@@ -60,7 +61,9 @@ const UNSWEPT = `from ledger_entries le
  *    settlement account, its account's bank takes another currency than the batch's (banks.currency;
  *    a batch started by hand or by a run from before the settlement run skipped such balances must
  *    never pay one currency into an account of another), or the balance is not positive;
- * 4. otherwise: the batch row (`pending`; its destination the merchant's bank code and sealed
+ * 4. otherwise: the batch row (`pending`, dated `created_at` = `period_end` by the database's clock
+ *    while the balance row is held: every posting it sweeps is dated at or before it, every later
+ *    posting on the balance at or after it; its destination the merchant's bank code and sealed
  *    number, copied as they are: the number is never opened here; a merchant's number still in plain
  *    text, from before migration 20261125000005, is sealed with `box` first, on the merchant's row
  *    too), a `settlement_entries` mark on every not-yet-swept
@@ -110,7 +113,13 @@ export async function sweepSettlement(
     if (BigInt(unswept.total) !== balance) throw new SettlementLedgerMismatchError(request.settlementId, balance, BigInt(unswept.total));
 
     const account = await sealedAccountOf(em, request.merchantId, merchants[0], box);
-    const at = new Date(request.at).toISOString();
+    // The batch is dated by the database while it holds the balance row (not at request.at, the
+    // workflow's time, which may be long before: a retried step): every posting it sweeps committed
+    // before, so is dated at or before it (event-log.ts dates postings once the merchant's counter is
+    // held, before commit); every posting on this balance committed after the sweep waited for its
+    // lock, so is dated at or after it.
+    const [{ cut }] = await em.execute<{ cut: Date | string }[]>(`select date_trunc('milliseconds', clock_timestamp()) as cut`);
+    const at = iso(cut);
     const batch: SettlementRecord = {
       id: request.settlementId,
       merchantId: request.merchantId,
@@ -140,7 +149,10 @@ export async function sweepSettlement(
 
     const sweep = settlementSweepTransfer(batch);
     await writeSettlementStateChange(em, batch, at);
-    await em.execute(`insert into settlement_entries (settlement_id, transfer_id, account, created_at) values (?, ?, ?, ?)`, [batch.id, sweep.id, AVAILABLE, at]);
+    await em.execute(
+      `insert into settlement_entries (settlement_id, transfer_id, account, created_at) select ?, transfer_id, account, created_at from ledger_entries where transfer_id = ? and account = ?`,
+      [batch.id, sweep.id, AVAILABLE],
+    );
     written = true;
     return batch;
   });

@@ -3,7 +3,7 @@ import type { Environment } from '../domain/environment';
 import type { Transfer } from '../domain/ledger';
 import { addToBalances } from './account-balances';
 import { appendEvent } from './event-log';
-import { postTransfer } from './ledger';
+import { postingRowsOf } from './ledger';
 
 /** The money resource a state change belongs to (a charge, payout or refund). */
 export interface MoneyResource {
@@ -24,10 +24,13 @@ export interface StateChangeEvent {
 
 /**
  * The writes of one state change inside the caller's transaction, in the one order every payment
- * type keeps (the projection row is written by the caller): ledger entries in one flush;
+ * type keeps (the projection row is written by the caller): the projection in one flush;
  * `beforeBalances` (a create's balance lock and check); the balance rows of the resource's currency,
- * in account order; the per-merchant event counter, then the event. The hottest row, the counter, is
- * taken last, so it is held only for the event insert and the commit. The caller commits.
+ * in account order; then, in one statement, the per-merchant event counter and the ledger entries,
+ * dated by the database once the counter is held; then the event. The hottest row, the counter, is
+ * taken last, so it is held only for the postings and event inserts and the commit. A posting is
+ * dated when it commits, not at `at` (the time the workflow or the API decided the change, which the
+ * projection and the event keep): why, and what that guarantees, in event-log.ts. The caller commits.
  */
 export async function writeStateChange(
   em: EntityManager,
@@ -37,8 +40,8 @@ export async function writeStateChange(
   event: StateChangeEvent,
   beforeBalances: () => Promise<void> = async () => {},
 ): Promise<void> {
-  const scope = { merchantId: resource.merchantId, environment: resource.environment, currency: resource.currency, resourceId: resource.id };
-  for (const transfer of transfers) postTransfer(em, scope, transfer, new Date(at));
+  // Checked before anything is written: a transfer that does not balance is never posted.
+  const rows = postingRowsOf(transfers);
   await em.flush();
   await beforeBalances();
   await addToBalances(em, resource, transfers);
@@ -55,5 +58,6 @@ export async function writeStateChange(
       dataJson: event.dataJson,
     },
     `${resource.id}:${event.type}`,
+    { currency: resource.currency, resourceId: resource.id, rows },
   );
 }

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { WORKER_ENTRY } from '../../src/runtime/worker-process';
 
 /**
@@ -31,6 +32,11 @@ export interface WorkerChildOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for 'ready' (bundling the workflow code takes seconds). */
   readyTimeoutMs?: number;
+  /**
+   * Test-only modules the child imports before the worker's entry (after tsx), e.g.
+   * test/support/crash-after-commit.ts; absolute paths.
+   */
+  preload?: string[];
 }
 
 const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -67,7 +73,7 @@ export async function startWorkerChild(options: WorkerChildOptions): Promise<Wor
   const child = fork(WORKER_ENTRY, [], {
     cwd: PROJECT_ROOT,
     env,
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(options.preload ?? []).flatMap((file) => ['--import', pathToFileURL(file).href])],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   live.add(child);
