@@ -14,6 +14,7 @@ import { Migration20261125000003_balance_transactions } from './Migration2026112
 import { Migration20261125000004_settlement_runs } from './Migration20261125000004_settlement_runs';
 import { Migration20261125000005_settlement_accounts_sealed } from './Migration20261125000005_settlement_accounts_sealed';
 import { Migration20261126000001_operator_audit } from './Migration20261126000001_operator_audit';
+import { Migration20261127000001_webhook_deliveries_pending } from './Migration20261127000001_webhook_deliveries_pending';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125000004_settlement_runs', class: Migration20261125000004_settlement_runs },
   { name: 'Migration20261125000005_settlement_accounts_sealed', class: Migration20261125000005_settlement_accounts_sealed },
   { name: 'Migration20261126000001_operator_audit', class: Migration20261126000001_operator_audit },
+  { name: 'Migration20261127000001_webhook_deliveries_pending', class: Migration20261127000001_webhook_deliveries_pending },
 ];

@@ -4,6 +4,7 @@ import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health'
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 import { cronProblem } from './domain/cron-expression';
 import { StartupError } from './support/startup-error';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 
 /** Configuration, read from the environment once. */
 export interface Config {
@@ -47,6 +48,12 @@ export interface Config {
   settlementSchedule: string;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
   worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments'>;
+  /**
+   * WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID (both, or neither): the Worker Deployment Version the
+   * worker registers, every workflow pinned to the build it started on (workers/worker-versioning.ts);
+   * undefined, the worker is unversioned.
+   */
+  workerDeployment: WorkerDeploymentVersion | undefined;
 }
 
 /** INTERFACE.md "Webhooks" settings. */
@@ -104,6 +111,28 @@ function settlementSchedule(env: NodeJS.ProcessEnv): string {
   return raw;
 }
 
+/**
+ * WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID: Worker Versioning, both or neither. The server refuses a
+ * deployment name with a dot (a version is `<name>.<build id>` in its older APIs), a name or build id
+ * starting with `__` (reserved) and a build id over 255 characters; a refused version only shows as
+ * a worker that never gets a task, so they are refused here, at start-up.
+ */
+function workerDeployment(env: NodeJS.ProcessEnv): WorkerDeploymentVersion | undefined {
+  const deploymentName = env.WORKER_DEPLOYMENT_NAME?.trim() ?? '';
+  const buildId = env.WORKER_BUILD_ID?.trim() ?? '';
+  if (!deploymentName && !buildId) return undefined;
+  if (!deploymentName || !buildId) {
+    const [set, unset] = deploymentName ? ['WORKER_DEPLOYMENT_NAME', 'WORKER_BUILD_ID'] : ['WORKER_BUILD_ID', 'WORKER_DEPLOYMENT_NAME'];
+    throw new StartupError(`${set} is set but ${unset} is not: Worker Versioning needs both (set ${unset} too), or neither for an unversioned worker`);
+  }
+  if (deploymentName.includes('.')) throw new StartupError(`WORKER_DEPLOYMENT_NAME must not contain ".", got "${deploymentName}"`);
+  for (const [name, value] of [['WORKER_DEPLOYMENT_NAME', deploymentName], ['WORKER_BUILD_ID', buildId]]) {
+    if (value.startsWith('__')) throw new StartupError(`${name} must not start with "__" (reserved by Temporal), got "${value}"`);
+  }
+  if (buildId.length > 255) throw new StartupError(`WORKER_BUILD_ID must be at most 255 characters, got ${buildId.length}`);
+  return { deploymentName, buildId };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
@@ -142,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(env.WORKER_ACTIVITY_SLOTS ? { activitySlots: int('WORKER_ACTIVITY_SLOTS', 0, env) } : {}),
       ...workerQueueSettings(env),
     },
+    workerDeployment: workerDeployment(env),
   };
 }
 

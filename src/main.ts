@@ -14,6 +14,7 @@ import { createLogger } from './support/logger';
 import { StartupError } from './support/startup-error';
 import { requireOwnPortsFree } from './runtime/ports-in-use';
 import { createApiMetrics, serveMetrics } from './support/metrics';
+import { metricsSampleIntervalMs, startMonitorSampler } from './runtime/monitor-sampler';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, 'api');
   requireProductionSettings(config);
   await requireOwnPortsFree(config);
+  const sampleIntervalMs = metricsSampleIntervalMs();
   const keyring = resolveKeyring(config);
   // The Temporal UI's remote codec endpoint (CODEC_PORT, 0 = off): decoded payloads for an operator.
   const codec: CodecServer | undefined =
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes }).callback()).listen(config.livePort, config.host),
   ];
+  // The gauges the alerts need (monitoring/prometheus/rules.yml): sampled every METRICS_SAMPLE_INTERVAL, read by scrapes.
+  const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log }, sampleIntervalMs) : undefined;
   if (config.metricsPort > 0) servers.push(serveMetrics(metrics, config.metricsPort, config.host));
   await Promise.all(servers.map((s) => new Promise((resolve) => s.once('listening', resolve))));
   // The demo merchant belongs to a local install (embedded database); DEMO_MERCHANT=true forces it.
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 60_000).unref();
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    await monitor?.stop();
     await worker?.stop();
     await infra.stop();
     await codec?.close();

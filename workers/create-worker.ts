@@ -14,6 +14,8 @@ import { Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { activityTroubleInterceptor } from '../src/runtime/activity-trouble';
 import { activityAttentionAttempts } from '../src/domain/charge-attention';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
+import { workerVersioningOptions } from './worker-versioning';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -78,6 +80,8 @@ export interface PaymentsWorkerOptions {
    * WORKER_LEGACY_SLOTS, WORKER_ENVIRONMENTS); the pool size comes from `orm`.
    */
   slots?: SlotSettings;
+  /** WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID: the version every Worker registers (workers/worker-versioning.ts); unset, unversioned. */
+  deployment?: WorkerDeploymentVersion;
 }
 
 /** The ORM's pool size, which bounds how many activities may run at once. */
@@ -142,5 +146,6 @@ async function queueWorker(
     maxCachedWorkflows: budget.cachedWorkflows,
     maxConcurrentWorkflowTaskExecutions: Math.min(WORKFLOW_TASK_SLOTS, budget.cachedWorkflows),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...workerVersioningOptions(options.deployment),
   });
 }

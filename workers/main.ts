@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     payloadCodec,
     webhooks: config.webhooks,
     slots: config.worker,
+    deployment: config.workerDeployment,
   });
   const temporal = await connectTemporal(address, config.temporalNamespace, payloadCodec);
   // The settlement Schedule (SETTLEMENT_SCHEDULE), created or brought up to date here: the worker is
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
     reconcile.intervalMs,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
-  log.info({ taskQueues: worker.taskQueues, slots: capacity.queues }, 'worker running');
+  log.info({ taskQueues: worker.taskQueues, slots: capacity.queues, deployment: config.workerDeployment ?? 'unversioned' }, 'worker running');
   process.send?.('ready');
   await worker.run();
   await relay.stop();

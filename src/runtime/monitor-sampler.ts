@@ -1,0 +1,145 @@
+import type client from 'prom-client';
+import { parseDuration } from '../domain/webhook-retry';
+import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
+import type { Orm } from '../persistence/orm';
+import { countNeedingAttention } from '../services/needing-attention-counts';
+import type { Logger } from '../support/logger';
+import { createMonitorMetrics, type MonitorMetrics, type MonitorSource } from '../support/monitor-metrics';
+import { runPeriodically, type PeriodicLoop } from '../support/periodic-loop';
+import { StartupError } from '../support/startup-error';
+import type { TemporalHandle } from '../temporal/connection';
+import { countQueuePollers } from '../temporal/task-queue-pollers';
+
+/**
+ * The API process's metrics sampler: every METRICS_SAMPLE_INTERVAL (15 s) it reads what the alerts
+ * need and neither process counts as it goes (support/monitor-metrics.ts): from PostgreSQL the relay
+ * lags and the webhook backlog (one short read-only transaction), from Temporal the payments needing
+ * attention (count queries) and the pollers of each task queue (DescribeTaskQueue). A scrape only
+ * reads the gauges, so it never waits on a dependency. Each source has its own deadline
+ * (SAMPLE_DEADLINE_MS); a source that fails or is too slow gets `payments_monitor_up{source}` 0 and
+ * its gauges are cleared (absent, not stale), and the next pass tries again: nothing here throws.
+ */
+
+export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
+/** Longest wait of one source's sample: PostgreSQL's statement_timeout, Temporal's RPC deadline. */
+export const SAMPLE_DEADLINE_MS = 5_000;
+
+/** METRICS_SAMPLE_INTERVAL (`15s`, `1m`, …; at least 1 s); a bad value stops the API at start-up. */
+export function metricsSampleIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.METRICS_SAMPLE_INTERVAL;
+  if (!raw) return DEFAULT_SAMPLE_INTERVAL_MS;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch {
+    ms = NaN;
+  }
+  if (!(ms >= 1_000)) throw new StartupError(`METRICS_SAMPLE_INTERVAL must be a duration of at least 1s such as "15s", got "${raw}"`);
+  return ms;
+}
+
+export interface MonitorSamplerDeps {
+  registry: client.Registry;
+  orm: Orm;
+  temporal: TemporalHandle;
+  /** TEMPORAL_TASK_QUEUE: only this deployment's queues and workflows are counted. */
+  taskQueue: string;
+  log: Logger;
+  deadlineMs?: number;
+}
+
+export interface MonitorSampler {
+  metrics: MonitorMetrics;
+  /** One pass now (both sources); resolves when the gauges are set. Never rejects. */
+  sample(): Promise<void>;
+  /** Stops the loop, then waits for calls still under way (each bounded by its deadline): close the ORM and the connection after this. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `work`, or a rejection after `ms`, whichever comes first. The work itself is bounded too (PostgreSQL's
+ * statement_timeout, the RPC deadline) and is kept in `inflight` until it settles, so stop() can wait
+ * for it: the connections it uses may be closed right after.
+ */
+function within<T>(ms: number, inflight: Set<Promise<unknown>>, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  const running = work();
+  const settled = running.then(
+    () => undefined,
+    () => undefined,
+  );
+  inflight.add(settled);
+  void settled.then(() => inflight.delete(settled));
+  return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+
+/** Creates the gauges on `deps.registry`, samples once at once, then every `intervalMs`. */
+export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number = DEFAULT_SAMPLE_INTERVAL_MS): MonitorSampler {
+  const metrics = createMonitorMetrics(deps.registry);
+  const deadlineMs = deps.deadlineMs ?? SAMPLE_DEADLINE_MS;
+  const lastUp: Partial<Record<MonitorSource, boolean>> = {};
+  const inflight = new Set<Promise<unknown>>();
+
+  const record = (source: MonitorSource, ok: boolean, error?: unknown) => {
+    metrics.up.set({ source }, ok ? 1 : 0);
+    if (!ok && lastUp[source] !== false) deps.log.warn({ source, error: messageOf(error) }, 'metrics sampler: source did not answer; its gauges are cleared until it does');
+    if (ok && lastUp[source] === false) deps.log.info({ source }, 'metrics sampler: source answers again');
+    lastUp[source] = ok;
+  };
+
+  const samplePostgres = async () => {
+    try {
+      // Two statements, each cut off by PostgreSQL at half the deadline, so the connection is back in
+      // the pool within about the deadline; the race also bounds the wait for a connection.
+      const backlogs = await within(deadlineMs, inflight, () => readMonitorBacklogs(deps.orm, deadlineMs / 2));
+      for (const [relay, seconds] of Object.entries(backlogs.relayLagSeconds)) metrics.relayLag.set({ relay }, seconds);
+      for (const [environment, backlog] of Object.entries(backlogs.webhooks)) {
+        metrics.webhookBacklog.set({ environment }, backlog.pending);
+        metrics.webhookOldestPendingAge.set({ environment }, backlog.oldestDueAgeSeconds);
+      }
+      record('postgres', true);
+    } catch (error) {
+      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge]) gauge.reset();
+      record('postgres', false, error);
+    }
+  };
+
+  const sampleTemporal = async () => {
+    try {
+      const [attention, pollers] = await within(deadlineMs, inflight, async () => {
+        // Both settle before this does (stop() waits for them), then the first failure is thrown.
+        const [counted, polled] = await Promise.allSettled([
+          countNeedingAttention(deps.temporal.client, deps.taskQueue, deadlineMs),
+          countQueuePollers(deps.temporal, deps.taskQueue, deadlineMs),
+        ]);
+        if (counted.status === 'rejected') throw counted.reason;
+        if (polled.status === 'rejected') throw polled.reason;
+        return [counted.value, polled.value] as const;
+      });
+      for (const { type, environment, count } of attention) metrics.needingAttention.set({ type, environment }, count);
+      for (const { environment, taskQueue, taskType, pollers: n } of pollers) metrics.pollers.set({ environment, task_queue: taskQueue, task_type: taskType }, n);
+      record('temporal', true);
+    } catch (error) {
+      for (const gauge of [metrics.needingAttention, metrics.pollers]) gauge.reset();
+      record('temporal', false, error);
+    }
+  };
+
+  const sample = async () => {
+    await Promise.all([samplePostgres(), sampleTemporal()]);
+  };
+  const loop: PeriodicLoop = runPeriodically(intervalMs, sample, (error) => deps.log.error({ error: messageOf(error) }, 'metrics sampler pass failed'));
+  return {
+    metrics,
+    sample,
+    async stop() {
+      await loop.stop();
+      await Promise.all([...inflight]);
+    },
+  };
+}

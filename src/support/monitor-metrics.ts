@@ -1,0 +1,60 @@
+import client from 'prom-client';
+
+/**
+ * The gauges the API's metrics sampler (runtime/monitor-sampler.ts) sets, on the API's registry
+ * (support/metrics.ts). Counts and ages only: no id, key, URL or amount is ever a label.
+ * monitoring/prometheus/rules.yml alerts on them; docs/operations.md, "Metrics", says what each means.
+ */
+export type MonitorSource = 'postgres' | 'temporal';
+
+export interface MonitorMetrics {
+  /** 1 when the last sample of the source answered within its deadline, else 0 (and its gauges are cleared). */
+  up: client.Gauge<'source'>;
+  needingAttention: client.Gauge<'type' | 'environment'>;
+  webhookBacklog: client.Gauge<'environment'>;
+  webhookOldestPendingAge: client.Gauge<'environment'>;
+  relayLag: client.Gauge<'relay'>;
+  pollers: client.Gauge<'environment' | 'task_queue' | 'task_type'>;
+}
+
+export function createMonitorMetrics(registry: client.Registry): MonitorMetrics {
+  const registers = [registry];
+  return {
+    up: new client.Gauge({
+      name: 'payments_monitor_up',
+      help: 'Whether the metrics sampler last reached the source (postgres, temporal) within its deadline: 1 yes, 0 no',
+      labelNames: ['source'],
+      registers,
+    }),
+    needingAttention: new client.Gauge({
+      name: 'payments_needing_attention',
+      help: 'Running payment workflows marked NeedsAttention (waiting for an operator), by payment type and environment',
+      labelNames: ['type', 'environment'],
+      registers,
+    }),
+    webhookBacklog: new client.Gauge({
+      name: 'payments_webhook_backlog',
+      help: 'Webhook deliveries pending (waiting for their first attempt or a retry)',
+      labelNames: ['environment'],
+      registers,
+    }),
+    webhookOldestPendingAge: new client.Gauge({
+      name: 'payments_webhook_oldest_pending_age_seconds',
+      help: 'Seconds the longest-waiting due webhook delivery has been due (first attempt: since written; retry: since next_attempt_at); 0 when none is due',
+      labelNames: ['environment'],
+      registers,
+    }),
+    relayLag: new client.Gauge({
+      name: 'payments_relay_lag_seconds',
+      help: 'Age of the oldest record a relay of the worker still has to handle (a payment whose workflow is not started, an event not fanned out, a delivery not started); 0 when none',
+      labelNames: ['relay'],
+      registers,
+    }),
+    pollers: new client.Gauge({
+      name: 'payments_task_queue_pollers',
+      help: 'Worker pollers the Temporal server saw in the last minute on each environment task queue, by task type (workflow, activity)',
+      labelNames: ['environment', 'task_queue', 'task_type'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,54 @@
+import { temporal as proto } from '@temporalio/proto';
+import { ENVIRONMENTS, type Environment } from '../domain/environment';
+import type { TemporalHandle } from './connection';
+import { taskQueueFor } from './task-queues';
+
+/**
+ * Workers polling each environment's task queue (`<base>-sandbox`, `<base>-live`), for workflow tasks
+ * and for activity tasks: the `payments_task_queue_pollers` gauge. A poller counts when the server saw
+ * it in the last minute (pollers long-poll for about a minute), as /health counts them. One
+ * DescribeTaskQueue per queue and task type, all at once, within one deadline.
+ */
+
+/** A poller the server saw this recently is alive. */
+export const POLLER_FRESH_MS = 60_000;
+
+export type PolledTaskType = 'workflow' | 'activity';
+
+export interface QueuePollers {
+  environment: Environment;
+  taskQueue: string;
+  taskType: PolledTaskType;
+  pollers: number;
+}
+
+type Timestamp = { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null | undefined;
+const timestampMs = (ts: Timestamp) =>
+  ts?.seconds == null ? 0 : (typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber()) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+
+const TASK_QUEUE_TYPE: Record<PolledTaskType, proto.api.enums.v1.TaskQueueType> = {
+  workflow: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  activity: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+};
+
+export async function countQueuePollers(temporal: TemporalHandle, taskQueueBase: string, deadlineMs: number): Promise<QueuePollers[]> {
+  const { connection, namespace } = temporal;
+  const cells = ENVIRONMENTS.flatMap((environment) => (['workflow', 'activity'] as const).map((taskType) => ({ environment, taskType, taskQueue: taskQueueFor(taskQueueBase, environment) })));
+  // Every call settles before this does (none is left running), then the first failure is thrown.
+  const results = await connection.withDeadline(Date.now() + deadlineMs, () =>
+    Promise.allSettled(
+      cells.map(async (cell): Promise<QueuePollers> => {
+        const { pollers } = await connection.workflowService.describeTaskQueue({
+          namespace,
+          taskQueue: { name: cell.taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType: TASK_QUEUE_TYPE[cell.taskType],
+        });
+        const now = Date.now();
+        return { ...cell, pollers: (pollers ?? []).filter((p) => now - timestampMs(p.lastAccessTime) <= POLLER_FRESH_MS).length };
+      }),
+    ),
+  );
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<QueuePollers>).value);
+}
