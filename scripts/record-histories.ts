@@ -19,7 +19,7 @@ import { taskQueueFor } from '../src/temporal/task-queues';
 import { workflowBundle } from '../workers/create-worker';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { ApplicationFailure } from '@temporalio/common';
-import { chargeAttentionQuery, retryStepUpdate } from '../workflows/messages';
+import { chargeAttentionQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
@@ -38,6 +38,22 @@ async function charge(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded
 async function begun(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded> {
   const draft = await h.draft(options);
   const handle = await h.start(draft);
+  await handle.result();
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
+/**
+ * An indeterminate charge flagged NeedsAttention at once (patch 'indeterminate-attention'), then
+ * resolved by an operator's `resolveCharge` update (its audit row written by the workflow).
+ */
+async function indeterminateResolved(h: ChargeTestEnv): Promise<Recorded> {
+  const draft = await h.draft({ metadata: { sandbox_outcome: 'indeterminate' } });
+  const handle = await h.start(draft);
+  for (let i = 0; !(await handle.query(chargeAttentionQuery)).needsAttention; i++) {
+    if (i > 200) throw new Error('the indeterminate charge was never flagged');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', reason: 'partner confirmed by phone', operator: 'ops:recorder' }] });
   await handle.result();
   return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
 }
@@ -121,6 +137,9 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   // The same as begin-succeed, recorded after the trust-only-the-database patch: its marker makes the
   // replay check the workflow id, so charge-replay.test.ts takes the id from the history's input.
   'begin-succeed-id-checked': (h) => begun(h, {}),
+  // Recorded after the indeterminate-attention patch: flagged at once, then resolved, or expired.
+  'begin-indeterminate-resolved': indeterminateResolved,
+  'begin-indeterminate-flagged-expiry': (h) => begun(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
 };

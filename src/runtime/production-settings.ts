@@ -15,5 +15,5 @@ export function requireProductionSettings(config: Config, needs: { database?: bo
 /** TEMPORAL_ADDRESS, else the dev server of `npm start` (refused in production). */
 export function temporalAddressOf(config: Config): string {
   requireProductionSettings(config, { temporal: true });
-  return config.temporalAddress ?? '127.0.0.1:7233';
+  return config.temporalAddress ?? `127.0.0.1:${config.temporalDevPort}`;
 }

