@@ -5,7 +5,9 @@
  * payout) and exits 0, or prints the refusal on stderr and exits 1 with nothing changed. Balances
  * after each step are checked against the sums done by hand; the ledger check runs in afterAll.
  */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { SA } from '../../src/domain/search-attributes';
+import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
@@ -84,6 +86,59 @@ test('approve: pending with the review recorded, then succeeded; the reservation
   expect(reversed).toMatchObject({ id: payout.id, status: 'reversed' });
   expect(await balanceRows(h, m.id)).toMatchObject({ merchant_available: 1_000_000 - payout.fee.platform - payout.fee.tax, merchant_reserved: 0 });
   expect(await cliFails('payouts', 'reverse', payout.id, '--reason', 'again')).toMatch(/only a succeeded payout can be reversed/);
+
+  // One audit row per action, written by the workflow: who, why, the state before and after.
+  const audit = (await cliJson('audit', 'list', '--payment', payout.id)).data as Array<Record<string, any>>;
+  expect(audit.map((r) => [r.action, r.reason, r.state_before.status, r.state_after.status])).toEqual(
+    expect.arrayContaining([
+      ['payout.approve', 'known supplier', 'held_for_review', expect.stringMatching(/^(pending|succeeded)$/)],
+      ['payout.reverse', 'recipient returned it', 'succeeded', 'reversed'],
+    ]),
+  );
+  expect(audit).toHaveLength(2);
+  expect(audit.every((r) => /^cli/.test(r.operator))).toBe(true);
+});
+
+test('raw decidePayout updates, as the Temporal UI sends them: refused without an operator or a reason (nothing changes), then applied: audit row, ledger, events', async () => {
+  const m = await h.merchant();
+  await fundMerchant(h, m.id, 400_000);
+  const [held, other] = [await createPayout(m, 50_000, { sandbox_outcome: 'held_for_review' }), await createPayout(m, 60_000, { sandbox_outcome: 'held_for_review' })];
+  await waitHeld(held.id);
+  await waitHeld(other.id);
+  const handle = h.temporal.client.workflow.getHandle(held.id);
+  const events = async () => (await h.request('sandbox', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.testKey })).json.data.map((e: { type: string; data: { id: string } }) => `${e.data.id === held.id ? 'held' : 'other'}:${e.type}`);
+  const eventsBefore = await events();
+  const balancesBefore = await balanceRows(h, m.id);
+
+  for (const [request, message] of [
+    [{ decision: 'approve', reason: 'known supplier' }, /^an "operator" is required/],
+    [{ decision: 'approve', reason: '  ', operator: 'ui:ama' }, /reason/],
+  ] as const) {
+    const refused = await handle.executeUpdate(decidePayoutUpdate, { args: [request as never] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refused as WorkflowUpdateFailedError).cause?.message).toMatch(message);
+  }
+  expect(await events()).toEqual(eventsBefore);
+  expect(await balanceRows(h, m.id)).toEqual(balancesBefore);
+  expect((await cliJson('audit', 'list', '--payment', held.id)).data).toEqual([]);
+
+  const approved = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'supplier called back', operator: 'ui:ama' }] });
+  expect(approved).toMatchObject({ id: held.id });
+  expect(await result(held.id)).toMatchObject({ status: 'succeeded' });
+  const rejected = await h.temporal.client.workflow.getHandle(other.id).executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'unknown recipient', operator: 'ui:kwame' }] });
+  expect(rejected).toMatchObject({ id: other.id, status: 'failed' });
+
+  expect((await cliJson('audit', 'list', '--payment', held.id)).data).toEqual([
+    expect.objectContaining({ action: 'payout.approve', operator: 'ui:ama', reason: 'supplier called back', state_before: expect.objectContaining({ status: 'held_for_review' }) }),
+  ]);
+  expect((await cliJson('audit', 'list', '--payment', other.id)).data).toEqual([
+    expect.objectContaining({ action: 'payout.reject', operator: 'ui:kwame', reason: 'unknown recipient', state_after: expect.objectContaining({ status: 'failed' }) }),
+  ]);
+  // The approved payout's debit left; the rejected one's reservation came back.
+  expect(await balanceRows(h, m.id)).toMatchObject({ merchant_available: 400_000 - held.total_debit, merchant_reserved: 0 });
+  const after = await events();
+  expect(after.filter((e: string) => e.startsWith('held:'))).toEqual(['held:payout.held_for_review', 'held:payout.initiated', 'held:payout.succeeded']);
+  expect(after.filter((e: string) => e.startsWith('other:'))).toEqual(['other:payout.held_for_review', 'other:payout.failed']);
 });
 
 test('reject: failed with declined, the reservation released', async () => {

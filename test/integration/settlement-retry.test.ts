@@ -5,7 +5,7 @@
  * starts a new batch for the same balance, clears NeedsAttention and ends the failed batch's workflow
  * with `retried_as`. One JSON object on stdout; refusals exit 1 with a message on stderr.
  */
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { ChargeAttention } from '../../src/domain/charge-attention';
 import type { Environment } from '../../src/domain/environment';
 import { SA } from '../../src/domain/search-attributes';
@@ -15,6 +15,7 @@ import { LIVE_RAIL_UNAVAILABLE } from '../../src/domain/settlement-run';
 import { settlementStartSearchAttributePairs } from '../../src/domain/settlement-search-attributes';
 import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../../src/domain/settlement-start';
 import { taskQueueFor } from '../../src/temporal/task-queues';
+import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { stuckPayments, type StuckPayment } from '../../src/services/stuck-payments';
 import { newId } from '../../src/support/new-id';
 import { ok, refused } from '../support/cli-results';
@@ -155,6 +156,30 @@ describe('settlements retry', () => {
     expect((ok(await cli('payments', 'stuck', '--env', 'test')).data as StuckPayment[]).map((p) => p.id)).not.toContain(id);
     refused(await cli('settlements', 'retry', id, '--reason', 'again'), new RegExp(`^error: settlement ${id} was already retried as ${newBatch} \\(by cli(:[^:]+)?: bank account corrected\\)`));
     expect(ok(await cli('ledger', 'check'))).toMatchObject({ ok: true });
+  });
+
+  test('a raw retrySettlement update, as the Temporal UI sends it: refused without an operator (nothing changes), applied with one: audit row, new batch', async () => {
+    const merchant = await h.merchant();
+    await giveSettlementAccount(h, merchant.id);
+    await fundMerchant(h, merchant.id, 20_000);
+    const failed = await failedBatch(merchant);
+    const id = failed.workflowId;
+    const refusedUpdate = await failed.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'bank account corrected' }] }).catch((e: unknown) => e);
+    expect(refusedUpdate).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refusedUpdate as WorkflowUpdateFailedError).cause?.message).toMatch(/^an "operator" is required/);
+    expect((await batchRows(h, merchant.id)).map((r) => [r.id, r.status])).toEqual([[id, 'failed']]);
+    expect(ok(await cli('audit', 'list', '--payment', id)).data).toEqual([]);
+
+    const answer = await failed.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'bank account corrected', operator: 'ui:esi' }] });
+    expect(answer).toMatchObject({ id, status: 'failed', retried_as: expect.stringMatching(/^stl_/), retry: { reason: 'bank account corrected', by: 'ui:esi' } });
+    expect(ok(await cli('audit', 'list', '--payment', id)).data).toEqual([
+      expect.objectContaining({ action: 'settlement.retry', operator: 'ui:esi', reason: 'bank account corrected', state_before: expect.objectContaining({ status: 'failed' }) }),
+    ]);
+    // The new batch pays on its own sandbox timer (about 3 s).
+    const next = handleOf(answer.retried_as);
+    expect(await next.result()).toMatchObject({ kind: 'batch', status: 'paid', amount: 20_000 });
+    expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: 0, merchant_reserved: 0, settlement_clearing: 20_000 });
+    await expectBalancesMatchPostings(h.orm, merchant.id);
   });
 
   test('the released money was swept first (a settlement run): the retry still clears the failed batch, and says its new batch found nothing', async () => {
