@@ -44,7 +44,9 @@ beforeAll(async () => {
   worker = await startWorkerChild({ taskQueue: h.taskQueue, env: { WORKER_METRICS_PORT: String(workerPort), HOST: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1h' } });
   // As src/main.ts wires it: the sampler's gauges on the API's registry, served by serveMetrics. A long
   // interval: the test samples when it wants to.
-  sampler = startMonitorSampler({ registry: h.deps.metrics!.registry, orm: h.orm, temporal: h.temporal, taskQueue: h.taskQueue, log: createLogger('silent') }, 3_600_000);
+  // A longer deadline than production's 5 s: on a loaded 2-core CI machine a Temporal count query
+  // has taken 9 s, and a source past its deadline drops its gauges (the test checks that on its own).
+  sampler = startMonitorSampler({ registry: h.deps.metrics!.registry, orm: h.orm, temporal: h.temporal, taskQueue: h.taskQueue, log: createLogger('silent'), deadlineMs: 20_000 }, 3_600_000);
   const apiPort = await freePort();
   apiMetricsServer = serveMetrics(h.deps.metrics!, apiPort, '127.0.0.1');
   await new Promise((resolve) => apiMetricsServer!.once('listening', resolve));
@@ -106,16 +108,26 @@ function doWork(): Promise<void> {
 test('the sampler exports what PostgreSQL and Temporal hold: needing attention, webhook backlog, relay lag, pollers', async () => {
   await doWork();
   let text = '';
+  const wanted = () => ({
+    needingAttention: value(text, 'payments_needing_attention', 'type="charge",environment="sandbox"'),
+    webhookBacklog: value(text, 'payments_webhook_backlog', 'environment="sandbox"'),
+    workflowPollers: value(text, 'payments_task_queue_pollers', `environment="sandbox",task_queue="${h.taskQueue}-sandbox",task_type="workflow"`),
+    oldestPendingAge: value(text, 'payments_webhook_oldest_pending_age_seconds', 'environment="sandbox"'),
+    up: samples(text, 'payments_monitor_up'),
+  });
   await until('the sampled gauges', async () => {
     await sampler!.sample();
     text = await scrape(apiMetricsUrl);
+    const now = wanted();
     return (
-      value(text, 'payments_needing_attention', 'type="charge",environment="sandbox"') === 1 &&
-      (value(text, 'payments_webhook_backlog', 'environment="sandbox"') ?? 0) >= 2 &&
-      (value(text, 'payments_task_queue_pollers', `environment="sandbox",task_queue="${h.taskQueue}-sandbox",task_type="workflow"`) ?? 0) >= 1 &&
+      now.needingAttention === 1 &&
+      (now.webhookBacklog ?? 0) >= 2 &&
+      (now.workflowPollers ?? 0) >= 1 &&
       // Once both failed attempts are recorded, the deliveries wait for their retry: pending, not due.
-      value(text, 'payments_webhook_oldest_pending_age_seconds', 'environment="sandbox"') === 0
+      now.oldestPendingAge === 0
     );
+  }, 90_000).catch((error: Error) => {
+    throw new Error(`${error.message}; last sample: ${JSON.stringify(wanted())}`);
   });
   expect(value(text, 'payments_monitor_up', 'source="postgres"')).toBe(1);
   expect(value(text, 'payments_monitor_up', 'source="temporal"')).toBe(1);
