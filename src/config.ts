@@ -95,6 +95,23 @@ export function disputeEvidenceWindowMs(env: NodeJS.ProcessEnv = process.env): n
   return ms;
 }
 
+/** How often the API's metrics sampler reads PostgreSQL and Temporal (runtime/monitor-sampler.ts). */
+export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
+
+/** METRICS_SAMPLE_INTERVAL (`15s`, `1m`, …; at least 1 s); a bad value stops the API at start-up. */
+export function metricsSampleIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.METRICS_SAMPLE_INTERVAL;
+  if (!raw) return DEFAULT_SAMPLE_INTERVAL_MS;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch {
+    ms = NaN;
+  }
+  if (!(ms >= 1_000)) throw new StartupError(`METRICS_SAMPLE_INTERVAL must be a duration of at least 1s such as "15s", got "${raw}"`);
+  return ms;
+}
+
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { loadConfig } from './config';
+import { loadConfig, metricsSampleIntervalMs } from './config';
 import { createApp } from './http/app';
 import { ensureDemoMerchant } from './runtime/demo-merchant';
 import { ownShutdownSignals } from './persistence/embedded-postgres';
@@ -14,7 +14,7 @@ import { createLogger } from './support/logger';
 import { StartupError } from './support/startup-error';
 import { requireOwnPortsFree } from './runtime/ports-in-use';
 import { createApiMetrics, serveMetrics } from './support/metrics';
-import { metricsSampleIntervalMs, startMonitorSampler } from './runtime/monitor-sampler';
+import { startMonitorSampler } from './runtime/monitor-sampler';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
 async function main(): Promise<void> {

@@ -1,12 +1,11 @@
 import type client from 'prom-client';
-import { parseDuration } from '../domain/webhook-retry';
+import { DEFAULT_SAMPLE_INTERVAL_MS } from '../config';
 import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
 import type { Orm } from '../persistence/orm';
 import { countNeedingAttention } from '../services/needing-attention-counts';
 import type { Logger } from '../support/logger';
 import { createMonitorMetrics, type MonitorMetrics, type MonitorSource } from '../support/monitor-metrics';
 import { runPeriodically, type PeriodicLoop } from '../support/periodic-loop';
-import { StartupError } from '../support/startup-error';
 import type { TemporalHandle } from '../temporal/connection';
 import { countQueuePollers } from '../temporal/task-queue-pollers';
 
@@ -20,23 +19,8 @@ import { countQueuePollers } from '../temporal/task-queue-pollers';
  * its gauges are cleared (absent, not stale), and the next pass tries again: nothing here throws.
  */
 
-export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
 /** Longest wait of one source's sample: PostgreSQL's statement_timeout, Temporal's RPC deadline. */
 export const SAMPLE_DEADLINE_MS = 5_000;
-
-/** METRICS_SAMPLE_INTERVAL (`15s`, `1m`, …; at least 1 s); a bad value stops the API at start-up. */
-export function metricsSampleIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.METRICS_SAMPLE_INTERVAL;
-  if (!raw) return DEFAULT_SAMPLE_INTERVAL_MS;
-  let ms: number;
-  try {
-    ms = parseDuration(raw);
-  } catch {
-    ms = NaN;
-  }
-  if (!(ms >= 1_000)) throw new StartupError(`METRICS_SAMPLE_INTERVAL must be a duration of at least 1s such as "15s", got "${raw}"`);
-  return ms;
-}
 
 export interface MonitorSamplerDeps {
   registry: client.Registry;

@@ -6,7 +6,8 @@ import { taskQueueFor } from './task-queues';
 /**
  * Workers polling each environment's task queue (`<base>-sandbox`, `<base>-live`), for workflow tasks
  * and for activity tasks: the `payments_task_queue_pollers` gauge. A poller counts when the server saw
- * it in the last minute (pollers long-poll for about a minute), as /health counts them. One
+ * it in the last minute (pollers long-poll for about a minute); /health counts them with the same
+ * function. One
  * DescribeTaskQueue per queue and task type, all at once, within one deadline.
  */
 
@@ -31,22 +32,22 @@ const TASK_QUEUE_TYPE: Record<PolledTaskType, proto.api.enums.v1.TaskQueueType> 
   activity: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
 };
 
+/** How many workers polled `taskQueue` for `taskType` tasks in the last POLLER_FRESH_MS (one DescribeTaskQueue). */
+export async function freshPollerCount(temporal: TemporalHandle, taskQueue: string, taskType: PolledTaskType): Promise<number> {
+  const { pollers } = await temporal.connection.workflowService.describeTaskQueue({
+    namespace: temporal.namespace,
+    taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: TASK_QUEUE_TYPE[taskType],
+  });
+  const now = Date.now();
+  return (pollers ?? []).filter((p) => now - timestampMs(p.lastAccessTime) <= POLLER_FRESH_MS).length;
+}
+
 export async function countQueuePollers(temporal: TemporalHandle, taskQueueBase: string, deadlineMs: number): Promise<QueuePollers[]> {
-  const { connection, namespace } = temporal;
   const cells = ENVIRONMENTS.flatMap((environment) => (['workflow', 'activity'] as const).map((taskType) => ({ environment, taskType, taskQueue: taskQueueFor(taskQueueBase, environment) })));
   // Every call settles before this does (none is left running), then the first failure is thrown.
-  const results = await connection.withDeadline(Date.now() + deadlineMs, () =>
-    Promise.allSettled(
-      cells.map(async (cell): Promise<QueuePollers> => {
-        const { pollers } = await connection.workflowService.describeTaskQueue({
-          namespace,
-          taskQueue: { name: cell.taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-          taskQueueType: TASK_QUEUE_TYPE[cell.taskType],
-        });
-        const now = Date.now();
-        return { ...cell, pollers: (pollers ?? []).filter((p) => now - timestampMs(p.lastAccessTime) <= POLLER_FRESH_MS).length };
-      }),
-    ),
+  const results = await temporal.connection.withDeadline(Date.now() + deadlineMs, () =>
+    Promise.allSettled(cells.map(async (cell): Promise<QueuePollers> => ({ ...cell, pollers: await freshPollerCount(temporal, cell.taskQueue, cell.taskType) }))),
   );
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;

@@ -1,4 +1,4 @@
-import { DEFAULT_SAMPLE_INTERVAL_MS, metricsSampleIntervalMs } from '../../src/runtime/monitor-sampler';
+import { DEFAULT_SAMPLE_INTERVAL_MS, metricsSampleIntervalMs } from '../../src/config';
 import { StartupError } from '../../src/support/startup-error';
 
 /** METRICS_SAMPLE_INTERVAL: how often the API's metrics sampler reads PostgreSQL and Temporal (README, Configuration). */

@@ -1,13 +1,11 @@
 import Router from '@koa/router';
-import { temporal as proto } from '@temporalio/proto';
 import type { Environment } from '../../domain/environment';
 import type { ServiceDeps } from '../../services/context';
+import { freshPollerCount } from '../../temporal/task-queue-pollers';
 import { taskQueueFor } from '../../temporal/task-queues';
 
 /** Each check's own limit, so /health answers even when a dependency hangs. */
 const CHECK_TIMEOUT_MS = 2_000;
-/** A poller the server saw this recently counts as a live worker (pollers long-poll for ~1 minute). */
-const POLLER_FRESH_MS = 60_000;
 
 function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -16,10 +14,6 @@ function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
   });
   return Promise.race([work(), timeout]).finally(() => clearTimeout(timer));
 }
-
-type Timestamp = { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null | undefined;
-const timestampMs = (ts: Timestamp) =>
-  ts?.seconds == null ? 0 : (typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber()) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
 
 async function databaseAnswers(deps: ServiceDeps): Promise<boolean> {
   await within(CHECK_TIMEOUT_MS, () => deps.orm.em.getConnection().execute('select 1'));
@@ -35,17 +29,8 @@ async function temporalAnswers(deps: ServiceDeps): Promise<boolean> {
 /** A worker polls `taskQueue` for workflow tasks (seen by the server in the last minute). */
 async function workerPolls(deps: ServiceDeps, taskQueue: string): Promise<boolean> {
   const deadline = Date.now() + CHECK_TIMEOUT_MS;
-  const { pollers } = await within(CHECK_TIMEOUT_MS, () =>
-    deps.temporal.connection.withDeadline(deadline, () =>
-      deps.temporal.connection.workflowService.describeTaskQueue({
-        namespace: deps.temporal.namespace,
-        taskQueue: { name: taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      }),
-    ),
-  );
-  const now = Date.now();
-  return (pollers ?? []).some((p) => now - timestampMs(p.lastAccessTime) <= POLLER_FRESH_MS);
+  const pollers = await within(CHECK_TIMEOUT_MS, () => deps.temporal.connection.withDeadline(deadline, () => freshPollerCount(deps.temporal, taskQueue, 'workflow')));
+  return pollers > 0;
 }
 
 /**
