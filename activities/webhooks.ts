@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import pLimit from 'p-limit';
 import type { Dispatcher } from 'undici';
+import { DEFAULT_WEBHOOK_DB_CONNECTIONS } from '../src/runtime/worker-capacity';
 import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
 import { nextRetryDelay, parseRetryAfter } from '../src/domain/webhook-retry';
@@ -23,6 +25,23 @@ export interface WebhookActivityDeps {
   merchantConcurrency?: number;
   /** The semaphore itself (tests); the process's shared one for `merchantConcurrency` otherwise. */
   merchantSlots?: MerchantSlots;
+  /**
+   * WEBHOOK_DB_CONNECTIONS: database steps of webhook attempts running at once in this process (the
+   * process's shared limit for that number; default 4). The send itself holds no connection.
+   */
+  dbConnections?: number;
+}
+
+const dbLimits = new Map<number, pLimit.Limit>();
+
+/** The process's limit on webhook database steps: every Worker of the process shares it (like the merchant slots). */
+function processDbLimit(connections = DEFAULT_WEBHOOK_DB_CONNECTIONS): pLimit.Limit {
+  let limit = dbLimits.get(connections);
+  if (!limit) {
+    limit = pLimit(connections);
+    dbLimits.set(connections, limit);
+  }
+  return limit;
 }
 
 /** The activity failure type of a send that found its merchant's slots taken; Temporal retries it with backoff. */
@@ -76,13 +95,13 @@ function asActivityFailure(error: unknown): unknown {
  * Records the attempt. Should the database still refuse the response excerpt (it is made storable
  * first, so this is a last resort), the attempt is recorded without it rather than sent again.
  */
-async function record(deps: WebhookActivityDeps, result: AttemptResult) {
+async function record(deps: WebhookActivityDeps, db: pLimit.Limit, result: AttemptResult) {
   try {
-    return await recordAttempt(deps.orm, result, deps.disableRule);
+    return await db(() => recordAttempt(deps.orm, result, deps.disableRule));
   } catch (error) {
     if (!isDeterministicDbError(error) || result.responseBody === null) throw error;
     Context.current().log.warn('webhook attempt recorded without its response excerpt', { deliveryId: result.deliveryId, sqlState: sqlStateOf(error) });
-    return recordAttempt(deps.orm, { ...result, responseBody: null }, deps.disableRule);
+    return db(() => recordAttempt(deps.orm, { ...result, responseBody: null }, deps.disableRule));
   }
 }
 
@@ -121,8 +140,9 @@ async function withMerchantSlot<T>(slots: MerchantSlots, ctx: AttemptContext, se
 
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
   const slots = deps.merchantSlots ?? processMerchantSlots(deps.merchantConcurrency);
+  const db = processDbLimit(deps.dbConnections);
   async function attempt(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
-    const ctx = await loadAttemptContext(deps.orm, input.deliveryId, input.attempt);
+    const ctx = await db(() => loadAttemptContext(deps.orm, input.deliveryId, input.attempt));
     if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
     // A retried activity whose attempt was recorded: answer what was recorded, never send it twice.
     if (ctx.recorded) return outcomeOf(ctx.recorded);
@@ -132,7 +152,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }
     if (ctx.endpointDeleted || ctx.endpointStatus === 'disabled') {
       const reason = ctx.endpointDeleted ? 'endpoint deleted' : 'endpoint disabled';
-      await markDeliverySkipped(deps.orm, ctx.deliveryId, reason);
+      await db(() => markDeliverySkipped(deps.orm, ctx.deliveryId, reason));
       countAttempt('skipped', ctx.environment);
       return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
     }
@@ -158,7 +178,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const reason = succeeded ? null : failureReason(sent.statusCode, sent.error);
     const retryInMs = succeeded || input.retryDelayMs === null ? null : nextRetryDelay(input.retryDelayMs, sent.statusCode, parseRetryAfter(sent.retryAfter, now));
     const attemptedAt = new Date(input.attemptedAtMs);
-    const recorded = await record(deps, {
+    const recorded = await record(deps, db, {
       deliveryId: ctx.deliveryId,
       endpointId: ctx.endpointId,
       attempt: input.attempt,
@@ -186,9 +206,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       // Heartbeat through the whole attempt, database steps included, so an execution whose worker
       // died is retried within the heartbeat timeout and one that is alive is not run a second time.
       // The worker's database waits (WORKER_DB_TIMEOUTS: lock and pool 3 s, statement 8 s) stay below it.
+      // A local activity (a delivery's first attempt, issue 19) has no heartbeat: its workflow task
+      // stands for it, and a dead worker's task is retried after the workflow task timeout.
       const activity = Context.current();
-      activity.heartbeat();
-      const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_INTERVAL_MS);
+      const beat = activity.info.isLocal ? undefined : setInterval(() => activity.heartbeat(), HEARTBEAT_INTERVAL_MS);
+      if (beat) activity.heartbeat();
       try {
         return await attempt(input);
       } catch (error) {

@@ -15,9 +15,9 @@ import { startChargeTestEnv, type ChargeTestEnv } from '../test/workflows/suppor
 import { deliveryInput, failed, FakeWebhookReceiver, succeeded, type Script } from '../test/workflows/support/fake-webhook-activities';
 import { newId, randomBase62 } from '../src/support/new-id';
 import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
-import { taskQueueFor } from '../src/temporal/task-queues';
+import { webhookTaskQueueFor } from '../src/temporal/task-queues';
 import { workflowBundle } from '../workers/create-worker';
-import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
+import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { ApplicationFailure } from '@temporalio/common';
 import { chargeAttentionQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
@@ -99,14 +99,14 @@ async function acceptanceNotRecorded(h: ChargeTestEnv): Promise<Recorded> {
  * One webhook delivery, started as the outbox relay starts it, on its own task queue with a worker
  * whose deliverWebhook answers from `script` (test/workflows/support/fake-webhook-activities.ts).
  */
-async function webhookDelivery(h: ChargeTestEnv, script: Script): Promise<Recorded> {
+async function webhookDelivery(h: ChargeTestEnv, script: Script, input: Partial<WebhookDeliveryInput> = {}): Promise<Recorded> {
   const fake = new FakeWebhookReceiver();
   const taskQueue = `webhooks-${randomBase62(8)}`;
-  const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue: taskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
+  const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
   const deliveryId = newId('delivery');
   fake.script(deliveryId, script);
   return worker.runUntil(async () => {
-    await startDeliveryWorkflow(h.env.client, taskQueue, deliveryInput(deliveryId));
+    await startDeliveryWorkflow(h.env.client, taskQueue, { ...deliveryInput(deliveryId), ...input });
     const handle = h.env.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(deliveryId);
     await handle.result();
     return { workflowType: 'webhookDeliveryWorkflow', history: await handle.fetchHistory() };
@@ -142,6 +142,10 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   'begin-indeterminate-flagged-expiry': (h) => begun(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
+  // Issue 19 (patch 'webhook-local-first-attempt'): attempt 1 as a local activity, answered 2xx.
+  'local-first-attempt': (h) => webhookDelivery(h, [succeeded()], { localFirstAttempt: true }),
+  // Attempt 1 local, failed (a 500); attempt 2 after the wait as a regular activity.
+  'local-first-attempt-then-retry': (h) => webhookDelivery(h, [failed(500), succeeded()], { localFirstAttempt: true }),
 };
 
 runRecorder(() =>

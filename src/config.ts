@@ -47,7 +47,7 @@ export interface Config {
   /** SETTLEMENT_SCHEDULE: cron (UTC) of the settlement Schedule (src/temporal/settlement-schedule.ts), default `0 2 * * *`. */
   settlementSchedule: string;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
-  worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments'>;
+  worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections'>;
   /**
    * WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID (both, or neither): the Worker Deployment Version the
    * worker registers, every workflow pinned to the build it started on (workers/worker-versioning.ts);

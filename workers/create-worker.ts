@@ -7,9 +7,10 @@ import type { WebhookConfig } from '../src/config';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { policyAgents } from '../src/webhooks/policy-agents';
-import { workerCapacity, type SlotBudget, type SlotSettings, type WorkerCapacity } from '../src/runtime/worker-capacity';
-import { deploymentTaskQueues, type TaskQueueRole } from '../src/temporal/task-queues';
-import { WorkerGroup } from './worker-group';
+import { workerCapacity, type DeliveryBudget, type SlotBudget, type SlotSettings, type WorkerCapacity } from '../src/runtime/worker-capacity';
+import { deploymentTaskQueues, webhookTaskQueueFor, type TaskQueueRole } from '../src/temporal/task-queues';
+import type { Environment } from '../src/domain/environment';
+import { WorkerGroup, type WorkerRole } from './worker-group';
 import { Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { activityTroubleInterceptor } from '../src/runtime/activity-trouble';
@@ -92,11 +93,14 @@ function poolMaxOf(orm: Orm): number {
 /**
  * The payments worker: one Worker per task queue of the deployment (src/temporal/task-queues.ts;
  * `taskQueue` is the base, TEMPORAL_TASK_QUEUE), each with its own slots and workflow cache
- * (src/runtime/worker-capacity.ts), on one connection and one set of activities.
+ * (src/runtime/worker-capacity.ts), on one connection and one set of activities. `client` is a
+ * client on that same connection: the outbox relay starts deliveries through it with eager workflow
+ * start, so the server hands each delivery's first workflow task straight back to this process
+ * (the SDK allows eager start only on a Worker's own connection).
  */
 export async function createPaymentsWorker(
   options: PaymentsWorkerOptions,
-): Promise<{ worker: WorkerGroup; connection: NativeConnection; capacity: WorkerCapacity }> {
+): Promise<{ worker: WorkerGroup; connection: NativeConnection; client: Client; capacity: WorkerCapacity }> {
   installRuntime();
   const capacity = workerCapacity(poolMaxOf(options.orm), options.slots);
   const connection = await NativeConnection.connect({ address: options.address });
@@ -108,6 +112,7 @@ export async function createPaymentsWorker(
       agents: policyAgents(options.webhooks),
       disableRule: options.webhooks.disableRule,
       merchantConcurrency: options.webhooks.merchantConcurrency,
+      dbConnections: capacity.webhookDbConnections,
     },
   });
   // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).
@@ -115,11 +120,19 @@ export async function createPaymentsWorker(
   const trouble = activityTroubleInterceptor(signals, activityAttentionAttempts(), (error) =>
     Runtime.instance().logger.warn('activity trouble signal not delivered', { error: error instanceof Error ? error.message : String(error) }),
   );
-  const workers: Partial<Record<TaskQueueRole, Worker>> = {};
+  const workers: Partial<Record<WorkerRole, Worker>> = {};
   for (const [role, budget] of Object.entries(capacity.queues) as Array<[TaskQueueRole, SlotBudget]>) {
     workers[role] = await queueWorker(options, connection, queues[role], budget, activities, trouble);
   }
-  return { worker: new WorkerGroup(workers), connection, capacity };
+  for (const [environment, budget] of Object.entries(capacity.deliveries) as Array<[Environment, DeliveryBudget]>) {
+    workers[`${environment}-webhooks`] = await queueWorker(options, connection, webhookTaskQueueFor(options.taskQueue, environment), deliverySlots(budget), activities, trouble);
+  }
+  return { worker: new WorkerGroup(workers), connection, client: signals, capacity };
+}
+
+/** A delivery Worker's slots: its attempts hold no pooled connection while they send (worker-capacity.ts). */
+function deliverySlots(budget: DeliveryBudget): SlotBudget & { workflowTaskSlots: number } {
+  return { localActivitySlots: budget.sendSlots, activitySlots: budget.sendSlots, cachedWorkflows: budget.cachedWorkflows, workflowTaskSlots: budget.workflowTaskSlots };
 }
 
 /** The SDK's default workflow task slots; fewer when the Worker's cache is smaller (the SDK requires it). */
@@ -129,7 +142,7 @@ async function queueWorker(
   options: PaymentsWorkerOptions,
   connection: NativeConnection,
   taskQueue: string,
-  budget: SlotBudget,
+  budget: SlotBudget & { workflowTaskSlots?: number },
   activities: ReturnType<typeof createActivities>,
   trouble: ActivityInterceptorsFactory,
 ): Promise<Worker> {
@@ -144,7 +157,7 @@ async function queueWorker(
     maxConcurrentLocalActivityExecutions: budget.localActivitySlots,
     maxConcurrentActivityTaskExecutions: budget.activitySlots,
     maxCachedWorkflows: budget.cachedWorkflows,
-    maxConcurrentWorkflowTaskExecutions: Math.min(WORKFLOW_TASK_SLOTS, budget.cachedWorkflows),
+    maxConcurrentWorkflowTaskExecutions: Math.min(budget.workflowTaskSlots ?? WORKFLOW_TASK_SLOTS, budget.cachedWorkflows),
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerVersioningOptions(options.deployment),
   });

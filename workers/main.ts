@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const sealed = await sealSettlementAccounts(orm, secretBox);
   if (sealed.sealed > 0) log.info({ sealed: sealed.sealed }, 'settlement account numbers sealed');
   const address = config.temporalAddress ?? '127.0.0.1:7233';
-  const { worker, connection, capacity } = await createPaymentsWorker({
+  const { worker, connection, client: workerClient, capacity } = await createPaymentsWorker({
     orm,
     address,
     namespace: config.temporalNamespace,
@@ -58,8 +58,19 @@ async function main(): Promise<void> {
     throw error instanceof Error && error.message.startsWith('SETTLEMENT_SCHEDULE') ? new StartupError(error.message) : error;
   });
   log.info({ scheduleId: schedule.scheduleId, cron: config.settlementSchedule, created: schedule.created }, 'settlement schedule ensured');
+  // On the worker's own connection, with eager start: each delivery's first workflow task comes back
+  // to this process in the start's answer (docs/architecture.md, Webhook latency).
+  const starts = Runtime.instance().metricMeter.createCounter('payments_webhook_starts', '1', 'Webhook deliveries started by the outbox relay, by how (eager: first task handed back in the answer)');
   const relay = startOutboxRelay(
-    { orm, client: temporal.client, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
+    {
+      orm,
+      client: workerClient,
+      eagerStart: true,
+      onStart: (environment, how) => starts.add(1, { environment, how }),
+      taskQueue: config.taskQueue,
+      retryScheduleMs: config.webhooks.retryScheduleMs,
+      log,
+    },
     config.webhooks.outboxPollMs,
   );
   // Starts the workflow of any charge the API wrote but could not confirm started (every 1 s, after 5 s).
@@ -88,7 +99,7 @@ async function main(): Promise<void> {
     reconcile.intervalMs,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
-  log.info({ taskQueues: worker.taskQueues, slots: capacity.queues, deployment: config.workerDeployment ?? 'unversioned' }, 'worker running');
+  log.info({ taskQueues: worker.taskQueues, slots: capacity.queues, deliveries: capacity.deliveries, webhookDbConnections: capacity.webhookDbConnections, deployment: config.workerDeployment ?? 'unversioned' }, 'worker running');
   process.send?.('ready');
   await worker.run();
   await relay.stop();

@@ -1,8 +1,13 @@
 import type { Worker } from '@temporalio/worker';
+import type { Environment } from '../src/domain/environment';
 import type { TaskQueueRole } from '../src/temporal/task-queues';
 
+/** A Worker's part in the process: a payments queue, or an environment's webhook delivery queue. */
+export type WorkerRole = TaskQueueRole | `${Environment}-webhooks`;
+
 /**
- * The payments worker of one process: a Temporal Worker per task queue (sandbox, live, legacy), run
+ * The payments worker of one process: a Temporal Worker per task queue (sandbox, live, legacy, and
+ * each environment's webhook deliveries), run
  * and stopped together. Used like a single Worker: `run()` resolves once every Worker has stopped
  * (and rejects with the first failure); when one stops, for whatever reason, the others are shut down
  * too, so a process never goes on serving one environment silently without the other.
@@ -10,10 +15,10 @@ import type { TaskQueueRole } from '../src/temporal/task-queues';
 export class WorkerGroup {
   private stopping = false;
 
-  constructor(readonly workers: Partial<Record<TaskQueueRole, Worker>>) {}
+  constructor(readonly workers: Partial<Record<WorkerRole, Worker>>) {}
 
   /** The task queues polled, by role. */
-  get taskQueues(): Partial<Record<TaskQueueRole, string>> {
+  get taskQueues(): Partial<Record<WorkerRole, string>> {
     return Object.fromEntries(Object.entries(this.workers).map(([role, worker]) => [role, worker.options.taskQueue]));
   }
 

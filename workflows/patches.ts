@@ -4,6 +4,7 @@ import { NO_LIVE_SIMULATOR_PATCH, REFUSE_DRAFT_INPUT_PATCH, TRUST_ONLY_THE_DATAB
 import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
+import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -20,4 +21,5 @@ export const PATCH_IDS: readonly string[] = [
   OPERATOR_AUDIT_PATCH,
   INDETERMINATE_ATTENTION_PATCH,
   SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH,
+  LOCAL_FIRST_ATTEMPT_PATCH,
 ];

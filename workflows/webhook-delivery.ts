@@ -1,4 +1,4 @@
-import { defineQuery, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { DeliverWebhookOutcome, WebhookActivities } from '../activities/types';
 import { jittered } from '../src/domain/webhook-retry';
 import { answerRecord } from './record-query';
@@ -13,6 +13,11 @@ export interface WebhookDeliveryInput {
   environment: 'sandbox' | 'live';
   /** Delays after each failed attempt (WEBHOOK_RETRY_SCHEDULE at start time). */
   retryScheduleMs: number[];
+  /**
+   * Run attempt 1 as a local activity (issue 19): set by the relay when the endpoint's timeout
+   * allows it (LOCAL_FIRST_ATTEMPT_MAX_TIMEOUT_S). Absent in runs started before issue 19.
+   */
+  localFirstAttempt?: boolean;
 }
 
 export interface WebhookDeliveryResult {
@@ -51,6 +56,36 @@ const OPTIONS: ActivityOptions = {
 const { deliverWebhook } = proxyActivities<WebhookActivities>(OPTIONS);
 
 /**
+ * Issue 19: attempt 1 runs as a local activity in the worker that holds the workflow task (with
+ * eager start, the relay's own process), so the POST leaves without an activity task round trip
+ * through the server. No retry of its own: whatever it throws (the merchant's send slots taken, the
+ * database unreachable) hands the same attempt to the regular activity above, which retries with
+ * backoff and answers what was recorded if the local one did record it. Long enough for the longest
+ * endpoint timeout (30 s) plus the database steps; a worker that dies mid-attempt loses its workflow
+ * task, which the server hands to another worker after the workflow task timeout, and the attempt
+ * runs again there (at least once).
+ */
+const LOCAL_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '40 seconds',
+  retry: { maximumAttempts: 1 },
+};
+const local = proxyLocalActivities<WebhookActivities>(LOCAL_OPTIONS);
+/** The patch that marks runs whose first attempt may be local (histories from before replay without it). */
+export const LOCAL_FIRST_ATTEMPT_PATCH = 'webhook-local-first-attempt';
+
+/** Attempt 1 locally when the input asks for it (falling back to the activity); every other attempt as an activity. */
+async function runAttempt(input: WebhookDeliveryInput, args: Parameters<WebhookActivities['deliverWebhook']>, summary: string) {
+  if (args[0].attempt === 1 && input.localFirstAttempt === true && patched(LOCAL_FIRST_ATTEMPT_PATCH)) {
+    try {
+      return await local.deliverWebhook.executeWithOptions({ ...LOCAL_OPTIONS, summary: `${summary} (local)` }, args);
+    } catch {
+      // Nothing is lost: the activity below runs the same attempt (and does not send it twice if it was recorded).
+    }
+  }
+  return deliverWebhook.executeWithOptions({ ...OPTIONS, summary }, args);
+}
+
+/**
  * One event to one endpoint, at least once. Workflow id = delivery id (`dlv_…`). Each attempt is an
  * activity; after a failure the workflow waits on a durable timer (INTERFACE.md schedule, ±20 %
  * jitter, Retry-After honoured within [delay, 2 × delay]) and tries again, until a 2xx, the end of the
@@ -66,9 +101,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     state.attempt = attempt;
     state.nextAttemptAt = null;
     const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;
-    const outcome = await deliverWebhook.executeWithOptions(
-      { ...OPTIONS, summary: `attempt ${attempt}: POST ${input.eventType} ${input.eventId} to ${input.endpointId}` },
+    const outcome = await runAttempt(
+      input,
       [{ deliveryId: input.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs }],
+      `attempt ${attempt}: POST ${input.eventType} ${input.eventId} to ${input.endpointId}`,
     );
     state.last = outcome;
     if (outcome.outcome !== 'failed') return { status: outcome.outcome, attempts: attempt, reason: outcome.reason };

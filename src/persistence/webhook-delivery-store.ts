@@ -120,7 +120,10 @@ export async function markWorkflowsStarted(orm: Orm, ids: string[]): Promise<voi
 }
 
 /** What starting a delivery's workflow needs, straight from its row. */
-export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'merchant_id' | 'environment' | 'event_type'>;
+export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'merchant_id' | 'environment' | 'event_type'> & {
+  /** The endpoint's timeout_seconds when the row was read (null: endpoint gone), for the first attempt's shape. */
+  timeout_seconds: number | null;
+};
 
 /**
  * Pending deliveries with no attempt whose workflow was never confirmed started, older than
@@ -128,9 +131,10 @@ export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_
  */
 export async function findUnstartedDeliveries(orm: Orm, olderThanSeconds: number, limit: number): Promise<UnstartedDelivery[]> {
   return orm.em.getConnection().execute<UnstartedDelivery[]>(
-    `select id, endpoint_id, event_id, merchant_id, environment, event_type from webhook_deliveries
-     where status = 'pending' and attempt_count = 0 and workflow_started_at is null and created_at < now() - make_interval(secs => ?)
-     order by created_at limit ?`,
+    `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds
+     from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
+     where d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null and d.created_at < now() - make_interval(secs => ?)
+     order by d.created_at limit ?`,
     [olderThanSeconds, limit],
   );
 }

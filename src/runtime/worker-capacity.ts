@@ -6,14 +6,18 @@ import type { TaskQueueRole } from '../temporal/task-queues';
  * How much work one worker process takes on at once, sized to its database pool so that no slot
  * ever waits for a connection it cannot get:
  *
- *   local activity slots + activity slots + RESERVED_CONNECTIONS <= pool size
+ *   local activity slots + activity slots + WEBHOOK_DB_CONNECTIONS + RESERVED_CONNECTIONS <= pool size
  *
- * A charge step (local activity) holds one connection for its whole transaction; a webhook attempt
- * (activity) holds one for its two short queries, never during the HTTP send; the outbox relay, the
- * charge-start relay, the charge reconciler and the idempotency retention job use one each.
- * Defaults (pool 20): 8 local activity slots and 8 activity slots.
- * Each can be set (WORKER_DB_POOL_MAX, WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS); a
- * combination that could exhaust the pool is refused at start-up with the numbers in the message.
+ * A charge step (local activity) holds one connection for its whole transaction; a payout, refund,
+ * dispute or settlement step (activity) holds one too; a webhook attempt holds none of those: its two
+ * short database steps (context read, result write) take one of WEBHOOK_DB_CONNECTIONS (default 4,
+ * a semaphore in activities/webhooks.ts) and it holds nothing while the receiver answers, so its
+ * delivery Worker has WEBHOOK_SEND_SLOTS (default 200) slots (DeliveryBudget below). The outbox
+ * relay, the charge-start relay, the charge reconciler and the idempotency retention job use one each.
+ * Defaults (pool 24): 8 local activity slots, 8 activity slots, 4 webhook connections.
+ * Each can be set (WORKER_DB_POOL_MAX, WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS,
+ * WEBHOOK_DB_CONNECTIONS, WEBHOOK_SEND_SLOTS); a combination that could exhaust the pool is refused
+ * at start-up with the numbers in the message.
  *
  * Those totals are then split between the process's Workers, one per task queue
  * (temporal/task-queues.ts), each with a fixed-size budget of its own:
@@ -38,8 +42,27 @@ export interface SlotBudget {
   cachedWorkflows: number;
 }
 
+/**
+ * The webhook delivery Worker of one environment (`<base>-<environment>-webhooks`, issue 19). Its
+ * slots hold no database connection: an attempt takes one of the process's
+ * `WorkerCapacity.webhookDbConnections` only to read its context and to record its result, and
+ * holds none while the receiver answers. So the send concurrency is sized to the network and the
+ * receivers (WEBHOOK_SEND_SLOTS), not to the pool.
+ */
+export interface DeliveryBudget {
+  /** Activity slots and local activity slots, each (WEBHOOK_SEND_SLOTS). */
+  sendSlots: number;
+  cachedWorkflows: number;
+  /** Workflow task slots: a first attempt run as a local activity holds one while the receiver answers. */
+  workflowTaskSlots: number;
+}
+
 export interface WorkerCapacity {
   poolMax: number;
+  /** Connections the webhook attempts of the whole process share for their short database steps (WEBHOOK_DB_CONNECTIONS). */
+  webhookDbConnections: number;
+  /** The delivery Worker of each environment this process polls. */
+  deliveries: Partial<Record<Environment, DeliveryBudget>>;
   /** Totals over the process's Workers. */
   localActivitySlots: number;
   activitySlots: number;
@@ -60,11 +83,21 @@ export interface SlotSettings {
   environments?: readonly Environment[];
   /** The whole process's workflow cache (default: what the SDK would give one Worker on this heap). */
   cachedWorkflows?: number;
+  /** WEBHOOK_SEND_SLOTS: concurrent webhook attempts per environment's delivery Worker. */
+  webhookSendSlots?: number;
+  /** WEBHOOK_DB_CONNECTIONS: connections of the pool kept for webhook attempts' database steps. */
+  webhookDbConnections?: number;
 }
 
 /** The outbox relay, the charge-start relay, the charge reconciler and the idempotency retention job. */
 export const RESERVED_CONNECTIONS = 4;
-export const DEFAULT_WORKER_POOL_MAX = 20;
+export const DEFAULT_WORKER_POOL_MAX = 24;
+export const DEFAULT_WEBHOOK_SEND_SLOTS = 200;
+export const DEFAULT_WEBHOOK_DB_CONNECTIONS = 4;
+/** The share of the process's workflow cache kept for the delivery Workers (split between environments). */
+const DELIVERY_CACHE_SHARE = 0.25;
+/** Most workflow task slots of a delivery Worker (the SDK default is 40 per Worker). */
+const DELIVERY_WORKFLOW_TASK_SLOTS = 100;
 export const DEFAULT_LIVE_SHARE = 0.5;
 export const DEFAULT_LEGACY_SLOTS = 1;
 /** The SDK's floor for a Worker's workflow cache. */
@@ -77,26 +110,42 @@ export function defaultProcessWorkflowCache(heapLimitBytes = v8.getHeapStatistic
 }
 
 export function workerCapacity(poolMax: number, settings: SlotSettings = {}): WorkerCapacity {
-  const usable = poolMax - RESERVED_CONNECTIONS;
-  if (usable < 2) throw new Error(`The worker's database pool (${poolMax}) must have at least ${RESERVED_CONNECTIONS + 2} connections.`);
+  const webhookDbConnections = settings.webhookDbConnections ?? DEFAULT_WEBHOOK_DB_CONNECTIONS;
+  const sendSlots = settings.webhookSendSlots ?? DEFAULT_WEBHOOK_SEND_SLOTS;
+  if (!Number.isInteger(webhookDbConnections) || webhookDbConnections < 1) throw new Error(`WEBHOOK_DB_CONNECTIONS must be a positive integer, got ${webhookDbConnections}.`);
+  if (!Number.isInteger(sendSlots) || sendSlots < 1) throw new Error(`WEBHOOK_SEND_SLOTS must be a positive integer, got ${sendSlots}.`);
+  const usable = poolMax - RESERVED_CONNECTIONS - webhookDbConnections;
+  if (usable < 2) {
+    throw new Error(
+      `The worker's database pool (${poolMax}) must have at least ${RESERVED_CONNECTIONS + webhookDbConnections + 2} connections ` +
+        `(${RESERVED_CONNECTIONS} reserved + WEBHOOK_DB_CONNECTIONS ${webhookDbConnections} + 2).`,
+    );
+  }
   const localActivitySlots = settings.localActivitySlots ?? Math.floor(usable / 2);
   const activitySlots = settings.activitySlots ?? usable - localActivitySlots;
   if (localActivitySlots < 1 || activitySlots < 1) throw new Error('Worker slot counts must be at least 1.');
-  if (localActivitySlots + activitySlots + RESERVED_CONNECTIONS > poolMax) {
+  if (localActivitySlots + activitySlots + webhookDbConnections + RESERVED_CONNECTIONS > poolMax) {
     throw new Error(
       `Worker slots exceed the database pool: ${localActivitySlots} local activity + ${activitySlots} activity + ` +
-        `${RESERVED_CONNECTIONS} reserved > WORKER_DB_POOL_MAX ${poolMax}. Raise the pool or lower the slots.`,
+        `${webhookDbConnections} webhook (WEBHOOK_DB_CONNECTIONS) + ${RESERVED_CONNECTIONS} reserved > WORKER_DB_POOL_MAX ${poolMax}. Raise the pool or lower the slots.`,
     );
   }
   const split = splitSlots({ localActivitySlots, activitySlots }, settings);
   const total = localActivitySlots + activitySlots;
   const cache = settings.cachedWorkflows ?? defaultProcessWorkflowCache();
+  const environments = (settings.environments ?? ENVIRONMENTS).filter((e) => ENVIRONMENTS.includes(e));
+  const deliveryCache = Math.max(MIN_CACHED_WORKFLOWS, Math.floor((cache * DELIVERY_CACHE_SHARE) / environments.length));
+  const paymentsCache = environments.length > 0 ? cache - deliveryCache * environments.length : cache;
   const queues: Partial<Record<TaskQueueRole, SlotBudget>> = {};
   for (const [role, slots] of Object.entries(split) as Array<[TaskQueueRole, Omit<SlotBudget, 'cachedWorkflows'>]>) {
     const share = (slots.localActivitySlots + slots.activitySlots) / total;
-    queues[role] = { ...slots, cachedWorkflows: Math.max(MIN_CACHED_WORKFLOWS, Math.floor(cache * share)) };
+    queues[role] = { ...slots, cachedWorkflows: Math.max(MIN_CACHED_WORKFLOWS, Math.floor(Math.max(paymentsCache, 0) * share)) };
   }
-  return { poolMax, localActivitySlots, activitySlots, queues };
+  const deliveries: Partial<Record<Environment, DeliveryBudget>> = {};
+  for (const environment of environments) {
+    deliveries[environment] = { sendSlots, cachedWorkflows: deliveryCache, workflowTaskSlots: Math.min(DELIVERY_WORKFLOW_TASK_SLOTS, deliveryCache) };
+  }
+  return { poolMax, webhookDbConnections, deliveries, localActivitySlots, activitySlots, queues };
 }
 
 type Slots = Omit<SlotBudget, 'cachedWorkflows'>;
@@ -132,9 +181,18 @@ function splitSlots(totals: Slots, settings: SlotSettings): Partial<Record<TaskQ
   return out;
 }
 
-/** WORKER_LIVE_SHARE, WORKER_LEGACY_SLOTS and WORKER_ENVIRONMENTS (unset: the defaults above). */
-export function workerQueueSettings(env: NodeJS.ProcessEnv = process.env): Pick<SlotSettings, 'liveShare' | 'legacySlots' | 'environments'> {
-  const out: Pick<SlotSettings, 'liveShare' | 'legacySlots' | 'environments'> = {};
+type QueueSettings = Pick<SlotSettings, 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections'>;
+
+/** WORKER_LIVE_SHARE, WORKER_LEGACY_SLOTS, WORKER_ENVIRONMENTS, WEBHOOK_SEND_SLOTS and WEBHOOK_DB_CONNECTIONS (unset: the defaults above). */
+export function workerQueueSettings(env: NodeJS.ProcessEnv = process.env): QueueSettings {
+  const out: QueueSettings = {};
+  for (const [name, key] of [['WEBHOOK_SEND_SLOTS', 'webhookSendSlots'], ['WEBHOOK_DB_CONNECTIONS', 'webhookDbConnections']] as const) {
+    const raw = env[name];
+    if (!raw) continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+    out[key] = value;
+  }
   if (env.WORKER_LIVE_SHARE) {
     const share = Number(env.WORKER_LIVE_SHARE);
     if (!(share > 0 && share < 1)) throw new Error(`WORKER_LIVE_SHARE must be a number strictly between 0 and 1, got "${env.WORKER_LIVE_SHARE}"`);

@@ -1,4 +1,5 @@
 import { ApiError } from '../domain/errors';
+import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
 import { deliveryJson, type DeliveryRecord } from '../domain/webhook-delivery';
 import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey } from '../persistence/idempotency-store';
 import { findDelivery, insertReplay, markWorkflowsStarted } from '../persistence/webhook-delivery-store';
@@ -38,6 +39,7 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
       merchantId: replay.merchantId,
       environment: replay.environment,
       retryScheduleMs: deps.webhooks.retryScheduleMs,
+      localFirstAttempt: localFirstAttemptFor(endpoint.timeoutSeconds),
     }),
   );
   await markWorkflowsStarted(deps.orm, [replay.id]);

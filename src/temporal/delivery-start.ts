@@ -1,14 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { SA } from '../domain/search-attributes';
 import type { webhookDeliveryWorkflow, WebhookDeliveryInput } from '../../workflows/webhook-delivery';
-import { taskQueueFor } from './task-queues';
+import { webhookTaskQueueFor } from './task-queues';
 import { workflowDetails } from '../domain/workflow-details';
 
 /**
- * Starts a delivery workflow (workflow id = delivery id) on the task queue of the delivery's
- * environment (`baseQueue` is TEMPORAL_TASK_QUEUE; temporal/task-queues.ts). Starting one that exists, running or
+ * Starts a delivery workflow (workflow id = delivery id) on the delivery queue of the delivery's
+ * environment (`<baseQueue>-<environment>-webhooks`; `baseQueue` is TEMPORAL_TASK_QUEUE; temporal/task-queues.ts). Starting one that exists, running or
  * closed, does nothing: a delivery id is never run twice. Resolves once the workflow is known to
- * exist ('started' or 'already_started'); throws when that is unknown (Temporal unreachable, or a
+ * exist ('started', 'started_eagerly' or 'already_started'); throws when that is unknown (Temporal unreachable, or a
  * timeout after which the start may or may not have happened). Callers then leave the delivery
  * pending without `workflow_started_at`, and the outbox relay's sweep starts it later.
  *
@@ -18,16 +18,19 @@ import { workflowDetails } from '../domain/workflow-details';
  * normal start when it declines, and a lost eager task is retried by the server after the workflow
  * task timeout like any other.
  */
+/** `started_eagerly`: the server accepted eager start and handed the first workflow task back in its answer. */
+export type DeliveryStart = 'started' | 'started_eagerly' | 'already_started';
+
 export async function startDeliveryWorkflow(
   client: Client,
   baseQueue: string,
   input: WebhookDeliveryInput,
   options: { eager?: boolean } = {},
-): Promise<'started' | 'already_started'> {
+): Promise<DeliveryStart> {
   try {
-    await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    const handle = await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: input.deliveryId,
-      taskQueue: taskQueueFor(baseQueue, input.environment),
+      taskQueue: webhookTaskQueueFor(baseQueue, input.environment),
       args: [input],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',
@@ -39,7 +42,7 @@ export async function startDeliveryWorkflow(
       ],
       ...(options.eager ? { requestEagerStart: true } : {}),
     });
-    return 'started';
+    return handle.eagerlyStarted ? 'started_eagerly' : 'started';
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     return 'already_started';

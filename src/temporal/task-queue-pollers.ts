@@ -1,11 +1,11 @@
 import { temporal as proto } from '@temporalio/proto';
 import { ENVIRONMENTS, type Environment } from '../domain/environment';
 import type { TemporalHandle } from './connection';
-import { taskQueueFor } from './task-queues';
+import { taskQueueFor, webhookTaskQueueFor } from './task-queues';
 
 /**
- * Workers polling each environment's task queue (`<base>-sandbox`, `<base>-live`), for workflow tasks
- * and for activity tasks: the `payments_task_queue_pollers` gauge. A poller counts when the server saw
+ * Workers polling each environment's task queues (`<base>-sandbox`, `<base>-live`, and their webhook
+ * delivery queues `<base>-<environment>-webhooks`), for workflow tasks and for activity tasks: the `payments_task_queue_pollers` gauge. A poller counts when the server saw
  * it in the last minute (pollers long-poll for about a minute); /health counts them with the same
  * function. One
  * DescribeTaskQueue per queue and task type, all at once, within one deadline.
@@ -44,7 +44,11 @@ export async function freshPollerCount(temporal: TemporalHandle, taskQueue: stri
 }
 
 export async function countQueuePollers(temporal: TemporalHandle, taskQueueBase: string, deadlineMs: number): Promise<QueuePollers[]> {
-  const cells = ENVIRONMENTS.flatMap((environment) => (['workflow', 'activity'] as const).map((taskType) => ({ environment, taskType, taskQueue: taskQueueFor(taskQueueBase, environment) })));
+  const cells = ENVIRONMENTS.flatMap((environment) =>
+    [taskQueueFor(taskQueueBase, environment), webhookTaskQueueFor(taskQueueBase, environment)].flatMap((taskQueue) =>
+      (['workflow', 'activity'] as const).map((taskType) => ({ environment, taskType, taskQueue })),
+    ),
+  );
   // Every call settles before this does (none is left running), then the first failure is thrown.
   const results = await temporal.connection.withDeadline(Date.now() + deadlineMs, () =>
     Promise.allSettled(cells.map(async (cell): Promise<QueuePollers> => ({ ...cell, pollers: await freshPollerCount(temporal, cell.taskQueue, cell.taskType) }))),

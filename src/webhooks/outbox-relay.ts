@@ -5,8 +5,9 @@ import type { Orm } from '../persistence/orm';
 import { TEXT_ARRAY } from '../persistence/sql-values';
 import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery } from '../persistence/webhook-delivery-store';
 import type { Logger } from '../support/logger';
-import { startDeliveryWorkflow } from '../temporal/delivery-start';
+import { startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
 import { fanOutDeliveryId } from './delivery-id';
+import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
 import { roundRobinByMerchant } from './fair-order';
 import { startOutboxListener } from './outbox-listener';
 
@@ -23,10 +24,12 @@ export interface RelayDeps {
   /**
    * Ask for eager workflow start: the server hands the delivery's first workflow task straight back
    * to a worker of this process. Only when `client` is on the NativeConnection of a Worker that polls
-   * `taskQueue` in this process; the SDK refuses it on any other connection. Off in workers/main.ts:
-   * measured, it shortened the start but lengthened the tail (docs/architecture.md, Webhook latency).
+   * the delivery queues in this process (workers/main.ts: on since issue 19, docs/architecture.md,
+   * Webhook latency); the server falls back to a normal start when it declines.
    */
   eagerStart?: boolean;
+  /** Told of each start the relay makes, and how it went (the worker counts them: payments_webhook_starts). */
+  onStart?: (environment: Environment, how: DeliveryStart) => void;
   /**
    * Where the running relay LISTENs for new events (a dedicated connection): the ORM's URL unless
    * given; null to rely on the poll alone.
@@ -38,7 +41,8 @@ const BATCH = 100;
 // Long enough for one pass; short, so events a crashed relay claimed are taken over soon (redoing a
 // pass is harmless: every step is idempotent).
 export const LEASE_SECONDS = 15;
-const START_CONCURRENCY = 16;
+/** Starts in flight at once (each an RPC of a few milliseconds; with eager start it also hands the worker its first task). */
+const START_CONCURRENCY = 32;
 /**
  * A delivery is normally started within a second of being written (by the fan-out pass or the replay
  * request); one still unconfirmed after this long was cut short (Temporal down, a timeout, a crash)
@@ -60,6 +64,7 @@ interface EndpointRow {
   id: string;
   status: 'active' | 'disabled';
   subscribed_events: string[];
+  timeout_seconds: number;
 }
 
 /**
@@ -77,7 +82,7 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
     while (!failure && next < deliveries.length) {
       const d = deliveries[next++];
       try {
-        await startDeliveryWorkflow(
+        const how = await startDeliveryWorkflow(
           deps.client,
           deps.taskQueue,
           {
@@ -88,9 +93,11 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
             merchantId: d.merchant_id,
             environment: d.environment,
             retryScheduleMs: deps.retryScheduleMs,
+            localFirstAttempt: d.timeout_seconds !== null && localFirstAttemptFor(d.timeout_seconds),
           },
           { eager: deps.eagerStart === true },
         );
+        deps.onStart?.(d.environment, how);
         started.push(d.id);
       } catch (error) {
         failure ??= { error };
@@ -164,7 +171,7 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
   const conn = deps.orm.em.getConnection();
   const scopes = new Map(events.map((e) => [`${e.merchant_id}|${e.environment}`, [e.merchant_id, e.environment]]));
   const endpoints = await conn.execute<Array<EndpointRow & { merchant_id: string; environment: Environment }>>(
-    `select id, merchant_id, environment, status, subscribed_events from webhook_endpoints
+    `select id, merchant_id, environment, status, subscribed_events, timeout_seconds from webhook_endpoints
      where (merchant_id, environment) in (${[...scopes.values()].map(() => '(?, ?)').join(', ')}) and deleted_at is null`,
     [...scopes.values()].flat(),
   );
@@ -175,25 +182,29 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
       if (!subscribes(endpoint.subscribed_events, event.type)) continue;
       const pending = endpoint.status === 'active';
       rows.push([fanOutDeliveryId(event.id, endpoint.id), endpoint.id, event.id, event.merchant_id, event.environment, event.type,
-        pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled']);
+        pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled', endpoint.timeout_seconds]);
     }
   }
-  const earlier = `select id, endpoint_id, event_id, merchant_id, environment, event_type from webhook_deliveries
-     where event_id = any(${TEXT_ARRAY}) and replay_of is null and status = 'pending' and attempt_count = 0 and workflow_started_at is null`;
+  const earlier = `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds
+     from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
+     where d.event_id = any(${TEXT_ARRAY}) and d.replay_of is null and d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null`;
   const eventIds = JSON.stringify(events.map((e) => e.id));
   if (rows.length === 0) return conn.execute<UnstartedDelivery[]>(earlier, [eventIds]);
   // One statement: the insert's own rows come from RETURNING (rows that existed already are not
   // returned), the earlier pass's rows from the table as it was before the insert.
   return conn.execute<UnstartedDelivery[]>(
-    `with written as (
+    `with v (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, timeout_seconds) as (
+       values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::int)').join(', ')}),
+     written as (
        insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, created_at, updated_at,
          completed_at)
-       select v.*, date_trunc('milliseconds', now()), now(), case when v.status = 'skipped' then now() end
-       from (values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}) as v(id, endpoint_id, event_id, merchant_id, environment, event_type,
-         status, last_error)
+       select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.status, v.last_error,
+         date_trunc('milliseconds', now()), now(), case when v.status = 'skipped' then now() end
+       from v
        on conflict do nothing
-       returning id, endpoint_id, event_id, merchant_id, environment, event_type, status)
-     select id, endpoint_id, event_id, merchant_id, environment, event_type from written where status = 'pending'
+       returning id, status)
+     select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.timeout_seconds
+     from written join v on v.id = written.id where written.status = 'pending'
      union all
      ${earlier}`,
     [...rows.flat(), eventIds],

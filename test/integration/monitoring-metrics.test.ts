@@ -133,11 +133,13 @@ test('the sampler exports what PostgreSQL and Temporal hold: needing attention, 
   });
   expect(value(text, 'payments_monitor_up', 'source="postgres"')).toBe(1);
   expect(value(text, 'payments_monitor_up', 'source="temporal"')).toBe(1);
-  // Every cell is exported, zero included: 5 payment types x 2 environments, 2 queues x 2 task types.
+  // Every cell is exported, zero included: 5 payment types x 2 environments, 4 queues (2 payments, 2 webhook delivery) x 2 task types.
   expect(samples(text, 'payments_needing_attention')).toHaveLength(10);
   expect(value(text, 'payments_needing_attention', 'type="charge",environment="live"')).toBe(0);
-  expect(samples(text, 'payments_task_queue_pollers')).toHaveLength(4);
+  expect(samples(text, 'payments_task_queue_pollers')).toHaveLength(8);
   expect(value(text, 'payments_task_queue_pollers', `environment="live",task_queue="${h.taskQueue}-live",task_type="activity"`)).toBeGreaterThanOrEqual(1);
+  // Each environment's webhook delivery queue (issue 19) is counted too.
+  expect(value(text, 'payments_task_queue_pollers', `environment="sandbox",task_queue="${h.taskQueue}-sandbox-webhooks",task_type="workflow"`)).toBeGreaterThanOrEqual(1);
   expect(samples(text, 'payments_relay_lag_seconds').map(([labels]) => labels).sort()).toEqual(
     ['charge_start', 'dispute_start', 'payout_start', 'refund_start', 'webhook_delivery_start', 'webhook_outbox'].map((r) => `relay="${r}"`),
   );

@@ -14,14 +14,14 @@ import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
 import { createLogger } from '../../src/support/logger';
 import { newId, randomBase62 } from '../../src/support/new-id';
-import { taskQueueFor } from '../../src/temporal/task-queues';
+import { taskQueueFor, webhookTaskQueueFor } from '../../src/temporal/task-queues';
 import { relayOnce } from '../../src/webhooks/outbox-relay';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';
 import type { SlotSettings } from '../../src/runtime/worker-capacity';
 import type { WebhookDeliveryResult, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { createPaymentsWorker } from '../../workers/create-worker';
 import type { WorkerGroup } from '../../workers/worker-group';
-import { startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
 import { testPayloadCodec } from '../support/payload-codec';
 import { deadTemporalClient, emitEvent } from '../support/webhook-fixtures';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
@@ -89,7 +89,7 @@ test('/health on each listener reports the workers of its own environment', asyn
   // A worker process for sandbox only (WORKER_ENVIRONMENTS=sandbox), nothing on live's queue.
   const worker = await startWorkers({ environments: ['sandbox'], legacySlots: 0 });
   try {
-    expect(worker.taskQueues).toEqual({ sandbox: taskQueueFor(h.taskQueue, 'sandbox') });
+    expect(worker.taskQueues).toEqual({ sandbox: taskQueueFor(h.taskQueue, 'sandbox'), 'sandbox-webhooks': webhookTaskQueueFor(h.taskQueue, 'sandbox') });
     expect(await healthOf('sandbox')).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await h.request('live', 'GET', '/health').then((r) => ({ status: r.status, body: r.json }))).toEqual({
       status: 503,
@@ -137,24 +137,40 @@ test('a workflow started on the legacy single queue before the upgrade still fin
   }
 }, 60_000);
 
-test('a sandbox flood holding every sandbox slot does not delay a live workflow', async () => {
+test('a sandbox webhook flood holding every sandbox send slot delays neither a live delivery nor a sandbox charge (own queues)', async () => {
   const FLOOD = 20;
-  const SANDBOX_ACTIVITY_SLOTS = 2;
+  const SANDBOX_SEND_SLOTS = 2;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   rx.respond(() => ({ status: 200, body: 'ok', release: held }));
   try {
-    // The flood: FLOOD sandbox deliveries to a receiver that answers none of them until released.
+    // The flood: FLOOD sandbox deliveries to a receiver that answers none of them until released
+    // (timeout 30 s: every attempt is a regular activity, not a local one).
     const sandbox = await callerIn('sandbox');
     await createEndpoint(h.deps, sandbox, { url: `${rx.url}/flood`, subscribed_events: [], timeout_seconds: 30 });
     for (let i = 0; i < FLOOD; i++) await emitEvent(h.orm, sandbox);
     const before = rx.deliveries.length;
     expect(await relay()).toBeGreaterThanOrEqual(FLOOD);
 
-    // 4 + 4 slots: live 2 + 2, sandbox 2 + 2, no legacy queue.
-    const worker = await startWorkers({ localActivitySlots: 4, activitySlots: 4, legacySlots: 0 });
-    expect(worker.taskQueues).toEqual({ sandbox: taskQueueFor(h.taskQueue, 'sandbox'), live: taskQueueFor(h.taskQueue, 'live') });
-    await rx.waitFor((ds) => ds.length >= before + SANDBOX_ACTIVITY_SLOTS, 20_000);
+    // 4 + 4 payment slots (live 2 + 2, sandbox 2 + 2, no legacy queue) and 2 send slots per delivery Worker.
+    const worker = await startWorkers({ localActivitySlots: 4, activitySlots: 4, legacySlots: 0, webhookSendSlots: SANDBOX_SEND_SLOTS });
+    expect(worker.taskQueues).toEqual({
+      sandbox: taskQueueFor(h.taskQueue, 'sandbox'),
+      live: taskQueueFor(h.taskQueue, 'live'),
+      'sandbox-webhooks': webhookTaskQueueFor(h.taskQueue, 'sandbox'),
+      'live-webhooks': webhookTaskQueueFor(h.taskQueue, 'live'),
+    });
+    await rx.waitFor((ds) => ds.length >= before + SANDBOX_SEND_SLOTS, 20_000);
+
+    // A sandbox charge meanwhile: its workflow is on the sandbox payments queue, not behind the
+    // flood's deliveries, so it reaches `succeeded` after its 3 s sandbox timer as usual.
+    const merchant = await h.merchant();
+    const created = await h.request('sandbox', 'POST', '/v1/charges', { key: merchant.testKey, body: chargeBody(), headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(created.status).toBe(200);
+    const chargeStartedAt = Date.now();
+    expect((await h.temporal.client.workflow.getHandle(created.json.id).describe()).taskQueue).toBe(taskQueueFor(h.taskQueue, 'sandbox'));
+    expect((await h.settled(created.json.id)).status).toBe('succeeded');
+    expect(Date.now() - chargeStartedAt).toBeLessThan(10_000);
 
     // A live delivery now: an endpoint written directly (a live endpoint must be public, and this
     // one is not), so its one attempt is refused by the live policy and, with no retry scheduled,
@@ -171,7 +187,7 @@ test('a sandbox flood holding every sandbox slot does not delay a live workflow'
     const liveDelivery = fanOutDeliveryId(await emitEvent(h.orm, live), liveEndpoint.id);
     const startedAt = Date.now();
     expect(await relay()).toBeGreaterThanOrEqual(1);
-    expect((await h.temporal.client.workflow.getHandle(liveDelivery).describe()).taskQueue).toBe(taskQueueFor(h.taskQueue, 'live'));
+    expect((await h.temporal.client.workflow.getHandle(liveDelivery).describe()).taskQueue).toBe(webhookTaskQueueFor(h.taskQueue, 'live'));
     const outcome = await result(liveDelivery);
     const tookMs = Date.now() - startedAt;
 
@@ -179,8 +195,8 @@ test('a sandbox flood holding every sandbox slot does not delay a live workflow'
     expect(tookMs).toBeLessThan(10_000);
     const [attempt] = await h.orm.em.getConnection().execute(`select count(*)::int as n from webhook_attempts where delivery_id = ?`, [liveDelivery]);
     expect(attempt.n).toBe(1);
-    // The flood was still holding sandbox throughout: no sandbox send beyond its slots got through.
-    expect(rx.deliveries.length - before).toBe(SANDBOX_ACTIVITY_SLOTS);
+    // The flood was still holding sandbox's send slots throughout: no sandbox send beyond them got through.
+    expect(rx.deliveries.length - before).toBe(SANDBOX_SEND_SLOTS);
     expect(rx.deliveries.some((d) => d.path === '/live')).toBe(false);
   } finally {
     release();
@@ -188,3 +204,30 @@ test('a sandbox flood holding every sandbox slot does not delay a live workflow'
     await stopWorkers();
   }
 }, 90_000);
+
+test('a delivery started on its environment queue before issue 19 still finishes there', async () => {
+  const caller = await callerIn('sandbox');
+  const endpoint = (await createEndpoint(h.deps, caller, { url: `${rx.url}/${caller.merchantId}`, subscribed_events: [] })).endpoint.id;
+  const eventId = await emitEvent(h.orm, caller);
+  const deliveryId = fanOutDeliveryId(eventId, endpoint);
+  const dead = await deadTemporalClient();
+  try {
+    await expect(relayOnce({ orm: h.orm, client: dead.client, taskQueue: h.taskQueue, retryScheduleMs: [], log })).rejects.toThrow();
+  } finally {
+    await dead.close();
+  }
+  // Started as the releases between the split and issue 19 started deliveries: on `<base>-sandbox`, without localFirstAttempt.
+  await h.temporal.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    workflowId: deliveryId,
+    taskQueue: taskQueueFor(h.taskQueue, 'sandbox'),
+    args: [{ deliveryId, eventId, eventType: 'transaction.succeeded', endpointId: endpoint, merchantId: caller.merchantId, environment: 'sandbox', retryScheduleMs: [] }],
+  });
+  await startWorkers({ legacySlots: 0 });
+  try {
+    expect(await result(deliveryId)).toEqual({ status: 'succeeded', attempts: 1, reason: null });
+    expect(rx.deliveries.filter((d) => d.headers['x-service-delivery-id'] === deliveryId)).toHaveLength(1);
+    expect((await h.temporal.client.workflow.getHandle(deliveryId).describe()).taskQueue).toBe(taskQueueFor(h.taskQueue, 'sandbox'));
+  } finally {
+    await stopWorkers();
+  }
+}, 60_000);

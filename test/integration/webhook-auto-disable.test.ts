@@ -25,7 +25,7 @@ import { testServerPath } from '../support/binaries';
 import { testWebhookConfig } from '../support/harness';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
 import { declareSearchAttributes } from '../workflows/support/charge-env';
-import { taskQueueFor } from '../../src/temporal/task-queues';
+import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   deps = { orm, temporal: { connection: env.connection, client: env.client, namespace: 'default' }, taskQueue, log, secretBox, webhooks };
   worker = await Worker.create({
     connection: env.nativeConnection,
-    taskQueue: taskQueueFor(taskQueue, 'sandbox'),
+    taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'),
     workflowBundle: await workflowBundle(),
     activities: createActivities({ orm, webhooks: { secretBox, agents: policyAgents(webhooks), disableRule: webhooks.disableRule } }),
   });
@@ -152,7 +152,7 @@ test('ten failures alone do not disable; ten failures whose first is five days o
 
 test('an unknown delivery id fails the workflow without retries', async () => {
   const handle = await env.client.workflow.start('webhookDeliveryWorkflow', {
-    taskQueue: taskQueueFor(taskQueue, 'sandbox'),
+    taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'),
     workflowId: newId('delivery'),
     args: [{ deliveryId: 'dlv_missing', eventId: 'evt_x', eventType: 'transaction.created', endpointId: 'we_x', merchantId: 'mer_x', environment: 'sandbox', retryScheduleMs: [1000] }],
   });

@@ -96,3 +96,73 @@ test('worker killed during fan-out: after a restart every endpoint has every eve
   );
   expect(Number(rows[0].n)).toBe(want);
 }, 240_000);
+
+test('worker killed while first attempts run as local activities (issue 19): after a restart every delivery is sent, signed and recorded', async () => {
+  const m = await h.merchant();
+  const res = await h.request('sandbox', 'POST', '/v1/webhook-endpoints', { key: m.testKey, body: { url: `${rx.url}/${m.id}/held` } });
+  expect(res.status).toBe(201);
+  expect(res.json.timeout_seconds).toBeLessThanOrEqual(10); // so the first attempt is local (src/domain/webhook-first-attempt.ts)
+  rx.setSecrets([res.json.secret]);
+  const mine = (ds: ReceivedDelivery[]) => ds.filter((d) => d.path === `/hook/${m.id}/held`);
+  // The receiver holds every request until released: the attempts are in flight when the worker dies.
+  let holding = true;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  rx.respond((d) => (holding && d.path === `/hook/${m.id}/held` ? { status: 200, body: 'ok', release: held } : { status: 200, body: 'ok' }));
+
+  const first = await startWorkerChild({ taskQueue: h.taskQueue });
+  const N = 3;
+  const chargeIds: string[] = [];
+  try {
+    for (let i = 0; i < N; i++) {
+      const created = await h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: chargeBody({ reference: `held-${i}` }), headers: { 'Idempotency-Key': idempotencyKey() } });
+      expect(created.status).toBe(200);
+      chargeIds.push(created.json.id);
+    }
+    await rx.waitFor((ds) => mine(ds).length >= N, 30_000);
+  } finally {
+    await first.kill();
+    holding = false;
+    release();
+  }
+  const heldBefore = mine(rx.deliveries).map((d) => d.headers['x-service-delivery-id']);
+  // The attempts that were in flight ran as local activities: no activity task was ever scheduled for them.
+  const history = await h.temporal.client.workflow.getHandle(heldBefore[0]).fetchHistory();
+  expect(history.events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+
+  const second = await startWorkerChild({ taskQueue: h.taskQueue });
+  try {
+    for (const id of chargeIds) expect((await h.settled(id)).status).toBe('succeeded');
+    const events = await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from events where merchant_id = ?`, [m.id]);
+    expect(events).toHaveLength(2 * N);
+    // Every event reaches the endpoint at least once, signed with its secret.
+    const got = await rx.waitFor((ds) => new Set(mine(ds).map((d) => d.headers['x-service-event-id'])).size >= 2 * N, 60_000);
+    const received = mine(got);
+    for (const e of events) expect(received.some((d) => d.headers['x-service-event-id'] === e.id && d.validFor.length === 1)).toBe(true);
+    // And every delivery is recorded as succeeded (the held ones re-run by the new worker after the workflow task timeout).
+    const settledRows = async () =>
+      h.orm.em.getConnection().execute<{ status: string; attempts: number }[]>(
+        `select d.status, (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as attempts from webhook_deliveries d where d.merchant_id = ? and d.replay_of is null`,
+        [m.id],
+      );
+    let rows = await settledRows();
+    for (let i = 0; i < 100 && rows.some((r) => r.status !== 'succeeded'); i++) {
+      await delay(300);
+      rows = await settledRows();
+    }
+    expect(rows).toHaveLength(2 * N);
+    expect(rows.every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
+    // Re-run after the crash as a local activity again (its workflow task timed out on the dead worker).
+    const after = await h.temporal.client.workflow.getHandle(heldBefore[0]).fetchHistory();
+    expect(after.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
+    expect(after.events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    // A held delivery sent again after the crash is the same delivery: same delivery id, same bytes.
+    for (const id of heldBefore) {
+      const copies = received.filter((d) => d.headers['x-service-delivery-id'] === id);
+      expect(copies.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(copies.map((d) => d.body)).size).toBe(1);
+    }
+  } finally {
+    await second.stop();
+  }
+}, 120_000);

@@ -1,9 +1,10 @@
 /**
- * The relay's eager-start option (off in workers/main.ts, see docs/architecture.md "Webhook
- * latency"): with its client on the payments worker's own NativeConnection, a woken pass starts the
- * delivery eagerly and it is sent once. Real PostgreSQL, Temporal dev server and receiver.
+ * The delivery path of issue 19 as workers/main.ts runs it (docs/architecture.md "Webhook latency"):
+ * the relay's client on the payments worker's own NativeConnection starts the delivery eagerly on its
+ * own queue (`<base>-sandbox-webhooks`), the first attempt runs as a local activity in the workflow
+ * task that came back with the start, and it is sent once. Real PostgreSQL, Temporal dev server and
+ * receiver.
  */
-import { Client } from '@temporalio/client';
 import { randomBase62 } from '../../src/support/new-id';
 import { createLogger } from '../../src/support/logger';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
@@ -14,7 +15,7 @@ import { startHarness, type Harness } from '../support/harness';
 import { emitEvent, sandboxCaller } from '../support/webhook-fixtures';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
 import { testPayloadCodec } from '../support/payload-codec';
-import { codecDataConverter } from '../../src/temporal/payload-codec';
+import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
 
 let h: Harness;
 let rx: TestReceiver;
@@ -27,9 +28,9 @@ afterAll(async () => {
   await h?.close();
 });
 
-test('eager start through the worker connection: the delivery is started and sent once', async () => {
+test('eager start through the worker connection: the delivery is started eagerly on its own queue, sent from its first workflow task as a local activity, once', async () => {
   const taskQueue = `eager-${randomBase62(8)}`;
-  const { worker, connection } = await createPaymentsWorker({
+  const { worker, connection, client } = await createPaymentsWorker({
     orm: h.orm,
     address: process.env.TEST_TEMPORAL_ADDRESS!,
     namespace: 'default',
@@ -39,11 +40,13 @@ test('eager start through the worker connection: the delivery is started and sen
     webhooks: h.deps.webhooks,
   });
   const running = worker.run();
+  const starts: string[] = [];
   const relay = startOutboxRelay(
     {
       orm: h.orm,
-      client: new Client({ connection, namespace: 'default', dataConverter: codecDataConverter(testPayloadCodec()) }),
+      client,
       eagerStart: true,
+      onStart: (environment, how) => starts.push(`${environment} ${how}`),
       taskQueue,
       retryScheduleMs: h.deps.webhooks.retryScheduleMs,
       log: createLogger('silent'),
@@ -58,6 +61,16 @@ test('eager start through the worker connection: the delivery is started and sen
     await rx.waitFor((ds) => ds.some((d) => d.headers['x-service-delivery-id'] === deliveryId), 30_000);
     expect(await h.temporal.client.workflow.getHandle(deliveryId).result()).toEqual({ status: 'succeeded', attempts: 1, reason: null });
     expect(rx.deliveries.filter((d) => d.headers['x-service-delivery-id'] === deliveryId)).toHaveLength(1);
+    // Started eagerly, on the delivery queue, and sent from that first workflow task: a local
+    // activity marker, no activity task scheduled.
+    expect(starts).toEqual(['sandbox started_eagerly']);
+    const handle = h.temporal.client.workflow.getHandle(deliveryId);
+    expect((await handle.describe()).taskQueue).toBe(webhookTaskQueueFor(taskQueue, 'sandbox'));
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    // One workflow task did it all: the eager one.
+    expect(events.filter((e) => e.workflowTaskStartedEventAttributes)).toHaveLength(1);
     const [row] = await h.orm.em.getConnection().execute(`select workflow_started_at from webhook_deliveries where id = ?`, [deliveryId]);
     expect(row.workflow_started_at).not.toBeNull();
   } finally {

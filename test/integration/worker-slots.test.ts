@@ -1,7 +1,7 @@
 /**
  * The worker's slots are sized to its database pool (src/runtime/worker-capacity.ts): a real worker on
  * the suite's Temporal server gets its fixed-size slot suppliers from the ORM's pool, split between
- * its Workers (one per task queue: sandbox, live, legacy), and a pool too small for the requested
+ * its Workers (one per task queue: sandbox, live, legacy, and each environment's webhook deliveries), and a pool too small for the requested
  * slots is refused before the worker polls.
  */
 import { openOrm, type Orm } from '../../src/persistence/orm';
@@ -45,8 +45,8 @@ function slotsOf(group: WorkerGroup) {
   );
 }
 
-test('a worker on a pool of 20 runs at most 8 local activities and 8 activities at once, split live 4, sandbox 3, legacy 1', async () => {
-  const { worker, connection } = await workerOn(20);
+test('a worker on a pool of 24 runs at most 8 local activities and 8 activities at once, split live 4, sandbox 3, legacy 1, beside 200 send slots per delivery Worker', async () => {
+  const { worker, connection } = await workerOn(24);
   const base = worker.taskQueues.legacy!;
   // A created worker must run (and shut down) before its connection can close.
   await worker.runUntil(async () => {
@@ -54,15 +54,17 @@ test('a worker on a pool of 20 runs at most 8 local activities and 8 activities 
       sandbox: { taskQueue: `${base}-sandbox`, local: 3, activity: 3 },
       live: { taskQueue: `${base}-live`, local: 4, activity: 4 },
       legacy: { taskQueue: base, local: 1, activity: 1 },
+      'sandbox-webhooks': { taskQueue: `${base}-sandbox-webhooks`, local: 200, activity: 200 },
+      'live-webhooks': { taskQueue: `${base}-live-webhooks`, local: 200, activity: 200 },
     });
   });
   await connection.close();
 });
 
 test('a live-only worker process without the legacy queue gives live every slot', async () => {
-  const { worker, connection } = await workerOn(20, { environments: ['live'], legacySlots: 0 });
+  const { worker, connection } = await workerOn(24, { environments: ['live'], legacySlots: 0 });
   await worker.runUntil(async () => {
-    expect(Object.keys(slotsOf(worker))).toEqual(['live']);
+    expect(Object.keys(slotsOf(worker))).toEqual(['live', 'live-webhooks']);
     expect(slotsOf(worker).live).toMatchObject({ local: 8, activity: 8 });
   });
   await connection.close();

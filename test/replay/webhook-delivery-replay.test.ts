@@ -63,3 +63,25 @@ test('the guard works: a history whose first attempt succeeded, yet waited, fail
   await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
   await expect(replay).rejects.toThrow(/TimerStarted/); // the code completes where the history has a timer
 });
+
+describe('the local first attempt (issue 19, patch webhook-local-first-attempt)', () => {
+  const LOCAL = path.join(__dirname, 'histories', 'webhookDeliveryWorkflow-local-first-attempt-then-retry.json');
+  const loadLocal = () => historyFromJSON(JSON.parse(fs.readFileSync(LOCAL, 'utf8')));
+  const markers = (history: History) => eventsOf(history, T.EVENT_TYPE_MARKER_RECORDED).map((e) => e.markerRecordedEventAttributes!.markerName);
+
+  test('the runs recorded before it hold no patch marker; a run recorded after holds it, attempt 1 as a local activity marker and attempt 2 as an activity', () => {
+    expect(markers(load())).toEqual([]);
+    const history = loadLocal();
+    expect(markers(history)).toEqual(['core_patch', 'core_local_activity']);
+    const attempts = eventsOf(history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED).map((e) => decode<DeliverWebhookInput>(e.activityTaskScheduledEventAttributes!.input!.payloads![0]));
+    expect(attempts.map((a) => a.attempt)).toEqual([2]);
+    expect(eventsOf(history, T.EVENT_TYPE_TIMER_STARTED)).toHaveLength(1);
+  });
+
+  test('it replays against the current workflow code, as does the one whose first attempt succeeded', async () => {
+    const bundle = await workflowBundle();
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, loadLocal(), path.basename(LOCAL))).resolves.toBeUndefined();
+    const succeededFile = path.join(__dirname, 'histories', 'webhookDeliveryWorkflow-local-first-attempt.json');
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, historyFromJSON(JSON.parse(fs.readFileSync(succeededFile, 'utf8'))), 'local-succeeded')).resolves.toBeUndefined();
+  });
+});

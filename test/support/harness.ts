@@ -99,9 +99,10 @@ export const idempotencyKey = () => `idem-${randomBase62(20)}`;
  * against the suite's real PostgreSQL and Temporal dev server.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  // Pool 18: the in-process worker gets 7 local activity and 7 activity slots: 3 + 3 on each
-  // environment's queue and 1 + 1 on the legacy base queue, as in production (runtime/worker-capacity.ts).
-  const orm = await openOrm(env('TEST_DATABASE_URL'), 18);
+  // Pool 22: the in-process worker gets 7 local activity and 7 activity slots: 3 + 3 on each
+  // environment's queue and 1 + 1 on the legacy base queue, and 4 webhook connections, as in
+  // production (runtime/worker-capacity.ts).
+  const orm = await openOrm(env('TEST_DATABASE_URL'), 22);
   const address = env('TEST_TEMPORAL_ADDRESS');
   const temporal = await connectTemporal(address, 'default', testPayloadCodec());
   const taskQueue = `test-${randomBase62(8)}`;
@@ -123,9 +124,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let running: { worker: WorkerGroup; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
-    const { worker, connection } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks });
+    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks });
     const done = worker.run();
-    const relay = startOutboxRelay({ orm, client: temporal.client, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
+    // As in workers/main.ts: on the worker's connection, with eager start.
+    const relay = startOutboxRelay({ orm, client: workerClient, eagerStart: true, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
     // As in workers/main.ts: a pass at start, then every 60 s (tests call reconcileOnce themselves).
     const reconciler = startChargeReconciler({ orm, client: temporal.client, taskQueue, log });
     const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue, log });

@@ -5,7 +5,7 @@ import { Worker, type LogLevel } from '@temporalio/worker';
 import { DETERMINISTIC_DB_ERROR } from '../../src/persistence/db-errors';
 import { newId, randomBase62 } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
-import { taskQueueFor } from '../../src/temporal/task-queues';
+import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { testServerPath } from '../support/binaries';
 import { declareSearchAttributes } from './support/charge-env';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   try {
     await declareSearchAttributes(env);
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: taskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
   } catch (error) {
     await env.teardown();
     throw error;

@@ -8,7 +8,7 @@ import { SA } from '../../src/domain/search-attributes';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RETRY_JITTER } from '../../src/domain/webhook-retry';
 import { newId, randomBase62 } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
-import { taskQueueFor } from '../../src/temporal/task-queues';
+import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { deliveryStateQuery, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { testServerPath } from '../support/binaries';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   try {
     await declareSearchAttributes(env); // the start sets MerchantId and Environment
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: taskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
   } catch (error) {
     await env.teardown();
     throw error;
@@ -237,5 +237,58 @@ describe('determinism', () => {
       const fetched = await run.handle.fetchHistory();
       await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, fetched, run.input.deliveryId)).resolves.toBeUndefined();
     }
+  });
+});
+
+describe('the first attempt as a local activity (issue 19, patch webhook-local-first-attempt)', () => {
+  /** Starts with `localFirstAttempt`, as the relay does for an endpoint whose timeout allows it. */
+  async function deliverLocal(script: Script) {
+    const input = { ...deliveryInput(newId('delivery')), localFirstAttempt: true };
+    fake.script(input.deliveryId, script);
+    await startDeliveryWorkflow(env.client, taskQueue, input);
+    const handle = env.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(input.deliveryId);
+    const result = await handle.result();
+    const history = await handle.fetchHistory();
+    return { input, result, history, calls: fake.callsFor(input.deliveryId) };
+  }
+  const markers = (history: History) => eventsOf(history, T.EVENT_TYPE_MARKER_RECORDED).map((e) => e.markerRecordedEventAttributes!.markerName);
+
+  test('a 2xx on attempt 1: sent from the workflow task (a local activity marker), no activity task scheduled', async () => {
+    const r = await deliverLocal([succeeded()]);
+    expect(r.result).toEqual({ status: 'succeeded', attempts: 1, reason: null });
+    expect(r.calls.map((c) => c.input.attempt)).toEqual([1]);
+    expect(eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(0);
+    // The patch marker, then the local activity's own.
+    expect(markers(r.history)).toEqual(['core_patch', 'core_local_activity']);
+  });
+
+  test('attempt 1 failed (a 500): the wait, then attempt 2 as a regular activity', async () => {
+    const r = await deliverLocal([failed(500), succeeded()]);
+    expect(r.result).toEqual({ status: 'succeeded', attempts: 2, reason: null });
+    expect(r.calls.map((c) => c.input.attempt)).toEqual([1, 2]);
+    expect(markers(r.history)).toEqual(['core_patch', 'core_local_activity']);
+    expect(timelineOf(r.history).timers).toHaveLength(1);
+    const scheduled = eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+    expect(scheduled).toHaveLength(1);
+  });
+
+  test('the local attempt throws (the merchant busy, the database down): the same attempt goes to the regular activity, no wait', async () => {
+    const r = await deliverLocal([infrastructureError(), succeeded()]);
+    expect(r.result).toEqual({ status: 'succeeded', attempts: 1, reason: null });
+    expect(r.calls.map((c) => c.input.attempt)).toEqual([1, 1]);
+    expect(r.calls[1].input).toEqual(r.calls[0].input); // same attempt, same input
+    expect(eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
+    expect(timelineOf(r.history).timers).toEqual([]);
+  });
+
+  test('without localFirstAttempt (runs started before issue 19, or a slow endpoint) every attempt is an activity and no patch marker is written', async () => {
+    const r = await deliver([succeeded()]);
+    expect(eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
+    expect(markers(r.history)).toEqual([]);
+  });
+
+  test('it replays', async () => {
+    const r = await deliverLocal([failed(500), succeeded()]);
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, r.history, r.input.deliveryId)).resolves.toBeUndefined();
   });
 });
