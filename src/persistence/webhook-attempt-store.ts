@@ -129,6 +129,7 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
   const error = a.error === null ? null : safeText(a.error);
   const responseBody = a.responseBody === null ? null : safeExcerpt(a.responseBody, RESPONSE_EXCERPT_BYTES);
   const failureReason = a.failureReason === null ? null : safeText(a.failureReason);
+  if (a.outcome === 'succeeded') return recordSuccess(orm, a, error, responseBody);
   return orm.em.fork().transactional(async (em) => {
     const inserted = await em.execute<unknown[]>(
       `insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body)
@@ -151,22 +152,13 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
       error,
       retryInMs: a.outcome === 'failed' && a.nextAttemptAt ? Math.max(0, a.nextAttemptAt.getTime() - a.attemptedAt.getTime()) : null,
     };
-    const status: DeliveryStatus = a.outcome === 'succeeded' ? 'succeeded' : a.nextAttemptAt ? 'pending' : 'failed';
+    const status: DeliveryStatus = a.nextAttemptAt ? 'pending' : 'failed';
     await em.execute(
       `update webhook_deliveries set status = ?, attempt_count = greatest(attempt_count, ?), next_attempt_at = ?, last_status_code = ?,
          last_error = ?, completed_at = case when ? = 'pending' then null else ?::timestamptz end, updated_at = now()
        where id = ?`,
       [status, a.attempt, a.nextAttemptAt, a.statusCode, error, status, a.attemptedAt, a.deliveryId],
     );
-    if (a.outcome === 'succeeded') {
-      // Most successes end no streak: then the endpoint row is neither locked nor rewritten.
-      await em.execute(
-        `update webhook_endpoints set consecutive_failures = 0, failure_streak_started_at = null
-         where id = ? and (consecutive_failures > 0 or failure_streak_started_at is not null)`,
-        [a.endpointId],
-      );
-      return { inserted: true, recorded, autoDisabled: false };
-    }
     const rows = await em.execute<{ status: string; consecutive_failures: number; failure_streak_started_at: Date | null }[]>(
       `select status, consecutive_failures, failure_streak_started_at from webhook_endpoints where id = ? for no key update`,
       [a.endpointId],
@@ -183,4 +175,36 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
     );
     return { inserted: true, recorded, autoDisabled: disable };
   });
+}
+
+/**
+ * A success, the common case, in one statement (one round trip instead of five; issue 19): the
+ * attempt row, the delivery's state and, only when it ends a streak, the endpoint's health, each
+ * written only when the attempt row was inserted. One statement is one transaction, as before.
+ */
+async function recordSuccess(orm: Orm, a: AttemptResult, error: string | null, responseBody: string | null): Promise<RecordOutcome> {
+  const conn = orm.em.getConnection();
+  const rows = await conn.execute<{ inserted: number }[]>(
+    `with ins as (
+       insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body)
+       values (?, ?, ?, 'succeeded', ?, ?, ?, ?) on conflict do nothing returning 1),
+     delivery as (
+       update webhook_deliveries set status = 'succeeded', attempt_count = greatest(attempt_count, ?), next_attempt_at = null, last_status_code = ?,
+         last_error = ?, completed_at = ?::timestamptz, updated_at = now()
+       where id = ? and exists (select 1 from ins) returning 1),
+     endpoint as (
+       update webhook_endpoints set consecutive_failures = 0, failure_streak_started_at = null
+       where id = ? and (consecutive_failures > 0 or failure_streak_started_at is not null) and exists (select 1 from ins) returning 1)
+     select (select count(*) from ins)::int as inserted`,
+    [a.deliveryId, a.attempt, a.attemptedAt, a.statusCode, a.durationMs, error, responseBody, a.attempt, a.statusCode, error, a.attemptedAt, a.deliveryId, a.endpointId],
+  );
+  if (rows[0].inserted === 1) return { inserted: true, recorded: { outcome: 'succeeded', statusCode: a.statusCode, error, retryInMs: null }, autoDisabled: false };
+  // Another execution recorded this attempt first (its insert committed before ours gave up): answer what it recorded.
+  const recorded = await conn.execute<Record<string, unknown>[]>(
+    `select a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
+     from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+     where a.delivery_id = ? and a.attempt = ?`,
+    [a.deliveryId, a.attempt],
+  );
+  return { inserted: false, recorded: recordedFromRow(recorded[0]), autoDisabled: false };
 }
