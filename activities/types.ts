@@ -86,6 +86,13 @@ export interface DeliverWebhookInput {
   attemptedAtMs: number;
   /** The jittered schedule delay before the next attempt; null when this is the last one. */
   retryDelayMs: number | null;
+  /**
+   * The delivery's merchant and environment (issue 19; absent in runs started before): an attempt
+   * whose merchant has every send slot taken and its waiting line full is deferred before it reads
+   * the database, so one merchant's backlog does not take the webhook connections from the others.
+   */
+  merchantId?: string;
+  environment?: 'sandbox' | 'live';
 }
 
 export interface DeliverWebhookOutcome {

@@ -111,30 +111,28 @@ function countAttempt(outcome: string, environment: Environment): void {
     .add(1, { outcome, environment });
 }
 
+/** The retryable MERCHANT_BUSY failure of a deferred send, counted in payments_webhook_merchant_busy. */
+function merchantBusy(environment: Environment, why: string): ApplicationFailure {
+  Context.current()
+    .metricMeter.createCounter('payments_webhook_merchant_busy', '1', 'Webhook sends deferred because the merchant had no free send slot')
+    .add(1, { environment });
+  // Benign: expected under load, so the SDK logs it at debug level and keeps it out of its failure metrics.
+  return ApplicationFailure.create({ type: MERCHANT_BUSY, message: `webhook send deferred: ${why}`, nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+}
+
 /**
- * Holds one of the merchant's send slots (merchant-slots.ts) while `send` runs. A slot not free within
- * MERCHANT_SLOT_WAIT_MS (or a queue of waiters already full) fails the activity as retryable
+ * Takes one of the merchant's send slots (merchant-slots.ts). A slot not free within
+ * MERCHANT_SLOT_WAIT_MS (or a waiting line already full) fails the activity as retryable
  * MERCHANT_BUSY before anything is sent, so the worker slot goes to another merchant's task and
  * Temporal retries this one with backoff (not counted as a delivery attempt). The wait heartbeats
- * (deliverWebhook's interval) and ends at once on cancellation.
+ * (deliverWebhook's interval) and ends at once on cancellation. Resolves with the release.
  */
-async function withMerchantSlot<T>(slots: MerchantSlots, ctx: AttemptContext, send: () => Promise<T>): Promise<T> {
-  const activity = Context.current();
-  let release: () => void;
+async function takeMerchantSlot(slots: MerchantSlots, merchantId: string, environment: Environment): Promise<() => void> {
   try {
-    release = await slots.acquire(merchantSlotKey(ctx.merchantId, ctx.environment), { waitMs: MERCHANT_SLOT_WAIT_MS, signal: activity.cancellationSignal });
+    return await slots.acquire(merchantSlotKey(merchantId, environment), { waitMs: MERCHANT_SLOT_WAIT_MS, signal: Context.current().cancellationSignal });
   } catch (error) {
     if (!(error instanceof MerchantBusyError)) throw error;
-    activity.metricMeter
-      .createCounter('payments_webhook_merchant_busy', '1', 'Webhook sends deferred because the merchant had no free send slot')
-      .add(1, { environment: ctx.environment });
-    // Benign: expected under load, so the SDK logs it at debug level and keeps it out of its failure metrics.
-    throw ApplicationFailure.create({ type: MERCHANT_BUSY, message: `webhook send deferred: ${error.message}`, nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
-  }
-  try {
-    return await send();
-  } finally {
-    release();
+    throw merchantBusy(environment, error.message);
   }
 }
 
@@ -142,6 +140,19 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   const slots = deps.merchantSlots ?? processMerchantSlots(deps.merchantConcurrency);
   const db = processDbLimit(deps.dbConnections);
   async function attempt(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
+    // Issue 19: the merchant's send slot first when the input names the merchant, so an attempt
+    // deferred for a busy merchant has read nothing (one merchant's backlog leaves the webhook
+    // connections to the others). Runs started before issue 19 take it after the read, as before.
+    let release = input.merchantId && input.environment ? await takeMerchantSlot(slots, input.merchantId, input.environment) : undefined;
+    try {
+      return await attemptWith(input, async (ctx) => (release ??= await takeMerchantSlot(slots, ctx.merchantId, ctx.environment)));
+    } finally {
+      release?.();
+    }
+  }
+
+  /** One attempt; `slot(ctx)` resolves once the merchant's send slot is held, and its release is called when the send is over. */
+  async function attemptWith(input: DeliverWebhookInput, slot: (ctx: AttemptContext) => Promise<() => void>): Promise<DeliverWebhookOutcome> {
     const ctx = await db(() => loadAttemptContext(deps.orm, input.deliveryId, input.attempt));
     if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
     // A retried activity whose attempt was recorded: answer what was recorded, never send it twice.
@@ -157,19 +168,22 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
     }
 
-    const { sent, now } = await withMerchantSlot(slots, ctx, async () => {
-      // Signed when sent (after any wait for a slot), so the timestamp is the send's.
-      const sentAt = Date.now();
-      const timestamp = String(Math.floor(sentAt / 1000));
-      const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, sentAt), timestamp, ctx.eventBody);
-      const result = await sendWebhook(deps.agents[ctx.environment], {
+    const release = await slot(ctx);
+    // Signed when sent (after any wait for a slot), so the timestamp is the send's.
+    const now = Date.now();
+    const timestamp = String(Math.floor(now / 1000));
+    let sent: Awaited<ReturnType<typeof sendWebhook>>;
+    try {
+      const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, now), timestamp, ctx.eventBody);
+      sent = await sendWebhook(deps.agents[ctx.environment], {
         url: ctx.url,
         body: ctx.eventBody,
         headers: deliveryHeaders(ctx, input.attempt, signature, timestamp),
         timeoutMs: ctx.timeoutSeconds * 1000,
       });
-      return { sent: result, now: sentAt };
-    });
+    } finally {
+      release(); // the merchant's slot is for the send; recording needs none
+    }
     if (sent.refusal) {
       // The merchant sees a generic reason; the detail (which may name an internal address) stays in the server's log.
       Context.current().log.warn('webhook send refused by the SSRF rules', { deliveryId: ctx.deliveryId, endpointId: ctx.endpointId, environment: ctx.environment, ...sent.refusal });

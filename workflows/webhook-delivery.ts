@@ -103,7 +103,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;
     const outcome = await runAttempt(
       input,
-      [{ deliveryId: input.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs }],
+      [{ deliveryId: input.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs, merchantId: input.merchantId, environment: input.environment }],
       `attempt ${attempt}: POST ${input.eventType} ${input.eventId} to ${input.endpointId}`,
     );
     state.last = outcome;

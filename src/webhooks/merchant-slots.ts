@@ -1,5 +1,12 @@
 /** WEBHOOK_MERCHANT_CONCURRENCY when unset. */
 export const DEFAULT_MERCHANT_CONCURRENCY = 4;
+/**
+ * The process's waiting line per merchant, as a multiple of its concurrency (issue 19): a waiter holds
+ * one of the delivery Worker's hundreds of send slots and no database connection (the attempt takes
+ * its merchant's slot before reading anything), so a burst of one merchant's deliveries waits its turn
+ * for up to MERCHANT_SLOT_WAIT_MS instead of going back to Temporal for a retry a second later.
+ */
+export const MERCHANT_WAITING_FACTOR = 8;
 
 /** No send slot of the merchant came free in time; the caller gives its own slot back and tries later. */
 export class MerchantBusyError extends Error {
@@ -20,16 +27,22 @@ export interface AcquireOptions {
 
 /**
  * An in-process counting semaphore per key (merchant and environment): at most `perKey` holders at
- * once for any key, the others waiting first come, first served. At most `perKey` may wait for a key
- * too; a further caller is refused at once, so one merchant's backlog ties up at most 2 × `perKey`
- * of the worker's activity slots, and its other tasks go back to Temporal (retried with backoff)
- * within milliseconds instead of holding a slot while they wait. Idle keys are forgotten.
+ * once for any key, the others waiting first come, first served. At most `maxWaiting` may wait for a
+ * key too (default `perKey`; the process's semaphore allows MERCHANT_WAITING_FACTOR × `perKey`); a
+ * further caller is refused at once, so one merchant's backlog ties up a bounded number of the
+ * worker's send slots, and its other tasks go back to Temporal (retried with backoff) within
+ * milliseconds instead of holding a slot while they wait. Idle keys are forgotten.
  */
 export class MerchantSlots {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(readonly perKey: number = DEFAULT_MERCHANT_CONCURRENCY) {
+  constructor(
+    readonly perKey: number = DEFAULT_MERCHANT_CONCURRENCY,
+    /** Callers that may wait per key; beyond them a caller is refused at once. */
+    readonly maxWaiting: number = perKey,
+  ) {
     if (!Number.isInteger(perKey) || perKey < 1) throw new Error(`merchant concurrency must be a positive integer, got ${perKey}`);
+    if (!Number.isInteger(maxWaiting) || maxWaiting < 0) throw new Error(`merchant waiting line must be a non-negative integer, got ${maxWaiting}`);
   }
 
   /** Holders of `key` now. */
@@ -55,7 +68,7 @@ export class MerchantSlots {
       held.active++;
       return Promise.resolve(this.releaser(key, held));
     }
-    if (held.waiters.length >= this.perKey) {
+    if (held.waiters.length >= this.maxWaiting) {
       return Promise.reject(new MerchantBusyError(`${held.active} sends to this merchant are in progress and ${held.waiters.length} wait`));
     }
     return new Promise<() => void>((resolve, reject) => {
@@ -116,7 +129,7 @@ const shared = new Map<number, MerchantSlots>();
 export function processMerchantSlots(perKey: number = DEFAULT_MERCHANT_CONCURRENCY): MerchantSlots {
   let slots = shared.get(perKey);
   if (!slots) {
-    slots = new MerchantSlots(perKey);
+    slots = new MerchantSlots(perKey, perKey * MERCHANT_WAITING_FACTOR);
     shared.set(perKey, slots);
   }
   return slots;

@@ -1,5 +1,5 @@
 /** The per-merchant send semaphore of the webhook worker (src/webhooks/merchant-slots.ts). */
-import { MerchantBusyError, MerchantSlots, processMerchantSlots } from '../../src/webhooks/merchant-slots';
+import { MERCHANT_WAITING_FACTOR, MerchantBusyError, MerchantSlots, processMerchantSlots } from '../../src/webhooks/merchant-slots';
 
 test('at most perKey holders per key; other keys are not affected', async () => {
   const slots = new MerchantSlots(2);
@@ -73,5 +73,19 @@ test('cancellation ends a wait at once with the signal reason', async () => {
 
 test('the process shares one semaphore per concurrency; bad values are refused', () => {
   expect(processMerchantSlots(3)).toBe(processMerchantSlots(3));
+  // Its waiting line is MERCHANT_WAITING_FACTOR x the concurrency (issue 19: a waiter holds a send slot, no connection).
+  expect(processMerchantSlots(3)).toMatchObject({ perKey: 3, maxWaiting: 3 * MERCHANT_WAITING_FACTOR });
   expect(() => new MerchantSlots(0)).toThrow(/positive integer/);
+  expect(() => new MerchantSlots(1, -1)).toThrow(/waiting line/);
+});
+
+test('a longer waiting line: maxWaiting callers wait, the next is refused at once', async () => {
+  const slots = new MerchantSlots(1, 3);
+  const r = await slots.acquire('m', { waitMs: 0 });
+  const waiting = [0, 1, 2].map(() => slots.acquire('m', { waitMs: 60_000 }));
+  expect(slots.waiting('m')).toBe(3);
+  await expect(slots.acquire('m', { waitMs: 60_000 })).rejects.toBeInstanceOf(MerchantBusyError);
+  r();
+  for (const w of waiting) (await w)();
+  expect(slots.active('m')).toBe(0);
 });
