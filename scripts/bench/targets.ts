@@ -141,7 +141,7 @@ export function judgeIssue19(r: Issue19Report | undefined): Issue19Line[] {
     const v = w && latencyWithMissing(w)[p];
     lines.push({
       target: `latency at c=${c} (${w?.charges.n ?? '–'} charges; event created_at → receiver 2xx) ${p}`,
-      measured: ms(v, w?.waitTimeoutMs),
+      measured: w ? `${ms(v, w.waitTimeoutMs)} (charges created at ${fmt(perSecond(w.charges.create.values.length, w.charges.create.wallMs))}/s)` : ms(v),
       goal: `≤ ${goal} ms`,
       verdict: judge(v === undefined || Number.isNaN(v) ? undefined : v <= goal, w),
     });
