@@ -5,7 +5,8 @@ import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime } from '../../workers/create-worker';
 import type { BenchInfra } from './infra';
 import { runPhase, type PhaseResult } from './load';
-import { acceptUpdate, bareSleepWorkflow, bareUpdateWorkflow, bareWorkflow } from './workflows';
+import { benchActivities } from './activities';
+import { acceptUpdate, bareActivityWorkflow, bareSleepWorkflow, bareUpdateWorkflow, bareWorkflow } from './workflows';
 
 export interface BareWorker {
   taskQueue: string;
@@ -15,7 +16,8 @@ export interface BareWorker {
 
 /**
  * A second worker, own task queue, own bundle (scripts/bench/workflows.ts), same SDK defaults, and the
- * payload codec of the API's client (which encrypts the workflows' arguments, as in production).
+ * payload codec of the API's client (which encrypts the workflows' arguments, as in production), and
+ * one no-op activity (scripts/bench/activities.ts) for the `start-activity` kind.
  */
 export async function createBareWorker(infra: BenchInfra): Promise<BareWorker> {
   installRuntime();
@@ -25,7 +27,14 @@ export async function createBareWorker(infra: BenchInfra): Promise<BareWorker> {
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   const connection = await NativeConnection.connect({ address: infra.temporalAddress });
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle, dataConverter: codecDataConverter(infra.payloadCodec) });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle,
+    activities: benchActivities,
+    dataConverter: codecDataConverter(infra.payloadCodec),
+  });
   let done: Promise<void> | undefined;
   return {
     taskQueue,
@@ -42,10 +51,11 @@ export async function createBareWorker(infra: BenchInfra): Promise<BareWorker> {
   };
 }
 
-export type BaselineKind = 'start' | 'start-sleep' | 'update-with-start-sleep';
+export type BaselineKind = 'start' | 'start-activity' | 'start-sleep' | 'update-with-start-sleep';
 
 const NAMES: Record<BaselineKind, string> = {
   start: 'bare: start, returns at once',
+  'start-activity': 'bare: start, one activity',
   'start-sleep': 'bare: start, sleeps',
   'update-with-start-sleep': 'bare: update-with-start, sleeps',
 };
@@ -56,12 +66,13 @@ export async function runBaselinePhase(infra: BenchInfra, worker: BareWorker, ki
   const taskQueue = worker.taskQueue;
   const prefix = `bench-${kind}-${randomBase62(6)}`;
   return runPhase({
-    name: kind === 'start' ? NAMES[kind] : `${NAMES[kind]} ${sleepMs / 1000} s`,
+    name: kind === 'start' || kind === 'start-activity' ? NAMES[kind] : `${NAMES[kind]} ${sleepMs / 1000} s`,
     n,
     concurrency,
     async create(i) {
       const workflowId = `${prefix}-${i}`;
       if (kind === 'start') await client.start(bareWorkflow, { workflowId, taskQueue });
+      else if (kind === 'start-activity') await client.start(bareActivityWorkflow, { workflowId, taskQueue });
       else if (kind === 'start-sleep') await client.start(bareSleepWorkflow, { workflowId, taskQueue, args: [sleepMs] });
       else {
         const startWorkflowOperation = new WithStartWorkflowOperation(bareUpdateWorkflow, {

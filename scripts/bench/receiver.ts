@@ -16,6 +16,12 @@ export interface ReceivedDelivery {
 
 interface Mailbox {
   secret: string;
+  /** How long the receiver holds each request before its 200 (0: at once). */
+  delayMs: number;
+  /** Requests whose connection the sender closed before the delayed 200 (no 2xx was sent). */
+  abandoned: number;
+  /** Requests received (before any delay), duplicates included. */
+  received: number;
   deliveries: ReceivedDelivery[];
   firstByEvent: Map<string, ReceivedDelivery>;
   wanted?: { ids: ReadonlySet<string>; remaining: number; done: () => void };
@@ -24,8 +30,14 @@ interface Mailbox {
 export interface WebhookReceiver {
   /** Base URL, http://127.0.0.1:<port>. */
   url: string;
-  /** Accepts deliveries under `path` signed with `secret`; every other path gets 404. */
-  register(path: string, secret: string): void;
+  /**
+   * Accepts deliveries under `path` signed with `secret`; every other path gets 404. `delayMs`: the
+   * 200 is sent that long after the request arrived (a slow endpoint); a request whose connection
+   * the sender closes first (its timeout) gets no answer and is not a delivery.
+   */
+  register(path: string, secret: string, options?: { delayMs?: number }): void;
+  /** Requests received under `path` (answered or not yet), and those the sender gave up on before a delayed 200. */
+  counts(path: string): { received: number; abandoned: number };
   deliveries(path: string): ReceivedDelivery[];
   /** First delivery of each event id under `path`. */
   firstByEvent(path: string): ReadonlyMap<string, ReceivedDelivery>;
@@ -52,9 +64,10 @@ export function verifySignature(secret: string, header: string | undefined, time
   return match ? undefined : 'no v1 signature matches';
 }
 
-/** A node:http webhook receiver on 127.0.0.1 (ephemeral port) that verifies and answers 200. */
+/** A node:http webhook receiver on 127.0.0.1 (ephemeral port) that verifies and answers 200 (at once, or after the path's delay). */
 export async function startReceiver(): Promise<WebhookReceiver> {
   const boxes = new Map<string, Mailbox>();
+  const timers = new Set<NodeJS.Timeout>();
   let strays = 0;
   const server = http.createServer((req, res) => {
     const box = req.method === 'POST' ? boxes.get(req.url ?? '') : undefined;
@@ -67,6 +80,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      box.received++;
       const raw = Buffer.concat(chunks);
       const header = (name: string) => {
         const v = req.headers[name];
@@ -82,14 +96,29 @@ export async function startReceiver(): Promise<WebhookReceiver> {
       } catch {
         problem ??= 'body is not JSON';
       }
-      const delivery: ReceivedDelivery = { eventId, eventType, attempt: Number(header('x-service-attempt') ?? NaN), sentAtMs: Date.now(), signatureOk: !problem, ...(problem ? { problem } : {}) };
-      res.writeHead(200, { 'content-length': '0' }).end();
-      box.deliveries.push(delivery);
-      if (!box.firstByEvent.has(eventId)) {
-        box.firstByEvent.set(eventId, delivery);
-        const w = box.wanted;
-        if (w && w.ids.has(eventId) && --w.remaining === 0) w.done();
+      const answer = () => {
+        if (res.destroyed || req.socket.destroyed) {
+          box.abandoned++;
+          return;
+        }
+        const delivery: ReceivedDelivery = { eventId, eventType, attempt: Number(header('x-service-attempt') ?? NaN), sentAtMs: Date.now(), signatureOk: !problem, ...(problem ? { problem } : {}) };
+        res.writeHead(200, { 'content-length': '0' }).end();
+        box.deliveries.push(delivery);
+        if (!box.firstByEvent.has(eventId)) {
+          box.firstByEvent.set(eventId, delivery);
+          const w = box.wanted;
+          if (w && w.ids.has(eventId) && --w.remaining === 0) w.done();
+        }
+      };
+      if (box.delayMs <= 0) {
+        answer();
+        return;
       }
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer();
+      }, box.delayMs);
+      timers.add(timer);
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -101,8 +130,12 @@ export async function startReceiver(): Promise<WebhookReceiver> {
   };
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    register(path, secret) {
-      boxes.set(path, { secret, deliveries: [], firstByEvent: new Map() });
+    register(path, secret, options = {}) {
+      boxes.set(path, { secret, delayMs: options.delayMs ?? 0, abandoned: 0, received: 0, deliveries: [], firstByEvent: new Map() });
+    },
+    counts(path) {
+      const box = mailbox(path);
+      return { received: box.received, abandoned: box.abandoned };
     },
     deliveries: (path) => mailbox(path).deliveries,
     firstByEvent: (path) => mailbox(path).firstByEvent,
@@ -129,6 +162,8 @@ export async function startReceiver(): Promise<WebhookReceiver> {
     strays: () => strays,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -2,7 +2,8 @@ import os from 'node:os';
 import type { PhaseResult } from './load';
 import type { CpuSnapshot, PeakRss } from './procs';
 import { fmt, perSecond, ratio, summarize } from './stats';
-import { SLOW_CREATE_MS, type TargetLine } from './targets';
+import type { Issue19Report } from './issue19';
+import { isVoid, judgeIssue19, SLOW_CREATE_MS, type Issue19Line, type TargetLine } from './targets';
 import type { WebhookPhaseResult } from './webhooks';
 
 export interface MeasuredPhase {
@@ -19,11 +20,15 @@ export interface VariantReport {
   name: string;
   title: string;
   notes: string[];
-  /** The charge phase first, then the bare baselines. */
+  /** The charge phase first (when `charged`), then the bare baselines. */
   phases: MeasuredPhase[];
+  /** Whether phases[0] is the charge phase (not with `--only webhooks`). */
+  charged: boolean;
   /** The payout create phase (none when the variant stopped before it), shown beside the charge phase. */
   payouts: MeasuredPhase[];
   webhooks: Array<{ title: string; result: WebhookPhaseResult }>;
+  /** Issue 19's phases, when they ran (filled phase by phase). */
+  issue19?: Issue19Report;
   targets: TargetLine[];
   rss: PeakRss;
   wallS: number;
@@ -80,9 +85,10 @@ const CREATE_HEAD = ['phase', 'create p50 ms', 'p90 ms', 'p99 ms', 'max ms', '> 
  * The charge phase, the payout phase beside it, and the bare baselines: latency and rates, CPU, the
  * charge ÷ baseline ratios, and payout ÷ charge.
  */
-function renderPhases(phases: MeasuredPhase[], payouts: MeasuredPhase[]): string[] {
-  const [charge, ...bare] = phases;
-  const rows = charge ? [charge, ...payouts, ...bare] : payouts;
+function renderPhases(phases: MeasuredPhase[], payouts: MeasuredPhase[], charged: boolean): string[] {
+  const charge = charged ? phases[0] : undefined;
+  const bare = charged ? phases.slice(1) : phases;
+  const rows = charge ? [charge, ...payouts, ...bare] : [...payouts, ...bare];
   const out = [table(CREATE_HEAD, rows.map((p) => createRow(p.result, p.delayMs)))];
   out.push('', table(CPU_HEAD, rows.map((p) => cpuRow(p.result.name, p.cpu, p.result.completeWallMs, p.elu))));
   if (charge && bare.length) {
@@ -179,8 +185,9 @@ export function renderWebhooks(title: string, w: WebhookPhaseResult): string[] {
 function renderVariant(v: VariantReport): string[] {
   const out = [`## ${v.title}`, '', ...v.notes.map((n) => `- ${n}`)];
   if (v.failure) out.push(`- **Failed:** ${v.failure}`);
-  out.push('', 'Targets (issue 8):', '', ...v.targets.map((t) => `- ${t.verdict} ${t.target}: ${t.detail}`));
-  if (v.phases.length || v.payouts.length) out.push('', '### Charges, payouts and bare workflows', '', ...renderPhases(v.phases, v.payouts));
+  if (v.targets.some((t) => t.verdict !== 'n/a')) out.push('', 'Targets (issue 8):', '', ...v.targets.map((t) => `- ${t.verdict} ${t.target}: ${t.detail}`));
+  if (v.issue19) out.push('', ...renderIssue19(v.issue19));
+  if (v.phases.length || v.payouts.length) out.push('', v.charged ? '### Charges, payouts and bare workflows' : '### Bare workflows', '', ...renderPhases(v.phases, v.payouts, v.charged));
   if (v.webhooks.length) {
     out.push('', '### Webhooks', '', `One endpoint (all event types) per phase, for a fresh merchant, on a local node:http receiver; outbox relay poll ${v.webhooks[0].result.pollMs} ms. Latency = receiver 2xx send time − the event's created_at, first delivery of each event.`);
     for (const w of v.webhooks) out.push('', ...renderWebhooks(w.title, w.result));
@@ -193,11 +200,85 @@ function renderVariant(v: VariantReport): string[] {
 /** The Markdown report: the targets across variants, then each variant's tables. */
 export function renderRun(header: string[], variants: VariantReport[], footer: string[]): string {
   const out = ['# npm run bench', '', ...header, ''];
-  if (variants.length) {
+  const with19 = variants.filter((v) => v.issue19);
+  if (with19.length) {
+    const lines = with19.map((v) => judgeIssue19(v.issue19));
+    out.push(
+      "## Webhooks at the engine's throughput (issue 19)",
+      '',
+      table(['target', 'goal', ...with19.map((v) => v.name)], lines[0].map((l, i) => [l.target, l.goal || '–', ...lines.map((ls) => `${ls[i].measured}${ls[i].goal ? ` **${ls[i].verdict}**` : ls[i].verdict === 'VOID' ? ' **VOID**' : ''}`)])),
+      '',
+    );
+  }
+  if (variants.length && variants.some((v) => v.targets.some((t) => t.verdict !== 'n/a'))) {
     const names = variants.map((v) => v.name);
-    out.push('## Targets', '', table(['target', ...names], variants[0].targets.map((t, i) => [t.target, ...variants.map((v) => `${v.targets[i]?.verdict ?? 'n/a'} ${v.targets[i]?.detail ?? ''}`)])), '');
+    out.push('## Targets (issue 8)', '', table(['target', ...names], variants[0].targets.map((t, i) => [t.target, ...variants.map((v) => `${v.targets[i]?.verdict ?? 'n/a'} ${v.targets[i]?.detail ?? ''}`)])), '');
   }
   for (const v of variants) out.push(...renderVariant(v), '');
   out.push(...footer);
   return out.join('\n');
+}
+
+const verdictCell = (l: Issue19Line) => (l.goal ? `**${l.verdict}**` : l.verdict === 'VOID' ? '**VOID**' : '–');
+
+type Ledgered = { name: string; w?: WebhookPhaseResult; endpoints: string };
+
+/** Per phase: sent = delivered + missing over its endpoints; VOID when a delivery is missing. The noisy merchant is in flight. */
+function ledgerRows(r: Issue19Report): string[][] {
+  const o = r.options;
+  const phases: Ledgered[] = [
+    { name: 'capacity', w: r.capacity, endpoints: `${o.capacityEndpoints} × every event type` },
+    { name: 'latency c=4', w: r.latencyC4, endpoints: '1 × transaction.succeeded' },
+    { name: 'latency c=1', w: r.latencyC1, endpoints: '1 × transaction.succeeded' },
+    { name: 'fairness: quiet alone', w: r.quietAlone, endpoints: '1 × transaction.succeeded' },
+    { name: 'fairness: quiet with the noisy backlog', w: r.quietWithNoisy, endpoints: '1 × transaction.succeeded' },
+  ];
+  const rows = phases
+    .filter((p) => p.w)
+    .map(({ name, w, endpoints }) => [name, endpoints, String(w!.expected), String(w!.delivered), String(w!.missing), String(w!.duplicates), String(w!.badSignatures), isVoid(w) ? '**VOID**' : 'ok']);
+  if (r.noisy) {
+    const n = r.noisy.result;
+    const l = n.ledger[0];
+    rows.push([
+      'fairness: noisy merchant',
+      `1 × transaction.succeeded, answers after ${fmt(o.noisyDelayMs / 1000, 0)} s, timeout_seconds ${o.noisyTimeoutS}`,
+      String(n.expected),
+      String(n.delivered),
+      String(n.missing),
+      String(n.duplicates),
+      String(n.badSignatures),
+      `in flight: ${r.noisy.deliveredWhenQuietEnded} delivered when the quiet phase ended, ${n.delivered} after at most ${fmt(o.noisyWaitMs / 1000, 0)} s more; ${l?.received ?? 0} requests received, ${l?.abandoned ?? 0} abandoned by the sender before the ${fmt(o.noisyDelayMs / 1000, 0)} s answer`,
+    ]);
+  }
+  return rows;
+}
+
+/** One variant's issue 19 section: the targets table, the ledger, then each phase's detail tables. */
+export function renderIssue19(r: Issue19Report): string[] {
+  const o = r.options;
+  const out = [
+    "### Webhooks at the engine's throughput (issue 19)",
+    '',
+    `Capacity: ${o.capacityCharges} charges at concurrency ${o.concurrency} for one merchant with ${o.capacityEndpoints} endpoints (every event type: ${2 * o.capacityEndpoints} deliveries per charge); ` +
+      `baseline: bare workflows that run one no-op activity on their own worker and task queue, at the same concurrency. ` +
+      `Latency: ${o.latencyCharges} charges at c=4 and ${o.sequentialCharges} at c=1, one endpoint on transaction.succeeded; a missing delivery counts as +∞. ` +
+      `Fairness: quiet merchant ${o.quietCharges} charges at c=2 (transaction.succeeded, receiver answers at once; wait capped at ${fmt(o.quietWaitMs / 1000, 0)} s), alone, then again once a noisy merchant's ${o.noisyEvents} charges ` +
+      `(transaction.succeeded, receiver answers after ${fmt(o.noisyDelayMs / 1000, 0)} s, timeout_seconds ${o.noisyTimeoutS}) have all succeeded and their deliveries are in flight. Targets are reported, not asserted.`,
+    '',
+    table(['target', 'measured', 'goal', 'verdict'], judgeIssue19(r).map((l) => [l.target, l.measured, l.goal || '–', verdictCell(l)])),
+    '',
+    'Ledger (sent = events each endpoint subscribes to = delivered + missing, summed over the endpoints; a phase with a missing delivery is VOID):',
+    '',
+    table(['phase', 'endpoints', 'sent', 'delivered', 'missing', 'duplicates', 'bad signatures', 'status'], ledgerRows(r)),
+  ];
+  const details: Array<[string, WebhookPhaseResult | undefined]> = [
+    [`Issue 19 capacity: ${o.capacityEndpoints} endpoints, concurrency ${o.concurrency}`, r.capacity],
+    ['Issue 19 latency: concurrency 4', r.latencyC4],
+    ['Issue 19 latency: concurrency 1', r.latencyC1],
+    ['Issue 19 fairness: quiet merchant alone', r.quietAlone],
+    ['Issue 19 fairness: quiet merchant with the noisy backlog', r.quietWithNoisy],
+    ['Issue 19 fairness: noisy merchant (in flight)', r.noisy?.result],
+  ];
+  for (const [title, w] of details) if (w) out.push('', ...renderWebhooks(title, w));
+  return out;
 }

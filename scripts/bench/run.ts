@@ -1,9 +1,11 @@
 /**
  * The measurement (BENCH_INNER=1 child of scripts/bench.ts): for each variant, fresh servers, then
  * (a) N charges through the API to `succeeded`, (a') N payouts through the API to `succeeded` (a
- * funded merchant, below the review threshold), (b) N bare workflows of three kinds on the same
- * server, (c) charges with one webhook endpoint at concurrency 1 and at CONCURRENCY; then the
- * Markdown report, sent to the launcher. Exit code 1 if any request, workflow or delivery failed.
+ * funded merchant, below the review threshold), (b) N bare workflows of four kinds on the same
+ * server, (c) charges with one webhook endpoint at concurrency 1 and at CONCURRENCY, (d) issue 19's
+ * webhook phases (scripts/bench/issue19.ts: capacity, latency at c=4 and c=1, fairness); then the
+ * Markdown report, sent to the launcher. `--only webhooks` keeps the warm-ups, the `start-activity`
+ * baseline and (d). Exit code 1 if any request, workflow or delivery failed (a VOID phase included).
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +26,8 @@ import { fmt } from './stats';
 import { judgeTargets, type TargetInputs } from './targets';
 import { parseVariants, type Variant } from './variants';
 import { startWebhookBench, webhookPhaseFailed, type WebhookPhaseResult } from './webhooks';
+import { runIssue19, type Issue19Options } from './issue19';
+import { isVoid } from './targets';
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -40,8 +44,22 @@ const { values: args } = parseArgs({
     'n-sequential': { type: 'string' },
     timeout: { type: 'string' },
     'skip-webhooks': { type: 'boolean' },
+    only: { type: 'string' },
+    'capacity-charges': { type: 'string' },
+    'capacity-endpoints': { type: 'string' },
+    'n-latency': { type: 'string' },
+    'quiet-charges': { type: 'string' },
+    'noisy-events': { type: 'string' },
+    'noisy-delay': { type: 'string' },
+    'quiet-wait': { type: 'string' },
+    'noisy-wait': { type: 'string' },
   },
 });
+const ONLY = args.only ?? process.env.BENCH_ONLY ?? '';
+if (ONLY !== '' && ONLY !== 'webhooks') throw new Error(`--only / BENCH_ONLY: only "webhooks" is known, got "${ONLY}"`);
+/** `--only webhooks`: the warm-ups, the start-activity baseline and issue 19's phases, nothing else. */
+const ONLY_WEBHOOKS = ONLY === 'webhooks';
+if (ONLY_WEBHOOKS && args['skip-webhooks']) throw new Error('--only webhooks and --skip-webhooks exclude each other');
 const N = positiveInt('N', args.n ?? process.env.N, 1000);
 const CONCURRENCY = positiveInt('CONCURRENCY', args.concurrency ?? process.env.CONCURRENCY, 20);
 /** Charges of the concurrency-1 webhook phase. */
@@ -51,6 +69,23 @@ const VARIANTS = parseVariants(args.variants ?? process.env.BENCH_VARIANTS ?? 'd
 const TIMEOUT_S = positiveInt('BENCH_TIMEOUT_S', args.timeout ?? process.env.BENCH_TIMEOUT_S, 2700);
 const WARMUP = Math.min(10, N);
 const DELIVERY_WAIT_MS = 120_000;
+const NOISY_DELAY_S = positiveInt('NOISY_DELAY_S', args['noisy-delay'] ?? process.env.NOISY_DELAY_S, 30);
+/** Issue 19's phases (scripts/bench/issue19.ts); the defaults are the issue's sizes. */
+const ISSUE19: Omit<Issue19Options, 'log'> = {
+  concurrency: CONCURRENCY,
+  capacityCharges: positiveInt('N_CAPACITY', args['capacity-charges'] ?? process.env.N_CAPACITY, 150),
+  capacityEndpoints: positiveInt('CAPACITY_ENDPOINTS', args['capacity-endpoints'] ?? process.env.CAPACITY_ENDPOINTS, 10),
+  latencyCharges: positiveInt('N_LATENCY', args['n-latency'] ?? process.env.N_LATENCY, 300),
+  sequentialCharges: N_SEQUENTIAL,
+  quietCharges: positiveInt('N_QUIET', args['quiet-charges'] ?? process.env.N_QUIET, 100),
+  noisyEvents: positiveInt('N_NOISY', args['noisy-events'] ?? process.env.N_NOISY, 1000),
+  noisyDelayMs: NOISY_DELAY_S * 1000,
+  // The endpoint's timeout_seconds: as long as the answer takes, at most the API's maximum (30).
+  noisyTimeoutS: Math.min(30, NOISY_DELAY_S),
+  deliveryWaitMs: DELIVERY_WAIT_MS,
+  quietWaitMs: positiveInt('QUIET_WAIT_S', args['quiet-wait'] ?? process.env.QUIET_WAIT_S, 180) * 1000,
+  noisyWaitMs: positiveInt('NOISY_WAIT_S', args['noisy-wait'] ?? process.env.NOISY_WAIT_S, 60) * 1000,
+};
 
 const log = (message: string) => console.error(`bench: ${message}`);
 const reports: VariantReport[] = [];
@@ -85,12 +120,15 @@ function checkPayments(infra: BenchInfra): void {
 }
 
 const infraRef: { current?: BenchInfra } = {};
+/** The variant under way, so that a run stopped early still reports what it measured. */
+const reportRef: { current?: VariantReport } = {};
 
 async function runVariant(variant: Variant): Promise<VariantReport> {
   const t0 = performance.now();
   const busy = await machineBusy();
-  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], payouts: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
+  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], charged: !ONLY_WEBHOOKS, payouts: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
   const inputs: TargetInputs = {};
+  reportRef.current = report;
   log(`${variant.name}: starting PostgreSQL and the Temporal dev server (${variant.persistentDevServer ? 'on disk' : 'in memory'})`);
   let infra: BenchInfra | undefined;
   try {
@@ -109,33 +147,39 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
     );
     report.notes.push(`Outbox relay poll: ${infra.config.webhooks.outboxPollMs} ms${process.env.WEBHOOK_OUTBOX_POLL_MS ? ' (WEBHOOK_OUTBOX_POLL_MS is set in this environment)' : ' (default)'}; LOG_LEVEL ${infra.config.logLevel}.`);
 
-    const charge = await measure(infra, COMPLETION_DELAY_MS, () =>
-      runChargePhase(infra!, N, CONCURRENCY, { key: merchant.key, name: 'charge: POST /v1/charges', referencePrefix: 'bench', completion: completion.mode }),
-    );
-    report.phases.push(charge);
-    inputs.charge = charge.result;
-    checkPayments(infra);
+    if (!ONLY_WEBHOOKS) {
+      const charge = await measure(infra, COMPLETION_DELAY_MS, () =>
+        runChargePhase(infra!, N, CONCURRENCY, { key: merchant.key, name: 'charge: POST /v1/charges', referencePrefix: 'bench', completion: completion.mode }),
+      );
+      report.phases.push(charge);
+      inputs.charge = charge.result;
+      checkPayments(infra);
 
-    // Payouts the same way, for a merchant funded first (every create accepted, none held for review).
-    const payer = await newMerchantKey(infra, 'Bench payouts');
-    const funded = await fundForPayouts(infra, payer.id, WARMUP + N);
-    log(`${variant.name}: warm-up: ${WARMUP} payouts (merchant funded with ${funded} minor units)`);
-    const warmPayouts = await runPayoutPhase(infra, WARMUP, CONCURRENCY, { key: payer.key, name: 'payout warm-up', referencePrefix: 'bench-payout-warm' });
-    if (phaseFailed(warmPayouts)) throw new Error(`payout warm-up failed: ${[...warmPayouts.create.errors, ...warmPayouts.completeErrors][0] ?? 'not every payout succeeded'}`);
-    report.payouts.push(await measure(infra, COMPLETION_DELAY_MS, () => runPayoutPhase(infra!, N, CONCURRENCY, { key: payer.key, name: 'payout: POST /v1/payouts', referencePrefix: 'bench-payout' })));
-    checkPayments(infra);
+      // Payouts the same way, for a merchant funded first (every create accepted, none held for review).
+      const payer = await newMerchantKey(infra, 'Bench payouts');
+      const funded = await fundForPayouts(infra, payer.id, WARMUP + N);
+      log(`${variant.name}: warm-up: ${WARMUP} payouts (merchant funded with ${funded} minor units)`);
+      const warmPayouts = await runPayoutPhase(infra, WARMUP, CONCURRENCY, { key: payer.key, name: 'payout warm-up', referencePrefix: 'bench-payout-warm' });
+      if (phaseFailed(warmPayouts)) throw new Error(`payout warm-up failed: ${[...warmPayouts.create.errors, ...warmPayouts.completeErrors][0] ?? 'not every payout succeeded'}`);
+      report.payouts.push(await measure(infra, COMPLETION_DELAY_MS, () => runPayoutPhase(infra!, N, CONCURRENCY, { key: payer.key, name: 'payout: POST /v1/payouts', referencePrefix: 'bench-payout' })));
+      checkPayments(infra);
+    }
 
+    const issue19 = !args['skip-webhooks'];
     log(`${variant.name}: baseline: bare workflows on their own worker and task queue`);
     const bare = await createBareWorker(infra);
     await bare.run();
     try {
       await runBaselinePhase(infra, bare, 'start', WARMUP, CONCURRENCY, 0);
-      const kinds: Array<[BaselineKind, number]> = [['start', 0], ['start-sleep', COMPLETION_DELAY_MS], ['update-with-start-sleep', COMPLETION_DELAY_MS]];
+      const kinds: Array<[BaselineKind, number]> = ONLY_WEBHOOKS
+        ? [['start-activity', 0]]
+        : [['start', 0], ...(issue19 ? [['start-activity', 0] as [BaselineKind, number]] : []), ['start-sleep', COMPLETION_DELAY_MS], ['update-with-start-sleep', COMPLETION_DELAY_MS]];
       for (const [kind, delay] of kinds) {
         const phase = await measure(infra, delay, () => runBaselinePhase(infra!, bare, kind, N, CONCURRENCY, delay));
         report.phases.push(phase);
         if (kind === 'start') inputs.bareStart = phase.result;
         if (kind === 'start-sleep') inputs.bareSleep = phase.result;
+        if (kind === 'start-activity') (report.issue19 ??= { options: ISSUE19 }).bareActivity = phase.result;
       }
     } finally {
       await bare.stop();
@@ -146,10 +190,12 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
       const webhooks = await startWebhookBench(infra, { completion: completion.mode, waitTimeoutMs: DELIVERY_WAIT_MS, log });
       try {
         await webhooks.warmup(WARMUP, CONCURRENCY);
-        const phases: Array<[string, number, number]> = [
-          [`charges with a webhook endpoint, concurrency 1 (${N_SEQUENTIAL} charges one after another)`, N_SEQUENTIAL, 1],
-          [`charges with a webhook endpoint, concurrency ${CONCURRENCY}`, N, CONCURRENCY],
-        ];
+        const phases: Array<[string, number, number]> = ONLY_WEBHOOKS
+          ? []
+          : [
+              [`charges with a webhook endpoint, concurrency 1 (${N_SEQUENTIAL} charges one after another)`, N_SEQUENTIAL, 1],
+              [`charges with a webhook endpoint, concurrency ${CONCURRENCY}`, N, CONCURRENCY],
+            ];
         for (const [title, n, c] of phases) {
           const result: WebhookPhaseResult = await webhooks.phase(`charge with webhook endpoint (c=${c}): POST /v1/charges`, n, c);
           log(`${variant.name}: webhooks at c=${c}: ${result.delivered}/${result.expected} events delivered, ${result.badSignatures} bad signatures, ${result.duplicates} duplicates`);
@@ -158,6 +204,8 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
           else inputs.webhooksCN = result;
           checkPayments(infra);
         }
+        await runIssue19(webhooks, { ...ISSUE19, log }, (report.issue19 ??= { options: ISSUE19 }), variant.name);
+        checkPayments(infra);
       } finally {
         await webhooks.close();
       }
@@ -172,12 +220,18 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
     log(`${variant.name}: stopping its servers`);
     await infra?.stop();
     infraRef.current = undefined;
+    reportRef.current = undefined;
   }
   return report;
 }
 
 function failed(r: VariantReport): boolean {
-  return !!r.failure || [...r.phases, ...r.payouts].some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result));
+  const i19 = r.issue19;
+  const void19 = !!i19 && [i19.capacity, i19.latencyC4, i19.latencyC1, i19.quietAlone, i19.quietWithNoisy].some(isVoid);
+  // The noisy merchant's deliveries are in flight by design: only its charges and signatures count.
+  const noisyFailed = !!i19?.noisy && (i19.noisy.result.badSignatures > 0 || phaseFailed(i19.noisy.result.charges));
+  const issue19Charges = !!i19 && [i19.capacity, i19.latencyC4, i19.latencyC1, i19.quietAlone, i19.quietWithNoisy].some((w) => !!w && (w.badSignatures > 0 || phaseFailed(w.charges)));
+  return !!r.failure || [...r.phases, ...r.payouts].some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result)) || void19 || noisyFailed || issue19Charges;
 }
 
 function renderAll(extraFooter: string[] = []): string {
@@ -203,10 +257,17 @@ async function main(): Promise<number> {
   // before the dev server, which would otherwise create a default runtime.
   installRuntime(undefined, `127.0.0.1:${await freePort()}`);
   header = [
-    `N=${N}, CONCURRENCY=${CONCURRENCY}; webhook phase at concurrency 1: ${N_SEQUENTIAL} charges; warm-up ${WARMUP} charges and ${WARMUP} bare starts per variant; latencies in ms.`,
+    ONLY_WEBHOOKS
+      ? `--only webhooks: warm-up ${WARMUP} charges and ${WARMUP} bare starts per variant, N=${N} bare one-activity workflows at CONCURRENCY=${CONCURRENCY}, then issue 19's phases; latencies in ms.`
+      : `N=${N}, CONCURRENCY=${CONCURRENCY}; webhook phase at concurrency 1: ${N_SEQUENTIAL} charges; warm-up ${WARMUP} charges and ${WARMUP} bare starts per variant; latencies in ms.`,
+    ...(args['skip-webhooks']
+      ? []
+      : [
+          `Issue 19: capacity ${ISSUE19.capacityCharges} charges × ${ISSUE19.capacityEndpoints} endpoints at c=${CONCURRENCY}; latency ${ISSUE19.latencyCharges} charges at c=4 and ${ISSUE19.sequentialCharges} at c=1; fairness ${ISSUE19.quietCharges} quiet charges at c=2 (wait ≤ ${ISSUE19.quietWaitMs / 1000} s), ${ISSUE19.noisyEvents} noisy events to a ${NOISY_DELAY_S} s endpoint (wait ≤ ${ISSUE19.noisyWaitMs / 1000} s more).`,
+        ]),
     `Variants: ${VARIANTS.map((v) => v.name).join(', ')}; each on fresh servers (new PostgreSQL, new dev server, new worker). Targets are reported, not asserted.`,
   ];
-  log(`N=${N} CONCURRENCY=${CONCURRENCY} variants=${VARIANTS.map((v) => v.name).join(',')}`);
+  log(`N=${N} CONCURRENCY=${CONCURRENCY} variants=${VARIANTS.map((v) => v.name).join(',')}${ONLY_WEBHOOKS ? ' only=webhooks' : ''}`);
   for (const variant of VARIANTS) reports.push(await runVariant(variant));
   await sendReport(renderAll());
   return reports.some(failed) ? 1 : 0;
@@ -221,8 +282,15 @@ const abort = (why: string) => {
   log(`${why}; stopping`);
   const forced = setTimeout(() => process.exit(3), 30_000);
   forced.unref();
+  const partial = reportRef.current;
   void stopInfra()
-    .then(() => sendReport(renderAll([`**Stopped early: ${why}.** The variant under way when it stopped is not in this report.`])))
+    .then(() => {
+      if (partial && !reports.includes(partial)) {
+        partial.failure ??= `stopped early (${why}); the phases after the last one shown did not run`;
+        reports.push(partial);
+      }
+      return sendReport(renderAll([`**Stopped early: ${why}.**${partial ? ` The variant under way (${partial.name}) is shown with the phases it finished.` : ''}`]));
+    })
     .finally(() => process.exit(2));
 };
 const deadline = setTimeout(() => abort(`over BENCH_TIMEOUT_S=${TIMEOUT_S}`), TIMEOUT_S * 1000);

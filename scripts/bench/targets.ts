@@ -1,5 +1,6 @@
+import type { Issue19Report } from './issue19';
 import type { PhaseResult } from './load';
-import { fmt, perSecond, summarize } from './stats';
+import { fmt, perSecond, ratio, summarize } from './stats';
 import type { WebhookPhaseResult } from './webhooks';
 
 /** One of issue 8's targets, judged on one variant's figures (reported, never asserted). */
@@ -73,6 +74,94 @@ export function judgeTargets(t: TargetInputs): TargetLine[] {
       target: `no create slower than 1 s at concurrency ${w?.charges.concurrency ?? 20} with a webhook endpoint subscribed`,
       verdict: verdict(slow === undefined ? undefined : slow === 0),
       detail: lat ? `${slow} of ${lat.length} over 1 s; max ${fmt(summarize(lat).max)} ms` : 'not measured',
+    });
+  }
+  return lines;
+}
+
+/** One of issue 19's targets on one variant (reported, never asserted). VOID: a phase behind it lost a delivery. */
+export interface Issue19Line {
+  target: string;
+  measured: string;
+  goal: string;
+  verdict: 'met' | 'not met' | 'VOID' | 'n/a';
+}
+
+/** Deliveries of a phase with a 2xx / (last − first delivery): its throughput while the backlog drained. */
+export function capacityPerSecond(w: WebhookPhaseResult): number {
+  return perSecond(w.delivered, w.lastDeliveryAtMs - w.firstDeliveryAtMs);
+}
+
+/** A phase whose ledger does not balance (a delivery missing at the end of its wait) proves nothing. */
+export const isVoid = (w: WebhookPhaseResult | undefined): boolean => !!w && (w.missing > 0 || w.expected === 0);
+
+/** Percentiles where each missing delivery counts as never arriving (+∞), so a starved merchant cannot look fast. */
+export function latencyWithMissing(w: WebhookPhaseResult): ReturnType<typeof summarize> {
+  return summarize([...allLatencies(w), ...Array<number>(w.missing).fill(Infinity)]);
+}
+
+const ms = (v: number | undefined, capMs?: number) => (v === undefined ? 'not measured' : v === Infinity ? `> ${fmt((capMs ?? NaN) / 1000, 0)} s (missing)` : `${fmt(v)} ms`);
+
+/** Issue 19's targets, in its order; `n/a` where a phase was not measured. */
+export function judgeIssue19(r: Issue19Report | undefined): Issue19Line[] {
+  const lines: Issue19Line[] = [];
+  const judge = (ok: boolean | undefined, ...phases: Array<WebhookPhaseResult | undefined>): Issue19Line['verdict'] =>
+    phases.some(isVoid) ? 'VOID' : ok === undefined ? 'n/a' : ok ? 'met' : 'not met';
+  {
+    const cap = r?.capacity;
+    const bare = r?.bareActivity;
+    const c = cap && capacityPerSecond(cap);
+    const b = bare && perSecond(bare.completed, bare.completeWallMs);
+    const backlog = cap ? cap.expected - cap.deliveredBeforeWait : NaN;
+    lines.push({
+      target: 'capacity: deliveries with a 2xx per s (first → last delivery, backlog draining)',
+      measured: cap ? `${fmt(c!)}/s (${cap.delivered} deliveries in ${fmt((cap.lastDeliveryAtMs - cap.firstDeliveryAtMs) / 1000, 1)} s; backlog when the charges were done: ${backlog})` : 'not measured',
+      goal: '',
+      verdict: judge(undefined, cap),
+    });
+    lines.push({
+      target: `bare one-activity workflows done per s (c=${bare?.concurrency ?? '–'}, same server)`,
+      measured: bare ? `${fmt(b!)}/s (${bare.completed}/${bare.n} in ${fmt(bare.completeWallMs / 1000, 1)} s)` : 'not measured',
+      goal: '',
+      verdict: bare ? (bare.completed === bare.n ? 'n/a' : 'VOID') : 'n/a',
+    });
+    const ok = c !== undefined && b !== undefined && b > 0 && Number.isFinite(c) ? c >= 0.8 * b : undefined;
+    lines.push({
+      target: 'capacity ÷ bare one-activity',
+      measured: c !== undefined && b !== undefined ? ratio(c, b) : 'not measured',
+      goal: '≥ 0.8×',
+      verdict: judge(ok, cap),
+    });
+  }
+  for (const [w, c, p, goal] of [
+    [r?.latencyC4, 4, 'p50', 50],
+    [r?.latencyC4, 4, 'p99', 250],
+    [r?.latencyC1, 1, 'p50', 30],
+  ] as const) {
+    const v = w && latencyWithMissing(w)[p];
+    lines.push({
+      target: `latency at c=${c} (${w?.charges.n ?? '–'} charges; event created_at → receiver 2xx) ${p}`,
+      measured: w ? `${ms(v, w.waitTimeoutMs)} (charges created at ${fmt(perSecond(w.charges.create.values.length, w.charges.create.wallMs))}/s)` : ms(v),
+      goal: `≤ ${goal} ms`,
+      verdict: judge(v === undefined || Number.isNaN(v) ? undefined : v <= goal, w),
+    });
+  }
+  {
+    const alone = r?.quietAlone && latencyWithMissing(r.quietAlone).p99;
+    const noisy = r?.quietWithNoisy && latencyWithMissing(r.quietWithNoisy).p99;
+    lines.push({ target: `fairness: quiet merchant p99 alone (${r?.quietAlone?.charges.n ?? '–'} charges, c=2)`, measured: ms(alone, r?.quietAlone?.waitTimeoutMs), goal: '', verdict: judge(undefined, r?.quietAlone) });
+    lines.push({
+      target: `fairness: quiet merchant p99 with the noisy backlog (${r?.noisy?.result.charges.n ?? '–'} events to a ${fmt((r?.options.noisyDelayMs ?? NaN) / 1000, 0)} s endpoint)`,
+      measured: ms(noisy, r?.quietWithNoisy?.waitTimeoutMs),
+      goal: '',
+      verdict: judge(undefined, r?.quietWithNoisy),
+    });
+    const ok = alone !== undefined && noisy !== undefined && alone > 0 && !Number.isNaN(noisy) ? noisy <= 1.2 * alone : undefined;
+    lines.push({
+      target: 'fairness: with noisy ÷ alone (quiet p99)',
+      measured: alone !== undefined && noisy !== undefined ? (noisy === Infinity ? '∞ (quiet deliveries missing)' : ratio(noisy, alone)) : 'not measured',
+      goal: '≤ 1.2×',
+      verdict: judge(ok, r?.quietAlone, r?.quietWithNoisy),
     });
   }
   return lines;
