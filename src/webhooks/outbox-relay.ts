@@ -44,6 +44,13 @@ export const LEASE_SECONDS = 15;
 /** Starts in flight at once (each an RPC of a few milliseconds; with eager start it also hands the worker its first task). */
 const START_CONCURRENCY = 32;
 /**
+ * Passes of one relay running at once (issue 19): a wake-up during a pass begins another at once, so
+ * the events committed meanwhile are claimed and fanned out while the first pass's starts are still
+ * answering. Safe because a pass claims its events with a lease (`for update skip locked`): two passes
+ * never hold the same event.
+ */
+const PASSES_AT_ONCE = 2;
+/**
  * A delivery is normally started within a second of being written (by the fan-out pass or the replay
  * request); one still unconfirmed after this long was cut short (Temporal down, a timeout, a crash)
  * and is started by the sweep. Longer than a lease, so the sweep does not race a live fan-out pass.
@@ -234,65 +241,78 @@ export interface OutboxRelay {
 /**
  * Runs `relayOnce` until stopped: at once when woken (a NOTIFY from an event insert, or `wake`),
  * back to back while there is a backlog, else every `pollMs` (the fallback for a missed
- * notification); and the sweep every SWEEP_EVERY_MS. A wake-up during a pass is kept, so that pass is
- * followed by another one at once: an event committed while a pass ran is never left for the poll.
+ * notification); and the sweep every SWEEP_EVERY_MS. A wake-up during a pass begins a second pass
+ * at once (PASSES_AT_ONCE), or, with both running, is kept for the next one: an event committed while
+ * a pass ran is never left for the poll.
  * A failed pass (database or Temporal unreachable) is logged and retried after at least a second
  * (wake-ups do not shorten that wait); its events stay undispatched until a pass succeeds.
  */
 export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
   let stopped = false;
-  let woken = false;
-  let interrupt: () => void = () => {};
+  /** Passes running now (at most PASSES_AT_ONCE). */
+  let active = 0;
+  /** A wake-up, the poll or a full batch asked for a pass that has not begun yet. */
+  let wanted = false;
+  /** After a failed pass, none begins before this (woken or not). */
+  let backoffUntil = 0;
   let nextSweepAt = 0;
-  const wake = () => {
-    woken = true;
-    interrupt();
+  let sweeping = false;
+  let timer: NodeJS.Timeout | undefined;
+  const passes = new Set<Promise<void>>();
+  const later = (ms: number) => {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(kick, ms);
   };
-  const pause = (ms: number, wakeable: boolean) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        interrupt = () => {};
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      interrupt = () => {
-        if (wakeable || stopped) done();
-      };
-    });
+  // Begins passes while one is wanted, up to PASSES_AT_ONCE; with none running, the next poll is set.
+  function kick(): void {
+    wanted = true;
+    const now = Date.now();
+    if (now < backoffUntil) return later(backoffUntil - now);
+    while (wanted && !stopped && active < PASSES_AT_ONCE) {
+      wanted = false;
+      active++;
+      const run: Promise<void> = pass().finally(() => {
+        active--;
+        passes.delete(run);
+        if (wanted) kick();
+        else if (active === 0) later(pollMs);
+      });
+      passes.add(run);
+    }
+  }
+  async function pass(): Promise<void> {
+    try {
+      if ((await relayOnce(deps)) >= BATCH) wanted = true;
+    } catch (error) {
+      deps.log.error({ err: error }, 'webhook outbox relay pass failed; retrying');
+      backoffUntil = Date.now() + Math.max(pollMs, 1000);
+      wanted = true;
+    }
+    if (!stopped && !sweeping && Date.now() >= nextSweepAt) {
+      sweeping = true;
+      nextSweepAt = Date.now() + SWEEP_EVERY_MS;
+      try {
+        const swept = await startUnstartedDeliveries(deps);
+        if (swept > 0) deps.log.warn({ swept }, 'webhook outbox relay started deliveries whose workflow was not confirmed');
+      } catch (error) {
+        deps.log.error({ err: error }, 'webhook outbox relay sweep failed; retrying');
+      } finally {
+        sweeping = false;
+      }
+    }
+  }
+  const wake = () => {
+    if (!stopped) kick();
+  };
   const listenUrl = deps.listenUrl === undefined ? (deps.orm.config.get('clientUrl') as string | undefined) : deps.listenUrl;
   const listener = listenUrl ? startOutboxListener({ url: listenUrl, onWake: wake, log: deps.log }) : undefined;
-  const loop = (async () => {
-    while (!stopped) {
-      woken = false;
-      let wait = pollMs;
-      let wakeable = true;
-      try {
-        if ((await relayOnce(deps)) >= BATCH) wait = 0;
-      } catch (error) {
-        deps.log.error({ err: error }, 'webhook outbox relay pass failed; retrying');
-        wait = Math.max(pollMs, 1000);
-        wakeable = false;
-      }
-      if (!stopped && Date.now() >= nextSweepAt) {
-        nextSweepAt = Date.now() + SWEEP_EVERY_MS;
-        try {
-          const swept = await startUnstartedDeliveries(deps);
-          if (swept > 0) deps.log.warn({ swept }, 'webhook outbox relay started deliveries whose workflow was not confirmed');
-        } catch (error) {
-          deps.log.error({ err: error }, 'webhook outbox relay sweep failed; retrying');
-        }
-      }
-      if (woken && wakeable) wait = 0;
-      if (wait > 0 && !stopped) await pause(wait, wakeable);
-    }
-  })();
+  kick();
   return {
     wake,
     async stop() {
       stopped = true;
-      interrupt();
-      await loop;
+      clearTimeout(timer);
+      while (passes.size > 0) await Promise.allSettled([...passes]);
       await listener?.stop();
     },
   };
