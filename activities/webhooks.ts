@@ -111,20 +111,29 @@ function countAttempt(outcome: string, environment: Environment): void {
     .add(1, { outcome, environment });
 }
 
-/** The retryable MERCHANT_BUSY failure of a deferred send, counted in payments_webhook_merchant_busy. */
-function merchantBusy(environment: Environment, why: string): ApplicationFailure {
+/**
+ * The retryable MERCHANT_BUSY failure of a deferred send, counted in payments_webhook_merchant_busy,
+ * retried after the time the merchant's sends ahead of it need (MerchantSlots.retryDelayMs, ±20 %).
+ */
+function merchantBusy(environment: Environment, why: string, retryDelayMs: number): ApplicationFailure {
   Context.current()
     .metricMeter.createCounter('payments_webhook_merchant_busy', '1', 'Webhook sends deferred because the merchant had no free send slot')
     .add(1, { environment });
   // Benign: expected under load, so the SDK logs it at debug level and keeps it out of its failure metrics.
-  return ApplicationFailure.create({ type: MERCHANT_BUSY, message: `webhook send deferred: ${why}`, nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
+  return ApplicationFailure.create({
+    type: MERCHANT_BUSY,
+    message: `webhook send deferred: ${why}`,
+    nonRetryable: false,
+    category: ApplicationFailureCategory.BENIGN,
+    nextRetryDelay: Math.round(retryDelayMs * (0.8 + 0.4 * Math.random())),
+  });
 }
 
 /**
  * Takes one of the merchant's send slots (merchant-slots.ts). A slot not free within
  * MERCHANT_SLOT_WAIT_MS (or a waiting line already full) fails the activity as retryable
  * MERCHANT_BUSY before anything is sent, so the worker slot goes to another merchant's task and
- * Temporal retries this one with backoff (not counted as a delivery attempt). The wait heartbeats
+ * Temporal retries this one once the sends ahead of it should be done (not counted as a delivery attempt). The wait heartbeats
  * (deliverWebhook's interval) and ends at once on cancellation. Resolves with the release.
  */
 async function takeMerchantSlot(slots: MerchantSlots, merchantId: string, environment: Environment): Promise<() => void> {
@@ -132,7 +141,7 @@ async function takeMerchantSlot(slots: MerchantSlots, merchantId: string, enviro
     return await slots.acquire(merchantSlotKey(merchantId, environment), { waitMs: MERCHANT_SLOT_WAIT_MS, signal: Context.current().cancellationSignal });
   } catch (error) {
     if (!(error instanceof MerchantBusyError)) throw error;
-    throw merchantBusy(environment, error.message);
+    throw merchantBusy(environment, error.message, slots.retryDelayMs(merchantSlotKey(merchantId, environment)));
   }
 }
 

@@ -18,6 +18,13 @@ interface Lane {
   waiters: Array<{ grant(): void }>;
 }
 
+/** Keys whose average hold is remembered after their lane goes idle (the oldest is forgotten beyond). */
+const REMEMBERED_HOLDS = 10_000;
+
+/** Bounds of the retry delay a refused caller is given (MerchantSlots.retryDelayMs). */
+export const BUSY_RETRY_MIN_MS = 200;
+export const BUSY_RETRY_MAX_MS = 60_000;
+
 export interface AcquireOptions {
   /** Longest wait for a slot; then MerchantBusyError. */
   waitMs: number;
@@ -35,6 +42,8 @@ export interface AcquireOptions {
  */
 export class MerchantSlots {
   private readonly lanes = new Map<string, Lane>();
+  /** Moving average of how long a holder of each key kept its slot (ms). */
+  private readonly holds = new Map<string, number>();
 
   constructor(
     readonly perKey: number = DEFAULT_MERCHANT_CONCURRENCY,
@@ -53,6 +62,19 @@ export class MerchantSlots {
   /** Callers waiting for `key` now. */
   waiting(key: string): number {
     return this.lanes.get(key)?.waiters.length ?? 0;
+  }
+
+  /**
+   * How long a caller refused now should wait before it asks again (issue 19): the time the holders
+   * ahead of it need, from the key's average hold, bounded to [BUSY_RETRY_MIN_MS, BUSY_RETRY_MAX_MS].
+   * A merchant whose endpoint takes 30 s gets its deferred sends back in a minute, not after Temporal's
+   * 1, 2, 4… s backoff, whose retries would load the worker and the server for every other merchant.
+   */
+  retryDelayMs(key: string): number {
+    const lane = this.lanes.get(key);
+    const ahead = lane ? lane.active + lane.waiters.length : 0;
+    const needed = ((this.holds.get(key) ?? 0) * ahead) / this.perKey;
+    return Math.round(Math.min(BUSY_RETRY_MAX_MS, Math.max(BUSY_RETRY_MIN_MS, needed)));
   }
 
   /** Resolves with the release (call it once the send is over; calling it again does nothing). */
@@ -101,9 +123,11 @@ export class MerchantSlots {
 
   private releaser(key: string, lane: Lane): () => void {
     let released = false;
+    const since = Date.now();
     return () => {
       if (released) return;
       released = true;
+      this.rememberHold(key, Date.now() - since);
       const next = lane.waiters.shift();
       // The slot passes straight to the first waiter: `active` stays as it is.
       if (next) next.grant();
@@ -112,6 +136,13 @@ export class MerchantSlots {
         this.forgetIfIdle(key, lane);
       }
     };
+  }
+
+  private rememberHold(key: string, heldMs: number): void {
+    const before = this.holds.get(key);
+    this.holds.delete(key); // re-inserted last: the Map's order is then the order of last use
+    this.holds.set(key, before === undefined ? heldMs : 0.8 * before + 0.2 * heldMs);
+    if (this.holds.size > REMEMBERED_HOLDS) this.holds.delete(this.holds.keys().next().value!);
   }
 
   private forgetIfIdle(key: string, lane: Lane): void {

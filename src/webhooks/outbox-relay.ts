@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { subscribes } from '../domain/webhook-endpoint';
+import pLimit from 'p-limit';
 import type { Environment } from '../domain/environment';
 import type { Orm } from '../persistence/orm';
 import { TEXT_ARRAY } from '../persistence/sql-values';
@@ -28,6 +29,8 @@ export interface RelayDeps {
    * Webhook latency); the server falls back to a normal start when it declines.
    */
   eagerStart?: boolean;
+  /** Starts in flight over every pass of a running relay (startOutboxRelay sets it; a lone pass has its own lanes only). */
+  startLimit?: pLimit.Limit;
   /** Told of each start the relay makes, and how it went (the worker counts them: payments_webhook_starts). */
   onStart?: (environment: Environment, how: DeliveryStart) => void;
   /**
@@ -89,7 +92,7 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
     while (!failure && next < deliveries.length) {
       const d = deliveries[next++];
       try {
-        const how = await startDeliveryWorkflow(
+        const start = () => startDeliveryWorkflow(
           deps.client,
           deps.taskQueue,
           {
@@ -104,6 +107,7 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
           },
           { eager: deps.eagerStart === true },
         );
+        const how = await (deps.startLimit ? deps.startLimit(start) : start());
         deps.onStart?.(d.environment, how);
         started.push(d.id);
       } catch (error) {
@@ -280,9 +284,12 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
       passes.add(run);
     }
   }
+  // Both passes share START_CONCURRENCY starts in flight: a second pass overlaps the first one's
+  // database work, not its load on Temporal.
+  const passDeps: RelayDeps = { ...deps, startLimit: pLimit(START_CONCURRENCY) };
   async function pass(): Promise<void> {
     try {
-      if ((await relayOnce(deps)) >= BATCH) wanted = true;
+      if ((await relayOnce(passDeps)) >= BATCH) wanted = true;
     } catch (error) {
       deps.log.error({ err: error }, 'webhook outbox relay pass failed; retrying');
       backoffUntil = Date.now() + Math.max(pollMs, 1000);
@@ -292,7 +299,7 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
       sweeping = true;
       nextSweepAt = Date.now() + SWEEP_EVERY_MS;
       try {
-        const swept = await startUnstartedDeliveries(deps);
+        const swept = await startUnstartedDeliveries(passDeps);
         if (swept > 0) deps.log.warn({ swept }, 'webhook outbox relay started deliveries whose workflow was not confirmed');
       } catch (error) {
         deps.log.error({ err: error }, 'webhook outbox relay sweep failed; retrying');

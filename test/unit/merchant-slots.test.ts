@@ -1,5 +1,5 @@
 /** The per-merchant send semaphore of the webhook worker (src/webhooks/merchant-slots.ts). */
-import { MERCHANT_WAITING_FACTOR, MerchantBusyError, MerchantSlots, processMerchantSlots } from '../../src/webhooks/merchant-slots';
+import { BUSY_RETRY_MAX_MS, BUSY_RETRY_MIN_MS, MERCHANT_WAITING_FACTOR, MerchantBusyError, MerchantSlots, processMerchantSlots } from '../../src/webhooks/merchant-slots';
 
 test('at most perKey holders per key; other keys are not affected', async () => {
   const slots = new MerchantSlots(2);
@@ -88,4 +88,32 @@ test('a longer waiting line: maxWaiting callers wait, the next is refused at onc
   r();
   for (const w of waiting) (await w)();
   expect(slots.active('m')).toBe(0);
+});
+
+test('a refused caller is told to come back once the sends ahead of it should be done, within [200 ms, 60 s]', async () => {
+  const slots = new MerchantSlots(2, 2);
+  expect(slots.retryDelayMs('m')).toBe(BUSY_RETRY_MIN_MS); // nothing known, nothing ahead
+  jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+  try {
+    const first = await slots.acquire('m', { waitMs: 0 });
+    jest.setSystemTime(10_000);
+    first(); // held 10 s: the average hold
+    const a = await slots.acquire('m', { waitMs: 0 });
+    const b = await slots.acquire('m', { waitMs: 0 });
+    expect(slots.retryDelayMs('m')).toBe(10_000); // 2 holders ahead, 2 at a time, 10 s each
+    const waiting = slots.acquire('m', { waitMs: 60_000 });
+    expect(slots.retryDelayMs('m')).toBe(15_000);
+    const waiting2 = slots.acquire('m', { waitMs: 60_000 });
+    expect(slots.retryDelayMs('m')).toBe(20_000);
+    a();
+    b();
+    jest.setSystemTime(400_000);
+    (await waiting)(); // held 390 s: the average moves towards it
+    (await waiting2)();
+    const c = await slots.acquire('m', { waitMs: 0 });
+    expect(slots.retryDelayMs('m')).toBe(BUSY_RETRY_MAX_MS);
+    c();
+  } finally {
+    jest.useRealTimers();
+  }
 });
