@@ -59,13 +59,17 @@ async function main(): Promise<void> {
   });
   log.info({ scheduleId: schedule.scheduleId, cron: config.settlementSchedule, created: schedule.created }, 'settlement schedule ensured');
   // On the worker's own connection, with eager start: each delivery's first workflow task comes back
-  // to this process in the start's answer (docs/architecture.md, Webhook latency).
+  // to this process in the start's answer (docs/architecture.md, Webhook latency). Not with Worker
+  // Versioning: the server would pin the delivery to this process's build even when another build is
+  // current, so a draining build would keep taking new deliveries (and a retry waiting a day could be
+  // pinned to a build that is gone); a versioned worker starts them through the queue, routed to the
+  // current build (test/integration/worker-versioning.test.ts).
   const starts = Runtime.instance().metricMeter.createCounter('payments_webhook_starts', '1', 'Webhook deliveries started by the outbox relay, by how (eager: first task handed back in the answer)');
   const relay = startOutboxRelay(
     {
       orm,
       client: workerClient,
-      eagerStart: true,
+      eagerStart: config.workerDeployment === undefined,
       onStart: (environment, how) => starts.add(1, { environment, how }),
       taskQueue: config.taskQueue,
       retryScheduleMs: config.webhooks.retryScheduleMs,

@@ -66,9 +66,11 @@ function startBuild(buildId: string): Promise<WorkerChild> {
   });
 }
 
-/** Both environments' queues and the legacy one, workflow and activity tasks: what `set-current-version` checks. */
+/** Both environments' queues, their webhook delivery queues and the legacy one, workflow and activity tasks: what `set-current-version` checks. */
 const allQueues = () =>
-  [h.taskQueue, `${h.taskQueue}-live`, `${h.taskQueue}-sandbox`].flatMap((q) => [`${q} activity`, `${q} workflow`]).sort();
+  [h.taskQueue, `${h.taskQueue}-live`, `${h.taskQueue}-sandbox`, `${h.taskQueue}-live-webhooks`, `${h.taskQueue}-sandbox-webhooks`]
+    .flatMap((q) => [`${q} activity`, `${q} workflow`])
+    .sort();
 
 async function registered(buildId: string): Promise<void> {
   await until(`${buildId} polls every task queue of the deployment`, async () => (await versionTaskQueues(deployment, buildId)).join() === allQueues().join(), 300, 100);
