@@ -87,9 +87,9 @@ export interface DeliverWebhookInput {
   /** The jittered schedule delay before the next attempt; null when this is the last one. */
   retryDelayMs: number | null;
   /**
-   * The delivery's merchant and environment (issue 19; absent in runs started before): an attempt
-   * whose merchant has every send slot taken and its waiting line full is deferred before it reads
-   * the database, so one merchant's backlog does not take the webhook connections from the others.
+   * The delivery's merchant and environment (issue 19; absent in runs started before): the attempt
+   * takes its merchant's send slot before it reads the database, so an attempt deferred for a busy
+   * merchant has used none of the webhook connections the other merchants need.
    */
   merchantId?: string;
   environment?: 'sandbox' | 'live';

@@ -152,16 +152,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     // Issue 19: the merchant's send slot first when the input names the merchant, so an attempt
     // deferred for a busy merchant has read nothing (one merchant's backlog leaves the webhook
     // connections to the others). Runs started before issue 19 take it after the read, as before.
-    let release = input.merchantId && input.environment ? await takeMerchantSlot(slots, input.merchantId, input.environment) : undefined;
+    const held = input.merchantId && input.environment ? await takeMerchantSlot(slots, input.merchantId, input.environment) : undefined;
     try {
-      return await attemptWith(input, async (ctx) => (release ??= await takeMerchantSlot(slots, ctx.merchantId, ctx.environment)));
+      return await attemptHolding(input, held);
     } finally {
-      release?.();
+      held?.(); // released once the send is over already; a no-op then
     }
   }
 
-  /** One attempt; `slot(ctx)` resolves once the merchant's send slot is held, and its release is called when the send is over. */
-  async function attemptWith(input: DeliverWebhookInput, slot: (ctx: AttemptContext) => Promise<() => void>): Promise<DeliverWebhookOutcome> {
+  /** One attempt; `held` is the merchant's send slot when taken before the read. */
+  async function attemptHolding(input: DeliverWebhookInput, held: (() => void) | undefined): Promise<DeliverWebhookOutcome> {
     const ctx = await db(() => loadAttemptContext(deps.orm, input.deliveryId, input.attempt));
     if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
     // A retried activity whose attempt was recorded: answer what was recorded, never send it twice.
@@ -177,7 +177,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
     }
 
-    const release = await slot(ctx);
+    const release = held ?? (await takeMerchantSlot(slots, ctx.merchantId, ctx.environment));
     // Signed when sent (after any wait for a slot), so the timestamp is the send's.
     const now = Date.now();
     const timestamp = String(Math.floor(now / 1000));

@@ -1,4 +1,3 @@
-import { Client } from '@temporalio/client';
 import type { Config } from '../../src/config';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../../src/persistence/orm';
 import { startChargeStartRelay } from '../../src/runtime/charge-start-relay';
@@ -6,7 +5,7 @@ import { startWorkerProcess } from '../../src/runtime/worker-process';
 import { freePort } from '../../src/support/free-port';
 import { createLogger } from '../../src/support/logger';
 import { createSecretBox, parseKeyring, parseSecretsKey } from '../../src/support/secret-box';
-import { codecDataConverter, createPayloadCodec } from '../../src/temporal/payload-codec';
+import { createPayloadCodec } from '../../src/temporal/payload-codec';
 import { connectTemporal } from '../../src/temporal/connection';
 import { startOutboxRelay } from '../../src/webhooks/outbox-relay';
 import { createPaymentsWorker } from '../../workers/create-worker';
@@ -71,7 +70,7 @@ async function inThisProcess(o: PaymentsOptions): Promise<PaymentsSide> {
   const { config } = o;
   const log = createLogger(config.logLevel, 'worker');
   const orm = await openOrm(o.databaseUrl, { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
-  const { worker, connection } = await createPaymentsWorker({
+  const { worker, connection, client: relayClient } = await createPaymentsWorker({
     orm,
     address: o.temporalAddress,
     namespace: config.temporalNamespace,
@@ -82,7 +81,6 @@ async function inThisProcess(o: PaymentsOptions): Promise<PaymentsSide> {
     slots: config.worker,
   });
   const temporal = await connectTemporal(o.temporalAddress, config.temporalNamespace, createPayloadCodec(parseKeyring(o.secretsKey)));
-  const relayClient = new Client({ connection, namespace: config.temporalNamespace, dataConverter: codecDataConverter(createPayloadCodec(parseKeyring(o.secretsKey))) });
   const relay = startOutboxRelay(
     { orm, client: relayClient, eagerStart: true, taskQueue: config.taskQueue, retryScheduleMs: config.webhooks.retryScheduleMs, log },
     config.webhooks.outboxPollMs,

@@ -138,13 +138,7 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
     );
     if (inserted.length === 0) {
       // The conflicting insert waited for the winner's commit; this statement sees what it recorded.
-      const rows = await em.execute<Record<string, unknown>[]>(
-        `select a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
-         from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-         where a.delivery_id = ? and a.attempt = ?`,
-        [a.deliveryId, a.attempt],
-      );
-      return { inserted: false, recorded: recordedFromRow(rows[0]), autoDisabled: false };
+      return recordedFirst((sql, params) => em.execute(sql, params), a);
     }
     const recorded: RecordedAttempt = {
       outcome: a.outcome,
@@ -200,11 +194,16 @@ async function recordSuccess(orm: Orm, a: AttemptResult, error: string | null, r
   );
   if (rows[0].inserted === 1) return { inserted: true, recorded: { outcome: 'succeeded', statusCode: a.statusCode, error, retryInMs: null }, autoDisabled: false };
   // Another execution recorded this attempt first (its insert committed before ours gave up): answer what it recorded.
-  const recorded = await conn.execute<Record<string, unknown>[]>(
+  return recordedFirst((sql, params) => conn.execute(sql, params), a);
+}
+
+/** What another execution of the same attempt recorded first: `recordAttempt`'s answer when its insert found the row there. */
+async function recordedFirst(run: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>, a: AttemptResult): Promise<RecordOutcome> {
+  const rows = await run(
     `select a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
      from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
      where a.delivery_id = ? and a.attempt = ?`,
     [a.deliveryId, a.attempt],
   );
-  return { inserted: false, recorded: recordedFromRow(recorded[0]), autoDisabled: false };
+  return { inserted: false, recorded: recordedFromRow(rows[0]), autoDisabled: false };
 }

@@ -37,8 +37,8 @@ export interface AcquireOptions {
  * once for any key, the others waiting first come, first served. At most `maxWaiting` may wait for a
  * key too (default `perKey`; the process's semaphore allows MERCHANT_WAITING_FACTOR × `perKey`); a
  * further caller is refused at once, so one merchant's backlog ties up a bounded number of the
- * worker's send slots, and its other tasks go back to Temporal (retried with backoff) within
- * milliseconds instead of holding a slot while they wait. Idle keys are forgotten.
+ * worker's send slots, and its other tasks go back to Temporal (retried after `retryDelayMs`)
+ * within milliseconds instead of holding a slot while they wait. Idle keys are forgotten.
  */
 export class MerchantSlots {
   private readonly lanes = new Map<string, Lane>();

@@ -75,6 +75,20 @@ const relay = (retryScheduleMs: number[] = []) => relayOnce({ orm: h.orm, client
 
 const result = (deliveryId: string) => h.temporal.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(deliveryId).result() as Promise<WebhookDeliveryResult>;
 
+/** A sandbox delivery row written by a relay pass whose start failed (Temporal down): no workflow yet. */
+async function unstartedDelivery() {
+  const caller = await callerIn('sandbox');
+  const endpoint = (await createEndpoint(h.deps, caller, { url: `${rx.url}/${caller.merchantId}`, subscribed_events: [] })).endpoint.id;
+  const eventId = await emitEvent(h.orm, caller);
+  const dead = await deadTemporalClient();
+  try {
+    await expect(relayOnce({ orm: h.orm, client: dead.client, taskQueue: h.taskQueue, retryScheduleMs: [], log })).rejects.toThrow();
+  } finally {
+    await dead.close();
+  }
+  return { caller, endpoint, eventId, deliveryId: fanOutDeliveryId(eventId, endpoint) };
+}
+
 async function healthOf(environment: Environment): Promise<{ status: number; body: unknown }> {
   let answer = await h.request(environment, 'GET', '/health');
   // A new Worker's first poll reaches the server shortly after it starts: ask again until it shows (bounded).
@@ -108,17 +122,8 @@ test('/health on each listener reports the workers of its own environment', asyn
 }, 60_000);
 
 test('a workflow started on the legacy single queue before the upgrade still finishes', async () => {
-  const caller = await callerIn('sandbox');
-  const endpoint = (await createEndpoint(h.deps, caller, { url: `${rx.url}/${caller.merchantId}`, subscribed_events: [] })).endpoint.id;
-  const eventId = await emitEvent(h.orm, caller);
-  const deliveryId = fanOutDeliveryId(eventId, endpoint);
   // The delivery row written by a relay pass whose start failed (Temporal down) ...
-  const dead = await deadTemporalClient();
-  try {
-    await expect(relayOnce({ orm: h.orm, client: dead.client, taskQueue: h.taskQueue, retryScheduleMs: [], log })).rejects.toThrow();
-  } finally {
-    await dead.close();
-  }
+  const { caller, endpoint, eventId, deliveryId } = await unstartedDelivery();
   // ... then started as the previous release started every workflow: on the base queue itself.
   await h.temporal.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
     workflowId: deliveryId,
@@ -206,16 +211,7 @@ test('a sandbox webhook flood holding every sandbox send slot delays neither a l
 }, 90_000);
 
 test('a delivery started on its environment queue before issue 19 still finishes there', async () => {
-  const caller = await callerIn('sandbox');
-  const endpoint = (await createEndpoint(h.deps, caller, { url: `${rx.url}/${caller.merchantId}`, subscribed_events: [] })).endpoint.id;
-  const eventId = await emitEvent(h.orm, caller);
-  const deliveryId = fanOutDeliveryId(eventId, endpoint);
-  const dead = await deadTemporalClient();
-  try {
-    await expect(relayOnce({ orm: h.orm, client: dead.client, taskQueue: h.taskQueue, retryScheduleMs: [], log })).rejects.toThrow();
-  } finally {
-    await dead.close();
-  }
+  const { caller, endpoint, eventId, deliveryId } = await unstartedDelivery();
   // Started as the releases between the split and issue 19 started deliveries: on `<base>-sandbox`, without localFirstAttempt.
   await h.temporal.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
     workflowId: deliveryId,
