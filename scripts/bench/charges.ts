@@ -33,6 +33,8 @@ export interface ChargePhaseOptions {
   /** Reference prefix, so phases do not share references. */
   referencePrefix: string;
   completion: CompletionMode;
+  /** > 0: one create every `intervalMs` (a fixed offered rate), still at most `concurrency` in flight. */
+  intervalMs?: number;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function runChargePhase(infra: BenchInfra, n: number, concurrency: 
       name: options.name,
       n,
       concurrency,
+      intervalMs: options.intervalMs,
       async create(i) {
         const t0 = performance.now();
         const res = await pool.request({

@@ -10,6 +10,11 @@ import type { WebhookBench, WebhookPhaseResult } from './webhooks';
  *    delivery, beside bare one-activity workflows/s;
  * 2. latency at concurrency 4: `latencyCharges` charges, one endpoint on transaction.succeeded;
  * 3. latency at concurrency 1: `sequentialCharges` charges one after another, same endpoint set-up;
+ * 3b. latency at a fixed offered rate: for each of `pacedRates` (charges/s), `pacedCharges` charges,
+ *    one created every 1000/rate ms (at most 4 in flight), same endpoint set-up. The issue's
+ *    "concurrency" bounds the creates in flight, not the rate: a create answers in about 16 ms, so
+ *    c=1 already offers 50–60 charges/s, which keeps a 2-core machine 70–90 % busy; these phases show
+ *    the latency below that, where the offered rate is known;
  * 4. fairness: a quiet merchant (`quietCharges` at concurrency 2, transaction.succeeded, fast
  *    receiver) alone; then a noisy merchant's `noisyEvents` charges (transaction.succeeded, receiver
  *    answers after `noisyDelayMs`, endpoint timeout_seconds `noisyTimeoutS`) all sent and succeeded;
@@ -25,6 +30,9 @@ export interface Issue19Options {
   capacityEndpoints: number;
   latencyCharges: number;
   sequentialCharges: number;
+  /** Offered rates (charges/s) of the paced latency phases; empty: none. */
+  pacedRates: number[];
+  pacedCharges: number;
   quietCharges: number;
   noisyEvents: number;
   noisyDelayMs: number;
@@ -51,6 +59,8 @@ export interface Issue19Report {
   capacity?: WebhookPhaseResult;
   latencyC4?: WebhookPhaseResult;
   latencyC1?: WebhookPhaseResult;
+  /** The paced latency phases, in `pacedRates` order. */
+  paced?: Array<{ rate: number; w: WebhookPhaseResult }>;
   quietAlone?: WebhookPhaseResult;
   quietWithNoisy?: WebhookPhaseResult;
   noisy?: NoisyResult;
@@ -83,6 +93,14 @@ export async function runIssue19(webhooks: WebhookBench, o: Issue19Options, out:
     await load.charges(`latency, c=${c}: POST /v1/charges`, n, c);
     out[key] = await load.collect(o.deliveryWaitMs);
     say(`latency c=${c}`, out[key]);
+  }
+  for (const rate of o.pacedRates) {
+    const load = await webhooks.load([{ events: SUCCEEDED }]);
+    log(`${variant}: issue 19 latency: ${o.pacedCharges} charges paced at ${rate}/s (at most 4 in flight), one endpoint (transaction.succeeded)`);
+    await load.charges(`latency, paced ${rate}/s: POST /v1/charges`, o.pacedCharges, 4, 1000 / rate);
+    const w = await load.collect(o.deliveryWaitMs);
+    (out.paced ??= []).push({ rate, w });
+    say(`latency paced ${rate}/s`, w);
   }
   {
     const quiet = await webhooks.load([{ events: SUCCEEDED }]);

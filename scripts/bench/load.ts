@@ -11,9 +11,11 @@ export interface LoadResult<T> {
 
 /**
  * Runs `task(0..n-1)` with at most `concurrency` in flight: a fixed set of lanes pulls the next
- * index until all `n` are taken, so the loop is bounded by `n` and nothing is retried.
+ * index until all `n` are taken, so the loop is bounded by `n` and nothing is retried. With
+ * `intervalMs` > 0 the offered rate is fixed as well: task `i` starts no earlier than
+ * `i × intervalMs` after the first (a paced load; a lane that is late starts at once).
  */
-export async function runBounded<T>(n: number, concurrency: number, task: (i: number) => Promise<T>): Promise<LoadResult<T>> {
+export async function runBounded<T>(n: number, concurrency: number, task: (i: number) => Promise<T>, intervalMs = 0): Promise<LoadResult<T>> {
   const values: T[] = [];
   const latenciesMs: number[] = [];
   const errors: string[] = [];
@@ -22,6 +24,8 @@ export async function runBounded<T>(n: number, concurrency: number, task: (i: nu
   const lane = async () => {
     while (next < n) {
       const i = next++;
+      const wait = started + i * intervalMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const t0 = performance.now();
       try {
         values.push(await task(i));
@@ -53,6 +57,8 @@ export interface PhaseSpec {
   name: string;
   n: number;
   concurrency: number;
+  /** > 0: creates are paced, one every `intervalMs` (runBounded). */
+  intervalMs?: number;
   /** Starts one unit of work and returns its workflow id. */
   create(i: number): Promise<string>;
   /** Waits for that workflow's result; throws when it is not the expected outcome. */
@@ -66,7 +72,7 @@ const WAIT_LANES = 100;
 
 export async function runPhase(spec: PhaseSpec): Promise<PhaseResult> {
   const t0 = performance.now();
-  const create = await runBounded(spec.n, spec.concurrency, spec.create);
+  const create = await runBounded(spec.n, spec.concurrency, spec.create, spec.intervalMs);
   const ids = create.values;
   const waited = await runBounded(ids.length, Math.max(WAIT_LANES, spec.concurrency), (i) => spec.awaitResult(ids[i]));
   const completeWallMs = performance.now() - t0;

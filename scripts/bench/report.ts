@@ -230,6 +230,7 @@ function ledgerRows(r: Issue19Report): string[][] {
     { name: 'capacity', w: r.capacity, endpoints: `${o.capacityEndpoints} × every event type` },
     { name: 'latency c=4', w: r.latencyC4, endpoints: '1 × transaction.succeeded' },
     { name: 'latency c=1', w: r.latencyC1, endpoints: '1 × transaction.succeeded' },
+    ...(r.paced ?? []).map(({ rate, w }) => ({ name: `latency paced ${rate}/s`, w, endpoints: '1 × transaction.succeeded' })),
     { name: 'fairness: quiet alone', w: r.quietAlone, endpoints: '1 × transaction.succeeded' },
     { name: 'fairness: quiet with the noisy backlog', w: r.quietWithNoisy, endpoints: '1 × transaction.succeeded' },
   ];
@@ -262,6 +263,7 @@ export function renderIssue19(r: Issue19Report): string[] {
     `Capacity: ${o.capacityCharges} charges at concurrency ${o.concurrency} for one merchant with ${o.capacityEndpoints} endpoints (every event type: ${2 * o.capacityEndpoints} deliveries per charge); ` +
       `baseline: bare workflows that run one no-op activity on their own worker and task queue, at the same concurrency. ` +
       `Latency: ${o.latencyCharges} charges at c=4 and ${o.sequentialCharges} at c=1, one endpoint on transaction.succeeded; a missing delivery counts as +∞. ` +
+      (o.pacedRates.length ? `Paced: ${o.pacedCharges} charges at each fixed offered rate (${o.pacedRates.join(', ')} charges/s, at most 4 in flight), same endpoint set-up. ` : '') +
       `Fairness: quiet merchant ${o.quietCharges} charges at c=2 (transaction.succeeded, receiver answers at once; wait capped at ${fmt(o.quietWaitMs / 1000, 0)} s), alone, then again once a noisy merchant's ${o.noisyEvents} charges ` +
       `(transaction.succeeded, receiver answers after ${fmt(o.noisyDelayMs / 1000, 0)} s, timeout_seconds ${o.noisyTimeoutS}) have all succeeded and their deliveries are in flight. Targets are reported, not asserted.`,
     '',
@@ -275,6 +277,7 @@ export function renderIssue19(r: Issue19Report): string[] {
     [`Issue 19 capacity: ${o.capacityEndpoints} endpoints, concurrency ${o.concurrency}`, r.capacity],
     ['Issue 19 latency: concurrency 4', r.latencyC4],
     ['Issue 19 latency: concurrency 1', r.latencyC1],
+    ...(r.paced ?? []).map(({ rate, w }): [string, WebhookPhaseResult] => [`Issue 19 latency: paced at ${rate} charges/s`, w]),
     ['Issue 19 fairness: quiet merchant alone', r.quietAlone],
     ['Issue 19 fairness: quiet merchant with the noisy backlog', r.quietWithNoisy],
     ['Issue 19 fairness: noisy merchant (in flight)', r.noisy?.result],

@@ -53,6 +53,8 @@ const { values: args } = parseArgs({
     'noisy-delay': { type: 'string' },
     'quiet-wait': { type: 'string' },
     'noisy-wait': { type: 'string' },
+    'paced-rates': { type: 'string' },
+    'n-paced': { type: 'string' },
   },
 });
 const ONLY = args.only ?? process.env.BENCH_ONLY ?? '';
@@ -77,6 +79,11 @@ const ISSUE19: Omit<Issue19Options, 'log'> = {
   capacityEndpoints: positiveInt('CAPACITY_ENDPOINTS', args['capacity-endpoints'] ?? process.env.CAPACITY_ENDPOINTS, 10),
   latencyCharges: positiveInt('N_LATENCY', args['n-latency'] ?? process.env.N_LATENCY, 300),
   sequentialCharges: N_SEQUENTIAL,
+  pacedRates: (args['paced-rates'] ?? process.env.PACED_RATES ?? '5,10,20')
+    .split(',')
+    .filter((r) => r.trim() !== '')
+    .map((r) => positiveInt('PACED_RATES', r.trim(), 1)),
+  pacedCharges: positiveInt('N_PACED', args['n-paced'] ?? process.env.N_PACED, 100),
   quietCharges: positiveInt('N_QUIET', args['quiet-charges'] ?? process.env.N_QUIET, 100),
   noisyEvents: positiveInt('N_NOISY', args['noisy-events'] ?? process.env.N_NOISY, 1000),
   noisyDelayMs: NOISY_DELAY_S * 1000,
@@ -227,10 +234,11 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
 
 function failed(r: VariantReport): boolean {
   const i19 = r.issue19;
-  const void19 = !!i19 && [i19.capacity, i19.latencyC4, i19.latencyC1, i19.quietAlone, i19.quietWithNoisy].some(isVoid);
+  const phases19 = i19 ? [i19.capacity, i19.latencyC4, i19.latencyC1, ...(i19.paced ?? []).map((p) => p.w), i19.quietAlone, i19.quietWithNoisy] : [];
+  const void19 = phases19.some(isVoid);
   // The noisy merchant's deliveries are in flight by design: only its charges and signatures count.
   const noisyFailed = !!i19?.noisy && (i19.noisy.result.badSignatures > 0 || phaseFailed(i19.noisy.result.charges));
-  const issue19Charges = !!i19 && [i19.capacity, i19.latencyC4, i19.latencyC1, i19.quietAlone, i19.quietWithNoisy].some((w) => !!w && (w.badSignatures > 0 || phaseFailed(w.charges)));
+  const issue19Charges = phases19.some((w) => !!w && (w.badSignatures > 0 || phaseFailed(w.charges)));
   return !!r.failure || [...r.phases, ...r.payouts].some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result)) || void19 || noisyFailed || issue19Charges;
 }
 

@@ -146,6 +146,16 @@ export function judgeIssue19(r: Issue19Report | undefined): Issue19Line[] {
       verdict: judge(v === undefined || Number.isNaN(v) ? undefined : v <= goal, w),
     });
   }
+  // Below capacity for certain: a fixed offered rate. The issue's goals, reported beside its own load.
+  for (const { rate, w } of r?.paced ?? []) {
+    const l = latencyWithMissing(w);
+    lines.push({
+      target: `latency paced at ${rate} charges/s (${w.charges.n} charges; event created_at → receiver 2xx) p50 / p99`,
+      measured: `${ms(l.p50, w.waitTimeoutMs)} / ${ms(l.p99, w.waitTimeoutMs)} (charges created at ${fmt(perSecond(w.charges.create.values.length, w.charges.create.wallMs))}/s)`,
+      goal: '≤ 50 / ≤ 250 ms',
+      verdict: judge(Number.isNaN(l.p50) || Number.isNaN(l.p99) ? undefined : l.p50 <= 50 && l.p99 <= 250, w),
+    });
+  }
   {
     const alone = r?.quietAlone && latencyWithMissing(r.quietAlone).p99;
     const noisy = r?.quietWithNoisy && latencyWithMissing(r.quietWithNoisy).p99;

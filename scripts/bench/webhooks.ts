@@ -92,8 +92,8 @@ export interface WebhookPhaseResult {
 /** A merchant with its endpoints, whose charges can be sent now and their deliveries collected later. */
 export interface WebhookLoad {
   merchantId: string;
-  /** Sends the charges (through the API) and waits until each one succeeded; may be called once. */
-  charges(name: string, n: number, concurrency: number): Promise<PhaseResult>;
+  /** Sends the charges (through the API; paced at one per `intervalMs` when given) and waits until each one succeeded; may be called once. */
+  charges(name: string, n: number, concurrency: number, intervalMs?: number): Promise<PhaseResult>;
   /** Events delivered so far / expected so far, over every endpoint. */
   progress(): Promise<{ sent: number; delivered: number }>;
   /** Waits up to `waitTimeoutMs` for every expected delivery, then the figures. */
@@ -225,8 +225,8 @@ export async function startWebhookBench(infra: BenchInfra, options: WebhookBench
     return { ...merchant, endpoints };
   }
 
-  const charges = (key: string, name: string, n: number, concurrency: number, prefix: string) =>
-    runChargePhase(infra, n, concurrency, { key, name, referencePrefix: prefix, completion: options.completion });
+  const charges = (key: string, name: string, n: number, concurrency: number, prefix: string, intervalMs?: number) =>
+    runChargePhase(infra, n, concurrency, { key, name, referencePrefix: prefix, completion: options.completion, intervalMs });
 
   async function load(specs: EndpointSpec[]): Promise<WebhookLoad> {
     const merchant = await merchantWithEndpoints(specs);
@@ -242,10 +242,10 @@ export async function startWebhookBench(infra: BenchInfra, options: WebhookBench
     };
     return {
       merchantId: merchant.id,
-      async charges(name, n, concurrency) {
+      async charges(name, n, concurrency, intervalMs) {
         if (started) throw new Error('WebhookLoad.charges may be called once');
         started = { before: cpuSnapshot(workerPid), elu: performance.eventLoopUtilization(), startedAtMs: Date.now(), t0: performance.now() };
-        result = await charges(merchant.key, name, n, concurrency, `bench-wh${loadNo}`);
+        result = await charges(merchant.key, name, n, concurrency, `bench-wh${loadNo}`, intervalMs);
         chargesDoneAtMs = Date.now();
         return result;
       },
