@@ -91,9 +91,11 @@ async function withTemporal<T>(config: Config, work: (temporal: TemporalHandle) 
   }
 }
 
+/** No `--scopes`: every scope. A given `--scopes` must name at least one: `--scopes ""` is an error, never every scope. */
 function parseScopes(raw: string | undefined): Scope[] {
-  if (!raw) return [...ALL_SCOPES];
+  if (raw === undefined) return [...ALL_SCOPES];
   const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (scopes.length === 0) throw new UsageError(`--scopes needs at least one scope (known: ${ALL_SCOPES.join(' ')}); leave it out for a key with every scope`);
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}; known: ${ALL_SCOPES.join(' ')}`);
   return scopes as Scope[];

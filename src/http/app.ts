@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Environment } from '../domain/environment';
 import type { ServiceDeps } from '../services/context';
 import { accessLog } from './middleware/access-log';
+import { apiHeaders } from './middleware/api-headers';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -27,19 +28,13 @@ export interface AppOptions {
   bodyLimitBytes: number;
 }
 
-/** One listener's app; the environment is the listener's, never the caller's choice. No `listen` here. */
-export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
-  const app = new Koa();
-  app.proxy = false;
-  app.silent = true;
-  app.use(requestId());
-  app.use(accessLog(deps.log, options.environment, deps.metrics));
-  app.use(errorHandler(deps.log));
-  app.use(healthRoutes(deps, options.environment).routes());
-
-  const v1 = new Router();
-  v1.use(authenticate(deps, options.environment));
-  for (const router of [
+/**
+ * Every `/v1` router of a listener, in the order they are mounted: the sandbox controls only on the
+ * sandbox listener (the live one answers 404 for them). Exported so that tests (and the OpenAPI
+ * document) can walk every route the listener serves.
+ */
+export function v1Routers(deps: ServiceDeps, options: AppOptions): Router[] {
+  return [
     chargeRoutes(deps, options.bodyLimitBytes),
     refundRoutes(deps, options.bodyLimitBytes),
     disputeRoutes(deps, options.bodyLimitBytes),
@@ -52,12 +47,24 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
     referenceRoutes(deps),
     webhookEndpointRoutes(deps, options.bodyLimitBytes),
     webhookDeliveryRoutes(deps),
-  ]) {
-    v1.use(router.routes());
-  }
-  // Sandbox controls exist on the sandbox listener only: the live one answers 404 for them.
-  if (options.environment === 'sandbox') v1.use(sandboxAdvanceRoutes(deps).routes());
-  if (options.environment === 'sandbox') v1.use(sandboxDisputeRoutes(deps, options.bodyLimitBytes).routes());
+    ...(options.environment === 'sandbox' ? [sandboxAdvanceRoutes(deps), sandboxDisputeRoutes(deps, options.bodyLimitBytes)] : []),
+  ];
+}
+
+/** One listener's app; the environment is the listener's, never the caller's choice. No `listen` here. */
+export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestId());
+  app.use(apiHeaders());
+  app.use(accessLog(deps.log, options.environment, deps.metrics));
+  app.use(errorHandler(deps.log));
+  app.use(healthRoutes(deps, options.environment).routes());
+
+  const v1 = new Router();
+  v1.use(authenticate(deps, options.environment));
+  for (const router of v1Routers(deps, options)) v1.use(router.routes());
   const v1Routes = v1.routes();
   app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? v1Routes(ctx as never, next) : next()));
   return app;

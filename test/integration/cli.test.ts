@@ -103,6 +103,9 @@ test('keys create refuses bad input', async () => {
   await Promise.all([
     cliFails('keys', 'create', '--merchant', m.id, '--env', 'prod'),
     cliFails('keys', 'create', '--merchant', m.id, '--env', 'test', '--scopes', 'charges:read,everything'),
+    // An empty list is an error, never a key with every scope (issue 20, from the security issue).
+    cliFails('keys', 'create', '--merchant', m.id, '--env', 'test', '--scopes', '').then((err) => expect(err).toMatch(/--scopes needs at least one scope/)),
+    cliFails('keys', 'create', '--merchant', m.id, '--env', 'live', '--scopes', ' , '),
     cliFails('keys', 'create', '--env', 'test'),
     cliFails('keys', 'create', '--merchant', 'mer_doesnotexist000000000000', '--env', 'test'),
   ]);
