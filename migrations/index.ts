@@ -15,6 +15,7 @@ import { Migration20261125000004_settlement_runs } from './Migration202611250000
 import { Migration20261125000005_settlement_accounts_sealed } from './Migration20261125000005_settlement_accounts_sealed';
 import { Migration20261126000001_operator_audit } from './Migration20261126000001_operator_audit';
 import { Migration20261127000001_webhook_deliveries_pending } from './Migration20261127000001_webhook_deliveries_pending';
+import { Migration20261128000001_api_key_roll } from './Migration20261128000001_api_key_roll';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125000005_settlement_accounts_sealed', class: Migration20261125000005_settlement_accounts_sealed },
   { name: 'Migration20261126000001_operator_audit', class: Migration20261126000001_operator_audit },
   { name: 'Migration20261127000001_webhook_deliveries_pending', class: Migration20261127000001_webhook_deliveries_pending },
+  { name: 'Migration20261128000001_api_key_roll', class: Migration20261128000001_api_key_roll },
 ];

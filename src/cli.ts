@@ -6,6 +6,9 @@ import { isIdOf } from './domain/ids';
 import type { SettlementRunInput } from './domain/settlement-run';
 import { startEmbeddedPostgres } from './persistence/embedded-postgres';
 import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
+import { DEFAULT_ROLL_OVERLAP_MS, listKeys, rollKey } from './persistence/api-key-store';
+import type { ChangeActor } from './domain/operator-action';
+import { newId } from './support/new-id';
 import { parseThreshold, updateMerchantSettings, type MerchantSettingsChange } from './persistence/merchant-settings-store';
 import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from './domain/settlement-account';
 import { listSettlementSkips } from './persistence/settlement-skips';
@@ -22,7 +25,7 @@ import { ledgerCheck } from './services/ledger-check';
 import type { SecretBox } from './support/secret-box';
 import { cliSender } from './services/operator-errors';
 import { listOperatorAudit, type AuditFilter } from './persistence/operator-audit-store';
-import { isOperatorAction, MAX_OPERATOR_LENGTH, MAX_REASON_LENGTH, OPERATOR_ACTIONS } from './domain/operator-action';
+import { AUDITED_ACTIONS, isAuditedAction, MAX_OPERATOR_LENGTH, MAX_REASON_LENGTH } from './domain/operator-action';
 import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli-operator-actions';
 import { FAILURE_CLASSES, isFailureClass } from './domain/failure-classes';
 import { parseDuration } from './domain/webhook-retry';
@@ -31,8 +34,10 @@ const USAGE = `usage:
   cli merchants create --name NAME
   cli merchants verify MERCHANT_ID
   cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]
-  cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b]
-  cli keys revoke KEY_ID
+  cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b] [--reason TEXT]
+  cli keys roll KEY_ID [--expires-in 24h] [--reason TEXT]   (the old key works until then, at most 7d)
+  cli keys revoke KEY_ID [--reason TEXT]
+  cli keys list --merchant MERCHANT_ID
   cli charges reverse TXN_ID --reason TEXT
   cli charges resolve TXN_ID --as succeeded|failed --reason TEXT [--failure-class CLASS]
   cli charges retry TXN_ID --reason TEXT
@@ -47,7 +52,7 @@ const USAGE = `usage:
   cli ledger check
   cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
 operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart) take --operator NAME
-(default cli:<login>) and write an audit row each; instead of an id, --query 'a Temporal list query'
+(default cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll, revoke); instead of an id, --query 'a Temporal list query'
 [--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
 action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id`;
 
@@ -174,6 +179,26 @@ function operatorName(values: Values): string {
   return name;
 }
 
+/** A key change's actor: --operator (default `cli:<login>`), --reason (default: the command), a fresh request id. */
+function changeActor(values: Values, command: string): ChangeActor {
+  const reason = values.reason?.trim() || `npm run cli -- ${command}`;
+  if (reason.length > MAX_REASON_LENGTH) throw new UsageError(`--reason is longer than ${MAX_REASON_LENGTH} characters`);
+  return { operator: operatorName(values), reason, requestId: newId('request') };
+}
+
+/** `--expires-in` of `keys roll`: a duration from 0s to 7d; default 24h. */
+function rollOverlap(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_ROLL_OVERLAP_MS;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch {
+    throw new UsageError('--expires-in must be a duration like 30m, 24h or 7d');
+  }
+  if (ms > 7 * 24 * 3600_000) throw new UsageError('--expires-in is at most 7d');
+  return ms;
+}
+
 function resolutionOf(values: Values): NonNullable<OperatorInput['resolution']> {
   const as = values.as;
   if (as !== 'succeeded' && as !== 'failed') throw new UsageError('--as must be succeeded or failed');
@@ -192,7 +217,7 @@ function auditFilter(values: Values): AuditFilter {
   const filter: AuditFilter = { limit: parseLimit(values.limit) };
   if (values.payment !== undefined) filter.paymentId = values.payment;
   if (values.action !== undefined) {
-    if (!isOperatorAction(values.action)) throw new UsageError(`--action must be one of: ${OPERATOR_ACTIONS.join(', ')}`);
+    if (!isAuditedAction(values.action)) throw new UsageError(`--action must be one of: ${AUDITED_ACTIONS.join(', ')}`);
     filter.action = values.action;
   }
   if (values.batch !== undefined) filter.batchId = values.batch;
@@ -214,7 +239,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' } },
   });
   const { yes, ...values } = parsed;
   const [noun, verb, arg] = positionals;
@@ -235,7 +260,8 @@ async function run(argv: string[]): Promise<unknown> {
     case 'merchants create': {
       if (!values.name) throw new UsageError('--name is required');
       const name = values.name;
-      const m = await withDatabase(config, (orm) => createMerchant(orm, name));
+      const actor = changeActor(values, 'merchants create');
+      const m = await withDatabase(config, (orm) => createMerchant(orm, name, actor));
       return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret };
     }
     case 'merchants verify':
@@ -251,12 +277,26 @@ async function run(argv: string[]): Promise<unknown> {
       const merchant = values.merchant;
       const env = parseEnv(values.env);
       const scopes = parseScopes(values.scopes);
-      const key = await withDatabase(config, (orm) => issueKey(orm, merchant, env, scopes));
+      const actor = changeActor(values, 'keys create');
+      const key = await withDatabase(config, (orm) => issueKey(orm, merchant, env, scopes, actor));
       return { id: key.id, secret: key.secret, scopes: key.scopes };
     }
-    case 'keys revoke':
+    case 'keys revoke': {
       if (!arg) throw new UsageError('key id is required');
-      return withDatabase(config, (orm) => revokeKey(orm, arg));
+      const actor = changeActor(values, 'keys revoke');
+      return withDatabase(config, (orm) => revokeKey(orm, arg, actor));
+    }
+    case 'keys roll': {
+      if (!arg) throw new UsageError('key id is required');
+      const overlapMs = rollOverlap(values['expires-in']);
+      const actor = changeActor(values, 'keys roll');
+      return withDatabase(config, (orm) => rollKey(orm, arg, overlapMs, actor));
+    }
+    case 'keys list': {
+      if (!values.merchant) throw new UsageError('--merchant is required');
+      const merchant = values.merchant;
+      return withDatabase(config, (orm) => listKeys(orm, merchant));
+    }
     case 'audit list':
       return withDatabase(config, (orm) => listOperatorAudit(orm, auditFilter(values)));
     case 'payments stuck': {

@@ -39,6 +39,38 @@ export function isOperatorAction(text: string): text is OperatorAction {
   return (OPERATOR_ACTIONS as readonly string[]).includes(text);
 }
 
+/**
+ * Changes of a merchant's access and webhook set-up (issue 20), written to the same audit table as
+ * the operator actions, each in the same transaction as the change it records: who (`cli:<login>`, or
+ * `api_key:<key id>` for a change through the API), why, the request id, and the state before and
+ * after, never a secret.
+ */
+export const CHANGE_ACTIONS = [
+  'api_key.create',
+  'api_key.roll',
+  'api_key.revoke',
+  'webhook_endpoint.create',
+  'webhook_endpoint.update',
+  'webhook_endpoint.delete',
+  'webhook_endpoint.rotate_secret',
+] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+/** Every action `audit list --action` can filter on. */
+export const AUDITED_ACTIONS: readonly string[] = [...OPERATOR_ACTIONS, ...CHANGE_ACTIONS];
+
+export function isAuditedAction(text: string): boolean {
+  return AUDITED_ACTIONS.includes(text);
+}
+
+/** Who made a change and why, as its audit row records it. */
+export interface ChangeActor {
+  operator: string;
+  reason: string;
+  /** The API request id (`req_…`), or one made for a CLI command. */
+  requestId: string;
+}
+
 /** Longest reason accepted (kept in workflow history and the audit log, shown to operators). */
 export const MAX_REASON_LENGTH = 500;
 

@@ -1,5 +1,8 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EndpointStatus, WebhookEndpointRecord } from '../domain/webhook-endpoint';
 import type { Environment } from '../domain/environment';
+import type { ChangeAction, ChangeActor } from '../domain/operator-action';
+import { recordChange } from './change-audit';
 import type { Orm } from './orm';
 import { iso, isoOrNull, TEXT_ARRAY, type ListCursor } from './sql-values';
 
@@ -59,8 +62,66 @@ export interface NewEndpoint {
   sealedSecret: string;
 }
 
-export async function insertEndpoint(orm: Orm, owner: Owner, e: NewEndpoint): Promise<WebhookEndpointRecord> {
-  const rows = await orm.em.getConnection().execute<EndpointRow[]>(
+/** What an audit row keeps of an endpoint: its set-up, never a secret. */
+function auditState(e: WebhookEndpointRecord | null): unknown {
+  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, status: e.status };
+}
+
+/** The endpoint change's audit row, in the change's transaction (change-audit.ts). */
+export async function auditEndpointChange(
+  em: EntityManager,
+  actor: ChangeActor,
+  action: ChangeAction,
+  owner: Owner,
+  id: string,
+  before: WebhookEndpointRecord | null,
+  after: WebhookEndpointRecord | null,
+): Promise<void> {
+  await recordChange(em, actor, { action, subjectId: id, merchantId: owner.merchantId, environment: owner.environment, before: auditState(before), after: auditState(after) });
+}
+
+/** The endpoint as it is now, its row locked until the transaction ends; null when absent or deleted. */
+async function lockedEndpoint(em: EntityManager, owner: Owner, id: string): Promise<WebhookEndpointRecord | null> {
+  const rows = await em.execute<EndpointRow[]>(
+    `select ${ENDPOINT_COLUMNS} from webhook_endpoints where id = ? and merchant_id = ? and environment = ? and deleted_at is null for update`,
+    [id, owner.merchantId, owner.environment],
+  );
+  return rows[0] ? endpointFromRow(rows[0]) : null;
+}
+
+/**
+ * Runs one change of an existing endpoint with its audit row, in one transaction: the row is locked
+ * and read (the audit's "before"), `change` writes and returns it, then the audit row. Null when
+ * the endpoint is absent or deleted (nothing written).
+ */
+async function changeEndpoint(
+  orm: Orm,
+  owner: Owner,
+  id: string,
+  actor: ChangeActor,
+  action: ChangeAction,
+  change: (em: EntityManager) => Promise<WebhookEndpointRecord | null>,
+): Promise<WebhookEndpointRecord | null> {
+  return orm.em.fork().transactional(async (em) => {
+    const before = await lockedEndpoint(em, owner, id);
+    if (!before) return null;
+    const after = await change(em);
+    if (!after) return null;
+    await auditEndpointChange(em, actor, action, owner, id, before, action === 'webhook_endpoint.delete' ? null : after);
+    return after;
+  });
+}
+
+export async function insertEndpoint(orm: Orm, owner: Owner, e: NewEndpoint, actor: ChangeActor): Promise<WebhookEndpointRecord> {
+  return orm.em.fork().transactional(async (em) => {
+    const endpoint = await insertEndpointIn(em, owner, e);
+    await auditEndpointChange(em, actor, 'webhook_endpoint.create', owner, endpoint.id, null, endpoint);
+    return endpoint;
+  });
+}
+
+async function insertEndpointIn(em: EntityManager, owner: Owner, e: NewEndpoint): Promise<WebhookEndpointRecord> {
+  const rows = await em.execute<EndpointRow[]>(
     `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, status, secret_box,
        created_at, updated_at)
      values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
@@ -101,7 +162,7 @@ export interface EndpointPatch {
  * Applies a PATCH. `status: active` re-enables and clears the failure streak and auto-disable mark;
  * `status: disabled` pauses delivery by hand (no auto_disabled_at).
  */
-export async function updateEndpoint(orm: Orm, owner: Owner, id: string, patch: EndpointPatch): Promise<WebhookEndpointRecord | null> {
+export async function updateEndpoint(orm: Orm, owner: Owner, id: string, patch: EndpointPatch, actor: ChangeActor): Promise<WebhookEndpointRecord | null> {
   const sets: string[] = ['updated_at = now()'];
   const params: unknown[] = [];
   const set = (sql: string, value: unknown) => {
@@ -117,31 +178,38 @@ export async function updateEndpoint(orm: Orm, owner: Owner, id: string, patch: 
   } else if (patch.status === 'disabled') {
     sets.push(`status = 'disabled'`);
   }
-  const rows = await orm.em.getConnection().execute<EndpointRow[]>(
-    `update webhook_endpoints set ${sets.join(', ')}
-     where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
-    [...params, id, owner.merchantId, owner.environment],
-  );
-  return rows[0] ? endpointFromRow(rows[0]) : null;
+  return changeEndpoint(orm, owner, id, actor, 'webhook_endpoint.update', async (em) => {
+    const rows = await em.execute<EndpointRow[]>(
+      `update webhook_endpoints set ${sets.join(', ')}
+       where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
+      [...params, id, owner.merchantId, owner.environment],
+    );
+    return rows[0] ? endpointFromRow(rows[0]) : null;
+  });
 }
 
 /** Soft delete: deliveries keep their endpoint; nothing more is sent to it. */
-export async function deleteEndpoint(orm: Orm, owner: Owner, id: string): Promise<boolean> {
-  const rows = await orm.em.getConnection().execute<unknown[]>(
-    `update webhook_endpoints set deleted_at = now(), updated_at = now()
-     where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning 1`,
-    [id, owner.merchantId, owner.environment],
-  );
-  return rows.length === 1;
+export async function deleteEndpoint(orm: Orm, owner: Owner, id: string, actor: ChangeActor): Promise<boolean> {
+  const deleted = await changeEndpoint(orm, owner, id, actor, 'webhook_endpoint.delete', async (em) => {
+    const rows = await em.execute<EndpointRow[]>(
+      `update webhook_endpoints set deleted_at = now(), updated_at = now()
+       where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
+      [id, owner.merchantId, owner.environment],
+    );
+    return rows[0] ? endpointFromRow(rows[0]) : null;
+  });
+  return deleted !== null;
 }
 
 /** The current secret becomes the previous one, valid for `overlapMs` more; the new one signs at once. */
-export async function rotateEndpointSecret(orm: Orm, owner: Owner, id: string, sealedSecret: string, overlapMs: number): Promise<WebhookEndpointRecord | null> {
-  const rows = await orm.em.getConnection().execute<EndpointRow[]>(
-    `update webhook_endpoints
-     set previous_secret_box = secret_box, secret_box = ?, previous_secret_expires_at = now() + make_interval(secs => ?), updated_at = now()
-     where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
-    [sealedSecret, overlapMs / 1000, id, owner.merchantId, owner.environment],
-  );
-  return rows[0] ? endpointFromRow(rows[0]) : null;
+export async function rotateEndpointSecret(orm: Orm, owner: Owner, id: string, sealedSecret: string, overlapMs: number, actor: ChangeActor): Promise<WebhookEndpointRecord | null> {
+  return changeEndpoint(orm, owner, id, actor, 'webhook_endpoint.rotate_secret', async (em) => {
+    const rows = await em.execute<EndpointRow[]>(
+      `update webhook_endpoints
+       set previous_secret_box = secret_box, secret_box = ?, previous_secret_expires_at = now() + make_interval(secs => ?), updated_at = now()
+       where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
+      [sealedSecret, overlapMs / 1000, id, owner.merchantId, owner.environment],
+    );
+    return rows[0] ? endpointFromRow(rows[0]) : null;
+  });
 }

@@ -1,7 +1,9 @@
 import { ApiError } from '../domain/errors';
 import { DEFAULT_TIMEOUT_SECONDS, type WebhookEndpointRecord } from '../domain/webhook-endpoint';
 import { insertEndpointWithinLimit } from '../persistence/webhook-endpoint-limit';
+import type { ChangeActor } from '../domain/operator-action';
 import {
+  deleteEndpoint,
   findEndpoint,
   rotateEndpointSecret,
   updateEndpoint,
@@ -65,7 +67,25 @@ async function checkedUrl(deps: ServiceDeps, caller: Caller, url: string): Promi
  * (deleted ones not): one more is 422 `endpoint_limit_reached` and writes nothing. The cap keeps one
  * merchant's fan-out (deliveries per event) bounded.
  */
-export async function createEndpoint(deps: ServiceDeps, caller: Caller, req: CreateEndpointRequest): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
+/**
+ * Who changes an endpoint through the API, for its audit row: the key (`api_key:<id>`), the request
+ * (`reason`: method and path) and its request id. Without one (a call from code, not a request), the
+ * key and a fresh request id.
+ */
+export function apiActor(caller: Caller, request?: { id: string; method: string; path: string }): ChangeActor {
+  return {
+    operator: `api_key:${caller.keyId}`,
+    reason: request ? `${request.method} ${request.path}` : 'webhook endpoint change through the service',
+    requestId: request?.id ?? newId('request'),
+  };
+}
+
+export async function createEndpoint(
+  deps: ServiceDeps,
+  caller: Caller,
+  req: CreateEndpointRequest,
+  actor: ChangeActor = apiActor(caller),
+): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
   const url = await checkedUrl(deps, caller, req.url);
   const secret = newSigningSecret();
   const max = deps.webhooks.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
@@ -81,6 +101,7 @@ export async function createEndpoint(deps: ServiceDeps, caller: Caller, req: Cre
       sealedSecret: deps.secretBox.seal(secret),
     },
     max,
+    actor,
   );
   if (!endpoint) {
     throw new ApiError(
@@ -91,7 +112,7 @@ export async function createEndpoint(deps: ServiceDeps, caller: Caller, req: Cre
   return { endpoint, secret };
 }
 
-export async function patchEndpoint(deps: ServiceDeps, caller: Caller, id: string, req: UpdateEndpointRequest): Promise<WebhookEndpointRecord> {
+export async function patchEndpoint(deps: ServiceDeps, caller: Caller, id: string, req: UpdateEndpointRequest, actor: ChangeActor = apiActor(caller)): Promise<WebhookEndpointRecord> {
   if (!(await findEndpoint(deps.orm, caller, id))) throw notFound(id);
   const patch: EndpointPatch = {
     ...(req.url !== undefined ? { url: await checkedUrl(deps, caller, req.url) } : {}),
@@ -100,17 +121,22 @@ export async function patchEndpoint(deps: ServiceDeps, caller: Caller, id: strin
     ...(req.timeout_seconds !== undefined ? { timeoutSeconds: req.timeout_seconds } : {}),
     ...(req.status !== undefined ? { status: req.status } : {}),
   };
-  const updated = await updateEndpoint(deps.orm, caller, id, patch);
+  const updated = await updateEndpoint(deps.orm, caller, id, patch, actor);
   if (!updated) throw notFound(id);
   return updated;
 }
 
 /** A new secret signs at once; the previous one keeps signing (second) until the overlap ends. */
-export async function rotateSecret(deps: ServiceDeps, caller: Caller, id: string): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
+export async function rotateSecret(deps: ServiceDeps, caller: Caller, id: string, actor: ChangeActor = apiActor(caller)): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
   const secret = newSigningSecret();
-  const endpoint = await rotateEndpointSecret(deps.orm, caller, id, deps.secretBox.seal(secret), deps.webhooks.secretOverlapMs);
+  const endpoint = await rotateEndpointSecret(deps.orm, caller, id, deps.secretBox.seal(secret), deps.webhooks.secretOverlapMs, actor);
   if (!endpoint) throw notFound(id);
   return { endpoint, secret };
+}
+
+/** Soft delete, with its audit row; 404 when absent. */
+export async function removeEndpoint(deps: ServiceDeps, caller: Caller, id: string, actor: ChangeActor = apiActor(caller)): Promise<void> {
+  if (!(await deleteEndpoint(deps.orm, caller, id, actor))) throw notFound(id);
 }
 
 export function notFound(id: string): ApiError {

@@ -20,6 +20,7 @@ import { settlementScheduleId } from '../../src/temporal/settlement-schedule';
 import { testPayloadCodec } from '../support/payload-codec';
 import { killAllWorkers, startWorkerChild } from '../support/worker-child';
 import { execCli } from '../support/run-cli';
+import { testActor } from '../support/test-actor';
 
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
@@ -70,11 +71,11 @@ async function seedWithKeyA(): Promise<Map<string, { current: string; previous: 
   for (let i = 0; i < 5; i++) {
     const id = newId('webhookEndpoint');
     const secret = `whsec_${i}_${randomBytes(8).toString('hex')}`;
-    await insertEndpoint(orm, owner, { id, url: `https://example.com/${i}`, description: null, subscribedEvents: [], timeoutSeconds: 10, sealedSecret: boxA.seal(secret) });
+    await insertEndpoint(orm, owner, { id, url: `https://example.com/${i}`, description: null, subscribedEvents: [], timeoutSeconds: 10, sealedSecret: boxA.seal(secret) }, testActor());
     plain.set(id, { current: secret, previous: null });
     if (i % 2 === 0) {
       const next = `whsec_rotated_${i}`;
-      await rotateEndpointSecret(orm, owner, id, boxA.seal(next), 3_600_000);
+      await rotateEndpointSecret(orm, owner, id, boxA.seal(next), 3_600_000, testActor());
       plain.set(id, { current: next, previous: secret });
     }
   }

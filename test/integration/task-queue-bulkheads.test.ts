@@ -25,6 +25,7 @@ import { chargeBody, idempotencyKey, startHarness, type Harness } from '../suppo
 import { testPayloadCodec } from '../support/payload-codec';
 import { deadTemporalClient, emitEvent } from '../support/webhook-fixtures';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
+import { testActor } from '../support/test-actor';
 
 const log = createLogger('silent');
 let h: Harness;
@@ -188,7 +189,7 @@ test('a sandbox webhook flood holding every sandbox send slot delays neither a l
       subscribedEvents: [],
       timeoutSeconds: 5,
       sealedSecret: h.deps.secretBox.seal(`whsec_${randomBase62(32)}`),
-    });
+    }, testActor());
     const liveDelivery = fanOutDeliveryId(await emitEvent(h.orm, live), liveEndpoint.id);
     const startedAt = Date.now();
     expect(await relay()).toBeGreaterThanOrEqual(1);

@@ -26,6 +26,7 @@ import { testWebhookConfig } from '../support/harness';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
 import { declareSearchAttributes } from '../workflows/support/charge-env';
 import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
+import { testActor } from '../support/test-actor';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -139,7 +140,7 @@ test('ten failures alone do not disable; ten failures whose first is five days o
   expect(rx.deliveries.length).toBe(received + 1);
 
   // PATCH status active (as the API does) re-enables and clears the streak; the missed event is replayed.
-  const enabled = await updateEndpoint(orm, caller, endpoint.id, { status: 'active' });
+  const enabled = await updateEndpoint(orm, caller, endpoint.id, { status: 'active' }, testActor());
   expect(enabled).toMatchObject({ status: 'active', consecutiveFailures: 0, autoDisabledAt: null });
   rx.respond(() => ({ status: 200 }));
   const replay = await replayDelivery(deps, caller, missed);

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import { endpointJson } from '../../domain/webhook-endpoint';
 import { ApiError } from '../../domain/errors';
-import { deleteEndpoint, findEndpoint, listEndpoints } from '../../persistence/webhook-endpoint-store';
+import { findEndpoint, listEndpoints } from '../../persistence/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../services/context';
-import { createEndpoint, notFound, patchEndpoint, rotateSecret } from '../../services/webhook-endpoints';
+import { apiActor, createEndpoint, notFound, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { jsonBody } from '../middleware/json-body';
 import { requireScope } from '../middleware/auth';
 import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
@@ -15,9 +15,12 @@ import { listCursor, renderList } from './list-page';
 export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   const router = new Router();
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
+  /** The request as the change's audit row names it (apiActor). */
+  const actor = (ctx: { state: Record<string, unknown>; method: string; path: string }) =>
+    apiActor(caller(ctx), { id: ctx.state.requestId as string, method: ctx.method, path: ctx.path });
 
   router.post('/v1/webhook-endpoints', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
-    const { endpoint, secret } = await createEndpoint(deps, caller(ctx), check(validateCreateEndpoint, ctx.state.body));
+    const { endpoint, secret } = await createEndpoint(deps, caller(ctx), check(validateCreateEndpoint, ctx.state.body), actor(ctx));
     ctx.status = 201;
     ctx.body = endpointJson(endpoint, secret);
   });
@@ -41,17 +44,17 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
     const id = pathId(ctx.params, 'webhookEndpoint');
     const request = check(validateUpdateEndpoint, ctx.state.body);
     if (Object.keys(request).length === 0) throw new ApiError('invalid_request', 'Send at least one field to change.');
-    ctx.body = endpointJson(await patchEndpoint(deps, caller(ctx), id, request));
+    ctx.body = endpointJson(await patchEndpoint(deps, caller(ctx), id, request, actor(ctx)));
   });
 
   router.delete('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), async (ctx) => {
     const id = pathId(ctx.params, 'webhookEndpoint');
-    if (!(await deleteEndpoint(deps.orm, caller(ctx), id))) throw notFound(id);
+    await removeEndpoint(deps, caller(ctx), id, actor(ctx));
     ctx.body = { id, object: 'webhook_endpoint', deleted: true };
   });
 
   router.post('/v1/webhook-endpoints/:id/rotate-secret', requireScope('webhooks:write'), async (ctx) => {
-    const { endpoint, secret } = await rotateSecret(deps, caller(ctx), pathId(ctx.params, 'webhookEndpoint'));
+    const { endpoint, secret } = await rotateSecret(deps, caller(ctx), pathId(ctx.params, 'webhookEndpoint'), actor(ctx));
     ctx.body = endpointJson(endpoint, secret);
   });
 

@@ -14,5 +14,11 @@ export const ApiKey = defineEntity({
     scopes: p.array(),
     revokedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
+    /** A rolled key's end (`keys roll --expires-in`); null: no expiry. */
+    expiresAt: p.datetime().nullable(),
+    /** The key that replaced this one (`keys roll`). */
+    rolledTo: p.string().nullable(),
+    /** Last request it authenticated, to the minute (merchant-store.ts findKeyBySecret). */
+    lastUsedAt: p.datetime().nullable(),
   },
 });
