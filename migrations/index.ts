@@ -16,6 +16,7 @@ import { Migration20261125000005_settlement_accounts_sealed } from './Migration2
 import { Migration20261126000001_operator_audit } from './Migration20261126000001_operator_audit';
 import { Migration20261127000001_webhook_deliveries_pending } from './Migration20261127000001_webhook_deliveries_pending';
 import { Migration20261128000001_api_key_roll } from './Migration20261128000001_api_key_roll';
+import { Migration20261128000002_rate_limits } from './Migration20261128000002_rate_limits';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126000001_operator_audit', class: Migration20261126000001_operator_audit },
   { name: 'Migration20261127000001_webhook_deliveries_pending', class: Migration20261127000001_webhook_deliveries_pending },
   { name: 'Migration20261128000001_api_key_roll', class: Migration20261128000001_api_key_roll },
+  { name: 'Migration20261128000002_rate_limits', class: Migration20261128000002_rate_limits },
 ];

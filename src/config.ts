@@ -54,6 +54,8 @@ export interface Config {
    * undefined, the worker is unversioned.
    */
   workerDeployment: WorkerDeploymentVersion | undefined;
+  /** RATE_LIMIT_SANDBOX and RATE_LIMIT_LIVE: requests per second per merchant and environment, bursts up to twice that (http/middleware/rate-limit.ts). */
+  rateLimits: { sandbox: number; live: number };
 }
 
 /** INTERFACE.md "Webhooks" settings. */
@@ -110,6 +112,17 @@ export function metricsSampleIntervalMs(env: NodeJS.ProcessEnv = process.env): n
   }
   if (!(ms >= 1_000)) throw new StartupError(`METRICS_SAMPLE_INTERVAL must be a duration of at least 1s such as "15s", got "${raw}"`);
   return ms;
+}
+
+/** INTERFACE.md "Rate limits": requests per second per merchant when RATE_LIMIT_SANDBOX / RATE_LIMIT_LIVE are unset. */
+export const DEFAULT_RATE_LIMITS = { sandbox: 25, live: 100 } as const;
+
+/** A whole number of requests per second, at least 1: 0 would refuse every request, so it stops the start instead. */
+function rateLimit(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new StartupError(`${name} must be a whole number of requests per second, at least 1 (bursts go up to twice it), got "${raw}"`);
+  return Number(raw);
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -189,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...workerQueueSettings(env),
     },
     workerDeployment: workerDeployment(env),
+    rateLimits: { sandbox: rateLimit('RATE_LIMIT_SANDBOX', DEFAULT_RATE_LIMITS.sandbox, env), live: rateLimit('RATE_LIMIT_LIVE', DEFAULT_RATE_LIMITS.live, env) },
   };
 }
 

@@ -34,14 +34,20 @@ export interface BenchInfra {
   config: Config;
   /** The sandbox listener, loopback, ephemeral port. */
   apiUrl: string;
+  /** What the sandbox listener was built with (the rate-limit phase builds two more on them). */
+  deps: ServiceDeps;
   payments: PaymentsSide;
   stop(): Promise<void>;
 }
 
-/** The environment `npm start` would see, plus what a local webhook receiver needs (http, 127.0.0.1). */
+/**
+ * The environment `npm start` would see, plus what a local webhook receiver needs (http, 127.0.0.1),
+ * and a sandbox rate limit (RATE_LIMIT_SANDBOX, unless set) far above what one bench merchant sends:
+ * the limiter runs on every request of every phase (its cost is in every figure) and refuses none.
+ */
 export function benchEnv(): NodeJS.ProcessEnv {
   const allow = [process.env.WEBHOOK_ALLOW_PRIVATE_HOSTS, '127.0.0.1'].filter(Boolean).join(',');
-  return { ...process.env, WEBHOOK_ALLOW_PRIVATE_HOSTS: allow, WEBHOOK_ALLOW_HTTP: 'true' };
+  return { RATE_LIMIT_SANDBOX: '1000000', ...process.env, WEBHOOK_ALLOW_PRIVATE_HOSTS: allow, WEBHOOK_ALLOW_HTTP: 'true' };
 }
 
 /**
@@ -100,7 +106,7 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
       // As src/main.ts passes it, where the configuration has it (issue 8's create path).
       ...((config as { chargeStartWaitMs?: number }).chargeStartWaitMs !== undefined ? { chargeStartWaitMs: (config as { chargeStartWaitMs?: number }).chargeStartWaitMs } : {}),
     };
-    const api = http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes }).callback());
+    const api = http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox }).callback());
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     stops.push(
       () =>
@@ -110,7 +116,7 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
         }),
     );
     const apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}`;
-    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, payments, stop };
+    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, deps, payments, stop };
   } catch (error) {
     await stop();
     throw error;

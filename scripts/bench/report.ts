@@ -3,6 +3,7 @@ import type { PhaseResult } from './load';
 import type { CpuSnapshot, PeakRss } from './procs';
 import { fmt, perSecond, ratio, summarize } from './stats';
 import type { Issue19Report } from './issue19';
+import { renderRateLimit, type RateLimitBench } from './ratelimit';
 import { isVoid, judgeIssue19, SLOW_CREATE_MS, type Issue19Line, type TargetLine } from './targets';
 import type { WebhookPhaseResult } from './webhooks';
 
@@ -29,6 +30,8 @@ export interface VariantReport {
   webhooks: Array<{ title: string; result: WebhookPhaseResult }>;
   /** Issue 19's phases, when they ran (filled phase by phase). */
   issue19?: Issue19Report;
+  /** Issue 20's rate-limit phase, when it ran. */
+  rateLimit?: RateLimitBench;
   targets: TargetLine[];
   rss: PeakRss;
   wallS: number;
@@ -186,6 +189,7 @@ function renderVariant(v: VariantReport): string[] {
   const out = [`## ${v.title}`, '', ...v.notes.map((n) => `- ${n}`)];
   if (v.failure) out.push(`- **Failed:** ${v.failure}`);
   if (v.targets.some((t) => t.verdict !== 'n/a')) out.push('', 'Targets (issue 8):', '', ...v.targets.map((t) => `- ${t.verdict} ${t.target}: ${t.detail}`));
+  if (v.rateLimit) out.push('', ...renderRateLimit(v.rateLimit));
   if (v.issue19) out.push('', ...renderIssue19(v.issue19));
   if (v.phases.length || v.payouts.length) out.push('', v.charged ? '### Charges, payouts and bare workflows' : '### Bare workflows', '', ...renderPhases(v.phases, v.payouts, v.charged));
   if (v.webhooks.length) {

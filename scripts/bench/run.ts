@@ -5,7 +5,8 @@
  * server, (c) charges with one webhook endpoint at concurrency 1 and at CONCURRENCY, (d) issue 19's
  * webhook phases (scripts/bench/issue19.ts: capacity, latency at c=4 and c=1, fairness); then the
  * Markdown report, sent to the launcher. `--only webhooks` keeps the warm-ups, the `start-activity`
- * baseline and (d). Exit code 1 if any request, workflow or delivery failed (a VOID phase included).
+ * baseline and (d); `--only ratelimit` (deployed only, unless --variants) keeps issue 20's rate-limit
+ * phase (scripts/bench/ratelimit.ts), which the full run makes first on each variant. Exit code 1 if any request, workflow or delivery failed (a VOID phase included).
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +28,7 @@ import { judgeTargets, type TargetInputs } from './targets';
 import { parseVariants, type Variant } from './variants';
 import { startWebhookBench, webhookPhaseFailed, type WebhookPhaseResult } from './webhooks';
 import { runIssue19, type Issue19Options } from './issue19';
+import { runRateLimitBench } from './ratelimit';
 import { isVoid } from './targets';
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -55,18 +57,23 @@ const { values: args } = parseArgs({
     'noisy-wait': { type: 'string' },
     'paced-rates': { type: 'string' },
     'n-paced': { type: 'string' },
+    'n-ratelimit': { type: 'string' },
   },
 });
 const ONLY = args.only ?? process.env.BENCH_ONLY ?? '';
-if (ONLY !== '' && ONLY !== 'webhooks') throw new Error(`--only / BENCH_ONLY: only "webhooks" is known, got "${ONLY}"`);
+if (ONLY !== '' && ONLY !== 'webhooks' && ONLY !== 'ratelimit') throw new Error(`--only / BENCH_ONLY: "webhooks" or "ratelimit", got "${ONLY}"`);
 /** `--only webhooks`: the warm-ups, the start-activity baseline and issue 19's phases, nothing else. */
 const ONLY_WEBHOOKS = ONLY === 'webhooks';
+/** `--only ratelimit`: the rate-limit phase alone (issue 20), on `deployed` unless --variants says otherwise. */
+const ONLY_RATELIMIT = ONLY === 'ratelimit';
+/** Measured pairs of the rate-limit phase. */
+const N_RATELIMIT = positiveInt('N_RATELIMIT', args['n-ratelimit'] ?? process.env.N_RATELIMIT, 300);
 if (ONLY_WEBHOOKS && args['skip-webhooks']) throw new Error('--only webhooks and --skip-webhooks exclude each other');
 const N = positiveInt('N', args.n ?? process.env.N, 1000);
 const CONCURRENCY = positiveInt('CONCURRENCY', args.concurrency ?? process.env.CONCURRENCY, 20);
 /** Charges of the concurrency-1 webhook phase. */
 const N_SEQUENTIAL = positiveInt('N_SEQUENTIAL', args['n-sequential'] ?? process.env.N_SEQUENTIAL, 100);
-const VARIANTS = parseVariants(args.variants ?? process.env.BENCH_VARIANTS ?? 'deployed,single,tuned');
+const VARIANTS = parseVariants(args.variants ?? process.env.BENCH_VARIANTS ?? (ONLY_RATELIMIT ? 'deployed' : 'deployed,single,tuned'));
 /** Hard limit for the whole run; past it the servers are stopped, the report so far is printed and the exit code is 2. */
 const TIMEOUT_S = positiveInt('BENCH_TIMEOUT_S', args.timeout ?? process.env.BENCH_TIMEOUT_S, 2700);
 const WARMUP = Math.min(10, N);
@@ -133,7 +140,7 @@ const reportRef: { current?: VariantReport } = {};
 async function runVariant(variant: Variant): Promise<VariantReport> {
   const t0 = performance.now();
   const busy = await machineBusy();
-  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], charged: !ONLY_WEBHOOKS, payouts: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
+  const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], charged: !ONLY_WEBHOOKS && !ONLY_RATELIMIT, payouts: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
   const inputs: TargetInputs = {};
   reportRef.current = report;
   log(`${variant.name}: starting PostgreSQL and the Temporal dev server (${variant.persistentDevServer ? 'on disk' : 'in memory'})`);
@@ -142,6 +149,12 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
     infra = infraRef.current = await startBenchInfra(variant, log);
     report.notes.push(`Machine busy in the second before this variant: ${fmt(100 * busy, 0)} % (other processes).`);
     const merchant = await newMerchantKey(infra, 'Bench');
+
+    if (!ONLY_WEBHOOKS) {
+      log(`${variant.name}: rate limits: ${N_RATELIMIT} pairs of GET /v1/balances, limiter on and off`);
+      report.rateLimit = await runRateLimitBench(infra, (await newMerchantKey(infra, 'Bench rate limit')).key, N_RATELIMIT);
+      if (ONLY_RATELIMIT) return report;
+    }
 
     log(`${variant.name}: warm-up: ${WARMUP} charges`);
     const warm = await runChargePhase(infra, WARMUP, CONCURRENCY, { key: merchant.key, name: 'warm-up', referencePrefix: 'bench-warm', completion: 'poll' });
@@ -239,7 +252,7 @@ function failed(r: VariantReport): boolean {
   // The noisy merchant's deliveries are in flight by design: only its charges and signatures count.
   const noisyFailed = !!i19?.noisy && (i19.noisy.result.badSignatures > 0 || phaseFailed(i19.noisy.result.charges));
   const issue19Charges = phases19.some((w) => !!w && (w.badSignatures > 0 || phaseFailed(w.charges)));
-  return !!r.failure || [...r.phases, ...r.payouts].some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result)) || void19 || noisyFailed || issue19Charges;
+  return !!r.failure || !!r.rateLimit?.errors.length || [...r.phases, ...r.payouts].some((p) => phaseFailed(p.result)) || r.webhooks.some((w) => webhookPhaseFailed(w.result)) || void19 || noisyFailed || issue19Charges;
 }
 
 function renderAll(extraFooter: string[] = []): string {
@@ -265,17 +278,19 @@ async function main(): Promise<number> {
   // before the dev server, which would otherwise create a default runtime.
   installRuntime(undefined, `127.0.0.1:${await freePort()}`);
   header = [
-    ONLY_WEBHOOKS
+    ONLY_RATELIMIT
+      ? `--only ratelimit: issue 20's rate-limit phase alone, ${N_RATELIMIT} measured pairs per variant.`
+      : ONLY_WEBHOOKS
       ? `--only webhooks: warm-up ${WARMUP} charges and ${WARMUP} bare starts per variant, N=${N} bare one-activity workflows at CONCURRENCY=${CONCURRENCY}, then issue 19's phases; latencies in ms.`
       : `N=${N}, CONCURRENCY=${CONCURRENCY}; webhook phase at concurrency 1: ${N_SEQUENTIAL} charges; warm-up ${WARMUP} charges and ${WARMUP} bare starts per variant; latencies in ms.`,
-    ...(args['skip-webhooks']
+    ...(args['skip-webhooks'] || ONLY_RATELIMIT
       ? []
       : [
           `Issue 19: capacity ${ISSUE19.capacityCharges} charges × ${ISSUE19.capacityEndpoints} endpoints at c=${CONCURRENCY}; latency ${ISSUE19.latencyCharges} charges at c=4 and ${ISSUE19.sequentialCharges} at c=1; fairness ${ISSUE19.quietCharges} quiet charges at c=2 (wait ≤ ${ISSUE19.quietWaitMs / 1000} s), ${ISSUE19.noisyEvents} noisy events to a ${NOISY_DELAY_S} s endpoint (wait ≤ ${ISSUE19.noisyWaitMs / 1000} s more).`,
         ]),
     `Variants: ${VARIANTS.map((v) => v.name).join(', ')}; each on fresh servers (new PostgreSQL, new dev server, new worker). Targets are reported, not asserted.`,
   ];
-  log(`N=${N} CONCURRENCY=${CONCURRENCY} variants=${VARIANTS.map((v) => v.name).join(',')}${ONLY_WEBHOOKS ? ' only=webhooks' : ''}`);
+  log(`N=${N} CONCURRENCY=${CONCURRENCY} variants=${VARIANTS.map((v) => v.name).join(',')}${ONLY ? ` only=${ONLY}` : ''}`);
   for (const variant of VARIANTS) reports.push(await runVariant(variant));
   await sendReport(renderAll());
   return reports.some(failed) ? 1 : 0;

@@ -1,10 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import { DEFAULT_RATE_LIMITS } from '../config';
 import type { Environment } from '../domain/environment';
 import type { ServiceDeps } from '../services/context';
 import { accessLog } from './middleware/access-log';
 import { apiHeaders } from './middleware/api-headers';
 import { authenticate } from './middleware/auth';
+import { rateLimits } from './middleware/rate-limit';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { balanceRoutes } from './routes/balances';
@@ -26,6 +28,11 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 export interface AppOptions {
   environment: Environment;
   bodyLimitBytes: number;
+  /**
+   * Requests per second per merchant on this listener, bursts up to twice that (RATE_LIMIT_SANDBOX /
+   * RATE_LIMIT_LIVE; unset: INTERFACE's 25 or 100). `off` only for the bench's comparison.
+   */
+  rateLimitPerSecond?: number | 'off';
 }
 
 /**
@@ -62,10 +69,14 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.use(errorHandler(deps.log));
   app.use(healthRoutes(deps, options.environment).routes());
 
+  const perSecond = options.rateLimitPerSecond ?? DEFAULT_RATE_LIMITS[options.environment];
+  const limits = perSecond === 'off' ? undefined : rateLimits(deps.orm, options.environment, perSecond);
   const v1 = new Router();
   v1.use(authenticate(deps, options.environment));
+  if (limits) v1.use(limits.merchant);
   for (const router of v1Routers(deps, options)) v1.use(router.routes());
   const v1Routes = v1.routes();
-  app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? v1Routes(ctx as never, next) : next()));
+  const dispatch: Koa.Middleware = limits ? (ctx, next) => limits.others(ctx, () => v1Routes(ctx as never, next)) : (ctx, next) => v1Routes(ctx as never, next);
+  app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? dispatch(ctx, next) : next()));
   return app;
 }

@@ -75,6 +75,9 @@ function env(name: string): string {
   return value;
 }
 
+/** Requests per second per merchant (and per client address without a valid key) on the harness's listeners. */
+export const HARNESS_RATE_LIMIT = 100_000;
+
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
 /** A valid mobile-money charge body; override any field. */
@@ -112,8 +115,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // A create waits for its workflow's start (30 s here, not the 1 s default), so a test may read the
   // workflow as soon as the create answered; create-deadline.test.ts covers a start that does not come.
   const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}) };
+  // The suites send many requests per merchant (and many without a valid key, all from 127.0.0.1) in
+  // quick bursts; the harness's listeners are limited (so every answer carries the RateLimit headers)
+  // far above what any suite sends. rate-limits.test.ts runs its own listeners with a real small limit.
   const servers = (['sandbox', 'live'] as const).map((environment) =>
-    http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024 }).callback()),
+    http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024, rateLimitPerSecond: HARNESS_RATE_LIMIT }).callback()),
   );
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
   const urls = {

@@ -92,7 +92,9 @@ export function demoKey(s: StartedMain): string {
 export async function cleanUp(s: StartedMain): Promise<void> {
   if (s.child.exitCode === null && s.child.signalCode === null) {
     s.child.kill('SIGTERM');
-    const stopped = await Promise.race([s.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([s.exited.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), 30_000)))]);
+    clearTimeout(timer);
     if (!stopped) {
       process.kill(-s.child.pid!, 'SIGKILL');
       await s.exited;
