@@ -1,0 +1,130 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RailProduct } from '../partner-rail';
+import { DEFAULT_PARTNER_TIMEOUT_MS, DEFAULT_TARGET_ENVIRONMENT, type PartnerConfig } from '../partner-config';
+import { FakeAuth, randomCredentials, type FakeCredentials } from './auth';
+import { CallbackSender, type FakeLog } from './callbacks';
+import type { RecordedRequest, SentCallback } from './recording';
+import { fakePartnerHandler } from './server';
+import { FakeTransactions, type FakeTransaction } from './transactions';
+
+export type { FakeCredentials } from './auth';
+export type { RecordedRequest, SentCallback } from './recording';
+export type { FakeTransaction } from './transactions';
+export { BEHAVIOUR_BY_SUFFIX, behaviourOf, type Behaviour } from './behaviours';
+
+/**
+ * The fake mobile-money partner: a small HTTP server playing the MoMo-modelled protocol
+ * (docs/partner-rail.md), started by the tests and by `npm start` when no partner is configured.
+ * What it plays is chosen by the party's partyId (src/rail/fake-partner/behaviours.ts).
+ */
+
+export interface FakePartnerOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** How long after acceptance a transaction becomes final (default 1000 ms). */
+  approveAfterMs?: number;
+  /** How long a `0007` (slow) submission waits before its 202 (default 8000 ms). */
+  slowMs?: number;
+  /** When a `0009` (late) callback is sent, after acceptance (default 5 × approveAfterMs). */
+  lateCallbackMs?: number;
+  /** The credentials it accepts (default: random ones, read back from `credentials`). */
+  credentials?: Partial<FakeCredentials>;
+  /** Its X-Target-Environment (default `sandbox`). */
+  targetEnvironment?: string;
+  /** Lifetime of its access tokens (default 3600 s). */
+  tokenTtlSeconds?: number;
+  /** Where it says what it does (refused calls, callbacks not delivered); never a secret. Default: silent. */
+  log?: FakeLog;
+}
+
+/** What the adapter needs to reach the fake, beside our own callback settings. */
+export interface FakePartnerCredentials extends FakeCredentials {
+  baseUrl: string;
+  targetEnvironment: string;
+}
+
+export interface FakePartner {
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  config: FakePartnerCredentials;
+  /** A full PartnerConfig for the adapter, pointing at this fake (the same credentials for both products). */
+  partnerConfig(ours: { callbackBaseUrl: string; callbackSecret: string; timeoutMs?: number; pollIntervalMs?: number }): PartnerConfig;
+  /** Every request received, in order, secrets masked. */
+  requests: RecordedRequest[];
+  /** Every callback sent (once it was answered or failed), its URL's token masked. */
+  callbacksSent: SentCallback[];
+  /** A copy of what the fake keeps of a reference (undefined: it does not know it). */
+  transaction(product: RailProduct, referenceId: string): FakeTransaction | undefined;
+  /** Every access token issued so far stops working (the next call gets a 401). */
+  revokeTokens(): void;
+  close(): Promise<void>;
+}
+
+export async function startFakePartner(options: FakePartnerOptions = {}): Promise<FakePartner> {
+  const approveAfterMs = options.approveAfterMs ?? 1_000;
+  const slowMs = options.slowMs ?? 8_000;
+  const lateCallbackMs = options.lateCallbackMs ?? 5 * approveAfterMs;
+  const targetEnvironment = options.targetEnvironment ?? DEFAULT_TARGET_ENVIRONMENT;
+  const credentials: FakeCredentials = { ...randomCredentials(), ...options.credentials };
+  const log: FakeLog = options.log ?? (() => {});
+
+  const auth = new FakeAuth(credentials, options.tokenTtlSeconds ?? 3_600);
+  const callbacks = new CallbackSender(log);
+  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs }, (product, referenceId, url, body) => callbacks.send(product, referenceId, url, body));
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const handler = fakePartnerHandler({ auth, transactions, targetEnvironment, slowMs, requests, log, timers });
+
+  const server = http.createServer((req, res) => {
+    handler(req, res).catch((error: unknown) => {
+      log('fake partner: request failed', { error: (error as Error)?.message ?? String(error) });
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  const config: FakePartnerCredentials = { baseUrl: url, targetEnvironment, ...credentials };
+  log('fake partner listening', { url, targetEnvironment });
+
+  return {
+    url,
+    config,
+    partnerConfig: (ours) => ({
+      baseUrl: url,
+      credentials: {
+        collection: { apiUser: credentials.apiUser, apiKey: credentials.apiKey, subscriptionKey: credentials.subscriptionKey },
+        disbursement: { apiUser: credentials.apiUser, apiKey: credentials.apiKey, subscriptionKey: credentials.subscriptionKey },
+      },
+      targetEnvironment,
+      callbackBaseUrl: ours.callbackBaseUrl.replace(/\/+$/, ''),
+      callbackSecret: ours.callbackSecret,
+      timeoutMs: ours.timeoutMs ?? DEFAULT_PARTNER_TIMEOUT_MS,
+      pollIntervalMs: ours.pollIntervalMs,
+    }),
+    requests,
+    callbacksSent: callbacks.sent,
+    transaction: (product, referenceId) => transactions.snapshot(product, referenceId),
+    revokeTokens: () => auth.revokeAll(),
+    close: async () => {
+      transactions.close();
+      callbacks.close();
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

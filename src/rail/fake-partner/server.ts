@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RailParty, RailProduct } from '../partner-rail';
+import { HEADER, PARTY_FIELD, TRANSACTION_PATH, isReferenceId, type MomoError, type MomoSubmission } from '../momo-protocol';
+import { parseJson } from '../momo-status';
+import { behaviourOf } from './behaviours';
+import type { FakeAuth } from './auth';
+import type { FakeLog } from './callbacks';
+import { maskHeaders, type RecordedRequest } from './recording';
+import type { FakeTransactions } from './transactions';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface FakeHandlerContext {
+  auth: FakeAuth;
+  transactions: FakeTransactions;
+  targetEnvironment: string;
+  slowMs: number;
+  requests: RecordedRequest[];
+  log: FakeLog;
+  /** Slow answers waiting, cleared by close. */
+  timers: Set<NodeJS.Timeout>;
+}
+
+const PARTY_ID_TYPES = new Set(['MSISDN', 'EMAIL', 'PARTY_CODE', 'BANK_ACCOUNT']);
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function answer(res: ServerResponse, status: number, body?: unknown): void {
+  if (res.writableEnded || res.destroyed) return;
+  if (body === undefined) {
+    res.writeHead(status, { 'content-length': '0' }).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+function error(code: string, message: string): MomoError {
+  return { code, message };
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The submission's body, checked as the partner would; a problem's message otherwise. */
+function submission(product: RailProduct, body: unknown): MomoSubmission | string {
+  if (typeof body !== 'object' || body === null) return 'the body must be a JSON object';
+  const b = body as Record<string, unknown>;
+  if (typeof b.amount !== 'string' || !/^[0-9]+(\.[0-9]+)?$/.test(b.amount) || !(Number(b.amount) > 0)) return 'amount must be a positive decimal string';
+  if (typeof b.currency !== 'string' || !/^[A-Z]{3}$/.test(b.currency)) return 'currency must be an ISO 4217 code';
+  if (typeof b.externalId !== 'string' || !b.externalId) return 'externalId is required';
+  const field = PARTY_FIELD[product];
+  const party = b[field] as Partial<RailParty> | undefined;
+  if (typeof party !== 'object' || party === null || typeof party.partyIdType !== 'string' || !PARTY_ID_TYPES.has(party.partyIdType) || typeof party.partyId !== 'string' || !party.partyId) {
+    return `${field} must be {partyIdType, partyId}`;
+  }
+  return {
+    amount: b.amount,
+    currency: b.currency,
+    externalId: b.externalId,
+    [field]: { partyIdType: party.partyIdType, partyId: party.partyId },
+    payerMessage: typeof b.payerMessage === 'string' ? b.payerMessage : '',
+    payeeNote: typeof b.payeeNote === 'string' ? b.payeeNote : '',
+  };
+}
+
+function route(method: string, path: string): { kind: 'token'; product: RailProduct } | { kind: 'submit'; product: RailProduct } | { kind: 'status'; product: RailProduct; referenceId: string } | null {
+  for (const product of ['collection', 'disbursement'] as const) {
+    if (method === 'POST' && (path === `/${product}/token/` || path === `/${product}/token`)) return { kind: 'token', product };
+    const base = TRANSACTION_PATH[product];
+    if (method === 'POST' && path === base) return { kind: 'submit', product };
+    if (method === 'GET' && path.startsWith(`${base}/`)) return { kind: 'status', product, referenceId: decodeURIComponent(path.slice(base.length + 1)) };
+  }
+  return null;
+}
+
+/** The fake partner's one request handler (docs/partner-rail.md, "The fake partner"). */
+export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const method = req.method ?? 'GET';
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const text = await readBody(req);
+    const recorded: RecordedRequest = { at: Date.now(), method, path: req.url ?? '/', headers: maskHeaders(req.headers), body: text ? (parseJson(text) ?? text) : undefined };
+    ctx.requests.push(recorded);
+    if (text === null) return answer(res, 413, error('REQUEST_TOO_LARGE', `bodies are at most ${MAX_BODY_BYTES} bytes`));
+
+    const target = route(method, path);
+    if (!target) return answer(res, 404, error('RESOURCE_NOT_FOUND', 'Requested resource was not found.'));
+    const { product } = target;
+
+    if (target.kind === 'token') {
+      const token = ctx.auth.issue(product, req.headers);
+      if (!token) {
+        ctx.log('fake partner: token refused (wrong api user, api key or subscription key)', { product });
+        return answer(res, 401, { error: 'login_failed' });
+      }
+      return answer(res, 200, token);
+    }
+
+    if (!ctx.auth.allows(product, req.headers)) {
+      ctx.log('fake partner: call refused (no valid bearer token or subscription key)', { product, method, path });
+      return answer(res, 401, { statusCode: 401, message: 'Access denied due to invalid subscription key or access token.' });
+    }
+    if (header(req, HEADER.targetEnvironment) !== ctx.targetEnvironment) {
+      return answer(res, 403, error('NOT_ALLOWED_TARGET_ENVIRONMENT', 'Access to target environment is forbidden.'));
+    }
+
+    if (target.kind === 'status') {
+      const found = ctx.transactions.get(product, target.referenceId);
+      if (!found) return answer(res, 404, error('RESOURCE_NOT_FOUND', 'Requested resource was not found.'));
+      return answer(res, 200, found.state);
+    }
+
+    const referenceId = header(req, HEADER.referenceId) ?? '';
+    if (!isReferenceId(referenceId)) return answer(res, 400, error('INVALID_REFERENCE_ID', 'X-Reference-Id must be a UUID.'));
+    const callbackUrl = header(req, HEADER.callbackUrl);
+    if (callbackUrl !== undefined && !/^https?:\/\/[^/\s]+/i.test(callbackUrl)) return answer(res, 400, error('INVALID_CALLBACK_URL_HOST', 'X-Callback-Url is not a valid URL.'));
+    if (ctx.transactions.get(product, referenceId)) {
+      ctx.log('fake partner: duplicate reference refused', { product, referenceId });
+      return answer(res, 409, error('RESOURCE_ALREADY_EXIST', 'Duplicated reference id. Creation of resource failed.'));
+    }
+    const parsed = submission(product, text ? parseJson(text) : undefined);
+    if (typeof parsed === 'string') return answer(res, 400, error('INVALID_REQUEST', parsed));
+
+    const party = (parsed[PARTY_FIELD[product]] as RailParty).partyId;
+    const behaviour = behaviourOf(party);
+    if (behaviour === 'refuse_now') {
+      const code = product === 'collection' ? 'PAYER_NOT_FOUND' : 'PAYEE_NOT_FOUND';
+      return answer(res, 404, error(code, product === 'collection' ? 'Payer not found.' : 'Payee not found.'));
+    }
+    if (behaviour === 'error_once' && !ctx.transactions.failedOnce(product, referenceId)) {
+      return answer(res, 500, error('INTERNAL_PROCESSING_ERROR', 'An internal error occurred while processing.'));
+    }
+    ctx.transactions.accept(product, referenceId, behaviour, parsed, callbackUrl);
+    if (behaviour === 'slow') {
+      const timer = setTimeout(() => {
+        ctx.timers.delete(timer);
+        answer(res, 202);
+      }, ctx.slowMs);
+      ctx.timers.add(timer);
+      return;
+    }
+    return answer(res, 202);
+  };
+}

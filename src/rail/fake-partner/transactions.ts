@@ -1,0 +1,93 @@
+import { randomInt } from 'node:crypto';
+import type { RailProduct } from '../partner-rail';
+import type { MomoSubmission, MomoTransaction } from '../momo-protocol';
+import { maskUrl } from './recording';
+import { endingOf, type Behaviour, type Timing } from './behaviours';
+
+/** A transaction the fake partner keeps (a copy is what the fake's `transaction()` returns). */
+export interface FakeTransaction {
+  product: RailProduct;
+  referenceId: string;
+  behaviour: Behaviour;
+  acceptedAt: number;
+  /** The status as a status GET answers it (and a callback carries it). */
+  state: MomoTransaction;
+  /** The submission's X-Callback-Url (with its token: never logged or recorded), if any. */
+  callbackUrl: string | undefined;
+}
+
+type Send = (product: RailProduct, referenceId: string, url: string, body: MomoTransaction) => Promise<void>;
+
+function financialTransactionId(): string {
+  return String(randomInt(100_000_000, 999_999_999));
+}
+
+/**
+ * The references the fake keeps, per product, and their lifecycle: PENDING at acceptance, then the
+ * behaviour's ending at approveAfterMs, and its callbacks. The timers are cleared by `close`.
+ */
+export class FakeTransactions {
+  private readonly kept = new Map<string, FakeTransaction>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** References whose first submission got a 500 (behaviour `error_once`): not kept, only remembered. */
+  private readonly failed = new Set<string>();
+
+  constructor(private readonly timing: Timing, private readonly send: Send) {}
+
+  private key(product: RailProduct, referenceId: string): string {
+    return `${product}:${referenceId.toLowerCase()}`;
+  }
+
+  get(product: RailProduct, referenceId: string): FakeTransaction | undefined {
+    return this.kept.get(this.key(product, referenceId));
+  }
+
+  /** For `error_once`: false the first time a reference is seen (it then answers 500), true after. */
+  failedOnce(product: RailProduct, referenceId: string): boolean {
+    const key = this.key(product, referenceId);
+    if (this.failed.has(key)) return true;
+    this.failed.add(key);
+    return false;
+  }
+
+  /** A copy, safe to compare before and after (the callback URL's token masked). */
+  snapshot(product: RailProduct, referenceId: string): FakeTransaction | undefined {
+    const found = this.get(product, referenceId);
+    return found ? { ...structuredClone(found), callbackUrl: found.callbackUrl && maskUrl(found.callbackUrl) } : undefined;
+  }
+
+  /** Keeps a new reference, PENDING, and starts its lifecycle. */
+  accept(product: RailProduct, referenceId: string, behaviour: Behaviour, submission: MomoSubmission, callbackUrl: string | undefined): FakeTransaction {
+    const transaction: FakeTransaction = { product, referenceId, behaviour, acceptedAt: Date.now(), state: { ...submission, status: 'PENDING' }, callbackUrl };
+    this.kept.set(this.key(product, referenceId), transaction);
+    const ending = endingOf(behaviour, this.timing);
+    const { final } = ending;
+    if (!final) return transaction;
+    this.after(this.timing.approveAfterMs, () => {
+      transaction.state =
+        final.status === 'SUCCESSFUL'
+          ? { ...transaction.state, status: 'SUCCESSFUL', financialTransactionId: financialTransactionId() }
+          : { ...transaction.state, status: 'FAILED', reason: final.reason };
+      const url = transaction.callbackUrl;
+      if (!url) return;
+      for (const delay of ending.callbackDelaysMs) {
+        this.after(Math.max(0, delay - this.timing.approveAfterMs), () => void this.send(product, referenceId, url, transaction.state));
+      }
+    });
+    return transaction;
+  }
+
+  private after(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
