@@ -7,13 +7,17 @@ import { createSettlementActivities } from './settlements';
 import { createSettlementRunActivities } from './settlement-runs';
 import { createOperatorAuditActivities } from './operator-audit';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
+import { createRailActivities } from './rail';
+import type { PartnerRail } from '../src/rail/partner-rail';
 
 export interface ActivityDeps {
   orm: Orm;
   webhooks: Omit<WebhookActivityDeps, 'orm'>;
+  /** The live partner rail (src/rail/momo-adapter.ts); absent: live rail steps fail and are retried (NeedsAttention). */
+  rail?: PartnerRail;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox }), ...createSettlementRunActivities({ orm: deps.orm }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail }) };
 }

@@ -5,6 +5,7 @@ import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError 
 import type { Orm } from '../src/persistence/orm';
 import { settlementRunPage } from '../src/persistence/settlement-balances';
 import type { SettlementRunActivities } from './types';
+import type { LiveRail } from '../src/domain/live-rail';
 
 /** Permanent database errors are non-retryable with a stable type; anything else (connection lost, lock timeout) is retried. */
 function asFailure(error: unknown): unknown {
@@ -13,12 +14,12 @@ function asFailure(error: unknown): unknown {
 }
 
 /** The settlement run's database step (workflows/settlement-run-activities.ts). */
-export function createSettlementRunActivities(deps: { orm: Orm }): SettlementRunActivities {
+export function createSettlementRunActivities(deps: { orm: Orm; liveRail?: LiveRail }): SettlementRunActivities {
   return {
     async settlementRunPage(request: SettlementRunPageRequest) {
       let page;
       try {
-        page = await settlementRunPage(deps.orm, request);
+        page = await settlementRunPage(deps.orm, request, deps.liveRail ?? 'none');
       } catch (error) {
         throw asFailure(error);
       }

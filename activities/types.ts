@@ -1,3 +1,5 @@
+import type { RailStepRequest } from '../src/domain/live-rail';
+import type { RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import type { BegunCharge } from '../src/domain/charge-start';
@@ -117,4 +119,13 @@ export interface WebhookActivities {
 export interface OperatorAuditActivities {
   /** One operator_audit row; a second call for the same payment and request writes nothing (false). */
   recordOperatorAction(entry: OperatorAuditEntry): Promise<boolean>;
+}
+
+/** A submission's answer, or `no_rail`: this worker has no partner rail (the payment fails with partner_unavailable). */
+export type RailSubmitOutcome = RailSubmitResult | { kind: 'no_rail' };
+
+/** The live partner rail's steps (activities/rail.ts). */
+export interface RailActivities {
+  railSubmit(request: RailStepRequest): Promise<RailSubmitOutcome>;
+  railStatus(request: RailStepRequest): Promise<RailStatus>;
 }

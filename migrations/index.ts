@@ -17,6 +17,7 @@ import { Migration20261126000001_operator_audit } from './Migration2026112600000
 import { Migration20261127000001_webhook_deliveries_pending } from './Migration20261127000001_webhook_deliveries_pending';
 import { Migration20261128000001_api_key_roll } from './Migration20261128000001_api_key_roll';
 import { Migration20261128000002_rate_limits } from './Migration20261128000002_rate_limits';
+import { Migration20261128000003_live_rail } from './Migration20261128000003_live_rail';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127000001_webhook_deliveries_pending', class: Migration20261127000001_webhook_deliveries_pending },
   { name: 'Migration20261128000001_api_key_roll', class: Migration20261128000001_api_key_roll },
   { name: 'Migration20261128000002_rate_limits', class: Migration20261128000002_rate_limits },
+  { name: 'Migration20261128000003_live_rail', class: Migration20261128000003_live_rail },
 ];

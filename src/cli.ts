@@ -33,7 +33,7 @@ import { parseDuration } from './domain/webhook-retry';
 const USAGE = `usage:
   cli merchants create --name NAME
   cli merchants verify MERCHANT_ID
-  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]
+  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount N] [--live-daily-limit N]
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b] [--reason TEXT]
   cli keys roll KEY_ID [--expires-in 24h] [--reason TEXT]   (the old key works until then, at most 7d)
   cli keys revoke KEY_ID [--reason TEXT]
@@ -137,7 +137,17 @@ function merchantSettingsChange(values: Values, box: () => SecretBox): MerchantS
     if (accountNumber === null) throw new UsageError('--settlement-account must be an account number of 6 to 20 digits');
     change.settlementAccount = { bankCode, account: sealAccountNumber(box(), accountNumber) };
   }
-  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N and/or --settlement-bank CODE --settlement-account NUMBER');
+  for (const [option, field] of [
+    ['live-max-amount', 'liveMaxAmount'],
+    ['live-daily-limit', 'liveDailyLimit'],
+  ] as const) {
+    const raw = values[option];
+    if (raw === undefined) continue;
+    const limit = parseThreshold(raw);
+    if (limit === null) throw new UsageError(`--${option} must be a positive integer of minor units`);
+    change[field] = limit;
+  }
+  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount N and/or --live-daily-limit N');
   return change;
 }
 
@@ -239,7 +249,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' } },
   });
   const { yes, ...values } = parsed;
   const [noun, verb, arg] = positionals;

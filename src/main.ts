@@ -15,6 +15,7 @@ import { StartupError } from './support/startup-error';
 import { requireOwnPortsFree } from './runtime/ports-in-use';
 import { createApiMetrics, serveMetrics } from './support/metrics';
 import { startMonitorSampler } from './runtime/monitor-sampler';
+import { startLivePartner } from './runtime/live-partner';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
 async function main(): Promise<void> {
@@ -30,12 +31,14 @@ async function main(): Promise<void> {
       ? await startCodecServer({ codec: createPayloadCodec(keyring), host: config.codec.host, port: config.codec.port, corsOrigins: codecCorsOrigins(config), authToken: config.codec.authToken })
       : undefined;
   const infra = await startInfrastructure(config, log);
+  // The live rail: PARTNER_* when set, else the local fake partner (none in production).
+  const partner = await startLivePartner(config, keyringEnv(config).SECRETS_KEY, log);
   let worker: WorkerProcess | undefined;
   if (process.env.RUN_WORKER !== 'false') {
-    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config) });
+    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config), ...partner.workerEnv });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback()).listen(config.livePort, config.host),
@@ -83,6 +86,7 @@ async function main(): Promise<void> {
     await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
     await monitor?.stop();
     await worker?.stop();
+    await partner.stop();
     await infra.stop();
     await codec?.close();
     log.info('stopped');

@@ -17,6 +17,7 @@ import { activityTroubleInterceptor } from '../src/runtime/activity-trouble';
 import { activityAttentionAttempts } from '../src/domain/charge-attention';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { workerVersioningOptions } from './worker-versioning';
+import type { PartnerRail } from '../src/rail/partner-rail';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -83,6 +84,8 @@ export interface PaymentsWorkerOptions {
   slots?: SlotSettings;
   /** WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID: the version every Worker registers (workers/worker-versioning.ts); unset, unversioned. */
   deployment?: WorkerDeploymentVersion;
+  /** The live partner rail (PARTNER_* settings, src/rail/partner-config.ts); unset: live rail steps fail and wait (NeedsAttention). */
+  rail?: PartnerRail;
 }
 
 /** The ORM's pool size, which bounds how many activities may run at once. */
@@ -114,6 +117,7 @@ export async function createPaymentsWorker(
       merchantConcurrency: options.webhooks.merchantConcurrency,
       dbConnections: capacity.webhookDbConnections,
     },
+    rail: options.rail,
   });
   // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).
   const signals = new Client({ connection, namespace: options.namespace, dataConverter: codecDataConverter(options.payloadCodec) });

@@ -16,6 +16,8 @@ import { connectTemporal } from '../src/temporal/connection';
 import { ensureSettlementSchedule } from '../src/temporal/settlement-schedule';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { sealSettlementAccounts } from '../src/services/reseal-secrets';
+import { loadPartnerConfig } from '../src/rail/partner-config';
+import { MomoPartnerRail } from '../src/rail/momo-adapter';
 import { createPaymentsWorker, installRuntime } from './create-worker';
 
 /**
@@ -33,6 +35,9 @@ async function main(): Promise<void> {
   const secretBox = secretBoxFor(config);
   const payloadCodec = payloadCodecFor(config);
   const log = createLogger(config.logLevel, 'worker');
+  // The live partner rail (PARTNER_*; `npm start` passes its fake partner's): a bad value stops the worker here.
+  const partner = loadPartnerConfig(process.env);
+  const rail = partner ? new MomoPartnerRail(partner, { logger: log }) : undefined;
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   // Settlement account numbers still in plain text (rows from before migration 20261125000005) are
@@ -50,6 +55,7 @@ async function main(): Promise<void> {
     webhooks: config.webhooks,
     slots: config.worker,
     deployment: config.workerDeployment,
+    rail,
   });
   const temporal = await connectTemporal(address, config.temporalNamespace, payloadCodec);
   // The settlement Schedule (SETTLEMENT_SCHEDULE), created or brought up to date here: the worker is

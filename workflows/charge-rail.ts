@@ -1,4 +1,6 @@
 import { patched } from '@temporalio/workflow';
+import { LIVE_PARTNER_RAIL_PATCH } from '../src/domain/live-rail';
+import { followPartner } from './partner-follow';
 import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeStatus } from '../src/domain/charge-status';
@@ -48,9 +50,9 @@ export function followRail(
     return finish(to, failureClass);
   };
 
-  // No live rail exists (src/domain/live-rail.ts): a live charge (written before the API refused
-  // them) fails at once instead of succeeding through the simulator. Runs recorded before replay as
-  // they ran; the live rail, once connected, replaces this branch.
+  // Live: the partner rail (issue 20). Runs from before it replay as they ran: a live charge then
+  // failed at once (no live rail existed) instead of succeeding through the simulator.
+  if (charge.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) return followLiveCharge(charge, desk, finish, resolutions);
   if (charge.environment === 'live' && patched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');
 
   switch (plan.kind) {
@@ -65,6 +67,39 @@ export function followRail(
       // (workflows/charge-resolution.ts); unresolved by expires_at, it expires as before.
       if (resolutions && patched(INDETERMINATE_ATTENTION_PATCH)) return awaitResolution(charge, untilExpiry, desk, resolutions, timers, finish);
       return timers.wait(untilExpiry, 'indeterminate: unresolved until expires_at').then(() => finish('expired', UNRESOLVED_FAILURE_CLASS));
+  }
+}
+
+/**
+ * A live charge on the partner rail (workflows/partner-follow.ts): request-to-pay, then the partner's
+ * callback or a status poll, until a final answer or `expires_at`. Unanswered for ten minutes, the
+ * charge is NeedsAttention with the reason, and an operator may resolve it (`charges resolve`) as an
+ * indeterminate one; unanswered at expiry, it expires. `sandbox_outcome` plays no part here.
+ */
+async function followLiveCharge(
+  charge: ChargeState,
+  desk: AttentionDesk,
+  finish: (to: ChargeStatus, failureClass: FailureClass | null) => Promise<ChargeState>,
+  resolutions?: ResolutionDesk,
+): Promise<ChargeState> {
+  resolutions?.open();
+  const outcome = await followPartner({
+    paymentId: charge.id,
+    product: 'collection',
+    deadlineMs: Date.parse(charge.expiresAt),
+    attention: (reason) => desk.flag('partner rail', reason),
+    stopEarly: () => resolutions?.requested() !== undefined,
+  });
+  resolutions?.close();
+  const resolved = resolutions?.requested();
+  if (resolved) return finish(resolved.to, resolved.failureClass);
+  switch (outcome.kind) {
+    case 'succeeded':
+      return finish('succeeded', null);
+    case 'failed':
+      return finish('failed', outcome.failureClass);
+    default:
+      return finish('expired', UNRESOLVED_FAILURE_CLASS);
   }
 }
 

@@ -5,6 +5,7 @@ import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
+import { LIVE_PARTNER_RAIL_PATCH } from '../src/domain/live-rail';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -22,4 +23,5 @@ export const PATCH_IDS: readonly string[] = [
   INDETERMINATE_ATTENTION_PATCH,
   SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH,
   LOCAL_FIRST_ATTEMPT_PATCH,
+  LIVE_PARTNER_RAIL_PATCH,
 ];

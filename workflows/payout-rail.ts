@@ -1,4 +1,7 @@
+import { patched } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
+import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS } from '../src/domain/live-rail';
+import { followPartner } from './partner-follow';
 import type { PayoutStatus } from '../src/domain/payout';
 import type { PayoutState } from '../src/domain/payout-state';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS, railPlan } from '../src/domain/sandbox-outcome';
@@ -28,7 +31,11 @@ export interface RailHooks {
  * never pays out live money. Every timer races the sandbox `advance` signal.
  */
 export async function followPayoutRail(payout: PayoutState, sandboxOutcome: string | null, hooks: RailHooks): Promise<PayoutState> {
-  if (payout.environment === 'live') return hooks.finish('failed', 'partner_unavailable');
+  if (payout.environment === 'live') {
+    // Runs from before the partner rail (issue 20) replay as they ran: failed at once.
+    if (patched(LIVE_PARTNER_RAIL_PATCH)) return followLivePayout(payout, hooks);
+    return hooks.finish('failed', 'partner_unavailable');
+  }
   const plan = railPlan(payout.environment, sandboxOutcome);
   switch (plan.kind) {
     case 'fail':
@@ -48,6 +55,27 @@ export async function followPayoutRail(payout: PayoutState, sandboxOutcome: stri
       return hooks.finish('failed', 'timeout');
     }
   }
+}
+
+/**
+ * A live payout on the partner rail: transfer, then the partner's callback or a status poll until a
+ * final answer. Unanswered for ten minutes: NeedsAttention. Unanswered for LIVE_PAYOUT_DEADLINE_MS
+ * (24 h): failed with `timeout`, the reservation released (the operator was asked for a day).
+ */
+async function followLivePayout(payout: PayoutState, hooks: RailHooks): Promise<PayoutState> {
+  hooks.describe('on the partner rail: transfer sent; waiting for the partner (callback or status poll)');
+  const outcome = await followPartner({
+    paymentId: payout.id,
+    product: 'disbursement',
+    deadlineMs: Date.now() + LIVE_PAYOUT_DEADLINE_MS,
+    attention: (reason) => {
+      hooks.attention(true);
+      hooks.describe(`on the partner rail: ${reason}`);
+    },
+  });
+  if (outcome.kind === 'succeeded') return hooks.finish('succeeded');
+  if (outcome.kind === 'failed') return hooks.finish('failed', outcome.failureClass);
+  return hooks.finish('failed', 'timeout');
 }
 
 export { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS };

@@ -1,7 +1,9 @@
-import { ApplicationFailure, defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { SA } from '../src/domain/search-attributes';
 import { isTerminalSettlementStatus, settlementPlan, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
+import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS } from '../src/domain/live-rail';
+import { followPartner } from './partner-follow';
 import type { RetriedSettlement } from '../src/domain/settlement-retry';
 import { settlementSearchAttributePairs } from '../src/domain/settlement-search-attributes';
 import { SETTLEMENT_INPUT_REFUSED, settlementStartProblem, type SettlementStart } from '../src/domain/settlement-start';
@@ -28,8 +30,8 @@ export const settlementStateQuery = defineQuery<SettlementState | undefined>('se
  *    A batch already written under this id is returned as it is (nothing moves twice).
  * 2. The payment through the simulator (src/domain/settlement.ts settlementPlan): sandbox, a timer
  *    of about three seconds raced by the sandbox `advance` signal (query `nextTimer`), then paid, or
- *    failed (`declined`) for `outcome: 'failed'`; live (no live rail yet) fails at once with
- *    `partner_unavailable`.
+ *    failed (`declined`) for `outcome: 'failed'`; live: the partner rail's transfer
+ *    (workflows/partner-follow.ts; no rail on the worker: failed at once with `partner_unavailable`).
  * 3. Paid: reserved → settlement_clearing, `settlement.paid`; the run ends with the batch. Failed:
  *    reserved → available, `settlement.failed`, and the run stays open waiting for an operator
  *    (workflows/settlement-retry.ts): NeedsAttention = true with the reason (the `chargeAttention`
@@ -79,6 +81,19 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
     return finished(batch, retries);
   };
 
+  // Live (issue 20): the partner rail's transfer to the settlement account. Runs from before it
+  // replay as they ran (failed at once: no live rail).
+  if (batch.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) {
+    setCurrentDetails(`on the partner rail: transfer of ${batch.amount} ${batch.currency} to the settlement account; waiting for the partner`);
+    const outcome = await followPartner({
+      paymentId: settlementId,
+      product: 'disbursement',
+      deadlineMs: Date.now() + LIVE_PAYOUT_DEADLINE_MS,
+      attention: (reason) => desk.flag('partner rail', reason),
+    });
+    if (outcome.kind === 'succeeded') return finish('paid', null);
+    return finish('failed', outcome.kind === 'failed' ? outcome.failureClass : 'timeout');
+  }
   const plan = settlementPlan(batch.environment, batch.sandboxOutcome);
   if (plan.kind === 'fail_now') return finish('failed', plan.failureClass);
   const summary = plan.kind === 'pay' ? "sandbox payment: the settlement reaches the merchant's bank account" : 'sandbox payment: the bank refuses the settlement (outcome failed)';

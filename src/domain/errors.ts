@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   charge_not_disputable: 422,
   amount_exceeds_disputable: 422,
   endpoint_limit_reached: 422,
+  amount_limit_exceeded: 422,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,

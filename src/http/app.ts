@@ -24,6 +24,7 @@ import { refundRoutes } from './routes/refunds';
 import { settlementRoutes } from './routes/settlements';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
+import { partnerCallbackRoutes } from './routes/partner-callbacks';
 
 export interface AppOptions {
   environment: Environment;
@@ -68,6 +69,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.use(accessLog(deps.log, options.environment, deps.metrics));
   app.use(errorHandler(deps.log));
   app.use(healthRoutes(deps, options.environment).routes());
+  // The live partner's callbacks (no API key: the URL's token authenticates them); live listener only.
+  if (options.environment === 'live') app.use(partnerCallbackRoutes(deps).routes());
 
   const perSecond = options.rateLimitPerSecond ?? DEFAULT_RATE_LIMITS[options.environment];
   const limits = perSecond === 'off' ? undefined : rateLimits(deps.orm, options.environment, perSecond);

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChargeRecord } from '../domain/charge';
 import { insertAcceptedCharge } from './charge-store';
 import { rowToRecord } from './charge-mapping';
@@ -24,22 +25,34 @@ export type ChargeWrite = { kind: 'written'; charge: ChargeRecord; answer: Creat
  * once its lock expired, with its charge id; when that charge was already written (by its workflow),
  * it is answered as stored and not written again.
  */
+export interface NewChargeSteps {
+  /** Before anything of a new charge is written (live limits); throwing rolls the whole create back, key claim included. */
+  check?(em: EntityManager, charge: ChargeRecord): Promise<void>;
+  /** After the charge is written, in the same transaction (its sealed counterparty). */
+  written?(em: EntityManager, charge: ChargeRecord): Promise<void>;
+}
+
 export async function writeChargeOnce(
   orm: Orm,
   scope: IdempotencyScope,
   requestHash: string,
   draft: ChargeRecord,
   answerFor: (charge: ChargeRecord) => CreateAnswer,
+  steps: NewChargeSteps = {},
 ): Promise<ChargeWrite> {
   return orm.em.fork().transactional(async (em): Promise<ChargeWrite> => {
     const claim = await claimIdempotencyKey(em, scope, requestHash, draft.id);
     if (claim.kind !== 'claimed') return claim;
     const existing = claim.resourceId === draft.id ? null : await em.findOne(Charge, { id: claim.resourceId });
     const charge = existing ? rowToRecord(existing) : { ...draft, id: claim.resourceId };
+    if (!existing) await steps.check?.(em, charge);
     const answer = answerFor(charge);
     // The key's row is this transaction's already; the hot rows (balances, event counter) come last.
     await storeIdempotentAnswer(em, scope, answer.status, answer.body);
-    if (!existing) await insertAcceptedCharge(em, charge);
+    if (!existing) {
+      await steps.written?.(em, charge);
+      await insertAcceptedCharge(em, charge);
+    }
     return { kind: 'written', charge, answer };
   });
 }

@@ -8,6 +8,9 @@ export interface MerchantSettings {
   payout_review_threshold: number;
   /** Present once the merchant has a settlement account; the number masked (never whole). */
   settlement_account?: { bank_code: string; account_masked: string };
+  /** Live limits in minor units (`--live-max-amount`, `--live-daily-limit`); null: none. */
+  live_max_amount: number | null;
+  live_daily_limit: number | null;
 }
 
 export interface SettlementAccount {
@@ -22,6 +25,8 @@ export interface SettlementAccount {
 export interface MerchantSettingsChange {
   payoutReviewThreshold?: number;
   settlementAccount?: SettlementAccount;
+  liveMaxAmount?: number;
+  liveDailyLimit?: number;
 }
 
 type Row = {
@@ -31,6 +36,8 @@ type Row = {
   settlement_account_masked: string | null;
   /** Plain text: only on a row written before migration 20261125000005 and not sealed yet. */
   settlement_account_number: string | null;
+  live_max_amount: string | null;
+  live_daily_limit: string | null;
 };
 
 /**
@@ -54,12 +61,21 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
     sets.push('settlement_bank_code = ?', 'settlement_account_sealed = ?', 'settlement_account_masked = ?', 'settlement_account_number = null');
     params.push(bankCode, account.sealed, account.masked);
   }
+  if (change.liveMaxAmount !== undefined) {
+    sets.push('live_max_amount = ?');
+    params.push(change.liveMaxAmount);
+  }
+  if (change.liveDailyLimit !== undefined) {
+    sets.push('live_daily_limit = ?');
+    params.push(change.liveDailyLimit);
+  }
   if (sets.length === 0) throw new Error('nothing to set');
   const rows = await orm.em
     .fork()
     .execute<Row[]>(
       `update merchants set ${sets.join(', ')} where id = ?
-       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number`,
+       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number,
+         live_max_amount::text as live_max_amount, live_daily_limit::text as live_daily_limit`,
       [...params, merchantId],
     );
   if (rows.length === 0) throw new Error(`merchant ${merchantId} does not exist`);
@@ -67,7 +83,13 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
 }
 
 function settingsOf(row: Row): MerchantSettings {
-  const settings: MerchantSettings = { id: row.id, object: 'merchant', payout_review_threshold: Number(row.payout_review_threshold) };
+  const settings: MerchantSettings = {
+    id: row.id,
+    object: 'merchant',
+    payout_review_threshold: Number(row.payout_review_threshold),
+    live_max_amount: row.live_max_amount === null ? null : Number(row.live_max_amount),
+    live_daily_limit: row.live_daily_limit === null ? null : Number(row.live_daily_limit),
+  };
   const masked = row.settlement_account_masked ?? (row.settlement_account_number === null ? null : maskAccountNumber(row.settlement_account_number));
   if (row.settlement_bank_code && masked) settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: masked };
   return settings;

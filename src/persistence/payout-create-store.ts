@@ -62,6 +62,7 @@ export async function writePayoutOnce(
   proposedId: string,
   draftFor: (id: string, reviewThreshold: number) => PayoutRecord,
   answerFor: (payout: PayoutRecord) => CreateAnswer,
+  steps: { check?(em: EntityManager, payout: PayoutRecord): Promise<void>; written?(em: EntityManager, payout: PayoutRecord): Promise<void> } = {},
 ): Promise<PayoutWrite> {
   return orm.em.fork().transactional(async (em): Promise<PayoutWrite> => {
     const claim = await claimIdempotencyKey(em, scope, requestHash, proposedId);
@@ -76,8 +77,11 @@ export async function writePayoutOnce(
       return { kind: 'written', payout, answer };
     }
     const payout = draftFor(claim.resourceId, await reviewThreshold(em, scope.merchantId));
+    // Live limits (or anything else that refuses) before anything of the payout is written.
+    await steps.check?.(em, payout);
     const answer = answerFor(payout);
     await storeIdempotentAnswer(em, scope, answer.status, answer.body);
+    await steps.written?.(em, payout);
     await em.execute(
       `insert into payouts (${PAYOUT_COLUMNS.join(', ')}) values (${PAYOUT_COLUMNS.map(() => '?').join(', ')})`,
       payoutValues(payout),

@@ -6,6 +6,8 @@ import type { ApiMetrics } from '../support/metrics';
 import type { SecretBox } from '../support/secret-box';
 import type { WebhookConfig } from '../config';
 import type { Resolver } from '../webhooks/url-policy';
+import type { LiveRail } from '../domain/live-rail';
+import type { PartnerCallbackSettings } from '../rail/partner-rail';
 
 /** What every use case needs; built once by the runtime and shared by both listeners. */
 export interface ServiceDeps {
@@ -23,6 +25,10 @@ export interface ServiceDeps {
   temporalDeadlineMs?: number;
   /** Longest wait of a charge create on its workflow's start before it answers anyway (CHARGE_START_WAIT_MS, default 1 s). */
   chargeStartWaitMs?: number;
+  /** The live rail the workers have (src/domain/live-rail.ts); without one (`none`, the default) live money movement is 503 `live_unavailable`. */
+  liveRail?: LiveRail;
+  /** The partner's callback settings, for the callback route on the live listener (src/http/routes/partner-callbacks.ts). */
+  partnerCallbacks?: PartnerCallbackSettings;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

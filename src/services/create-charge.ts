@@ -4,6 +4,8 @@ import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { ApiError } from '../domain/errors';
 import { railPlan } from '../domain/sandbox-outcome';
 import { writeChargeOnce, type CreateAnswer } from '../persistence/charge-create-store';
+import { applyLiveLimits } from '../persistence/live-limits-store';
+import { recordPaymentParty } from '../persistence/payment-party-store';
 import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
@@ -78,7 +80,10 @@ export async function createCharge(
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const draft = buildChargeDraft(caller, newId('charge'), request, new Date(), metadataJson);
   const { sandboxOutcome, ...record } = draft;
-  const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId));
+  const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId), {
+    check: (em, charge) => (charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount) : Promise.resolve()),
+    written: (em, charge) => recordPaymentParty(em, deps.secretBox, charge.id, request.customer.identifier),
+  });
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (write.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');

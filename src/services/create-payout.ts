@@ -2,6 +2,8 @@ import { ApiError } from '../domain/errors';
 import { computePayoutFee, payoutJson } from '../domain/payout';
 import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { writePayoutOnce } from '../persistence/payout-create-store';
+import { applyLiveLimits } from '../persistence/live-limits-store';
+import { recordPaymentParty } from '../persistence/payment-party-store';
 import { findBank } from '../persistence/payout-reference';
 import { markPayoutWorkflowStarted } from '../persistence/payout-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
@@ -60,6 +62,10 @@ export async function createPayout(
     newId('payout'),
     (id, threshold) => buildPayoutDraft(caller, id, request, now, threshold, metadataJson),
     (payout) => ({ status: 200, body: payoutJson(payout) }),
+    {
+      check: (em, payout) => (payout.environment === 'live' ? applyLiveLimits(em, payout.merchantId, 'payout', payout.amount) : Promise.resolve()),
+      written: (em, payout) => recordPaymentParty(em, deps.secretBox, payout.id, request.recipient.identifier),
+    },
   );
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');

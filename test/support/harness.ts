@@ -19,6 +19,7 @@ import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-re
 import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/charge-reconciler';
 import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/charge-start-relay';
 import type { Resolver } from '../../src/webhooks/url-policy';
+import type { PartnerCallbackSettings, PartnerRail } from '../../src/rail/partner-rail';
 import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 
 export interface ApiResponse<T = any> {
@@ -62,6 +63,10 @@ export interface HarnessOptions {
   webhookEnv?: Record<string, string>;
   /** DNS for the registration-time URL check. */
   resolve?: Resolver;
+  /** A live partner rail (the fake partner's adapter): live charges and payouts are accepted and go through it. */
+  rail?: PartnerRail;
+  /** The callback secret the rail's callback URLs are signed with (the live listener's callback route). */
+  partnerCallbacks?: PartnerCallbackSettings;
 }
 
 /** The webhook settings of the suite: a receiver on 127.0.0.1 over http is allowed in the sandbox. */
@@ -114,7 +119,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const log = createLogger('silent');
   // A create waits for its workflow's start (30 s here, not the 1 s default), so a test may read the
   // workflow as soon as the create answered; create-deadline.test.ts covers a start that does not come.
-  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}) };
+  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}), liveRail: options.rail ? 'partner' : 'none', ...(options.partnerCallbacks ? { partnerCallbacks: options.partnerCallbacks } : {}) };
   // The suites send many requests per merchant (and many without a valid key, all from 127.0.0.1) in
   // quick bursts; the harness's listeners are limited (so every answer carries the RateLimit headers)
   // far above what any suite sends. rate-limits.test.ts runs its own listeners with a real small limit.
@@ -130,7 +135,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let running: { worker: WorkerGroup; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
-    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks });
+    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks, rail: options.rail });
     const done = worker.run();
     // As in workers/main.ts: on the worker's connection, with eager start.
     const relay = startOutboxRelay({ orm, client: workerClient, eagerStart: true, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);

@@ -16,7 +16,7 @@ import { pathId } from '../path-id';
 export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   const router = new Router();
 
-  router.post('/v1/charges', requireScope('charges:write'), requireLiveRail(), jsonBody(bodyLimit), async (ctx) => {
+  router.post('/v1/charges', requireScope('charges:write'), requireLiveRail(deps.liveRail), jsonBody(bodyLimit), async (ctx) => {
     const key = idempotencyKeyOf(ctx);
     if (!key) throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID per payment attempt).');
     const request = check(validateCreateCharge, ctx.state.body);

@@ -24,7 +24,7 @@ export function payoutRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   const router = new Router();
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
 
-  router.post('/v1/payouts', requireScope('payouts:write'), requireLiveRail(), jsonBody(bodyLimit), async (ctx) => {
+  router.post('/v1/payouts', requireScope('payouts:write'), requireLiveRail(deps.liveRail), jsonBody(bodyLimit), async (ctx) => {
     const key = idempotencyKeyOf(ctx);
     if (!key) throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID per payout).');
     const request = check(validateCreatePayout, ctx.state.body);

@@ -19,6 +19,7 @@ import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../
 import { testServerPath } from '../../support/binaries';
 import { FakeChargeStore } from './fake-activities';
 import { auditLog } from './fake-audit';
+import { FakeRail } from './fake-rail-activities';
 
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
@@ -36,6 +37,8 @@ export interface DraftOptions {
 export interface ChargeTestEnv {
   env: TestWorkflowEnvironment;
   store: FakeChargeStore;
+  /** The partner rail's activities (default: no rail on the worker). */
+  rail: FakeRail;
   taskQueue: string;
   /** A draft as the API builds it, created "now" on the test server's clock. */
   draft(options?: DraftOptions): Promise<ChargeDraft>;
@@ -73,6 +76,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
   installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
   const store = new FakeChargeStore();
+  const rail = new FakeRail();
   const taskQueue = `charges-${randomBase62(8)}`;
   let worker: WorkerGroup;
   try {
@@ -80,7 +84,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
     // As in production, a Worker per task queue: each environment's, and the legacy base queue
     // (`taskQueue`; src/temporal/task-queues.ts), where a run started by hand lands.
     const workerOn = async (queue: string) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: { ...auditLog.activities, ...store.activities } });
+      Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: { ...auditLog.activities, ...store.activities, ...rail.activities } });
     const queues = deploymentTaskQueues(taskQueue);
     worker = new WorkerGroup({ sandbox: await workerOn(queues.sandbox), live: await workerOn(queues.live), legacy: await workerOn(queues.legacy) });
   } catch (error) {
@@ -91,6 +95,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
   const client = env.client.workflow;
 
   return {
+    rail,
     env,
     store,
     taskQueue,

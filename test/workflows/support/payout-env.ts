@@ -8,6 +8,7 @@ import { payoutStartOptions } from '../../../src/temporal/payout-start';
 import { newId, randomBase62 } from '../../../src/support/new-id';
 import type { payoutWorkflow } from '../../../workflows/payout';
 import { FakePayoutStore } from './fake-payout-activities';
+import { FakeRail } from './fake-rail-activities';
 
 export interface PayoutOptions {
   environment?: Environment;
@@ -22,6 +23,8 @@ export interface PayoutOptions {
 export interface PayoutTestEnv {
   env: TestWorkflowEnvironment;
   store: FakePayoutStore;
+  /** The partner rail's activities (default: no rail on the worker). */
+  rail: FakeRail;
   taskQueue: string;
   /** A payout record as the API writes it, created "now" on the test server's clock. */
   payout(options?: PayoutOptions): Promise<PayoutRecord>;
@@ -34,12 +37,14 @@ export interface PayoutTestEnv {
 
 export async function startPayoutTestEnv(): Promise<PayoutTestEnv> {
   const store = new FakePayoutStore();
-  const { env, taskQueue, close } = await startTimeSkippingWorkers('payouts', store.activities);
+  const rail = new FakeRail();
+  const { env, taskQueue, close } = await startTimeSkippingWorkers('payouts', { ...store.activities, ...rail.activities });
   const client = env.client.workflow;
 
   return {
     env,
     store,
+    rail,
     taskQueue,
     async payout(options = {}) {
       const now = new Date(await env.currentTimeMs()).toISOString();

@@ -1,0 +1,59 @@
+import Router, { type RouterContext } from '@koa/router';
+import getRawBody from 'raw-body';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { PARTNER_CALLBACK_SIGNAL } from '../../domain/live-rail';
+import { paymentOfReference } from '../../persistence/rail-request-store';
+import { CALLBACK_ROUTE, callbackAnswer, verifyCallback, type CallbackOutcome } from '../../rail/momo-callback';
+import type { ServiceDeps } from '../../services/context';
+
+/** Largest callback body read (a transaction status is a few hundred bytes). */
+const MAX_CALLBACK_BYTES = 16 * 1024;
+
+/**
+ * The partner's callbacks (src/rail/momo-callback.ts), on the live listener only, outside `/v1` (no
+ * API key: the partner authenticates by the URL's token). A verified callback wakes the payment's
+ * workflow (signal `partnerCallback`), which asks the partner for the status and follows that, never
+ * the body: a forged, unknown, replayed or malformed callback changes nothing. Every callback is
+ * answered as the partner expects (200, empty body) and logged with what was made of it (never the
+ * token).
+ */
+export function partnerCallbackRoutes(deps: ServiceDeps): Router {
+  const router = new Router();
+  const handle = async (ctx: RouterContext) => {
+    const { product, referenceId } = ctx.params as { product: string; referenceId: string };
+    let outcome: CallbackOutcome;
+    let paymentId: string | undefined;
+    const settings = deps.partnerCallbacks;
+    let raw = '';
+    try {
+      raw = await getRawBody(ctx.req, { limit: MAX_CALLBACK_BYTES, encoding: 'utf8' });
+    } catch {
+      raw = '';
+    }
+    const verified = settings ? verifyCallback(settings, product, referenceId, typeof ctx.query.token === 'string' ? ctx.query.token : undefined, raw) : { refused: 'forged' as const };
+    if ('refused' in verified) {
+      outcome = verified.refused;
+    } else {
+      const payment = await paymentOfReference(deps.orm, verified.product, verified.referenceId);
+      if (!payment || payment.environment !== 'live') {
+        outcome = 'unknown_reference';
+      } else {
+        paymentId = payment.paymentId;
+        try {
+          await deps.temporal.client.workflow.getHandle(payment.paymentId).signal(PARTNER_CALLBACK_SIGNAL);
+          outcome = 'accepted';
+        } catch (error) {
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+          outcome = 'replayed';
+        }
+      }
+    }
+    const answer = callbackAnswer(outcome);
+    deps.log[answer.logLevel]({ product, referenceId, paymentId, outcome, requestId: ctx.state.requestId }, answer.logMessage);
+    ctx.status = answer.status;
+    ctx.body = answer.body;
+  };
+  router.put(CALLBACK_ROUTE, handle);
+  router.post(CALLBACK_ROUTE, handle);
+  return router;
+}

@@ -1,0 +1,84 @@
+import type { FailureClass } from '../domain/failure-classes';
+
+/**
+ * The rail that moves live money (issue 20), behind one interface with two implementations: the
+ * sandbox simulator (timers in the workflows, src/domain/sandbox-outcome.ts) and a mobile-money
+ * partner adapter speaking a protocol modelled on the public MTN MoMo Open API
+ * (src/rail/momo-adapter.ts), played locally by the fake partner (src/rail/fake-partner/).
+ *
+ * Every request carries a reference (`X-Reference-Id`, a UUID v4) that we choose once, store on the
+ * payment before the first call, and send again on every retry: a retried request is the same
+ * request, and the partner answers a second submission of a reference with `duplicate`.
+ */
+
+/** Which partner product: collections (request-to-pay, charges) or disbursements (transfer, payouts and settlements). */
+export type RailProduct = 'collection' | 'disbursement';
+
+export interface RailParty {
+  /** `MSISDN` (a phone number, digits only, with country code) or `BANK_ACCOUNT` (`<bank code>:<account number>`). */
+  partyIdType: 'MSISDN' | 'BANK_ACCOUNT';
+  partyId: string;
+}
+
+export interface RailRequest {
+  /** Our reference (UUID v4), kept on the payment: the same on every retry. */
+  referenceId: string;
+  /** Minor units, as everywhere in the engine; the adapter converts to the partner's format. */
+  amount: number;
+  currency: string;
+  /** Our id of the payment (`txn_…`, `po_…`, `stl_…`): the partner's `externalId`. */
+  externalId: string;
+  /** The payer of a request-to-pay, the payee of a transfer. */
+  party: RailParty;
+  /** Shown to the customer (payerMessage / payeeNote). */
+  message: string;
+}
+
+/** What the partner said to a submission. */
+export type RailSubmitResult =
+  /** Accepted for processing (HTTP 202): the answer comes by callback or status. */
+  | { kind: 'accepted' }
+  /** The partner already has this reference (a retried submission): as accepted, the status tells the rest. */
+  | { kind: 'duplicate' }
+  /** Refused outright (4xx with a reason): a final failure. */
+  | { kind: 'refused'; reason: string; failureClass: FailureClass };
+
+/** What the partner says of a reference now. */
+export type RailStatus =
+  | { status: 'pending' }
+  | { status: 'succeeded'; financialTransactionId: string }
+  | { status: 'failed'; reason: string; failureClass: FailureClass }
+  /** The partner does not know the reference (never received: submit it again, same reference). */
+  | { status: 'unknown' };
+
+/**
+ * A transient trouble talking to the partner (a 5xx, a timeout, a refused connection, a bad answer):
+ * the caller retries with the same reference. Thrown by every method; `retryable` is always true.
+ */
+export class RailUnavailable extends Error {
+  readonly retryable = true;
+  constructor(message: string, readonly status?: number) {
+    super(message);
+    this.name = 'RailUnavailable';
+  }
+}
+
+export interface PartnerRail {
+  /** `collection`: request-to-pay; `disbursement`: transfer. Idempotent per `referenceId`. */
+  submit(product: RailProduct, request: RailRequest): Promise<RailSubmitResult>;
+  /** The status of a reference (GET …/{referenceId}). */
+  status(product: RailProduct, referenceId: string): Promise<RailStatus>;
+}
+
+/** What the API's callback route needs to check a callback (src/rail/momo-callback.ts): the secret its URLs are signed with. */
+export interface PartnerCallbackSettings {
+  callbackSecret: string;
+}
+
+/** A callback from the partner, once its authenticity is checked (src/rail/momo-callback.ts). */
+export interface RailCallback {
+  product: RailProduct;
+  referenceId: string;
+  /** What the callback body claims; the workflow confirms it with `status` before acting on it. */
+  claimed: RailStatus;
+}
