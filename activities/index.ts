@@ -7,17 +7,21 @@ import { createSettlementActivities } from './settlements';
 import { createSettlementRunActivities } from './settlement-runs';
 import { createOperatorAuditActivities } from './operator-audit';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
+import { createNotificationActivities } from './notifications';
+import { loadNotificationConfig, type NotificationConfig } from '../src/notifications/notification-config';
 import { createRailActivities } from './rail';
 import type { PartnerRail } from '../src/rail/partner-rail';
 
 export interface ActivityDeps {
   orm: Orm;
   webhooks: Omit<WebhookActivityDeps, 'orm'>;
+  /** Notification settings (src/notifications/notification-config.ts); absent: read from the environment. */
+  notifications?: NotificationConfig;
   /** The live partner rail (src/rail/momo-adapter.ts); absent: live rail steps fail and are retried (NeedsAttention). */
   rail?: PartnerRail;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail }) };
 }

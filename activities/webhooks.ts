@@ -34,8 +34,8 @@ export interface WebhookActivityDeps {
 
 const dbLimits = new Map<number, pLimit.Limit>();
 
-/** The process's limit on webhook database steps: every Worker of the process shares it (like the merchant slots). */
-function processDbLimit(connections = DEFAULT_WEBHOOK_DB_CONNECTIONS): pLimit.Limit {
+/** The process's limit on webhook database steps: every Worker of the process shares it (like the merchant slots), and so do notification attempts. */
+export function processDbLimit(connections = DEFAULT_WEBHOOK_DB_CONNECTIONS): pLimit.Limit {
   let limit = dbLimits.get(connections);
   if (!limit) {
     limit = pLimit(connections);

@@ -29,11 +29,12 @@ import { AUDITED_ACTIONS, isAuditedAction, MAX_OPERATOR_LENGTH, MAX_REASON_LENGT
 import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli-operator-actions';
 import { FAILURE_CLASSES, isFailureClass } from './domain/failure-classes';
 import { parseDuration } from './domain/webhook-retry';
+import { parseEmail } from './notifications/recipient';
 
 const USAGE = `usage:
-  cli merchants create --name NAME
+  cli merchants create --name NAME [--email EMAIL]
   cli merchants verify MERCHANT_ID
-  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount N] [--live-daily-limit N]
+  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount N] [--live-daily-limit N] [--notification-email EMAIL]
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b] [--reason TEXT]
   cli keys roll KEY_ID [--expires-in 24h] [--reason TEXT]   (the old key works until then, at most 7d)
   cli keys revoke KEY_ID [--reason TEXT]
@@ -147,8 +148,17 @@ function merchantSettingsChange(values: Values, box: () => SecretBox): MerchantS
     if (limit === null) throw new UsageError(`--${option} must be a positive integer of minor units`);
     change[field] = limit;
   }
-  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount N and/or --live-daily-limit N');
+  const notificationEmail = values['notification-email'];
+  if (notificationEmail !== undefined) change.notificationEmail = notificationEmail.trim() === '' ? null : emailOption(notificationEmail, '--notification-email');
+  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount N, --live-daily-limit N and/or --notification-email EMAIL');
   return change;
+}
+
+/** An email address option (`--email`, `--notification-email`): where the merchant's notifications go. */
+function emailOption(raw: string, option: string): string {
+  const email = parseEmail(raw);
+  if (email === null) throw new UsageError(`${option} must be an email address such as ops@example.com`);
+  return email;
 }
 
 /** `settlements run` options. `--outcome failed` is a sandbox control: it limits the run to the sandbox, and is refused with --env live. */
@@ -249,7 +259,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' }, email: { type: 'string' }, 'notification-email': { type: 'string' } },
   });
   const { yes, ...values } = parsed;
   const [noun, verb, arg] = positionals;
@@ -270,9 +280,14 @@ async function run(argv: string[]): Promise<unknown> {
     case 'merchants create': {
       if (!values.name) throw new UsageError('--name is required');
       const name = values.name;
+      const email = values.email === undefined ? undefined : emailOption(values.email, '--email');
       const actor = changeActor(values, 'merchants create');
-      const m = await withDatabase(config, (orm) => createMerchant(orm, name, actor));
-      return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret };
+      return withDatabase(config, async (orm) => {
+        const m = await createMerchant(orm, name, actor);
+        // --email: the merchant's notification email (merchants set --notification-email changes it).
+        if (email !== undefined) await updateMerchantSettings(orm, m.id, { notificationEmail: email });
+        return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret, ...(email !== undefined ? { notification_email: email } : {}) };
+      });
     }
     case 'merchants verify':
       if (!arg) throw new UsageError('merchant id is required');

@@ -17,6 +17,7 @@ import { activityTroubleInterceptor } from '../src/runtime/activity-trouble';
 import { activityAttentionAttempts } from '../src/domain/charge-attention';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { workerVersioningOptions } from './worker-versioning';
+import type { NotificationConfig } from '../src/notifications/notification-config';
 import type { PartnerRail } from '../src/rail/partner-rail';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
@@ -84,6 +85,8 @@ export interface PaymentsWorkerOptions {
   slots?: SlotSettings;
   /** WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID: the version every Worker registers (workers/worker-versioning.ts); unset, unversioned. */
   deployment?: WorkerDeploymentVersion;
+  /** Notification settings (SMTP_URL, SMS_PROVIDER_URL, …; src/notifications/notification-config.ts); unset: read from the environment. */
+  notifications?: NotificationConfig;
   /** The live partner rail (PARTNER_* settings, src/rail/partner-config.ts); unset: live rail steps fail and wait (NeedsAttention). */
   rail?: PartnerRail;
 }
@@ -117,6 +120,7 @@ export async function createPaymentsWorker(
       merchantConcurrency: options.webhooks.merchantConcurrency,
       dbConnections: capacity.webhookDbConnections,
     },
+    notifications: options.notifications,
     rail: options.rail,
   });
   // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).

@@ -15,6 +15,8 @@ import { startDisputeStartRelay } from '../src/runtime/dispute-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { ensureSettlementSchedule } from '../src/temporal/settlement-schedule';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
+import { describeNotificationTransports, loadNotificationConfig } from '../src/notifications/notification-config';
+import { startNotificationRelay } from '../src/notifications/notification-relay';
 import { sealSettlementAccounts } from '../src/services/reseal-secrets';
 import { loadPartnerConfig } from '../src/rail/partner-config';
 import { MomoPartnerRail } from '../src/rail/momo-adapter';
@@ -34,6 +36,8 @@ async function main(): Promise<void> {
   // Key problems (missing, the documented default) stop the worker before it connects anywhere.
   const secretBox = secretBoxFor(config);
   const payloadCodec = payloadCodecFor(config);
+  // SMTP_URL, SMS_PROVIDER_URL and the rest: a bad value stops the worker here, with one line naming it.
+  const notifications = loadNotificationConfig();
   const log = createLogger(config.logLevel, 'worker');
   // The live partner rail (PARTNER_*; `npm start` passes its fake partner's): a bad value stops the worker here.
   const partner = loadPartnerConfig(process.env);
@@ -56,6 +60,7 @@ async function main(): Promise<void> {
     slots: config.worker,
     deployment: config.workerDeployment,
     rail,
+    notifications,
   });
   const temporal = await connectTemporal(address, config.temporalNamespace, payloadCodec);
   // The settlement Schedule (SETTLEMENT_SCHEDULE), created or brought up to date here: the worker is
@@ -83,6 +88,12 @@ async function main(): Promise<void> {
     },
     config.webhooks.outboxPollMs,
   );
+  // Fans the events that notify someone out into notifications, one workflow each (docs/notifications.md).
+  const notificationRelay = startNotificationRelay(
+    { orm, client: temporal.client, taskQueue: config.taskQueue, secretBox, log, retryScheduleMs: notifications.retryScheduleMs, disputeDeadlineWithinMs: notifications.disputeDeadlineWithinMs },
+    notifications.pollMs,
+  );
+  log.info(describeNotificationTransports(notifications), 'notifications: where messages go');
   // Starts the workflow of any charge the API wrote but could not confirm started (every 1 s, after 5 s).
   const chargeStarts = startChargeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
   // The same for payouts (src/runtime/payout-start-relay.ts).
@@ -113,6 +124,7 @@ async function main(): Promise<void> {
   process.send?.('ready');
   await worker.run();
   await relay.stop();
+  await notificationRelay.stop();
   await reconciler.stop();
   await idempotencyRetention.stop();
   await chargeStarts.stop();

@@ -7,3 +7,4 @@ export { refundWorkflow } from './refund';
 export { disputeWorkflow } from './dispute';
 export { settlementWorkflow } from './settlement';
 export { settlementRunWorkflow } from './settlement-run';
+export { notificationWorkflow } from './notification';

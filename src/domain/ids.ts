@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   delivery: 'dlv_',
   audit: 'aud_',
   operatorBatch: 'opb_',
+  notification: 'ntf_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -8,6 +8,8 @@ export interface MerchantSettings {
   payout_review_threshold: number;
   /** Present once the merchant has a settlement account; the number masked (never whole). */
   settlement_account?: { bank_code: string; account_masked: string };
+  /** Present once the merchant has one: where its notification emails go (docs/notifications.md). */
+  notification_email?: string;
   /** Live limits in minor units (`--live-max-amount`, `--live-daily-limit`); null: none. */
   live_max_amount: number | null;
   live_daily_limit: number | null;
@@ -25,6 +27,8 @@ export interface SettlementAccount {
 export interface MerchantSettingsChange {
   payoutReviewThreshold?: number;
   settlementAccount?: SettlementAccount;
+  /** `--notification-email EMAIL` (an address checked by parseEmail); null clears it (`--notification-email ""`). */
+  notificationEmail?: string | null;
   liveMaxAmount?: number;
   liveDailyLimit?: number;
 }
@@ -36,6 +40,7 @@ type Row = {
   settlement_account_masked: string | null;
   /** Plain text: only on a row written before migration 20261125000005 and not sealed yet. */
   settlement_account_number: string | null;
+  notification_email: string | null;
   live_max_amount: string | null;
   live_daily_limit: string | null;
 };
@@ -69,12 +74,16 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
     sets.push('live_daily_limit = ?');
     params.push(change.liveDailyLimit);
   }
+  if (change.notificationEmail !== undefined) {
+    sets.push('notification_email = ?');
+    params.push(change.notificationEmail);
+  }
   if (sets.length === 0) throw new Error('nothing to set');
   const rows = await orm.em
     .fork()
     .execute<Row[]>(
       `update merchants set ${sets.join(', ')} where id = ?
-       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number,
+       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email,
          live_max_amount::text as live_max_amount, live_daily_limit::text as live_daily_limit`,
       [...params, merchantId],
     );
@@ -92,6 +101,7 @@ function settingsOf(row: Row): MerchantSettings {
   };
   const masked = row.settlement_account_masked ?? (row.settlement_account_number === null ? null : maskAccountNumber(row.settlement_account_number));
   if (row.settlement_bank_code && masked) settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: masked };
+  if (row.notification_email) settings.notification_email = row.notification_email;
   return settings;
 }
 

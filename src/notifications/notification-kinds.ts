@@ -1,0 +1,27 @@
+/**
+ * What is sent when (issue 20; docs/notifications.md). Each event type that notifies names one
+ * notification kind and its recipient: the customer gets a receipt for a succeeded charge, the
+ * merchant an email for a payout held for review, a settlement paid or failed and a dispute opened.
+ * `dispute_deadline` has no event: the relay finds disputes whose evidence is due soon.
+ */
+export const NOTIFICATION_KINDS = ['charge_receipt', 'payout_held_for_review', 'settlement_paid', 'settlement_failed', 'dispute_opened', 'dispute_deadline'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+export type Recipient = 'customer' | 'merchant';
+export type NotificationChannel = 'email' | 'sms';
+
+/**
+ * The event types that notify. The `events` trigger of migration 20261128000004 queues exactly these
+ * (a type added here needs a new migration that queues it too).
+ */
+export const NOTIFYING_EVENTS: Readonly<Record<string, { kind: NotificationKind; recipient: Recipient }>> = {
+  'transaction.succeeded': { kind: 'charge_receipt', recipient: 'customer' },
+  'payout.held_for_review': { kind: 'payout_held_for_review', recipient: 'merchant' },
+  'settlement.paid': { kind: 'settlement_paid', recipient: 'merchant' },
+  'settlement.failed': { kind: 'settlement_failed', recipient: 'merchant' },
+  'dispute.opened': { kind: 'dispute_opened', recipient: 'merchant' },
+};
+
+export function isNotificationKind(text: string): text is NotificationKind {
+  return (NOTIFICATION_KINDS as readonly string[]).includes(text);
+}

@@ -1,0 +1,35 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { SA } from '../domain/search-attributes';
+import { workflowDetails } from '../domain/workflow-details';
+import type { NotificationInput, notificationWorkflow } from '../../workflows/notification';
+import { webhookTaskQueueFor } from './task-queues';
+
+/**
+ * Starts a notification's workflow (workflow id = notification id) on the delivery queue of its
+ * environment (`<baseQueue>-<environment>-webhooks`, docs/notifications.md "Queue"): like a webhook,
+ * an attempt holds no pooled connection while the receiver answers. Starting one that exists,
+ * running or closed, does nothing: a notification id is never run twice. Resolves once the workflow is
+ * known to exist; throws when that is unknown (the relay's sweep starts it later). No recipient data
+ * in the summary, the details or the input.
+ */
+export async function startNotificationWorkflow(client: Client, baseQueue: string, input: NotificationInput): Promise<'started' | 'already_started'> {
+  try {
+    await client.workflow.start<typeof notificationWorkflow>('notificationWorkflow', {
+      workflowId: input.notificationId,
+      taskQueue: webhookTaskQueueFor(baseQueue, input.environment),
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+      staticSummary: `${input.environment} notification ${input.kind} for ${input.merchantId}`,
+      staticDetails: workflowDetails({ kind: 'Notification', id: input.notificationId, merchantId: input.merchantId, environment: input.environment, extra: { kind: input.kind } }),
+      typedSearchAttributes: [
+        { key: SA.MerchantId, value: input.merchantId },
+        { key: SA.Environment, value: input.environment },
+      ],
+    });
+    return 'started';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return 'already_started';
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The merchant's notification email on the command line (INTERFACE "Admin command line, continued";
+ * docs/notifications.md): `merchants create --name NAME [--email EMAIL]` and
+ * `merchants set ID --notification-email EMAIL` (`""` clears it), run as child processes against the
+ * suite's PostgreSQL. A bad address exits 1 and changes nothing.
+ */
+import { startHarness, type Harness } from '../support/harness';
+import { runCli } from '../support/run-cli';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+});
+afterAll(() => h?.close());
+
+const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
+const stored = async (id: string) => (await h.orm.em.getConnection().execute<{ e: string | null }[]>(`select notification_email as e from merchants where id = ?`, [id]))[0]?.e;
+
+test('merchants create --email: the merchant and its keys, and where its notifications go', async () => {
+  const result = await cli('merchants', 'create', '--name', 'Mail Shop', '--email', ' ops@mailshop.example ');
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  const created = JSON.parse(result.stdout);
+  expect(Object.keys(created).sort()).toEqual(['id', 'live_key', 'notification_email', 'test_key']);
+  expect(created.notification_email).toBe('ops@mailshop.example');
+  expect(await stored(created.id)).toBe('ops@mailshop.example');
+});
+
+test('merchants set --notification-email: set, shown, changed, cleared with ""', async () => {
+  const m = await h.merchant();
+  const set = await cli('merchants', 'set', m.id, '--notification-email', 'finance@shop.example');
+  expect({ code: set.code, stderr: set.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(JSON.parse(set.stdout)).toMatchObject({ id: m.id, object: 'merchant', notification_email: 'finance@shop.example' });
+  expect(await stored(m.id)).toBe('finance@shop.example');
+
+  const cleared = await cli('merchants', 'set', m.id, '--notification-email', '');
+  expect(cleared.code).toBe(0);
+  expect(JSON.parse(cleared.stdout).notification_email).toBeUndefined();
+  expect(await stored(m.id)).toBeNull();
+});
+
+test.each([
+  [['merchants', 'create', '--name', 'Bad Mail', '--email', 'not-an-address']],
+  [['merchants', 'set', 'MERCHANT', '--notification-email', 'ops@']],
+  [['merchants', 'set', 'MERCHANT', '--notification-email', 'Ops <ops@shop.example>']],
+])('%j: exit 1, a message naming the option, nothing changed', async (args) => {
+  const m = await h.merchant();
+  const before = (await h.orm.em.getConnection().execute<{ n: number }[]>(`select count(*)::int as n from merchants`))[0].n;
+  const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)));
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+  expect(result.stderr).toMatch(/^error: --(email|notification-email) must be an email address/);
+  expect(await stored(m.id)).toBeNull();
+  expect((await h.orm.em.getConnection().execute<{ n: number }[]>(`select count(*)::int as n from merchants`))[0].n).toBe(before);
+});

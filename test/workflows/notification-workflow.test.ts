@@ -1,0 +1,146 @@
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type LogLevel } from '@temporalio/worker';
+import { tsToMs } from '@temporalio/common/lib/time';
+import type { SendNotificationInput, SendNotificationOutcome } from '../../activities/notification-types';
+import { SA } from '../../src/domain/search-attributes';
+import { RETRY_JITTER } from '../../src/domain/webhook-retry';
+import { randomBase62 } from '../../src/support/new-id';
+import { startNotificationWorkflow } from '../../src/temporal/notification-start';
+import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
+import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { notificationStateQuery, type notificationWorkflow } from '../../workflows/notification';
+import { testServerPath } from '../support/binaries';
+import { declareSearchAttributes } from './support/charge-env';
+import { FakeNotificationSender, notificationInput, sendFailed, sent, skippedNotification, type NotificationStep } from './support/fake-notification-activities';
+import { timelineOf } from './support/timeline';
+
+// notificationWorkflow on the time-skipping test server: the real workflow bundle, the sendNotification
+// activity replaced by a scripted sender. Waits are read from the run's history (its durable timers),
+// in workflow time.
+
+type History = temporal.api.history.v1.IHistory;
+const T = temporal.api.enums.v1.EventType;
+const HOUR = 3_600_000;
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+const fake = new FakeNotificationSender();
+const taskQueue = `notifications-${randomBase62(8)}`;
+
+beforeAll(async () => {
+  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
+  try {
+    await declareSearchAttributes(env);
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
+  } catch (error) {
+    await env.teardown();
+    throw error;
+  }
+  running = worker.run();
+});
+
+afterAll(async () => {
+  if (worker) {
+    worker.shutdown();
+    await running;
+  }
+  await env?.teardown();
+});
+
+/** Starts a notification as the relay does (src/temporal/notification-start.ts) and runs it to its end. */
+async function notify(script: NotificationStep[] | ((input: SendNotificationInput) => SendNotificationOutcome | Error)) {
+  const input = notificationInput();
+  fake.script(input.notificationId, script);
+  await startNotificationWorkflow(env.client, taskQueue, input);
+  const handle = env.client.workflow.getHandle<typeof notificationWorkflow>(input.notificationId);
+  const result = await handle.result();
+  const history = await handle.fetchHistory();
+  return { input, handle, result, history, calls: fake.callsFor(input.notificationId), timeline: timelineOf(history) };
+}
+
+const eventsOf = (history: History, type: temporal.api.enums.v1.EventType) => (history.events ?? []).filter((e) => e.eventType === type);
+const runTimeMs = (history: History) => tsToMs(history.events!.at(-1)!.eventTime!) - tsToMs(history.events![0].eventTime!);
+
+function expectJittered(delays: Array<number | null>, schedule: number[]): void {
+  delays.forEach((delay, i) => {
+    expect(delay).not.toBeNull();
+    expect(delay!).toBeGreaterThanOrEqual(Math.floor(schedule[i] * (1 - RETRY_JITTER)));
+    expect(delay!).toBeLessThanOrEqual(Math.ceil(schedule[i] * (1 + RETRY_JITTER)));
+  });
+}
+
+test('sent at the first attempt: one activity, no wait; started as the relay starts it (id, queue, search attributes), a second start does nothing', async () => {
+  const r = await notify([sent()]);
+  expect(r.result).toEqual({ status: 'sent', attempts: 1, reason: null });
+  expect(r.calls.map((c) => c.input.attempt)).toEqual([1]);
+  expect(r.timeline.timers).toEqual([]);
+  const described = await r.handle.describe();
+  expect(described).toMatchObject({ workflowId: r.input.notificationId, type: 'notificationWorkflow', taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox') });
+  expect([described.typedSearchAttributes.get(SA.MerchantId), described.typedSearchAttributes.get(SA.Environment)]).toEqual(['mer_test', 'sandbox']);
+  expect(await startNotificationWorkflow(env.client, taskQueue, r.input)).toBe('already_started');
+  expect(fake.callsFor(r.input.notificationId)).toHaveLength(1);
+});
+
+test('SMTP down twice, then up: three attempts, each wait the jittered schedule delay, sent once', async () => {
+  const r = await notify([sendFailed(), sendFailed(), sent()]);
+  expect(r.result).toEqual({ status: 'sent', attempts: 3, reason: null });
+  expect(r.calls.map((c) => [c.input.attempt, c.activityAttempt])).toEqual([[1, 1], [2, 1], [3, 1]]);
+  const given = r.calls.slice(0, 2).map((c) => c.input.retryDelayMs);
+  expectJittered(given, r.input.retryScheduleMs);
+  expect(r.timeline.timers.map((t) => t.durationMs)).toEqual(given);
+  for (let i = 1; i < r.calls.length; i++) expect(r.calls[i].input.attemptedAtMs - r.calls[i - 1].input.attemptedAtMs).toBeGreaterThanOrEqual(given[i - 1]!);
+});
+
+test('a transport down for good: bounded, 1 + 5 attempts over the default schedule (about 7 h 11 min), then failed with the last reason', async () => {
+  const r = await notify((input) => sendFailed(`down at attempt ${input.attempt}`)(input));
+  expect(r.result).toEqual({ status: 'failed', attempts: 6, reason: 'down at attempt 6' });
+  expect(r.calls.map((c) => c.input.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(r.calls.at(-1)!.input.retryDelayMs).toBeNull();
+  expectJittered(r.calls.slice(0, 5).map((c) => c.input.retryDelayMs), r.input.retryScheduleMs);
+  expect(r.timeline.timers).toHaveLength(5);
+  const scheduled = r.input.retryScheduleMs.reduce((a, b) => a + b, 0);
+  expect(scheduled / HOUR).toBeCloseTo(7.186, 3);
+  const total = runTimeMs(r.history);
+  expect(total).toBeGreaterThanOrEqual(0.8 * scheduled);
+  expect(total).toBeLessThanOrEqual(1.2 * scheduled + 60_000);
+});
+
+test('a permanent refusal (e.g. 550 no such mailbox): failed at once, no retry', async () => {
+  const r = await notify([sendFailed('SMTP 550 mailbox unavailable', true)]);
+  expect(r.result).toEqual({ status: 'failed', attempts: 1, reason: 'SMTP 550 mailbox unavailable' });
+  expect(r.timeline.timers).toEqual([]);
+});
+
+test('nothing to send (the merchant has no email): skipped at once, no retry', async () => {
+  const r = await notify([skippedNotification()]);
+  expect(r.result).toEqual({ status: 'skipped', attempts: 1, reason: 'the merchant has no notification email' });
+  expect(r.timeline.timers).toEqual([]);
+});
+
+test('an infrastructure error (the database down) is retried by Temporal as the same attempt, not counted', async () => {
+  const r = await notify([new Error('database unavailable'), sent()]);
+  expect(r.result).toEqual({ status: 'sent', attempts: 1, reason: null });
+  expect(r.calls.map((c) => [c.input.attempt, c.activityAttempt])).toEqual([[1, 1], [1, 2]]);
+  expect(r.calls[1].input).toEqual(r.calls[0].input);
+  expect(eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
+  expect(r.timeline.timers).toEqual([]);
+});
+
+test('notificationState during the retry wait: the attempt, its outcome and when the next one comes', async () => {
+  const input = notificationInput();
+  fake.script(input.notificationId, [sendFailed('SMTP ECONNREFUSED'), sent()]);
+  await startNotificationWorkflow(env.client, taskQueue, input);
+  const handle = env.client.workflow.getHandle<typeof notificationWorkflow>(input.notificationId);
+  let state = await handle.query(notificationStateQuery);
+  for (let i = 0; state.nextAttemptAt === null && i < 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    state = await handle.query(notificationStateQuery);
+  }
+  expect(state).toMatchObject({ attempt: 1, last: { outcome: 'failed', reason: 'SMTP ECONNREFUSED' } });
+  expect(Date.parse(state.nextAttemptAt!)).toBeGreaterThan(0);
+  expect(await handle.result()).toEqual({ status: 'sent', attempts: 2, reason: null });
+  expect(await handle.query(notificationStateQuery)).toMatchObject({ attempt: 2, last: { outcome: 'sent' }, nextAttemptAt: null });
+});

@@ -1,0 +1,74 @@
+import { defineQuery, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import type { NotificationActivities, SendNotificationOutcome } from '../activities/notification-types';
+import { jittered } from '../src/domain/webhook-retry';
+import { answerRecord } from './record-query';
+
+/** What the notification relay starts; the schedule travels in the input, so history replays unchanged. */
+export interface NotificationInput {
+  notificationId: string;
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+  /** charge_receipt, payout_held_for_review, settlement_paid, settlement_failed, dispute_opened, dispute_deadline. */
+  kind: string;
+  /** Delays after each failed attempt (NOTIFICATION_RETRY_SCHEDULE at start time). */
+  retryScheduleMs: number[];
+}
+
+export interface NotificationResult {
+  status: 'sent' | 'failed' | 'skipped';
+  attempts: number;
+  reason: string | null;
+}
+
+export interface NotificationState {
+  attempt: number;
+  last: SendNotificationOutcome | null;
+  nextAttemptAt: string | null;
+}
+
+/** For operators: `temporal workflow query --type notificationState --workflow-id ntf_…`. */
+export const notificationStateQuery = defineQuery<NotificationState>('notificationState');
+
+// One attempt: the database steps and one send (SMTP and the SMS provider each answer within 40 s or
+// fail). Infrastructure errors (the database down) are retried by Temporal as the same attempt and
+// are not counted; a crashed worker's attempt is retried elsewhere once its heartbeat stops. A
+// database error the same input always raises is not retried (it would send the message each time).
+// Retry options are not part of the command sequence, so recorded histories replay unchanged.
+const OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '90 seconds',
+  heartbeatTimeout: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['NotificationNotFoundError', 'DeterministicDatabaseError'],
+  },
+};
+const { sendNotification } = proxyActivities<NotificationActivities>(OPTIONS);
+
+/**
+ * One message (a customer's receipt, a merchant's email), at least once and recorded sent once.
+ * Workflow id = notification id (`ntf_…`). Each attempt is an activity; after a failure the workflow
+ * waits on a durable timer (NOTIFICATION_RETRY_SCHEDULE, ±20 % jitter) and tries again, until it is
+ * sent, skipped (nothing to send), failed for good, or the schedule is over.
+ */
+export async function notificationWorkflow(input: NotificationInput): Promise<NotificationResult> {
+  const state: NotificationState = { attempt: 0, last: null, nextAttemptAt: null };
+  setHandler(notificationStateQuery, () => state);
+  answerRecord(() => state);
+  const schedule = input.retryScheduleMs;
+  for (let attempt = 1; ; attempt++) {
+    state.attempt = attempt;
+    state.nextAttemptAt = null;
+    const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;
+    const outcome = await sendNotification.executeWithOptions(
+      { ...OPTIONS, summary: `attempt ${attempt}: ${input.environment} ${input.kind} ${input.notificationId}` },
+      [{ notificationId: input.notificationId, attempt, attemptedAtMs: Date.now(), retryDelayMs }],
+    );
+    state.last = outcome;
+    if (outcome.outcome !== 'failed') return { status: outcome.outcome, attempts: attempt, reason: outcome.reason };
+    if (outcome.retryInMs === null) return { status: 'failed', attempts: attempt, reason: outcome.reason };
+    state.nextAttemptAt = new Date(Date.now() + outcome.retryInMs).toISOString();
+    await sleep(outcome.retryInMs, { summary: `retry ${attempt + 1} after: ${outcome.reason ?? 'failure'}` });
+  }
+}
