@@ -6,6 +6,7 @@ import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { applySettlementTransition, SettlementConflictError, SettlementLedgerMismatchError, SettlementNotFoundError, sweepSettlement } from '../src/persistence/settlement-store';
 import type { SettlementActivities } from './types';
+import type { LiveRail } from '../src/domain/live-rail';
 
 /**
  * Permanent errors are non-retryable with a stable type (the batch workflow then asks an operator:
@@ -31,11 +32,11 @@ function countTransition(batch: SettlementRecord): void {
  * state only (they go into history). `secretBox` seals a merchant's account number the sweep finds
  * still in plain text (a row from before migration 20261125000005); nothing here opens one.
  */
-export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<SecretBox, 'seal'> }): SettlementActivities {
+export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<SecretBox, 'seal'>; liveRail?: LiveRail }): SettlementActivities {
   return {
     async sweepSettlement(request: SettlementSweepRequest) {
       try {
-        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition);
+        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none');
         return 'kind' in result ? result : settlementState(result);
       } catch (error) {
         throw asFailure(error);

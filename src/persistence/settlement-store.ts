@@ -12,6 +12,8 @@ import {
 import { sealAccountNumber, type SealedAccountNumber } from '../domain/settlement-account';
 import { settlementSweepTransfer, settlementTransfersFor } from '../domain/settlement-ledger';
 import type { Orm } from './orm';
+import type { LiveRail } from '../domain/live-rail';
+import { LIVE_RAIL_UNAVAILABLE } from '../domain/settlement-run';
 import { rowToSettlement, SETTLEMENT_COLUMNS, settlementValues } from './settlement-mapping';
 import { iso } from './sql-values';
 import { writeStateChange } from './state-change';
@@ -80,6 +82,7 @@ export async function sweepSettlement(
   request: SettlementSweepRequest,
   box: { seal(plaintext: string): string },
   onCommitted: (batch: SettlementRecord) => void = () => {},
+  rail: LiveRail = 'none',
 ): Promise<SettlementRecord | SettlementNothing> {
   let written = false;
   const result = await orm.em.fork().transactional(async (em): Promise<SettlementRecord | SettlementNothing> => {
@@ -102,6 +105,10 @@ export async function sweepSettlement(
       [request.merchantId],
     );
     if (merchants.length === 0) return nothing(NOTHING_TO_SETTLE.noMerchant);
+    // The run's skip rule, here too: a batch started otherwise (`settlements retry`, by hand) does
+    // not sweep live money that no rail can pay (it would fail at once and announce
+    // settlement.created and settlement.failed for money that never moved).
+    if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
     const bank = merchants[0].bank;
     if (!bank || (merchants[0].sealed === null && merchants[0].plaintext === null)) return nothing(NOTHING_TO_SETTLE.noAccount);
     if (merchants[0].bank_currency !== request.currency) return nothing(NOTHING_TO_SETTLE.currencyMismatch);

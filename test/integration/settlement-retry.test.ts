@@ -199,23 +199,17 @@ describe('settlements retry', () => {
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: 0, merchant_reserved: 0, settlement_clearing: 8_000 });
   });
 
-  test('live (no live rail): a run starts no live batch; one started before (directly here) fails and waits, its retry starts a live batch, which fails at once and waits in its turn', async () => {
+  test('live (no live rail): a run starts no live batch, and a batch started any other way (a retry, by hand) sweeps nothing for the same reason: no settlement event for money that never moved', async () => {
     const merchant = await h.merchant({ verified: true });
     await giveSettlementAccount(h, merchant.id);
     await fundMerchant(h, merchant.id, 9_000, 'GHS', 'live');
     expect(ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'live'))).toMatchObject({ started: 0, skipped: 1, skips: [{ reason: LIVE_RAIL_UNAVAILABLE }] });
-    const failed = await startLiveBatch(merchant);
-    expect(await waitingForRetry(failed)).toMatchObject({ status: 'failed', failureClass: 'partner_unavailable', environment: 'live' });
-    await until('payments stuck --env live lists it', () => stuckNow('live'), listedIn(failed.workflowId));
-
-    const answer = ok(await cli('settlements', 'retry', failed.workflowId, '--reason', 'live rail restored'));
-    expect(answer).toMatchObject({ id: failed.workflowId, status: 'failed', new_batch: { id: answer.retried_as, status: expect.stringMatching(/^(pending|failed)$/), amount: 9_000 } });
-    expect(await failed.result()).toMatchObject({ retried_as: answer.retried_as });
-    const next = handleOf(answer.retried_as);
-    expect(await waitingForRetry(next)).toMatchObject({ status: 'failed', failureClass: 'partner_unavailable', amount: 9_000 });
-    expect((await failed.describe()).typedSearchAttributes.get(SA.NeedsAttention)).toBe(false);
-    expect((await next.describe()).typedSearchAttributes.get(SA.NeedsAttention)).toBe(true);
+    const direct = await startLiveBatch(merchant);
+    expect(await direct.result()).toEqual({ kind: 'nothing', reason: LIVE_RAIL_UNAVAILABLE });
+    expect(await batchRows(h, merchant.id)).toEqual([]);
     expect(await balanceRows(h, merchant.id, 'GHS', 'live')).toMatchObject({ merchant_available: 9_000, merchant_reserved: 0 });
+    const events = await h.request('live', 'GET', '/v1/events?after_sequence=0&limit=100', { key: merchant.liveKey });
+    expect(events.json.data.filter((e: { type: string }) => e.type.startsWith('settlement.'))).toEqual([]);
   });
 
   test('refusals: an unknown or malformed id, a batch that did not fail', async () => {

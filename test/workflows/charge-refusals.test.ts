@@ -4,6 +4,7 @@ import { workflowBundle } from '../../workers/create-worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { CHARGE_INPUT_REFUSED, NO_LIVE_SIMULATOR_PATCH, TRUST_ONLY_THE_DATABASE_PATCH } from '../../src/domain/charge-start';
 import { chargeSearchAttributePairs } from '../../src/domain/search-attributes';
+import { LIVE_PARTNER_RAIL_PATCH } from '../../src/domain/live-rail';
 import { chargeStartOptions } from '../../src/temporal/charge-start';
 import { newId } from '../../src/support/new-id';
 import type { chargeWorkflow } from '../../workflows/charge';
@@ -112,7 +113,9 @@ test('a run recorded with these checks carries their patch markers and replays u
       .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
       .join(' ');
     expect(patches).toContain(TRUST_ONLY_THE_DATABASE_PATCH);
-    if (environment === 'live') expect(patches).toContain(NO_LIVE_SIMULATOR_PATCH);
+    // A new live run takes the partner rail (issue 20); runs recorded before it carry no-live-simulator.
+    if (environment === 'live') expect(patches).toContain(LIVE_PARTNER_RAIL_PATCH);
+    if (environment === 'live') expect(patches).not.toContain(NO_LIVE_SIMULATOR_PATCH);
     await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, draft.id)).resolves.toBeUndefined();
   }
 });

@@ -17,6 +17,7 @@ import { newId } from '../../../src/support/new-id';
 import { taskQueueFor } from '../../../src/temporal/task-queues';
 import type { settlementWorkflow } from '../../../workflows/settlement';
 import { startTimeSkippingWorkers } from './time-skipping-workers';
+import { FakeRail } from './fake-rail-activities';
 
 /** The account number every fake merchant settles to: no history may hold it. */
 export const FAKE_ACCOUNT_NUMBER = '0012345678901';
@@ -133,7 +134,8 @@ export interface SettlementTestEnv {
 
 export async function startSettlementTestEnv(): Promise<SettlementTestEnv> {
   const store = new FakeSettlementStore();
-  const { env, taskQueue, close } = await startTimeSkippingWorkers('settlements', store.activities);
+  // The partner rail: none on this worker (a live batch fails at once with partner_unavailable).
+  const { env, taskQueue, close } = await startTimeSkippingWorkers('settlements', { ...store.activities, ...new FakeRail().activities });
   const client = env.client.workflow;
 
   return {
