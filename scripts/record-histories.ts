@@ -140,6 +140,16 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   // Recorded after the indeterminate-attention patch: flagged at once, then resolved, or expired.
   'begin-indeterminate-resolved': indeterminateResolved,
   'begin-indeterminate-flagged-expiry': (h) => begun(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
+  // Live on the partner rail (patch 'live-partner-rail'): accepted, pending, then succeeded; and a
+  // partner that never answers (NeedsAttention after ten minutes, expired at expires_at).
+  'live-partner-succeed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return begun(h, { environment: 'live' });
+  },
+  'live-partner-no-answer-expiry': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
+    return begun(h, { environment: 'live' });
+  },
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
   // Issue 19 (patch 'webhook-local-first-attempt'): attempt 1 as a local activity, answered 2xx.

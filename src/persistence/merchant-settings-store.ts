@@ -10,9 +10,9 @@ export interface MerchantSettings {
   settlement_account?: { bank_code: string; account_masked: string };
   /** Present once the merchant has one: where its notification emails go (docs/notifications.md). */
   notification_email?: string;
-  /** Live limits in minor units (`--live-max-amount`, `--live-daily-limit`); null: none. */
-  live_max_amount: number | null;
-  live_daily_limit: number | null;
+  /** Live limits in minor units (`--live-max-amount`, `--live-daily-limit`); present once set. */
+  live_max_amount?: number;
+  live_daily_limit?: number;
 }
 
 export interface SettlementAccount {
@@ -96,8 +96,8 @@ function settingsOf(row: Row): MerchantSettings {
     id: row.id,
     object: 'merchant',
     payout_review_threshold: Number(row.payout_review_threshold),
-    live_max_amount: row.live_max_amount === null ? null : Number(row.live_max_amount),
-    live_daily_limit: row.live_daily_limit === null ? null : Number(row.live_daily_limit),
+    ...(row.live_max_amount === null ? {} : { live_max_amount: Number(row.live_max_amount) }),
+    ...(row.live_daily_limit === null ? {} : { live_daily_limit: Number(row.live_daily_limit) }),
   };
   const masked = row.settlement_account_masked ?? (row.settlement_account_number === null ? null : maskAccountNumber(row.settlement_account_number));
   if (row.settlement_bank_code && masked) settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: masked };

@@ -17,3 +17,22 @@ export async function paymentParty(orm: Orm, box: SecretBox, paymentId: string):
   const rows = await orm.em.getConnection().execute<Array<{ party_sealed: string }>>(`select party_sealed from payment_parties where payment_id = ?`, [paymentId]);
   return rows[0] ? box.open(rows[0].party_sealed) : null;
 }
+
+/**
+ * One batch of counterparties for `secrets reseal`, in payment id order after `afterId`, the rows
+ * locked for the transaction; `reseal` answers the new sealed value or null to keep it. Returns the
+ * last id seen (null: no more rows).
+ */
+export async function resealPartyBatch(orm: Orm, afterId: string, limit: number, reseal: (sealed: string, paymentId: string) => string | null): Promise<string | null> {
+  return orm.em.fork().transactional(async (em) => {
+    const rows = await em.execute<Array<{ payment_id: string; party_sealed: string }>>(
+      `select payment_id, party_sealed from payment_parties where payment_id > ? order by payment_id limit ? for update`,
+      [afterId, limit],
+    );
+    for (const row of rows) {
+      const next = reseal(row.party_sealed, row.payment_id);
+      if (next !== null) await em.execute(`update payment_parties set party_sealed = ? where payment_id = ?`, [next, row.payment_id]);
+    }
+    return rows.length === 0 ? null : rows[rows.length - 1].payment_id;
+  });
+}

@@ -2,6 +2,7 @@ import { sealAccountNumber } from '../domain/settlement-account';
 import type { Orm } from '../persistence/orm';
 import { MERCHANT_ACCOUNT_COLUMNS, resealAccountBatch, resealSecretBatch, SETTLEMENT_DESTINATION_COLUMNS, type AccountReseal } from '../persistence/sealed-secret-store';
 import type { SecretBox } from '../support/secret-box';
+import { resealPartyBatch } from '../persistence/payment-party-store';
 
 export interface ResealCounts {
   /** Secrets opened (with SECRETS_KEY or a key of SECRETS_KEY_PREVIOUS) and sealed again with SECRETS_KEY. */
@@ -10,6 +11,8 @@ export interface ResealCounts {
   already_current: number;
   /** Settlement account numbers: merchants' accounts and settlement batches' destinations. */
   settlement_accounts: AccountSealCounts;
+  /** Payments' counterparties (payment_parties: a charge's customer, a payout's recipient). */
+  payment_parties: { resealed: number; already_current: number };
 }
 
 export interface AccountSealCounts {
@@ -59,12 +62,13 @@ export async function sealSettlementAccounts(orm: Orm, box: SecretBox, rows: 'pl
  * `cli secrets reseal`: re-seals every sealed secret in the database (webhook endpoint signing
  * secrets, current and previous) with the current key, in batches of `batchSize` endpoints, each
  * batch its own transaction; then the settlement account numbers (sealSettlementAccounts `all`:
- * plain ones sealed, old-key ones re-sealed; counted apart, in `settlement_accounts`). Idempotent: a
+ * plain ones sealed, old-key ones re-sealed; counted apart, in `settlement_accounts`), then the
+ * payments' counterparties (`payment_parties`, counted apart). Idempotent: a
  * second run finds everything current. A secret that no key of the ring opens stops the command
  * with the endpoint's (merchant's, settlement's) id (batches done so far stay done).
  */
 export async function resealSecrets(orm: Orm, box: SecretBox, batchSize = 200): Promise<ResealCounts> {
-  const counts: Omit<ResealCounts, 'settlement_accounts'> = { resealed: 0, already_current: 0 };
+  const counts: Omit<ResealCounts, 'settlement_accounts' | 'payment_parties'> = { resealed: 0, already_current: 0 };
   const reseal = (sealed: string, endpointId: string): string | null => {
     if (box.isCurrent(sealed)) {
       counts.already_current++;
@@ -80,5 +84,22 @@ export async function resealSecrets(orm: Orm, box: SecretBox, batchSize = 200): 
     return box.seal(plaintext);
   };
   for (let after: string | null = ''; after !== null; ) after = await resealSecretBatch(orm, after, batchSize, reseal);
-  return { ...counts, settlement_accounts: await sealSettlementAccounts(orm, box, 'all', batchSize) };
+  const settlementAccounts = await sealSettlementAccounts(orm, box, 'all', batchSize);
+  const parties = { resealed: 0, already_current: 0 };
+  const resealParty = (sealed: string, paymentId: string): string | null => {
+    if (box.isCurrent(sealed)) {
+      parties.already_current++;
+      return null;
+    }
+    let plaintext: string;
+    try {
+      plaintext = box.open(sealed);
+    } catch (error) {
+      throw new Error(`payment ${paymentId}: counterparty: ${(error as Error).message}`);
+    }
+    parties.resealed++;
+    return box.seal(plaintext);
+  };
+  for (let after: string | null = ''; after !== null; ) after = await resealPartyBatch(orm, after, batchSize, resealParty);
+  return { ...counts, settlement_accounts: settlementAccounts, payment_parties: parties };
 }

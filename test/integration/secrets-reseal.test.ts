@@ -26,6 +26,8 @@ const keyA = randomBytes(32);
 const keyB = randomBytes(32);
 const boxA = createSecretBox(keyA);
 const database = `reseal_${randomBytes(4).toString('hex')}`;
+/** No payment counterparties in this database unless a test writes some. */
+const noParties = { resealed: 0, already_current: 0 };
 let url: string;
 let orm: Orm;
 
@@ -105,7 +107,7 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
   const first = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
   expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
   expect(first.stdout.indexOf('\n')).toBe(first.stdout.length - 1);
-  expect(JSON.parse(first.stdout)).toEqual({ resealed: total, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 } });
+  expect(JSON.parse(first.stdout)).toEqual({ resealed: total, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties });
 
   const onlyB = createSecretBox(keyB);
   for (const row of await rows()) {
@@ -115,10 +117,10 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
   }
 
   const second = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
-  expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 } });
+  expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties });
   // Once resealed, A may leave the ring.
   const third = await cli({ SECRETS_KEY: keyB.toString('base64') });
-  expect(JSON.parse(third.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 } });
+  expect(JSON.parse(third.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties });
 });
 
 test('in batches: small batches reach every row, and the counts add up', async () => {
@@ -127,8 +129,8 @@ test('in batches: small batches reach every row, and the counts add up', async (
   const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0), 0);
   const ring = createSecretBox({ current: keyB, previous: [keyA] });
   const none = { sealed: 0, resealed: 0, already_current: 0 };
-  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0, settlement_accounts: none });
-  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: total, settlement_accounts: none });
+  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0, settlement_accounts: none, payment_parties: noParties });
+  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: total, settlement_accounts: none, payment_parties: noParties });
   const onlyB = createSecretBox(keyB);
   for (const row of await rows()) expect(onlyB.open(row.secret_box)).toBe(plain.get(row.id)!.current);
 });
@@ -215,11 +217,11 @@ describe('settlement account numbers', () => {
     const first = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
     // Merchants: 2 sealed with A (one v1), 2 plain; batches: 1 sealed with A, 2 plain.
-    expect(JSON.parse(first.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 4, resealed: 3, already_current: 0 } });
+    expect(JSON.parse(first.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 4, resealed: 3, already_current: 0 }, payment_parties: noParties });
     await expectAllSealedWith(keyB, seeded);
 
     const second = await cli({ SECRETS_KEY: keyB.toString('base64') });
-    expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 7 } });
+    expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 7 }, payment_parties: noParties });
     await expectAllSealedWith(keyB, seeded);
   });
 
@@ -230,7 +232,7 @@ describe('settlement account numbers', () => {
     expect(await sealSettlementAccounts(orm, ring, 'plaintext', 2)).toEqual({ sealed: 0, resealed: 0, already_current: 0 });
     const rows = await accountRows();
     expect([...rows.merchants, ...rows.batches].every((r) => r.plaintext === null)).toBe(true);
-    expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 3, already_current: 4 } });
+    expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 3, already_current: 4 }, payment_parties: noParties });
     await expectAllSealedWith(keyB, seeded);
   });
 
@@ -267,3 +269,13 @@ function keyIdOf(sealed: string | null): string {
   const [version, kid] = sealed.split('.');
   return version === 'v1' || kid === keyId(keyA) ? 'A' : kid;
 }
+
+test('secrets reseal re-seals the payments\' counterparties (payment_parties) opened with a previous key', async () => {
+  const ids = ['txn_party000000000000000001', 'po_party0000000000000000002'];
+  for (const id of ids) await orm.em.getConnection().execute(`insert into payment_parties (payment_id, party_sealed) values (?, ?) on conflict do nothing`, [id, boxA.seal(`23324000${id.slice(-4)}`)]);
+  const ring = createSecretBox({ current: keyB, previous: [keyA] });
+  expect((await resealSecrets(orm, ring)).payment_parties).toEqual({ resealed: 2, already_current: 0 });
+  expect((await resealSecrets(orm, ring)).payment_parties).toEqual({ resealed: 0, already_current: 2 });
+  const rows = await orm.em.getConnection().execute<Array<{ payment_id: string; party_sealed: string }>>(`select payment_id, party_sealed from payment_parties order by payment_id`);
+  expect(rows.map((r) => createSecretBox(keyB).open(r.party_sealed))).toEqual(['233240000002', '233240000001']);
+});
