@@ -105,13 +105,14 @@ export async function sweepSettlement(
       [request.merchantId],
     );
     if (merchants.length === 0) return nothing(NOTHING_TO_SETTLE.noMerchant);
-    // The run's skip rule, here too: a batch started otherwise (`settlements retry`, by hand) does
-    // not sweep live money that no rail can pay (it would fail at once and announce
-    // settlement.created and settlement.failed for money that never moved).
-    if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
     const bank = merchants[0].bank;
     if (!bank || (merchants[0].sealed === null && merchants[0].plaintext === null)) return nothing(NOTHING_TO_SETTLE.noAccount);
     if (merchants[0].bank_currency !== request.currency) return nothing(NOTHING_TO_SETTLE.currencyMismatch);
+    // The run's skip rules, in its order (settlement-balances.ts skipReason), here too: a batch
+    // started otherwise (`settlements retry`, by hand) does not sweep live money that no rail can
+    // pay (it would fail at once and announce settlement.created and settlement.failed for money
+    // that never moved).
+    if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
     const balance = BigInt(balances[0]?.amount ?? '0');
     if (balance <= 0n) return nothing(NOTHING_TO_SETTLE.noBalance);
     if (balance > BigInt(Number.MAX_SAFE_INTEGER)) return nothing(NOTHING_TO_SETTLE.tooLarge);
