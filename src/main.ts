@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       `  Live API      http://${config.host}:${config.livePort}`,
       `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
       `  Codec         ${codec ? `${codec.url} (decodes payloads for the Temporal UI)` : 'off'}`,
+      `  Live rail     ${partner.fake ? `the local fake partner ${partner.fake.url} (docs/partner-rail.md)` : partner.config ? `partner ${partner.config.baseUrl}` : 'none: live charges and payouts answer 503 live_unavailable'}`,
       `  Metrics       ${config.metricsPort > 0 ? `http://${config.host}:${config.metricsPort}/metrics (API)` : 'off'}; ${config.workerMetricsPort > 0 ? `http://${config.host}:${config.workerMetricsPort}/metrics (worker)` : 'worker off'}`,
       ...(demo
         ? [
