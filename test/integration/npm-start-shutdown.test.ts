@@ -86,7 +86,9 @@ test(`loaded (${LOAD_CHARGES} charges on their pending timer, as many webhook de
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverPort = (receiver.address() as net.AddressInfo).port;
-  const s = await startMain({ env: { WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_ALLOW_HTTP: 'true' } });
+  // The load goes in faster than the sandbox's 25 requests/s: this test is about stopping under load,
+  // not about rate limits (rate-limits.test.ts), so the limit is raised for it.
+  const s = await startMain({ env: { WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1', WEBHOOK_ALLOW_HTTP: 'true', RATE_LIMIT_SANDBOX: '1000' } });
   try {
     await ready(s);
     const key = demoKey(s);
