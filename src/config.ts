@@ -27,6 +27,10 @@ export interface Config {
   bodyLimitBytes: number;
   /** API metrics listener (`/metrics`), 0 = off. */
   metricsPort: number;
+  /** The web port (WEB_PORT, default 3002): API reference, merchant portal, hosted checkout (src/web/). */
+  webPort: number;
+  /** WEB_PUBLIC_URL: how browsers reach the web port (checkout URLs in API answers); default http://HOST:WEB_PORT. */
+  webPublicUrl: string;
   /** Worker (Temporal SDK) Prometheus exporter, 0 = off. */
   workerMetricsPort: number;
   /** SECRETS_KEY (base64, 32 bytes) that seals webhook signing secrets; see runtime/secrets-key.ts. */
@@ -180,6 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, env),
     metricsPort: int('METRICS_PORT', 9464, env),
+    webPort: int('WEB_PORT', 3002, env),
+    webPublicUrl: (env.WEB_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${int('WEB_PORT', 3002, env)}`).replace(/\/+$/, ''),
     workerMetricsPort: int('WORKER_METRICS_PORT', 9465, env),
     secretsKey: env.SECRETS_KEY || undefined,
     secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,

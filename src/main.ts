@@ -16,6 +16,7 @@ import { requireOwnPortsFree } from './runtime/ports-in-use';
 import { createApiMetrics, serveMetrics } from './support/metrics';
 import { startMonitorSampler } from './runtime/monitor-sampler';
 import { startLivePartner } from './runtime/live-partner';
+import { createWebApp } from './web/app';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
 async function main(): Promise<void> {
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback()).listen(config.livePort, config.host),
+    // The web port: API reference, merchant portal, hosted checkout (src/web/).
+    http.createServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: `http://${config.host}:${config.sandboxPort}` }).callback()).listen(config.webPort, config.host),
   ];
   // The gauges the alerts need (monitoring/prometheus/rules.yml): sampled every METRICS_SAMPLE_INTERVAL, read by scrapes.
   const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log }, sampleIntervalMs) : undefined;
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
       '',
       `  Sandbox API   http://${config.host}:${config.sandboxPort}`,
       `  Live API      http://${config.host}:${config.livePort}`,
+      `  Web           ${config.webPublicUrl}`,
       `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
       `  Codec         ${codec ? `${codec.url} (decodes payloads for the Temporal UI)` : 'off'}`,
       `  Live rail     ${partner.fake ? `the local fake partner ${partner.fake.url} (docs/partner-rail.md)` : partner.config ? `partner ${partner.config.baseUrl}` : 'none: live charges and payouts answer 503 live_unavailable'}`,

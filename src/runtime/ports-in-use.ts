@@ -12,6 +12,7 @@ function ownPorts(config: Config): Array<{ port: number; setting: string; what: 
     { port: config.livePort, setting: 'LIVE_PORT', what: 'the live API' },
     { port: config.codec.port, setting: 'CODEC_PORT', what: 'the Temporal UI codec endpoint' },
     { port: config.metricsPort, setting: 'METRICS_PORT', what: "the API's metrics" },
+    { port: config.webPort, setting: 'WEB_PORT', what: 'the web port (API reference, portal, checkout)' },
   ];
   if (process.env.RUN_WORKER !== 'false') ports.push({ port: config.workerMetricsPort, setting: 'WORKER_METRICS_PORT', what: "the worker's metrics" });
   return ports.filter((p) => p.port > 0);

@@ -1,0 +1,50 @@
+import Koa from 'koa';
+import helmet from 'koa-helmet';
+import type { ServiceDeps } from '../services/context';
+import { newId } from '../support/new-id';
+import { webRouters, type WebOptions } from './routers';
+
+/**
+ * The web port's app (INTERFACE "Web"; WEB_PORT, default 3002): the API reference, the merchant
+ * portal and hosted checkout, started by `npm start` beside the API listeners. Pages are served with
+ * strict browser headers (helmet: a Content-Security-Policy of 'self', no framing, nosniff, no
+ * referrer across origins); a part that needs more (a script or style source) widens it for its own
+ * routes only. Every answer carries a `Request-Id`; an unexpected error is a plain page that says
+ * nothing internal, and is logged.
+ */
+export function createWebApp(deps: ServiceDeps, options: WebOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = newId('request');
+    ctx.set('Request-Id', ctx.state.requestId);
+    try {
+      await next();
+    } catch (error) {
+      deps.log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'web request failed');
+      ctx.status = 500;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `Something went wrong on our side (request ${ctx.state.requestId}). It has been logged.`;
+    }
+  });
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], frameAncestors: ["'none'"], formAction: ["'self'"] } },
+      referrerPolicy: { policy: 'same-origin' },
+    }),
+  );
+  app.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/health') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    await next();
+  });
+  for (const router of webRouters(deps, options)) app.use(router.routes()).use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,19 @@
+import type Router from '@koa/router';
+import type { ServiceDeps } from '../services/context';
+
+/** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
+export interface WebOptions {
+  /** The web port's own public base URL (WEB_PUBLIC_URL), e.g. http://127.0.0.1:3002. */
+  webUrl: string;
+  /** The sandbox API's base URL as a browser reaches it (the reference site's console sends there only). */
+  sandboxApiUrl: string;
+}
+
+/**
+ * Every part of the web port (issue 21), each its own router in its own folder: the API reference
+ * (`/docs`), the merchant portal (`/`), hosted checkout (`/checkout`). Mounted in this order by
+ * src/web/app.ts; a part adds one line here.
+ */
+export function webRouters(_deps: ServiceDeps, _options: WebOptions): Router[] {
+  return [];
+}
