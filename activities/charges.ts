@@ -34,7 +34,7 @@ export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
     async beginCharge(chargeId: string) {
       try {
         const begun = await beginCharge(deps.orm, chargeId);
-        return { charge: chargeState(begun.charge), sandboxOutcome: begun.sandboxOutcome };
+        return { charge: chargeState(begun.charge), sandboxOutcome: begun.sandboxOutcome, ...(begun.checkout ? { checkout: true } : {}) };
       } catch (error) {
         throw asFailure(error);
       }

@@ -19,6 +19,7 @@ import { Migration20261128000001_api_key_roll } from './Migration20261128000001_
 import { Migration20261128000002_rate_limits } from './Migration20261128000002_rate_limits';
 import { Migration20261128000003_live_rail } from './Migration20261128000003_live_rail';
 import { Migration20261128000004_notifications } from './Migration20261128000004_notifications';
+import { Migration20261128000005_checkout } from './Migration20261128000005_checkout';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000002_rate_limits', class: Migration20261128000002_rate_limits },
   { name: 'Migration20261128000003_live_rail', class: Migration20261128000003_live_rail },
   { name: 'Migration20261128000004_notifications', class: Migration20261128000004_notifications },
+  { name: 'Migration20261128000005_checkout', class: Migration20261128000005_checkout },
 ];

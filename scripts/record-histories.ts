@@ -19,7 +19,7 @@ import { webhookTaskQueueFor } from '../src/temporal/task-queues';
 import { workflowBundle } from '../workers/create-worker';
 import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { ApplicationFailure } from '@temporalio/common';
-import { chargeAttentionQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
+import { chargeAttentionQuery, checkoutDecisionSignal, nextTimerQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
@@ -59,6 +59,19 @@ async function indeterminateResolved(h: ChargeTestEnv): Promise<Recorded> {
 }
 
 /** A workflow started for a charge that was never written: it refuses to run (ChargeNotFoundError). */
+/** A sandbox card charge on hosted checkout, approved once it waits (the web route's signal). */
+async function checkoutApproved(h: ChargeTestEnv): Promise<Recorded> {
+  const draft = await h.draft({ channel: 'card' });
+  const handle = await h.start(draft);
+  for (let i = 0; !(await handle.query(nextTimerQuery).catch(() => null)); i++) {
+    if (i > 200) throw new Error('the checkout charge never waited');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await handle.signal(checkoutDecisionSignal, { decision: 'approved' });
+  await handle.result();
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
 async function begunNotFound(h: ChargeTestEnv): Promise<Recorded> {
   const handle = await h.start(await h.draft(), { write: false });
   await handle.result().catch(() => undefined);
@@ -150,6 +163,10 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
     return begun(h, { environment: 'live' });
   },
+  // Hosted checkout (patch 'hosted-checkout'): a sandbox card charge approved on its page (the
+  // `checkoutDecision` signal), and a bank charge left undecided until it expires.
+  'checkout-card-approved': checkoutApproved,
+  'checkout-bank-expiry': (h) => begun(h, { channel: 'bank' }),
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
   // Issue 19 (patch 'webhook-local-first-attempt'): attempt 1 as a local activity, answered 2xx.

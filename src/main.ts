@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config), ...partner.workerEnv });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
   const servers = [
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback()).listen(config.livePort, config.host),

@@ -11,6 +11,8 @@ import type { AttentionDesk } from './charge-attention';
 import { publishChargeState } from './charge-search-attributes';
 import { chargeTimers, type ChargeTimers } from './charge-timers';
 import type { ResolutionDesk } from './charge-resolution';
+import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
+import { awaitCheckout } from './charge-checkout';
 import { INDETERMINATE_ATTENTION_PATCH, INDETERMINATE_STEP, indeterminateReason } from '../src/domain/charge-resolution';
 
 /**
@@ -23,6 +25,8 @@ import { INDETERMINATE_ATTENTION_PATCH, INDETERMINATE_STEP, indeterminateReason 
  * written. The first command is issued before this yields (same workflow task as the caller's).
  * In the sandbox every timer races the `advance` signal (`POST /v1/sandbox/advance/{id}`,
  * workflows/charge-timers.ts): whichever comes first, the charge goes on as if the timer had fired.
+ * A sandbox card or bank charge on hosted checkout (`checkout`) waits for the customer's decision
+ * against its expiry instead (workflows/charge-checkout.ts).
  */
 export function followRail(
   charge: ChargeState,
@@ -30,6 +34,7 @@ export function followRail(
   desk: AttentionDesk,
   onChange: (charge: ChargeState) => void,
   resolutions?: ResolutionDesk,
+  checkout = false,
 ): Promise<ChargeState> {
   const plan = railPlan(charge.environment, sandboxOutcome);
   const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeState> => {
@@ -54,6 +59,9 @@ export function followRail(
   // failed at once (no live rail existed) instead of succeeding through the simulator.
   if (charge.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) return followLiveCharge(charge, desk, finish, resolutions);
   if (charge.environment === 'live' && patched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');
+
+  // Hosted checkout (sandbox card/bank without sandbox_outcome): the customer decides on the page.
+  if (checkout && patched(HOSTED_CHECKOUT_PATCH)) return awaitCheckout(charge, untilExpiry, timers, finish);
 
   switch (plan.kind) {
     case 'fail':

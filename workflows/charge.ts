@@ -36,7 +36,9 @@ import { answerRecord } from './record-query';
  * 2. The rail and the terminal transition (workflows/charge-rail.ts): the sandbox approves after
  *    three seconds, a failure outcome fails at once, `pending` times out after ten minutes,
  *    `indeterminate` stays unresolved until expiry; whatever has not happened by `expires_at`
- *    expires. A live charge fails at once (`partner_unavailable`): no live rail exists.
+ *    expires. A live charge fails at once (`partner_unavailable`): no live rail exists. A sandbox
+ *    card or bank charge on hosted checkout waits for the customer's `checkoutDecision` against its
+ *    expiry (workflows/charge-checkout.ts, docs/checkout.md).
  *
  * Database steps retry for a bounded time (workflows/charge-activities.ts); a step that gives up
  * (the begin step included) marks the charge NeedsAttention with the reason (query
@@ -82,7 +84,7 @@ async function begunByApi(chargeId: string): Promise<ChargeState> {
   // Started again after a run that finished it: nothing to do, and nothing is written again.
   if (checked && isTerminalStatus(charge.status)) return charge;
   // Search attributes were set at start from the same record: nothing to publish until a transition.
-  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions);
+  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions, begun.checkout === true);
   // An operator's update (resolveCharge, retryStep) answers, and writes its audit row, before the run closes.
   await condition(allHandlersFinished);
   return final;

@@ -3,6 +3,7 @@ import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ActivityTrouble, ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
 import type { ChargeResolutionRequest } from '../src/domain/charge-resolution';
+import type { CheckoutDecisionSignal } from '../src/domain/hosted-checkout';
 
 /** The synchronous answer of POST /v1/charges, produced by the workflow's acceptance step. */
 export type ChargeAcceptance =
@@ -66,3 +67,9 @@ export const resolveChargeUpdate = defineUpdate<ChargeState, [ChargeResolutionRe
  */
 export const activityTroubleSignal = defineSignal<[ActivityTrouble]>('activityTrouble');
 export const activityRecoveredSignal = defineSignal<[{ activity: string }]>('activityRecovered');
+
+/**
+ * Hosted checkout (src/web/checkout/): the customer's decision on the page, sent once the web route
+ * has marked the single-use token used. A charge waiting on its checkout takes the first valid one.
+ */
+export const checkoutDecisionSignal = defineSignal<[CheckoutDecisionSignal]>('checkoutDecision');

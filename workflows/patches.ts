@@ -6,6 +6,7 @@ import { OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
 import { LIVE_PARTNER_RAIL_PATCH } from '../src/domain/live-rail';
+import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -24,4 +25,5 @@ export const PATCH_IDS: readonly string[] = [
   SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH,
   LOCAL_FIRST_ATTEMPT_PATCH,
   LIVE_PARTNER_RAIL_PATCH,
+  HOSTED_CHECKOUT_PATCH,
 ];

@@ -21,6 +21,8 @@ export function isChargeStart(input: object): input is ChargeStart {
 export interface BegunCharge {
   charge: ChargeState;
   sandboxOutcome: string | null;
+  /** The charge waits for its hosted checkout page (its stored action is one); absent in runs recorded before. */
+  checkout?: boolean;
 }
 
 /** `metadata.sandbox_outcome` as stored with the charge (the same rule as the API's draft). */

@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { chargeJson, type ChargeRecord, type ChargeTransitionRequest } from '../domain/charge';
 import { sandboxOutcomeOf, type BegunCharge } from '../domain/charge-start';
+import { isCheckoutAction } from '../domain/hosted-checkout';
 import { canTransition, eventTypeForStatus, type ChargeStatus } from '../domain/charge-status';
 import { captureReversalTransfer, captureTransfer, holdTransfer, holdVoidTransfer, type Transfer } from '../domain/ledger';
 import { Charge } from './entities';
@@ -77,7 +78,7 @@ export async function beginCharge(orm: Orm, chargeId: string): Promise<BegunChar
   );
   if (rows.length === 0) throw new ChargeNotFoundError(chargeId);
   const charge = rowToRecord(em.map(Charge, rows[0]));
-  return { charge, sandboxOutcome: sandboxOutcomeOf(charge.metadataJson) };
+  return { charge, sandboxOutcome: sandboxOutcomeOf(charge.metadataJson), checkout: isCheckoutAction(charge.action) };
 }
 
 function transfersFor(record: ChargeRecord, to: ChargeStatus): Transfer[] {

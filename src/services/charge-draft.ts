@@ -2,6 +2,7 @@ import type { ChargeDraft } from '../domain/charge';
 import { initialState, type Channel } from '../domain/charge-status';
 import { maskIdentifier } from '../domain/customer';
 import { computeFee, merchantAmount } from '../domain/fees';
+import { checkoutActionFor, CHECKOUT_STATUS } from '../domain/hosted-checkout';
 import { CHARGE_LIFETIME_MS } from '../domain/sandbox-outcome';
 import { randomBase62 } from '../support/new-id';
 import type { Caller } from './context';
@@ -24,8 +25,10 @@ export interface ChargeRequest {
  */
 export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequest, now: Date, metadataJson?: string): ChargeDraft {
   const fee = computeFee(request.amount, request.channel);
-  const { status, action } = initialState(request.channel);
   const metadata = request.metadata ?? {};
+  // Sandbox card and bank without a sandbox_outcome: the customer decides on the hosted checkout page.
+  const checkout = checkoutActionFor(caller.environment, request.channel, metadata.sandbox_outcome);
+  const { status, action } = checkout ? { status: CHECKOUT_STATUS, action: checkout } : initialState(request.channel);
   const createdAt = now.toISOString();
   return {
     id,

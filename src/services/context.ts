@@ -29,6 +29,8 @@ export interface ServiceDeps {
   liveRail?: LiveRail;
   /** The partner's callback settings, for the callback route on the live listener (src/http/routes/partner-callbacks.ts). */
   partnerCallbacks?: PartnerCallbackSettings;
+  /** The web port's public base URL (WEB_PUBLIC_URL): hosted checkout's `action.url` points there. */
+  webUrl?: string;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

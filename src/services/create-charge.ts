@@ -4,6 +4,9 @@ import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { ApiError } from '../domain/errors';
 import { railPlan } from '../domain/sandbox-outcome';
 import { writeChargeOnce, type CreateAnswer } from '../persistence/charge-create-store';
+import { insertCheckoutToken } from '../persistence/checkout-token-store';
+import { checkoutUrl, isCheckoutAction } from '../domain/hosted-checkout';
+import { checkoutTokenHash, newCheckoutToken } from '../support/checkout-token';
 import { applyLiveLimits } from '../persistence/live-limits-store';
 import { recordPaymentParty } from '../persistence/payment-party-store';
 import type { IdempotencyScope } from '../persistence/idempotency-store';
@@ -18,6 +21,9 @@ import type { Caller, ServiceDeps } from './context';
 
 /** Re-exported for the other creates' and tests' imports (src/services/start-within.ts owns it). */
 export { DEFAULT_CHARGE_START_WAIT_MS } from './start-within';
+
+/** The web port's default public URL (WEB_PUBLIC_URL), when the deps name none. */
+const DEFAULT_WEB_URL = 'http://127.0.0.1:3002';
 
 export interface StoredAnswer {
   status: number;
@@ -45,7 +51,7 @@ async function checkReferences(deps: ServiceDeps, request: ChargeRequest): Promi
  * The create answer (SPEC 6.3): the charge in flight, or for the sandbox `indeterminate` outcome 504
  * `partner_timeout` (the charge stays unresolved; its outcome arrives as an event).
  */
-function createAnswer(charge: ChargeRecord, sandboxOutcome: string | null, requestId: string): CreateAnswer {
+function createAnswer(charge: ChargeRecord, sandboxOutcome: string | null, requestId: string, checkoutUrl?: string): CreateAnswer {
   if (railPlan(charge.environment, sandboxOutcome).kind === 'unresolved') {
     return renderError(
       new ApiError('partner_timeout', 'The partner did not answer in time. The charge stays unresolved; its outcome arrives as an event (GET /v1/events).', {
@@ -54,6 +60,8 @@ function createAnswer(charge: ChargeRecord, sandboxOutcome: string | null, reque
       requestId,
     );
   }
+  // Hosted checkout: the page's url (with its single-use token) is in this answer only, never stored on the charge.
+  if (checkoutUrl && charge.action) return { status: 200, body: chargeJson({ ...charge, action: { ...charge.action, url: checkoutUrl } }) };
   return { status: 200, body: chargeJson(charge) };
 }
 
@@ -80,9 +88,16 @@ export async function createCharge(
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const draft = buildChargeDraft(caller, newId('charge'), request, new Date(), metadataJson);
   const { sandboxOutcome, ...record } = draft;
-  const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId), {
+  // Hosted checkout (docs/checkout.md): a single-use token, stored hashed with the charge's expiry.
+  const token = isCheckoutAction(record.action) ? newCheckoutToken() : undefined;
+  // A key taken over from before write-first answers its charge as stored (no checkout of its own).
+  const urlFor = (charge: ChargeRecord) => (token && charge.id === record.id ? checkoutUrl(deps.webUrl ?? DEFAULT_WEB_URL, token) : undefined);
+  const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId, urlFor(charge)), {
     check: (em, charge) => (charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount) : Promise.resolve()),
-    written: (em, charge) => recordPaymentParty(em, deps.secretBox, charge.id, request.customer.identifier),
+    written: async (em, charge) => {
+      await recordPaymentParty(em, deps.secretBox, charge.id, request.customer.identifier);
+      if (token && charge.id === record.id) await insertCheckoutToken(em, checkoutTokenHash(token), charge.id, charge.expiresAt);
+    },
   });
   if (write.kind === 'replay') return { status: write.status, body: write.body, replayed: true };
   if (write.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { ServiceDeps } from '../services/context';
+import { checkoutRouter } from './checkout/router';
 
 /** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
 export interface WebOptions {
@@ -14,6 +15,6 @@ export interface WebOptions {
  * (`/docs`), the merchant portal (`/`), hosted checkout (`/checkout`). Mounted in this order by
  * src/web/app.ts; a part adds one line here.
  */
-export function webRouters(_deps: ServiceDeps, _options: WebOptions): Router[] {
-  return [];
+export function webRouters(deps: ServiceDeps, _options: WebOptions): Router[] {
+  return [checkoutRouter(deps)];
 }

@@ -83,7 +83,8 @@ async function historyText(chargeId: string): Promise<string> {
 
 test.each<[string, Record<string, unknown> & { customer: { identifier: string; name: string } }]>([
   ['mobile money', { customer: { identifier: '233209876543', name: 'Kwabena Personal-Data' } }],
-  ['card', { channel: 'card', momo_network_id: undefined, currency: 'USD', customer: { identifier: '4111 2222 3333 4444', name: 'Efua Personal-Data' } }],
+  // An explicit outcome: without one a card charge waits for its hosted checkout.
+  ['card', { channel: 'card', momo_network_id: undefined, currency: 'USD', customer: { identifier: '4111 2222 3333 4444', name: 'Efua Personal-Data' }, metadata: { sandbox_outcome: 'succeed' } }],
 ])('%s: the workflow history holds no identifier, name or description (full or masked)', async (_, overrides) => {
   const body = chargeBody({ ...overrides, description: 'Private description 7781' });
   const created = await h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body, headers: { 'Idempotency-Key': idempotencyKey() } });

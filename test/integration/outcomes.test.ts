@@ -181,11 +181,12 @@ test('pending: stays in flight and the pending balance holds merchant_amount', a
   expect((await eventTypes(merchant.testKey)).map((e) => e.type)).toEqual(['transaction.created']);
 });
 
-test('card channel: created pending with no action, then succeeds', async () => {
+// Without a sandbox_outcome, card and bank charges wait for hosted checkout (test/integration/checkout.test.ts).
+test('card channel with sandbox_outcome succeed: created pending with no action (no checkout), then succeeds', async () => {
   const merchant = await h.merchant();
   const created = await create(
     merchant.testKey,
-    chargeBody({ channel: 'card', momo_network_id: undefined, currency: 'USD', amount: 10000, customer: { identifier: '4242424242424242', name: 'Kofi' } }),
+    chargeBody({ channel: 'card', momo_network_id: undefined, currency: 'USD', amount: 10000, customer: { identifier: '4242424242424242', name: 'Kofi' }, metadata: { sandbox_outcome: 'succeed' } }),
   );
   expect(created.status).toBe(200);
   expect(created.json).toMatchObject({ status: 'pending', action: null, channel: 'card', currency: 'USD', fee: { platform: 290, tax: 44, bearer: 'merchant' }, merchant_amount: 9666 });
@@ -194,9 +195,9 @@ test('card channel: created pending with no action, then succeeds', async () => 
   expect((await balances(merchant.testKey)).json).toMatchObject({ available: [{ currency: 'USD', amount: 9666 }], pending: [{ currency: 'USD', amount: 0 }] });
 });
 
-test('bank channel: created pending, then succeeds', async () => {
+test('bank channel with sandbox_outcome succeed: created pending, then succeeds', async () => {
   const merchant = await h.merchant();
-  const created = await create(merchant.testKey, chargeBody({ channel: 'bank', momo_network_id: undefined, amount: 20000, customer: { identifier: 'GH0012345678', name: 'Esi' } }));
+  const created = await create(merchant.testKey, chargeBody({ channel: 'bank', momo_network_id: undefined, amount: 20000, customer: { identifier: 'GH0012345678', name: 'Esi' }, metadata: { sandbox_outcome: 'succeed' } }));
   expect(created.status).toBe(200);
   expect(created.json).toMatchObject({ status: 'pending', action: null, channel: 'bank', fee: { platform: 200, tax: 30 }, merchant_amount: 19770 });
   expect((await h.settled(created.json.id)).status).toBe('succeeded');

@@ -60,7 +60,7 @@ beforeAll(async () => {
     create(chargeBody({ amount: 15000, momo_network_id: MTN_GH, metadata: { sandbox_outcome: 'declined' } })),
     create(bank({ amount: 20000, metadata: { sandbox_outcome: 'insufficient_funds' } })),
     create(chargeBody({ amount: 50000, currency: 'KES', momo_network_id: KES_MPESA })),
-    create(card({ amount: 30000, currency: 'USD' })),
+    create(card({ amount: 30000, currency: 'USD', metadata: { sandbox_outcome: 'succeed' } })),
   ]);
   // The live listener moves no money (no live rail): G is written as the API would, and fails at once.
   const g = await writeLiveCharge(h, merchant, { amount: 15000 });

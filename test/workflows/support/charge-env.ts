@@ -4,6 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import type { ChargeDraft } from '../../../src/domain/charge';
 import type { ChargeState } from '../../../src/domain/charge-state';
+import type { Channel } from '../../../src/domain/charge-status';
 import type { Environment } from '../../../src/domain/environment';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
 import { chargeStartOperation, chargeStartOptions, reversalStartOptions } from '../../../src/temporal/charge-start';
@@ -28,6 +29,8 @@ export interface DraftOptions {
   metadata?: Record<string, unknown>;
   /** Override of the default 15-minute lifetime (expires_at - created_at). */
   lifetimeMs?: number;
+  /** Default mobile_money; card and bank (sandbox, no sandbox_outcome) get a hosted checkout. */
+  channel?: Channel;
 }
 
 /**
@@ -105,8 +108,8 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
       const request = {
         amount: 15000,
         currency: 'GHS',
-        channel: 'mobile_money' as const,
-        momo_network_id: MTN_GH,
+        channel: options.channel ?? 'mobile_money',
+        ...(options.channel && options.channel !== 'mobile_money' ? {} : { momo_network_id: MTN_GH }),
         customer: { identifier: '233241234567', name: 'Ama Mensah' },
         reference: 'order-1',
         metadata: options.metadata ?? {},

@@ -4,6 +4,7 @@ import type { ChargeRecord, ChargeTransitionRequest } from '../../../src/domain/
 import { canTransition } from '../../../src/domain/charge-status';
 import { sandboxOutcomeOf } from '../../../src/domain/charge-start';
 import { chargeState } from '../../../src/domain/charge-state';
+import { isCheckoutAction } from '../../../src/domain/hosted-checkout';
 
 export type FakeCall =
   | { activity: 'beginCharge'; chargeId: string }
@@ -59,7 +60,7 @@ export class FakeChargeStore {
       this.failIfBroken(chargeId, 'beginCharge');
       const charge = this.charges.get(chargeId);
       if (!charge) throw ApplicationFailure.create({ type: 'ChargeNotFoundError', message: `charge ${chargeId} does not exist`, nonRetryable: true });
-      return { charge: chargeState(charge), sandboxOutcome: sandboxOutcomeOf(charge.metadataJson) };
+      return { charge: chargeState(charge), sandboxOutcome: sandboxOutcomeOf(charge.metadataJson), ...(isCheckoutAction(charge.action) ? { checkout: true } : {}) };
     },
     recordAcceptedCharge: async (draft) => {
       this.calls.push({ activity: 'recordAcceptedCharge', chargeId: draft.id, record: draft });

@@ -1,0 +1,124 @@
+import { SANDBOX_CHALLENGE_CODE } from '../../domain/hosted-checkout';
+import type { CheckoutView } from '../../persistence/checkout-token-store';
+
+/**
+ * The hosted checkout pages (docs/checkout.md): server-rendered HTML, no script, one stylesheet
+ * from 'self' (the web port's CSP stays strict). Every value from the database is escaped.
+ */
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** An amount in minor units as the customer reads it (e.g. "GHS 150.00"). */
+export function formatAmount(amount: number, currency: string): string {
+  try {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency, currencyDisplay: 'code' });
+    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+    return format.format(amount / 10 ** digits).replace(/\u00a0/g, ' ');
+  } catch {
+    return `${currency} ${amount}`;
+  }
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/checkout/assets/checkout.css">
+<link rel="icon" href="/checkout/assets/icon.svg" type="image/svg+xml">
+</head>
+<body>
+<div class="test-mode" role="note">TEST MODE: sandbox checkout, no real money moves</div>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function summary(view: CheckoutView): string {
+  return `<dl class="summary">
+<dt>Merchant</dt><dd id="merchant">${escapeHtml(view.merchantName)}</dd>
+<dt>Amount</dt><dd id="amount">${escapeHtml(formatAmount(view.amount, view.currency))}</dd>
+</dl>`;
+}
+
+const channelTitle = (view: CheckoutView) => (view.channel === 'card' ? 'Card payment' : 'Bank payment');
+
+/** The first page: what is paid, to whom; approve or decline. */
+export function checkoutPage(view: CheckoutView, actionPath: string): string {
+  const hint = view.channel === 'card' ? '<p>Approving takes you to your card issuer’s check (3-D Secure).</p>' : '';
+  return page(
+    `${channelTitle(view)} to ${view.merchantName}`,
+    `<h1>${escapeHtml(channelTitle(view))}</h1>
+${summary(view)}
+${hint}
+<form method="post" action="${escapeHtml(actionPath)}">
+<button type="submit" name="decision" value="approve" id="approve">Approve payment</button>
+<button type="submit" name="decision" value="decline" id="decline" class="secondary">Decline</button>
+</form>`,
+  );
+}
+
+/** The card's challenge step, modelled on 3-D Secure: a one-time code (the sandbox shows it). */
+export function challengePage(view: CheckoutView, actionPath: string): string {
+  return page(
+    `Verify your card payment to ${view.merchantName}`,
+    `<h1>Verify it’s you</h1>
+${summary(view)}
+<p>Your card issuer sent a one-time code. <strong>Sandbox: enter ${SANDBOX_CHALLENGE_CODE}.</strong> A wrong code declines the payment.</p>
+<form method="post" action="${escapeHtml(actionPath)}">
+<label for="code">One-time code</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6" pattern="[0-9]{6}" required>
+<button type="submit" id="verify">Verify and pay</button>
+</form>`,
+  );
+}
+
+export function decidedPage(view: CheckoutView, decision: 'approved' | 'declined'): string {
+  const [title, text] =
+    decision === 'approved'
+      ? ['Payment approved', `Your payment to ${view.merchantName} is approved. You can close this window.`]
+      : ['Payment declined', `You declined the payment to ${view.merchantName}. Nothing was charged. You can close this window.`];
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n${summary(view)}\n<p id="result">${escapeHtml(text)}</p>`);
+}
+
+export type GoneReason = 'unknown' | 'used' | 'expired' | 'closed';
+
+/** A link that cannot decide anything (any more): says why; nothing changed. */
+export function gonePage(reason: GoneReason): string {
+  const [title, text] = {
+    unknown: ['Checkout link not found', 'This checkout link is not valid. Check that you opened the whole link the merchant gave you.'],
+    used: ['Checkout link already used', 'This checkout link has already been used, and it works only once. Nothing has changed: your earlier answer stands. Return to the merchant for the payment’s status.'],
+    expired: ['Checkout link expired', 'This checkout link has expired. Nothing has been charged. Return to the merchant to start a new payment.'],
+    closed: ['Payment no longer waiting', 'This payment is no longer waiting for your approval. Nothing has changed. Return to the merchant for its status.'],
+  }[reason];
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p id="reason">${escapeHtml(text)}</p>`);
+}
+
+export function unavailablePage(): string {
+  return page(
+    'Please try again',
+    `<h1>We could not record your answer</h1>\n<p id="reason">Nothing has changed. Please go back and try again in a moment; the link still works until the payment expires.</p>`,
+  );
+}
+
+/** The pages' icon (else the browser asks for /favicon.ico, which nothing serves). */
+export const CHECKOUT_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5fbd"/></svg>`;
+
+export const CHECKOUT_CSS = `body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#f6f7f9}
+.test-mode{background:#8a4b00;color:#fff;text-align:center;padding:.4rem;font-weight:600}
+main{max-width:28rem;margin:2rem auto;background:#fff;padding:1.5rem;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}
+h1{font-size:1.4rem;margin-top:0}
+.summary{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem}
+.summary dt{font-weight:600}.summary dd{margin:0}
+label{display:block;font-weight:600;margin:.8rem 0 .3rem}
+input{font-size:1.1rem;padding:.4rem;width:8rem}
+button{font-size:1rem;padding:.6rem 1rem;margin:1rem .5rem 0 0;border-radius:4px;border:1px solid #0b4f9c;background:#0b5fbd;color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:#0b4f9c}
+`;

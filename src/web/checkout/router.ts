@@ -1,0 +1,93 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { SANDBOX_CHALLENGE_CODE, CHECKOUT_STATUS, type CheckoutDecision } from '../../domain/hosted-checkout';
+import { findCheckout, type CheckoutView } from '../../persistence/checkout-token-store';
+import { decideCheckout } from '../../services/checkout-decision';
+import type { ServiceDeps } from '../../services/context';
+import { checkoutTokenHash, isCheckoutTokenShape } from '../../support/checkout-token';
+import { formFields } from './form-body';
+import { challengePage, CHECKOUT_CSS, CHECKOUT_ICON, checkoutPage, decidedPage, gonePage, unavailablePage, type GoneReason } from './pages';
+
+/**
+ * Hosted checkout on the web port (docs/checkout.md), for the `action.url` of a sandbox card or bank
+ * charge: `GET /checkout/{token}` shows the amount and the merchant with approve and decline;
+ * `POST /checkout/{token}` decides (a card's approve first shows the challenge);
+ * `POST /checkout/{token}/challenge` checks the card's one-time code. An unknown token is 404, a
+ * used or expired one (or a charge no longer waiting) 410: a page that says so, and nothing changes.
+ * The token is in the path, so nothing here logs the path; errors are logged with the request id.
+ */
+export function checkoutRouter(deps: ServiceDeps): Router {
+  const router = new Router({ prefix: '/checkout' });
+
+  router.get('/assets/checkout.css', (ctx) => {
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.body = CHECKOUT_CSS;
+  });
+
+  router.get('/assets/icon.svg', (ctx) => {
+    ctx.type = 'image/svg+xml';
+    ctx.body = CHECKOUT_ICON;
+  });
+
+  router.get('/:token', guarded(deps, async (ctx, token) => {
+    const view = await live(ctx, token);
+    if (view) html(ctx, 200, checkoutPage(view, `/checkout/${token}`));
+  }));
+
+  router.post('/:token', guarded(deps, async (ctx, token) => {
+    const view = await live(ctx, token);
+    if (!view) return;
+    const choice = (await formFields(ctx))?.get('decision');
+    if (choice === 'approve' && view.channel === 'card') return html(ctx, 200, challengePage(view, `/checkout/${token}/challenge`));
+    if (choice === 'approve') return decide(ctx, view, token, 'approved');
+    if (choice === 'decline') return decide(ctx, view, token, 'declined');
+    html(ctx, 400, checkoutPage(view, `/checkout/${token}`));
+  }));
+
+  router.post('/:token/challenge', guarded(deps, async (ctx, token) => {
+    const view = await live(ctx, token);
+    if (!view) return;
+    if (view.channel !== 'card') return html(ctx, 404, gonePage('unknown'));
+    const code = (await formFields(ctx))?.get('code');
+    // A wrong code declines, as a failed 3-D Secure check does.
+    return decide(ctx, view, token, code === SANDBOX_CHALLENGE_CODE ? 'approved' : 'declined');
+  }));
+
+  async function decide(ctx: Context, view: CheckoutView, token: string, decision: CheckoutDecision): Promise<void> {
+    const result = await decideCheckout(deps, token, decision);
+    if (result.kind === 'decided') return html(ctx, 200, decidedPage(view, decision));
+    if (result.kind === 'unavailable') return html(ctx, 503, unavailablePage());
+    // Lost a race with another decision, or expired meanwhile: say which, as a GET would.
+    await live(ctx, token);
+  }
+
+  /** The token's checkout if it may still decide; otherwise the page that says why (and null). */
+  async function live(ctx: Context, token: string): Promise<CheckoutView | null> {
+    const view = isCheckoutTokenShape(token) ? await findCheckout(deps.orm, checkoutTokenHash(token)) : null;
+    const gone: GoneReason | null = !view ? 'unknown' : view.usedAt ? 'used' : view.expired ? 'expired' : view.chargeStatus !== CHECKOUT_STATUS ? 'closed' : null;
+    if (!gone) return view;
+    html(ctx, gone === 'unknown' ? 404 : 410, gonePage(gone));
+    return null;
+  }
+
+  return router;
+}
+
+function html(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+}
+
+
+/** Runs a token route; an error is logged with the request id but never the path (it holds the token). */
+function guarded(deps: ServiceDeps, handler: (ctx: Context, token: string) => Promise<void>) {
+  return async (ctx: Context & { params: Record<string, string> }) => {
+    try {
+      await handler(ctx, ctx.params.token ?? '');
+    } catch (error) {
+      deps.log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, route: 'checkout' }, 'checkout request failed');
+      html(ctx, 500, unavailablePage());
+    }
+  };
+}
