@@ -24,6 +24,7 @@ import { refundRoutes } from './routes/refunds';
 import { settlementRoutes } from './routes/settlements';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
+import { openApiRoutes } from './routes/openapi';
 import { partnerCallbackRoutes } from './routes/partner-callbacks';
 
 export interface AppOptions {
@@ -75,6 +76,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   const perSecond = options.rateLimitPerSecond ?? DEFAULT_RATE_LIMITS[options.environment];
   const limits = perSecond === 'off' ? undefined : rateLimits(deps.orm, options.environment, perSecond);
   const v1 = new Router();
+  v1.use(openApiRoutes().routes()); // no API key: before authenticate
   v1.use(authenticate(deps, options.environment));
   if (limits) v1.use(limits.merchant);
   for (const router of v1Routers(deps, options)) v1.use(router.routes());

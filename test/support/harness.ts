@@ -21,6 +21,7 @@ import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/
 import type { Resolver } from '../../src/webhooks/url-policy';
 import type { PartnerCallbackSettings, PartnerRail } from '../../src/rail/partner-rail';
 import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
+import { checkAnswer } from './openapi-answers';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -67,6 +68,8 @@ export interface HarnessOptions {
   rail?: PartnerRail;
   /** The callback secret the rail's callback URLs are signed with (the live listener's callback route). */
   partnerCallbacks?: PartnerCallbackSettings;
+  /** Check every answer of `request` against the OpenAPI document (test/support/openapi-answers.ts); default on. */
+  checkAnswers?: boolean;
 }
 
 /** The webhook settings of the suite: a receiver on 127.0.0.1 over http is allowed in the sandbox. */
@@ -176,6 +179,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       } catch {
         json = undefined;
       }
+      if (options.checkAnswers !== false) checkAnswer(method, path, response.status, json, response.headers);
       return { status: response.status, headers: response.headers, text, json };
     },
     async merchant(opts = {}) {

@@ -12,7 +12,7 @@ import { validateDisputeEvidence } from '../schemas/dispute-evidence';
 import { check } from '../validate';
 
 /** GET /v1/disputes filters: status, created_after, created_before, charge (INTERFACE.md "Objects"). */
-const DISPUTE_LIST = defineListFilters({ kind: 'dispute', statuses: DISPUTE_STATUSES, chargeColumn: 'charge_id' });
+export const DISPUTE_LIST = defineListFilters({ kind: 'dispute', statuses: DISPUTE_STATUSES, chargeColumn: 'charge_id' });
 
 /**
  * INTERFACE.md "Money movement": disputes of the caller's merchant and environment (GET one, the list)

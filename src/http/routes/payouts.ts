@@ -17,7 +17,7 @@ import { defineListFilters, renderListText } from '../list-filters';
 import { check } from '../validate';
 
 /** GET /v1/payouts filters (INTERFACE.md "Objects"): status, created_after/before, channel, reference (the merchant's). */
-const PAYOUT_LIST = defineListFilters({ kind: 'payout', statuses: PAYOUT_STATUSES, channels: PAYOUT_CHANNELS, referenceColumn: 'your_reference' });
+export const PAYOUT_LIST = defineListFilters({ kind: 'payout', statuses: PAYOUT_STATUSES, channels: PAYOUT_CHANNELS, referenceColumn: 'your_reference' });
 
 /** INTERFACE.md "Money movement": payouts of the caller's merchant and environment. */
 export function payoutRoutes(deps: ServiceDeps, bodyLimit: number): Router {

@@ -17,7 +17,7 @@ import { check } from '../validate';
 import { renderList } from './list-page';
 
 /** GET /v1/refunds filters: status, created_after, created_before, charge (INTERFACE.md "Objects"). */
-const REFUND_LIST = defineListFilters({ kind: 'refund', statuses: REFUND_STATUSES, chargeColumn: 'charge_id' });
+export const REFUND_LIST = defineListFilters({ kind: 'refund', statuses: REFUND_STATUSES, chargeColumn: 'charge_id' });
 
 /**
  * The list envelope (renderList) with each refund as its own serialised text, so metadata keeps the

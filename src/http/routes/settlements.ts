@@ -11,7 +11,7 @@ import { pathId } from '../path-id';
 import { parseEntryPage, renderEntryPage } from '../settlement-entry-page';
 
 /** GET /v1/settlements filters: status, created_after, created_before (INTERFACE.md "Objects"). */
-const SETTLEMENT_LIST = defineListFilters({ kind: 'settlement', statuses: SETTLEMENT_STATUSES });
+export const SETTLEMENT_LIST = defineListFilters({ kind: 'settlement', statuses: SETTLEMENT_STATUSES });
 
 /**
  * Settlement batches of the caller's merchant in the listener's environment (scope

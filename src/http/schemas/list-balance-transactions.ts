@@ -6,7 +6,7 @@ import { compareInstants, isoInstant, parseLimit } from '../list-filters';
 import { listCursor } from '../routes/list-page';
 import { findControlCharacter } from '../validate';
 
-const ALLOWED = ['limit', 'cursor', 'type', 'source', 'currency', 'created_after', 'created_before'];
+export const ALLOWED = ['limit', 'cursor', 'type', 'source', 'currency', 'created_after', 'created_before'];
 
 /** ISO 4217 alphabetic code. Whether it is a known one is the route's question (a cached lookup). */
 const CURRENCY_SHAPE = /^[A-Z]{3}$/;

@@ -1,0 +1,123 @@
+import { EVENT_TYPES } from '../../domain/event-types';
+
+/**
+ * Response schemas of events, event types, webhook endpoints and deliveries, the reference lists and
+ * the sandbox advance answer, written once from their serialisers (serialiseEvent, endpointJson,
+ * deliveryJson, reference-store, sandbox-advance). Extra fields are allowed.
+ */
+const instant = { type: 'string', format: 'date-time' };
+const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+const eventType = { type: 'string', enum: EVENT_TYPES.map((t) => t.type) };
+
+export const EVENT = {
+  type: 'object',
+  required: ['id', 'object', 'type', 'resource_type', 'resource_id', 'sequence', 'created_at', 'data'],
+  properties: {
+    id: { type: 'string', pattern: '^evt_' },
+    object: { const: 'event' },
+    type: eventType,
+    resource_type: { type: 'string', description: 'e.g. `transaction`, `payout`, `refund`, `settlement`, `dispute`.' },
+    resource_id: { type: 'string' },
+    transaction_id: { type: 'string', description: 'Present for transaction events.' },
+    sequence: { type: 'integer', minimum: 1, description: 'Monotonic per merchant and environment; a gap means a lost event.' },
+    created_at: instant,
+    data: {
+      description: 'The resource in the shape the API returns it.',
+      anyOf: ['Charge', 'Payout', 'Refund', 'Settlement', 'Dispute'].map((name) => ({ $ref: `#/components/schemas/${name}` })),
+    },
+  },
+};
+
+export const EVENT_TYPE = {
+  type: 'object',
+  required: ['object', 'type', 'description'],
+  properties: { object: { const: 'event_type' }, type: eventType, description: { type: 'string' } },
+};
+
+export const WEBHOOK_ENDPOINT = {
+  type: 'object',
+  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string', pattern: '^we_' },
+    object: { const: 'webhook_endpoint' },
+    url: { type: 'string' },
+    description: nullable({ type: 'string' }),
+    subscribed_events: { type: 'array', items: eventType, description: 'Empty: every event type.' },
+    timeout_seconds: { type: 'integer', minimum: 1 },
+    status: { type: 'string', enum: ['active', 'disabled'] },
+    health: {
+      type: 'object',
+      required: ['consecutive_failures', 'last_failure_reason', 'last_failure_at'],
+      properties: {
+        consecutive_failures: { type: 'integer', minimum: 0 },
+        last_failure_reason: nullable({ type: 'string' }),
+        last_failure_at: nullable(instant),
+        auto_disabled_at: instant,
+      },
+    },
+    previous_secret_expires_at: nullable(instant),
+    secret: { type: 'string', pattern: '^whsec_', description: 'Only in the answers of create and rotate-secret.' },
+    livemode: { type: 'boolean' },
+    created_at: instant,
+    updated_at: instant,
+  },
+};
+
+export const DELETED_WEBHOOK_ENDPOINT = {
+  type: 'object',
+  required: ['id', 'object', 'deleted'],
+  properties: { id: { type: 'string', pattern: '^we_' }, object: { const: 'webhook_endpoint' }, deleted: { const: true } },
+};
+
+const ATTEMPT = {
+  type: 'object',
+  required: ['attempt', 'attempted_at', 'outcome', 'status_code', 'duration_ms', 'error', 'response_body'],
+  properties: {
+    attempt: { type: 'integer', minimum: 1 },
+    attempted_at: instant,
+    outcome: { type: 'string', enum: ['succeeded', 'failed'] },
+    status_code: nullable({ type: 'integer' }),
+    duration_ms: { type: 'integer', minimum: 0 },
+    error: nullable({ type: 'string' }),
+    response_body: nullable({ type: 'string', description: 'At most 1 KiB of the answer.' }),
+  },
+};
+
+export const WEBHOOK_DELIVERY = {
+  type: 'object',
+  required: ['id', 'object', 'endpoint_id', 'event_id', 'event_type', 'status', 'attempt_count', 'next_attempt_at', 'last_status_code', 'last_error', 'replay_of', 'livemode', 'created_at', 'completed_at'],
+  properties: {
+    id: { type: 'string', pattern: '^dlv_' },
+    object: { const: 'webhook_delivery' },
+    endpoint_id: { type: 'string', pattern: '^we_' },
+    event_id: { type: 'string', pattern: '^evt_' },
+    event_type: eventType,
+    status: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'skipped'] },
+    attempt_count: { type: 'integer', minimum: 0 },
+    next_attempt_at: nullable(instant),
+    last_status_code: nullable({ type: 'integer' }),
+    last_error: nullable({ type: 'string' }),
+    replay_of: nullable({ type: 'string', pattern: '^dlv_' }),
+    livemode: { type: 'boolean' },
+    created_at: instant,
+    completed_at: nullable(instant),
+    attempts: { type: 'array', items: ATTEMPT, description: 'In GET /v1/webhook-deliveries/{id} (and the replay answer).' },
+  },
+};
+
+const reference = (object: string, fields: Record<string, unknown>, key = 'code') => ({
+  type: 'object',
+  required: [key, 'object', ...Object.keys(fields)],
+  properties: { [key]: { type: 'string' }, object: { const: object }, ...fields },
+});
+
+export const MOMO_NETWORK = reference('momo_network', { code: { type: 'string' }, name: { type: 'string' }, country: { type: 'string' }, currency: { type: 'string' } }, 'id');
+export const BANK = reference('bank', { name: { type: 'string' }, country: { type: 'string' }, currency: { type: 'string' } });
+export const CURRENCY = reference('currency', { name: { type: 'string' }, minor_units: { type: 'integer', minimum: 0 } });
+export const COUNTRY = reference('country', { name: { type: 'string' }, currency: { type: 'string' } });
+
+export const SANDBOX_ADVANCE = {
+  type: 'object',
+  required: ['id', 'fired', 'status'],
+  properties: { id: { type: 'string' }, fired: { type: 'string', description: 'The summary of the timer that was fired.' }, status: { type: 'string', description: 'The resource\'s status after the timer fired.' } },
+};

@@ -1,0 +1,89 @@
+import type { ValidateFunction } from 'ajv';
+import type { Scope } from '../../domain/scopes';
+import { DISPUTE_LIST } from '../routes/disputes';
+import { CHARGE_LIST } from '../routes/charge-list';
+import { PAYOUT_LIST } from '../routes/payouts';
+import { REFUND_LIST } from '../routes/refunds';
+import { SETTLEMENT_LIST } from '../routes/settlements';
+import { validateCreateCharge } from '../schemas/create-charge';
+import { validateCreatePayout } from '../schemas/create-payout';
+import { validateCreateRefund } from '../schemas/create-refund';
+import { validateDisputeEvidence } from '../schemas/dispute-evidence';
+import { validateListEvents } from '../schemas/list-events';
+import { validateOpenDispute } from '../schemas/open-dispute';
+import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { balanceTransactionParameters, idParameter, listFilterParameters, PAGE_PARAMETERS, queryFromSchema, type Parameter } from './parameters';
+
+/** One route of `v1Routers` as the document describes it. */
+export interface Operation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI form: `{id}` for `:id`. */
+  path: string;
+  id: string;
+  summary: string;
+  tag: string;
+  /** The scope the key needs; none for the event-type list and the sandbox advance (the resource's). */
+  scope?: Scope;
+  /** The ajv validator of the request body: the document carries its very schema. */
+  body?: ValidateFunction;
+  parameters?: Parameter[];
+  /** The success status and its schema (a components.schemas name, or `List<Name>` for a list of Name). */
+  success: { status: number; schema: string; description: string };
+  /** Error statuses beyond those every operation can answer (errors.ts COMMON_ERRORS). */
+  errors?: number[];
+  /** `required`: a create that moves money; `optional`: a retried request answers the first one. */
+  idempotency?: 'required' | 'optional';
+  /** Served by the sandbox listener only (the live one answers 404). */
+  sandboxOnly?: boolean;
+}
+
+const list = (name: string) => `List<${name}>`;
+const ok = (schema: string, description: string) => ({ status: 200, schema, description });
+const money = [409, 413, 422];
+
+export const OPERATIONS: Operation[] = [
+  { method: 'post', path: '/v1/charges', id: 'createCharge', summary: 'Create a charge', tag: 'Charges', scope: 'charges:write', body: validateCreateCharge, idempotency: 'required', success: ok('Charge', 'The charge, accepted.'), errors: [...money, 504] },
+  { method: 'get', path: '/v1/charges', id: 'listCharges', summary: 'List charges, newest first', tag: 'Charges', scope: 'charges:read', parameters: listFilterParameters(CHARGE_LIST), success: ok(list('Charge'), 'A page of charges.') },
+  { method: 'get', path: '/v1/charges/{id}', id: 'getCharge', summary: 'Get a charge', tag: 'Charges', scope: 'charges:read', parameters: [idParameter('charge')], success: ok('Charge', 'The charge.') },
+
+  { method: 'post', path: '/v1/refunds', id: 'createRefund', summary: 'Refund a succeeded charge', tag: 'Refunds', scope: 'refunds:write', body: validateCreateRefund, idempotency: 'required', success: ok('Refund', 'The refund, accepted (pending).'), errors: money },
+  { method: 'get', path: '/v1/refunds', id: 'listRefunds', summary: 'List refunds, newest first', tag: 'Refunds', scope: 'refunds:read', parameters: listFilterParameters(REFUND_LIST), success: ok(list('Refund'), 'A page of refunds.') },
+  { method: 'get', path: '/v1/refunds/{id}', id: 'getRefund', summary: 'Get a refund', tag: 'Refunds', scope: 'refunds:read', parameters: [idParameter('refund')], success: ok('Refund', 'The refund.') },
+
+  { method: 'get', path: '/v1/disputes', id: 'listDisputes', summary: 'List disputes, newest first', tag: 'Disputes', scope: 'disputes:read', parameters: listFilterParameters(DISPUTE_LIST), success: ok(list('Dispute'), 'A page of disputes.') },
+  { method: 'get', path: '/v1/disputes/{id}', id: 'getDispute', summary: 'Get a dispute', tag: 'Disputes', scope: 'disputes:read', parameters: [idParameter('dispute')], success: ok('Dispute', 'The dispute.') },
+  { method: 'post', path: '/v1/disputes/{id}/evidence', id: 'submitDisputeEvidence', summary: 'Submit evidence (once)', tag: 'Disputes', scope: 'disputes:write', parameters: [idParameter('dispute')], body: validateDisputeEvidence, success: ok('Dispute', 'The dispute, under review.'), errors: [409, 413] },
+
+  { method: 'post', path: '/v1/payouts', id: 'createPayout', summary: 'Create a payout', tag: 'Payouts', scope: 'payouts:write', body: validateCreatePayout, idempotency: 'required', success: ok('Payout', 'The payout, accepted (pending or held for review).'), errors: money },
+  { method: 'get', path: '/v1/payouts', id: 'listPayouts', summary: 'List payouts, newest first', tag: 'Payouts', scope: 'payouts:read', parameters: listFilterParameters(PAYOUT_LIST), success: ok(list('Payout'), 'A page of payouts.') },
+  { method: 'get', path: '/v1/payouts/{id}', id: 'getPayout', summary: 'Get a payout', tag: 'Payouts', scope: 'payouts:read', parameters: [idParameter('payout')], success: ok('Payout', 'The payout.') },
+
+  { method: 'get', path: '/v1/settlements', id: 'listSettlements', summary: 'List settlement batches, newest first', tag: 'Settlements', scope: 'settlements:read', parameters: listFilterParameters(SETTLEMENT_LIST), success: ok(list('Settlement'), 'A page of settlements.') },
+  { method: 'get', path: '/v1/settlements/{id}', id: 'getSettlement', summary: 'Get a settlement batch', tag: 'Settlements', scope: 'settlements:read', parameters: [idParameter('settlement')], success: ok('Settlement', 'The settlement.') },
+  { method: 'get', path: '/v1/settlements/{id}/entries', id: 'listSettlementEntries', summary: 'The ledger postings a batch swept, newest first', tag: 'Settlements', scope: 'settlements:read', parameters: [idParameter('settlement'), ...PAGE_PARAMETERS], success: ok(list('SettlementEntry'), 'A page of entries.') },
+
+  { method: 'get', path: '/v1/balances', id: 'getBalance', summary: 'The balance of the key\'s environment', tag: 'Balances', scope: 'balances:read', success: ok('Balance', 'Available, pending and reserved amounts per currency.') },
+  { method: 'get', path: '/v1/balance-transactions', id: 'listBalanceTransactions', summary: 'Postings that moved the available or reserved balance, newest first', tag: 'Balances', scope: 'balances:read', parameters: balanceTransactionParameters(), success: ok(list('BalanceTransaction'), 'A page of balance transactions.') },
+  { method: 'get', path: '/v1/balance-transactions/{id}', id: 'getBalanceTransaction', summary: 'Get a balance transaction', tag: 'Balances', scope: 'balances:read', parameters: [{ ...idParameter('any'), schema: { type: 'string', pattern: '^bt_' } }], success: ok('BalanceTransaction', 'The balance transaction.') },
+
+  { method: 'get', path: '/v1/events', id: 'listEvents', summary: 'Walk the event log: oldest first after a sequence, or newest first by cursor', tag: 'Events', scope: 'events:read', parameters: queryFromSchema(validateListEvents), success: ok(list('Event'), 'A page of events, each the stored body byte for byte.') },
+  { method: 'get', path: '/v1/event-types', id: 'listEventTypes', summary: 'Every event type', tag: 'Events', success: ok(list('EventType'), 'Every event type.') },
+
+  { method: 'get', path: '/v1/reference/momo-networks', id: 'listMomoNetworks', summary: 'Mobile money networks', tag: 'Reference', scope: 'reference:read', success: ok(list('MomoNetwork'), 'Every network.') },
+  { method: 'get', path: '/v1/reference/banks', id: 'listBanks', summary: 'Banks', tag: 'Reference', scope: 'reference:read', success: ok(list('Bank'), 'Every bank.') },
+  { method: 'get', path: '/v1/reference/currencies', id: 'listCurrencies', summary: 'Currencies', tag: 'Reference', scope: 'reference:read', success: ok(list('Currency'), 'Every currency.') },
+  { method: 'get', path: '/v1/reference/countries', id: 'listCountries', summary: 'Countries', tag: 'Reference', scope: 'reference:read', success: ok(list('Country'), 'Every country.') },
+
+  { method: 'post', path: '/v1/webhook-endpoints', id: 'createWebhookEndpoint', summary: 'Register a webhook endpoint (its secret is shown once)', tag: 'Webhooks', scope: 'webhooks:write', body: validateCreateEndpoint, success: { status: 201, schema: 'WebhookEndpoint', description: 'The endpoint, with its signing secret.' }, errors: [413, 422] },
+  { method: 'get', path: '/v1/webhook-endpoints', id: 'listWebhookEndpoints', summary: 'List webhook endpoints', tag: 'Webhooks', scope: 'webhooks:read', parameters: queryFromSchema(validateListQuery, ['status']), success: ok(list('WebhookEndpoint'), 'A page of endpoints.') },
+  { method: 'get', path: '/v1/webhook-endpoints/{id}', id: 'getWebhookEndpoint', summary: 'Get a webhook endpoint', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('webhookEndpoint')], success: ok('WebhookEndpoint', 'The endpoint.') },
+  { method: 'patch', path: '/v1/webhook-endpoints/{id}', id: 'updateWebhookEndpoint', summary: 'Change an endpoint (`status: active` re-enables it)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], body: validateUpdateEndpoint, success: ok('WebhookEndpoint', 'The endpoint.'), errors: [413] },
+  { method: 'delete', path: '/v1/webhook-endpoints/{id}', id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('DeletedWebhookEndpoint', 'The endpoint is deleted.') },
+  { method: 'post', path: '/v1/webhook-endpoints/{id}/rotate-secret', id: 'rotateWebhookSecret', summary: 'Rotate the signing secret (the previous one stays valid 24 hours)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('WebhookEndpoint', 'The endpoint, with its new signing secret.') },
+  { method: 'get', path: '/v1/webhook-endpoints/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'An endpoint\'s deliveries, newest first', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('webhookEndpoint'), ...queryFromSchema(validateListQuery)], success: ok(list('WebhookDelivery'), 'A page of deliveries.') },
+  { method: 'get', path: '/v1/webhook-deliveries/{id}', id: 'getWebhookDelivery', summary: 'A delivery with its attempts', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('delivery')], success: ok('WebhookDelivery', 'The delivery and its attempts.') },
+  { method: 'post', path: '/v1/webhook-deliveries/{id}/replay', id: 'replayWebhookDelivery', summary: 'Send a delivery\'s event again (a new delivery)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('delivery')], idempotency: 'optional', success: { status: 202, schema: 'WebhookDelivery', description: 'The new delivery, queued.' }, errors: [409, 422] },
+
+  { method: 'post', path: '/v1/sandbox/advance/{id}', id: 'sandboxAdvance', summary: 'Fire the next timer of a payment workflow now', tag: 'Sandbox', parameters: [idParameter('any', 'A charge, payout, refund, settlement or dispute id; the key needs that resource\'s write scope.')], success: ok('SandboxAdvance', 'The timer fired.'), errors: [409], sandboxOnly: true },
+  { method: 'post', path: '/v1/sandbox/charges/{id}/disputes', id: 'sandboxOpenDispute', summary: 'The cardholder disputes a succeeded charge', tag: 'Sandbox', scope: 'disputes:write', parameters: [idParameter('charge')], body: validateOpenDispute, idempotency: 'required', success: ok('Dispute', 'The dispute, opened.'), errors: money, sandboxOnly: true },
+];

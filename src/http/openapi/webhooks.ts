@@ -1,0 +1,42 @@
+import { EVENT_TYPES } from '../../domain/event-types';
+
+/**
+ * The `webhooks` section (OpenAPI 3.1): one POST per event type, as activities/webhooks.ts
+ * (deliveryHeaders) sends it and src/webhooks/signature.ts signs it (SPEC 6.1, 6.2).
+ */
+export const DELIVERY_HEADERS = [
+  { name: 'X-Service-Signature', description: 'One or more comma-separated `v1=<lowercase hex>` elements, current secret first (two during a rotation overlap): HMAC-SHA256, keyed with the endpoint\'s signing secret, of `<X-Service-Timestamp>.<raw body bytes>`. Accept if any element matches, compared in constant time.', schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}(,v1=[0-9a-f]{64})*$' } },
+  { name: 'X-Service-Timestamp', description: 'Unix seconds, base 10, when the attempt was signed; part of the signed material. Reject a delivery more than 300 seconds from your clock.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  { name: 'X-Service-Event-Id', description: 'The event id (`evt_…`), stable across retries: the deduplication key.', schema: { type: 'string', pattern: '^evt_' } },
+  { name: 'X-Service-Event-Type', description: 'The event type.', schema: { type: 'string' } },
+  { name: 'X-Service-Delivery-Id', description: 'The delivery record (`dlv_…`).', schema: { type: 'string', pattern: '^dlv_' } },
+  { name: 'X-Service-Sequence', description: 'The event\'s sequence, monotonic per merchant and environment; a gap means a lost event.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  { name: 'X-Service-Attempt', description: 'The attempt number, from 1.', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+  { name: 'User-Agent', description: 'The sender.', schema: { const: 'payment-engine-webhooks/1' } },
+].map((header) => ({ ...header, in: 'header', required: true }));
+
+export function webhooksSection(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map(({ type, description }) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(/\./g, '_')}`,
+          summary: type,
+          description: `${description} Sent to every active endpoint subscribed to \`${type}\` (or to every type); at least once, retried on a non-2xx answer or a timeout (\`timeout_seconds\`), redirects not followed.`,
+          tags: ['Webhooks'],
+          parameters: DELIVERY_HEADERS,
+          requestBody: {
+            required: true,
+            description: 'The stored event, byte for byte as GET /v1/events serves it: verify the signature over these raw bytes before parsing.',
+            content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Event' }, { type: 'object', properties: { type: { const: type } } }] } } },
+          },
+          responses: {
+            '2XX': { description: 'Received: no more attempts.' },
+            default: { description: 'Any other answer (3xx included) or none within timeout_seconds: retried later (`Retry-After` on 429/503 honoured); the endpoint is disabled after repeated failures.' },
+          },
+        },
+      },
+    ]),
+  );
+}
