@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const metrics = createApiMetrics();
   const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
   const servers = [
-    http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox }).callback()).listen(config.sandboxPort, config.host),
+    http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox, webOrigin: config.webPublicUrl }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback()).listen(config.livePort, config.host),
     // The web port: API reference, merchant portal, hosted checkout (src/web/).
     http.createServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: `http://${config.host}:${config.sandboxPort}` }).callback()).listen(config.webPort, config.host),

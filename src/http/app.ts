@@ -7,6 +7,7 @@ import { accessLog } from './middleware/access-log';
 import { apiHeaders } from './middleware/api-headers';
 import { authenticate } from './middleware/auth';
 import { rateLimits } from './middleware/rate-limit';
+import { sandboxCors } from './middleware/sandbox-cors';
 import { errorHandler } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { balanceRoutes } from './routes/balances';
@@ -35,6 +36,11 @@ export interface AppOptions {
    * RATE_LIMIT_LIVE; unset: INTERFACE's 25 or 100). `off` only for the bench's comparison.
    */
   rateLimitPerSecond?: number | 'off';
+  /**
+   * The web port's origin (WEB_PUBLIC_URL), the one origin the sandbox listener allows by CORS for the
+   * reference site's request console. Ignored on the live listener, which allows no origin.
+   */
+  webOrigin?: string;
 }
 
 /**
@@ -67,6 +73,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.silent = true;
   app.use(requestId());
   app.use(apiHeaders());
+  if (options.environment === 'sandbox' && options.webOrigin) app.use(sandboxCors(options.webOrigin));
   app.use(accessLog(deps.log, options.environment, deps.metrics));
   app.use(errorHandler(deps.log));
   app.use(healthRoutes(deps, options.environment).routes());

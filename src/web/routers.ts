@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { ServiceDeps } from '../services/context';
 import { checkoutRouter } from './checkout/router';
+import { docsRouter } from './docs/router';
 
 /** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
 export interface WebOptions {
@@ -15,6 +16,6 @@ export interface WebOptions {
  * (`/docs`), the merchant portal (`/`), hosted checkout (`/checkout`). Mounted in this order by
  * src/web/app.ts; a part adds one line here.
  */
-export function webRouters(deps: ServiceDeps, _options: WebOptions): Router[] {
-  return [checkoutRouter(deps)];
+export function webRouters(deps: ServiceDeps, options: WebOptions): Router[] {
+  return [docsRouter(deps, options), checkoutRouter(deps)];
 }

@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import * as verifier from '../../src/verifier';
+import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
+import { DOCS_PAGES } from '../../src/web/docs/layout';
+import { startDocsSite, type DocsSite } from '../support/docs-site';
+import { startHarness, type Harness, type TestMerchant } from '../support/harness';
+
+/**
+ * The reference site over HTTP (issue 21): every page, its assets served from this server, no
+ * remote URL anywhere; CORS: the sandbox listener allows the web port's origin and no other, the
+ * live listener no origin at all.
+ */
+
+let h: Harness;
+let site: DocsSite;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+  site = await startDocsSite(h.deps);
+  m = await h.merchant();
+});
+afterAll(async () => {
+  await site?.close();
+  await h?.close();
+});
+
+const HEADINGS: Record<string, string> = {
+  '/docs': 'API reference',
+  '/docs/console': 'Request console',
+  '/docs/guides/charges': 'Charges',
+  '/docs/guides/webhooks': 'Webhooks and signature checking',
+  '/docs/guides/events': 'The event log',
+  '/docs/guides/sandbox': 'Sandbox outcomes',
+};
+
+async function get(path: string): Promise<{ status: number; type: string | null; csp: string | null; text: string }> {
+  const res = await fetch(site.webUrl + path);
+  return { status: res.status, type: res.headers.get('content-type'), csp: res.headers.get('content-security-policy'), text: await res.text() };
+}
+
+test('every page: 200 HTML in English with its heading, the site navigation, and only local scripts and stylesheets', async () => {
+  expect(DOCS_PAGES.map((p) => p.path)).toEqual(Object.keys(HEADINGS));
+  const sandboxOrigin = new URL(site.urls.sandbox).origin;
+  for (const { path } of DOCS_PAGES) {
+    const page = await get(path);
+    expect({ path, status: page.status, type: page.type }).toEqual({ path, status: 200, type: 'text/html; charset=utf-8' });
+    expect(page.text).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(page.text).toContain(`<h1>${HEADINGS[path]}</h1>`);
+    expect(page.text).toContain('<nav aria-label="Documentation">');
+    for (const p of DOCS_PAGES) expect(page.text).toContain(`href="${p.path}"`);
+    expect(page.text).toContain(`<a href="${path}" aria-current="page">`);
+    // No inline script, and every script and stylesheet from /docs/assets/ on this server.
+    expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    for (const [, src] of page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) expect(src).toMatch(/^\/docs\/assets\/[\w.-]+$/);
+    for (const [, href] of page.text.matchAll(/<link[^>]*\shref="([^"]+)"/g)) expect(href).toMatch(/^\/docs\/assets\/[\w.-]+$/);
+    // No remote URL: the only absolute URLs are the sandbox API's (the console's target, the document).
+    for (const [url] of page.text.matchAll(/\b(?:https?:)?\/\/[^\s"'<>)`]+/g)) expect({ path, url: new URL(url, site.webUrl).origin }).toEqual({ path, url: sandboxOrigin });
+    // The site's own policy: nothing but this server and the sandbox API; no `https:` wildcard.
+    expect(page.csp).toMatch(/default-src 'self'/);
+    expect(page.csp).toContain(`connect-src 'self' ${sandboxOrigin}`);
+    expect(page.csp).toMatch(/script-src 'self';/);
+    expect(page.csp).not.toMatch(/https:|\*/);
+    expect(page.csp).toMatch(/frame-ancestors 'none'/);
+  }
+  expect((await get('/docs/guides/no-such-guide')).status).toBe(404);
+  expect((await get('/docs/assets/..%2Fpackage.json')).status).toBe(404);
+});
+
+test('assets: Redoc from node_modules (the pinned version), our scripts and stylesheet, with their types', async () => {
+  const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+  expect(pkg.dependencies.redoc).toMatch(/^\d+\.\d+\.\d+$/);
+  expect(JSON.parse(fs.readFileSync(require.resolve('redoc/package.json'), 'utf8')).version).toBe(pkg.dependencies.redoc);
+  const redoc = await fetch(`${site.webUrl}/docs/assets/redoc.standalone.js`);
+  expect(redoc.status).toBe(200);
+  expect(redoc.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+  expect(Buffer.from(await redoc.arrayBuffer()).equals(fs.readFileSync(require.resolve('redoc/bundles/redoc.standalone.js')))).toBe(true);
+  for (const [name, type] of [
+    ['reference.js', 'application/javascript; charset=utf-8'],
+    ['console.js', 'application/javascript; charset=utf-8'],
+    ['docs.css', 'text/css; charset=utf-8'],
+  ]) {
+    const asset = await get(`/docs/assets/${name}`);
+    expect({ name, status: asset.status, type: asset.type }).toEqual({ name, status: 200, type });
+    expect(asset.text).not.toMatch(/https?:\/\//);
+  }
+});
+
+test('the reference page names the OpenAPI document; only the reference may use inline styles and a blob worker (Redoc)', async () => {
+  const reference = await get('/docs');
+  expect(reference.text).toContain(`data-spec-url="${new URL(site.urls.sandbox).origin}/v1/openapi.json"`);
+  expect(reference.csp).toMatch(/style-src 'self' 'unsafe-inline'/);
+  expect(reference.csp).toMatch(/worker-src 'self' blob:/);
+  for (const path of ['/docs/console', '/docs/guides/charges']) {
+    const page = await get(path);
+    expect(page.csp).toMatch(/style-src 'self';/);
+    expect(page.csp).not.toContain('blob:');
+  }
+});
+
+test('the guides: the sandbox outcomes table has every failure class; the webhooks guide uses the real verifier', async () => {
+  const sandbox = (await get('/docs/guides/sandbox')).text;
+  expect(sandbox).toContain('<table>');
+  for (const outcome of ['succeed', 'pending', 'indeterminate', ...FAILURE_CLASSES]) expect(sandbox).toContain(`<td><code>${outcome}</code>`);
+  expect(sandbox).not.toContain('{{OUTCOMES}}');
+
+  const webhooks = (await get('/docs/guides/webhooks')).text;
+  const imported = /import \{ ([\w, ]+) \} from 'payment-engine\/verifier'/.exec(webhooks);
+  expect(imported).not.toBeNull();
+  for (const name of imported![1].split(', ')) expect({ name, exported: name in verifier }).toEqual({ name, exported: true });
+  expect(JSON.parse(fs.readFileSync('package.json', 'utf8')).exports['./verifier']).toBeDefined();
+  for (const reason of ['missing_header', 'malformed_header', 'no_matching_signature', 'timestamp_out_of_tolerance', 'malformed_payload']) expect(webhooks).toContain(reason);
+
+  const events = (await get('/docs/guides/events')).text;
+  expect(events).toContain('/v1/events?after_sequence=0&amp;limit=100');
+});
+
+const ACCESS_CONTROL = (headers: Headers) => [...headers.keys()].filter((k) => k.startsWith('access-control-'));
+
+test('CORS: the sandbox allows the web port origin (preflight and answer), refuses any other; the live listener allows none', async () => {
+  const preflight = (url: string, origin: string) =>
+    fetch(`${url}/v1/charges`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' } });
+
+  const allowed = await preflight(site.urls.sandbox, site.webUrl);
+  expect(allowed.status).toBe(204);
+  expect(allowed.headers.get('access-control-allow-origin')).toBe(site.webUrl);
+  expect(allowed.headers.get('access-control-allow-methods')).toContain('POST');
+  expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
+  expect(allowed.headers.get('access-control-allow-credentials')).toBeNull();
+
+  const answer = await fetch(`${site.urls.sandbox}/v1/balances`, { headers: { origin: site.webUrl, authorization: `Bearer ${m.testKey}` } });
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get('access-control-allow-origin')).toBe(site.webUrl);
+  expect(answer.headers.get('access-control-expose-headers')?.split(',')).toEqual(expect.arrayContaining(['Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+  // An error answer is readable by the console too.
+  const refused = await fetch(`${site.urls.sandbox}/v1/balances`, { headers: { origin: site.webUrl, authorization: 'Bearer svc_test_nope' } });
+  expect(refused.status).toBe(401);
+  expect(refused.headers.get('access-control-allow-origin')).toBe(site.webUrl);
+
+  for (const other of ['http://evil.example', 'http://127.0.0.1:1', site.webUrl.replace('127.0.0.1', 'localhost'), 'null']) {
+    const res = await preflight(site.urls.sandbox, other);
+    expect({ other, headers: ACCESS_CONTROL(res.headers) }).toEqual({ other, headers: [] });
+    const get = await fetch(`${site.urls.sandbox}/v1/balances`, { headers: { origin: other, authorization: `Bearer ${m.testKey}` } });
+    expect({ other, headers: ACCESS_CONTROL(get.headers) }).toEqual({ other, headers: [] });
+  }
+
+  // Live: given the same option, and the harness's live listener: no CORS header for any origin.
+  for (const live of [site.urls.live, h.urls.live]) {
+    for (const origin of [site.webUrl, 'http://evil.example']) {
+      const res = await preflight(live, origin);
+      expect({ live, origin, headers: ACCESS_CONTROL(res.headers) }).toEqual({ live, origin, headers: [] });
+      const get = await fetch(`${live}/v1/balances`, { headers: { origin, authorization: `Bearer ${m.liveKey}` } });
+      expect({ live, origin, headers: ACCESS_CONTROL(get.headers) }).toEqual({ live, origin, headers: [] });
+    }
+  }
+});
