@@ -21,6 +21,7 @@ const INDIRECT: Record<string, string> = {
   tsx: '`npm start`, `npm run worker` and `npm run cli` run the TypeScript sources with it',
   '@mikro-orm/core': 'peer dependency of @mikro-orm/postgresql and @mikro-orm/migrations',
   protobufjs: 'pins the version @temporalio/common and @temporalio/proto load',
+  helmet: 'peer dependency of koa-helmet (src/web/app.ts: the web port\'s browser headers)',
 };
 
 function packageOf(specifier: string): string | null {
