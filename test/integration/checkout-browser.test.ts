@@ -2,7 +2,8 @@
  * Hosted checkout in headless Chromium (Debian's package, driven by playwright-core): a card charge
  * created through the API, its `action.url` opened as the customer's browser would; the page shows
  * the amount and the merchant, the customer approves, passes the 3-D Secure-style challenge, and the
- * charge succeeds. No Content-Security-Policy violation on the way (no inline script or style).
+ * charge succeeds. No Content-Security-Policy violation on the way (no inline script or style), and
+ * axe-core finds no serious or critical violation on any checkout page.
  * Screenshots go to SCREENSHOTS_DIR when set, else to a temporary folder.
  */
 import fs from 'node:fs';
@@ -90,4 +91,42 @@ test('a card charge through hosted checkout: amount and merchant, approve, the c
   expect(again?.status()).toBe(410);
   await page.getByRole('heading', { name: 'Checkout link already used' }).waitFor();
   expect((await h.request('sandbox', 'GET', `/v1/charges/${created.json.id}`, { key: merchant.testKey })).text).toBe(fetched.text);
+}, 60_000);
+
+/** axe-core's serious and critical violations on the page as it is now (axe injected, so the context bypasses CSP). */
+async function axeViolations(p: Page): Promise<string[]> {
+  await p.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  return p.evaluate(async () => {
+    const w = globalThis as any; // the page's window, with axe injected
+    const results: { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> } = await w.axe.run(w.document, { resultTypes: ['violations'] });
+    return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
+
+test('axe-core: no serious or critical violation on any checkout page (page, challenge, approved, used, unknown)', async () => {
+  const created = await h.request('sandbox', 'POST', '/v1/charges', {
+    key: merchant.testKey,
+    headers: { 'Idempotency-Key': idempotencyKey() },
+    body: chargeBody({ channel: 'card', momo_network_id: undefined, currency: 'USD', amount: 5000, customer: { identifier: '4242424242424242', name: 'Kofi' } }),
+  });
+  const url: string = created.json.action.url;
+  const context = await browser.newContext({ bypassCSP: true });
+  const p = await context.newPage();
+  const found: Record<string, string[]> = {};
+  await p.goto(url);
+  found.page = await axeViolations(p);
+  await p.getByRole('button', { name: 'Approve payment' }).click();
+  await p.getByLabel('One-time code').waitFor();
+  found.challenge = await axeViolations(p);
+  await p.getByLabel('One-time code').fill('123456');
+  await p.getByRole('button', { name: 'Verify and pay' }).click();
+  await p.getByRole('heading', { name: 'Payment approved' }).waitFor();
+  found.approved = await axeViolations(p);
+  await p.goto(url);
+  found.used = await axeViolations(p);
+  await p.goto(`${web.url}/checkout/${'A'.repeat(43)}`);
+  found.unknown = await axeViolations(p);
+  await context.close();
+  expect(found).toEqual({ page: [], challenge: [], approved: [], used: [], unknown: [] });
+  expect((await h.settled(created.json.id)).status).toBe('succeeded');
 }, 60_000);
