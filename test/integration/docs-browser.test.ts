@@ -54,9 +54,8 @@ afterAll(async () => {
 });
 
 const shot = (name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, name), fullPage });
-const origins = () => new Set(requests.map((r) => new URL(r.url()).origin).filter((o) => o !== 'null'));
 
-test('the reference renders every operation of the OpenAPI document, from this server and the sandbox only', async () => {
+test('the reference renders every operation of the OpenAPI document, loading nothing but from this server', async () => {
   const spec = (await (await fetch(`${site.urls.sandbox}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
   const operations = Object.values(spec.paths).flatMap((item) => Object.values(item));
   expect(operations.length).toBeGreaterThan(20);
@@ -73,9 +72,9 @@ test('the reference renders every operation of the OpenAPI document, from this s
   expect(consoleMessages.filter((t) => /Content Security Policy|pageerror/i.test(t))).toEqual([
     expect.stringMatching(/^Loading the image 'https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg' violates .*img-src 'self' data:.* The action has been blocked\.$/),
   ]);
-  const elsewhere = requests.filter((r) => ![site.webUrl, site.urls.sandbox].includes(new URL(r.url()).origin));
+  const elsewhere = requests.filter((r) => new URL(r.url()).origin !== site.webUrl);
   expect(elsewhere.map((r) => ({ url: r.url(), failure: r.failure()?.errorText }))).toEqual([{ url: 'https://cdn.redoc.ly/redoc/logo-mini.svg', failure: 'csp' }]);
-  expect([...origins()].sort()).toEqual([site.webUrl, site.urls.sandbox, 'https://cdn.redoc.ly'].sort());
+  expect(requests.some((r) => r.url() === `${site.webUrl}/docs/openapi.json`)).toBe(true);
 }, 120_000);
 
 test('the console refuses a svc_live_ key before sending: no request leaves the page', async () => {

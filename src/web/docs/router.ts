@@ -1,4 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
+import { openApiDocument } from '../../http/openapi/document';
 import type { ServiceDeps } from '../../services/context';
 import type { WebOptions } from '../routers';
 import { serveAsset } from './assets';
@@ -16,9 +17,10 @@ export function docsRouter(_deps: ServiceDeps, options: WebOptions): Router {
   const router = new Router({ prefix: '/docs' });
   const csp = docsCsp(options);
   const referenceCsp = docsCsp({ ...options, reference: true });
-  // The document as the sandbox listener serves it (GET /v1/openapi.json; the sandbox allows this
-  // origin by CORS).
-  const specUrl = `${new URL(options.sandboxApiUrl).origin}/v1/openapi.json`;
+  // The OpenAPI document from the very generator the API listeners serve it from (GET
+  // /v1/openapi.json), here on this origin: the reference never depends on another server or CORS.
+  const specUrl = '/docs/openapi.json';
+  const spec = JSON.stringify(openApiDocument());
   const html = (ctx: RouterContext, body: string, policy = csp) => {
     ctx.set('Content-Security-Policy', policy);
     ctx.type = 'text/html; charset=utf-8';
@@ -26,6 +28,10 @@ export function docsRouter(_deps: ServiceDeps, options: WebOptions): Router {
   };
 
   router.get('/', (ctx) => html(ctx, referencePage(specUrl), referenceCsp));
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = spec;
+  });
   router.get('/console', (ctx) => html(ctx, consolePage(options.sandboxApiUrl)));
   router.get('/guides/:guide', (ctx, next) => {
     const guide = ctx.params.guide as Guide;
