@@ -25,6 +25,8 @@ COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
     && mkdir -m 0700 -p /app/.data && chown node:node /app/.data
 COPY --from=build /app/dist ./dist
+# The reference site's guides, scripts and stylesheet (src/web/docs/: not TypeScript, read at run time).
+COPY --from=build /app/src/web/docs ./src/web/docs
 USER node
 EXPOSE 3000 3001
 CMD ["node", "dist/src/main.js"]
