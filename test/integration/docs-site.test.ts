@@ -64,6 +64,11 @@ test('every page: 200 HTML in English with its heading, the site navigation, and
     expect(page.csp).toMatch(/frame-ancestors 'none'/);
   }
   expect((await get('/docs/guides/no-such-guide')).status).toBe(404);
+  // The console's form is never sent here: its fields have no name, and a POST is not served.
+  const consolePage = (await get('/docs/console')).text;
+  expect(consolePage).not.toMatch(/<(?:input|select|textarea)[^>]*\sname=/);
+  expect(consolePage).toMatch(/<input id="console-key" type="password" autocomplete="off"/);
+  expect((await fetch(`${site.webUrl}/docs/console`, { method: 'POST', body: 'x' })).status).toBe(405);
   expect((await get('/docs/assets/..%2Fpackage.json')).status).toBe(404);
 });
 
