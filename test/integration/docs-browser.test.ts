@@ -110,6 +110,15 @@ test('the console sends to the sandbox with a test key and shows the answer; the
   await page.locator('#console-status', { hasText: /^400 Bad Request · Request-Id req_/ }).waitFor();
   await expect(page.locator('#console-answer').textContent()).resolves.toContain('"invalid_request"');
 
+  // An example request: a charge created through the console (a fresh Idempotency-Key each time).
+  await page.getByLabel('Example request').selectOption({ label: 'POST /v1/charges: Create a mobile-money charge' });
+  await expect(page.getByLabel('Method').inputValue()).resolves.toBe('POST');
+  await page.getByRole('button', { name: 'Send to the sandbox' }).click();
+  await page.locator('#console-status', { hasText: /^200 OK · Request-Id req_/ }).waitFor();
+  await expect(page.locator('#console-answer').textContent()).resolves.toMatch(/"id": "txn_\w+"[\s\S]*"status": "awaiting_action"/);
+  const creates = requests.slice(before).filter((r) => r.method() === 'POST' && r.url() === `${site.urls.sandbox}/v1/charges`);
+  expect(creates.map((r) => r.headers()['idempotency-key'])).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+
   // Every request after the page loaded went to the sandbox API, none to the web port.
   const sent = requests.slice(before).filter((r) => !r.url().startsWith(`${site.webUrl}/docs`) || r.resourceType() === 'fetch');
   expect(sent.map((r) => new URL(r.url()).origin)).toEqual(expect.arrayContaining([site.urls.sandbox]));

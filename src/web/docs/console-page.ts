@@ -6,8 +6,34 @@ import { escapeHtml, page } from './layout';
  * sends nothing to this server; the key field is a password field the browser is asked not to fill
  * or remember.
  */
+/** Requests the console offers to fill in (method, path, body): each works with a new sandbox key. */
+export const CONSOLE_EXAMPLES: Array<{ label: string; method: string; path: string; body?: unknown }> = [
+  { label: 'Your balances', method: 'GET', path: '/v1/balances' },
+  {
+    label: 'Create a mobile-money charge',
+    method: 'POST',
+    path: '/v1/charges',
+    body: {
+      amount: 15000,
+      currency: 'GHS',
+      channel: 'mobile_money',
+      momo_network_id: '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01',
+      customer: { identifier: '233241234567', name: 'Ama Mensah' },
+      reference: 'order-1',
+      metadata: { sandbox_outcome: 'succeed' },
+    },
+  },
+  { label: 'The latest charges', method: 'GET', path: '/v1/charges?limit=5' },
+  { label: 'Walk the event log from the start', method: 'GET', path: '/v1/events?after_sequence=0&limit=20' },
+  { label: 'Event types', method: 'GET', path: '/v1/event-types' },
+  { label: 'Mobile-money networks', method: 'GET', path: '/v1/reference/momo-networks' },
+];
+
 export function consolePage(sandboxApiUrl: string): string {
   const api = escapeHtml(new URL(sandboxApiUrl).origin);
+  const examples = CONSOLE_EXAMPLES.map(
+    (e) => `<option data-method="${e.method}" data-path="${escapeHtml(e.path)}" data-body="${e.body === undefined ? '' : escapeHtml(JSON.stringify(e.body, null, 2))}">${escapeHtml(`${e.method} ${e.path.split('?')[0]}: ${e.label}`)}</option>`,
+  ).join('\n');
   return page({
     path: '/docs/console',
     scripts: ['/docs/assets/console.js'],
@@ -21,6 +47,14 @@ gone when you leave or reload the page.</p>
 <label for="console-key">API key (sandbox)</label>
 <input id="console-key" type="password" autocomplete="off" spellcheck="false" autocapitalize="off" placeholder="svc_test_…" aria-describedby="console-key-help" required>
 <p id="console-key-help" class="help">Kept in page memory only.</p>
+</div>
+<div class="field">
+<label for="console-example">Example request</label>
+<select id="console-example" aria-describedby="console-example-help">
+<option value="">Choose an example…</option>
+${examples}
+</select>
+<p id="console-example-help" class="help">Fills in the method, path and body below.</p>
 </div>
 <div class="row">
 <div class="field">

@@ -17,6 +17,15 @@
   var statusLine = document.getElementById('console-status');
   var answer = document.getElementById('console-answer');
 
+  var exampleField = document.getElementById('console-example');
+  exampleField.addEventListener('change', function () {
+    var chosen = exampleField.options[exampleField.selectedIndex];
+    if (!chosen || !chosen.getAttribute('data-method')) return;
+    methodField.value = chosen.getAttribute('data-method');
+    pathField.value = chosen.getAttribute('data-path');
+    bodyField.value = chosen.getAttribute('data-body');
+  });
+
   function refuse(text) {
     message.textContent = text;
     keyField.setAttribute('aria-invalid', 'true');
