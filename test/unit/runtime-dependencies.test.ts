@@ -37,7 +37,8 @@ export function runtimeImports(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   for (const m of code.matchAll(/(?:^|[\n;])\s*(import|export)\s+(type\s+)?([^'";]*?)\bfrom\s*['"]([^'"]+)['"]/g)) if (!m[2]) found.add(m[4] as string);
   for (const m of code.matchAll(/(?:^|[\n;])\s*import\s*['"]([^'"]+)['"]/g)) found.add(m[1] as string);
-  for (const m of code.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) found.add(m[1] as string);
+  // require.resolve too: a package whose files the server serves (src/web/docs/assets.ts: Redoc's bundle).
+  for (const m of code.matchAll(/\b(?:import|require|require\.resolve)\(\s*['"]([^'"]+)['"]\s*\)/g)) found.add(m[1] as string);
   return [...found].map(packageOf).filter((p): p is string => p !== null);
 }
 
