@@ -9,6 +9,12 @@ export interface WebOptions {
   webUrl: string;
   /** The sandbox API's base URL as a browser reaches it (the reference site's console sends there only). */
   sandboxApiUrl: string;
+  /**
+   * The OpenAPI document the reference site renders, from src/http/openapi (passed in by src/main.ts:
+   * only main.ts reaches into http/). Without it the reference loads the sandbox listener's
+   * `GET /v1/openapi.json`, which allows the web port's origin by CORS.
+   */
+  openApiDocument?: () => Record<string, unknown>;
 }
 
 /**

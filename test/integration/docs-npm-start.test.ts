@@ -25,6 +25,12 @@ test('/docs on the web port; the sandbox allows WEB_PUBLIC_URL by CORS, the live
   expect(docs.status).toBe(200);
   expect(await docs.text()).toContain(`data-api-base="${sandbox}"`);
 
+  // The reference renders the document main.ts hands the web port, the same the API serves.
+  expect(await (await fetch(`${web}/docs`)).text()).toContain('data-spec-url="/docs/openapi.json"');
+  const spec = await fetch(`${web}/docs/openapi.json`);
+  expect(spec.status).toBe(200);
+  expect(await spec.json()).toEqual(await (await fetch(`${sandbox}/v1/openapi.json`, { headers: { connection: 'close' } })).json());
+
   const fromWeb = await fetch(`${sandbox}/v1/balances`, { headers: { origin: web, authorization: `Bearer ${key}`, connection: 'close' } });
   expect(fromWeb.status).toBe(200);
   expect(fromWeb.headers.get('access-control-allow-origin')).toBe(web);

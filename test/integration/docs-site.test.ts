@@ -126,6 +126,22 @@ test('the guides: the sandbox outcomes table has every failure class; the webhoo
   expect(events).toContain('/v1/events?after_sequence=0&amp;limit=100');
 });
 
+test('without the document given to the web app, the reference loads the sandbox listener\'s, which allows the web origin', async () => {
+  const bare = await startDocsSite(h.deps, { withDocument: false });
+  try {
+    const res = await fetch(`${bare.webUrl}/docs`);
+    const sandboxOrigin = new URL(bare.urls.sandbox).origin;
+    expect(await res.text()).toContain(`data-spec-url="${sandboxOrigin}/v1/openapi.json"`);
+    expect(res.headers.get('content-security-policy')!.split('; ')).toContain(`connect-src 'self' ${sandboxOrigin}`);
+    expect((await fetch(`${bare.webUrl}/docs/openapi.json`)).status).toBe(404);
+    const spec = await fetch(`${bare.urls.sandbox}/v1/openapi.json`, { headers: { origin: bare.webUrl } });
+    expect(spec.status).toBe(200);
+    expect(spec.headers.get('access-control-allow-origin')).toBe(bare.webUrl);
+  } finally {
+    await bare.close();
+  }
+});
+
 const ACCESS_CONTROL = (headers: Headers) => [...headers.keys()].filter((k) => k.startsWith('access-control-'));
 
 test('CORS: the sandbox allows the web port origin (preflight and answer), refuses any other; the live listener allows none', async () => {

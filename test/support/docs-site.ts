@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/http/app';
+import { openApiDocument } from '../../src/http/openapi/document';
 import type { ServiceDeps } from '../../src/services/context';
 import { createWebApp } from '../../src/web/app';
 import { HARNESS_RATE_LIMIT } from './harness';
@@ -28,15 +29,16 @@ const listen = async (server: http.Server) => {
 /**
  * The web port and both API listeners as `npm start` wires them: the sandbox allows the web port's
  * origin by CORS (AppOptions.webOrigin), the live listener is given the same option and must ignore
- * it. Ports first, apps after, since each needs the other's URL.
+ * it. Ports first, apps after, since each needs the other's URL. The web port gets the OpenAPI
+ * document as main.ts gives it (`withDocument: false`: as an app built without it).
  */
-export async function startDocsSite(deps: ServiceDeps): Promise<DocsSite> {
+export async function startDocsSite(deps: ServiceDeps, options: { withDocument?: boolean } = {}): Promise<DocsSite> {
   const web = http.createServer();
   const sandbox = http.createServer();
   const live = http.createServer();
   const [webUrl, sandboxUrl, liveUrl] = await Promise.all([listen(web), listen(sandbox), listen(live)]);
   const webRequests: SeenRequest[] = [];
-  const webApp = createWebApp(deps, { webUrl, sandboxApiUrl: sandboxUrl }).callback();
+  const webApp = createWebApp(deps, { webUrl, sandboxApiUrl: sandboxUrl, ...(options.withDocument === false ? {} : { openApiDocument }) }).callback();
   web.on('request', (req, res) => {
     webRequests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     void webApp(req, res);

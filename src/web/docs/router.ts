@@ -1,5 +1,4 @@
 import Router, { type RouterContext } from '@koa/router';
-import { openApiDocument } from '../../http/openapi/document';
 import type { ServiceDeps } from '../../services/context';
 import type { WebOptions } from '../routers';
 import { serveAsset } from './assets';
@@ -15,12 +14,13 @@ import { referencePage } from './reference-page';
  */
 export function docsRouter(_deps: ServiceDeps, options: WebOptions): Router {
   const router = new Router({ prefix: '/docs' });
-  const csp = docsCsp(options);
-  const referenceCsp = docsCsp({ ...options, reference: true });
   // The OpenAPI document from the very generator the API listeners serve it from (GET
-  // /v1/openapi.json), here on this origin: the reference never depends on another server or CORS.
-  const specUrl = '/docs/openapi.json';
-  const spec = JSON.stringify(openApiDocument());
+  // /v1/openapi.json), here on this origin: the reference then depends on no other server or CORS.
+  // Without it (an app built without the document), the sandbox listener's.
+  const spec = options.openApiDocument ? JSON.stringify(options.openApiDocument()) : undefined;
+  const specUrl = spec ? '/docs/openapi.json' : `${new URL(options.sandboxApiUrl).origin}/v1/openapi.json`;
+  const csp = docsCsp(options);
+  const referenceCsp = docsCsp({ ...options, reference: true, toSandbox: !spec });
   const html = (ctx: RouterContext, body: string, policy = csp) => {
     ctx.set('Content-Security-Policy', policy);
     ctx.type = 'text/html; charset=utf-8';
@@ -28,7 +28,8 @@ export function docsRouter(_deps: ServiceDeps, options: WebOptions): Router {
   };
 
   router.get('/', (ctx) => html(ctx, referencePage(specUrl), referenceCsp));
-  router.get('/openapi.json', (ctx) => {
+  router.get('/openapi.json', (ctx, next) => {
+    if (!spec) return next();
     ctx.type = 'application/json';
     ctx.body = spec;
   });
