@@ -20,6 +20,7 @@ import { Migration20261128000002_rate_limits } from './Migration20261128000002_r
 import { Migration20261128000003_live_rail } from './Migration20261128000003_live_rail';
 import { Migration20261128000004_notifications } from './Migration20261128000004_notifications';
 import { Migration20261128000005_checkout } from './Migration20261128000005_checkout';
+import { Migration20261128000006_portal_users } from './Migration20261128000006_portal_users';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000003_live_rail', class: Migration20261128000003_live_rail },
   { name: 'Migration20261128000004_notifications', class: Migration20261128000004_notifications },
   { name: 'Migration20261128000005_checkout', class: Migration20261128000005_checkout },
+  { name: 'Migration20261128000006_portal_users', class: Migration20261128000006_portal_users },
 ];

@@ -8,7 +8,7 @@ import { startEmbeddedPostgres } from './persistence/embedded-postgres';
 import { createMerchant, issueKey, revokeKey, verifyMerchant } from './persistence/merchant-store';
 import { DEFAULT_ROLL_OVERLAP_MS, listKeys, rollKey } from './persistence/api-key-store';
 import type { ChangeActor } from './domain/operator-action';
-import { newId } from './support/new-id';
+import { newId, randomBase62 } from './support/new-id';
 import { parseThreshold, updateMerchantSettings, type MerchantSettingsChange } from './persistence/merchant-settings-store';
 import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from './domain/settlement-account';
 import { listSettlementSkips } from './persistence/settlement-skips';
@@ -30,11 +30,15 @@ import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli
 import { FAILURE_CLASSES, isFailureClass } from './domain/failure-classes';
 import { parseDuration } from './domain/webhook-retry';
 import { parseEmail } from './notifications/recipient';
+import { createPortalUser, listPortalUsers } from './persistence/portal-user-store';
+import { hashPassword, passwordProblem } from './support/password';
 
 const USAGE = `usage:
   cli merchants create --name NAME [--email EMAIL]
   cli merchants verify MERCHANT_ID
   cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount N] [--live-daily-limit N] [--notification-email EMAIL]
+  cli users create --merchant MERCHANT_ID --email EMAIL [--password-stdin]   (a merchant portal user; without --password-stdin a password is generated and printed once)
+  cli users list --merchant MERCHANT_ID
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b] [--reason TEXT]
   cli keys roll KEY_ID [--expires-in 24h] [--reason TEXT]   (the old key works until then, at most 7d)
   cli keys revoke KEY_ID [--reason TEXT]
@@ -255,13 +259,20 @@ function parseSince(raw: string): Date | null {
   return /^\d{4}-\d{2}-\d{2}/.test(raw) && Number.isFinite(time) ? new Date(time) : null;
 }
 
+/** `--password-stdin`: all of stdin, one trailing newline dropped. */
+async function readPasswordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
 async function run(argv: string[]): Promise<unknown> {
   const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' }, email: { type: 'string' }, 'notification-email': { type: 'string' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' }, email: { type: 'string' }, 'notification-email': { type: 'string' }, 'password-stdin': { type: 'boolean' } },
   });
-  const { yes, ...values } = parsed;
+  const { yes, 'password-stdin': passwordStdin, ...values } = parsed;
   const [noun, verb, arg] = positionals;
   const config = loadConfig();
   const command = `${noun ?? ''} ${verb ?? ''}`;
@@ -296,6 +307,25 @@ async function run(argv: string[]): Promise<unknown> {
       if (!arg) throw new UsageError('merchant id is required');
       const change = merchantSettingsChange(values, () => secretBoxFor(config));
       return withDatabase(config, (orm) => updateMerchantSettings(orm, arg, change));
+    }
+    case 'users create': {
+      if (!values.merchant || !isIdOf('merchant', values.merchant)) throw new UsageError('--merchant must be a merchant id (mer_…)');
+      const merchant = values.merchant;
+      if (values.email === undefined) throw new UsageError('--email is required');
+      const email = emailOption(values.email, '--email');
+      // The password: from stdin (never an argument: argv is visible to other users), else generated and printed once.
+      const given = passwordStdin === true ? await readPasswordFromStdin() : undefined;
+      const password = given ?? randomBase62(20);
+      const problem = passwordProblem(password);
+      if (problem) throw new Error(problem);
+      const hash = await hashPassword(password);
+      const user = await withDatabase(config, (orm) => createPortalUser(orm, merchant, email, hash));
+      return given === undefined ? { ...user, password } : user;
+    }
+    case 'users list': {
+      if (!values.merchant) throw new UsageError('--merchant is required');
+      const merchant = values.merchant;
+      return withDatabase(config, (orm) => listPortalUsers(orm, merchant));
     }
     case 'keys create': {
       if (!values.merchant) throw new UsageError('--merchant is required');

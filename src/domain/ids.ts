@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   audit: 'aud_',
   operatorBatch: 'opb_',
   notification: 'ntf_',
+  portalUser: 'usr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { ServiceDeps } from '../services/context';
 import { checkoutRouter } from './checkout/router';
 import { docsRouter } from './docs/router';
+import { portalRouter } from './portal/router';
 
 /** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
 export interface WebOptions {
@@ -23,5 +24,5 @@ export interface WebOptions {
  * src/web/app.ts; a part adds one line here.
  */
 export function webRouters(deps: ServiceDeps, options: WebOptions): Router[] {
-  return [docsRouter(deps, options), checkoutRouter(deps)];
+  return [docsRouter(deps, options), checkoutRouter(deps), portalRouter(deps, options)];
 }

@@ -1,0 +1,75 @@
+import { ALL_SCOPES } from '../../domain/scopes';
+import type { ListedKey } from '../../persistence/api-key-store';
+import { escapeHtml } from '../checkout/pages';
+import { hidden, portalPage, type Frame } from './layout';
+
+/** The roll overlaps offered (the old key keeps working this long; at most 7 days, as `keys roll`). */
+export const ROLL_OVERLAPS: Record<string, { label: string; ms: number }> = {
+  '0': { label: 'end it now', ms: 0 },
+  '1h': { label: '1 hour', ms: 3600_000 },
+  '24h': { label: '24 hours', ms: 24 * 3600_000 },
+  '7d': { label: '7 days', ms: 7 * 24 * 3600_000 },
+};
+
+const when = (iso: string | null): string => (iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 16).replace('T', ' '))} UTC</time>` : '—');
+
+function keyRow(key: ListedKey, csrf: string): string {
+  const open = key.status === 'active';
+  const actions = open
+    ? `<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/roll">${hidden(csrf)}<label class="check" for="overlap-${escapeHtml(key.id)}">Old key works for</label>
+<select name="overlap" id="overlap-${escapeHtml(key.id)}">${Object.entries(ROLL_OVERLAPS).map(([v, o]) => `<option value="${v}"${v === '24h' ? ' selected' : ''}>${o.label}</option>`).join('')}</select>
+<button type="submit" class="secondary">Roll</button></form>
+<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/revoke">${hidden(csrf)}<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}">Revoke</button></form>`
+    : key.status === 'expiring'
+      ? `<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/revoke">${hidden(csrf)}<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}">Revoke</button></form>`
+      : '';
+  return `<tr id="${escapeHtml(key.id)}">
+<td><code>${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}</code><br><small>${escapeHtml(key.id)}</small></td>
+<td>${key.scopes.map((s) => escapeHtml(s)).join('<br>')}</td>
+<td class="status">${escapeHtml(key.status)}</td>
+<td>${when(key.created_at)}</td><td>${when(key.last_used_at)}</td><td>${when(key.expires_at)}</td>
+<td>${actions}</td>
+</tr>`;
+}
+
+/** Developers → API keys: the current environment's keys (never a secret) and the create form. */
+export function apiKeysPage(frame: Frame, keys: ListedKey[], message: string | null = null, status: 'error' | 'notice' = 'error'): string {
+  const note = message ? `<p class="${status}" role="${status === 'error' ? 'alert' : 'status'}" id="message">${escapeHtml(message)}</p>\n` : '';
+  const rows = keys.length
+    ? `<table id="keys"><caption class="visually-hidden">${frame.environment === 'sandbox' ? 'Sandbox' : 'Live'} API keys</caption>
+<thead><tr><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+<tbody>
+${keys.map((k) => keyRow(k, frame.csrfToken)).join('\n')}
+</tbody></table>`
+    : '<p id="no-keys">No keys in this environment yet.</p>';
+  return portalPage(
+    'API keys',
+    `<h1>Developers → API keys (${frame.environment === 'sandbox' ? 'sandbox' : 'live'})</h1>
+${note}<p>A key's secret is shown once, when it is created or rolled. Here you see only its start and last four characters.</p>
+${rows}
+<h2>Create a key</h2>
+<form method="post" action="/developers/api-keys">
+${hidden(frame.csrfToken)}
+<fieldset><legend>Scopes (at least one)</legend>
+${ALL_SCOPES.map((s) => `<label class="check"><input type="checkbox" name="scope" value="${s}"> ${s}</label>`).join('\n')}
+</fieldset>
+<button type="submit" id="create-key">Create key</button>
+</form>`,
+    frame,
+  );
+}
+
+/** The result of a create or a roll: the new secret, this once (the answer is never cached or logged). */
+export function newSecretPage(frame: Frame, what: 'created' | 'rolled', key: { id: string; secret: string; scopes: string[] }, previousEndsAt?: string): string {
+  const rolled = what === 'rolled' && previousEndsAt ? `<p>The old key keeps working until ${when(previousEndsAt)}.</p>` : '';
+  return portalPage(
+    'Your new API key',
+    `<h1>Your new API key</h1>
+<div class="notice" role="status"><p>Copy this secret now. <strong>It is shown only once</strong>: it is not stored, and this page will not show it again.</p>
+<label for="secret">Secret of ${escapeHtml(key.id)}</label>
+<output id="secret" class="secret">${escapeHtml(key.secret)}</output></div>
+${rolled}<p>Scopes: ${key.scopes.map((s) => escapeHtml(s)).join(', ')}</p>
+<p><a href="/developers/api-keys" id="done">Done: back to API keys</a></p>`,
+    frame,
+  );
+}

@@ -1,0 +1,48 @@
+import type { Environment } from '../../domain/environment';
+import { escapeHtml } from '../checkout/pages';
+
+/**
+ * The portal's page frame: server-rendered HTML, no script, one stylesheet from 'self'. A signed-in
+ * page has the header (merchant user, the sandbox/live switch, sign-out); every sandbox page carries
+ * the TEST MODE band, which no setting removes; live has none.
+ */
+export interface Frame {
+  email: string;
+  environment: Environment;
+  csrfToken: string;
+}
+
+export const hidden = (csrfToken: string): string => `<input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">`;
+
+export function portalPage(title: string, body: string, frame: Frame | null, mainClass = ''): string {
+  const band = frame?.environment === 'sandbox' ? `<div class="test-mode" role="status" id="test-mode">TEST MODE: you are viewing sandbox data; no real money moves</div>\n` : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Merchant portal</title>
+<link rel="stylesheet" href="/portal/assets/portal.css">
+<link rel="icon" href="/portal/assets/icon.svg" type="image/svg+xml">
+</head>
+<body>
+${band}${frame ? header(frame) : ''}<main${mainClass ? ` class="${mainClass}"` : ''}>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function header(frame: Frame): string {
+  const other: Environment = frame.environment === 'sandbox' ? 'live' : 'sandbox';
+  return `<header class="bar">
+<span class="brand">Merchant portal</span>
+<nav aria-label="Main"><a href="/developers/api-keys">Developers → API keys</a></nav>
+<span>Environment: <span class="env env-${frame.environment}" id="environment">${frame.environment === 'sandbox' ? 'Sandbox' : 'Live'}</span></span>
+<form method="post" action="/environment">${hidden(frame.csrfToken)}<input type="hidden" name="environment" value="${other}"><button type="submit" class="secondary" id="switch-environment">Switch to ${other === 'sandbox' ? 'sandbox' : 'live'}</button></form>
+<span id="signed-in-as">${escapeHtml(frame.email)}</span>
+<form method="post" action="/sign-out">${hidden(frame.csrfToken)}<button type="submit" class="secondary" id="sign-out">Sign out</button></form>
+</header>
+`;
+}

@@ -1,0 +1,28 @@
+import { escapeHtml } from '../checkout/pages';
+import { hidden, portalPage } from './layout';
+
+/** The sign-in form; `message` is the generic failure or the lock-out notice. */
+export function signInPage(csrfToken: string, message: string | null = null, email = ''): string {
+  const error = message ? `<p class="error" role="alert" id="sign-in-error">${escapeHtml(message)}</p>\n` : '';
+  return portalPage(
+    'Sign in',
+    `<h1>Sign in to the merchant portal</h1>
+${error}<form method="post" action="/sign-in">
+${hidden(csrfToken)}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" maxlength="254" required value="${escapeHtml(email)}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" maxlength="256" required>
+<button type="submit" id="sign-in">Sign in</button>
+</form>`,
+    null,
+    'narrow',
+  );
+}
+
+export const SIGN_IN_FAILED = 'The email or password is not right.';
+
+export function lockedMessage(until: Date): string {
+  const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
+  return `Too many failed sign-ins: this account is locked for ${minutes} more minute${minutes === 1 ? '' : 's'}. Try again later.`;
+}
