@@ -1,7 +1,7 @@
 /** The portal's one stylesheet (served from 'self': the web port's CSP stays strict) and icon. */
 export const PORTAL_CSS = `body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#f6f7f9}
 .test-mode{background:#8a4b00;color:#fff;text-align:center;padding:.5rem;font-weight:700;letter-spacing:.05em;position:sticky;top:0}
-header.bar{display:flex;flex-wrap:wrap;align-items:center;gap:1rem;padding:.6rem 1.2rem;background:#fff;border-bottom:1px solid #d0d4da}
+header.bar{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;padding:.6rem 1.2rem;background:#fff;border-bottom:1px solid #d0d4da}
 header.bar .brand{font-weight:700;margin-right:auto}
 header.bar form{margin:0;display:inline}
 .env{font-weight:700;padding:.15rem .5rem;border-radius:4px}
@@ -17,7 +17,7 @@ select{font-size:1rem;padding:.3rem}
 button{font-size:1rem;padding:.5rem .9rem;margin:.6rem .4rem 0 0;border-radius:4px;border:1px solid #0b4f9c;background:#0b5fbd;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#0b4f9c}
 button.danger{background:#fff;color:#a1160a;border-color:#a1160a}
-header.bar button{margin:0}
+header.bar button{margin:0;padding:.35rem .7rem}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid #e1e4e8;vertical-align:top}
 td form{display:inline}
