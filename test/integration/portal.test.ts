@@ -141,6 +141,22 @@ test('sign-in: the right password opens a session (cookie HttpOnly, SameSite=Lax
   expect(replay.headers.get('location')).toBe('/sign-in');
 });
 
+test('a session ends after 12 hours: an expired one redirects to sign-in, and its POSTs change nothing', async () => {
+  const { m, client } = await signedIn();
+  const page = await client.get('/developers/api-keys');
+  const row = await h.orm.em.getConnection().execute<{ ttl: number }[]>(
+    `select extract(epoch from expires_at - created_at)::int as ttl from portal_sessions where id = encode(sha256(?::bytea), 'hex')`,
+    [client.cookies.get('portal_session')!],
+  );
+  expect(row[0]!.ttl).toBe(12 * 3600);
+  await h.orm.em.getConnection().execute(`update portal_sessions set expires_at = now() - interval '1 second' where id = encode(sha256(?::bytea), 'hex')`, [client.cookies.get('portal_session')!]);
+  expect((await client.get('/developers/api-keys')).headers.get('location')).toBe('/sign-in');
+  const before = await keyCount(m.id);
+  const post = await client.post('/developers/api-keys', { csrf: PortalClient.csrfOf(page.text), scope: 'charges:read' });
+  expect({ status: post.status, location: post.headers.get('location') }).toEqual({ status: 303, location: '/sign-in' });
+  expect(await keyCount(m.id)).toBe(before);
+});
+
 test('the session cookie is Secure when the port is served over https', async () => {
   const { email: address, password } = await portalUser();
   const httpsUrl = await webApp((u) => u.replace('http:', 'https:'));
