@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTransport } from 'nodemailer';
-import { oneLine, SendFailure, type EmailMessage, type EmailTransport, type Sent, type SmsMessage, type SmsTransport } from './transport';
+import { mailOptions, oneLine, SendFailure, type EmailMessage, type EmailTransport, type Sent, type SmsMessage, type SmsTransport } from './transport';
 
 /** `2026-11-26T10-00-00Z`: the notification's time, sortable and fit for a file name on any system. */
 function stamp(date: Date): string {
@@ -36,16 +36,7 @@ export function fileEmailTransport(dir: string): EmailTransport {
   const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message: EmailMessage): Promise<Sent> {
-      const info = await composer.sendMail({
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        messageId: message.messageId,
-        date: message.date,
-        headers: { 'X-Notification-Id': message.notificationId },
-      });
+      const info = await composer.sendMail(mailOptions(message));
       return writeOnce(dir, `${stamp(message.date)}_${message.notificationId}.eml`, info.message as Buffer);
     },
     close() {

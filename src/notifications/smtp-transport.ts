@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
 import { redactUrl } from './notification-config';
-import { oneLine, SendFailure, type EmailMessage, type EmailTransport, type Sent } from './transport';
+import { mailOptions, oneLine, SendFailure, type EmailMessage, type EmailTransport, type Sent } from './transport';
 
 /** Time limits of one SMTP exchange: an attempt never hangs past them (its activity then retries it). */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
@@ -37,16 +37,7 @@ export function smtpTransport(smtpUrl: string): EmailTransport {
   return {
     async send(message: EmailMessage): Promise<Sent> {
       try {
-        const info = await mailer.sendMail({
-          from: message.from,
-          to: message.to,
-          subject: message.subject,
-          text: message.text,
-          html: message.html,
-          messageId: message.messageId,
-          date: message.date,
-          headers: { 'X-Notification-Id': message.notificationId },
-        });
+        const info = await mailer.sendMail(mailOptions(message));
         return { providerMessageId: oneLine(String(info.response ?? info.messageId)) };
       } catch (error) {
         throw failureOf(error, url);

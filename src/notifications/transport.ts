@@ -65,3 +65,20 @@ export class SendFailure extends Error {
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
+
+/**
+ * What nodemailer is given for a message, by every email transport (SMTP, the file outbox): the same
+ * headers, Message-ID and date, so a file in the outbox is the message SMTP would have carried.
+ */
+export function mailOptions(message: EmailMessage) {
+  return {
+    from: message.from,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    messageId: message.messageId,
+    date: message.date,
+    headers: { 'X-Notification-Id': message.notificationId },
+  };
+}

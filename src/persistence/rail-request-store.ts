@@ -1,5 +1,6 @@
 import type { RailStepRequest } from '../domain/live-rail';
 import type { RailParty, RailRequest } from '../rail/partner-rail';
+import { isReferenceId } from '../rail/momo-protocol';
 import type { SecretBox } from '../support/secret-box';
 import type { Orm } from './orm';
 import { paymentParty } from './payment-party-store';
@@ -85,7 +86,7 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
 
 /** The payment a partner reference belongs to (the callback route's lookup); null when unknown. */
 export async function paymentOfReference(orm: Orm, product: string, referenceId: string): Promise<{ paymentId: string; environment: string } | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(referenceId)) return null;
+  if (!isReferenceId(referenceId)) return null;
   const rows = await orm.em.getConnection().execute<Array<{ payment_id: string; environment: string }>>(
     `select payment_id, environment from rail_references where product = ? and reference_id = ?::uuid`,
     [product, referenceId],

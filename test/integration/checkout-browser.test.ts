@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { startCheckoutWeb, type CheckoutWeb } from '../support/checkout-web';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { axeViolations } from '../support/axe';
 
 const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-checkout-'));
 
@@ -93,15 +94,6 @@ test('a card charge through hosted checkout: amount and merchant, approve, the c
   expect((await h.request('sandbox', 'GET', `/v1/charges/${created.json.id}`, { key: merchant.testKey })).text).toBe(fetched.text);
 }, 60_000);
 
-/** axe-core's serious and critical violations on the page as it is now (axe injected, so the context bypasses CSP). */
-async function axeViolations(p: Page): Promise<string[]> {
-  await p.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  return p.evaluate(async () => {
-    const w = globalThis as any; // the page's window, with axe injected
-    const results: { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> } = await w.axe.run(w.document, { resultTypes: ['violations'] });
-    return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-  });
-}
 
 test('axe-core: no serious or critical violation on any checkout page (page, challenge, approved, used, unknown)', async () => {
   const created = await h.request('sandbox', 'POST', '/v1/charges', {

@@ -18,6 +18,7 @@ import { DOCS_PAGES } from '../../src/web/docs/layout';
 import { launchChromium } from '../support/chromium';
 import { startDocsSite, type DocsSite } from '../support/docs-site';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { axeViolations } from '../support/axe';
 
 const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-docs-'));
 
@@ -153,13 +154,7 @@ test('axe-core: no serious or critical violation on any page', async () => {
   for (const { path: p } of DOCS_PAGES) {
     await axePage.goto(site.webUrl + p);
     if (p === '/docs') await axePage.locator('#redoc [data-section-id^="tag/"]').first().waitFor({ timeout: 60_000 });
-    await axePage.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await axePage.evaluate(async () => {
-      const w = globalThis as any; // the page's window, with axe injected
-      const results: { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> } = await w.axe.run(w.document, { resultTypes: ['violations'] });
-      return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-    });
-    found[p] = violations;
+    found[p] = await axeViolations(axePage);
     if (p !== '/docs') await axePage.screenshot({ path: path.join(SHOTS, `docs${p.replace(/^\/docs/, '').replace(/\//g, '-') || '-reference'}.png`) });
   }
   await axeContext.close();

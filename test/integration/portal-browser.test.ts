@@ -17,6 +17,7 @@ import { hashPassword } from '../../src/support/password';
 import { createWebApp } from '../../src/web/app';
 import { launchChromium } from '../support/chromium';
 import { startHarness, type Harness } from '../support/harness';
+import { axeViolations } from '../support/axe';
 
 const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-portal-'));
 
@@ -116,15 +117,6 @@ test('sign in, create a sandbox key (shown once), revoke it, switch to live and 
   await page.context().close();
 }, 90_000);
 
-/** axe-core's serious and critical violations on the page as it is now (axe injected, so the context bypasses CSP). */
-async function axeViolations(p: Page): Promise<string[]> {
-  await p.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  return p.evaluate(async () => {
-    const w = globalThis as any; // the page's window, with axe injected
-    const results: { violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> } = await w.axe.run(w.document, { resultTypes: ['violations'] });
-    return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
-  });
-}
 
 test('axe-core: no serious or critical violation on any portal page (sign-in, its error, keys sandbox and live, the new key, an error)', async () => {
   const { email, password } = await user();
