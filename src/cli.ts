@@ -356,7 +356,7 @@ async function run(argv: string[]): Promise<unknown> {
       return withDatabase(config, (orm) => listOperatorAudit(orm, auditFilter(values)));
     case 'payments stuck': {
       const environment = values.env === undefined ? undefined : parseEnv(values.env);
-      const uiBaseUrl = process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${config.temporalUiPort}`;
+      const uiBaseUrl = config.temporalUiUrl;
       return withTemporal(config, (temporal) =>
         withDatabase(config, (orm) =>
           stuckPayments({ orm, client: temporal.client, namespace: config.temporalNamespace, uiBaseUrl, environment, query: values.query?.trim() || undefined, graceMs: reconcilerSettings().graceMs, requestDeadlineMs: config.temporalRequestDeadlineMs }),

@@ -29,8 +29,12 @@ export interface Config {
   metricsPort: number;
   /** The web port (WEB_PORT, default 3002): API reference, merchant portal, hosted checkout (src/web/). */
   webPort: number;
-  /** WEB_PUBLIC_URL: how browsers reach the web port (checkout URLs in API answers); default http://HOST:WEB_PORT. */
+  /** WEB_PUBLIC_URL: how browsers reach the web port (checkout URLs in API answers); default http://HOST:WEB_PORT (127.0.0.1 when HOST is a wildcard). */
   webPublicUrl: string;
+  /** SANDBOX_PUBLIC_URL: how browsers reach the sandbox listener (the reference site's console sends there); default http://HOST:PORT, as above. */
+  sandboxPublicUrl: string;
+  /** TEMPORAL_UI_URL: the Temporal UI the portal and `payments stuck` link to; default http://127.0.0.1:TEMPORAL_UI_PORT (the dev server's). */
+  temporalUiUrl: string;
   /** Worker (Temporal SDK) Prometheus exporter, 0 = off. */
   workerMetricsPort: number;
   /** SECRETS_KEY (base64, 32 bytes) that seals webhook signing secrets; see runtime/secrets-key.ts. */
@@ -129,6 +133,13 @@ function rateLimit(name: string, fallback: number, env: NodeJS.ProcessEnv): numb
   return Number(raw);
 }
 
+/** A listener's public base URL: the setting, else http://HOST:port, with a wildcard HOST (0.0.0.0, ::) read as 127.0.0.1, which a browser can open. */
+function publicUrl(setting: string | undefined, host: string | undefined, port: number): string {
+  if (setting) return setting.replace(/\/+$/, '');
+  const reachable = !host || host === '0.0.0.0' || host === '::' || host === '[::]' ? '127.0.0.1' : host;
+  return `http://${reachable}:${port}`;
+}
+
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -185,7 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, env),
     metricsPort: int('METRICS_PORT', 9464, env),
     webPort: int('WEB_PORT', 3002, env),
-    webPublicUrl: (env.WEB_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${int('WEB_PORT', 3002, env)}`).replace(/\/+$/, ''),
+    webPublicUrl: publicUrl(env.WEB_PUBLIC_URL, env.HOST, int('WEB_PORT', 3002, env)),
+    sandboxPublicUrl: publicUrl(env.SANDBOX_PUBLIC_URL, env.HOST, int('PORT', 3000, env)),
+    temporalUiUrl: (env.TEMPORAL_UI_URL || `http://127.0.0.1:${int('TEMPORAL_UI_PORT', 8233, env)}`).replace(/\/+$/, ''),
     workerMetricsPort: int('WORKER_METRICS_PORT', 9465, env),
     secretsKey: env.SECRETS_KEY || undefined,
     secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,

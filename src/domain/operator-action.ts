@@ -53,6 +53,11 @@ export const CHANGE_ACTIONS = [
   'webhook_endpoint.update',
   'webhook_endpoint.delete',
   'webhook_endpoint.rotate_secret',
+  'webhook_delivery.replay',
+  'portal.sign_in',
+  'portal.sign_in_failed',
+  'portal.sign_out',
+  'portal.switch_environment',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

@@ -16,6 +16,8 @@ export interface WebOptions {
    * `GET /v1/openapi.json`, which allows the web port's origin by CORS.
    */
   openApiDocument?: () => Record<string, unknown>;
+  /** Where the portal links a payment's workflow: the Temporal UI's base URL (TEMPORAL_UI_URL) and namespace. */
+  temporalUi?: { baseUrl: string; namespace: string };
 }
 
 /**

@@ -119,7 +119,7 @@ test('sign-in: the right password opens a session (cookie HttpOnly, SameSite=Lax
 
   const ok = await client.signIn(address, password);
   expect(ok.status).toBe(303);
-  expect(ok.headers.get('location')).toBe('/developers/api-keys');
+  expect(ok.headers.get('location')).toBe('/payments');
   const cookie = client.lastSetCookies.find((c) => c.startsWith('portal_session='))!;
   expect(cookie).toMatch(/; HttpOnly/);
   expect(cookie).toMatch(/; SameSite=Lax/);
@@ -185,7 +185,7 @@ test('a page without a session redirects to sign-in; / goes to API keys when sig
     expect({ path, status: res.status, location: res.headers.get('location') }).toEqual({ path, status: 302, location: '/sign-in' });
   }
   const { client } = await signedIn();
-  expect((await client.get('/')).headers.get('location')).toBe('/developers/api-keys');
+  expect((await client.get('/')).headers.get('location')).toBe('/payments');
   expect((await fetch(`${url}/no-such-page`)).status).toBe(404);
 });
 

@@ -6,6 +6,7 @@ import { issueKey, revokeKey, type IssuedKey } from '../../persistence/merchant-
 import type { Orm } from '../../persistence/orm';
 import type { PortalSession } from '../../persistence/portal-session-store';
 import { ROLL_OVERLAPS } from './api-keys-page';
+import { portalActor } from './kit';
 
 /**
  * Developers → API keys through the same key services as the CLI (issueKey, rollKey, revokeKey),
@@ -15,9 +16,7 @@ import { ROLL_OVERLAPS } from './api-keys-page';
  */
 export class KeyActionRefused extends Error {}
 
-export function portalActor(session: PortalSession, requestId: string): ChangeActor {
-  return { operator: `portal:${session.email}`, reason: 'portal: Developers → API keys', requestId };
-}
+const keysActor = (session: PortalSession, requestId: string): ChangeActor => portalActor(session, requestId, 'Developers → API keys');
 
 export async function environmentKeys(orm: Orm, merchantId: string, environment: Environment): Promise<ListedKey[]> {
   return (await listKeys(orm, merchantId)).data.filter((k) => k.environment === environment);
@@ -27,7 +26,7 @@ export async function createKey(orm: Orm, session: PortalSession, scopes: string
   const chosen = [...new Set(scopes)];
   if (chosen.length === 0) throw new KeyActionRefused('Choose at least one scope.');
   if (!chosen.every(isScope)) throw new KeyActionRefused('Unknown scope.');
-  return issueKey(orm, session.merchantId, session.environment, chosen as Scope[], portalActor(session, requestId));
+  return issueKey(orm, session.merchantId, session.environment, chosen as Scope[], keysActor(session, requestId));
 }
 
 async function ownKey(orm: Orm, session: PortalSession, keyId: string): Promise<ListedKey> {
@@ -41,7 +40,7 @@ export async function rollOwnKey(orm: Orm, session: PortalSession, keyId: string
   if (!choice) throw new KeyActionRefused('Choose how long the old key keeps working (at most 7 days).');
   await ownKey(orm, session, keyId);
   try {
-    return await rollKey(orm, keyId, choice.ms, portalActor(session, requestId));
+    return await rollKey(orm, keyId, choice.ms, keysActor(session, requestId));
   } catch (error) {
     if (error instanceof KeyRollRefused) throw new KeyActionRefused(`This key cannot be rolled: ${error.message}.`);
     throw error;
@@ -51,5 +50,5 @@ export async function rollOwnKey(orm: Orm, session: PortalSession, keyId: string
 export async function revokeOwnKey(orm: Orm, session: PortalSession, keyId: string, requestId: string): Promise<void> {
   const key = await ownKey(orm, session, keyId);
   if (key.status === 'revoked' || key.status === 'expired') throw new KeyActionRefused('This key is already revoked or expired.');
-  await revokeKey(orm, keyId, portalActor(session, requestId));
+  await revokeKey(orm, keyId, keysActor(session, requestId));
 }

@@ -10,7 +10,19 @@ export interface Frame {
   email: string;
   environment: Environment;
   csrfToken: string;
+  /** The page's path: its navigation entry is marked current, and the environment switch comes back to it. */
+  path?: string;
 }
+
+/** The header's navigation: label and path, in order (each page's routes are in src/web/portal/pages.ts). */
+export const PORTAL_NAV: { label: string; path: string }[] = [
+  { label: 'Payments', path: '/payments' },
+  { label: 'Balances', path: '/balances' },
+  { label: 'Events', path: '/events' },
+  { label: 'Webhooks', path: '/webhooks' },
+  { label: 'Developers → API keys', path: '/developers/api-keys' },
+  { label: 'Settings', path: '/settings' },
+];
 
 export const hidden = (csrfToken: string): string => `<input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">`;
 
@@ -38,9 +50,9 @@ function header(frame: Frame): string {
   const other: Environment = frame.environment === 'sandbox' ? 'live' : 'sandbox';
   return `<header class="bar">
 <span class="brand">Merchant portal</span>
-<nav aria-label="Main"><a href="/developers/api-keys">Developers → API keys</a></nav>
+<nav aria-label="Main">${PORTAL_NAV.map((n) => `<a href="${n.path}"${frame.path?.startsWith(n.path) ? ' aria-current="page"' : ''}>${escapeHtml(n.label)}</a>`).join(' ')}</nav>
 <span>Environment: <span class="env env-${frame.environment}" id="environment">${frame.environment === 'sandbox' ? 'Sandbox' : 'Live'}</span></span>
-<form method="post" action="/environment">${hidden(frame.csrfToken)}<input type="hidden" name="environment" value="${other}"><button type="submit" class="secondary" id="switch-environment">Switch to ${other === 'sandbox' ? 'sandbox' : 'live'}</button></form>
+<form method="post" action="/environment">${hidden(frame.csrfToken)}<input type="hidden" name="environment" value="${other}"><input type="hidden" name="return" value="${escapeHtml(frame.path ?? '')}"><button type="submit" class="secondary" id="switch-environment">Switch to ${other === 'sandbox' ? 'sandbox' : 'live'}</button></form>
 <span id="signed-in-as">${escapeHtml(frame.email)}</span>
 <form method="post" action="/sign-out">${hidden(frame.csrfToken)}<button type="submit" class="secondary" id="sign-out">Sign out</button></form>
 </header>

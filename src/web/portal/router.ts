@@ -1,23 +1,20 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import type { ServiceDeps } from '../../services/context';
+import { recordPortalAccess } from '../../persistence/portal-audit';
 import { findPortalUserByEmail, recordFailedSignIn, recordSignIn } from '../../persistence/portal-user-store';
-import { createPortalSession, revokePortalSession, setSessionEnvironment, type PortalSession } from '../../persistence/portal-session-store';
+import { createPortalSession, revokePortalSession, setSessionEnvironment } from '../../persistence/portal-session-store';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
 import { formFields } from '../checkout/form-body';
 import type { WebOptions } from '../routers';
-import { apiKeysPage, newSecretPage } from './api-keys-page';
-import { createKey, environmentKeys, KeyActionRefused, revokeOwnKey, rollOwnKey } from './key-actions';
-import type { Frame } from './layout';
+import { forbidden, html, portalKit, see } from './kit';
+import { HOME_PATH, PORTAL_PAGES } from './pages';
 import { clearCookie, currentSession, sameOrigin, setSessionCookie, SIGN_IN_COOKIE, signInToken, tokensMatch } from './session';
 import { lockedMessage, SIGN_IN_FAILED, signInPage } from './sign-in-page';
 import { PORTAL_CSS, PORTAL_ICON } from './styles';
 
-const KEYS_PATH = '/developers/api-keys';
-
 /**
  * The merchant portal (issue 21; README "Web: merchant portal"; docs/security.md): sign-in, the
- * sandbox/live switch, and Developers → API keys. Mounted last on the web port (it owns `/`), and
+ * sandbox/live switch, and the pages of src/web/portal/pages.ts. Mounted last on the web port (it owns `/`), and
  * answers only its own paths. Every POST is checked (Origin, CSRF token) before anything is read
  * or changed; a page without a live session redirects to the sign-in page. Form bodies, which hold
  * passwords, are never logged.
@@ -36,10 +33,10 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
     ctx.body = PORTAL_ICON;
   });
 
-  router.get('/', async (ctx) => ctx.redirect((await currentSession(ctx, orm)) ? KEYS_PATH : '/sign-in'));
+  router.get('/', async (ctx) => ctx.redirect((await currentSession(ctx, orm)) ? HOME_PATH : '/sign-in'));
 
   router.get('/sign-in', async (ctx) => {
-    if (await currentSession(ctx, orm)) return ctx.redirect(KEYS_PATH);
+    if (await currentSession(ctx, orm)) return ctx.redirect(HOME_PATH);
     html(ctx, 200, signInPage(signInToken(ctx, webUrl)));
   });
 
@@ -56,110 +53,52 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
     if (user?.lockedUntil && user.lockedUntil > new Date()) return html(ctx, 429, signInPage(token, lockedMessage(user.lockedUntil), email));
     if (!user || !ok) {
       const locked = user ? await recordFailedSignIn(orm, user.id) : null;
+      if (user) await recordPortalAccess(orm, { action: 'portal.sign_in_failed', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId: ctx.state.requestId, after: { locked_until: locked?.toISOString() ?? null } });
       return html(ctx, locked ? 429 : 401, signInPage(token, locked ? lockedMessage(locked) : SIGN_IN_FAILED, email));
     }
     await recordSignIn(orm, user.id);
+    await recordPortalAccess(orm, { action: 'portal.sign_in', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId: ctx.state.requestId });
     setSessionCookie(ctx, webUrl, await createPortalSession(orm, user.id));
     clearCookie(ctx, webUrl, SIGN_IN_COOKIE);
-    see(ctx, KEYS_PATH);
+    see(ctx, HOME_PATH);
   });
 
+  const kit = portalKit(deps, options);
+
   router.post('/sign-out', async (ctx) => {
-    const session = await postedSession(ctx);
+    const session = await kit.posted(ctx);
     if (!session) return;
     await revokePortalSession(orm, session.id);
+    await recordPortalAccess(orm, { action: 'portal.sign_out', userId: session.userId, email: session.email, merchantId: session.merchantId, environment: session.environment, requestId: ctx.state.requestId });
     clearCookie(ctx, webUrl, 'portal_session');
     see(ctx, '/sign-in');
   });
 
   router.post('/environment', async (ctx) => {
-    const session = await postedSession(ctx);
+    const session = await kit.posted(ctx);
     if (!session) return;
     const environment = ctx.state.fields.get('environment');
-    if (environment === 'sandbox' || environment === 'live') await setSessionEnvironment(orm, session.id, environment);
-    see(ctx, KEYS_PATH);
-  });
-
-  router.get(KEYS_PATH, async (ctx) => {
-    const session = await currentSession(ctx, orm);
-    if (!session) return ctx.redirect('/sign-in');
-    html(ctx, 200, apiKeysPage(frameOf(session), await environmentKeys(orm, session.merchantId, session.environment)));
-  });
-
-  router.post(KEYS_PATH, async (ctx) => {
-    const session = await postedSession(ctx);
-    if (!session) return;
-    await keyAction(ctx, session, async () => {
-      const key = await createKey(orm, session, ctx.state.fields.getAll('scope'), ctx.state.requestId);
-      html(ctx, 200, newSecretPage(frameOf(session), 'created', key));
-    });
-  });
-
-  router.post(`${KEYS_PATH}/:id/roll`, async (ctx) => {
-    const session = await postedSession(ctx);
-    if (!session) return;
-    await keyAction(ctx, session, async () => {
-      const rolled = await rollOwnKey(orm, session, ctx.params.id ?? '', ctx.state.fields.get('overlap'), ctx.state.requestId);
-      html(ctx, 200, newSecretPage(frameOf(session), 'rolled', rolled, rolled.previous_expires_at));
-    });
-  });
-
-  router.post(`${KEYS_PATH}/:id/revoke`, async (ctx) => {
-    const session = await postedSession(ctx);
-    if (!session) return;
-    await keyAction(ctx, session, async () => {
-      await revokeOwnKey(orm, session, ctx.params.id ?? '', ctx.state.requestId);
-      html(ctx, 200, apiKeysPage(frameOf(session), await environmentKeys(orm, session.merchantId, session.environment), 'The key is revoked: the API refuses it from now on.', 'notice'));
-    });
-  });
-
-  /**
-   * A POST's session, after the checks: same Origin, a form body, a live session (else to sign-in),
-   * and the session's CSRF token in the form. Otherwise answers (403 or a redirect) and gives null.
-   */
-  async function postedSession(ctx: Context): Promise<PortalSession | null> {
-    if (!sameOrigin(ctx, webUrl)) return forbidden(ctx);
-    const fields = await formFields(ctx);
-    if (!fields) return forbidden(ctx);
-    const session = await currentSession(ctx, orm);
-    if (!session) {
-      see(ctx, '/sign-in');
-      return null;
+    if (environment === 'sandbox' || environment === 'live') {
+      await setSessionEnvironment(orm, session.id, environment);
+      await recordPortalAccess(orm, { action: 'portal.switch_environment', userId: session.userId, email: session.email, merchantId: session.merchantId, environment, requestId: ctx.state.requestId, after: { environment } });
     }
-    if (!tokensMatch(session.csrfToken, fields.get('csrf'))) return forbidden(ctx);
-    ctx.state.fields = fields;
-    return session;
-  }
+    // Back to the page the switch was on (a local path; a detail page's id belongs to the other environment, so its list).
+    see(ctx, listPathOf(ctx.state.fields.get('return') ?? '') ?? HOME_PATH);
+  });
 
-  async function keyAction(ctx: Context, session: PortalSession, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (error) {
-      if (!(error instanceof KeyActionRefused)) throw error;
-      html(ctx, 400, apiKeysPage(frameOf(session), await environmentKeys(orm, session.merchantId, session.environment), error.message));
-    }
-  }
+  for (const routes of PORTAL_PAGES) routes(router, kit);
 
   return router;
 }
 
-const frameOf = (session: PortalSession): Frame => ({ email: session.email, environment: session.environment, csrfToken: session.csrfToken });
-
-function html(ctx: Context, status: number, body: string): void {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = body;
+/** A page path's leading plain segments (`/webhooks/we_…/deliveries` → `/webhooks`), or null for anything else. */
+function listPathOf(path: string): string | null {
+  if (!path.startsWith('/')) return null;
+  const plain: string[] = [];
+  for (const segment of path.slice(1).split('/')) {
+    if (!/^[a-z-]+$/.test(segment)) break;
+    plain.push(segment);
+  }
+  return plain.length ? `/${plain.join('/')}` : null;
 }
 
-/** After a POST: 303, so a reload does not post again. */
-function see(ctx: Context, path: string): void {
-  ctx.status = 303;
-  ctx.redirect(path);
-}
-
-function forbidden(ctx: Context): null {
-  ctx.status = 403;
-  ctx.type = 'text/plain; charset=utf-8';
-  ctx.body = 'This form has expired or did not come from this site. Go back, reload the page and try again.';
-  return null;
-}

@@ -6,7 +6,8 @@ header.bar .brand{font-weight:700;margin-right:auto}
 header.bar form{margin:0;display:inline}
 .env{font-weight:700;padding:.15rem .5rem;border-radius:4px}
 .env-sandbox{background:#fff3e0;color:#6b3a00}.env-live{background:#e6f4ea;color:#135c2a}
-nav a{color:#0b4f9c}
+nav a{color:#0b4f9c;margin-right:.6rem}
+nav a[aria-current=page]{font-weight:700;text-decoration:none;border-bottom:2px solid #0b4f9c}
 main{max-width:60rem;margin:1.5rem auto;background:#fff;padding:1.5rem;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}
 main.narrow{max-width:26rem}
 h1{font-size:1.4rem;margin-top:0}h2{font-size:1.1rem}

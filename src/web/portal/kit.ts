@@ -1,0 +1,93 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ChangeActor } from '../../domain/operator-action';
+import type { Caller, ServiceDeps } from '../../services/context';
+import type { PortalSession } from '../../persistence/portal-session-store';
+import { formFields } from '../checkout/form-body';
+import type { WebOptions } from '../routers';
+import type { Frame } from './layout';
+import { currentSession, sameOrigin, tokensMatch } from './session';
+
+/**
+ * What every portal page's routes share: the services (the API's, never a second path), the web
+ * options, and the request checks. A page module exports `(router, kit) => void` and is listed in
+ * src/web/portal/pages.ts; its GETs call `kit.page(ctx)` and its POSTs `kit.posted(ctx)`, which
+ * answer for themselves (redirect to sign-in, 403) and give null when the request goes no further.
+ */
+export interface PortalKit {
+  deps: ServiceDeps;
+  options: WebOptions;
+  /** A GET's session, or null after redirecting to the sign-in page. */
+  page(ctx: Context): Promise<PortalSession | null>;
+  /** A POST's session after the Origin and CSRF checks (its form in `ctx.state.fields`), or null after answering. */
+  posted(ctx: Context): Promise<PortalSession | null>;
+}
+
+export type PortalRoutes = (router: Router, kit: PortalKit) => void;
+
+export function portalKit(deps: ServiceDeps, options: WebOptions): PortalKit {
+  const webUrl = options.webUrl;
+  return {
+    deps,
+    options,
+    async page(ctx) {
+      const session = await currentSession(ctx, deps.orm);
+      if (!session) ctx.redirect('/sign-in');
+      return session;
+    },
+    async posted(ctx) {
+      if (!sameOrigin(ctx, webUrl)) return forbidden(ctx);
+      const fields = await formFields(ctx);
+      if (!fields) return forbidden(ctx);
+      const session = await currentSession(ctx, deps.orm);
+      if (!session) {
+        see(ctx, '/sign-in');
+        return null;
+      }
+      if (!tokensMatch(session.csrfToken, fields.get('csrf'))) return forbidden(ctx);
+      ctx.state.fields = fields;
+      return session;
+    },
+  };
+}
+
+/** The page frame of a session (header, switch, TEST MODE band); `path` (ctx.path) marks its navigation entry. */
+export const frameOf = (session: PortalSession, path?: string): Frame => ({ email: session.email, environment: session.environment, csrfToken: session.csrfToken, ...(path ? { path } : {}) });
+
+/**
+ * The session as the API's services know a caller: its merchant and environment. `keyId` names the
+ * portal user (no API key is involved); the portal never creates payments, so `merchantVerified`
+ * (which only gates live money movement) is false.
+ */
+export const callerOf = (session: PortalSession): Caller => ({ merchantId: session.merchantId, environment: session.environment, keyId: `portal:${session.email}`, merchantVerified: false });
+
+/** Who a portal change is by, as its audit row records it: `portal:<email>`, what was done, the web request id. */
+export function portalActor(session: PortalSession, requestId: string, reason: string): ChangeActor {
+  return { operator: `portal:${session.email}`, reason: `portal: ${reason}`, requestId };
+}
+
+export function html(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+}
+
+/** After a POST: 303, so a reload does not post again. */
+export function see(ctx: Context, path: string): void {
+  ctx.status = 303;
+  ctx.redirect(path);
+}
+
+export function forbidden(ctx: Context): null {
+  ctx.status = 403;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = 'This form has expired or did not come from this site. Go back, reload the page and try again.';
+  return null;
+}
+
+/** A plain 404 page inside the portal frame's style (an id of another merchant or environment included). */
+export function notFoundText(ctx: Context): void {
+  ctx.status = 404;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = 'Not found in this environment.';
+}
