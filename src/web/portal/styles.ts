@@ -1,5 +1,11 @@
+import { BALANCES_CSS } from './balances-styles';
+import { EVENTS_CSS } from './events-styles';
+import { PAYMENTS_CSS } from './payments-styles';
+import { SETTINGS_CSS } from './settings-styles';
+import { WEBHOOKS_CSS } from './webhooks-styles';
+
 /** The portal's one stylesheet (served from 'self': the web port's CSP stays strict) and icon. */
-export const PORTAL_CSS = `body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#f6f7f9}
+const BASE_CSS = `body{font-family:system-ui,sans-serif;margin:0;color:#1a1a1a;background:#f6f7f9}
 .test-mode{background:#8a4b00;color:#fff;text-align:center;padding:.5rem;font-weight:700;letter-spacing:.05em;position:sticky;top:0}
 header.bar{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem;padding:.6rem 1.2rem;background:#fff;border-bottom:1px solid #d0d4da}
 header.bar .brand{font-weight:700;margin-right:auto}
@@ -28,5 +34,7 @@ td form{display:inline}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 fieldset{border:1px solid #d0d4da;border-radius:4px;margin:.8rem 0}
 `;
+
+export const PORTAL_CSS = [BASE_CSS, PAYMENTS_CSS, BALANCES_CSS, EVENTS_CSS, WEBHOOKS_CSS, SETTINGS_CSS].join('\n');
 
 export const PORTAL_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5fbd"/></svg>`;

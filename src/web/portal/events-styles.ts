@@ -1,0 +1,2 @@
+/** The events pages' rules, appended to the portal's one stylesheet (src/web/portal/styles.ts). */
+export const EVENTS_CSS = ``;

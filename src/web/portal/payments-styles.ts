@@ -1,0 +1,2 @@
+/** The payments pages' rules, appended to the portal's one stylesheet (src/web/portal/styles.ts). */
+export const PAYMENTS_CSS = ``;

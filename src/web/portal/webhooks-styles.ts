@@ -1,0 +1,2 @@
+/** The webhooks pages' rules, appended to the portal's one stylesheet (src/web/portal/styles.ts). */
+export const WEBHOOKS_CSS = ``;
