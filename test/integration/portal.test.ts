@@ -179,7 +179,7 @@ test('lock-out: the fifth wrong password locks the account for 15 minutes, the p
   expect((await client.signIn(address, password)).status).toBe(303);
 });
 
-test('a page without a session redirects to sign-in; / goes to API keys when signed in', async () => {
+test('a page without a session redirects to sign-in; / goes to Payments when signed in', async () => {
   for (const path of ['/', '/developers/api-keys']) {
     const res = await fetch(url + path, { redirect: 'manual' });
     expect({ path, status: res.status, location: res.headers.get('location') }).toEqual({ path, status: 302, location: '/sign-in' });
@@ -285,4 +285,39 @@ test('API keys: create (scopes required), roll and revoke through the key servic
   const liveKey = (await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from api_keys where merchant_id = ? and environment = 'live'`, [m.id]))[0]!.id;
   expect((await client.post(`/developers/api-keys/${liveKey}/revoke`, { csrf })).status).toBe(400);
   expect((await h.request('live', 'GET', '/v1/balances', { key: m.liveKey })).status).toBe(200);
+});
+
+test('access is audited: a failed sign-in of a known user, the sign-in, the environment switch and the sign-out each write an operator_audit row as portal:<email> with the web request id', async () => {
+  const { m, email: address, password } = await portalUser();
+  const client = new PortalClient(url);
+  const wrong = await client.signIn(address, 'not-the-password');
+  const ok = await client.signIn(address, password);
+  const page = await client.get('/developers/api-keys');
+  const switched = await client.post('/environment', { csrf: PortalClient.csrfOf(page.text), environment: 'live', return: '/developers/api-keys' });
+  expect(switched.headers.get('location')).toBe('/developers/api-keys');
+  const out = await client.post('/sign-out', { csrf: PortalClient.csrfOf(page.text) });
+  expect(out.status).toBe(303);
+  const rows = await h.orm.em.getConnection().execute<{ action: string; operator: string; request_id: string; environment: string; state_after: unknown; merchant_id: string }[]>(
+    `select action, operator, request_id, environment, state_after, merchant_id from operator_audit where merchant_id = ? and action like 'portal.%' order by created_at`,
+    [m.id],
+  );
+  expect(rows).toEqual([
+    { action: 'portal.sign_in_failed', operator: `portal:${address}`, request_id: wrong.headers.get('request-id'), environment: 'sandbox', state_after: { locked_until: null }, merchant_id: m.id },
+    { action: 'portal.sign_in', operator: `portal:${address}`, request_id: ok.headers.get('request-id'), environment: 'sandbox', state_after: null, merchant_id: m.id },
+    { action: 'portal.switch_environment', operator: `portal:${address}`, request_id: switched.headers.get('request-id'), environment: 'live', state_after: { environment: 'live' }, merchant_id: m.id },
+    { action: 'portal.sign_out', operator: `portal:${address}`, request_id: out.headers.get('request-id'), environment: 'live', state_after: null, merchant_id: m.id },
+  ]);
+  // An unknown email has no merchant: nothing is written for it (the password never is).
+  expect(JSON.stringify(rows)).not.toContain(password);
+});
+
+test('the environment switch comes back to the list the page belongs to; anything else goes home', async () => {
+  const { client } = await signedIn();
+  const page = await client.get('/developers/api-keys');
+  const csrf = PortalClient.csrfOf(page.text);
+  const to = async (back: string) => (await client.post('/environment', { csrf, environment: 'sandbox', return: back })).headers.get('location');
+  expect(await to('/webhooks/we_123/deliveries')).toBe('/webhooks');
+  expect(await to('/payments')).toBe('/payments');
+  expect(await to('//evil.example/x')).toBe('/payments');
+  expect(await to('https://evil.example/')).toBe('/payments');
 });
