@@ -30,11 +30,11 @@ import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli
 import { FAILURE_CLASSES, isFailureClass } from './domain/failure-classes';
 import { parseDuration } from './domain/webhook-retry';
 import { parseEmail } from './notifications/recipient';
-import { createPortalUser, listPortalUsers } from './persistence/portal-user-store';
+import { createPortalUser, findPortalUserByEmail, listPortalUsers } from './persistence/portal-user-store';
 import { hashPassword, passwordProblem } from './support/password';
 
 const USAGE = `usage:
-  cli merchants create --name NAME [--email EMAIL]
+  cli merchants create --name NAME [--email EMAIL [--password-stdin]]   (--email: the notification email and the first merchant portal user, whose password is generated and printed once unless given on stdin)
   cli merchants verify MERCHANT_ID
   cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount N] [--live-daily-limit N] [--notification-email EMAIL]
   cli users create --merchant MERCHANT_ID --email EMAIL [--password-stdin]   (a merchant portal user; without --password-stdin a password is generated and printed once)
@@ -293,11 +293,21 @@ async function run(argv: string[]): Promise<unknown> {
       const name = values.name;
       const email = values.email === undefined ? undefined : emailOption(values.email, '--email');
       const actor = changeActor(values, 'merchants create');
+      // --email is also the first portal user's sign-in (its password from stdin, else generated and printed once).
+      const given = email !== undefined && passwordStdin === true ? await readPasswordFromStdin() : undefined;
+      const password = email === undefined ? undefined : (given ?? randomBase62(20));
+      const problem = password === undefined ? null : passwordProblem(password);
+      if (problem) throw new Error(problem);
+      const hash = password === undefined ? undefined : await hashPassword(password);
       return withDatabase(config, async (orm) => {
+        if (email !== undefined && (await findPortalUserByEmail(orm, email))) throw new UsageError(`a portal user with the email ${email} already exists; choose another --email`);
         const m = await createMerchant(orm, name, actor);
-        // --email: the merchant's notification email (merchants set --notification-email changes it).
-        if (email !== undefined) await updateMerchantSettings(orm, m.id, { notificationEmail: email });
-        return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret, ...(email !== undefined ? { notification_email: email } : {}) };
+        if (email === undefined || hash === undefined) return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret };
+        // --email: the merchant's notification email (merchants set --notification-email changes it) and its first portal user.
+        await updateMerchantSettings(orm, m.id, { notificationEmail: email });
+        const user = await createPortalUser(orm, m.id, email, hash);
+        const portalUser = { id: user.id, email: user.email, ...(given === undefined ? { password } : {}) };
+        return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret, notification_email: email, portal_user: portalUser };
       });
     }
     case 'merchants verify':

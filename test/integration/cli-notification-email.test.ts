@@ -13,17 +13,32 @@ beforeAll(async () => {
   h = await startHarness({ worker: false });
 });
 afterAll(() => h?.close());
+import { findPortalUserByEmail } from '../../src/persistence/portal-user-store';
+import { verifyPassword } from '../../src/support/password';
 
 const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
 const stored = async (id: string) => (await h.orm.em.getConnection().execute<{ e: string | null }[]>(`select notification_email as e from merchants where id = ?`, [id]))[0]?.e;
 
-test('merchants create --email: the merchant and its keys, and where its notifications go', async () => {
-  const result = await cli('merchants', 'create', '--name', 'Mail Shop', '--email', ' ops@mailshop.example ');
+test('merchants create --email: the merchant and its keys, where its notifications go, and its first portal user (password printed once, only its argon2id hash stored)', async () => {
+  const address = `ops-${Date.now().toString(36)}@mailshop.example`;
+  const result = await cli('merchants', 'create', '--name', 'Mail Shop', '--email', ` ${address} `);
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
   const created = JSON.parse(result.stdout);
-  expect(Object.keys(created).sort()).toEqual(['id', 'live_key', 'notification_email', 'test_key']);
-  expect(created.notification_email).toBe('ops@mailshop.example');
-  expect(await stored(created.id)).toBe('ops@mailshop.example');
+  expect(Object.keys(created).sort()).toEqual(['id', 'live_key', 'notification_email', 'portal_user', 'test_key']);
+  expect(created.notification_email).toBe(address);
+  expect(await stored(created.id)).toBe(address);
+  expect(created.portal_user).toEqual({ id: expect.stringMatching(/^usr_/), email: address, password: expect.any(String) });
+  const user = await findPortalUserByEmail(h.orm, address);
+  expect(user?.merchantId).toBe(created.id);
+  expect(user?.passwordHash).toMatch(/^\$argon2id\$/);
+  expect(await verifyPassword(user!.passwordHash, created.portal_user.password)).toBe(true);
+
+  // The same email again: refused before anything is created.
+  const before = (await h.orm.em.getConnection().execute<{ n: number }[]>(`select count(*)::int as n from merchants`))[0].n;
+  const again = await cli('merchants', 'create', '--name', 'Mail Shop 2', '--email', address);
+  expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 1, stdout: '' });
+  expect(again.stderr).toContain('already exists');
+  expect((await h.orm.em.getConnection().execute<{ n: number }[]>(`select count(*)::int as n from merchants`))[0].n).toBe(before);
 });
 
 test('merchants set --notification-email: set, shown, changed, cleared with ""', async () => {
