@@ -32,13 +32,13 @@ const listen = async (server: http.Server) => {
  * it. Ports first, apps after, since each needs the other's URL. The web port gets the OpenAPI
  * document as main.ts gives it (`withDocument: false`: as an app built without it).
  */
-export async function startDocsSite(deps: ServiceDeps, options: { withDocument?: boolean } = {}): Promise<DocsSite> {
+export async function startDocsSite(deps: ServiceDeps, options: { withDocument?: boolean; temporalUi?: { baseUrl: string; namespace: string } } = {}): Promise<DocsSite> {
   const web = http.createServer();
   const sandbox = http.createServer();
   const live = http.createServer();
   const [webUrl, sandboxUrl, liveUrl] = await Promise.all([listen(web), listen(sandbox), listen(live)]);
   const webRequests: SeenRequest[] = [];
-  const webApp = createWebApp(deps, { webUrl, sandboxApiUrl: sandboxUrl, ...(options.withDocument === false ? {} : { openApiDocument }) }).callback();
+  const webApp = createWebApp(deps, { webUrl, sandboxApiUrl: sandboxUrl, ...(options.withDocument === false ? {} : { openApiDocument }), ...(options.temporalUi ? { temporalUi: options.temporalUi } : {}) }).callback();
   web.on('request', (req, res) => {
     webRequests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     void webApp(req, res);
