@@ -1,0 +1,132 @@
+import { escapeHtml } from '../checkout/pages';
+import { portalPage, type Frame } from './layout';
+import { paymentKindOf, type Payment, type PaymentKind, type Related } from './payments-data';
+import { counterparty, money, paymentLink, paymentsTable, statusBadge, when } from './payments-page';
+import type { Timeline } from './payment-timeline';
+
+const NOUN: Record<PaymentKind, string> = { charge: 'Charge', payout: 'Payout', refund: 'Refund', dispute: 'Dispute', settlement: 'Settlement' };
+const TAB: Record<PaymentKind, string> = { charge: 'charges', payout: 'payouts', refund: 'refunds', dispute: 'disputes', settlement: 'settlements' };
+
+/** Members of an API object that are amounts in minor units of its currency. */
+const AMOUNTS = new Set(['amount', 'customer_amount', 'merchant_amount', 'amount_refunded', 'fee.platform', 'fee.tax', 'total_debit']);
+/** Members shown elsewhere on the page (the heading, the metadata block). */
+const SKIPPED = new Set(['object', 'metadata']);
+
+const label = (path: string): string => {
+  const text = path.replace(/[._]/g, ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+const isTime = (path: string, value: unknown): value is string =>
+  typeof value === 'string' && /(_at|_by|period_end)$/.test(path) && /^\d{4}-\d{2}-\d{2}T/.test(value);
+
+/** One member's value, escaped: amounts with their currency, times, ids of payments linked. */
+function valueHtml(path: string, value: unknown, currency: string): string {
+  if (value === null || value === undefined) return '—';
+  if (AMOUNTS.has(path) && typeof value === 'number') return money(value, currency);
+  if (isTime(path, value)) return when(value, true);
+  if (path === 'charge' && typeof value === 'string') return paymentLink(value);
+  if (path === 'status' && typeof value === 'string') return statusBadge(value);
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (path === 'evidence.text' && typeof value === 'string') return `<span class="pay-text">${escapeHtml(value)}</span>`;
+  return escapeHtml(String(value));
+}
+
+/** The API object's members, nested ones as `parent.member`, in the API's order. */
+function fields(view: Record<string, unknown>, currency: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(view)) {
+    const path = prefix + key;
+    if (SKIPPED.has(path)) continue;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) out.push(...fields(value as Record<string, unknown>, currency, `${path}.`));
+    else out.push(`<dt>${escapeHtml(label(path))}</dt><dd id="field-${escapeHtml(path.replace(/\./g, '-'))}">${valueHtml(path, value, currency)}</dd>`);
+  }
+  return out;
+}
+
+function metadataBlock(metadataJson: string): string {
+  let pretty = metadataJson;
+  try {
+    pretty = JSON.stringify(JSON.parse(metadataJson), null, 2);
+  } catch {
+    // shown as stored
+  }
+  return pretty === '{}' ? '<p id="metadata">No metadata.</p>' : `<pre id="metadata" class="pay-json">${escapeHtml(pretty)}</pre>`;
+}
+
+function timelineBlock(timeline: Timeline): string {
+  const items = timeline.entries.map(
+    (e) =>
+      `<li id="${escapeHtml(e.id)}" data-sequence="${e.sequence}" data-type="${escapeHtml(e.type)}"><code class="pay-event">${escapeHtml(e.type)}</code> ${when(e.createdAt, true)} <span class="pay-seq">sequence ${e.sequence}</span></li>`,
+  );
+  const partial = timeline.complete
+    ? ''
+    : '<p class="notice" id="timeline-partial">Only the most recent part of the event log was searched: older events of this payment may be missing here. The Events page lists every event.</p>\n';
+  return `<h2 id="timeline-heading">Timeline</h2>
+${partial}${items.length ? `<ol id="timeline" class="pay-timeline" aria-labelledby="timeline-heading">\n${items.join('\n')}\n</ol>` : '<p id="timeline-empty">No events about it yet.</p>'}`;
+}
+
+function relatedBlock(payment: Payment, related: Related): string {
+  const parts: string[] = [];
+  if (related.charge) {
+    parts.push(`<h2>Charge</h2>\n${paymentsTable('related-charge', `The charge this ${payment.kind} is about`, [related.charge])}`);
+  }
+  if (related.refunds) {
+    parts.push(
+      `<h2>Refunds</h2>\n${related.refunds.rows.length ? paymentsTable('related-refunds', 'Refunds of this charge, newest first', related.refunds.rows) : '<p id="no-refunds">No refunds.</p>'}` +
+        (related.refunds.more ? `\n<p><a href="/payments?type=refunds&amp;charge=${encodeURIComponent(payment.view.id)}">All refunds of this charge</a></p>` : ''),
+    );
+  }
+  if (related.disputes) {
+    parts.push(
+      `<h2>Disputes</h2>\n${related.disputes.rows.length ? paymentsTable('related-disputes', 'Disputes of this charge, newest first', related.disputes.rows) : '<p id="no-disputes">No disputes.</p>'}` +
+        (related.disputes.more ? `\n<p><a href="/payments?type=disputes&amp;charge=${encodeURIComponent(payment.view.id)}">All disputes of this charge</a></p>` : ''),
+    );
+  }
+  if (related.entries) {
+    const rows = related.entries.rows
+      .map((e) => {
+        const source = paymentKindOf(e.source) ? paymentLink(e.source) : escapeHtml(e.source);
+        return `<tr><td><code>${escapeHtml(e.transfer_id)}</code></td><td>${escapeHtml(e.kind.replace(/_/g, ' '))}</td><td>${source}</td><td class="num">${money(e.amount, payment.view.currency)}</td><td>${when(e.created_at)}</td></tr>`;
+      })
+      .join('\n');
+    parts.push(
+      `<h2>Swept entries</h2>\n${
+        rows
+          ? `<table id="related-entries"><caption>Ledger postings this settlement swept, newest first${related.entries.more ? ' (the first ones; GET /v1/settlements/{id}/entries lists all)' : ''}</caption>
+<thead><tr><th scope="col">Transfer</th><th scope="col">Kind</th><th scope="col">Source</th><th scope="col" class="num">Amount</th><th scope="col">Created</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>`
+          : '<p id="no-entries">No entries.</p>'
+      }`,
+    );
+  }
+  return parts.join('\n');
+}
+
+/** GET /payments/:id: the object as the API shows it, its timeline, related objects, and its workflow. */
+export function paymentDetailPage(frame: Frame, payment: Payment, related: Related, timeline: Timeline, workflowUrl: string | null): string {
+  const { view } = payment;
+  const noun = NOUN[payment.kind];
+  const workflow = workflowUrl
+    ? `<p><a id="temporal-link" href="${escapeHtml(workflowUrl)}" rel="noopener">Open its workflow in the Temporal UI</a> (workflow ID <code>${escapeHtml(view.id)}</code>)</p>`
+    : '';
+  return portalPage(
+    `${noun} ${view.id}`,
+    `<p class="pay-back"><a href="/payments?type=${TAB[payment.kind]}" id="back">← All ${TAB[payment.kind]}</a></p>
+<h1>${noun} <code id="payment-id">${escapeHtml(view.id)}</code></h1>
+<p class="pay-summary"><span id="summary-amount">${money(view.amount, view.currency)}</span> ${statusBadge(view.status)} ${counterparty(view)}</p>
+${workflow}
+<h2>Details</h2>
+<dl id="fields" class="pay-fields">
+${fields(view, view.currency).join('\n')}
+</dl>
+<h2>Metadata</h2>
+${metadataBlock(payment.metadataJson)}
+${timelineBlock(timeline)}
+${relatedBlock(payment, related)}`,
+    frame,
+    'payments',
+  );
+}

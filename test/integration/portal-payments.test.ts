@@ -1,0 +1,427 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pathModule from 'node:path';
+import type { Browser } from 'playwright-core';
+import { createPortalUser } from '../../src/persistence/portal-user-store';
+import { runSettlements } from '../../src/services/settlement-run';
+import { newId, randomBase62 } from '../../src/support/new-id';
+import { hashPassword } from '../../src/support/password';
+import { createWebApp } from '../../src/web/app';
+import { axeViolations } from '../support/axe';
+import { launchChromium } from '../support/chromium';
+import { fundMerchant } from '../support/fund-merchant';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { writeLiveCharge } from '../support/live-charge';
+import { PortalClient } from '../support/portal-client';
+import { giveSettlementAccount } from '../support/settlement-runs';
+
+/**
+ * The merchant portal's Payments pages (src/web/portal/payments-*.ts) over HTTP, against the suite's
+ * PostgreSQL and Temporal dev server with the payments worker: payments made through the API (charges,
+ * a refund, a dispute, a payout, a settlement run), then each tab compared with the API's own list
+ * (same objects, same order, same cursor), the filters, cursor paging, each payment's page (its
+ * timeline against GET /v1/events, related objects, the Temporal UI link to its real workflow), the
+ * merchant and environment scoping (404), the sign-in redirect, and axe-core in Chromium (screenshots
+ * to SCREENSHOTS_DIR when set).
+ */
+
+const TEMPORAL_UI = { baseUrl: 'http://127.0.0.1:8233', namespace: 'default' };
+
+let h: Harness;
+let server: http.Server;
+let url: string;
+
+/** Merchant A's payments, made through the API. */
+const made = {} as { ok: string; declined: string; third: string; refund: string; dispute: string; payout: string; settlement: string; live: string; others: string };
+let m: TestMerchant;
+let other: TestMerchant;
+let client: PortalClient;
+let otherClient: PortalClient;
+
+async function signedIn(merchant: TestMerchant): Promise<PortalClient> {
+  const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
+  const password = `pw-${randomBase62(20)}`;
+  await createPortalUser(h.orm, merchant.id, email, await hashPassword(password));
+  const c = new PortalClient(url);
+  expect((await c.signIn(email, password)).status).toBe(303);
+  return c;
+}
+
+const api = (merchant: TestMerchant, method: string, path: string, body?: unknown) =>
+  h.request('sandbox', method, path, { key: merchant.testKey, ...(body === undefined ? {} : { body, headers: { 'Idempotency-Key': idempotencyKey() } }) });
+
+async function charge(merchant: TestMerchant, overrides: Record<string, unknown>): Promise<string> {
+  const res = await api(merchant, 'POST', '/v1/charges', chargeBody(overrides));
+  expect(res.status).toBe(200);
+  return res.json.id;
+}
+
+const finished = (id: string) => h.temporal.client.workflow.getHandle(id).result();
+
+beforeAll(async () => {
+  h = await startHarness();
+  server = http.createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox, temporalUi: TEMPORAL_UI }).callback());
+
+  m = await h.merchant();
+  other = await h.merchant();
+  // Created one after the other, so the lists' order (newest first) is known.
+  made.ok = await charge(m, { amount: 15_000, reference: 'order-ok' });
+  made.declined = await charge(m, { amount: 2_500, reference: 'order-declined', metadata: { sandbox_outcome: 'declined' } });
+  made.third = await charge(m, { amount: 7_000, reference: 'order-third' });
+  made.others = await charge(other, { amount: 9_900, reference: 'not-yours' });
+  for (const id of [made.ok, made.declined, made.third, made.others]) await h.settled(id);
+
+  const refund = await api(m, 'POST', '/v1/refunds', { charge: made.ok, amount: 4_000 });
+  expect(refund.status).toBe(200);
+  made.refund = refund.json.id;
+  await finished(made.refund);
+  const dispute = await api(m, 'POST', `/v1/sandbox/charges/${made.ok}/disputes`, { amount: 3_000 });
+  expect(dispute.status).toBe(200);
+  made.dispute = dispute.json.id;
+
+  await fundMerchant(h, m.id, 200_000);
+  const payout = await api(m, 'POST', '/v1/payouts', {
+    amount: 10_000,
+    currency: 'GHS',
+    channel: 'mobile_money',
+    momo_network_id: MTN_GH,
+    recipient: { identifier: '233240004567', name: 'Kofi Boateng' },
+    reference: 'salary-nov',
+  });
+  expect(payout.status).toBe(200);
+  made.payout = payout.json.id;
+  await finished(made.payout);
+
+  await giveSettlementAccount(h, m.id);
+  const run = await runSettlements({ orm: h.orm, client: h.temporal.client, taskQueue: h.taskQueue }, { merchantId: m.id, environment: 'sandbox' });
+  expect(run.batches).toHaveLength(1);
+  made.settlement = run.batches[0]!.id;
+  await finished(made.settlement);
+
+  made.live = (await writeLiveCharge(h, m)).id;
+
+  client = await signedIn(m);
+  otherClient = await signedIn(other);
+}, 180_000);
+
+afterAll(async () => {
+  await new Promise((ok) => server?.close(ok));
+  await h?.close();
+});
+
+/** The ids in the first column of a table of the page (`#payments` by default), in order. */
+function tableIds(html: string, tableId = 'payments'): string[] {
+  const start = html.indexOf(`<table id="${tableId}"`);
+  if (start < 0) return [];
+  const table = html.slice(start, html.indexOf('</table>', start));
+  return [...table.matchAll(/<tr><td><a href="\/payments\/([^"]+)">/g)].map((x) => x[1]!);
+}
+
+/** The href of an element with this id, entities decoded. */
+function hrefOf(html: string, id: string): string | null {
+  const match = new RegExp(`<a href="([^"]*)" id="${id}"|<a id="${id}" href="([^"]*)"`).exec(html);
+  const raw = match?.[1] ?? match?.[2];
+  return raw === undefined ? null : raw.replace(/&amp;/g, '&');
+}
+
+function timelineOf(html: string): { id: string; sequence: number; type: string }[] {
+  const start = html.indexOf('<ol id="timeline"');
+  if (start < 0) return [];
+  const list = html.slice(start, html.indexOf('</ol>', start));
+  return [...list.matchAll(/<li id="([^"]+)" data-sequence="(\d+)" data-type="([^"]+)"/g)].map((x) => ({ id: x[1]!, sequence: Number(x[2]), type: x[3]! }));
+}
+
+/** The merchant's sandbox events about `id`, as GET /v1/events serves them, oldest first. */
+async function apiEventsOf(merchant: TestMerchant, id: string): Promise<{ id: string; sequence: number; type: string }[]> {
+  const res = await api(merchant, 'GET', '/v1/events?after_sequence=0&limit=100');
+  expect(res.status).toBe(200);
+  expect(res.json.has_more).toBe(false);
+  return (res.json.data as { id: string; sequence: number; type: string; resource_id: string }[]).filter((e) => e.resource_id === id).map((e) => ({ id: e.id, sequence: e.sequence, type: e.type }));
+}
+
+const API_LIST: Record<string, string> = { charges: '/v1/charges', payouts: '/v1/payouts', refunds: '/v1/refunds', disputes: '/v1/disputes', settlements: '/v1/settlements' };
+
+test('signed out: the list and a payment page redirect to sign-in and show nothing', async () => {
+  const anonymous = new PortalClient(url);
+  for (const path of ['/payments', `/payments?type=payouts`, `/payments/${made.ok}`]) {
+    const res = await anonymous.get(path);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/sign-in');
+    expect(res.text).not.toContain(made.ok);
+  }
+});
+
+test('each tab lists its kind for the session merchant only, as the API lists them (same objects, same order), masked and formatted', async () => {
+  const expected: Record<string, string[]> = {
+    charges: [made.third, made.declined, made.ok],
+    payouts: [made.payout],
+    refunds: [made.refund],
+    disputes: [made.dispute],
+    settlements: [made.settlement],
+  };
+  for (const [type, ids] of Object.entries(expected)) {
+    const page = await client.get(`/payments?type=${type}`);
+    expect(page.status).toBe(200);
+    expect(tableIds(page.text)).toEqual(ids);
+    // The API's list of the same merchant and environment: the same objects in the same order.
+    const listed = await api(m, 'GET', `${API_LIST[type]}?limit=100`);
+    expect(listed.json.data.map((o: { id: string }) => o.id)).toEqual(ids);
+    // The current tab is marked; the others are links.
+    expect(page.text).toContain(`<a href="/payments?type=${type}" id="tab-${type}" aria-current="page">`);
+    expect(page.text.match(/aria-current="page"/g)).toHaveLength(2); // the header's Payments entry and the tab
+    expect(page.text).not.toContain(made.others);
+  }
+  const charges = await client.get('/payments');
+  expect(tableIds(charges.text)).toEqual(expected.charges);
+  expect(charges.text).toContain('<caption>Charges (sandbox), newest first</caption>');
+  expect(charges.text).toContain('GHS 150.00');
+  expect(charges.text).toContain('GHS 25.00');
+  // The customer as the API shows it (masked), never the full number.
+  const apiCharge = (await api(m, 'GET', `/v1/charges/${made.ok}`)).json;
+  expect(charges.text).toContain(apiCharge.customer.masked);
+  expect(charges.text).not.toContain('233241234567');
+  const payouts = await client.get('/payments?type=payouts');
+  expect(payouts.text).toContain((await api(m, 'GET', `/v1/payouts/${made.payout}`)).json.recipient.masked);
+  expect(payouts.text).not.toContain('233240004567');
+  expect(payouts.text).toContain('GHS 100.00');
+  // The refund row links its charge; the settlement row shows the masked account only.
+  expect((await client.get('/payments?type=refunds')).text).toContain(`refund of <a href="/payments/${made.ok}">`);
+  const settlements = await client.get('/payments?type=settlements');
+  expect(settlements.text).toContain((await api(m, 'GET', `/v1/settlements/${made.settlement}`)).json.destination.account_masked);
+  expect(settlements.text).not.toContain('0012345678901');
+
+  // The other merchant sees only its own charge, and an empty state on the other tabs.
+  const theirs = await otherClient.get('/payments');
+  expect(tableIds(theirs.text)).toEqual([made.others]);
+  const none = await otherClient.get('/payments?type=refunds');
+  expect(tableIds(none.text)).toEqual([]);
+  expect(none.text).toContain('<p id="no-payments">No refunds in sandbox yet.</p>');
+});
+
+test('the filters: the API list\'s own (status, channel, reference, charge, created dates), with every control labelled; a value the API would refuse is not applied and is named', async () => {
+  const ids = async (query: string) => {
+    const page = await client.get(`/payments?${query}`);
+    expect(page.status).toBe(200);
+    return { ids: tableIds(page.text), text: page.text };
+  };
+  expect((await ids('type=charges&status=failed')).ids).toEqual([made.declined]);
+  expect((await ids('type=charges&status=succeeded')).ids).toEqual([made.third, made.ok]);
+  // The API's own filter answers the same.
+  expect((await api(m, 'GET', '/v1/charges?status=failed')).json.data.map((c: { id: string }) => c.id)).toEqual([made.declined]);
+  expect((await ids('type=charges&reference=order-declined')).ids).toEqual([made.declined]);
+  const card = await ids('type=charges&channel=card');
+  expect(card.ids).toEqual([]);
+  expect(card.text).toContain('<p id="no-payments">No charges match these filters.</p>');
+  expect((await ids(`type=refunds&charge=${made.ok}`)).ids).toEqual([made.refund]);
+  expect((await ids(`type=refunds&charge=${made.third}`)).ids).toEqual([]);
+  expect((await ids('type=disputes&status=needs_response')).ids).toEqual([made.dispute]);
+  expect((await ids('type=disputes&status=won')).ids).toEqual([]);
+
+  const today = new Date().toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  expect((await ids(`type=charges&created_from=${today}&created_to=${today}`)).ids).toEqual([made.third, made.declined, made.ok]);
+  expect((await ids(`type=charges&created_from=${tomorrow}`)).ids).toEqual([]);
+
+  // Not values of this list: shown as not applied, the rest of the form still applies.
+  const bad = await ids('type=charges&status=paid&created_from=2026-02-30&channel=mobile_money');
+  expect(bad.ids).toEqual([made.third, made.declined, made.ok]);
+  expect(bad.text).toContain('<p class="error" role="alert" id="ignored-filters">Not applied (not a value this list accepts): status, created from.</p>');
+  const refused = await ids('type=refunds&charge=txn_bad&reference=order-ok');
+  expect(refused.ids).toEqual([made.refund]);
+  expect(refused.text).toMatch(/id="ignored-filters">Not applied \(not a value this list accepts\): reference, charge ID\./);
+
+  // The form: a GET form, each control with its label; the status choices are the list's statuses.
+  const form = (await client.get('/payments?type=payouts&status=failed')).text;
+  const formHtml = form.slice(form.indexOf('<form method="get" action="/payments" id="filters"'), form.indexOf('</form>', form.indexOf('id="filters"')));
+  expect(formHtml).toContain('<option value="failed" selected>failed</option>');
+  expect(formHtml).toContain('<option value="held_for_review">held for review</option>');
+  for (const control of formHtml.matchAll(/<(?:select|input) (?:type="(?:text|date)" )?id="([^"]+)"/g)) expect(formHtml).toContain(`<label for="${control[1]}">`);
+  expect(formHtml).toContain('id="f-channel"');
+  expect(formHtml).toContain('id="f-reference"');
+  expect(formHtml).not.toContain('id="f-charge"');
+  expect((await client.get('/payments?type=settlements')).text).not.toContain('id="f-channel"');
+});
+
+test('cursor paging: "Older" carries the API\'s next_cursor, page by page, with the filters kept', async () => {
+  const first = await client.get('/payments?type=charges&limit=1');
+  expect(tableIds(first.text)).toEqual([made.third]);
+  expect(hrefOf(first.text, 'newest')).toBeNull();
+  const apiFirst = await api(m, 'GET', '/v1/charges?limit=1');
+  const older = hrefOf(first.text, 'older')!;
+  expect(new URL(older, url).searchParams.get('cursor')).toBe(apiFirst.json.next_cursor);
+
+  const second = await client.get(older);
+  expect(tableIds(second.text)).toEqual([made.declined]);
+  expect(hrefOf(second.text, 'newest')).toBe('/payments?type=charges&limit=1');
+  const third = await client.get(hrefOf(second.text, 'older')!);
+  expect(tableIds(third.text)).toEqual([made.ok]);
+  expect(hrefOf(third.text, 'older')).toBeNull();
+
+  // With a filter: it stays on every page.
+  const succeeded = await client.get('/payments?type=charges&status=succeeded&limit=1');
+  expect(tableIds(succeeded.text)).toEqual([made.third]);
+  const next = hrefOf(succeeded.text, 'older')!;
+  expect(new URL(next, url).searchParams.get('status')).toBe('succeeded');
+  const last = await client.get(next);
+  expect(tableIds(last.text)).toEqual([made.ok]);
+  expect(hrefOf(last.text, 'older')).toBeNull();
+
+  // Another list's cursor (a charge cursor on the payouts tab) is not applied.
+  const mixed = await client.get(`/payments?type=payouts&cursor=${encodeURIComponent(apiFirst.json.next_cursor)}`);
+  expect(tableIds(mixed.text)).toEqual([made.payout]);
+  expect(mixed.text).toContain('page position (cursor)');
+});
+
+test('a charge\'s page: its API fields, the timeline of its events in sequence order as GET /v1/events shows them, its refunds and disputes, and its workflow in the Temporal UI', async () => {
+  const page = await client.get(`/payments/${made.ok}`);
+  expect(page.status).toBe(200);
+  const apiCharge = (await api(m, 'GET', `/v1/charges/${made.ok}`)).json;
+  expect(page.text).toContain(`<code id="payment-id">${made.ok}</code>`);
+  expect(page.text).toContain('<dd id="field-amount">GHS 150.00</dd>');
+  expect(page.text).toContain(`<dd id="field-amount_refunded">GHS 40.00</dd>`);
+  expect(apiCharge.amount_refunded).toBe(4_000);
+  expect(page.text).toContain(`<dd id="field-customer-masked">${apiCharge.customer.masked}</dd>`);
+  expect(page.text).toContain(`<dd id="field-fee-platform">`);
+  expect(page.text).not.toContain('233241234567');
+
+  const timeline = timelineOf(page.text);
+  const events = await apiEventsOf(m, made.ok);
+  expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['transaction.created', 'transaction.succeeded']));
+  expect(timeline).toEqual(events);
+  expect(timeline.map((e) => e.sequence)).toEqual([...timeline.map((e) => e.sequence)].sort((a, b) => a - b));
+
+  expect(tableIds(page.text, 'related-refunds')).toEqual([made.refund]);
+  expect(tableIds(page.text, 'related-disputes')).toEqual([made.dispute]);
+
+  const link = /<a id="temporal-link" href="([^"]+)" rel="noopener">Open its workflow in the Temporal UI<\/a>/.exec(page.text);
+  expect(link?.[1]).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${made.ok}`);
+  // It names the charge's real workflow.
+  expect((await h.temporal.client.workflow.getHandle(made.ok).describe()).type).toBe('chargeWorkflow');
+
+  // The declined charge: its failure and its own events only.
+  const declined = await client.get(`/payments/${made.declined}`);
+  expect(declined.text).toContain('<dd id="field-failure_class">declined</dd>');
+  expect(timelineOf(declined.text)).toEqual(await apiEventsOf(m, made.declined));
+  expect(timelineOf(declined.text).map((e) => e.type)).toEqual(['transaction.created', 'transaction.failed']);
+  expect(declined.text).toContain('<p id="no-refunds">No refunds.</p>');
+});
+
+test('the page of a payout, a refund, a dispute and a settlement: fields, timeline as the API\'s events, related objects linked, the workflow link to its real workflow', async () => {
+  const workflowTypes: Record<string, string> = {
+    [made.payout]: 'payoutWorkflow',
+    [made.refund]: 'refundWorkflow',
+    [made.dispute]: 'disputeWorkflow',
+    [made.settlement]: 'settlementWorkflow',
+  };
+  for (const [id, workflowType] of Object.entries(workflowTypes)) {
+    const page = await client.get(`/payments/${id}`);
+    expect(page.status).toBe(200);
+    const timeline = timelineOf(page.text);
+    expect(timeline.length).toBeGreaterThan(0);
+    expect(timeline).toEqual(await apiEventsOf(m, id));
+    expect(hrefOf(page.text, 'temporal-link')).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${id}`);
+    expect((await h.temporal.client.workflow.getHandle(id).describe()).type).toBe(workflowType);
+  }
+  const payout = await client.get(`/payments/${made.payout}`);
+  expect(timelineOf(payout.text).map((e) => e.type)).toEqual(['payout.initiated', 'payout.succeeded']);
+  expect(payout.text).toContain('<dd id="field-total_debit">');
+  expect(payout.text).not.toContain('233240004567');
+
+  const refund = await client.get(`/payments/${made.refund}`);
+  expect(tableIds(refund.text, 'related-charge')).toEqual([made.ok]);
+  expect(refund.text).toContain(`<dd id="field-charge"><a href="/payments/${made.ok}">${made.ok}</a></dd>`);
+  expect(timelineOf(refund.text).map((e) => e.type)).toEqual(['refund.created', 'refund.succeeded']);
+
+  const dispute = await client.get(`/payments/${made.dispute}`);
+  expect(tableIds(dispute.text, 'related-charge')).toEqual([made.ok]);
+  expect(timelineOf(dispute.text)[0]!.type).toBe('dispute.opened');
+
+  const settlement = await client.get(`/payments/${made.settlement}`);
+  expect(timelineOf(settlement.text).map((e) => e.type)).toEqual(['settlement.created', 'settlement.paid']);
+  const entries = await api(m, 'GET', `/v1/settlements/${made.settlement}/entries?limit=100`);
+  const swept = settlement.text.slice(settlement.text.indexOf('<table id="related-entries"'));
+  for (const entry of entries.json.data as { transfer_id: string }[]) expect(swept).toContain(`<code>${entry.transfer_id}</code>`);
+  expect(entries.json.data.length).toBeGreaterThan(0);
+  expect(settlement.text).not.toContain('0012345678901');
+});
+
+test('scope: a live id while in sandbox, another merchant\'s id and an id never issued are 404; in live, the live charge shows and the sandbox ones are 404', async () => {
+  for (const id of [made.live, made.others, newId('charge'), newId('settlement'), 'txn_bad', 'evt_x']) {
+    const res = await client.get(`/payments/${id}`);
+    expect(res.status).toBe(404);
+    expect(res.text).toBe('Not found in this environment.');
+  }
+  // The other merchant cannot open A's payments either.
+  for (const id of [made.ok, made.refund, made.payout, made.dispute, made.settlement]) expect((await otherClient.get(`/payments/${id}`)).status).toBe(404);
+
+  // A second session of A, switched to live.
+  const live = await signedIn(m);
+  const before = await live.get('/payments');
+  const switched = await live.post('/environment', { csrf: PortalClient.csrfOf(before.text), environment: 'live', return: '/payments' });
+  expect(switched.status).toBe(303);
+  const liveList = await live.get('/payments');
+  expect(liveList.text).toContain('<caption>Charges (live), newest first</caption>');
+  expect(tableIds(liveList.text)).toEqual([made.live]);
+  expect((await live.get(`/payments/${made.live}`)).status).toBe(200);
+  expect((await live.get(`/payments/${made.ok}`)).status).toBe(404);
+  expect(tableIds((await live.get('/payments?type=refunds')).text)).toEqual([]);
+});
+
+describe('in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('the list and a payment page: no CSP or script error, and axe-core finds no serious or critical violation', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: false });
+    const problems: string[] = [];
+    const page = await context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(msg.text());
+    });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    const cookies = [...client.cookies].map(([name, value]) => ({ name, value, url }));
+    await context.addCookies(cookies);
+    for (const path of ['/payments', '/payments?type=payouts&status=succeeded', `/payments/${made.ok}`, `/payments/${made.settlement}`]) {
+      await page.goto(url + path);
+      await page.locator('main').waitFor();
+      expect(problems).toEqual([]);
+    }
+    await context.close();
+
+    // axe runs as an injected script: its own context bypasses CSP.
+    const axeContext = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true });
+    await axeContext.addCookies(cookies);
+    const axePage = await axeContext.newPage();
+    const shots: Record<string, string> = {
+      '/payments': 'portal-payments.png',
+      '/payments?type=refunds': 'portal-payments-refunds.png',
+      '/payments?type=charges&status=paid': 'portal-payments-filter-refused.png',
+      [`/payments/${made.ok}`]: 'portal-payment-charge.png',
+      [`/payments/${made.settlement}`]: 'portal-payment-settlement.png',
+      [`/payments/${made.dispute}`]: 'portal-payment-dispute.png',
+    };
+    for (const [path, shot] of Object.entries(shots)) {
+      await axePage.goto(url + path);
+      expect({ path, violations: await axeViolations(axePage) }).toEqual({ path, violations: [] });
+      if (process.env.SCREENSHOTS_DIR) await axePage.screenshot({ path: pathModule.join(process.env.SCREENSHOTS_DIR, shot), fullPage: true });
+    }
+    // The tabs and filters work without script: choose a status and apply.
+    await axePage.goto(`${url}/payments`);
+    await axePage.getByLabel('Status').selectOption('failed');
+    await axePage.getByRole('button', { name: 'Apply filters' }).click();
+    await axePage.locator('#payments').waitFor();
+    expect(new URL(axePage.url()).searchParams.get('status')).toBe('failed');
+    expect(await axePage.locator('#payments tbody tr').count()).toBe(1);
+    await axePage.getByRole('link', { name: 'Payouts' }).click();
+    await axePage.locator('#tab-payouts[aria-current="page"]').waitFor();
+    await axeContext.close();
+  });
+});
