@@ -1,4 +1,6 @@
-import type { DeliveryAttemptRecord, DeliveryRecord, DeliveryStatus } from '../domain/webhook-delivery';
+import { deliveryJson, type DeliveryAttemptRecord, type DeliveryRecord, type DeliveryStatus } from '../domain/webhook-delivery';
+import type { ChangeActor } from '../domain/operator-action';
+import { recordChange } from './change-audit';
 import type { Environment } from '../domain/environment';
 import type { Orm } from './orm';
 import { iso, isoOrNull, TEXT_ARRAY, type ListCursor } from './sql-values';
@@ -98,16 +100,40 @@ export async function listDeliveries(
   return rows.map(deliveryFromRow);
 }
 
-/** A replay: a new pending delivery of the same event to the same endpoint. Inserting an id again returns the row. */
-export async function insertReplay(orm: Orm, original: DeliveryRecord, id: string): Promise<DeliveryRecord> {
-  const conn = orm.em.getConnection();
-  await conn.execute(
+/**
+ * A replay: a new pending delivery of the same event to the same endpoint. Inserting an id again returns the row.
+ * With an actor, the row and its `webhook_delivery.replay` audit row (subject: the new delivery;
+ * before: the original, after: the replay) commit in one transaction; inserting an id again writes no
+ * second audit row.
+ */
+export async function insertReplay(orm: Orm, original: DeliveryRecord, id: string, actor?: ChangeActor): Promise<DeliveryRecord> {
+  if (!actor) return (await insertReplayWith((sql, params) => orm.em.getConnection().execute(sql, params), original, id)).replay;
+  return orm.em.fork().transactional(async (em) => {
+    const { replay, inserted } = await insertReplayWith((sql, params) => em.execute(sql, params), original, id);
+    if (inserted) {
+      await recordChange(em, actor, {
+        action: 'webhook_delivery.replay',
+        subjectId: replay.id,
+        merchantId: replay.merchantId,
+        environment: replay.environment,
+        before: deliveryJson(original),
+        after: deliveryJson(replay),
+      });
+    }
+    return replay;
+  });
+}
+
+type Execute = (sql: string, params: unknown[]) => Promise<unknown>;
+
+async function insertReplayWith(execute: Execute, original: DeliveryRecord, id: string): Promise<{ replay: DeliveryRecord; inserted: boolean }> {
+  const inserted = (await execute(
     `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, replay_of, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, 'pending', date_trunc('milliseconds', now()), now()) on conflict (id) do nothing`,
+     values (?, ?, ?, ?, ?, ?, ?, 'pending', date_trunc('milliseconds', now()), now()) on conflict (id) do nothing returning 1`,
     [id, original.endpointId, original.eventId, original.merchantId, original.environment, original.eventType, original.id],
-  );
-  const rows = await conn.execute<DeliveryRow[]>(`select ${DELIVERY_COLUMNS} from webhook_deliveries where id = ?`, [id]);
-  return deliveryFromRow(rows[0]);
+  )) as unknown[];
+  const rows = (await execute(`select ${DELIVERY_COLUMNS} from webhook_deliveries where id = ?`, [id])) as DeliveryRow[];
+  return { replay: deliveryFromRow(rows[0]), inserted: inserted.length > 0 };
 }
 
 /** The deliveries' workflows are known to exist: the relay's sweep leaves them alone. */

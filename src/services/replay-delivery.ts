@@ -1,4 +1,5 @@
 import { ApiError } from '../domain/errors';
+import type { ChangeActor } from '../domain/operator-action';
 import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
 import { deliveryJson, type DeliveryRecord } from '../domain/webhook-delivery';
 import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey } from '../persistence/idempotency-store';
@@ -13,9 +14,10 @@ import { requestHash } from './create-charge';
 /**
  * POST /v1/webhook-deliveries/{id}/replay: a new delivery (own id, own workflow, attempts from 1) of
  * the same stored event to the same endpoint, freshly signed when sent. A disabled endpoint must be
- * re-enabled first; nothing is sent to it.
+ * re-enabled first; nothing is sent to it. With an `actor` (the portal's, or the API request's), the
+ * replay writes its `webhook_delivery.replay` audit row in the transaction that inserts it.
  */
-export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: string, replayId: string = newId('delivery')): Promise<DeliveryRecord> {
+export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: string, replayId: string = newId('delivery'), actor?: ChangeActor): Promise<DeliveryRecord> {
   const found = await findDelivery(deps.orm, caller, id);
   if (!found) throw new ApiError('not_found', `No webhook delivery ${id}.`, { param: 'id' });
   const endpoint = await findEndpoint(deps.orm, caller, found.delivery.endpointId);
@@ -23,7 +25,7 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
   if (endpoint.status !== 'active') {
     throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: PATCH it with {"status":"active"} first, then replay.`);
   }
-  const replay = await insertReplay(deps.orm, found.delivery, replayId);
+  const replay = await insertReplay(deps.orm, found.delivery, replayId, actor);
   // Should the start fail, the row stays pending: the start may have happened all the same (a
   // timeout), and a pending delivery without a confirmed workflow is started by a retry with the
   // same Idempotency-Key (same delivery id) or else by the outbox relay's sweep. Starting is
@@ -48,17 +50,17 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
 
 /**
  * The replay request with an optional Idempotency-Key: the same key gives the first answer back
- * instead of a second replay (a retried request does not send the event twice).
+ * instead of a second replay (a retried request does not send the event twice). `actor`: see replayDelivery.
  */
-export async function replayDeliveryOnce(deps: ServiceDeps, caller: Caller, id: string, key: string | undefined): Promise<{ body: string; replayed: boolean }> {
-  if (!key) return { body: JSON.stringify(deliveryJson(await replayDelivery(deps, caller, id), [])), replayed: false };
+export async function replayDeliveryOnce(deps: ServiceDeps, caller: Caller, id: string, key: string | undefined, actor?: ChangeActor): Promise<{ body: string; replayed: boolean }> {
+  if (!key) return { body: JSON.stringify(deliveryJson(await replayDelivery(deps, caller, id, undefined, actor), [])), replayed: false };
   const scope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const claim = await claimIdempotencyKey(deps.orm, scope, requestHash('POST', `/v1/webhook-deliveries/${id}/replay`, {}), newId('delivery'));
   if (claim.kind === 'replay') return { body: claim.body, replayed: true };
   if (claim.kind === 'in_use') throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   if (claim.kind === 'reused') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
   try {
-    const replay = await replayDelivery(deps, caller, id, claim.resourceId);
+    const replay = await replayDelivery(deps, caller, id, claim.resourceId, actor);
     const stored = await completeIdempotencyKey(deps.orm, scope, 202, JSON.stringify(deliveryJson(replay, [])));
     return { body: stored.body, replayed: false };
   } catch (error) {

@@ -1,4 +1,196 @@
-import type { PortalRoutes } from './kit';
+import type { Context } from 'koa';
+import { ApiError } from '../../domain/errors';
+import { isIdOf } from '../../domain/ids';
+import type { DeliveryStatus } from '../../domain/webhook-delivery';
+import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { listCursor } from '../../http/routes/list-page';
+import { validateCreateEndpoint } from '../../http/schemas/webhook-endpoints';
+import { check } from '../../http/validate';
+import type { PortalSession } from '../../persistence/portal-session-store';
+import { encodeListCursor, type ListCursor } from '../../persistence/sql-values';
+import { loadAttemptContext } from '../../persistence/webhook-attempt-store';
+import { findDelivery, listDeliveries } from '../../persistence/webhook-delivery-store';
+import { findEndpoint, listEndpoints } from '../../persistence/webhook-endpoint-store';
+import { replayDelivery } from '../../services/replay-delivery';
+import { createEndpoint, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
+import { callerOf, frameOf, html, notFoundText, portalActor, see, type PortalRoutes } from './kit';
+import { deliveryPage, REPLAYED_MESSAGE, type DeliveryRequest } from './webhooks-delivery-page';
+import { DELIVERY_STATUSES, endpointPage, type DeliveriesView } from './webhooks-endpoint-page';
+import { endpointSecretPage, endpointsPage, type RegisterForm } from './webhooks-page';
 
-/** The portal's webhooks page(s): being built (issue 21). */
-export const webhooksRoutes: PortalRoutes = () => undefined;
+export const WEBHOOKS_PATH = '/webhooks';
+
+/** Deliveries per page of an endpoint. */
+const DELIVERIES_PAGE = 20;
+/** Endpoints listed (the per-environment cap, WEBHOOK_MAX_ENDPOINTS, defaults to 16). */
+const ENDPOINTS_SHOWN = 100;
+
+const STATUS_MESSAGE: Record<'active' | 'disabled', string> = {
+  active: 'The endpoint is active: events are sent to it again. Replay what it missed from its skipped deliveries.',
+  disabled: 'The endpoint is disabled: nothing is sent to it; its events are recorded as skipped deliveries.',
+};
+
+/**
+ * Webhooks: the environment's endpoints (register, the secret once), one endpoint (health, rotate,
+ * enable/disable, delete, its deliveries by status and page) and one delivery (its attempts, replay).
+ * Everything goes through the API's services and stores with the session's caller; every change
+ * writes its operator_audit row as `portal:<email>`. An id of another merchant or environment is 404.
+ */
+export const webhooksRoutes: PortalRoutes = (router, kit) => {
+  const { deps } = kit;
+  const { orm } = deps;
+  const actor = (ctx: Context, session: PortalSession) => portalActor(session, ctx.state.requestId as string, 'Webhooks');
+  const fieldsOf = (ctx: Context) => ctx.state.fields as URLSearchParams;
+
+  async function listPage(ctx: Context, session: PortalSession, status: number, options: Parameters<typeof endpointsPage>[2] = {}): Promise<void> {
+    html(ctx, status, endpointsPage(frameOf(session, WEBHOOKS_PATH), await listEndpoints(orm, callerOf(session), ENDPOINTS_SHOWN, null), options));
+  }
+
+  /** The endpoint page: a page of its deliveries from the query (status filter, cursor). */
+  async function showEndpoint(ctx: Context, session: PortalSession, endpoint: WebhookEndpointRecord, httpStatus: number, message: string | null, kind: 'error' | 'notice'): Promise<void> {
+    const statusParam = typeof ctx.query.status === 'string' ? ctx.query.status : '';
+    const status = (DELIVERY_STATUSES as string[]).includes(statusParam) ? (statusParam as DeliveryStatus) : null;
+    let after: ListCursor | null = null;
+    if (typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '') {
+      try {
+        after = listCursor(ctx.query.cursor, 'delivery');
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        httpStatus = 400;
+        message = 'That page of deliveries does not exist: showing the newest.';
+        kind = 'error';
+      }
+    }
+    const rows = await listDeliveries(orm, callerOf(session), endpoint.id, status, DELIVERIES_PAGE, after);
+    const deliveries = rows.slice(0, DELIVERIES_PAGE);
+    const last = deliveries[deliveries.length - 1];
+    const view: DeliveriesView = {
+      deliveries,
+      status,
+      older: rows.length > DELIVERIES_PAGE && last ? encodeListCursor({ createdAt: last.createdAt, id: last.id }) : null,
+      paged: after !== null,
+    };
+    html(ctx, httpStatus, endpointPage(frameOf(session, WEBHOOKS_PATH), endpoint, view, message, kind));
+  }
+
+  /** The delivery page, with what its attempts send (read only once the delivery is known to be the caller's). */
+  async function showDelivery(ctx: Context, session: PortalSession, id: string, httpStatus: number, message: string | null, kind: 'error' | 'notice'): Promise<void> {
+    const caller = callerOf(session);
+    const found = await findDelivery(orm, caller, id);
+    if (!found) return notFoundText(ctx);
+    const endpoint = await findEndpoint(orm, caller, found.delivery.endpointId);
+    const sent = await loadAttemptContext(orm, found.delivery.id, 1);
+    const request: DeliveryRequest | null = sent ? { url: sent.url, body: sent.eventBody, sequence: sent.eventSequence } : null;
+    html(ctx, httpStatus, deliveryPage(frameOf(session, WEBHOOKS_PATH), found.delivery, found.attempts, endpoint, request, message, kind));
+  }
+
+  /** A service's refusal (ApiError) as the page's message with its status; 404 as the portal's not-found. */
+  async function refused(ctx: Context, error: unknown, render: (status: number, message: string) => Promise<void>): Promise<void> {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 404) return notFoundText(ctx);
+    await render(error.status, error.message);
+  }
+
+  router.get(WEBHOOKS_PATH, async (ctx) => {
+    const session = await kit.page(ctx);
+    if (!session) return;
+    await listPage(ctx, session, 200, ctx.query.deleted === '1' ? { message: 'The endpoint was deleted: nothing more is sent to it.', status: 'notice' } : {});
+  });
+
+  router.post(WEBHOOKS_PATH, async (ctx) => {
+    const session = await kit.posted(ctx);
+    if (!session) return;
+    const fields = fieldsOf(ctx);
+    const form: RegisterForm = { url: (fields.get('url') ?? '').trim(), description: (fields.get('description') ?? '').trim(), events: fields.getAll('event') };
+    try {
+      const request = check(validateCreateEndpoint, {
+        url: form.url,
+        ...(form.description ? { description: form.description } : {}),
+        ...(form.events.length ? { subscribed_events: form.events } : {}),
+      });
+      const { endpoint, secret } = await createEndpoint(deps, callerOf(session), request, actor(ctx, session));
+      html(ctx, 200, endpointSecretPage(frameOf(session, WEBHOOKS_PATH), 'created', endpoint, secret));
+    } catch (error) {
+      await refused(ctx, error, (status, message) => listPage(ctx, session, status, { form, message: `The endpoint was not registered: ${message}` }));
+    }
+  });
+
+  router.get(`${WEBHOOKS_PATH}/:id`, async (ctx) => {
+    const session = await kit.page(ctx);
+    if (!session) return;
+    const id = ctx.params.id ?? '';
+    const endpoint = isIdOf('webhookEndpoint', id) ? await findEndpoint(orm, callerOf(session), id) : null;
+    if (!endpoint) return notFoundText(ctx);
+    await showEndpoint(ctx, session, endpoint, 200, ctx.query.updated === '1' ? STATUS_MESSAGE[endpoint.status] : null, 'notice');
+  });
+
+  router.post(`${WEBHOOKS_PATH}/:id/rotate`, async (ctx) => {
+    const session = await kit.posted(ctx);
+    if (!session) return;
+    const id = ctx.params.id ?? '';
+    if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
+    try {
+      const { endpoint, secret } = await rotateSecret(deps, callerOf(session), id, actor(ctx, session));
+      html(ctx, 200, endpointSecretPage(frameOf(session, WEBHOOKS_PATH), 'rotated', endpoint, secret));
+    } catch (error) {
+      await refused(ctx, error, (status, message) => endpointAgain(ctx, session, id, status, message));
+    }
+  });
+
+  router.post(`${WEBHOOKS_PATH}/:id/status`, async (ctx) => {
+    const session = await kit.posted(ctx);
+    if (!session) return;
+    const id = ctx.params.id ?? '';
+    if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
+    const status = fieldsOf(ctx).get('status');
+    try {
+      if (status !== 'active' && status !== 'disabled') throw new ApiError('invalid_request', 'Choose to enable or to disable the endpoint.', { param: 'status' });
+      await patchEndpoint(deps, callerOf(session), id, { status }, actor(ctx, session));
+      see(ctx, `${WEBHOOKS_PATH}/${id}?updated=1`);
+    } catch (error) {
+      await refused(ctx, error, (code, message) => endpointAgain(ctx, session, id, code, message));
+    }
+  });
+
+  router.post(`${WEBHOOKS_PATH}/:id/delete`, async (ctx) => {
+    const session = await kit.posted(ctx);
+    if (!session) return;
+    const id = ctx.params.id ?? '';
+    if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
+    try {
+      if (fieldsOf(ctx).get('confirm') !== 'yes') throw new ApiError('invalid_request', 'Tick “Yes, delete this endpoint” to delete it.', { param: 'confirm' });
+      await removeEndpoint(deps, callerOf(session), id, actor(ctx, session));
+      see(ctx, `${WEBHOOKS_PATH}?deleted=1`);
+    } catch (error) {
+      await refused(ctx, error, (code, message) => endpointAgain(ctx, session, id, code, message));
+    }
+  });
+
+  /** After a refused endpoint action: its page again with the message (404 if it is gone meanwhile). */
+  async function endpointAgain(ctx: Context, session: PortalSession, id: string, status: number, message: string): Promise<void> {
+    const endpoint = await findEndpoint(orm, callerOf(session), id);
+    if (!endpoint) return notFoundText(ctx);
+    await showEndpoint(ctx, session, endpoint, status, message, 'error');
+  }
+
+  router.get(`${WEBHOOKS_PATH}/deliveries/:id`, async (ctx) => {
+    const session = await kit.page(ctx);
+    if (!session) return;
+    const id = ctx.params.id ?? '';
+    if (!isIdOf('delivery', id)) return notFoundText(ctx);
+    await showDelivery(ctx, session, id, 200, ctx.query.replayed === '1' ? REPLAYED_MESSAGE : null, 'notice');
+  });
+
+  router.post(`${WEBHOOKS_PATH}/deliveries/:id/replay`, async (ctx) => {
+    const session = await kit.posted(ctx);
+    if (!session) return;
+    const id = ctx.params.id ?? '';
+    if (!isIdOf('delivery', id)) return notFoundText(ctx);
+    try {
+      const replay = await replayDelivery(deps, callerOf(session), id, undefined, actor(ctx, session));
+      see(ctx, `${WEBHOOKS_PATH}/deliveries/${replay.id}?replayed=1`);
+    } catch (error) {
+      await refused(ctx, error, (status, message) => showDelivery(ctx, session, id, status, `Not replayed: ${message}`, 'error'));
+    }
+  });
+};
