@@ -34,3 +34,9 @@ function page(rows: { body: string; sequence: string }[], limit: number): EventP
     lastSequence: kept.length ? Number(kept[kept.length - 1].sequence) : null,
   };
 }
+
+/** One event's stored body (the bytes GET /v1/events answers) by id, or null: unknown, or another merchant's or environment's. */
+export async function findEventBody(orm: Orm, merchantId: string, environment: Environment, id: string): Promise<string | null> {
+  const rows = await orm.em.getConnection().execute<{ body: string }[]>(`select body from events where id = ? and merchant_id = ? and environment = ?`, [id, merchantId, environment]);
+  return rows[0]?.body ?? null;
+}

@@ -46,3 +46,12 @@ export async function applyLiveLimits(em: EntityManager, merchantId: string, kin
     );
   }
 }
+
+/** What today's (UTC) live creates used of the daily limit, per kind, in minor units (exact decimal text; "0" when none). */
+export async function liveDailyUsageToday(em: EntityManager, merchantId: string): Promise<Record<LimitedKind, string>> {
+  const rows = await em.execute<Array<{ kind: LimitedKind; amount: string }>>(
+    `select kind, amount::text as amount from live_daily_usage where merchant_id = ? and day = (now() at time zone 'utc')::date`,
+    [merchantId],
+  );
+  return { charge: rows.find((r) => r.kind === 'charge')?.amount ?? '0', payout: rows.find((r) => r.kind === 'payout')?.amount ?? '0' };
+}

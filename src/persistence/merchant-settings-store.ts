@@ -91,6 +91,28 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
   return settingsOf(rows[0]);
 }
 
+/** A merchant as the portal's Settings page shows it: its name, when it was verified, and its settings as `merchants set` answers them. */
+export interface MerchantAccount {
+  name: string;
+  verifiedAt: string | null;
+  settings: MerchantSettings;
+}
+
+/** Reads what `merchants set` (and `merchants verify`) stored, the settlement account masked (never whole); null for an unknown merchant. */
+export async function readMerchantAccount(orm: Orm, merchantId: string): Promise<MerchantAccount | null> {
+  const rows = await orm.em
+    .fork()
+    .execute<(Row & { name: string; verified_at: Date | string | null })[]>(
+      `select id, name, verified_at, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email,
+         live_max_amount::text as live_max_amount, live_daily_limit::text as live_daily_limit
+       from merchants where id = ?`,
+      [merchantId],
+    );
+  const row = rows[0];
+  if (!row) return null;
+  return { name: row.name, verifiedAt: row.verified_at === null ? null : new Date(row.verified_at).toISOString(), settings: settingsOf(row) };
+}
+
 function settingsOf(row: Row): MerchantSettings {
   const settings: MerchantSettings = {
     id: row.id,

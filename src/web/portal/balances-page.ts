@@ -1,0 +1,122 @@
+import { BALANCE_TRANSACTION_TYPES, type BalanceTransaction } from '../../domain/balance-transaction';
+import type { BalanceFigures } from '../../persistence/account-balances';
+import { escapeHtml } from '../checkout/pages';
+import { chartHtml, type ChartDay } from './balances-chart';
+import { formatMoney, whenHtml, type MinorUnits } from './balances-money';
+import { filterQuery, type BalanceFilters } from './balances-query';
+import { portalPage, type Frame } from './layout';
+
+export interface BalancesView {
+  figures: BalanceFigures;
+  units: MinorUnits;
+  /** Currencies of the reference list (the filter's choices). */
+  currencies: string[];
+  chart: { currency: string; days: ChartDay[] } | null;
+  filters: BalanceFilters;
+  /** The current page's cursor as received (null: the first page). */
+  cursor: string | null;
+  items: BalanceTransaction[];
+  /** The next page's cursor, when there are more. */
+  nextCursor: string | null;
+  error?: string;
+}
+
+const money = (amount: bigint | string, currency: string, units: MinorUnits) => escapeHtml(formatMoney(amount, currency, units));
+
+function balancesTable(view: BalancesView): string {
+  const { figures, units } = view;
+  if (figures.available.length === 0) return '<p id="no-balances">No money has moved in this environment yet: there are no balances.</p>';
+  const of = (list: { currency: string; amount: string }[], currency: string) => list.find((b) => b.currency === currency)?.amount ?? '0';
+  return `<table id="balances"><caption>Balances by currency</caption>
+<thead><tr><th scope="col">Currency</th><th scope="col" class="num">Available</th><th scope="col" class="num">Pending</th><th scope="col" class="num">Reserved</th></tr></thead>
+<tbody>
+${figures.available
+  .map(
+    ({ currency }) =>
+      `<tr data-currency="${escapeHtml(currency)}" data-available="${escapeHtml(of(figures.available, currency))}" data-pending="${escapeHtml(of(figures.pending, currency))}" data-reserved="${escapeHtml(of(figures.reserved, currency))}"><th scope="row">${escapeHtml(currency)}</th><td class="num">${money(of(figures.available, currency), currency, units)}</td><td class="num">${money(of(figures.pending, currency), currency, units)}</td><td class="num">${money(of(figures.reserved, currency), currency, units)}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table>`;
+}
+
+const hiddenFilters = (filters: BalanceFilters) =>
+  Object.entries(filters)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(String(value))}">`)
+    .join('');
+
+function chartSection(view: BalancesView): string {
+  if (!view.chart) return '';
+  const currencies = view.figures.available.map((b) => b.currency);
+  const picker =
+    currencies.length > 1
+      ? `<form method="get" action="/balances" class="inline-filter">${hiddenFilters(view.filters)}
+<label for="chart-currency">Currency of the chart</label>
+<select name="chart" id="chart-currency">${currencies.map((c) => `<option value="${escapeHtml(c)}"${c === view.chart!.currency ? ' selected' : ''}>${escapeHtml(c)}</option>`).join('')}</select>
+<button type="submit" class="secondary">Show</button></form>`
+      : '';
+  return `<h2>Last 30 days (${escapeHtml(view.chart.currency)})</h2>
+<p>Each bar is the <strong>available</strong> balance at the end of a UTC day (today's: now), worked back from today's balance through the day's balance transactions on the available balance. Pending and reserved money is not in it.</p>
+${picker}${chartHtml(view.chart.currency, view.chart.days, view.units)}`;
+}
+
+function filterForm(view: BalancesView): string {
+  const f = view.filters;
+  const option = (value: string, label: string, current: string | undefined) => `<option value="${escapeHtml(value)}"${value === (current ?? '') ? ' selected' : ''}>${escapeHtml(label)}</option>`;
+  return `<form method="get" action="/balances" id="balance-filters" class="filters">
+${view.chart ? `<input type="hidden" name="chart" value="${escapeHtml(view.chart.currency)}">` : ''}
+<div><label for="filter-type">Type</label>
+<select name="type" id="filter-type">${option('', 'All types', f.type)}${BALANCE_TRANSACTION_TYPES.map((t) => option(t, t, f.type)).join('')}</select></div>
+<div><label for="filter-currency">Currency</label>
+<select name="currency" id="filter-currency">${option('', 'All currencies', f.currency)}${view.currencies.map((c) => option(c, c, f.currency)).join('')}</select></div>
+<div><label for="filter-source">Source id (charge, payout, refund, settlement or dispute)</label>
+<input type="text" name="source" id="filter-source" value="${escapeHtml(f.source ?? '')}" autocomplete="off" spellcheck="false"></div>
+<div><label for="filter-from">From (UTC date, included)</label>
+<input type="date" name="from" id="filter-from" value="${escapeHtml(f.from ?? '')}"></div>
+<div><label for="filter-to">To (UTC date, included)</label>
+<input type="date" name="to" id="filter-to" value="${escapeHtml(f.to ?? '')}"></div>
+<div><button type="submit" id="apply-filters">Filter</button> <a href="/balances" id="clear-filters">Clear filters</a></div>
+</form>`;
+}
+
+function transactionsTable(view: BalancesView): string {
+  const { units } = view;
+  if (view.items.length === 0) return `<p id="no-balance-transactions">No balance transactions${Object.keys(view.filters).length ? ' match these filters' : ' yet'}.</p>`;
+  const source = (id: string) => (id.startsWith('txn_') ? `<a href="/payments/${encodeURIComponent(id)}">${escapeHtml(id)}</a>` : `<code>${escapeHtml(id)}</code>`);
+  return `<table id="balance-transactions"><caption>Balance transactions, newest first</caption>
+<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Source</th><th scope="col">Balance</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Fee</th><th scope="col" class="num">Net</th><th scope="col">Id</th></tr></thead>
+<tbody>
+${view.items
+  .map(
+    (t) =>
+      `<tr data-id="${escapeHtml(t.id)}"><td>${whenHtml(t.createdAt, escapeHtml)}</td><td>${escapeHtml(t.type)}</td><td>${source(t.source)}</td><td>${escapeHtml(t.balance)}</td><td class="num">${money(t.amount, t.currency, units)}</td><td class="num">${money(t.fee, t.currency, units)}</td><td class="num">${money(t.net, t.currency, units)}</td><td class="bt-id"><small><code>${escapeHtml(t.id)}</code></small></td></tr>`,
+  )
+  .join('\n')}
+</tbody></table>`;
+}
+
+/** Balances: the figures of GET /v1/balances, the 30-day chart, and the balance transactions with the API's filters, paged, and their CSV export. */
+export function balancesPage(frame: Frame, view: BalancesView): string {
+  const env = frame.environment === 'sandbox' ? 'sandbox' : 'live';
+  const note = view.error ? `<p class="error" role="alert" id="message">${escapeHtml(view.error)}</p>\n` : '';
+  const chart = view.chart ? { chart: view.chart.currency } : {};
+  const pager = [
+    view.cursor ? `<a href="/balances?${escapeHtml(filterQuery(view.filters, chart))}" id="first-page">First page</a>` : '',
+    view.nextCursor ? `<a href="/balances?${escapeHtml(filterQuery(view.filters, { ...chart, cursor: view.nextCursor }))}" id="next-page" rel="next">Next page (older)</a>` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return portalPage(
+    'Balances',
+    `<h1>Balances (${env})</h1>
+${note}<p>Available money can be paid out; pending money is collected but not yet captured; reserved money is committed to payouts, refunds, settlements or disputes in flight.</p>
+${balancesTable(view)}
+${chartSection(view)}
+<h2>Balance transactions</h2>
+<p>Every movement of your available and reserved balances: their nets add up to the balances above.</p>
+${filterForm(view)}
+<p><a href="/balances/transactions.csv?${escapeHtml(filterQuery(view.filters))}" id="export-csv" download>Export all matching balance transactions (CSV)</a></p>
+${transactionsTable(view)}
+${pager ? `<p class="pager">${pager}</p>` : ''}`,
+    frame,
+  );
+}

@@ -1,0 +1,109 @@
+import { BALANCE_TRANSACTION_TYPES, parseBalanceTransactionId, SOURCE_KINDS, type BalanceTransactionType } from '../../domain/balance-transaction';
+import { isIdOf } from '../../domain/ids';
+import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
+import { decodeListCursor, encodeListCursor } from '../../persistence/sql-values';
+
+/**
+ * The balance transactions filters of the portal's Balances page and its CSV export: the filters of
+ * GET /v1/balance-transactions (type, currency, source, created range) read strictly, allowed values
+ * only (the API's own parser lives in src/http/, which only main.ts imports). The created range is
+ * of whole UTC days, both ends included (`from`, `to`: YYYY-MM-DD, what a date input sends); the
+ * store's bounds are exclusive, so `from` becomes "after the millisecond before its midnight" (every
+ * posting is dated to the millisecond) and `to` "before the next midnight".
+ */
+export interface BalanceFilters {
+  type?: BalanceTransactionType;
+  currency?: string;
+  source?: string;
+  from?: string;
+  to?: string;
+}
+
+export const FILTER_NAMES = ['type', 'currency', 'source', 'from', 'to'] as const;
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+/** A real calendar date `YYYY-MM-DD` (years 2000–9999), as UTC midnight in milliseconds; else null. */
+export function utcDay(text: string): number | null {
+  const m = DAY.exec(text);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (y < 2000) return null;
+  const ms = Date.UTC(y, mo - 1, d);
+  return new Date(ms).toISOString().slice(0, 10) === text ? ms : null;
+}
+
+export class FilterError extends Error {}
+
+/** A single string value or undefined (an empty field is "no filter"); a repeated parameter is refused. */
+function single(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new FilterError(`${name} must be given once.`);
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** The filters of a page or export request; a value outside what is allowed throws FilterError (its message is for the page). */
+export function parseFilters(query: Record<string, unknown>, currencies: ReadonlySet<string>): BalanceFilters {
+  const filters: BalanceFilters = {};
+  const type = single(query, 'type');
+  if (type !== undefined) {
+    if (!(BALANCE_TRANSACTION_TYPES as readonly string[]).includes(type)) throw new FilterError(`Type must be one of: ${BALANCE_TRANSACTION_TYPES.join(', ')}.`);
+    filters.type = type as BalanceTransactionType;
+  }
+  const currency = single(query, 'currency');
+  if (currency !== undefined) {
+    if (!currencies.has(currency)) throw new FilterError('Currency must be one of the currencies of the reference list.');
+    filters.currency = currency;
+  }
+  const source = single(query, 'source');
+  if (source !== undefined) {
+    if (!SOURCE_KINDS.some((k) => isIdOf(k, source))) throw new FilterError('Source must be the id of a charge, payout, refund, settlement or dispute.');
+    filters.source = source;
+  }
+  const from = single(query, 'from');
+  const to = single(query, 'to');
+  if (from !== undefined && utcDay(from) === null) throw new FilterError('"From" must be a date, YYYY-MM-DD.');
+  if (to !== undefined && utcDay(to) === null) throw new FilterError('"To" must be a date, YYYY-MM-DD.');
+  if (from !== undefined && to !== undefined && utcDay(from)! > utcDay(to)!) throw new FilterError('"From" must not be later than "To".');
+  if (from !== undefined) filters.from = from;
+  if (to !== undefined) filters.to = to;
+  return filters;
+}
+
+/** The store's query for these filters (a page of `limit` from `cursor`). */
+export function storeQuery(filters: BalanceFilters, limit: number, cursor: BalanceTransactionQuery['cursor']): BalanceTransactionQuery {
+  const query: BalanceTransactionQuery = { limit, cursor };
+  if (filters.type) query.type = filters.type;
+  if (filters.currency) query.currency = filters.currency;
+  if (filters.source) {
+    const id = filters.source;
+    query.source = { kind: SOURCE_KINDS.find((k) => isIdOf(k, id))!, id };
+  }
+  if (filters.from) query.createdAfter = new Date(utcDay(filters.from)! - 1).toISOString();
+  if (filters.to) query.createdBefore = new Date(utcDay(filters.to)! + DAY_MS).toISOString();
+  return query;
+}
+
+/** A page cursor: the API's (created_at|id of the last item, base64url), read back strictly: exactly what encodeCursor writes. */
+export function decodeCursor(text: unknown): BalanceTransactionQuery['cursor'] | undefined {
+  if (text === undefined) return null;
+  if (typeof text !== 'string') return undefined;
+  const cursor = decodeListCursor(text);
+  if (!cursor || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(cursor.createdAt) || new Date(cursor.createdAt).toISOString() !== cursor.createdAt) return undefined;
+  const key = parseBalanceTransactionId(cursor.id);
+  if (!key || encodeListCursor(cursor) !== text) return undefined;
+  return { createdAt: cursor.createdAt, ...key };
+}
+
+export const encodeCursor = (last: { id: string; createdAt: string }): string => encodeListCursor({ createdAt: last.createdAt, id: last.id });
+
+/** The filters as a query string (no leading `?`), with more parameters after them. */
+export function filterQuery(filters: BalanceFilters, extra: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const name of FILTER_NAMES) if (filters[name] !== undefined) params.set(name, filters[name]!);
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) params.set(name, value);
+  return params.toString();
+}

@@ -1,0 +1,140 @@
+import { escapeHtml } from '../checkout/pages';
+import { whenHtml } from './balances-money';
+import { portalPage, type Frame } from './layout';
+
+/** What the events table shows of a stored event body (the API's JSON, parsed only to show its envelope). */
+export interface EventRow {
+  id: string;
+  sequence: number;
+  type: string;
+  resourceType: string;
+  resourceId: string;
+  transactionId?: string;
+  createdAt: string;
+}
+
+export function eventRowOf(body: string): EventRow {
+  const e = JSON.parse(body) as { id: string; sequence: number; type: string; resource_type: string; resource_id: string; transaction_id?: string; created_at: string };
+  return {
+    id: e.id,
+    sequence: e.sequence,
+    type: e.type,
+    resourceType: e.resource_type,
+    resourceId: e.resource_id,
+    ...(e.transaction_id ? { transactionId: e.transaction_id } : {}),
+    createdAt: e.created_at,
+  };
+}
+
+/**
+ * Stored JSON text laid out with two-space indents, without parsing it: every literal (a number past
+ * 2^53 included) stays exactly as the API wrote it.
+ */
+export function indentJson(text: string): string {
+  let out = '';
+  let depth = 0;
+  let inString = false;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      if (text[i + 1] === close) {
+        out += c + close;
+        i++;
+      } else {
+        depth++;
+        out += c + newline();
+      }
+    } else if (c === '}' || c === ']') {
+      depth--;
+      out += newline() + c;
+    } else if (c === ',') out += c + newline();
+    else if (c === ':') out += ': ';
+    else if (!/\s/.test(c)) out += c;
+  }
+  return out;
+}
+
+/** The object an event is about; a payment's (a charge, or a refund's or dispute's charge) links to its page. */
+function objectCell(e: EventRow): string {
+  const id = escapeHtml(e.resourceId);
+  const kind = escapeHtml(e.resourceType);
+  if (e.resourceType === 'transaction') return `${kind} <a href="/payments/${encodeURIComponent(e.resourceId)}">${id}</a>`;
+  const payment = e.transactionId ? `<br><small>payment <a href="/payments/${encodeURIComponent(e.transactionId)}">${escapeHtml(e.transactionId)}</a></small>` : '';
+  return `${kind} <code>${id}</code>${payment}`;
+}
+
+export interface EventsView {
+  /** The first sequence asked for (the walk starts after `from - 1`). */
+  from: number;
+  rows: EventRow[];
+  hasMore: boolean;
+  /** Where the newest page starts (null when the log is empty). */
+  latestFrom: number | null;
+  error?: string;
+}
+
+/** Events: the environment's event log walked by sequence, oldest first, as GET /v1/events?after_sequence= walks it. */
+export function eventsPage(frame: Frame, view: EventsView): string {
+  const env = frame.environment === 'sandbox' ? 'sandbox' : 'live';
+  const note = view.error ? `<p class="error" role="alert" id="message">${escapeHtml(view.error)}</p>\n` : '';
+  const last = view.rows[view.rows.length - 1];
+  const table = view.rows.length
+    ? `<table id="events"><caption>Events from sequence ${view.from}, oldest first</caption>
+<thead><tr><th scope="col">Sequence</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Created</th></tr></thead>
+<tbody>
+${view.rows
+  .map(
+    (e) =>
+      `<tr data-sequence="${e.sequence}"><td>${e.sequence}</td><td><a href="/events/${encodeURIComponent(e.id)}">${escapeHtml(e.id)}</a></td><td>${escapeHtml(e.type)}</td><td>${objectCell(e)}</td><td>${whenHtml(e.createdAt, escapeHtml)}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table>`
+    : `<p id="no-events">No events from sequence ${view.from} in this environment${view.from > 1 ? ' yet' : ''}.</p>`;
+  const next =
+    last && view.hasMore
+      ? `<a href="/events?from=${last.sequence + 1}" id="next" rel="next">Next: events after sequence ${last.sequence}</a>`
+      : `<span id="end-of-log">${last ? `No events after sequence ${last.sequence} yet.` : ''} <a href="/events?from=${last ? last.sequence + 1 : view.from}" id="check-again">Check for newer events</a></span>`;
+  const latest = view.latestFrom !== null ? ` · <a href="/events?from=${view.latestFrom}" id="latest">Newest events</a>` : '';
+  return portalPage(
+    'Events',
+    `<h1>Events (${env})</h1>
+${note}<p>Every state change of your payments in this environment, numbered by sequence: the numbers have no gaps and follow the order the changes were committed in, so walking them in order misses nothing (as <code>GET /v1/events?after_sequence=</code> does). Choose an event to see its JSON, as the API and webhooks send it.</p>
+<form method="get" action="/events" class="inline-filter">
+<label for="from-sequence">Start at sequence</label>
+<input type="number" inputmode="numeric" min="1" step="1" name="from" id="from-sequence" value="${view.from}">
+<button type="submit" class="secondary">Show events</button>
+</form>
+${table}
+<p class="pager"><a href="/events?from=1" id="first">First events</a>${latest} · ${next}</p>`,
+    frame,
+  );
+}
+
+/** One event: its envelope and its JSON exactly as GET /v1/events answers it. */
+export function eventPage(frame: Frame, e: EventRow, body: string): string {
+  return portalPage(
+    `Event ${e.id}`,
+    `<h1>Event <code>${escapeHtml(e.id)}</code></h1>
+<dl class="facts">
+<dt>Sequence</dt><dd id="event-sequence">${e.sequence}</dd>
+<dt>Type</dt><dd id="event-type">${escapeHtml(e.type)}</dd>
+<dt>Object</dt><dd>${objectCell(e)}</dd>
+<dt>Created</dt><dd>${whenHtml(e.createdAt, escapeHtml)}</dd>
+</dl>
+<h2 id="json-heading">JSON</h2>
+<pre id="event-json" class="json" tabindex="0" aria-labelledby="json-heading">${escapeHtml(indentJson(body))}</pre>
+<p><a href="/events?from=${e.sequence}" id="back-to-events">Back to the events from sequence ${e.sequence}</a></p>`,
+    frame,
+  );
+}
