@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors';
 import { settlementEntryObject, type SettlementEntryRecord } from '../domain/settlement';
 import type { SettlementEntryCursor } from '../persistence/settlement-entries-store';
-import { parseLimit } from './list-filters';
+import { parseLimit } from '../services/list-filters';
 import { listCursor, renderList } from './routes/list-page';
 import { findControlCharacter } from './validate';
 

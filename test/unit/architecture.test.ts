@@ -39,10 +39,18 @@ describe('architecture', () => {
     expect(text).not.toMatch(/Math\.random|Date\.now|new Date\(\)/);
   });
 
-  test('only src/main.ts imports the http layer', () => {
+  test('only src/main.ts imports the http layer; the web port (src/web/) may use its request contract alone (schemas and validate)', () => {
+    const contract = (spec: string) => /\/http\/(schemas\/[\w-]+|validate)$/.test(spec);
     const offenders = [...sources('src'), ...sources('workers'), ...sources('activities'), ...sources('workflows')]
       .filter((f) => !f.startsWith('src/http/') && f !== 'src/main.ts')
-      .filter((f) => imports(f).some(({ spec }) => /\/http\//.test(spec)));
+      .flatMap((f) => imports(f).filter(({ spec }) => /\/http\//.test(spec) && !(f.startsWith('src/web/') && contract(spec))).map(({ spec }) => `${f} → ${spec}`));
     expect(offenders).toEqual([]);
+  });
+
+  test.each([...sources('src/http/schemas'), 'src/http/validate.ts', 'src/http/metadata-limits.ts'])('%s (the request contract) stays free of Koa and of the rest of the http layer', (file) => {
+    for (const { spec, typeOnly } of imports(file)) {
+      const allowed = typeOnly || !/koa|\/(routes|middleware|openapi)\//.test(spec);
+      expect({ file, spec, allowed }).toEqual({ file, spec, allowed: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { ApiError } from '../../src/domain/errors';
-import { defineListFilters, isoInstant } from '../../src/http/list-filters';
+import { defineListFilters, isoInstant } from '../../src/services/list-filters';
 
 // The reusable list filters (src/http/list-filters.ts): strict parsing with the offending `param`,
 // and the SQL they add (values bound, column names from the spec only).

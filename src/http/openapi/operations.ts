@@ -1,10 +1,6 @@
+import { CHARGE_LIST, DISPUTE_LIST, PAYOUT_LIST, REFUND_LIST, SETTLEMENT_LIST } from '../../services/payment-lists';
 import type { ValidateFunction } from 'ajv';
 import type { Scope } from '../../domain/scopes';
-import { DISPUTE_LIST } from '../routes/disputes';
-import { CHARGE_LIST } from '../routes/charge-list';
-import { PAYOUT_LIST } from '../routes/payouts';
-import { REFUND_LIST } from '../routes/refunds';
-import { SETTLEMENT_LIST } from '../routes/settlements';
 import { validateCreateCharge } from '../schemas/create-charge';
 import { validateCreatePayout } from '../schemas/create-payout';
 import { validateCreateRefund } from '../schemas/create-refund';

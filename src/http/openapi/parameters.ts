@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { BALANCE_TRANSACTION_TYPES } from '../../domain/balance-transaction';
 import { ID_PREFIX, type IdKind } from '../../domain/ids';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type ListFilterParser } from '../list-filters';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type ListFilterParser } from '../../services/list-filters';
 import { ALLOWED as BALANCE_TRANSACTION_FILTERS } from '../schemas/list-balance-transactions';
 
 /** An OpenAPI parameter object. */

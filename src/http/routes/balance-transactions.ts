@@ -4,7 +4,7 @@ import { ApiError } from '../../domain/errors';
 import { findBalanceTransaction, listBalanceTransactions } from '../../persistence/balance-transaction-store';
 import { findCurrency } from '../../persistence/reference-store';
 import type { Caller, ServiceDeps } from '../../services/context';
-import { renderListText } from '../list-filters';
+import { renderListText } from '../../services/list-filters';
 import { requireScope } from '../middleware/auth';
 import { parseBalanceTransactionQuery } from '../schemas/list-balance-transactions';
 

@@ -1,13 +1,10 @@
 import Router from '@koa/router';
 import { chargeJson } from '../../domain/charge';
-import { CHANNELS, CHARGE_STATUSES } from '../../domain/charge-status';
 import { listCharges } from '../../persistence/charge-list-store';
 import type { Caller, ServiceDeps } from '../../services/context';
-import { defineListFilters, renderListText } from '../list-filters';
+import { renderListText } from '../../services/list-filters';
+import { CHARGE_LIST } from '../../services/payment-lists';
 import { requireScope } from '../middleware/auth';
-
-/** The filters of GET /v1/charges; `reference` is the merchant's (`your_reference`). */
-export const CHARGE_LIST = defineListFilters({ kind: 'charge', statuses: CHARGE_STATUSES, channels: CHANNELS, referenceColumn: 'your_reference' });
 
 /** GET /v1/charges: the caller's charges, newest first, with the list filters of INTERFACE.md (list-filters.ts). */
 export function chargeListRoutes(deps: ServiceDeps): Router {

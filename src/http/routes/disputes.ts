@@ -1,18 +1,16 @@
 import Router from '@koa/router';
-import { DISPUTE_STATUSES, disputeJson } from '../../domain/dispute';
+import { disputeJson } from '../../domain/dispute';
 import { ApiError } from '../../domain/errors';
 import { findDispute, listDisputes } from '../../persistence/dispute-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { submitDisputeEvidence } from '../../services/submit-dispute-evidence';
-import { defineListFilters, renderListText } from '../list-filters';
+import { renderListText } from '../../services/list-filters';
+import { DISPUTE_LIST } from '../../services/payment-lists';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { pathId } from '../path-id';
 import { validateDisputeEvidence } from '../schemas/dispute-evidence';
 import { check } from '../validate';
-
-/** GET /v1/disputes filters: status, created_after, created_before, charge (INTERFACE.md "Objects"). */
-export const DISPUTE_LIST = defineListFilters({ kind: 'dispute', statuses: DISPUTE_STATUSES, chargeColumn: 'charge_id' });
 
 /**
  * INTERFACE.md "Money movement": disputes of the caller's merchant and environment (GET one, the list)

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
-import { PAYOUT_CHANNELS, PAYOUT_STATUSES, payoutJson } from '../../domain/payout';
+import { payoutJson } from '../../domain/payout';
 import { listPayouts } from '../../persistence/payout-list-store';
 import { findPayout } from '../../persistence/payout-store';
 import type { Caller, ServiceDeps } from '../../services/context';
@@ -13,11 +13,9 @@ import { jsonBody } from '../middleware/json-body';
 import { requireLiveRail } from '../middleware/live-rail';
 import { pathId } from '../path-id';
 import { validateCreatePayout } from '../schemas/create-payout';
-import { defineListFilters, renderListText } from '../list-filters';
+import { renderListText } from '../../services/list-filters';
+import { PAYOUT_LIST } from '../../services/payment-lists';
 import { check } from '../validate';
-
-/** GET /v1/payouts filters (INTERFACE.md "Objects"): status, created_after/before, channel, reference (the merchant's). */
-export const PAYOUT_LIST = defineListFilters({ kind: 'payout', statuses: PAYOUT_STATUSES, channels: PAYOUT_CHANNELS, referenceColumn: 'your_reference' });
 
 /** INTERFACE.md "Money movement": payouts of the caller's merchant and environment. */
 export function payoutRoutes(deps: ServiceDeps, bodyLimit: number): Router {

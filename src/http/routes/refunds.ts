@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
-import { REFUND_STATUSES, refundJson, type RefundRecord } from '../../domain/refund';
+import { refundJson, type RefundRecord } from '../../domain/refund';
 import { findRefund, listRefunds } from '../../persistence/refund-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requestHash } from '../../services/create-charge';
 import { createRefund } from '../../services/create-refund';
 import { memberSourceJson } from '../../support/raw-json';
 import { idempotencyKeyOf } from '../idempotency-key';
-import { defineListFilters } from '../list-filters';
+import { REFUND_LIST } from '../../services/payment-lists';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
 import { requireLiveRail } from '../middleware/live-rail';
@@ -15,9 +15,6 @@ import { pathId } from '../path-id';
 import { validateCreateRefund } from '../schemas/create-refund';
 import { check } from '../validate';
 import { renderList } from './list-page';
-
-/** GET /v1/refunds filters: status, created_after, created_before, charge (INTERFACE.md "Objects"). */
-export const REFUND_LIST = defineListFilters({ kind: 'refund', statuses: REFUND_STATUSES, chargeColumn: 'charge_id' });
 
 /**
  * The list envelope (renderList) with each refund as its own serialised text, so metadata keeps the

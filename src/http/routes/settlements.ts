@@ -1,17 +1,15 @@
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
-import { SETTLEMENT_STATUSES, settlementJson } from '../../domain/settlement';
+import { settlementJson } from '../../domain/settlement';
 import { listSettlementEntries } from '../../persistence/settlement-entries-store';
 import { listSettlements } from '../../persistence/settlement-list-store';
 import { findSettlement } from '../../persistence/settlement-store';
 import type { Caller, ServiceDeps } from '../../services/context';
-import { defineListFilters, renderListText } from '../list-filters';
+import { renderListText } from '../../services/list-filters';
+import { SETTLEMENT_LIST } from '../../services/payment-lists';
 import { requireScope } from '../middleware/auth';
 import { pathId } from '../path-id';
 import { parseEntryPage, renderEntryPage } from '../settlement-entry-page';
-
-/** GET /v1/settlements filters: status, created_after, created_before (INTERFACE.md "Objects"). */
-export const SETTLEMENT_LIST = defineListFilters({ kind: 'settlement', statuses: SETTLEMENT_STATUSES });
 
 /**
  * Settlement batches of the caller's merchant in the listener's environment (scope

@@ -2,8 +2,8 @@ import { BALANCE_TRANSACTION_TYPES, parseBalanceTransactionId, SOURCE_KINDS, typ
 import { ApiError } from '../../domain/errors';
 import { ID_PREFIX, isIdOf } from '../../domain/ids';
 import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
-import { compareInstants, isoInstant, parseLimit } from '../list-filters';
-import { listCursor } from '../routes/list-page';
+import { compareInstants, isoInstant, parseLimit } from '../../services/list-filters';
+import { listCursor } from '../../services/list-cursor';
 import { findControlCharacter } from '../validate';
 
 export const ALLOWED = ['limit', 'cursor', 'type', 'source', 'currency', 'created_after', 'created_before'];

@@ -1,12 +1,15 @@
-import { BALANCE_TRANSACTION_TYPES, parseBalanceTransactionId, SOURCE_KINDS, type BalanceTransactionType } from '../../domain/balance-transaction';
+import { BALANCE_TRANSACTION_TYPES, SOURCE_KINDS, type BalanceTransactionType } from '../../domain/balance-transaction';
+import { ApiError } from '../../domain/errors';
 import { isIdOf } from '../../domain/ids';
+import { parseBalanceTransactionQuery } from '../../http/schemas/list-balance-transactions';
 import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
-import { decodeListCursor, encodeListCursor } from '../../persistence/sql-values';
+import { encodeListCursor } from '../../persistence/sql-values';
 
 /**
  * The balance transactions filters of the portal's Balances page and its CSV export: the filters of
- * GET /v1/balance-transactions (type, currency, source, created range) read strictly, allowed values
- * only (the API's own parser lives in src/http/, which only main.ts imports). The created range is
+ * GET /v1/balance-transactions (type, currency, source, created range), checked with friendly messages
+ * and then by the API's own parser (parseBalanceTransactionQuery), which also builds the store's query.
+ * The created range is
  * of whole UTC days, both ends included (`from`, `to`: YYYY-MM-DD, what a date input sends); the
  * store's bounds are exclusive, so `from` becomes "after the millisecond before its midnight" (every
  * posting is dated to the millisecond) and `to` "before the next midnight".
@@ -70,32 +73,45 @@ export function parseFilters(query: Record<string, unknown>, currencies: Readonl
   if (from !== undefined && to !== undefined && utcDay(from)! > utcDay(to)!) throw new FilterError('"From" must not be later than "To".');
   if (from !== undefined) filters.from = from;
   if (to !== undefined) filters.to = to;
+  // The same query the API would be sent: its parser has the last word.
+  try {
+    parseBalanceTransactionQuery(apiQuery(filters, 1));
+  } catch (error) {
+    if (error instanceof ApiError) throw new FilterError(error.message);
+    throw error;
+  }
   return filters;
 }
 
-/** The store's query for these filters (a page of `limit` from `cursor`). */
-export function storeQuery(filters: BalanceFilters, limit: number, cursor: BalanceTransactionQuery['cursor']): BalanceTransactionQuery {
-  const query: BalanceTransactionQuery = { limit, cursor };
+/**
+ * The filters in the API's terms (`created_after` is the millisecond before `from`'s midnight, every
+ * posting being dated to the millisecond; `created_before` the midnight after `to`).
+ */
+function apiQuery(filters: BalanceFilters, limit: number): Record<string, string> {
+  const query: Record<string, string> = { limit: String(limit) };
   if (filters.type) query.type = filters.type;
   if (filters.currency) query.currency = filters.currency;
-  if (filters.source) {
-    const id = filters.source;
-    query.source = { kind: SOURCE_KINDS.find((k) => isIdOf(k, id))!, id };
-  }
-  if (filters.from) query.createdAfter = new Date(utcDay(filters.from)! - 1).toISOString();
-  if (filters.to) query.createdBefore = new Date(utcDay(filters.to)! + DAY_MS).toISOString();
+  if (filters.source) query.source = filters.source;
+  if (filters.from) query.created_after = new Date(utcDay(filters.from)! - 1).toISOString();
+  if (filters.to) query.created_before = new Date(utcDay(filters.to)! + DAY_MS).toISOString();
   return query;
 }
 
-/** A page cursor: the API's (created_at|id of the last item, base64url), read back strictly: exactly what encodeCursor writes. */
+/** The store's query for these filters (a page of `limit` from `cursor`), made by the API's own parser (GET /v1/balance-transactions). */
+export function storeQuery(filters: BalanceFilters, limit: number, cursor: BalanceTransactionQuery['cursor']): BalanceTransactionQuery {
+  return { ...parseBalanceTransactionQuery(apiQuery(filters, limit)), cursor };
+}
+
+/** A page cursor, read back by the API's parser: exactly a next_cursor of this list, else undefined. */
 export function decodeCursor(text: unknown): BalanceTransactionQuery['cursor'] | undefined {
   if (text === undefined) return null;
   if (typeof text !== 'string') return undefined;
-  const cursor = decodeListCursor(text);
-  if (!cursor || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(cursor.createdAt) || new Date(cursor.createdAt).toISOString() !== cursor.createdAt) return undefined;
-  const key = parseBalanceTransactionId(cursor.id);
-  if (!key || encodeListCursor(cursor) !== text) return undefined;
-  return { createdAt: cursor.createdAt, ...key };
+  try {
+    return parseBalanceTransactionQuery({ cursor: text }).cursor;
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
 }
 
 export const encodeCursor = (last: { id: string; createdAt: string }): string => encodeListCursor({ createdAt: last.createdAt, id: last.id });

@@ -9,8 +9,8 @@ export const EVENTS_PAGE_SIZE = 25;
 
 /**
  * `from` (the first sequence to show) read strictly, as the API reads `after_sequence`: digits only,
- * no leading zero, at least 1, an exact integer. Absent: 1, the start of the log. (The API's own
- * validator is in src/http/, which only main.ts imports.)
+ * no leading zero, at least 1, an exact integer (the page shows from `from`, the API after
+ * `from - 1`). Absent: 1, the start of the log.
  */
 export function parseFrom(raw: unknown): number | null {
   if (raw === undefined) return 1;

@@ -16,6 +16,7 @@ import { listSettlements } from '../../persistence/settlement-list-store';
 import { findSettlement } from '../../persistence/settlement-store';
 import { encodeListCursor } from '../../persistence/sql-values';
 import type { Caller } from '../../services/context';
+import { DISPUTE_LIST, REFUND_LIST } from '../../services/payment-lists';
 import { ofChargeSql, paymentsPageSql, type PaymentFilters, type PaymentTab } from './payments-filters';
 
 /**
@@ -118,7 +119,7 @@ export async function relatedOf(orm: Orm, caller: Caller, payment: Payment): Pro
   const id = payment.view.id;
   switch (payment.kind) {
     case 'charge': {
-      const [refunds, disputes] = await Promise.all([listRefunds(orm, caller, ofChargeSql(id, RELATED_LIMIT)), listDisputes(orm, caller, ofChargeSql(id, RELATED_LIMIT))]);
+      const [refunds, disputes] = await Promise.all([listRefunds(orm, caller, ofChargeSql(REFUND_LIST, id, RELATED_LIMIT)), listDisputes(orm, caller, ofChargeSql(DISPUTE_LIST, id, RELATED_LIMIT))]);
       return {
         refunds: { rows: refunds.slice(0, RELATED_LIMIT).map((r) => ({ kind: 'refund', view: asObject(refundObject(r)), metadataJson: r.metadataJson })), more: refunds.length > RELATED_LIMIT },
         disputes: { rows: disputes.slice(0, RELATED_LIMIT).map((r) => ({ kind: 'dispute', view: asObject(disputeObject(r)), metadataJson: '{}' })), more: disputes.length > RELATED_LIMIT },

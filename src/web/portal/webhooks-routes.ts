@@ -3,7 +3,7 @@ import { ApiError } from '../../domain/errors';
 import { isIdOf } from '../../domain/ids';
 import type { DeliveryStatus } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
-import { listCursor } from '../../http/routes/list-page';
+import { listCursor } from '../../services/list-cursor';
 import { validateCreateEndpoint } from '../../http/schemas/webhook-endpoints';
 import { check } from '../../http/validate';
 import type { PortalSession } from '../../persistence/portal-session-store';

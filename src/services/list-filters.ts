@@ -1,8 +1,8 @@
 import { ApiError } from '../domain/errors';
 import { isIdOf, type IdKind } from '../domain/ids';
 import { encodeListCursor, type ListCursor } from '../persistence/sql-values';
-import { listCursor } from './routes/list-page';
-import { findControlCharacter } from './validate';
+import { findControlCharacter } from '../domain/control-characters';
+import { listCursor } from './list-cursor';
 
 /**
  * The list filters of INTERFACE.md "Objects" for any payment list (`GET /v1/charges|payouts|refunds|…`),
