@@ -21,6 +21,7 @@ import { Migration20261128000003_live_rail } from './Migration20261128000003_liv
 import { Migration20261128000004_notifications } from './Migration20261128000004_notifications';
 import { Migration20261128000005_checkout } from './Migration20261128000005_checkout';
 import { Migration20261128000006_portal_users } from './Migration20261128000006_portal_users';
+import { Migration20261128000007_events_by_resource } from './Migration20261128000007_events_by_resource';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000004_notifications', class: Migration20261128000004_notifications },
   { name: 'Migration20261128000005_checkout', class: Migration20261128000005_checkout },
   { name: 'Migration20261128000006_portal_users', class: Migration20261128000006_portal_users },
+  { name: 'Migration20261128000007_events_by_resource', class: Migration20261128000007_events_by_resource },
 ];

@@ -35,6 +35,18 @@ function page(rows: { body: string; sequence: string }[], limit: number): EventP
   };
 }
 
+/**
+ * The events about one object (`resource_id`: a payment's id) of a merchant's environment, oldest
+ * first, at most `limit` (+1 read, to tell there are more): a payment's timeline (index events_resource).
+ */
+export async function eventsOfResource(orm: Orm, merchantId: string, environment: Environment, resourceId: string, limit: number): Promise<{ bodies: string[]; hasMore: boolean }> {
+  const rows = await orm.em.getConnection().execute<{ body: string }[]>(
+    `select body from events where merchant_id = ? and environment = ? and resource_id = ? order by sequence limit ?`,
+    [merchantId, environment, resourceId, limit + 1],
+  );
+  return { bodies: rows.slice(0, limit).map((r) => r.body), hasMore: rows.length > limit };
+}
+
 /** One event's stored body (the bytes GET /v1/events answers) by id, or null: unknown, or another merchant's or environment's. */
 export async function findEventBody(orm: Orm, merchantId: string, environment: Environment, id: string): Promise<string | null> {
   const rows = await orm.em.getConnection().execute<{ body: string }[]>(`select body from events where id = ? and merchant_id = ? and environment = ?`, [id, merchantId, environment]);

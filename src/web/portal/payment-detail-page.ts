@@ -2,7 +2,7 @@ import { escapeHtml } from '../checkout/pages';
 import { portalPage, type Frame } from './layout';
 import { paymentKindOf, type Payment, type PaymentKind, type Related } from './payments-data';
 import { counterparty, money, paymentLink, paymentsTable, statusBadge, when } from './payments-page';
-import type { Timeline } from './payment-timeline';
+import { TIMELINE_LIMIT, type Timeline } from './payment-timeline';
 
 const NOUN: Record<PaymentKind, string> = { charge: 'Charge', payout: 'Payout', refund: 'Refund', dispute: 'Dispute', settlement: 'Settlement' };
 const TAB: Record<PaymentKind, string> = { charge: 'charges', payout: 'payouts', refund: 'refunds', dispute: 'disputes', settlement: 'settlements' };
@@ -61,7 +61,7 @@ function timelineBlock(timeline: Timeline): string {
   );
   const partial = timeline.complete
     ? ''
-    : '<p class="notice" id="timeline-partial">Only the most recent part of the event log was searched: older events of this payment may be missing here. The Events page lists every event.</p>\n';
+    : `<p class="notice" id="timeline-partial">This payment has more events than shown here (the first ${TIMELINE_LIMIT}); the Events page lists every event.</p>\n`;
   return `<h2 id="timeline-heading">Timeline</h2>
 ${partial}${items.length ? `<ol id="timeline" class="pay-timeline" aria-labelledby="timeline-heading">\n${items.join('\n')}\n</ol>` : '<p id="timeline-empty">No events about it yet.</p>'}`;
 }
