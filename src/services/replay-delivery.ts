@@ -23,7 +23,7 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
   const endpoint = await findEndpoint(deps.orm, caller, found.delivery.endpointId);
   if (!endpoint) throw new ApiError('not_found', `The endpoint of ${id} was deleted.`, { param: 'id' });
   if (endpoint.status !== 'active') {
-    throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: PATCH it with {"status":"active"} first, then replay.`);
+    throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: enable it first (PATCH {"status":"active"}, or Enable in the portal), then replay.`);
   }
   const replay = await insertReplay(deps.orm, found.delivery, replayId, actor);
   // Should the start fail, the row stays pending: the start may have happened all the same (a

@@ -244,6 +244,16 @@ test('replay re-sends the same event, freshly signed, as a new delivery', async 
   await new Promise((r) => setTimeout(r, 500));
   expect(ofCharge(rx.deliveries, id).map((d) => d.headers['x-service-delivery-id'])).toEqual([originalId, replay.json.id, once.json.id]);
 
+  // Each replay (not the answered retry) is in the audit log, naming the key and the request.
+  const audited = await h.orm.em.getConnection().execute<{ payment_id: string; action: string; operator: string; reason: string; request_id: string }[]>(
+    `select payment_id, action, operator, reason, request_id from operator_audit where merchant_id = ? and action = 'webhook_delivery.replay' order by created_at`,
+    [m.id],
+  );
+  expect(audited).toEqual([
+    { payment_id: replay.json.id, action: 'webhook_delivery.replay', operator: expect.stringMatching(/^api_key:key_/), reason: `POST /v1/webhook-deliveries/${originalId}/replay`, request_id: replay.headers.get('request-id') },
+    { payment_id: once.json.id, action: 'webhook_delivery.replay', operator: expect.stringMatching(/^api_key:key_/), reason: `POST /v1/webhook-deliveries/${originalId}/replay`, request_id: once.headers.get('request-id') },
+  ]);
+
   expectError(await h.request('sandbox', 'POST', '/v1/webhook-deliveries/dlv_nope/replay', { key: m.testKey }), 404, 'not_found', 'id');
   const stranger = await h.merchant();
   expectError(await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: stranger.testKey }), 404, 'not_found', 'id');

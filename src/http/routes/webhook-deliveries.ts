@@ -5,7 +5,7 @@ import { findDelivery, listDeliveries } from '../../persistence/webhook-delivery
 import { findEndpoint } from '../../persistence/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { replayDeliveryOnce } from '../../services/replay-delivery';
-import { notFound } from '../../services/webhook-endpoints';
+import { apiActor, notFound } from '../../services/webhook-endpoints';
 import { requireScope } from '../middleware/auth';
 import { validateListQuery } from '../schemas/webhook-endpoints';
 import { check } from '../validate';
@@ -13,7 +13,7 @@ import { idempotencyKeyOf } from '../idempotency-key';
 import { pathId } from '../path-id';
 import { listCursor, renderList } from './list-page';
 
-/** An endpoint's deliveries (what failed and why), one delivery with its attempts, and replay (SPEC 4.9). */
+/** An endpoint's deliveries (what failed and why), one delivery with its attempts, and replay (SPEC 4.9; audited as `webhook_delivery.replay` by `api_key:<key id>`). */
 export function webhookDeliveryRoutes(deps: ServiceDeps): Router {
   const router = new Router();
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
@@ -37,7 +37,8 @@ export function webhookDeliveryRoutes(deps: ServiceDeps): Router {
 
   // Idempotency-Key is optional here: with it, a retried replay request answers the first replay.
   router.post('/v1/webhook-deliveries/:id/replay', requireScope('webhooks:write'), async (ctx) => {
-    const answer = await replayDeliveryOnce(deps, caller(ctx), pathId(ctx.params, 'delivery'), idempotencyKeyOf(ctx));
+    const actor = apiActor(caller(ctx), { id: ctx.state.requestId as string, method: ctx.method, path: ctx.path });
+    const answer = await replayDeliveryOnce(deps, caller(ctx), pathId(ctx.params, 'delivery'), idempotencyKeyOf(ctx), actor);
     ctx.status = 202;
     ctx.type = 'application/json';
     ctx.body = answer.body;

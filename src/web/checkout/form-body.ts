@@ -1,10 +1,12 @@
 import type { Context } from 'koa';
 
-const LIMIT_BYTES = 2048;
+/** The largest form body read: a portal form (an endpoint's URL up to 2048 characters, its description, every event type ticked) fits well inside. */
+const LIMIT_BYTES = 16 * 1024;
 
 /**
- * The fields of a small urlencoded form (the checkout pages post one or two fields); null for any
- * other content type, or a body over 2 KiB. No body-parser: these are the only forms on the port.
+ * The fields of a small urlencoded form (checkout's and the portal's); null for any other content
+ * type, or a body over 16 KiB (answered 403 by the callers). No body-parser: these are the only
+ * forms on the port.
  */
 export async function formFields(ctx: Context): Promise<URLSearchParams | null> {
   if (!ctx.is('application/x-www-form-urlencoded')) return null;
