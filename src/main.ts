@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox, webOrigin: config.webPublicUrl }).callback()).listen(config.sandboxPort, config.host),
     http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback()).listen(config.livePort, config.host),
     // The web port: API reference, merchant portal, hosted checkout (src/web/).
-    http.createServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, openApiDocument }).callback()).listen(config.webPort, config.host),
+    http.createServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, rateLimits: config.rateLimits, openApiDocument }).callback()).listen(config.webPort, config.host),
   ];
   // The gauges the alerts need (monitoring/prometheus/rules.yml): sampled every METRICS_SAMPLE_INTERVAL, read by scrapes.
   const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log }, sampleIntervalMs) : undefined;

@@ -18,6 +18,8 @@ export interface WebOptions {
   openApiDocument?: () => Record<string, unknown>;
   /** Where the portal links a payment's workflow: the Temporal UI's base URL (TEMPORAL_UI_URL) and namespace. */
   temporalUi?: { baseUrl: string; namespace: string };
+  /** The API's rate limits in force (RATE_LIMIT_SANDBOX, RATE_LIMIT_LIVE), shown on the portal's Settings; the defaults when not given. */
+  rateLimits?: { sandbox: number; live: number };
 }
 
 /**

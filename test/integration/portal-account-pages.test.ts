@@ -42,7 +42,7 @@ beforeAll(async () => {
   server = http.createServer();
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox }).callback());
+  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox, rateLimits: { sandbox: 7, live: 70 } }).callback());
 });
 afterAll(async () => {
   await new Promise((ok) => server?.close(ok));
@@ -437,7 +437,7 @@ describe('Settings', () => {
     expect(page.text).toContain('<span id="live-usage-charges">123,400 minor units');
     expect(page.text).toContain('<span id="live-usage-payouts">0 minor units');
     expect(page.text).toMatch(/<dd id="verified">Yes, since <time datetime="\d{4}-/);
-    expect(page.text).toContain('25 requests per second per merchant on the sandbox API');
+    expect(page.text).toContain('7 requests per second per merchant on the sandbox API');
     expect(page.text).toContain(`merchants set ${m.id} --settlement-bank CODE --settlement-account NUMBER`);
     expect(page.text).toContain(`merchants set ${m.id} --live-max-amount N`);
     // Read only: no form other than the header's.
@@ -452,7 +452,7 @@ describe('Settings', () => {
     // Live: the same account settings, the live rate limit.
     const live = await client.post('/environment', { csrf: PortalClient.csrfOf(page.text), environment: 'live', return: '/settings' });
     expect(live.status).toBe(303);
-    expect((await client.get('/settings')).text).toContain('100 requests per second per merchant on the live API');
+    expect((await client.get('/settings')).text).toContain('70 requests per second per merchant on the live API');
   });
 });
 

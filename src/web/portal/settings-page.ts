@@ -10,8 +10,8 @@ export interface SettingsView {
   /** The settlement bank's name (reference list), when known. */
   bankName: string | null;
   usageToday: Record<LimitedKind, string>;
-  /** Requests per second of this environment's API when RATE_LIMIT_* is not set. */
-  defaultRateLimit: number;
+  /** Requests per second per merchant on this environment's API (RATE_LIMIT_*). */
+  rateLimit: number;
   units: MinorUnits;
 }
 
@@ -56,7 +56,7 @@ export function settingsPage(frame: Frame, view: SettingsView): string {
 <dt>Used today (UTC)</dt><dd id="live-usage-today">Charges: <span id="live-usage-charges">${minor(view.usageToday.charge, units)}</span>; payouts: <span id="live-usage-payouts">${minor(view.usageToday.payout, units)}</span>.</dd>
 </dl>
 <h2>API rate limit (${env})</h2>
-<p id="rate-limit">${view.defaultRateLimit} requests per second per merchant on the ${env} API unless the operator has set another (${cli(limitVar)}), with bursts up to twice that. Every API answer's <code>RateLimit-Limit</code> header gives the limit in force.</p>`,
+<p id="rate-limit">${view.rateLimit} requests per second per merchant on the ${env} API, with bursts up to twice that (set by the operator: ${cli(limitVar)}). Every API answer's <code>RateLimit-Limit</code> header gives the limit in force.</p>`,
     frame,
   );
 }

@@ -11,7 +11,7 @@ export const SETTINGS_PATH = '/settings';
 /**
  * Settings, read only: the session's merchant as `merchants set` / `merchants verify` stored it
  * (readMerchantAccount: the settlement account masked by the store, never whole), today's live usage
- * (the counter applyLiveLimits keeps), and the environment's default API rate limit.
+ * (the counter applyLiveLimits keeps), and the environment's API rate limit (the listeners' own, from WebOptions; the defaults without it).
  */
 export const settingsRoutes: PortalRoutes = (router, kit) => {
   const { orm } = kit.deps;
@@ -32,7 +32,7 @@ export const settingsRoutes: PortalRoutes = (router, kit) => {
         account,
         bankName,
         usageToday: await liveDailyUsageToday(orm.em.fork(), caller.merchantId),
-        defaultRateLimit: DEFAULT_RATE_LIMITS[caller.environment],
+        rateLimit: (kit.options.rateLimits ?? DEFAULT_RATE_LIMITS)[caller.environment],
         units: await minorUnitsOf(orm),
       }),
     );
