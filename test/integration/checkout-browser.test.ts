@@ -102,7 +102,7 @@ test('axe-core: no serious or critical violation on any checkout page (page, cha
     body: chargeBody({ channel: 'card', momo_network_id: undefined, currency: 'USD', amount: 5000, customer: { identifier: '4242424242424242', name: 'Kofi' } }),
   });
   const url: string = created.json.action.url;
-  const context = await browser.newContext({ bypassCSP: true });
+  const context = await browser.newContext();
   const p = await context.newPage();
   const found: Record<string, string[]> = {};
   await p.goto(url);

@@ -470,7 +470,7 @@ describe('in Chromium', () => {
     await succeededCharge(m, { amount: 42_000 });
     await fundMerchant(h, m.id, 10_000, 'NGN');
     const eventId = (await apiEvents(m))[0].id;
-    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1100, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     const blocked: string[] = [];
     const page = await context.newPage();
     page.on('console', (msg) => {

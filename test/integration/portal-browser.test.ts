@@ -51,8 +51,8 @@ async function user(): Promise<{ email: string; password: string; merchantId: st
   return { email, password, merchantId: m.id };
 }
 
-async function newPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, ...options });
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(m.text());
@@ -77,6 +77,8 @@ test('sign in, create a sandbox key (shown once), revoke it, switch to live and 
   expect(new URL(page.url()).pathname).toBe('/sign-in');
   await shot(page, 'portal-sign-in.png');
   await signIn(page, email, password);
+  await page.getByRole('heading', { name: 'Payments (sandbox)' }).waitFor();
+  await page.getByRole('link', { name: 'Developers → API keys' }).click();
 
   await page.getByRole('heading', { name: 'Developers → API keys (sandbox)' }).waitFor();
   await expect(page.getByRole('status').filter({ hasText: 'TEST MODE' }).isVisible()).resolves.toBe(true);
@@ -120,7 +122,7 @@ test('sign in, create a sandbox key (shown once), revoke it, switch to live and 
 
 test('axe-core: no serious or critical violation on any portal page (sign-in, its error, keys sandbox and live, the new key, an error)', async () => {
   const { email, password } = await user();
-  const p = await newPage({ bypassCSP: true });
+  const p = await newPage();
   const found: Record<string, string[]> = {};
   await p.goto(`${url}/sign-in`);
   found.signIn = await axeViolations(p);
@@ -128,6 +130,7 @@ test('axe-core: no serious or critical violation on any portal page (sign-in, it
   await p.getByRole('alert').waitFor();
   found.signInError = await axeViolations(p);
   await signIn(p, email, password);
+  await p.getByRole('link', { name: 'Developers → API keys' }).click();
   await p.getByRole('heading', { name: 'Developers → API keys (sandbox)' }).waitFor();
   found.keysSandbox = await axeViolations(p);
   await p.getByRole('button', { name: 'Create key' }).click();

@@ -28,7 +28,8 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
     ctx.type = 'text/css; charset=utf-8';
     ctx.body = PORTAL_CSS;
   });
-  router.get('/portal/assets/icon.svg', (ctx) => {
+  // The icon, also where a browser asks for one on a page that names none (the reference site's).
+  router.get(['/portal/assets/icon.svg', '/favicon.ico'], (ctx) => {
     ctx.type = 'image/svg+xml';
     ctx.body = PORTAL_ICON;
   });
