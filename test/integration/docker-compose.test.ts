@@ -129,11 +129,12 @@ describe('docker-compose.yml', () => {
     expect(ns.environment.SEARCH_ATTRIBUTES.split(/\s+/)).toEqual(SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`));
   });
 
-  test('only the API ports are published; the Temporal UI only on 127.0.0.1; the frontend (7233) nowhere', () => {
+  test('only the API ports and the web port are published; the Temporal UI only on 127.0.0.1; the frontend (7233) nowhere', () => {
     const published = Object.keys(services()).flatMap((name) => service(name).ports.map((p) => ({ service: name, ...p })));
     expect(published.filter((p) => p.service !== 'temporal-ui')).toEqual([
       { service: 'api', hostIp: '', published: '3000', target: '3000' },
       { service: 'api', hostIp: '', published: '3001', target: '3001' },
+      { service: 'api', hostIp: '', published: '3002', target: '3002' },
     ]);
     expect(published.filter((p) => p.service === 'temporal-ui')).toEqual([{ service: 'temporal-ui', hostIp: '127.0.0.1', published: '8233', target: '8080' }]);
     expect(published.some((p) => p.published === '7233' || p.target === '7233')).toBe(false);
