@@ -58,6 +58,7 @@ export const CHANGE_ACTIONS = [
   'portal.sign_in_failed',
   'portal.sign_out',
   'portal.switch_environment',
+  'portal.export_balance_transactions',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

@@ -354,6 +354,15 @@ describe('Balances', () => {
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/^Type must be one of/);
 
+    // Each export is an audited action (with its filters; the refused one is not an export).
+    const exports = await h.orm.em.getConnection().execute<{ operator: string; state_after: { filters: Record<string, string> }; request_id: string }[]>(
+      `select operator, state_after, request_id from operator_audit where merchant_id = ? and action = 'portal.export_balance_transactions' order by created_at`,
+      [m.id],
+    );
+    expect(exports.map((e) => e.state_after.filters)).toEqual([{}, { type: 'charge', currency: 'NGN' }, { from: '2099-01-01' }]);
+    expect(exports[0]!.operator).toMatch(/^portal:/);
+    expect(exports[0]!.request_id).toBe(res.headers.get('request-id'));
+
     // Another merchant's export: only its own row.
     const { client: otherClient } = await signedInAs(other);
     const otherRows = parseCsv((await otherClient.get('/balances/transactions.csv')).text).slice(1);

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { recordPortalAccess } from '../../persistence/portal-audit';
 import { readBalances } from '../../persistence/account-balances';
 import { availableByDay } from './balances-chart';
 import { csvLine } from './balances-csv';
@@ -75,6 +76,8 @@ export const balancesRoutes: PortalRoutes = (router, kit) => {
       return;
     }
     const query = storeQuery(filters, 1, null);
+    // An export of the account's money movements is an action: audited (with its filters) before any row is sent.
+    await recordPortalAccess(orm, { action: 'portal.export_balance_transactions', userId: session.userId, email: session.email, merchantId: session.merchantId, environment: session.environment, requestId: ctx.state.requestId as string, after: { filters } });
     const date = new Date().toISOString().slice(0, 10);
     async function* lines(): AsyncGenerator<string> {
       yield csvLine(CSV_HEADER);
