@@ -321,3 +321,17 @@ test('the environment switch comes back to the list the page belongs to; anythin
   expect(await to('//evil.example/x')).toBe('/payments');
   expect(await to('https://evil.example/')).toBe('/payments');
 });
+
+test('merchants create --email --password-stdin: the first portal user with the password given on stdin (never printed), who can sign in', async () => {
+  const chosen = `first-${randomBase62(16)}`;
+  const address = email();
+  const created = await cliWithStdin(chosen, 'merchants', 'create', '--name', 'Stdin Shop', '--email', address, '--password-stdin');
+  expect(created.code).toBe(0);
+  const out = JSON.parse(created.stdout) as { id: string; portal_user: Record<string, string> };
+  expect(out.portal_user).toEqual({ id: expect.stringMatching(/^usr_/), email: address });
+  expect(created.stdout + created.stderr).not.toContain(chosen);
+  const client = new PortalClient(url);
+  const res = await client.signIn(address, chosen);
+  expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 303, location: '/payments' });
+  expect((await client.get('/settings')).text).toContain(out.id);
+});
