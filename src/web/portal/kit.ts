@@ -85,7 +85,7 @@ export function forbidden(ctx: Context): null {
   return null;
 }
 
-/** A plain 404 page inside the portal frame's style (an id of another merchant or environment included). */
+/** A plain-text 404 (an id of another merchant or environment included: nothing says whether it exists elsewhere). */
 export function notFoundText(ctx: Context): void {
   ctx.status = 404;
   ctx.type = 'text/plain; charset=utf-8';
