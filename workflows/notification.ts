@@ -1,6 +1,6 @@
-import { defineQuery, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
 import type { NotificationActivities, SendNotificationOutcome } from '../activities/notification-types';
-import { jittered } from '../src/domain/webhook-retry';
+import { attemptsOnSchedule, type AttemptsState } from './attempts-on-schedule';
 import { answerRecord } from './record-query';
 
 /** What the notification relay starts; the schedule travels in the input, so history replays unchanged. */
@@ -20,11 +20,7 @@ export interface NotificationResult {
   reason: string | null;
 }
 
-export interface NotificationState {
-  attempt: number;
-  last: SendNotificationOutcome | null;
-  nextAttemptAt: string | null;
-}
+export type NotificationState = AttemptsState<SendNotificationOutcome>;
 
 /** For operators: `temporal workflow query --type notificationState --workflow-id ntf_…`. */
 export const notificationStateQuery = defineQuery<NotificationState>('notificationState');
@@ -56,19 +52,10 @@ export async function notificationWorkflow(input: NotificationInput): Promise<No
   const state: NotificationState = { attempt: 0, last: null, nextAttemptAt: null };
   setHandler(notificationStateQuery, () => state);
   answerRecord(() => state);
-  const schedule = input.retryScheduleMs;
-  for (let attempt = 1; ; attempt++) {
-    state.attempt = attempt;
-    state.nextAttemptAt = null;
-    const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;
-    const outcome = await sendNotification.executeWithOptions(
+  return attemptsOnSchedule(input.retryScheduleMs, state, (attempt, retryDelayMs) =>
+    sendNotification.executeWithOptions(
       { ...OPTIONS, summary: `attempt ${attempt}: ${input.environment} ${input.kind} ${input.notificationId}` },
       [{ notificationId: input.notificationId, attempt, attemptedAtMs: Date.now(), retryDelayMs }],
-    );
-    state.last = outcome;
-    if (outcome.outcome !== 'failed') return { status: outcome.outcome, attempts: attempt, reason: outcome.reason };
-    if (outcome.retryInMs === null) return { status: 'failed', attempts: attempt, reason: outcome.reason };
-    state.nextAttemptAt = new Date(Date.now() + outcome.retryInMs).toISOString();
-    await sleep(outcome.retryInMs, { summary: `retry ${attempt + 1} after: ${outcome.reason ?? 'failure'}` });
-  }
+    ),
+  );
 }

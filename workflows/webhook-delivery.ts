@@ -1,6 +1,6 @@
-import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
+import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { DeliverWebhookOutcome, WebhookActivities } from '../activities/types';
-import { jittered } from '../src/domain/webhook-retry';
+import { attemptsOnSchedule, type AttemptsState } from './attempts-on-schedule';
 import { answerRecord } from './record-query';
 
 /** What the relay or a replay starts; the schedule travels in the input, so history replays unchanged. */
@@ -26,11 +26,7 @@ export interface WebhookDeliveryResult {
   reason: string | null;
 }
 
-export interface WebhookDeliveryState {
-  attempt: number;
-  last: DeliverWebhookOutcome | null;
-  nextAttemptAt: string | null;
-}
+export type WebhookDeliveryState = AttemptsState<DeliverWebhookOutcome>;
 
 /** For operators: `temporal workflow query --type deliveryState --workflow-id dlv_…`. */
 export const deliveryStateQuery = defineQuery<WebhookDeliveryState>('deliveryState');
@@ -95,21 +91,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const state: WebhookDeliveryState = { attempt: 0, last: null, nextAttemptAt: null };
   setHandler(deliveryStateQuery, () => state);
   answerRecord(() => state);
-  const schedule = input.retryScheduleMs;
-
-  for (let attempt = 1; ; attempt++) {
-    state.attempt = attempt;
-    state.nextAttemptAt = null;
-    const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;
-    const outcome = await runAttempt(
+  return attemptsOnSchedule(input.retryScheduleMs, state, (attempt, retryDelayMs) =>
+    runAttempt(
       input,
       [{ deliveryId: input.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs, merchantId: input.merchantId, environment: input.environment }],
       `attempt ${attempt}: POST ${input.eventType} ${input.eventId} to ${input.endpointId}`,
-    );
-    state.last = outcome;
-    if (outcome.outcome !== 'failed') return { status: outcome.outcome, attempts: attempt, reason: outcome.reason };
-    if (outcome.retryInMs === null) return { status: 'failed', attempts: attempt, reason: outcome.reason };
-    state.nextAttemptAt = new Date(Date.now() + outcome.retryInMs).toISOString();
-    await sleep(outcome.retryInMs, { summary: `retry ${attempt + 1} after: ${outcome.reason ?? 'failure'}` });
-  }
+    ),
+  );
 }
