@@ -1,6 +1,5 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import {
   loadMessageParts,
   loadNotificationContext,
@@ -19,6 +18,7 @@ import { oneLine, SendFailure, type NotificationTransports, type Sent } from '..
 import type { SecretBox } from '../src/support/secret-box';
 import type { NotificationActivities, SendNotificationInput, SendNotificationOutcome } from './notification-types';
 import { processDbLimit } from './webhooks';
+import { heartbeatingAttempt } from './attempt-heartbeat';
 
 export interface NotificationActivityDeps {
   orm: Orm;
@@ -31,9 +31,6 @@ export interface NotificationActivityDeps {
   /** The process's webhook database connections (WEBHOOK_DB_CONNECTIONS), which notification attempts share. */
   dbConnections?: number;
 }
-
-/** How often a running attempt heartbeats; the workflow's heartbeatTimeout is 10 s. */
-const HEARTBEAT_INTERVAL_MS = 2_000;
 
 type Composed = { skip: string } | { contact: Contact; subject: string | null; text: string; html: string | null };
 
@@ -63,12 +60,6 @@ function outcomeOf(recorded: RecordedNotificationAttempt): SendNotificationOutco
 /** A notification closed before this attempt (skipped, sent or failed by an earlier run): nothing more to send. */
 function closed(n: NotificationContext): SendNotificationOutcome {
   return { outcome: n.status === 'sent' ? 'sent' : n.status === 'failed' ? 'failed' : 'skipped', reason: n.lastError, retryInMs: null, providerMessageId: null };
-}
-
-/** A database error the same input raises every time is not retried (it would send the message each time); the failure carries the message's first line only. */
-function asActivityFailure(error: unknown): unknown {
-  if (!isDeterministicDbError(error)) return error;
-  return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
 }
 
 function count(outcome: string, n: NotificationContext, channel: string): void {
@@ -139,19 +130,6 @@ export function createNotificationActivities(deps: NotificationActivityDeps): No
   }
 
   return {
-    async sendNotification(input: SendNotificationInput): Promise<SendNotificationOutcome> {
-      // Heartbeat through the whole attempt, so an execution whose worker died is retried within the
-      // heartbeat timeout and one that is alive is not run a second time.
-      const activity = Context.current();
-      const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_INTERVAL_MS);
-      activity.heartbeat();
-      try {
-        return await attempt(input);
-      } catch (error) {
-        throw asActivityFailure(error);
-      } finally {
-        clearInterval(beat);
-      }
-    },
+    sendNotification: (input: SendNotificationInput): Promise<SendNotificationOutcome> => heartbeatingAttempt(() => attempt(input)),
   };
 }

@@ -6,7 +6,7 @@ import { DEFAULT_WEBHOOK_DB_CONNECTIONS } from '../src/runtime/worker-capacity';
 import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
 import { nextRetryDelay, parseRetryAfter } from '../src/domain/webhook-retry';
-import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError, sqlStateOf } from '../src/persistence/db-errors';
+import { isDeterministicDbError, sqlStateOf } from '../src/persistence/db-errors';
 import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhook-attempt-store';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
@@ -14,6 +14,7 @@ import { MerchantBusyError, merchantSlotKey, processMerchantSlots, type Merchant
 import { sendWebhook } from '../src/webhooks/sender';
 import { signatureHeader } from '../src/webhooks/signature';
 import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from './types';
+import { heartbeatingAttempt } from './attempt-heartbeat';
 
 export interface WebhookActivityDeps {
   orm: Orm;
@@ -71,24 +72,11 @@ function deliveryHeaders(ctx: AttemptContext, attempt: number, signature: string
   };
 }
 
-/** How often a running attempt heartbeats; the workflow's heartbeatTimeout is 10 s. */
-export const HEARTBEAT_INTERVAL_MS = 2_000;
 
 /** What a recorded attempt answers: every execution of one attempt answers the same. */
 function outcomeOf(recorded: RecordedAttempt, autoDisabled = false): DeliverWebhookOutcome {
   const { outcome, statusCode, error, retryInMs } = recorded;
   return { outcome, statusCode, reason: outcome === 'failed' ? error : null, retryInMs, autoDisabled };
-}
-
-/**
- * A database error the same input raises every time (SQLSTATE class 22 or 23) is not retried:
- * retrying would POST the webhook again each time and never record it. The failure lands in the
- * workflow history, so it carries the first line of the message only: the driver's detail lines
- * quote row values (a receiver's answer).
- */
-function asActivityFailure(error: unknown): unknown {
-  if (!isDeterministicDbError(error)) return error;
-  return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
 }
 
 /**
@@ -225,22 +213,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   }
 
   return {
-    async deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
-      // Heartbeat through the whole attempt, database steps included, so an execution whose worker
-      // died is retried within the heartbeat timeout and one that is alive is not run a second time.
-      // The worker's database waits (WORKER_DB_TIMEOUTS: lock and pool 3 s, statement 8 s) stay below it.
-      // A local activity (a delivery's first attempt, issue 19) has no heartbeat: its workflow task
-      // stands for it, and a dead worker's task is retried after the workflow task timeout.
-      const activity = Context.current();
-      const beat = activity.info.isLocal ? undefined : setInterval(() => activity.heartbeat(), HEARTBEAT_INTERVAL_MS);
-      if (beat) activity.heartbeat();
-      try {
-        return await attempt(input);
-      } catch (error) {
-        throw asActivityFailure(error);
-      } finally {
-        clearInterval(beat);
-      }
-    },
+    // Heartbeating through the whole attempt (or, as a local activity, none): activities/attempt-heartbeat.ts.
+    deliverWebhook: (input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> => heartbeatingAttempt(() => attempt(input)),
   };
 }
