@@ -1,6 +1,7 @@
-import { QueryNotRegisteredError, type WorkflowHandle } from '@temporalio/client';
+import { QueryNotRegisteredError } from '@temporalio/client';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
-import { advanceSignal, nextTimerQuery, type NextTimer } from '../../workflows/messages';
+import { advanceSignal, nextTimerQuery } from '../../workflows/messages';
+import { waitingTimer } from './support/wait-for';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
 import { timelineOf } from './support/timeline';
 
@@ -16,16 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-/** Polls `nextTimer` until the workflow waits on a timer (it begins first). */
-async function waitingTimer(handle: WorkflowHandle): Promise<NextTimer> {
-  for (let i = 0; i < 100; i++) {
-    const timer = await handle.query(nextTimerQuery).catch(() => null);
-    if (timer) return timer;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the workflow never waited on a timer');
-}
 
 async function advanced(options: DraftOptions) {
   const draft = await h.draft(options);

@@ -1,7 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { CHARGE_LIFETIME_MS } from '../../src/domain/sandbox-outcome';
 import { HOSTED_CHECKOUT_PATCH } from '../../src/domain/hosted-checkout';
-import { advanceSignal, checkoutDecisionSignal, nextTimerQuery, type NextTimer } from '../../workflows/messages';
+import { advanceSignal, checkoutDecisionSignal } from '../../workflows/messages';
+import { waitingTimer } from './support/wait-for';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
 import { timelineOf } from './support/timeline';
 
@@ -17,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-async function waitingTimer(handle: WorkflowHandle): Promise<NextTimer> {
-  for (let i = 0; i < 100; i++) {
-    const timer = await handle.query(nextTimerQuery).catch(() => null);
-    if (timer) return timer;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the workflow never waited on a timer');
-}
 
 async function waiting(channel: 'card' | 'bank') {
   const draft = await h.draft({ channel });
