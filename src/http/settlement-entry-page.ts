@@ -1,9 +1,7 @@
-import { ApiError } from '../domain/errors';
 import { settlementEntryObject, type SettlementEntryRecord } from '../domain/settlement';
 import type { SettlementEntryCursor } from '../persistence/settlement-entries-store';
-import { parseLimit } from '../services/list-filters';
+import { parseLimit, strictQuery } from '../services/list-filters';
 import { listCursor, renderList } from './routes/list-page';
-import { findControlCharacter } from './validate';
 
 /**
  * Paging of `GET /v1/settlements/{id}/entries` (the list conventions of INTERFACE.md: `limit` 1–100,
@@ -20,16 +18,8 @@ export interface SettlementEntryPage {
 const TRANSFER_ID = /^[A-Za-z0-9_]{1,64}:[a-z_]{1,32}$/;
 const isTransferId = (id: string) => TRANSFER_ID.test(id);
 
-const bad = (param: string, message: string) => new ApiError('invalid_request', message, { param });
-
 export function parseEntryPage(query: Record<string, unknown>): SettlementEntryPage {
-  for (const [name, value] of Object.entries(query)) {
-    if (name !== 'limit' && name !== 'cursor') throw bad(name, `${name} is not a parameter of this list; known: limit, cursor.`);
-    if (typeof value !== 'string') throw bad(name, `${name} must be given once.`);
-  }
-  const control = findControlCharacter(query);
-  if (control) throw bad(control.param, control.message);
-  const { limit, cursor } = query as { limit?: string; cursor?: string };
+  const { limit, cursor } = strictQuery(query, ['limit', 'cursor'], 'parameter');
   const position = listCursor(cursor, isTransferId);
   return { limit: parseLimit(limit), cursor: position ? { createdAt: position.createdAt, transferId: position.id } : null };
 }

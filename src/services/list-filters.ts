@@ -79,14 +79,8 @@ export function defineListFilters(spec: ListFilterSpec): ListFilterParser {
   return {
     spec,
     parse(query) {
-      for (const [name, value] of Object.entries(query)) {
-        if (!allowed.has(name)) throw bad(name, `${name} is not a filter of this list; known: ${[...allowed].join(', ')}.`);
-        if (typeof value !== 'string') throw bad(name, `${name} must be given once.`);
-      }
-      const control = findControlCharacter(query);
-      if (control) throw bad(control.param, control.message);
-      const q = query as Record<string, string | undefined>;
-      const filters: ListFilters = { limit: parseLimit(q.limit), cursor: listCursor(q.cursor, spec.kind) };
+      const q = strictQuery(query, [...allowed]);
+      const filters: ListFilters = { limit: parseLimit(q.limit), cursor: listCursor(q.cursor, spec.kind), ...createdRange(q) };
       if (q.status !== undefined) filters.status = oneOf('status', q.status, spec.statuses);
       if (q.channel !== undefined) filters.channel = oneOf('channel', q.channel, spec.channels ?? []);
       if (q.reference !== undefined) {
@@ -97,11 +91,6 @@ export function defineListFilters(spec: ListFilterSpec): ListFilterParser {
         if (!isIdOf('charge', q.charge)) throw bad('charge', 'charge must be a charge id: "txn_" followed by 24 letters and digits.');
         filters.charge = q.charge;
       }
-      const after = q.created_after === undefined ? undefined : isoInstant('created_after', q.created_after);
-      const before = q.created_before === undefined ? undefined : isoInstant('created_before', q.created_before);
-      if (after && before && compareInstants(after, before) >= 0) throw bad('created_before', 'created_before must be later than created_after.');
-      if (after) filters.createdAfter = after.text;
-      if (before) filters.createdBefore = before.text;
       return filters;
     },
     pageSql(filters) {
@@ -122,6 +111,28 @@ export function defineListFilters(spec: ListFilterSpec): ListFilterParser {
       return { sql: `${where} order by created_at desc, id desc limit ?`, params: [...params, filters.limit + 1] };
     },
   };
+}
+
+/**
+ * A list's query read strictly: only the `allowed` names, each given once, with no control character;
+ * anything else is 400 `invalid_request` naming the parameter, before any query.
+ */
+export function strictQuery(query: Record<string, unknown>, allowed: readonly string[], noun: 'filter' | 'parameter' = 'filter'): Record<string, string | undefined> {
+  for (const [name, value] of Object.entries(query)) {
+    if (!allowed.includes(name)) throw bad(name, `${name} is not a ${noun} of this list; known: ${allowed.join(', ')}.`);
+    if (typeof value !== 'string') throw bad(name, `${name} must be given once.`);
+  }
+  const control = findControlCharacter(query);
+  if (control) throw bad(control.param, control.message);
+  return query as Record<string, string | undefined>;
+}
+
+/** `created_after` / `created_before` (strict ISO 8601, both exclusive; after earlier than before), as sent. */
+export function createdRange(q: Record<string, string | undefined>): { createdAfter?: string; createdBefore?: string } {
+  const after = q.created_after === undefined ? undefined : isoInstant('created_after', q.created_after);
+  const before = q.created_before === undefined ? undefined : isoInstant('created_before', q.created_before);
+  if (after && before && compareInstants(after, before) >= 0) throw bad('created_before', 'created_before must be later than created_after.');
+  return { ...(after ? { createdAfter: after.text } : {}), ...(before ? { createdBefore: before.text } : {}) };
 }
 
 export function parseLimit(text: string | undefined): number {

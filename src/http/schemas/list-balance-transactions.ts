@@ -2,9 +2,8 @@ import { BALANCE_TRANSACTION_TYPES, parseBalanceTransactionId, SOURCE_KINDS, typ
 import { ApiError } from '../../domain/errors';
 import { ID_PREFIX, isIdOf } from '../../domain/ids';
 import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
-import { compareInstants, isoInstant, parseLimit } from '../../services/list-filters';
+import { createdRange, parseLimit, strictQuery } from '../../services/list-filters';
 import { listCursor } from '../../services/list-cursor';
-import { findControlCharacter } from '../validate';
 
 export const ALLOWED = ['limit', 'cursor', 'type', 'source', 'currency', 'created_after', 'created_before'];
 
@@ -23,18 +22,13 @@ const bad = (param: string, message: string) => new ApiError('invalid_request', 
  * naming it in `param`, before any query.
  */
 export function parseBalanceTransactionQuery(query: Record<string, unknown>): BalanceTransactionQuery {
-  for (const [name, value] of Object.entries(query)) {
-    if (!ALLOWED.includes(name)) throw bad(name, `${name} is not a filter of this list; known: ${ALLOWED.join(', ')}.`);
-    if (typeof value !== 'string') throw bad(name, `${name} must be given once.`);
-  }
-  const control = findControlCharacter(query);
-  if (control) throw bad(control.param, control.message);
-  const q = query as Record<string, string | undefined>;
+  const q = strictQuery(query, ALLOWED);
 
   const anchor = listCursor(q.cursor, (id) => parseBalanceTransactionId(id) !== null);
   const result: BalanceTransactionQuery = {
     limit: parseLimit(q.limit),
     cursor: anchor ? { createdAt: anchor.createdAt, ...parseBalanceTransactionId(anchor.id)! } : null,
+    ...createdRange(q),
   };
   if (q.type !== undefined) {
     if (!(BALANCE_TRANSACTION_TYPES as readonly string[]).includes(q.type)) throw bad('type', `type must be one of: ${BALANCE_TRANSACTION_TYPES.join(', ')}.`);
@@ -50,10 +44,5 @@ export function parseBalanceTransactionQuery(query: Record<string, unknown>): Ba
     if (!CURRENCY_SHAPE.test(q.currency)) throw bad('currency', 'currency must be an ISO 4217 code: three upper-case letters, e.g. GHS (see GET /v1/reference/currencies).');
     result.currency = q.currency;
   }
-  const after = q.created_after === undefined ? undefined : isoInstant('created_after', q.created_after);
-  const before = q.created_before === undefined ? undefined : isoInstant('created_before', q.created_before);
-  if (after && before && compareInstants(after, before) >= 0) throw bad('created_before', 'created_before must be later than created_after.');
-  if (after) result.createdAfter = after.text;
-  if (before) result.createdBefore = before.text;
   return result;
 }
