@@ -1,5 +1,5 @@
 import type { Environment } from '../domain/environment';
-import { formatAmount, formatTime } from './money-format';
+import { formatAmount, formatTime } from '../domain/money-format';
 import type { NotificationKind } from './notification-kinds';
 
 /** What a message is made from. Everything in it may be shown: the resource is the API's view (identifiers masked). */

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { ID_BODY } from '../../src/domain/ids';
-import { formatAmount, formatTime } from '../../src/notifications/money-format';
+import { formatAmount, formatTime } from '../../src/domain/money-format';
 import { describeNotificationTransports, loadNotificationConfig } from '../../src/notifications/notification-config';
 import { notificationId } from '../../src/notifications/notification-id';
 import { NOTIFYING_EVENTS } from '../../src/notifications/notification-kinds';

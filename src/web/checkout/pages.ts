@@ -1,4 +1,5 @@
 import { SANDBOX_CHALLENGE_CODE } from '../../domain/hosted-checkout';
+import { formatAmount as formatMinorUnits } from '../../domain/money-format';
 import type { CheckoutView } from '../../persistence/checkout-token-store';
 
 /**
@@ -10,16 +11,17 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** An amount in minor units as the customer reads it (e.g. "GHS 150.00"). */
-export function formatAmount(amount: number, currency: string): string {
+/** A currency's ISO 4217 decimals as Intl knows them; 2 for a code it does not know. */
+export function currencyDecimals(currency: string): number {
   try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency, currencyDisplay: 'code' });
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    return format.format(amount / 10 ** digits).replace(/\u00a0/g, ' ');
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
-    return `${currency} ${amount}`;
+    return 2;
   }
 }
+
+/** An amount in minor units as the customer reads it (e.g. "GHS 150.00"), in the currency's ISO 4217 decimals. */
+export const formatAmount = (amount: number, currency: string): string => formatMinorUnits(amount, currency, currencyDecimals(currency));
 
 function page(title: string, body: string): string {
   return `<!doctype html>

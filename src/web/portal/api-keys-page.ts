@@ -2,6 +2,7 @@ import { ALL_SCOPES } from '../../domain/scopes';
 import type { ListedKey } from '../../persistence/api-key-store';
 import { escapeHtml } from '../checkout/pages';
 import { hidden, portalPage, type Frame } from './layout';
+import { when } from './time-html';
 
 /** The roll overlaps offered (the old key keeps working this long; at most 7 days, as `keys roll`). */
 export const ROLL_OVERLAPS: Record<string, { label: string; ms: number }> = {
@@ -11,7 +12,6 @@ export const ROLL_OVERLAPS: Record<string, { label: string; ms: number }> = {
   '7d': { label: '7 days', ms: 7 * 24 * 3600_000 },
 };
 
-const when = (iso: string | null): string => (iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 16).replace('T', ' '))} UTC</time>` : '—');
 
 function keyRow(key: ListedKey, csrf: string): string {
   const open = key.status === 'active';

@@ -2,7 +2,8 @@ import { BALANCE_TRANSACTION_TYPES, type BalanceTransaction } from '../../domain
 import type { BalanceFigures } from '../../persistence/account-balances';
 import { escapeHtml } from '../checkout/pages';
 import { chartHtml, type ChartDay } from './balances-chart';
-import { formatMoney, whenHtml, type MinorUnits } from './balances-money';
+import { formatMoney, type MinorUnits } from './balances-money';
+import { when } from './time-html';
 import { filterQuery, type BalanceFilters } from './balances-query';
 import { portalPage, type Frame } from './layout';
 
@@ -88,7 +89,7 @@ function transactionsTable(view: BalancesView): string {
 ${view.items
   .map(
     (t) =>
-      `<tr data-id="${escapeHtml(t.id)}"><td>${whenHtml(t.createdAt, escapeHtml)}</td><td>${escapeHtml(t.type)}</td><td>${source(t.source)}</td><td>${escapeHtml(t.balance)}</td><td class="num">${money(t.amount, t.currency, units)}</td><td class="num">${money(t.fee, t.currency, units)}</td><td class="num">${money(t.net, t.currency, units)}</td><td class="bt-id"><small><code>${escapeHtml(t.id)}</code></small></td></tr>`,
+      `<tr data-id="${escapeHtml(t.id)}"><td>${when(t.createdAt)}</td><td>${escapeHtml(t.type)}</td><td>${source(t.source)}</td><td>${escapeHtml(t.balance)}</td><td class="num">${money(t.amount, t.currency, units)}</td><td class="num">${money(t.fee, t.currency, units)}</td><td class="num">${money(t.net, t.currency, units)}</td><td class="bt-id"><small><code>${escapeHtml(t.id)}</code></small></td></tr>`,
   )
   .join('\n')}
 </tbody></table>`;

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../checkout/pages';
-import { whenHtml } from './balances-money';
+import { when } from './time-html';
 import { portalPage, type Frame } from './layout';
 
 /** What the events table shows of a stored event body (the API's JSON, parsed only to show its envelope). */
@@ -96,7 +96,7 @@ export function eventsPage(frame: Frame, view: EventsView): string {
 ${view.rows
   .map(
     (e) =>
-      `<tr data-sequence="${e.sequence}"><td>${e.sequence}</td><td><a href="/events/${encodeURIComponent(e.id)}">${escapeHtml(e.id)}</a></td><td>${escapeHtml(e.type)}</td><td>${objectCell(e)}</td><td>${whenHtml(e.createdAt, escapeHtml)}</td></tr>`,
+      `<tr data-sequence="${e.sequence}"><td>${e.sequence}</td><td><a href="/events/${encodeURIComponent(e.id)}">${escapeHtml(e.id)}</a></td><td>${escapeHtml(e.type)}</td><td>${objectCell(e)}</td><td>${when(e.createdAt)}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`
@@ -130,7 +130,7 @@ export function eventPage(frame: Frame, e: EventRow, body: string): string {
 <dt>Sequence</dt><dd id="event-sequence">${e.sequence}</dd>
 <dt>Type</dt><dd id="event-type">${escapeHtml(e.type)}</dd>
 <dt>Object</dt><dd>${objectCell(e)}</dd>
-<dt>Created</dt><dd>${whenHtml(e.createdAt, escapeHtml)}</dd>
+<dt>Created</dt><dd>${when(e.createdAt)}</dd>
 </dl>
 <h2 id="json-heading">JSON</h2>
 <pre id="event-json" class="json" tabindex="0" aria-labelledby="json-heading">${escapeHtml(indentJson(body))}</pre>

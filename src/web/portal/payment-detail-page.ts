@@ -1,7 +1,8 @@
 import { escapeHtml } from '../checkout/pages';
 import { portalPage, type Frame } from './layout';
 import { paymentKindOf, type Payment, type PaymentKind, type Related } from './payments-data';
-import { counterparty, money, paymentLink, paymentsTable, statusBadge, when } from './payments-page';
+import { counterparty, money, paymentLink, paymentsTable, statusBadge } from './payments-page';
+import { when } from './time-html';
 import { TIMELINE_LIMIT, type Timeline } from './payment-timeline';
 
 const NOUN: Record<PaymentKind, string> = { charge: 'Charge', payout: 'Payout', refund: 'Refund', dispute: 'Dispute', settlement: 'Settlement' };

@@ -1,13 +1,8 @@
 import { escapeHtml, formatAmount } from '../checkout/pages';
 import { portalPage, type Frame } from './layout';
+import { when } from './time-html';
 import type { ApiObject, Payment } from './payments-data';
 import { filterQuery, PAGE_SIZES, PAYMENT_TABS, TABS, type PaymentFilters } from './payments-filters';
-
-/** Shared by the list and detail pages: a time as `YYYY-MM-DD hh:mm UTC` (seconds with `seconds`). */
-export function when(iso: string | null | undefined, seconds = false): string {
-  if (!iso) return '—';
-  return `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, seconds ? 19 : 16).replace('T', ' '))} UTC</time>`;
-}
 
 /** An amount in minor units, with its currency (e.g. "GHS 150.00"). */
 export const money = (amount: number, currency: string): string => escapeHtml(formatAmount(amount, currency));

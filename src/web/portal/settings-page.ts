@@ -1,7 +1,8 @@
 import type { MerchantAccount } from '../../persistence/merchant-settings-store';
 import type { LimitedKind } from '../../persistence/live-limits-store';
 import { escapeHtml } from '../checkout/pages';
-import { formatMoney, whenHtml, type MinorUnits } from './balances-money';
+import { formatMoney, type MinorUnits } from './balances-money';
+import { when } from './time-html';
 import { portalPage, type Frame } from './layout';
 
 export interface SettingsView {
@@ -40,7 +41,7 @@ export function settingsPage(frame: Frame, view: SettingsView): string {
 <dl class="facts" id="merchant">
 <dt>Name</dt><dd id="merchant-name">${escapeHtml(account.name)}</dd>
 <dt>Merchant id</dt><dd id="merchant-id"><code>${escapeHtml(view.merchantId)}</code></dd>
-<dt>Verified</dt><dd id="verified">${account.verifiedAt ? `Yes, since ${whenHtml(account.verifiedAt, escapeHtml)}: live money can move.` : 'Not yet: live charges and payouts are refused until the operator verifies the account.'} <small>Changed with ${cli(`npm run cli -- merchants verify ${view.merchantId}`)}.</small></dd>
+<dt>Verified</dt><dd id="verified">${account.verifiedAt ? `Yes, since ${when(account.verifiedAt)}: live money can move.` : 'Not yet: live charges and payouts are refused until the operator verifies the account.'} <small>Changed with ${cli(`npm run cli -- merchants verify ${view.merchantId}`)}.</small></dd>
 </dl>
 <h2>Settlement and notifications</h2>
 <dl class="facts">

@@ -2,7 +2,8 @@ import type { DeliveryAttemptRecord, DeliveryRecord } from '../../domain/webhook
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { escapeHtml } from '../checkout/pages';
 import { hidden, portalPage, type Frame } from './layout';
-import { envName, messageOf, statusText, when } from './webhooks-page';
+import { when } from './time-html';
+import { envName, messageOf, statusText } from './webhooks-page';
 
 /**
  * What each attempt of the delivery sends, as the sender builds it (activities/webhooks.ts): the

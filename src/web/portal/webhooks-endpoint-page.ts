@@ -2,7 +2,8 @@ import type { DeliveryRecord, DeliveryStatus } from '../../domain/webhook-delive
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { escapeHtml } from '../checkout/pages';
 import { hidden, portalPage, type Frame } from './layout';
-import { envName, eventsText, healthText, messageOf, statusText, when } from './webhooks-page';
+import { when } from './time-html';
+import { envName, eventsText, healthText, messageOf, statusText } from './webhooks-page';
 
 export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'skipped'];
 

@@ -2,6 +2,7 @@ import { EVENT_TYPES } from '../../domain/event-types';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { escapeHtml } from '../checkout/pages';
 import { hidden, portalPage, type Frame } from './layout';
+import { when } from './time-html';
 
 /** What the register form held, shown again after a refusal (never a secret). */
 export interface RegisterForm {
@@ -13,7 +14,6 @@ export interface RegisterForm {
 const EMPTY_FORM: RegisterForm = { url: '', description: '', events: [] };
 
 /** A time as the portal shows it: minutes, UTC, with the exact instant in `datetime`. */
-export const when = (iso: string | null): string => (iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 16).replace('T', ' '))} UTC</time>` : '—');
 
 export const envName = (frame: Frame): string => (frame.environment === 'sandbox' ? 'sandbox' : 'live');
 
