@@ -1,15 +1,9 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path_ from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
 import { applyLiveLimits } from '../../src/persistence/live-limits-store';
-import { createPortalUser } from '../../src/persistence/portal-user-store';
-import { randomBase62 } from '../../src/support/new-id';
-import { hashPassword } from '../../src/support/password';
-import { createWebApp } from '../../src/web/app';
 import { csvCell, csvLine } from '../../src/web/portal/balances-csv';
 import { formatMoney, majorDecimal } from '../../src/web/portal/balances-money';
 import { indentJson } from '../../src/web/portal/events-page';
@@ -18,6 +12,7 @@ import { launchChromium } from '../support/chromium';
 import { fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import { PortalClient } from '../support/portal-client';
+import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { runCli } from '../support/run-cli';
 import { accept, draftCharge } from '../support/stored-charges';
 
@@ -34,18 +29,16 @@ import { accept, draftCharge } from '../support/stored-charges';
 const SHOTS = process.env.SCREENSHOTS_DIR ? path_.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path_.join(os.tmpdir(), 'payments-portal-pages-'));
 
 let h: Harness;
-let server: http.Server;
+let web: PortalWeb;
 let url: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  server = http.createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox, rateLimits: { sandbox: 7, live: 70 } }).callback());
+  web = await startPortalWeb(h, { rateLimits: { sandbox: 7, live: 70 } });
+  url = web.url;
 });
 afterAll(async () => {
-  await new Promise((ok) => server?.close(ok));
+  await web?.close();
   await h?.close();
 });
 
@@ -61,12 +54,7 @@ const post = (m: TestMerchant, path: string, body: unknown) => h.request('sandbo
 /** A merchant, a portal user of it, and a signed-in client (sandbox). */
 async function signedIn(): Promise<{ m: TestMerchant; client: PortalClient; email: string; password: string }> {
   const m = await h.merchant();
-  const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
-  const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(h.orm, m.id, email, await hashPassword(password));
-  const client = new PortalClient(url);
-  expect((await client.signIn(email, password)).status).toBe(303);
-  return { m, client, email, password };
+  return { m, ...(await signedInUser(url, h.orm, m.id)) };
 }
 
 /** A sandbox charge through the API, its timers advanced until its workflow has finished. */
@@ -364,7 +352,7 @@ describe('Balances', () => {
     expect(exports[0]!.request_id).toBe(res.headers.get('request-id'));
 
     // Another merchant's export: only its own row.
-    const { client: otherClient } = await signedInAs(other);
+    const { client: otherClient } = await signedInUser(url, h.orm, other.id);
     const otherRows = parseCsv((await otherClient.get('/balances/transactions.csv')).text).slice(1);
     expect(otherRows.map((r) => r[6])).toEqual(['777.00']);
   });
@@ -397,15 +385,6 @@ describe('Balances', () => {
     expect(formatMoney(-123456789, 'GHS', units)).toBe('GHS -1,234,567.89');
   });
 });
-
-async function signedInAs(m: TestMerchant): Promise<{ client: PortalClient }> {
-  const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
-  const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(h.orm, m.id, email, await hashPassword(password));
-  const client = new PortalClient(url);
-  expect((await client.signIn(email, password)).status).toBe(303);
-  return { client };
-}
 
 describe('Settings', () => {
   test('shows what `merchants set` stored (the account number masked, never whole), the live limits and today\'s usage, verification and the rate limit, and where each is changed', async () => {

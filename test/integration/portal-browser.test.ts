@@ -6,49 +6,39 @@
  * Screenshots go to SCREENSHOTS_DIR when set, else to a temporary folder.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { createPortalUser } from '../../src/persistence/portal-user-store';
-import { randomBase62 } from '../../src/support/new-id';
-import { hashPassword } from '../../src/support/password';
-import { createWebApp } from '../../src/web/app';
 import { launchChromium } from '../support/chromium';
 import { startHarness, type Harness } from '../support/harness';
 import { axeViolations } from '../support/axe';
+import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 
 const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-portal-'));
 
 let h: Harness;
-let server: http.Server;
+let web: PortalWeb;
 let url: string;
 let browser: Browser;
 const problems: string[] = [];
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });
-  server = http.createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox }).callback());
+  web = await startPortalWeb(h);
+  url = web.url;
   browser = await launchChromium();
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((ok) => server?.close(ok));
+  await web?.close();
   await h?.close();
 });
 
 async function user(): Promise<{ email: string; password: string; merchantId: string }> {
   const m = await h.merchant();
-  const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
-  const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(h.orm, m.id, email, await hashPassword(password));
-  return { email, password, merchantId: m.id };
+  return { ...(await newPortalUser(h.orm, m.id)), merchantId: m.id };
 }
 
 async function newPage(): Promise<Page> {

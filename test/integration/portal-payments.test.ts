@@ -1,18 +1,14 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pathModule from 'node:path';
 import type { Browser } from 'playwright-core';
-import { createPortalUser } from '../../src/persistence/portal-user-store';
 import { runSettlements } from '../../src/services/settlement-run';
-import { newId, randomBase62 } from '../../src/support/new-id';
-import { hashPassword } from '../../src/support/password';
-import { createWebApp } from '../../src/web/app';
+import { newId } from '../../src/support/new-id';
 import { axeViolations } from '../support/axe';
 import { launchChromium } from '../support/chromium';
 import { fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { writeLiveCharge } from '../support/live-charge';
 import { PortalClient } from '../support/portal-client';
+import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { giveSettlementAccount } from '../support/settlement-runs';
 
 /**
@@ -28,7 +24,7 @@ import { giveSettlementAccount } from '../support/settlement-runs';
 const TEMPORAL_UI = { baseUrl: 'http://127.0.0.1:8233', namespace: 'default' };
 
 let h: Harness;
-let server: http.Server;
+let web: PortalWeb;
 let url: string;
 
 /** Merchant A's payments, made through the API. */
@@ -38,14 +34,7 @@ let other: TestMerchant;
 let client: PortalClient;
 let otherClient: PortalClient;
 
-async function signedIn(merchant: TestMerchant): Promise<PortalClient> {
-  const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
-  const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(h.orm, merchant.id, email, await hashPassword(password));
-  const c = new PortalClient(url);
-  expect((await c.signIn(email, password)).status).toBe(303);
-  return c;
-}
+const signedIn = async (merchant: TestMerchant): Promise<PortalClient> => (await signedInUser(url, h.orm, merchant.id)).client;
 
 const api = (merchant: TestMerchant, method: string, path: string, body?: unknown) =>
   h.request('sandbox', method, path, { key: merchant.testKey, ...(body === undefined ? {} : { body, headers: { 'Idempotency-Key': idempotencyKey() } }) });
@@ -60,10 +49,8 @@ const finished = (id: string) => h.temporal.client.workflow.getHandle(id).result
 
 beforeAll(async () => {
   h = await startHarness();
-  server = http.createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox, temporalUi: TEMPORAL_UI }).callback());
+  web = await startPortalWeb(h, { temporalUi: TEMPORAL_UI });
+  url = web.url;
 
   m = await h.merchant();
   other = await h.merchant();
@@ -108,7 +95,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await new Promise((ok) => server?.close(ok));
+  await web?.close();
   await h?.close();
 });
 

@@ -1,11 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createWebApp } from '../../src/web/app';
-import { createPortalUser } from '../../src/persistence/portal-user-store';
-import { hashPassword } from '../../src/support/password';
-import { randomBase62 } from '../../src/support/new-id';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { PortalClient } from '../support/portal-client';
+import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 /**
@@ -17,20 +12,18 @@ import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../
 
 let h: Harness;
 let rx: TestReceiver;
-let server: http.Server;
+let web: PortalWeb;
 let url: string;
 
 beforeAll(async () => {
   h = await startHarness({ webhookEnv: { WEBHOOK_SECRET_OVERLAP: '8s' } });
   rx = await startTestReceiver();
-  server = http.createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on('request', createWebApp(h.deps, { webUrl: url, sandboxApiUrl: h.urls.sandbox }).callback());
+  web = await startPortalWeb(h);
+  url = web.url;
 });
 afterAll(async () => {
   await rx?.close();
-  await new Promise((ok) => server?.close(ok));
+  await web?.close();
   await h?.close();
 });
 beforeEach(() => rx.respond(() => ({ status: 200, body: 'ok' })));
@@ -39,11 +32,7 @@ const sql = <T>(text: string, params: unknown[] = []) => h.orm.em.getConnection(
 
 async function signedIn(): Promise<{ m: TestMerchant; email: string; client: PortalClient }> {
   const m = await h.merchant();
-  const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
-  const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(h.orm, m.id, email, await hashPassword(password));
-  const client = new PortalClient(url);
-  expect((await client.signIn(email, password)).status).toBe(303);
+  const { email, client } = await signedInUser(url, h.orm, m.id);
   return { m, email, client };
 }
 

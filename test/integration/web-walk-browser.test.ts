@@ -18,13 +18,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { createPortalUser } from '../../src/persistence/portal-user-store';
-import { randomBase62 } from '../../src/support/new-id';
-import { hashPassword } from '../../src/support/password';
 import { axeViolations } from '../support/axe';
 import { launchChromium } from '../support/chromium';
 import { startDocsSite, type DocsSite } from '../support/docs-site';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { newPortalUser } from '../support/portal-web';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
 
 const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-walk-'));
@@ -79,9 +77,7 @@ const sandboxApi = (method: string, route: string, key: string, body?: unknown) 
 
 test('sign in → create a key → register an endpoint → a card charge through checkout with the challenge → its delivery, replayed → the console on the sandbox', async () => {
   const m = await h.merchant();
-  const email = `walk-${randomBase62(8).toLowerCase()}@shop.example`;
-  const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(h.orm, m.id, email, await hashPassword(password));
+  const { email, password } = await newPortalUser(h.orm, m.id);
   const page = await newPage();
 
   // 1. Sign in: the portal opens on Payments, in the sandbox, with the TEST MODE band.
