@@ -6,7 +6,6 @@
  * listener reports its own environment's workers. Real PostgreSQL, Temporal dev server and receiver.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { NativeConnection } from '@temporalio/worker';
 import type { Environment } from '../../src/domain/environment';
 import { createMerchant } from '../../src/persistence/merchant-store';
 import { insertEndpoint } from '../../src/persistence/webhook-endpoint-store';
@@ -19,18 +18,16 @@ import { relayOnce } from '../../src/webhooks/outbox-relay';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';
 import type { SlotSettings } from '../../src/runtime/worker-capacity';
 import type { WebhookDeliveryResult, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
-import { createPaymentsWorker } from '../../workers/create-worker';
 import type { WorkerGroup } from '../../workers/worker-group';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
-import { testPayloadCodec } from '../support/payload-codec';
-import { deadTemporalClient, emitEvent } from '../support/webhook-fixtures';
+import { deadTemporalClient, emitEvent, startBareWorker } from '../support/webhook-fixtures';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
 import { testActor } from '../support/test-actor';
 
 const log = createLogger('silent');
 let h: Harness;
 let rx: TestReceiver;
-let running: { worker: WorkerGroup; connection: NativeConnection; done: Promise<void> } | undefined;
+let running: { worker: WorkerGroup; stop(): Promise<void> } | undefined;
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });
@@ -44,25 +41,14 @@ afterAll(async () => {
 
 /** The payments worker on the harness's base queue, as workers/main.ts builds it, with `slots`. */
 async function startWorkers(slots: SlotSettings): Promise<WorkerGroup> {
-  const { worker, connection } = await createPaymentsWorker({
-    orm: h.orm,
-    address: process.env.TEST_TEMPORAL_ADDRESS!,
-    namespace: 'default',
-    taskQueue: h.taskQueue,
-    secretBox: h.deps.secretBox,
-    payloadCodec: testPayloadCodec(),
-    webhooks: h.deps.webhooks,
-    slots,
-  });
-  running = { worker, connection, done: worker.run() };
-  return worker;
+  const started = await startBareWorker(h, { slots });
+  running = started;
+  return started.worker;
 }
 
 async function stopWorkers(): Promise<void> {
   if (!running) return;
-  running.worker.shutdown();
-  await running.done;
-  await running.connection.close();
+  await running.stop();
   running = undefined;
 }
 

@@ -12,9 +12,8 @@ import { startNotificationRelay, type NotificationRelay } from '../../src/notifi
 import { appendEvent } from '../../src/persistence/event-log';
 import type { Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
-import { createPaymentsWorker } from '../../workers/create-worker';
 import type { Harness } from './harness';
-import { testPayloadCodec } from './payload-codec';
+import { startBareWorker } from './webhook-fixtures';
 
 export interface NotificationWorker {
   config: NotificationConfig;
@@ -25,17 +24,7 @@ export interface NotificationWorker {
 
 export async function startNotificationWorker(h: Harness, env: Record<string, string>): Promise<NotificationWorker> {
   const config = loadNotificationConfig(env);
-  const { worker, connection } = await createPaymentsWorker({
-    orm: h.orm,
-    address: process.env.TEST_TEMPORAL_ADDRESS!,
-    namespace: 'default',
-    taskQueue: h.taskQueue,
-    secretBox: h.deps.secretBox,
-    payloadCodec: testPayloadCodec(),
-    webhooks: h.deps.webhooks,
-    notifications: config,
-  });
-  const running = worker.run();
+  const worker = await startBareWorker(h, { notifications: config });
   const logged: string[] = [];
   const log = pino({ level: 'info' }, { write: (line: string) => logged.push(line) });
   let relay: NotificationRelay;
@@ -45,8 +34,7 @@ export async function startNotificationWorker(h: Harness, env: Record<string, st
       config.pollMs,
     );
   } catch (error) {
-    worker.shutdown();
-    await running;
+    await worker.stop();
     throw error;
   }
   return {
@@ -54,9 +42,7 @@ export async function startNotificationWorker(h: Harness, env: Record<string, st
     logged,
     async stop() {
       await relay.stop();
-      worker.shutdown();
-      await running;
-      await connection.close();
+      await worker.stop();
     },
   };
 }

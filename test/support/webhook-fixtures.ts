@@ -11,7 +11,8 @@ import { createMerchant } from '../../src/persistence/merchant-store';
 import type { Orm } from '../../src/persistence/orm';
 import type { Caller } from '../../src/services/context';
 import { randomBase62 } from '../../src/support/new-id';
-import { createPaymentsWorker } from '../../workers/create-worker';
+import { createPaymentsWorker, type PaymentsWorkerOptions } from '../../workers/create-worker';
+import type { WorkerGroup } from '../../workers/worker-group';
 import type { Harness } from './harness';
 import { testPayloadCodec } from './payload-codec';
 
@@ -45,8 +46,11 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
   }
 }
 
-/** The payments worker on the harness's task queue, without the outbox relay. */
-export async function startBareWorker(h: Harness): Promise<{ stop(): Promise<void> }> {
+/**
+ * The payments worker on the harness's task queue as workers/main.ts builds it (with `options` on top:
+ * slots, notification settings), running, without the outbox relay.
+ */
+export async function startBareWorker(h: Harness, options: Partial<PaymentsWorkerOptions> = {}): Promise<{ worker: WorkerGroup; stop(): Promise<void> }> {
   const { worker, connection } = await createPaymentsWorker({
     orm: h.orm,
     address: process.env.TEST_TEMPORAL_ADDRESS!,
@@ -55,9 +59,11 @@ export async function startBareWorker(h: Harness): Promise<{ stop(): Promise<voi
     secretBox: h.deps.secretBox,
     payloadCodec: testPayloadCodec(),
     webhooks: h.deps.webhooks,
+    ...options,
   });
   const running = worker.run();
   return {
+    worker,
     async stop() {
       worker.shutdown();
       await running;
