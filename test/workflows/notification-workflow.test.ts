@@ -1,19 +1,15 @@
 import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type LogLevel } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { SendNotificationInput, SendNotificationOutcome } from '../../activities/notification-types';
 import { SA } from '../../src/domain/search-attributes';
 import { RETRY_JITTER } from '../../src/domain/webhook-retry';
-import { randomBase62 } from '../../src/support/new-id';
 import { startNotificationWorkflow } from '../../src/temporal/notification-start';
 import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { notificationStateQuery, type notificationWorkflow } from '../../workflows/notification';
-import { testServerPath } from '../support/binaries';
-import { declareSearchAttributes } from './support/charge-env';
 import { FakeNotificationSender, notificationInput, sendFailed, sent, skippedNotification, type NotificationStep } from './support/fake-notification-activities';
 import { timelineOf } from './support/timeline';
+import { startDeliveryQueueWorker, type TimeSkippingWorkers } from './support/time-skipping-workers';
 
 // notificationWorkflow on the time-skipping test server: the real workflow bundle, the sendNotification
 // activity replaced by a scripted sender. Waits are read from the run's history (its durable timers),
@@ -23,32 +19,17 @@ type History = temporal.api.history.v1.IHistory;
 const T = temporal.api.enums.v1.EventType;
 const HOUR = 3_600_000;
 
+let ts: TimeSkippingWorkers;
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let taskQueue: string;
 const fake = new FakeNotificationSender();
-const taskQueue = `notifications-${randomBase62(8)}`;
 
 beforeAll(async () => {
-  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
-  try {
-    await declareSearchAttributes(env);
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
-  } catch (error) {
-    await env.teardown();
-    throw error;
-  }
-  running = worker.run();
+  ts = await startDeliveryQueueWorker('notifications', fake.activities);
+  ({ env, taskQueue } = ts);
 });
 
-afterAll(async () => {
-  if (worker) {
-    worker.shutdown();
-    await running;
-  }
-  await env?.teardown();
-});
+afterAll(() => ts?.close());
 
 /** Starts a notification as the relay does (src/temporal/notification-start.ts) and runs it to its end. */
 async function notify(script: NotificationStep[] | ((input: SendNotificationInput) => SendNotificationOutcome | Error)) {

@@ -1,20 +1,18 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type LogLevel } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { DeliverWebhookOutcome } from '../../activities/types';
 import { SA } from '../../src/domain/search-attributes';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RETRY_JITTER } from '../../src/domain/webhook-retry';
-import { newId, randomBase62 } from '../../src/support/new-id';
+import { newId } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
-import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/create-worker';
 import { deliveryStateQuery, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
-import { testServerPath } from '../support/binaries';
-import { declareSearchAttributes } from './support/charge-env';
 import { deliveryInput, failed, FakeWebhookReceiver, infrastructureError, skipped, succeeded, type Script } from './support/fake-webhook-activities';
 import { timelineOf } from './support/timeline';
+import { startDeliveryQueueWorker, type TimeSkippingWorkers } from './support/time-skipping-workers';
 
 // webhookDeliveryWorkflow on the time-skipping test server: the real workflow bundle, the
 // deliverWebhook activity replaced by a scripted receiver. Waits are read from the run's history (the
@@ -25,33 +23,17 @@ const T = temporal.api.enums.v1.EventType;
 const SCHEDULE = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE);
 const HOUR = 3_600_000;
 
+let ts: TimeSkippingWorkers;
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let taskQueue: string;
 const fake = new FakeWebhookReceiver();
-const taskQueue = `webhooks-${randomBase62(8)}`;
 
 beforeAll(async () => {
-  // ERROR, not WARN: the scripted infrastructure failure would be logged as an activity failure.
-  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
-  try {
-    await declareSearchAttributes(env); // the start sets MerchantId and Environment
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue: webhookTaskQueueFor(taskQueue, 'sandbox'), workflowBundle: await workflowBundle(), activities: fake.activities });
-  } catch (error) {
-    await env.teardown();
-    throw error;
-  }
-  running = worker.run();
+  ts = await startDeliveryQueueWorker('webhooks', fake.activities);
+  ({ env, taskQueue } = ts);
 });
 
-afterAll(async () => {
-  if (worker) {
-    worker.shutdown();
-    await running;
-  }
-  await env?.teardown();
-});
+afterAll(() => ts?.close());
 
 
 /** Starts a delivery exactly as the outbox relay does (src/temporal/delivery-start.ts). */
