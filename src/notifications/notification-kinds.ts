@@ -1,3 +1,4 @@
+import type { Environment } from '../domain/environment';
 /**
  * What is sent when (issue 20; docs/notifications.md). Each event type that notifies names one
  * notification kind and its recipient: the customer gets a receipt for a succeeded charge, the
@@ -9,6 +10,18 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export type Recipient = 'customer' | 'merchant';
 export type NotificationChannel = 'email' | 'sms';
+
+/** What a notification row is about and to whom, as the relay writes it and an attempt reads it. */
+export interface NotificationSubject {
+  id: string;
+  merchantId: string;
+  environment: Environment;
+  kind: NotificationKind;
+  recipient: Recipient;
+  sourceId: string;
+  resourceId: string;
+  channel: NotificationChannel | null;
+}
 
 /**
  * The event types that notify. The `events` trigger of migration 20261128000004 queues exactly these

@@ -1,6 +1,6 @@
 import { safeText } from '../domain/response-excerpt';
 import type { Environment } from '../domain/environment';
-import type { NotificationChannel, NotificationKind, Recipient } from '../notifications/notification-kinds';
+import type { NotificationChannel, NotificationKind, NotificationSubject, Recipient } from '../notifications/notification-kinds';
 import type { Orm } from './orm';
 
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'skipped';
@@ -15,15 +15,7 @@ export interface RecordedNotificationAttempt {
 }
 
 /** A notification as its attempt reads it, and this attempt if it was recorded already. */
-export interface NotificationContext {
-  id: string;
-  merchantId: string;
-  environment: Environment;
-  kind: NotificationKind;
-  recipient: Recipient;
-  sourceId: string;
-  resourceId: string;
-  channel: NotificationChannel | null;
+export interface NotificationContext extends NotificationSubject {
   status: NotificationStatus;
   lastError: string | null;
   createdAt: Date;

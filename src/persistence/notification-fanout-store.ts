@@ -1,5 +1,5 @@
 import type { Environment } from '../domain/environment';
-import type { NotificationChannel, NotificationKind, Recipient } from '../notifications/notification-kinds';
+import type { NotificationKind, NotificationSubject } from '../notifications/notification-kinds';
 import type { Orm } from './orm';
 import { TEXT_ARRAY } from './sql-values';
 
@@ -18,15 +18,7 @@ export interface OutboxEvent {
 }
 
 /** A notification row as the relay writes it. */
-export interface NotificationDraft {
-  id: string;
-  merchantId: string;
-  environment: Environment;
-  kind: NotificationKind;
-  recipient: Recipient;
-  sourceId: string;
-  resourceId: string;
-  channel: NotificationChannel | null;
+export interface NotificationDraft extends NotificationSubject {
   toMasked: string | null;
   status: 'pending' | 'skipped';
   /** Why it is skipped. */
