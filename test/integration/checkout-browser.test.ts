@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium';
+import { collectPageProblems, launchChromium } from '../support/chromium';
 import { startCheckoutWeb, type CheckoutWeb } from '../support/checkout-web';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { axeViolations } from '../support/axe';
@@ -32,10 +32,7 @@ beforeAll(async () => {
   merchantName = (await h.orm.em.getConnection().execute<Array<{ name: string }>>(`select name from merchants where id = ?`, [merchant.id]))[0].name;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 800, height: 900 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
+  collectPageProblems(page, problems);
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium';
+import { collectPageProblems, launchChromium } from '../support/chromium';
 import { startHarness, type Harness } from '../support/harness';
 import { axeViolations } from '../support/axe';
 import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
@@ -44,10 +44,7 @@ async function user(): Promise<{ email: string; password: string; merchantId: st
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
+  collectPageProblems(page, problems);
   return page;
 }
 

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from '../support/axe';
-import { launchChromium } from '../support/chromium';
+import { collectPageProblems, launchChromium } from '../support/chromium';
 import { startDocsSite, type DocsSite } from '../support/docs-site';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
 import { newPortalUser } from '../support/portal-web';
@@ -55,10 +55,7 @@ afterAll(async () => {
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`${page.url()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`${page.url()}: ${String(e)}`));
+  collectPageProblems(page, problems);
   return page;
 }
 

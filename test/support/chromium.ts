@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it), or CHROMIUM_PATH. Nothing is downloaded. */
 export function chromiumPath(): string {
@@ -12,4 +12,15 @@ export function chromiumPath(): string {
 /** Headless Chromium driven by playwright-core (no browser download). */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/**
+ * Collects into `problems` what the page reports as broken: console errors (a policy violation, a
+ * failed load) and uncaught page errors, each prefixed with the page's URL at the time.
+ */
+export function collectPageProblems(page: Page, problems: string[]): void {
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${page.url()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${page.url()}: ${String(e)}`));
 }
