@@ -4,6 +4,7 @@ import { isIdOf } from '../../domain/ids';
 import { parseBalanceTransactionQuery } from '../../http/schemas/list-balance-transactions';
 import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
 import { encodeListCursor } from '../../persistence/sql-values';
+import { createdAfterDay, createdBeforeDay, utcDay } from './day-range';
 
 /**
  * The balance transactions filters of the portal's Balances page and its CSV export: the filters of
@@ -24,18 +25,6 @@ export interface BalanceFilters {
 
 export const FILTER_NAMES = ['type', 'currency', 'source', 'from', 'to'] as const;
 
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DAY_MS = 86_400_000;
-
-/** A real calendar date `YYYY-MM-DD` (years 2000–9999), as UTC midnight in milliseconds; else null. */
-export function utcDay(text: string): number | null {
-  const m = DAY.exec(text);
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (y < 2000) return null;
-  const ms = Date.UTC(y, mo - 1, d);
-  return new Date(ms).toISOString().slice(0, 10) === text ? ms : null;
-}
 
 export class FilterError extends Error {}
 
@@ -92,8 +81,8 @@ function apiQuery(filters: BalanceFilters, limit: number): Record<string, string
   if (filters.type) query.type = filters.type;
   if (filters.currency) query.currency = filters.currency;
   if (filters.source) query.source = filters.source;
-  if (filters.from) query.created_after = new Date(utcDay(filters.from)! - 1).toISOString();
-  if (filters.to) query.created_before = new Date(utcDay(filters.to)! + DAY_MS).toISOString();
+  if (filters.from) query.created_after = createdAfterDay(filters.from)!;
+  if (filters.to) query.created_before = createdBeforeDay(filters.to)!;
   return query;
 }
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../../domain/errors';
 import type { ListCursor } from '../../persistence/sql-values';
 import type { ListFilterParser, ListFilters, ListFilterSpec } from '../../services/list-filters';
+import { createdAfterDay, createdBeforeDay } from './day-range';
 import { CHARGE_LIST, DISPUTE_LIST, PAYOUT_LIST, REFUND_LIST, SETTLEMENT_LIST } from '../../services/payment-lists';
 
 /**
@@ -52,27 +53,15 @@ export interface PaymentFilters {
   list: ListFilters;
 }
 
-/** A date `YYYY-MM-DD` moved by `days`, as `YYYY-MM-DD` (null when it is not a real date). */
-function shiftDate(date: string, days: number): string | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!match) return null;
-  const d = new Date(0);
-  d.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  if (d.toISOString().slice(0, 10) !== date) return null;
-  d.setUTCDate(d.getUTCDate() + days);
-  const shifted = d.toISOString();
-  return /^\d{4}-/.test(shifted) ? shifted.slice(0, 10) : null;
-}
-
 /** The API query of one form field (its name and value in the API's terms), or null when it cannot be one. */
 function apiField(name: string, value: string): [string, string] | null {
   if (name === 'created_from') {
-    const before = shiftDate(value, -1);
-    return before ? ['created_after', `${before}T23:59:59.999999Z`] : null;
+    const after = createdAfterDay(value);
+    return after ? ['created_after', after] : null;
   }
   if (name === 'created_to') {
-    const after = shiftDate(value, 1);
-    return after ? ['created_before', after] : null;
+    const before = createdBeforeDay(value);
+    return before ? ['created_before', before] : null;
   }
   return [name, value];
 }
