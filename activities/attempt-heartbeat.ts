@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 
 /** How often a running attempt heartbeats; the delivery workflows' heartbeatTimeout is 10 s. */
-export const HEARTBEAT_INTERVAL_MS = 2_000;
+const HEARTBEAT_INTERVAL_MS = 2_000;
 
 /**
  * One attempt of a delivery (a webhook POST, a notification send), heartbeating through all of it,

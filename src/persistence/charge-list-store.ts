@@ -6,7 +6,7 @@ import type { Orm } from './orm';
 
 /**
  * One page of the caller's charges: `page` is the filter, order and limit clause that
- * src/http/list-filters.ts builds from the validated query (column names from code, values bound).
+ * src/services/list-filters.ts builds from the validated query (column names from code, values bound).
  * Newest first, `limit + 1` rows (the extra one says there is more), on the index on (merchant_id,
  * environment, created_at desc).
  */

@@ -126,7 +126,7 @@ export async function findDispute(orm: Orm, scope: { merchantId: string; environ
 
 /**
  * A page of the merchant's disputes in one environment, newest first: `page` is the list filters'
- * clause (src/http/list-filters.ts: `and …` conditions, order and `limit ?`) with its parameters.
+ * clause (src/services/list-filters.ts: `and …` conditions, order and `limit ?`) with its parameters.
  */
 export async function listDisputes(orm: Orm, scope: { merchantId: string; environment: string }, page: { sql: string; params: unknown[] }): Promise<DisputeRecord[]> {
   const rows = await orm.em

@@ -5,7 +5,7 @@ import type { Orm } from './orm';
 
 /**
  * One page of the caller's payouts: `page` is the filter, order and limit clause that
- * src/http/list-filters.ts builds from the validated query (column names from code, values bound).
+ * src/services/list-filters.ts builds from the validated query (column names from code, values bound).
  * Newest first (created_at, then id), `limit + 1` rows, on the index payouts_scope_created.
  */
 export async function listPayouts(orm: Orm, scope: { merchantId: string; environment: Environment }, page: { sql: string; params: unknown[] }): Promise<PayoutRecord[]> {

@@ -90,7 +90,7 @@ export async function findRefund(orm: Orm, scope: { merchantId: string; environm
 
 /**
  * A page of the merchant's refunds in one environment, newest first: `pageSql` is the list filters'
- * clause (src/http/list-filters.ts: `and …` conditions, order and `limit ?`) with its parameters.
+ * clause (src/services/list-filters.ts: `and …` conditions, order and `limit ?`) with its parameters.
  */
 export async function listRefunds(orm: Orm, scope: { merchantId: string; environment: string }, page: { sql: string; params: unknown[] }): Promise<RefundRecord[]> {
   const rows = await orm.em

@@ -1,7 +1,7 @@
 import { ApiError } from '../../src/domain/errors';
 import { defineListFilters, isoInstant } from '../../src/services/list-filters';
 
-// The reusable list filters (src/http/list-filters.ts): strict parsing with the offending `param`,
+// The reusable list filters (src/services/list-filters.ts): strict parsing with the offending `param`,
 // and the SQL they add (values bound, column names from the spec only).
 
 const REFUNDS = defineListFilters({ kind: 'refund', statuses: ['pending', 'succeeded', 'failed'], chargeColumn: 'charge_id' });

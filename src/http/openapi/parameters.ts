@@ -34,7 +34,7 @@ const INSTANT = 'ISO 8601: `YYYY-MM-DD` (midnight UTC) or a date-time with `Z` o
 /** The page parameters of every list. */
 export const PAGE_PARAMETERS = [LIMIT, CURSOR];
 
-/** The query of a list with filters (src/http/list-filters.ts), from the route's own filter definition. */
+/** The query of a list with filters (src/services/list-filters.ts), from the route's own filter definition. */
 export function listFilterParameters(list: ListFilterParser): Parameter[] {
   const { spec } = list;
   return [

@@ -13,9 +13,9 @@ const CURRENCY_SHAPE = /^[A-Z]{3}$/;
 const bad = (param: string, message: string) => new ApiError('invalid_request', message, { param });
 
 /**
- * The query of GET /v1/balance-transactions, with the conventions of src/http/list-filters.ts:
+ * The query of GET /v1/balance-transactions, with the conventions of src/services/list-filters.ts:
  * `limit` (1–100, default 10), `cursor` (a next_cursor of this list, unchanged; strict, as
- * routes/list-page.ts reads every list's), `type` (one of BALANCE_TRANSACTION_TYPES), `source` (a
+ * src/services/list-cursor.ts reads every list's), `type` (one of BALANCE_TRANSACTION_TYPES), `source` (a
  * charge, payout, refund, settlement or dispute id), `currency` (ISO 4217: three upper-case letters;
  * the route refuses one the reference list does not have), `created_after` / `created_before` (strict
  * ISO 8601, exclusive). Any other parameter, a repeated one, or a bad value is 400 `invalid_request`
