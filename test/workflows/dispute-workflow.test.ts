@@ -8,7 +8,7 @@ import { retryStepUpdate } from '../../workflows/messages';
 import { startDisputeTestEnv, type DisputeOptions, type DisputeTestEnv } from './support/dispute-env';
 import { timelineOf } from './support/timeline';
 import { failureOf } from './support/workflow-failure';
-import { waitFor } from './support/wait-for';
+import { waitFor, signalsAnswered } from './support/wait-for';
 
 // disputeWorkflow on the time-skipping test server, activities in memory (FakeDisputeStore), started
 // as the API starts it (the dispute written, then `{ disputeId }`). Durations come from the history.
@@ -172,6 +172,7 @@ describe('evidence is accepted once', () => {
     expect(h.store.transitionsOf(record.id)).toEqual([]);
     expect(await handle.query('nextTimer')).toMatchObject({ summary: DEADLINE_SUMMARY });
     await handle.signal('advance');
+    await signalsAnswered(handle);
     await handle.result();
   });
 });
@@ -180,6 +181,7 @@ describe('advance signal (sandbox)', () => {
   test('advance fires the evidence deadline now: lost; the history shows the signal and the timer cancelled', async () => {
     const { record, handle } = await waiting();
     await handle.signal('advance');
+    await signalsAnswered(handle);
     expect(await handle.result()).toMatchObject({ status: 'lost' });
     expect(h.store.transitionsOf(record.id)).toEqual(['lost']);
     const { eventTypes } = timelineOf(await handle.fetchHistory());
@@ -192,6 +194,7 @@ describe('advance signal (sandbox)', () => {
     await handle.executeUpdate(submitEvidenceUpdate, { args: [{ text: 'losing_evidence' }] });
     await waitFor(async () => ((await handle.query('nextTimer')) as { summary: string } | null)?.summary === DECISION_SUMMARY);
     await handle.signal('advance');
+    await signalsAnswered(handle);
     expect(await handle.result()).toMatchObject({ status: 'lost' });
     expect(h.store.transitionsOf(record.id)).toEqual(['under_review', 'lost']);
     expect(timelineOf(await handle.fetchHistory()).eventTypes.filter((t) => t === 'TIMER_CANCELED')).toHaveLength(2);

@@ -4,7 +4,7 @@ import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbo
 import { PAYOUT_UNRESOLVED_MS, SANDBOX_REVERSAL_DELAY_MS } from '../../workflows/payout-rail';
 import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from './support/payout-env';
 import { timelineOf } from './support/timeline';
-import { waitFor } from './support/wait-for';
+import { waitFor, signalsAnswered } from './support/wait-for';
 
 // payoutWorkflow on the time-skipping test server, activities in memory (FakePayoutStore), started
 // as the API starts it (the payout written, then `{ payoutId }`). Durations come from the history.
@@ -85,6 +85,7 @@ describe('advance signal (sandbox)', () => {
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
     expect(await handle.query('nextTimer')).toEqual({ summary: 'sandbox pending outcome: ten minutes, then timeout', firesAt: expect.any(String) });
     await handle.signal('advance');
+    await signalsAnswered(handle);
     expect(await handle.result()).toMatchObject({ status: 'failed', failureClass: 'timeout' });
     const { eventTypes, timers } = timelineOf(await handle.fetchHistory());
     expect(eventTypes).toEqual(expect.arrayContaining(['WORKFLOW_EXECUTION_SIGNALED', 'TIMER_CANCELED']));

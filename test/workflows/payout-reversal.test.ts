@@ -6,7 +6,7 @@ import { payoutReversalOperation } from '../../src/temporal/payout-reversal-star
 import { reversePayoutUpdate } from '../../workflows/payout-messages';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';
 import { timelineOf } from './support/timeline';
-import { waitFor } from './support/wait-for';
+import { waitFor, signalsAnswered } from './support/wait-for';
 
 // Reversal of a succeeded payout: the sandbox `reverse` outcome, and an operator's reversePayout
 // update (payouts reverse), to the open run or, once it has closed, to a new run under the same id.
@@ -64,6 +64,7 @@ test('the sandbox `reverse` outcome can be advanced', async () => {
   await handle.signal('advance');
   await waitFor(async () => ((await handle.query('nextTimer')) as { summary: string } | null)?.summary === 'sandbox reverse outcome: the rail returns the payout');
   await handle.signal('advance');
+  await signalsAnswered(handle);
   expect(await handle.result()).toMatchObject({ status: 'reversed' });
   expect(timelineOf(await handle.fetchHistory()).eventTypes).not.toContain('TIMER_FIRED');
 });
@@ -87,6 +88,7 @@ describe('refusals', () => {
     const error = await reverse(record, { reason: 'too early' }).catch((e: unknown) => e);
     expect((error as WorkflowUpdateFailedError).cause?.message).toMatch(/is pending: only a succeeded payout can be reversed/);
     await handle.signal('advance');
+    await signalsAnswered(handle);
     expect(await handle.result()).toMatchObject({ status: 'failed', failureClass: 'timeout' });
     expect(tos(record.id)).toEqual(['failed']);
   });

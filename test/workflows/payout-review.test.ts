@@ -5,7 +5,7 @@ import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from './support/payout-env';
 import { timelineOf } from './support/timeline';
-import { waitFor } from './support/wait-for';
+import { waitFor, signalsAnswered } from './support/wait-for';
 import { auditLog } from './support/fake-audit';
 
 // The review of a held payout: a durable timer until created_at + PAYOUT_REVIEW_TIMEOUT, raced by
@@ -111,6 +111,7 @@ test('the timeout comes from the begin step (PAYOUT_REVIEW_TIMEOUT of the worker
 test('advance fires the review timeout now: declined, the history shows the signal winning', async () => {
   const { record, handle } = await held();
   await handle.signal('advance');
+  await signalsAnswered(handle);
   expect(await handle.result()).toMatchObject({ status: 'failed', failureClass: 'declined', review: { decidedBy: 'system', reason: 'review timeout advanced (sandbox)' } });
   const { eventTypes } = timelineOf(await handle.fetchHistory());
   expect(eventTypes).toEqual(expect.arrayContaining(['WORKFLOW_EXECUTION_SIGNALED', 'TIMER_CANCELED']));
@@ -123,6 +124,7 @@ test('advance after approval fires the rail timer, not the (gone) review timer',
   await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'ok', operator: 'ui:jane' }] });
   await waitFor(async () => ((await handle.query('nextTimer')) as { summary: string } | null)?.summary === 'sandbox completion: the rail pays the recipient');
   await handle.signal('advance');
+  await signalsAnswered(handle);
   expect(await handle.result()).toMatchObject({ status: 'succeeded' });
   expect(timelineOf(await handle.fetchHistory()).eventTypes.filter((t) => t === 'TIMER_CANCELED')).toHaveLength(2);
 });
@@ -154,6 +156,7 @@ describe('validator refusals: nothing written, the payout still waits', () => {
     const error = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'x', operator: 'ui:jane' }] }).catch((e: unknown) => e);
     expect((error as WorkflowUpdateFailedError).cause?.message).toMatch(/is pending: only a payout held for review/);
     await handle.signal('advance');
+    await signalsAnswered(handle);
     await handle.result();
   });
 

@@ -5,7 +5,7 @@ import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbo
 import { startRefundTestEnv, type RefundOptions, type RefundTestEnv } from './support/refund-env';
 import { timelineOf } from './support/timeline';
 import { failureOf } from './support/workflow-failure';
-import { waitFor } from './support/wait-for';
+import { waitFor, signalsAnswered } from './support/wait-for';
 
 // refundWorkflow on the time-skipping test server, activities in memory (FakeRefundStore), started as
 // the API starts it (the refund written, then `{ refundId }`). Durations come from the history.
@@ -82,6 +82,7 @@ describe('advance signal (sandbox)', () => {
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
     expect(await handle.query('nextTimer')).toEqual({ summary, firesAt: expect.any(String) });
     await handle.signal('advance');
+    await signalsAnswered(handle);
     await handle.result();
     expect(h.store.transitionsOf(record.id).map(({ to, failureClass }) => (failureClass ? { to, failureClass } : { to }))).toEqual([transition]);
     const { eventTypes, timers } = timelineOf(await handle.fetchHistory());

@@ -9,7 +9,7 @@ import { FAKE_ACCOUNT_NUMBER, startSettlementTestEnv, type SettlementStartOption
 import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { timelineOf } from './support/timeline';
 import { failureOf } from './support/workflow-failure';
-import { waitFor } from './support/wait-for';
+import { waitFor, signalsAnswered } from './support/wait-for';
 import { auditLog } from './support/fake-audit';
 
 // settlementWorkflow on the time-skipping test server, activities in memory (FakeSettlementStore),
@@ -64,6 +64,7 @@ describe('a batch paid', () => {
     const metadata = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe("waiting: sandbox payment: the settlement reaches the merchant's bank account (about 3 s, or advance); 12345 GHS in transit");
     await handle.signal('advance');
+    await signalsAnswered(handle);
     expect(await handle.result()).toMatchObject({ status: 'paid' });
   });
 });
@@ -205,6 +206,7 @@ describe('retrySettlement refused (validator): nothing changes', () => {
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
     expect(await updateRefusal(handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'too early', operator: 'ui:jane' }] }))).toBe(`settlement ${handle.workflowId} is pending: only a failed batch can be retried`);
     await handle.signal('advance');
+    await signalsAnswered(handle);
     expect(await handle.result()).toMatchObject({ status: 'paid' });
     expect(await handle.result()).not.toHaveProperty('retried_as');
   });
@@ -262,6 +264,7 @@ describe('advance signal (sandbox)', () => {
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
     expect(await handle.query('nextTimer')).toEqual({ summary, firesAt: expect.any(String) });
     await handle.signal('advance');
+    await signalsAnswered(handle);
     // A failed batch then waits for an operator (retrySettlement): its run stays open.
     if (outcome === 'failed') await waitFor(async () => (await handle.query<ChargeAttention>('chargeAttention')).needsAttention);
     else await handle.result();

@@ -21,6 +21,7 @@ import { testServerPath } from '../../support/binaries';
 import { FakeChargeStore } from './fake-activities';
 import { auditLog } from './fake-audit';
 import { FakeRail } from './fake-rail-activities';
+import { signalsAnswered } from './wait-for';
 
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
@@ -56,7 +57,7 @@ export interface ChargeTestEnv {
    * New runs refuse such an input (ChargeInputRefused); recorded ones replay (test/replay).
    */
   accept(draft: ChargeDraft): Promise<ChargeAcceptance>;
-  /** Waits for the charge workflow's result (the charge's state: no customer data), skipping time. */
+  /** Waits for the charge workflow's result (the charge's state: no customer data), skipping time once every signal sent is answered. */
   settle(chargeId: string): Promise<ChargeState>;
   /** The operator reversal as src/services/reverse-charge.ts starts it: a new run under the charge id. */
   startReversal(chargeId: string, requestedAt: string): Promise<WorkflowHandle<typeof chargeReversalWorkflow>>;
@@ -126,8 +127,10 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
     accept(draft) {
       return client.executeUpdateWithStart(acceptChargeUpdate, { updateId: ACCEPT_UPDATE_ID, startWorkflowOperation: chargeStartOperation(draft, taskQueue) });
     },
-    settle(chargeId) {
-      return client.getHandle<typeof chargeWorkflow>(chargeId).result();
+    async settle(chargeId) {
+      const handle = client.getHandle<typeof chargeWorkflow>(chargeId);
+      await signalsAnswered(handle); // before time may skip (test/workflows/support/wait-for.ts)
+      return handle.result();
     },
     startReversal(chargeId, requestedAt) {
       const charge = store.charges.get(chargeId);

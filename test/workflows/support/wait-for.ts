@@ -1,5 +1,9 @@
+import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { nextTimerQuery, type NextTimer } from '../../../workflows/messages';
+
+const T = temporal.api.enums.v1.EventType;
+
 /** Polls (real time) until `check` holds. */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -17,4 +21,23 @@ export async function waitingTimer(handle: WorkflowHandle): Promise<NextTimer> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('the workflow never waited on a timer');
+}
+
+/**
+ * Waits (real time, without letting time skip) until the run has answered every signal it was sent:
+ * a workflow task completed after the last signal, or the run closed. Only then may a test await
+ * the result, which lets the time-skipping server skip time. Otherwise a timer the signal cancels
+ * can fire in skipped time while that workflow task is still in flight, and the test server refuses
+ * the task's CancelTimer and never gives the run another task: it hangs (sdk-java#3088, open).
+ */
+export async function signalsAnswered(handle: WorkflowHandle, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  const closing = [T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, T.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW];
+  for (;;) {
+    const types = ((await handle.fetchHistory()).events ?? []).map((e) => e.eventType);
+    const lastSignal = types.lastIndexOf(T.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+    if (types.some((t) => closing.includes(t!)) || lastSignal === -1 || types.indexOf(T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, lastSignal) !== -1) return;
+    if (Date.now() > until) throw new Error(`the run did not answer its signals within ${timeoutMs} ms: ${types.slice(lastSignal).map((t) => T[t!]).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
