@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTransport } from 'nodemailer';
+import { ensurePrivateDir } from '../support/private-dir';
 import { mailOptions, oneLine, SendFailure, type EmailMessage, type EmailTransport, type Sent, type SmsMessage, type SmsTransport } from './transport';
 
 /** `2026-11-26T10-00-00Z`: the notification's time, sortable and fit for a file name on any system. */
@@ -16,6 +17,8 @@ function stamp(date: Date): string {
 function writeOnce(dir: string, name: string, text: string | Buffer): Sent {
   const file = path.join(dir, name);
   try {
+    // DATA_DIR first, with its own mode (0711 for root, so embedded PostgreSQL can still pass), then the outbox inside it.
+    ensurePrivateDir(path.dirname(dir));
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!fs.existsSync(file)) {
       const temporary = `${file}.${process.pid}.tmp`;

@@ -13,20 +13,22 @@ import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMercha
 import { emitNotifyingEvent, settlementData, startNotificationWorker, type NotificationWorker } from '../support/notification-worker';
 import { parseMail } from '../support/smtp-sink';
 import { until } from '../support/webhook-fixtures';
+import { privateDirMode } from '../../src/support/private-dir';
 
 let h: Harness;
 let worker: NotificationWorker;
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'notifications-outbox-'));
+  // A DATA_DIR that does not exist yet: the first message creates it, as npm start would.
+  dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'notifications-outbox-')), 'data');
   h = await startHarness({ worker: false });
   worker = await startNotificationWorker(h, { DATA_DIR: dataDir, NOTIFICATION_POLL_MS: '100' });
 });
 afterAll(async () => {
   await worker?.stop();
   await h?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
 });
 
 const sql = <T = Record<string, any>>(query: string, params: unknown[] = []) => h.orm.em.getConnection().execute<T[]>(query, params);
@@ -49,6 +51,9 @@ test('no SMTP_URL: the receipt is an .eml file under DATA_DIR/outbox, readable, 
   expect(row.provider_message_id).toMatch(new RegExp(`^file:\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}Z_${row.id}\\.eml$`));
   const file = path.join(dataDir, 'outbox', row.provider_message_id.slice('file:'.length));
   expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  // DATA_DIR itself has the service's private mode (0711 for root: embedded PostgreSQL, run as
+  // `postgres`, must still pass through it when npm start comes after a worker wrote here).
+  expect(fs.statSync(dataDir).mode & 0o777).toBe(privateDirMode());
   const raw = fs.readFileSync(file, 'utf8');
   // Readable as it is: the headers and the text part in plain ASCII.
   expect(raw).toMatch(/^Subject: \[TEST\] Receipt from Merchant \w+: GHS 150\.00$/m);

@@ -36,6 +36,10 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-test-'));
   onSuiteEnd(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o777);
+  // What the service writes under DATA_DIR by default (notification files, a generated secrets key)
+  // goes to the suite's own folder, inherited by every jest worker and CLI child: never the
+  // project's `.data`, which belongs to `npm start`.
+  process.env.DATA_DIR = path.join(dataDir, 'service-data');
 
   const common = commonSuiteSetup();
   // TEST_SHARED_TEMPORAL=1: one dev server for every worker (measured against one each: docs/testing.md).
