@@ -139,3 +139,19 @@ export function errorLines(text: string): Array<{ level: number; msg: string }> 
     })
     .filter((l) => l.level >= 50);
 }
+
+/**
+ * stderr lines that mention an error, except the Temporal dev server's own lines stamped before
+ * `since` (its `time=…` is local time). While it comes up the dev server may log one
+ * `GetSystemInfo … Frontend is not healthy yet` error, answering the SDK's first readiness poll
+ * (seen once in CI); that is start-up, not stopping. Lines without a stamp always count.
+ */
+export function stderrErrorsSince(stderr: string, since: Date): string[] {
+  return stderr
+    .split('\n')
+    .filter((l) => /error/i.test(l))
+    .filter((l) => {
+      const stamp = /^time=(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\s/.exec(l);
+      return !stamp || new Date(stamp[1]!).getTime() >= since.getTime();
+    });
+}
