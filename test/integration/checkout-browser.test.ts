@@ -6,16 +6,14 @@
  * axe-core finds no serious or critical violation on any checkout page.
  * Screenshots go to SCREENSHOTS_DIR when set, else to a temporary folder.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { collectPageProblems, launchChromium } from '../support/chromium';
+import { collectPageProblems, launchChromium, screenshotsDir } from '../support/chromium';
 import { startCheckoutWeb, type CheckoutWeb } from '../support/checkout-web';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { axeViolations } from '../support/axe';
 
-const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-checkout-'));
+const SHOTS = screenshotsDir('checkout');
 
 let h: Harness;
 let web: CheckoutWeb;
@@ -33,7 +31,6 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 800, height: 900 } });
   collectPageProblems(page, problems);
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {

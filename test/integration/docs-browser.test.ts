@@ -9,18 +9,16 @@
  * Screenshots go to SCREENSHOTS_DIR (`npm run screenshots:docs` writes docs/screenshots/), else to a
  * temporary folder.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { DOCS_PAGES } from '../../src/web/docs/layout';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, screenshotsDir } from '../support/chromium';
 import { startDocsSite, type DocsSite } from '../support/docs-site';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { axeViolations } from '../support/axe';
 
-const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-docs-'));
+const SHOTS = screenshotsDir('docs');
 
 let h: Harness;
 let site: DocsSite;
@@ -45,7 +43,6 @@ beforeAll(async () => {
   page.on('request', (r) => void requests.push(r));
   page.on('console', (msg) => void consoleMessages.push(msg.text()));
   page.on('pageerror', (error) => void consoleMessages.push(`pageerror: ${error.message}`));
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {

@@ -5,16 +5,14 @@
  * and axe-core finds no serious or critical violation on any portal page.
  * Screenshots go to SCREENSHOTS_DIR when set, else to a temporary folder.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { collectPageProblems, launchChromium } from '../support/chromium';
+import { collectPageProblems, launchChromium, screenshotsDir } from '../support/chromium';
 import { startHarness, type Harness } from '../support/harness';
 import { axeViolations } from '../support/axe';
 import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 
-const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-portal-'));
+const SHOTS = screenshotsDir('portal');
 
 let h: Harness;
 let web: PortalWeb;
@@ -27,7 +25,6 @@ beforeAll(async () => {
   web = await startPortalWeb(h);
   url = web.url;
   browser = await launchChromium();
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {

@@ -14,18 +14,16 @@
  * page go to SCREENSHOTS_DIR (`npm run screenshots:portal` writes docs/screenshots/), else to a
  * temporary folder.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations } from '../support/axe';
-import { collectPageProblems, launchChromium } from '../support/chromium';
+import { collectPageProblems, launchChromium, screenshotsDir } from '../support/chromium';
 import { startDocsSite, type DocsSite } from '../support/docs-site';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
 import { newPortalUser } from '../support/portal-web';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
 
-const SHOTS = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'payments-walk-'));
+const SHOTS = screenshotsDir('walk');
 const TEMPORAL_UI = { baseUrl: 'http://127.0.0.1:8233', namespace: 'default' };
 
 let h: Harness;
@@ -42,7 +40,6 @@ beforeAll(async () => {
   h.deps.webUrl = site.webUrl;
   receiver = await startTestReceiver();
   browser = await launchChromium();
-  fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it), or CHROMIUM_PATH. Nothing is downloaded. */
@@ -7,6 +9,13 @@ export function chromiumPath(): string {
   const found = candidates.find((c) => fs.existsSync(c));
   if (!found) throw new Error(`Missing Chromium: looked at ${candidates.join(', ')}. Install Debian's package (apt-get install chromium) or set CHROMIUM_PATH.`);
   return found;
+}
+
+/** Where a browser test saves its screenshots: SCREENSHOTS_DIR when set (created), else a new temporary folder `payments-<name>-…`. */
+export function screenshotsDir(name: string): string {
+  const dir = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), `payments-${name}-`));
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 /** Headless Chromium driven by playwright-core (no browser download). */

@@ -124,46 +124,40 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     await showEndpoint(ctx, session, endpoint, 200, ctx.query.updated === '1' ? STATUS_MESSAGE[endpoint.status] : null, 'notice');
   });
 
-  router.post(`${WEBHOOKS_PATH}/:id/rotate`, async (ctx) => {
-    const session = await kit.posted(ctx);
-    if (!session) return;
-    const id = ctx.params.id ?? '';
-    if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
-    try {
-      const { endpoint, secret } = await rotateSecret(deps, callerOf(session), id, actor(ctx, session));
-      html(ctx, 200, endpointSecretPage(frameOf(session, WEBHOOKS_PATH), 'rotated', endpoint, secret));
-    } catch (error) {
-      await refused(ctx, error, (status, message) => endpointAgain(ctx, session, id, status, message));
-    }
+  /**
+   * A POST on one endpoint (`/webhooks/:id/<action>`): the signed-in session and a well-formed id,
+   * then `act`; a service's refusal shows the endpoint's page again with its message.
+   */
+  function endpointAction(action: string, act: (ctx: Context, session: PortalSession, id: string) => Promise<void>): void {
+    router.post(`${WEBHOOKS_PATH}/:id/${action}`, async (ctx) => {
+      const session = await kit.posted(ctx);
+      if (!session) return;
+      const id = ctx.params.id ?? '';
+      if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
+      try {
+        await act(ctx, session, id);
+      } catch (error) {
+        await refused(ctx, error, (status, message) => endpointAgain(ctx, session, id, status, message));
+      }
+    });
+  }
+
+  endpointAction('rotate', async (ctx, session, id) => {
+    const { endpoint, secret } = await rotateSecret(deps, callerOf(session), id, actor(ctx, session));
+    html(ctx, 200, endpointSecretPage(frameOf(session, WEBHOOKS_PATH), 'rotated', endpoint, secret));
   });
 
-  router.post(`${WEBHOOKS_PATH}/:id/status`, async (ctx) => {
-    const session = await kit.posted(ctx);
-    if (!session) return;
-    const id = ctx.params.id ?? '';
-    if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
+  endpointAction('status', async (ctx, session, id) => {
     const status = fieldsOf(ctx).get('status');
-    try {
-      if (status !== 'active' && status !== 'disabled') throw new ApiError('invalid_request', 'Choose to enable or to disable the endpoint.', { param: 'status' });
-      await patchEndpoint(deps, callerOf(session), id, { status }, actor(ctx, session));
-      see(ctx, `${WEBHOOKS_PATH}/${id}?updated=1`);
-    } catch (error) {
-      await refused(ctx, error, (code, message) => endpointAgain(ctx, session, id, code, message));
-    }
+    if (status !== 'active' && status !== 'disabled') throw new ApiError('invalid_request', 'Choose to enable or to disable the endpoint.', { param: 'status' });
+    await patchEndpoint(deps, callerOf(session), id, { status }, actor(ctx, session));
+    see(ctx, `${WEBHOOKS_PATH}/${id}?updated=1`);
   });
 
-  router.post(`${WEBHOOKS_PATH}/:id/delete`, async (ctx) => {
-    const session = await kit.posted(ctx);
-    if (!session) return;
-    const id = ctx.params.id ?? '';
-    if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
-    try {
-      if (fieldsOf(ctx).get('confirm') !== 'yes') throw new ApiError('invalid_request', 'Tick “Yes, delete this endpoint” to delete it.', { param: 'confirm' });
-      await removeEndpoint(deps, callerOf(session), id, actor(ctx, session));
-      see(ctx, `${WEBHOOKS_PATH}?deleted=1`);
-    } catch (error) {
-      await refused(ctx, error, (code, message) => endpointAgain(ctx, session, id, code, message));
-    }
+  endpointAction('delete', async (ctx, session, id) => {
+    if (fieldsOf(ctx).get('confirm') !== 'yes') throw new ApiError('invalid_request', 'Tick “Yes, delete this endpoint” to delete it.', { param: 'confirm' });
+    await removeEndpoint(deps, callerOf(session), id, actor(ctx, session));
+    see(ctx, `${WEBHOOKS_PATH}?deleted=1`);
   });
 
   /** After a refused endpoint action: its page again with the message (404 if it is gone meanwhile). */
