@@ -3,6 +3,15 @@
  * Exact for any integer amount in minor units (string arithmetic, no floating point).
  */
 
+/** A currency's ISO 4217 decimals as Intl knows them; 2 for a code it does not know. */
+export function currencyDecimals(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
 /** Signed minor units as a plain major-unit decimal: -40000 with 2 decimals → `-400.00`. */
 export function majorDecimal(amount: number | bigint | string, minorUnits: number): string {
   const text = String(amount);
@@ -23,6 +32,9 @@ export function formatAmount(amount: number | bigint | string, currency: string,
   const grouped = (negative ? whole.slice(1) : whole).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${currency} ${negative ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
 }
+
+/** `formatAmount` in the currency's ISO 4217 decimals as Intl knows them (checkout, the portal's payments): `GHS 150.00`. */
+export const formatIsoAmount = (amount: number | bigint | string, currency: string): string => formatAmount(amount, currency, currencyDecimals(currency));
 
 /** An ISO 8601 time as `2026-11-26 10:00 UTC`. */
 export function formatTime(iso: string): string {

@@ -1,6 +1,7 @@
 import type { Environment } from '../domain/environment';
 import { formatAmount, formatTime } from '../domain/money-format';
 import type { NotificationKind } from './notification-kinds';
+import { escapeHtml } from '../support/escape-html';
 
 /** What a message is made from. Everything in it may be shown: the resource is the API's view (identifiers masked). */
 export interface RenderInput {
@@ -119,8 +120,6 @@ function wrap(text: string, width = 72): string[] {
   }
   return line ? [...lines, line] : lines;
 }
-
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** An email: plain text and simple HTML. Sandbox: the subject starts with [TEST] and both bodies start with the TEST MODE badge; live: neither. */
 export function renderEmail(input: RenderInput): RenderedEmail {

@@ -1,27 +1,12 @@
 import { SANDBOX_CHALLENGE_CODE } from '../../domain/hosted-checkout';
-import { formatAmount as formatMinorUnits } from '../../domain/money-format';
+import { formatIsoAmount } from '../../domain/money-format';
+import { escapeHtml } from '../../support/escape-html';
 import type { CheckoutView } from '../../persistence/checkout-token-store';
 
 /**
  * The hosted checkout pages (docs/checkout.md): server-rendered HTML, no script, one stylesheet
  * from 'self' (the web port's CSP stays strict). Every value from the database is escaped.
  */
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** A currency's ISO 4217 decimals as Intl knows them; 2 for a code it does not know. */
-export function currencyDecimals(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
-/** An amount in minor units as the customer reads it (e.g. "GHS 150.00"), in the currency's ISO 4217 decimals. */
-export const formatAmount = (amount: number, currency: string): string => formatMinorUnits(amount, currency, currencyDecimals(currency));
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -46,7 +31,7 @@ ${body}
 function summary(view: CheckoutView): string {
   return `<dl class="summary">
 <dt>Merchant</dt><dd id="merchant">${escapeHtml(view.merchantName)}</dd>
-<dt>Amount</dt><dd id="amount">${escapeHtml(formatAmount(view.amount, view.currency))}</dd>
+<dt>Amount</dt><dd id="amount">${escapeHtml(formatIsoAmount(view.amount, view.currency))}</dd>
 </dl>`;
 }
 

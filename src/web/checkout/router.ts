@@ -5,7 +5,7 @@ import { findCheckout, type CheckoutView } from '../../persistence/checkout-toke
 import { decideCheckout } from '../../services/checkout-decision';
 import type { ServiceDeps } from '../../services/context';
 import { checkoutTokenHash, isCheckoutTokenShape } from '../../support/checkout-token';
-import { formFields } from './form-body';
+import { formFields } from '../form-body';
 import { challengePage, CHECKOUT_CSS, CHECKOUT_ICON, checkoutPage, decidedPage, gonePage, unavailablePage, type GoneReason } from './pages';
 
 /**

@@ -1,4 +1,5 @@
-import { escapeHtml, page } from './layout';
+import { escapeHtml } from '../../support/escape-html';
+import { page } from './layout';
 
 /**
  * The request console (`/docs/console`): a form read by our own script (/docs/assets/console.js),

@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import { escapeHtml } from '../../support/escape-html';
 
 /** The reference site's pages, in the order the navigation lists them. */
 export const DOCS_PAGES = [
@@ -11,11 +12,6 @@ export const DOCS_PAGES = [
 ] as const;
 
 export type DocsPath = (typeof DOCS_PAGES)[number]['path'];
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Markdown as the guides are written: no raw HTML (everything is escaped), no links made up from text. */
 export const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });

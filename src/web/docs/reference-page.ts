@@ -1,4 +1,5 @@
-import { escapeHtml, page } from './layout';
+import { escapeHtml } from '../../support/escape-html';
+import { page } from './layout';
 
 /**
  * The API reference (`/docs`): Redoc renders the OpenAPI document in the browser, from the document

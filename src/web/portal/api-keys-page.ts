@@ -1,6 +1,6 @@
 import { ALL_SCOPES } from '../../domain/scopes';
 import type { ListedKey } from '../../persistence/api-key-store';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { hidden, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 

@@ -1,6 +1,6 @@
 import type { Orm } from '../../persistence/orm';
 import type { Caller } from '../../services/context';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { walkBalanceTransactions } from './balances-walk';
 

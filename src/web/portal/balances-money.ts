@@ -1,7 +1,6 @@
 import type { Orm } from '../../persistence/orm';
 import { listCurrencies } from '../../persistence/reference-store';
-import { currencyDecimals } from '../checkout/pages';
-import { formatAmount, majorDecimal as plainDecimal } from '../../domain/money-format';
+import { currencyDecimals, formatAmount, majorDecimal as plainDecimal } from '../../domain/money-format';
 
 /** Minor units per currency code (the reference list, GET /v1/reference/currencies). */
 export type MinorUnits = ReadonlyMap<string, number>;

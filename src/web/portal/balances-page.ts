@@ -1,6 +1,6 @@
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransaction } from '../../domain/balance-transaction';
 import type { BalanceFigures } from '../../persistence/account-balances';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { chartHtml, type ChartDay } from './balances-chart';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { when } from './time-html';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { when } from './time-html';
 import { portalPage, type Frame } from './layout';
 

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { ChangeActor } from '../../domain/operator-action';
 import type { Caller, ServiceDeps } from '../../services/context';
 import type { PortalSession } from '../../persistence/portal-session-store';
-import { formFields } from '../checkout/form-body';
+import { formFields } from '../form-body';
 import type { WebOptions } from '../routers';
 import type { Frame } from './layout';
 import { currentSession, sameOrigin, tokensMatch } from './session';

@@ -1,5 +1,5 @@
 import type { Environment } from '../../domain/environment';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 
 /**
  * The portal's page frame: server-rendered HTML, no script, one stylesheet from 'self'. A signed-in

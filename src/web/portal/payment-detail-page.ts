@@ -1,4 +1,4 @@
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { portalPage, type Frame } from './layout';
 import { paymentKindOf, type Payment, type PaymentKind, type Related } from './payments-data';
 import { counterparty, money, paymentLink, paymentsTable, statusBadge } from './payments-page';

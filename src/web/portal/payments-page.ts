@@ -1,11 +1,12 @@
-import { escapeHtml, formatAmount } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
+import { formatIsoAmount } from '../../domain/money-format';
 import { portalPage, type Frame } from './layout';
 import { when } from './time-html';
 import type { ApiObject, Payment } from './payments-data';
 import { filterQuery, PAGE_SIZES, PAYMENT_TABS, TABS, type PaymentFilters } from './payments-filters';
 
 /** An amount in minor units, with its currency (e.g. "GHS 150.00"). */
-export const money = (amount: number, currency: string): string => escapeHtml(formatAmount(amount, currency));
+export const money = (amount: number, currency: string): string => escapeHtml(formatIsoAmount(amount, currency));
 
 /** A link to a payment's detail page. */
 export const paymentLink = (id: string): string => `<a href="/payments/${encodeURIComponent(id)}">${escapeHtml(id)}</a>`;

@@ -4,7 +4,7 @@ import { recordPortalAccess } from '../../persistence/portal-audit';
 import { findPortalUserByEmail, recordFailedSignIn, recordSignIn } from '../../persistence/portal-user-store';
 import { createPortalSession, revokePortalSession, setSessionEnvironment } from '../../persistence/portal-session-store';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
-import { formFields } from '../checkout/form-body';
+import { formFields } from '../form-body';
 import type { WebOptions } from '../routers';
 import { forbidden, html, portalKit, see } from './kit';
 import { HOME_PATH, PORTAL_PAGES } from './pages';

@@ -1,6 +1,6 @@
 import type { MerchantAccount } from '../../persistence/merchant-settings-store';
 import type { LimitedKind } from '../../persistence/live-limits-store';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { when } from './time-html';
 import { portalPage, type Frame } from './layout';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { hidden, portalPage } from './layout';
 
 /** The sign-in form; `message` is the generic failure or the lock-out notice. */

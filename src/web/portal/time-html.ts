@@ -1,4 +1,4 @@
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 
 /** An ISO 8601 UTC time as every portal page shows it: `2026-11-23 13:05 UTC` (seconds with `seconds`) in a <time>; `—` for none. */
 export function when(iso: string | null | undefined, seconds = false): string {

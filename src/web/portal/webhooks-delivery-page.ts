@@ -1,6 +1,6 @@
 import type { DeliveryAttemptRecord, DeliveryRecord } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { hidden, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 import { envName, messageOf, statusText } from './webhooks-page';

@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
-import { escapeHtml } from '../checkout/pages';
+import { escapeHtml } from '../../support/escape-html';
 import { hidden, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 
