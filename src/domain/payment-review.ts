@@ -1,0 +1,117 @@
+import { hasControlCharacter } from './control-characters';
+import { operatorRefusal } from './operator-action';
+
+/**
+ * Payment review (issue 29): the one place a payment that already ended gets an operator's
+ * attention. A late answer from the partner (a callback or status for a closed payment), a charge
+ * that expired while the partner still said pending, or a reconciliation break flags its payment;
+ * the review workflow (`review-<paymentId>`) asks the partner for a final status, records money
+ * that moved after we had ended the payment (late money), and waits for an operator to settle it.
+ */
+
+/** Who flagged a review. */
+export type PaymentReviewSource = 'late_watch' | 'callback' | 'reconciliation';
+export const PAYMENT_REVIEW_SOURCES: readonly PaymentReviewSource[] = ['late_watch', 'callback', 'reconciliation'];
+
+/** Input of paymentReviewWorkflow (and of flagPaymentReview / startReviewFromWorkflow). */
+export interface PaymentReviewStart {
+  paymentId: string;
+  product: 'collection' | 'disbursement';
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+  source: PaymentReviewSource;
+  reason: string;
+}
+
+/** The reviewFlag signal: one more reason to look at the payment. */
+export interface PaymentReviewFlag {
+  source: PaymentReviewSource;
+  reason: string;
+}
+
+export const PAYMENT_REVIEW_ID_PREFIX = 'review-';
+export const REVIEW_FLAG_SIGNAL = 'reviewFlag';
+export const SETTLE_LATE_ANSWER_UPDATE = 'settleLateAnswer';
+export const PAYMENT_REVIEW_QUERY = 'paymentReview';
+
+export const paymentReviewWorkflowId = (paymentId: string): string => `${PAYMENT_REVIEW_ID_PREFIX}${paymentId}`;
+
+/** The payment id a review workflow id names, or null for another workflow. */
+export function reviewedPaymentId(workflowId: string): string | null {
+  return workflowId.startsWith(PAYMENT_REVIEW_ID_PREFIX) ? workflowId.slice(PAYMENT_REVIEW_ID_PREFIX.length) : null;
+}
+
+/** The kind of payment an id names (charge `txn_`, payout `po_`, settlement `stl_`), or null. */
+export type ReviewedKind = 'charge' | 'payout' | 'settlement';
+export function reviewedKind(paymentId: string): ReviewedKind | null {
+  if (paymentId.startsWith('txn_')) return 'charge';
+  if (paymentId.startsWith('po_')) return 'payout';
+  if (paymentId.startsWith('stl_')) return 'settlement';
+  return null;
+}
+
+/** The partner product a payment moves on: charges collect, payouts and settlements disburse. */
+export function reviewedProduct(paymentId: string): 'collection' | 'disbursement' {
+  return paymentId.startsWith('txn_') ? 'collection' : 'disbursement';
+}
+
+/**
+ * How an operator settles late money:
+ * - `credit` (charges): the merchant is credited, the charge becomes succeeded late;
+ * - `return` (charges): the money goes back to the payer through a partner transfer;
+ * - `accept` (payouts, settlements): the partner paid, so the payment is recorded as paid late.
+ */
+export type SettleLateAction = 'credit' | 'return' | 'accept';
+export const SETTLE_LATE_ACTIONS: readonly SettleLateAction[] = ['credit', 'return', 'accept'];
+
+/** Input of the settleLateAnswer update (`payments settle-late ID --action … --reason …`). */
+export interface SettleLateRequest {
+  action: SettleLateAction;
+  operator: string;
+  reason: string;
+  /** The partner's evidence (a transaction id, a statement line), kept in the audit row. */
+  evidence?: string;
+  batch_id?: string;
+}
+
+export const MAX_EVIDENCE_LENGTH = 500;
+
+/** Why a settleLateAnswer request is refused regardless of the payment (shape), or null. */
+export function settleLateRefusal(request: unknown): string | null {
+  const operator = operatorRefusal(request);
+  if (operator) return operator;
+  const fields = request as Record<string, unknown>;
+  if (typeof fields.action !== 'string' || !(SETTLE_LATE_ACTIONS as readonly string[]).includes(fields.action)) {
+    return `"action" must be one of ${SETTLE_LATE_ACTIONS.join(', ')}`;
+  }
+  if (fields.evidence !== undefined && (typeof fields.evidence !== 'string' || fields.evidence.length > MAX_EVIDENCE_LENGTH)) {
+    return `"evidence", when sent, is a string of at most ${MAX_EVIDENCE_LENGTH} characters`;
+  }
+  for (const key of ['operator', 'reason', 'evidence'] as const) {
+    const value = fields[key];
+    if (typeof value === 'string' && hasControlCharacter(value)) return `"${key}" must not contain control characters`;
+  }
+  return null;
+}
+
+/** Why `action` cannot settle late money on this kind of payment, or null. */
+export function settleLateActionRefusal(kind: ReviewedKind, action: SettleLateAction): string | null {
+  if (kind === 'charge' && action === 'accept') return 'a charge is settled with "credit" (the merchant) or "return" (the payer), not "accept"';
+  if (kind !== 'charge' && action !== 'accept') return `a ${kind} the partner paid late is settled with "accept" (recorded as paid)`;
+  return null;
+}
+
+/** The review's state, as the paymentReview query answers it. */
+export interface PaymentReviewState {
+  paymentId: string;
+  product: 'collection' | 'disbursement';
+  /** polling: asking the partner; late_money: waiting for an operator; settled / agreed / open: see reasons. */
+  phase: 'polling' | 'late_money' | 'settling' | 'settled' | 'agreed';
+  needsAttention: boolean;
+  reasons: PaymentReviewFlag[];
+  /** The partner's final status, once known. */
+  partnerStatus: string | null;
+  /** Our record's status when the partner answered. */
+  ourStatus: string | null;
+  settledAction: SettleLateAction | null;
+}
