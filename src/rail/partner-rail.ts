@@ -43,11 +43,22 @@ export type RailSubmitResult =
   /** Refused outright (4xx with a reason): a final failure. */
   | { kind: 'refused'; reason: string; failureClass: FailureClass };
 
+/**
+ * The amount and currency the partner's answer names, when it names them (a MoMo status or callback
+ * body carries both): `amount` in minor units of `currency`. Absent when the body omits them or they
+ * cannot be read (`amount` also when the currency has no known exponent); the caller compares them
+ * with the payment's own.
+ */
+export interface RailStatusAmount {
+  amount?: number;
+  currency?: string;
+}
+
 /** What the partner says of a reference now. */
 export type RailStatus =
   | { status: 'pending' }
-  | { status: 'succeeded'; financialTransactionId: string }
-  | { status: 'failed'; reason: string; failureClass: FailureClass }
+  | ({ status: 'succeeded'; financialTransactionId: string } & RailStatusAmount)
+  | ({ status: 'failed'; reason: string; failureClass: FailureClass } & RailStatusAmount)
   /** The partner does not know the reference (never received: submit it again, same reference). */
   | { status: 'unknown' };
 

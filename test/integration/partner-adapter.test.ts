@@ -142,7 +142,7 @@ describe.each<RailProduct>(['collection', 'disbursement'])('%s', (product) => {
     });
 
     const final = await finalStatus(product, req.referenceId);
-    expect(final).toEqual({ status: 'succeeded', financialTransactionId: expect.stringMatching(/^[0-9]+$/) });
+    expect(final).toEqual({ status: 'succeeded', financialTransactionId: expect.stringMatching(/^[0-9]+$/), amount: 15_000, currency: 'GHS' });
     const [callback] = await waitFor('the callback', () => callbacksOf(req.referenceId).length >= 1 && callbacksOf(req.referenceId));
     expect(callback).toMatchObject({ method: 'PUT', product, contentType: 'application/json' });
     expect(verifyCallback(config, callback!.product, callback!.referenceId, callback!.token, callback!.body)).toEqual({ product, referenceId: req.referenceId, claimed: final });
@@ -153,7 +153,7 @@ describe.each<RailProduct>(['collection', 'disbursement'])('%s', (product) => {
   test('refusal after acceptance (0001): FAILED NOT_ENOUGH_FUNDS is insufficient_funds, by status and callback', async () => {
     const req = request('0001');
     expect(await rail.submit(product, req)).toEqual({ kind: 'accepted' });
-    const expected = { status: 'failed', reason: 'NOT_ENOUGH_FUNDS', failureClass: 'insufficient_funds' };
+    const expected = { status: 'failed', reason: 'NOT_ENOUGH_FUNDS', failureClass: 'insufficient_funds', amount: 15_000, currency: 'GHS' };
     expect(await finalStatus(product, req.referenceId)).toEqual(expected);
     const [callback] = await waitFor('the callback', () => callbacksOf(req.referenceId).length >= 1 && callbacksOf(req.referenceId));
     expect(verifyCallback(config, product, req.referenceId, callback!.token, callback!.body)).toEqual({ product, referenceId: req.referenceId, claimed: expected });
@@ -170,7 +170,7 @@ describe.each<RailProduct>(['collection', 'disbursement'])('%s', (product) => {
   test('PAYEE_NOT_ALLOWED_TO_RECEIVE (0003) is invalid_recipient', async () => {
     const req = request('0003');
     expect(await rail.submit(product, req)).toEqual({ kind: 'accepted' });
-    const expected = { status: 'failed', reason: 'PAYEE_NOT_ALLOWED_TO_RECEIVE', failureClass: 'invalid_recipient' };
+    const expected = { status: 'failed', reason: 'PAYEE_NOT_ALLOWED_TO_RECEIVE', failureClass: 'invalid_recipient', amount: 15_000, currency: 'GHS' };
     expect(await finalStatus(product, req.referenceId)).toEqual(expected);
     const [callback] = await waitFor('the callback', () => callbacksOf(req.referenceId).length >= 1 && callbacksOf(req.referenceId));
     expect(verifyCallback(config, product, req.referenceId, callback!.token, callback!.body)).toMatchObject({ claimed: expected });

@@ -26,4 +26,23 @@ describe('a status answer or callback body as a RailStatus', () => {
       expect(parseMomoStatus(body)).toBeUndefined();
     }
   });
+
+  test('a final answer carries the amount in minor units and the currency it names', () => {
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', financialTransactionId: '7', amount: '150.00', currency: 'GHS' })).toEqual({ status: 'succeeded', financialTransactionId: '7', amount: 15000, currency: 'GHS' });
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', financialTransactionId: '7', amount: '150.01', currency: 'ghs ' })).toEqual({ status: 'succeeded', financialTransactionId: '7', amount: 15001, currency: 'GHS' });
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', amount: '5000', currency: 'UGX' })).toEqual({ status: 'succeeded', financialTransactionId: '', amount: 5000, currency: 'UGX' });
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', amount: 1.5, currency: 'EUR' })).toEqual({ status: 'succeeded', financialTransactionId: '', amount: 150, currency: 'EUR' });
+    expect(parseMomoStatus({ status: 'FAILED', reason: 'NOT_ENOUGH_FUNDS', amount: '2.50', currency: 'GHS' })).toEqual({ status: 'failed', reason: 'NOT_ENOUGH_FUNDS', failureClass: 'insufficient_funds', amount: 250, currency: 'GHS' });
+    expect(parseMomoStatus({ status: 'PENDING', amount: '2.50', currency: 'GHS' })).toEqual({ status: 'pending' });
+  });
+
+  test('an amount that cannot be read is left out, never guessed', () => {
+    // no currency: the amount alone means nothing
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', financialTransactionId: '7', amount: '150.00' })).toEqual({ status: 'succeeded', financialTransactionId: '7' });
+    // more decimals than the currency has, not a decimal, a currency without a known exponent
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', financialTransactionId: '7', amount: '150.001', currency: 'GHS' })).toEqual({ status: 'succeeded', financialTransactionId: '7', currency: 'GHS' });
+    expect(parseMomoStatus({ status: 'SUCCESSFUL', financialTransactionId: '7', amount: '1,50', currency: 'GHS' })).toEqual({ status: 'succeeded', financialTransactionId: '7', currency: 'GHS' });
+    expect(parseMomoStatus({ status: 'FAILED', amount: '10', currency: 'XYZ' })).toEqual({ status: 'failed', reason: UNSPECIFIED_REASON, failureClass: 'declined', currency: 'XYZ' });
+    expect(parseMomoStatus({ status: 'FAILED', amount: '10', currency: 3 })).toEqual({ status: 'failed', reason: UNSPECIFIED_REASON, failureClass: 'declined' });
+  });
 });
