@@ -1,4 +1,3 @@
-import { parseDuration } from '../domain/webhook-retry';
 import { StartupError } from '../support/startup-error';
 import type { RailProduct } from './partner-rail';
 
@@ -29,14 +28,37 @@ export interface PartnerConfig {
   callbackBaseUrl: string;
   /** PARTNER_CALLBACK_SECRET: the HMAC key of the callback URLs' tokens (src/rail/momo-callback.ts). Secret. */
   callbackSecret: string;
-  /** PARTNER_TIMEOUT_MS: the longest wait of one call to the partner, connection to last byte (default 5000). */
+  /** PARTNER_TIMEOUT_MS: the longest wait of one HTTP request to the partner, connection to last byte (default 5000, at most MAX_PARTNER_TIMEOUT_MS). */
   timeoutMs: number;
-  /** PARTNER_POLL_INTERVAL (`30s`, `2m`, …): how often the workflow asks the status when no callback came; undefined = the workflow's default. */
-  pollIntervalMs: number | undefined;
 }
 
 export const DEFAULT_TARGET_ENVIRONMENT = 'sandbox';
 export const DEFAULT_PARTNER_TIMEOUT_MS = 5_000;
+
+/**
+ * One rail call's activity budget: the `startToCloseTimeout` of the activities that call the
+ * partner (workflows use this value). A call that outlives it is cut off and retried by Temporal
+ * while the partner may still be answering the first, so PARTNER_TIMEOUT_MS must fit it.
+ */
+export const RAIL_CALL_BUDGET_MS = 60_000;
+/** What the activity itself may take around the partner's requests (database reads and writes). */
+export const RAIL_CALL_MARGIN_MS = 5_000;
+/**
+ * The most HTTP requests one `submit` or `status` makes, each bounded by PARTNER_TIMEOUT_MS
+ * (src/rail/momo-adapter.ts `authorized`, src/rail/momo-token.ts): a token, the call, and after a
+ * 401 a new token and the call once more.
+ */
+export const PARTNER_REQUESTS_PER_CALL = 4;
+/** The longest PARTNER_TIMEOUT_MS whose worst case fits the budget: (60000 − 5000) / 4 = 13750 ms. */
+export const MAX_PARTNER_TIMEOUT_MS = Math.floor((RAIL_CALL_BUDGET_MS - RAIL_CALL_MARGIN_MS) / PARTNER_REQUESTS_PER_CALL);
+export const MIN_PARTNER_TIMEOUT_MS = 100;
+
+/** Variables that once were read and no longer are, refused at start so that nobody relies on them: why. */
+export const REMOVED_PARTNER_VARIABLES: Readonly<Record<string, string>> = {
+  PARTNER_POLL_INTERVAL:
+    'PARTNER_POLL_INTERVAL was removed: it never had an effect. The status polls follow a schedule fixed in the workflow code ' +
+    '(src/domain/live-rail.ts), which must be deterministic for Temporal to replay it; unset PARTNER_POLL_INTERVAL',
+};
 /** The shortest PARTNER_CALLBACK_SECRET: 32 characters (an HMAC-SHA256 key of at least 128 bits of a random text). */
 export const MIN_CALLBACK_SECRET_LENGTH = 32;
 
@@ -74,33 +96,39 @@ function credentials(env: NodeJS.ProcessEnv, product: RailProduct): PartnerCrede
   return { apiUser: pick('API_USER'), apiKey: pick('API_KEY'), subscriptionKey: pick('SUBSCRIPTION_KEY') };
 }
 
+/** PARTNER_TIMEOUT_MS, refused unless its worst case (PARTNER_REQUESTS_PER_CALL requests) fits RAIL_CALL_BUDGET_MS. */
 function timeoutMs(env: NodeJS.ProcessEnv): number {
   const raw = value(env, 'PARTNER_TIMEOUT_MS');
   if (!raw) return DEFAULT_PARTNER_TIMEOUT_MS;
-  if (!/^[0-9]{1,7}$/.test(raw) || Number(raw) < 100 || Number(raw) > 120_000) {
-    throw new StartupError(`PARTNER_TIMEOUT_MS must be a whole number of milliseconds from 100 to 120000, got "${raw}"`);
+  if (!/^[0-9]{1,7}$/.test(raw) || Number(raw) < MIN_PARTNER_TIMEOUT_MS) {
+    throw new StartupError(`PARTNER_TIMEOUT_MS must be a whole number of milliseconds from ${MIN_PARTNER_TIMEOUT_MS} to ${MAX_PARTNER_TIMEOUT_MS}, got "${raw}"`);
   }
-  return Number(raw);
+  const ms = Number(raw);
+  if (ms > MAX_PARTNER_TIMEOUT_MS) {
+    const worst = PARTNER_REQUESTS_PER_CALL * ms + RAIL_CALL_MARGIN_MS;
+    throw new StartupError(
+      `PARTNER_TIMEOUT_MS=${ms} does not fit a rail call's ${RAIL_CALL_BUDGET_MS} ms activity budget: one call to the partner may wait for ` +
+        `${PARTNER_REQUESTS_PER_CALL} requests (a token, the call, and after a 401 a new token and the call again), ` +
+        `${PARTNER_REQUESTS_PER_CALL} × ${ms} + ${RAIL_CALL_MARGIN_MS} ms = ${worst} ms; set at most ${MAX_PARTNER_TIMEOUT_MS}`,
+    );
+  }
+  return ms;
 }
 
-function pollIntervalMs(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = value(env, 'PARTNER_POLL_INTERVAL');
-  if (!raw) return undefined;
-  let ms = NaN;
-  try {
-    ms = parseDuration(raw);
-  } catch {
-    // reported below
+/** A removed variable that is still set: a StartupError saying so. */
+function refuseRemoved(env: NodeJS.ProcessEnv): void {
+  for (const [name, why] of Object.entries(REMOVED_PARTNER_VARIABLES)) {
+    if (value(env, name) !== undefined) throw new StartupError(why);
   }
-  if (!(ms >= 1_000)) throw new StartupError(`PARTNER_POLL_INTERVAL must be a duration of at least 1s such as "30s" or "2m", got "${raw}"`);
-  return ms;
 }
 
 /**
  * The partner's configuration, or undefined when PARTNER_BASE_URL is unset (no partner configured).
  * A bad or missing value throws a StartupError naming the variable; no message ever repeats a secret.
+ * A removed variable (REMOVED_PARTNER_VARIABLES) is refused even without PARTNER_BASE_URL.
  */
 export function loadPartnerConfig(env: NodeJS.ProcessEnv = process.env): PartnerConfig | undefined {
+  refuseRemoved(env);
   if (!value(env, 'PARTNER_BASE_URL')) return undefined;
   const partnerBase = baseUrl(env, 'PARTNER_BASE_URL', 'the partner API base URL');
   const targetEnvironment = value(env, 'PARTNER_TARGET_ENVIRONMENT') ?? DEFAULT_TARGET_ENVIRONMENT;
@@ -121,7 +149,6 @@ export function loadPartnerConfig(env: NodeJS.ProcessEnv = process.env): Partner
     callbackBaseUrl: baseUrl(env, 'PARTNER_CALLBACK_BASE_URL', 'the public base URL at which the partner reaches our callback route, e.g. https://pay.example.com'),
     callbackSecret,
     timeoutMs: timeoutMs(env),
-    pollIntervalMs: pollIntervalMs(env),
   };
 }
 
@@ -133,6 +160,5 @@ export function partnerConfigSummary(config: PartnerConfig): Record<string, unkn
     apiUsers: { collection: config.credentials.collection.apiUser, disbursement: config.credentials.disbursement.apiUser },
     callbackBaseUrl: config.callbackBaseUrl,
     timeoutMs: config.timeoutMs,
-    pollIntervalMs: config.pollIntervalMs,
   };
 }

@@ -1,4 +1,12 @@
-import { loadPartnerConfig, partnerConfigSummary } from '../../src/rail/partner-config';
+import {
+  DEFAULT_PARTNER_TIMEOUT_MS,
+  MAX_PARTNER_TIMEOUT_MS,
+  PARTNER_REQUESTS_PER_CALL,
+  RAIL_CALL_BUDGET_MS,
+  RAIL_CALL_MARGIN_MS,
+  loadPartnerConfig,
+  partnerConfigSummary,
+} from '../../src/rail/partner-config';
 import { StartupError } from '../../src/support/startup-error';
 
 const SECRET = 's'.repeat(32);
@@ -36,13 +44,24 @@ describe('loadPartnerConfig', () => {
       callbackBaseUrl: 'https://pay.example.com',
       callbackSecret: SECRET,
       timeoutMs: 5_000,
-      pollIntervalMs: undefined,
     });
-    expect(loadPartnerConfig({ ...base, PARTNER_TARGET_ENVIRONMENT: 'mtnghana', PARTNER_TIMEOUT_MS: '2500', PARTNER_POLL_INTERVAL: '30s' })).toMatchObject({
+    expect(loadPartnerConfig({ ...base, PARTNER_TARGET_ENVIRONMENT: 'mtnghana', PARTNER_TIMEOUT_MS: '2500' })).toMatchObject({
       targetEnvironment: 'mtnghana',
       timeoutMs: 2_500,
-      pollIntervalMs: 30_000,
     });
+  });
+
+  test('PARTNER_TIMEOUT_MS: its worst case, four requests and the margin, fits the rail activity budget', () => {
+    expect(MAX_PARTNER_TIMEOUT_MS).toBe(13_750);
+    expect(PARTNER_REQUESTS_PER_CALL * MAX_PARTNER_TIMEOUT_MS + RAIL_CALL_MARGIN_MS).toBeLessThanOrEqual(RAIL_CALL_BUDGET_MS);
+    expect(PARTNER_REQUESTS_PER_CALL * DEFAULT_PARTNER_TIMEOUT_MS + RAIL_CALL_MARGIN_MS).toBeLessThanOrEqual(RAIL_CALL_BUDGET_MS);
+    expect(loadPartnerConfig({ ...base, PARTNER_TIMEOUT_MS: '13750' })!.timeoutMs).toBe(13_750);
+    expect(loadPartnerConfig({ ...base, PARTNER_TIMEOUT_MS: '100' })!.timeoutMs).toBe(100);
+  });
+
+  test('PARTNER_POLL_INTERVAL is refused even with no partner configured: it was removed', () => {
+    expect(() => loadPartnerConfig({ PARTNER_POLL_INTERVAL: '2m' })).toThrow(StartupError);
+    expect(loadPartnerConfig({ PARTNER_POLL_INTERVAL: '  ' })).toBeUndefined();
   });
 
   test('per-product credentials override the shared ones', () => {
@@ -66,8 +85,9 @@ describe('loadPartnerConfig', () => {
     [{ PARTNER_CALLBACK_SECRET: 'short-secret' }, /PARTNER_CALLBACK_SECRET .* at least 32 characters .*got 12 characters/],
     [{ PARTNER_TIMEOUT_MS: '5s' }, /PARTNER_TIMEOUT_MS must be a whole number of milliseconds/],
     [{ PARTNER_TIMEOUT_MS: '10' }, /PARTNER_TIMEOUT_MS must be a whole number of milliseconds from 100/],
-    [{ PARTNER_POLL_INTERVAL: 'often' }, /PARTNER_POLL_INTERVAL must be a duration of at least 1s/],
-    [{ PARTNER_POLL_INTERVAL: '10ms' }, /PARTNER_POLL_INTERVAL must be a duration of at least 1s/],
+    [{ PARTNER_TIMEOUT_MS: '120000' }, /PARTNER_TIMEOUT_MS=120000 does not fit a rail call's 60000 ms activity budget: .* 4 × 120000 \+ 5000 ms = 485000 ms; set at most 13750/],
+    [{ PARTNER_TIMEOUT_MS: '13751' }, /PARTNER_TIMEOUT_MS=13751 does not fit/],
+    [{ PARTNER_POLL_INTERVAL: '30s' }, /PARTNER_POLL_INTERVAL was removed: it never had an effect.*fixed in the workflow code/],
   ])('%j: an error naming the variable', (change, message) => {
     expect(problem({ ...base, ...change })).toMatch(message);
   });

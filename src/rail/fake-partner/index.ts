@@ -51,7 +51,7 @@ export interface FakePartner {
   url: string;
   config: FakePartnerCredentials;
   /** A full PartnerConfig for the adapter, pointing at this fake (the same credentials for both products). */
-  partnerConfig(ours: { callbackBaseUrl: string; callbackSecret: string; timeoutMs?: number; pollIntervalMs?: number }): PartnerConfig;
+  partnerConfig(ours: { callbackBaseUrl: string; callbackSecret: string; timeoutMs?: number }): PartnerConfig;
   /** Every request received, in order, secrets masked. */
   requests: RecordedRequest[];
   /** Every callback sent (once it was answered or failed), its URL's token masked. */
@@ -111,7 +111,6 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
       callbackBaseUrl: ours.callbackBaseUrl.replace(/\/+$/, ''),
       callbackSecret: ours.callbackSecret,
       timeoutMs: ours.timeoutMs ?? DEFAULT_PARTNER_TIMEOUT_MS,
-      pollIntervalMs: ours.pollIntervalMs,
     }),
     requests,
     callbacksSent: callbacks.sent,
