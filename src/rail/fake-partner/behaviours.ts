@@ -14,6 +14,10 @@
  * | `0007` | slow answer: the reference is kept at once, the 202 comes only after slowMs; then as success |
  * | `0008` | success without any callback (found only by polling) |
  * | `0009` | late callback: SUCCESSFUL at approveAfterMs, the callback only at lateCallbackMs (5 × approveAfterMs) |
+ * | `0010` | success; the day's statement lists the payment twice |
+ * | `0011` | success; the statement's amount is one minor unit more than ours |
+ * | `0012` | SUCCESSFUL only after our deadline: at lateSuccessMs (collection) or latePayoutSuccessMs (disbursement, 10 min), one callback |
+ * | `0013` | success; a second submission of the reference answers 400 `NOT_ALLOWED` (checked before de-duplication) |
  *
  * Every submission of a reference the fake already keeps answers 409 `RESOURCE_ALREADY_EXIST` and
  * changes nothing, whatever its party.
@@ -28,7 +32,11 @@ export type Behaviour =
   | 'error_once'
   | 'slow'
   | 'poll_only'
-  | 'late_callback';
+  | 'late_callback'
+  | 'statement_twice'
+  | 'statement_amount_plus_one'
+  | 'late_success'
+  | 'duplicate_refused';
 
 export const BEHAVIOUR_BY_SUFFIX: Readonly<Record<string, Behaviour>> = {
   '0001': 'refuse_later',
@@ -40,6 +48,10 @@ export const BEHAVIOUR_BY_SUFFIX: Readonly<Record<string, Behaviour>> = {
   '0007': 'slow',
   '0008': 'poll_only',
   '0009': 'late_callback',
+  '0010': 'statement_twice',
+  '0011': 'statement_amount_plus_one',
+  '0012': 'late_success',
+  '0013': 'duplicate_refused',
 };
 
 export function behaviourOf(partyId: string): Behaviour {
@@ -50,6 +62,8 @@ export function behaviourOf(partyId: string): Behaviour {
 /** How a kept transaction ends: its final status (none: PENDING forever) and its callbacks. */
 export interface Ending {
   final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string } | null;
+  /** When the final status comes, after acceptance. */
+  finalAfterMs: number;
   /** Callbacks to send, each this long after acceptance (empty: none). */
   callbackDelaysMs: number[];
 }
@@ -57,28 +71,41 @@ export interface Ending {
 export interface Timing {
   approveAfterMs: number;
   lateCallbackMs: number;
+  /** `0012` request-to-pay: SUCCESSFUL this long after acceptance (after the charge's expiry). */
+  lateSuccessMs: number;
+  /** `0012` transfer: SUCCESSFUL this long after acceptance (default 10 minutes). */
+  latePayoutSuccessMs: number;
 }
+
+/** Default `lateSuccessMs`: longer than any charge expiry the tests use (and the API's default). */
+export const DEFAULT_LATE_SUCCESS_MS = 2 * 3_600_000;
+/** Default `latePayoutSuccessMs`: a payout that has waited 10 minutes. */
+export const DEFAULT_LATE_PAYOUT_SUCCESS_MS = 10 * 60_000;
 
 /** The gap between the two callbacks of `double_callback`. */
 export const SECOND_CALLBACK_GAP_MS = 50;
 
-export function endingOf(behaviour: Behaviour, timing: Timing): Ending {
+export function endingOf(behaviour: Behaviour, timing: Timing, product: 'collection' | 'disbursement' = 'collection'): Ending {
   const { approveAfterMs: at } = timing;
   switch (behaviour) {
     case 'refuse_later':
-      return { final: { status: 'FAILED', reason: 'NOT_ENOUGH_FUNDS' }, callbackDelaysMs: [at] };
+      return { final: { status: 'FAILED', reason: 'NOT_ENOUGH_FUNDS' }, finalAfterMs: at, callbackDelaysMs: [at] };
     case 'not_allowed_to_receive':
-      return { final: { status: 'FAILED', reason: 'PAYEE_NOT_ALLOWED_TO_RECEIVE' }, callbackDelaysMs: [at] };
+      return { final: { status: 'FAILED', reason: 'PAYEE_NOT_ALLOWED_TO_RECEIVE' }, finalAfterMs: at, callbackDelaysMs: [at] };
     case 'no_answer':
-      return { final: null, callbackDelaysMs: [] };
+      return { final: null, finalAfterMs: at, callbackDelaysMs: [] };
     case 'double_callback':
-      return { final: { status: 'SUCCESSFUL' }, callbackDelaysMs: [at, at + SECOND_CALLBACK_GAP_MS] };
+      return { final: { status: 'SUCCESSFUL' }, finalAfterMs: at, callbackDelaysMs: [at, at + SECOND_CALLBACK_GAP_MS] };
     case 'poll_only':
-      return { final: { status: 'SUCCESSFUL' }, callbackDelaysMs: [] };
+      return { final: { status: 'SUCCESSFUL' }, finalAfterMs: at, callbackDelaysMs: [] };
     case 'late_callback':
-      return { final: { status: 'SUCCESSFUL' }, callbackDelaysMs: [Math.max(at, timing.lateCallbackMs)] };
+      return { final: { status: 'SUCCESSFUL' }, finalAfterMs: at, callbackDelaysMs: [Math.max(at, timing.lateCallbackMs)] };
+    case 'late_success': {
+      const late = product === 'collection' ? timing.lateSuccessMs : timing.latePayoutSuccessMs;
+      return { final: { status: 'SUCCESSFUL' }, finalAfterMs: late, callbackDelaysMs: [late] };
+    }
     default:
-      // success, error_once (on its retry), slow, and refuse_now (never kept, never here)
-      return { final: { status: 'SUCCESSFUL' }, callbackDelaysMs: [at] };
+      // success, error_once (on its retry), slow, statement_*, duplicate_refused, and refuse_now (never kept, never here)
+      return { final: { status: 'SUCCESSFUL' }, finalAfterMs: at, callbackDelaysMs: [at] };
   }
 }

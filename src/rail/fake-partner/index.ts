@@ -7,11 +7,15 @@ import { CallbackSender, type FakeLog } from './callbacks';
 import type { RecordedRequest, SentCallback } from './recording';
 import { fakePartnerHandler } from './server';
 import { FakeTransactions, type FakeTransaction } from './transactions';
+import { FakeStatements, type StatementAmendment } from './statement';
+import { DEFAULT_LATE_PAYOUT_SUCCESS_MS, DEFAULT_LATE_SUCCESS_MS } from './behaviours';
+import type { PartnerStatement, StatementLine } from '../momo-statement';
 
 export type { FakeCredentials } from './auth';
 export type { RecordedRequest, SentCallback } from './recording';
 export type { FakeTransaction } from './transactions';
 export { BEHAVIOUR_BY_SUFFIX, behaviourOf, type Behaviour } from './behaviours';
+export type { StatementAmendment } from './statement';
 
 /**
  * The fake mobile-money partner: a small HTTP server playing the MoMo-modelled protocol
@@ -30,6 +34,10 @@ export interface FakePartnerOptions {
   slowMs?: number;
   /** When a `0009` (late) callback is sent, after acceptance (default 5 × approveAfterMs). */
   lateCallbackMs?: number;
+  /** When a `0012` request-to-pay becomes SUCCESSFUL, after acceptance (default 2 h: after any charge expiry the tests use). */
+  lateSuccessMs?: number;
+  /** When a `0012` transfer becomes SUCCESSFUL, after acceptance (default 10 minutes). */
+  latePayoutSuccessMs?: number;
   /** The credentials it accepts (default: random ones, read back from `credentials`). */
   credentials?: Partial<FakeCredentials>;
   /** Its X-Target-Environment (default `sandbox`). */
@@ -60,6 +68,18 @@ export interface FakePartner {
   transaction(product: RailProduct, referenceId: string): FakeTransaction | undefined;
   /** Every access token issued so far stops working (the next call gets a 401). */
   revokeTokens(): void;
+  /**
+   * Makes a kept reference final now, whatever its behaviour (a success after 24 h, an approval after
+   * the charge's expiry, an approval in the last poll interval): one callback unless `callback: false`.
+   * False when the fake does not know the reference.
+   */
+  settle(product: RailProduct, referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }, options?: { callback?: boolean }): boolean;
+  /** The statement of a product and UTC day, as its endpoint serves it. */
+  statement(product: RailProduct, date: string): PartnerStatement;
+  /** Changes a reference's statement line: leave it out, or another currency, amount or status. */
+  amendStatement(product: RailProduct, referenceId: string, amendment: StatementAmendment): void;
+  /** Adds a statement line of a transaction we never sent (listed on the day of its `time`). */
+  addStatementLine(product: RailProduct, line: StatementLine): void;
   close(): Promise<void>;
 }
 
@@ -73,10 +93,13 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
 
   const auth = new FakeAuth(credentials, options.tokenTtlSeconds ?? 3_600);
   const callbacks = new CallbackSender(log);
-  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs }, (product, referenceId, url, body) => callbacks.send(product, referenceId, url, body));
+  const lateSuccessMs = options.lateSuccessMs ?? DEFAULT_LATE_SUCCESS_MS;
+  const latePayoutSuccessMs = options.latePayoutSuccessMs ?? DEFAULT_LATE_PAYOUT_SUCCESS_MS;
+  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs, lateSuccessMs, latePayoutSuccessMs }, (product, referenceId, url, body) => callbacks.send(product, referenceId, url, body));
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const handler = fakePartnerHandler({ auth, transactions, targetEnvironment, slowMs, requests, log, timers });
+  const statements = new FakeStatements(transactions);
+  const handler = fakePartnerHandler({ auth, transactions, statements, targetEnvironment, slowMs, requests, log, timers });
 
   const server = http.createServer((req, res) => {
     handler(req, res).catch((error: unknown) => {
@@ -116,6 +139,10 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     callbacksSent: callbacks.sent,
     transaction: (product, referenceId) => transactions.snapshot(product, referenceId),
     revokeTokens: () => auth.revokeAll(),
+    settle: (product, referenceId, final, settleOptions) => transactions.settle(product, referenceId, final, settleOptions),
+    statement: (product, date) => statements.statement(product, date),
+    amendStatement: (product, referenceId, amendment) => statements.amend(product, referenceId, amendment),
+    addStatementLine: (product, line) => statements.addLine(product, line),
     close: async () => {
       transactions.close();
       callbacks.close();

@@ -7,12 +7,15 @@ import type { FakeAuth } from './auth';
 import type { FakeLog } from './callbacks';
 import { maskHeaders, type RecordedRequest } from './recording';
 import type { FakeTransactions } from './transactions';
+import type { FakeStatements } from './statement';
+import { isStatementDate, statementToCsv } from '../momo-statement';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface FakeHandlerContext {
   auth: FakeAuth;
   transactions: FakeTransactions;
+  statements: FakeStatements;
   targetEnvironment: string;
   slowMs: number;
   requests: RecordedRequest[];
@@ -75,9 +78,17 @@ function submission(product: RailProduct, body: unknown): MomoSubmission | strin
   };
 }
 
-function route(method: string, path: string): { kind: 'token'; product: RailProduct } | { kind: 'submit'; product: RailProduct } | { kind: 'status'; product: RailProduct; referenceId: string } | null {
+type Route =
+  | { kind: 'token'; product: RailProduct }
+  | { kind: 'submit'; product: RailProduct }
+  | { kind: 'status'; product: RailProduct; referenceId: string }
+  | { kind: 'statement'; product: RailProduct; format: 'json' | 'csv' };
+
+function route(method: string, path: string): Route | null {
   for (const product of ['collection', 'disbursement'] as const) {
     if (method === 'POST' && (path === `/${product}/token/` || path === `/${product}/token`)) return { kind: 'token', product };
+    if (method === 'GET' && path === `/${product}/v1_0/statement`) return { kind: 'statement', product, format: 'json' };
+    if (method === 'GET' && path === `/${product}/v1_0/statement.csv`) return { kind: 'statement', product, format: 'csv' };
     const base = TRANSACTION_PATH[product];
     if (method === 'POST' && path === base) return { kind: 'submit', product };
     if (method === 'GET' && path.startsWith(`${base}/`)) return { kind: 'status', product, referenceId: decodeURIComponent(path.slice(base.length + 1)) };
@@ -116,6 +127,20 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
       return answer(res, 403, error('NOT_ALLOWED_TARGET_ENVIRONMENT', 'Access to target environment is forbidden.'));
     }
 
+    if (target.kind === 'statement') {
+      const date = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('date');
+      if (!isStatementDate(date)) return answer(res, 400, error('INVALID_DATE', 'date must be a day YYYY-MM-DD.'));
+      const statement = ctx.statements.statement(product, date);
+      if (target.format === 'json') return answer(res, 200, statement);
+      const csv = statementToCsv(statement);
+      res.writeHead(200, {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="statement-${product}-${date}.csv"`,
+        'content-length': Buffer.byteLength(csv),
+      }).end(csv);
+      return;
+    }
+
     if (target.kind === 'status') {
       const found = ctx.transactions.get(product, target.referenceId);
       if (!found) return answer(res, 404, error('RESOURCE_NOT_FOUND', 'Requested resource was not found.'));
@@ -126,7 +151,13 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
     if (!isReferenceId(referenceId)) return answer(res, 400, error('INVALID_REFERENCE_ID', 'X-Reference-Id must be a UUID.'));
     const callbackUrl = header(req, HEADER.callbackUrl);
     if (callbackUrl !== undefined && !/^https?:\/\/[^/\s]+/i.test(callbackUrl)) return answer(res, 400, error('INVALID_CALLBACK_URL_HOST', 'X-Callback-Url is not a valid URL.'));
-    if (ctx.transactions.get(product, referenceId)) {
+    const known = ctx.transactions.get(product, referenceId);
+    if (known?.behaviour === 'duplicate_refused') {
+      // 0013: this partner validates a submission before it de-duplicates it; the first goes on.
+      ctx.log('fake partner: duplicate reference refused with a 400 (behaviour 0013)', { product, referenceId });
+      return answer(res, 400, error('NOT_ALLOWED', 'A transaction with this X-Reference-Id is already being processed.'));
+    }
+    if (known) {
       ctx.log('fake partner: duplicate reference refused', { product, referenceId });
       return answer(res, 409, error('RESOURCE_ALREADY_EXIST', 'Duplicated reference id. Creation of resource failed.'));
     }

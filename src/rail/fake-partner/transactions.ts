@@ -10,6 +10,8 @@ export interface FakeTransaction {
   referenceId: string;
   behaviour: Behaviour;
   acceptedAt: number;
+  /** When it became final (SUCCESSFUL or FAILED); undefined while PENDING. */
+  completedAt?: number;
   /** The status as a status GET answers it (and a callback carries it). */
   state: MomoTransaction;
   /** The submission's X-Callback-Url (with its token: never logged or recorded), if any. */
@@ -50,6 +52,33 @@ export class FakeTransactions {
     return false;
   }
 
+  /** Every kept transaction of `product`, in acceptance order (the statement's source). */
+  all(product: RailProduct): FakeTransaction[] {
+    return [...this.kept.values()].filter((t) => t.product === product);
+  }
+
+  /**
+   * Makes a kept transaction final now, whatever its behaviour planned (a test's knob: a success
+   * after 24 h, an approval after the charge's expiry, an approval in the last poll interval without
+   * a callback). Sends one callback unless `callback` is false. False when the reference is unknown.
+   */
+  settle(product: RailProduct, referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }, options: { callback?: boolean } = {}): boolean {
+    const transaction = this.get(product, referenceId);
+    if (!transaction) return false;
+    this.finish(transaction, final);
+    const url = transaction.callbackUrl;
+    if (url && options.callback !== false) void this.send(product, referenceId, url, transaction.state);
+    return true;
+  }
+
+  private finish(transaction: FakeTransaction, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }): void {
+    transaction.completedAt = Date.now();
+    transaction.state =
+      final.status === 'SUCCESSFUL'
+        ? { ...transaction.state, status: 'SUCCESSFUL', financialTransactionId: transaction.state.financialTransactionId ?? financialTransactionId() }
+        : { ...transaction.state, status: 'FAILED', reason: final.reason };
+  }
+
   /** A copy, safe to compare before and after (the callback URL's token masked). */
   snapshot(product: RailProduct, referenceId: string): FakeTransaction | undefined {
     const found = this.get(product, referenceId);
@@ -60,18 +89,17 @@ export class FakeTransactions {
   accept(product: RailProduct, referenceId: string, behaviour: Behaviour, submission: MomoSubmission, callbackUrl: string | undefined): FakeTransaction {
     const transaction: FakeTransaction = { product, referenceId, behaviour, acceptedAt: Date.now(), state: { ...submission, status: 'PENDING' }, callbackUrl };
     this.kept.set(this.key(product, referenceId), transaction);
-    const ending = endingOf(behaviour, this.timing);
-    const { final } = ending;
+    const ending = endingOf(behaviour, this.timing, product);
+    const { final, finalAfterMs } = ending;
     if (!final) return transaction;
-    this.after(this.timing.approveAfterMs, () => {
-      transaction.state =
-        final.status === 'SUCCESSFUL'
-          ? { ...transaction.state, status: 'SUCCESSFUL', financialTransactionId: financialTransactionId() }
-          : { ...transaction.state, status: 'FAILED', reason: final.reason };
+    this.after(finalAfterMs, () => {
+      // A test may have settled it by hand already (settle): its answer stands.
+      if (transaction.state.status !== 'PENDING') return;
+      this.finish(transaction, final);
       const url = transaction.callbackUrl;
       if (!url) return;
       for (const delay of ending.callbackDelaysMs) {
-        this.after(Math.max(0, delay - this.timing.approveAfterMs), () => void this.send(product, referenceId, url, transaction.state));
+        this.after(Math.max(0, delay - finalAfterMs), () => void this.send(product, referenceId, url, transaction.state));
       }
     });
     return transaction;
