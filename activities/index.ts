@@ -10,6 +10,7 @@ import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createNotificationActivities } from './notifications';
 import { loadNotificationConfig, type NotificationConfig } from '../src/notifications/notification-config';
 import { createRailActivities } from './rail';
+import { nonRetryableRail } from './rail-errors';
 import type { PartnerRail } from '../src/rail/partner-rail';
 
 export interface ActivityDeps {
@@ -17,11 +18,14 @@ export interface ActivityDeps {
   webhooks: Omit<WebhookActivityDeps, 'orm'>;
   /** Notification settings (src/notifications/notification-config.ts); absent: read from the environment. */
   notifications?: NotificationConfig;
-  /** The live partner rail (src/rail/momo-adapter.ts); absent: live rail steps fail and are retried (NeedsAttention). */
+  /**
+   * The live partner rail (src/rail/momo-adapter.ts); absent: live rail steps fail and are retried (NeedsAttention).
+   * Its RailMisconfigured and RailRequestInvalid become non-retryable failures (activities/rail-errors.ts).
+   */
   rail?: PartnerRail;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }) };
 }
