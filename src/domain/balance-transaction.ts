@@ -62,6 +62,17 @@ export const TRANSFER_KINDS: Readonly<Record<TransferKind, KindInfo>> = {
   dispute_hold: { type: 'dispute', source: 'dispute', step: 'hold' },
   dispute_release: { type: 'dispute', source: 'dispute', step: 'release' },
   dispute_debit: { type: 'dispute', source: 'dispute', step: 'debit' },
+  // Late answers (issue 29): the charge's late kinds never touch a merchant balance (listed for totality).
+  late_receipt: { type: 'charge', source: 'charge', step: 'late_receipt' },
+  late_credit: { type: 'charge', source: 'charge', step: 'late_credit' },
+  late_return: { type: 'charge', source: 'charge', step: 'late_return' },
+  late_return_paid: { type: 'charge', source: 'charge', step: 'late_return_paid' },
+  payout_late_paid: { type: 'payout', source: 'payout', step: 'late_paid' },
+  payout_late_reserve: { type: 'payout', source: 'payout', step: 'late_reserve' },
+  payout_late_clear: { type: 'payout', source: 'payout', step: 'late_clear' },
+  settlement_late_paid: { type: 'settlement', source: 'settlement', step: 'late_paid' },
+  settlement_late_sweep: { type: 'settlement', source: 'settlement', step: 'late_sweep' },
+  settlement_late_clear: { type: 'settlement', source: 'settlement', step: 'late_clear' },
 };
 
 const KIND_NAMES = Object.keys(TRANSFER_KINDS) as TransferKind[];

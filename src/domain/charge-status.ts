@@ -18,6 +18,16 @@ export function canTransition(from: ChargeStatus, to: ChargeStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
+/**
+ * The one way out of `expired` or `failed` (issue 29), never taken by the normal machine above: an
+ * operator settles late money (the partner said SUCCESSFUL after we ended the charge) with `credit`,
+ * and the charge becomes succeeded late (src/persistence/late-answer-store.ts, through the payment
+ * review's audited `settleLateAnswer` update). Nothing else may use it.
+ */
+export function canSettleLate(from: ChargeStatus, to: ChargeStatus): boolean {
+  return (from === 'expired' || from === 'failed') && to === 'succeeded';
+}
+
 export type ActionType = 'prompt' | '3ds_redirect' | 'hosted_checkout';
 
 export interface ChargeAction {

@@ -20,4 +20,9 @@ export const EVENT_TYPES: ReadonlyArray<{ type: string; description: string }> =
   { type: 'dispute.evidence_required', description: 'Evidence is required before the deadline.' },
   { type: 'dispute.won', description: 'Dispute resolved in the merchant’s favour.' },
   { type: 'dispute.lost', description: 'Dispute resolved against the merchant.' },
+  { type: 'transaction.late_success', description: 'The partner collected the money after the charge had expired or failed: it is held under review (not yet credited) until an operator credits it (then transaction.succeeded) or returns it to the payer.' },
+  { type: 'transaction.late_return', description: 'The money of a late success is being returned to the payer through a transfer; the charge keeps its status.' },
+  { type: 'transaction.late_returned', description: 'The money of a late success is back with the payer: the return transfer was paid.' },
+  { type: 'payout.late_success', description: 'The partner paid the recipient after the payout had failed: it is under review until an operator accepts it as paid (then payout.succeeded).' },
+  { type: 'settlement.late_success', description: 'The partner paid the settlement after it had failed: it is under review until an operator accepts it as paid (then settlement.paid).' },
 ];

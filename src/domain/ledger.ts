@@ -20,6 +20,14 @@ export const ACCOUNTS = {
   settlementClearing: 'settlement_clearing',
   /** Money that went back to a cardholder through a lost dispute. */
   disputeClearing: 'dispute_clearing',
+  /**
+   * Suspense for late money (issue 29, src/domain/late-answer-ledger.ts): a charge's money the partner
+   * collected after we ended the charge (positive), or a payout or settlement the partner paid after we
+   * failed it (negative: the platform's float paid it), until an operator settles it.
+   */
+  lateFunds: 'late_funds',
+  /** Late money on its way back to the payer through a partner transfer (a settled `return`). */
+  returnsInTransit: 'returns_in_transit',
 } as const;
 
 export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
@@ -32,6 +40,18 @@ export type RefundTransferKind = 'refund_reserve' | 'refund_post' | 'refund_rele
 export type SettlementTransferKind = 'settlement_sweep' | 'settlement_post' | 'settlement_release';
 /** Disputes: hold the disputed amount (available -> reserved) when opened, release it when won, debit it to dispute_clearing when lost. */
 export type DisputeTransferKind = 'dispute_hold' | 'dispute_release' | 'dispute_debit';
+/** Late answers (src/domain/late-answer-ledger.ts): the late money recorded, then settled. */
+export type LateTransferKind =
+  | 'late_receipt'
+  | 'late_credit'
+  | 'late_return'
+  | 'late_return_paid'
+  | 'payout_late_paid'
+  | 'payout_late_reserve'
+  | 'payout_late_clear'
+  | 'settlement_late_paid'
+  | 'settlement_late_sweep'
+  | 'settlement_late_clear';
 
 export interface Posting {
   account: Account;
@@ -41,7 +61,7 @@ export interface Posting {
 export interface Transfer {
   /** Deterministic id: the same business step always yields the same transfer id. */
   id: string;
-  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal' | PayoutTransferKind | RefundTransferKind | SettlementTransferKind | DisputeTransferKind;
+  kind: 'hold' | 'hold_void' | 'capture' | 'capture_reversal' | PayoutTransferKind | RefundTransferKind | SettlementTransferKind | DisputeTransferKind | LateTransferKind;
   postings: Posting[];
 }
 

@@ -23,13 +23,19 @@ export interface PaymentReviewStart {
   reason: string;
 }
 
-/** The reviewFlag signal: one more reason to look at the payment. */
+/**
+ * The reviewFlag signal: one more reason to look at the payment. With `resolved: true` it closes the
+ * open reasons of its source instead (a reconciliation break resolved through its audited path), so
+ * a review whose partner agrees with us can end.
+ */
 export interface PaymentReviewFlag {
   source: PaymentReviewSource;
   reason: string;
+  resolved?: boolean;
 }
 
 export const PAYMENT_REVIEW_ID_PREFIX = 'review-';
+export const PAYMENT_REVIEW_WORKFLOW_TYPE = 'paymentReviewWorkflow';
 export const REVIEW_FLAG_SIGNAL = 'reviewFlag';
 export const SETTLE_LATE_ANSWER_UPDATE = 'settleLateAnswer';
 export const PAYMENT_REVIEW_QUERY = 'paymentReview';

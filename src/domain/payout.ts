@@ -28,6 +28,15 @@ export function canPayoutTransition(from: PayoutStatus, to: PayoutStatus): boole
   return TRANSITIONS[from].includes(to);
 }
 
+/**
+ * The one way out of `failed` (issue 29), never taken by the normal machine above: the partner paid
+ * the payout after we failed it, and an operator accepts it as paid (`settleLateAnswer`, action
+ * `accept`, through the payment review). Nothing else may use it.
+ */
+export function canPayoutSettleLate(from: PayoutStatus, to: PayoutStatus): boolean {
+  return from === 'failed' && to === 'succeeded';
+}
+
 export function isTerminalPayoutStatus(status: PayoutStatus): boolean {
   return TRANSITIONS[status].length === 0;
 }

@@ -1,4 +1,4 @@
-import { canTransition, CHARGE_STATUSES, eventTypeForStatus, initialState } from '../../src/domain/charge-status';
+import { canSettleLate, canTransition, CHARGE_STATUSES, eventTypeForStatus, initialState } from '../../src/domain/charge-status';
 import { railPlan } from '../../src/domain/sandbox-outcome';
 import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
 
@@ -16,6 +16,12 @@ describe('charge state machine', () => {
         'succeeded->reversed',
       ].sort(),
     );
+  });
+
+  test('a late success (issue 29) has its own way out of expired and failed, to succeeded only; the normal machine never takes it', () => {
+    const late = CHARGE_STATUSES.flatMap((from) => CHARGE_STATUSES.filter((to) => canSettleLate(from, to)).map((to) => `${from}->${to}`));
+    expect(late.sort()).toEqual(['expired->succeeded', 'failed->succeeded']);
+    for (const from of ['expired', 'failed'] as const) expect(canTransition(from, 'succeeded')).toBe(false);
   });
 
   test('initial state per channel', () => {

@@ -1,5 +1,5 @@
 import { isBalanced } from '../../src/domain/ledger';
-import { canPayoutTransition, computePayoutFee, payoutEventType, payoutJson, payoutObject, PAYOUT_STATUSES, type PayoutRecord } from '../../src/domain/payout';
+import { canPayoutSettleLate, canPayoutTransition, computePayoutFee, payoutEventType, payoutJson, payoutObject, PAYOUT_STATUSES, type PayoutRecord } from '../../src/domain/payout';
 import { payoutPostTransfer, payoutReleaseTransfer, payoutReserveTransfer, payoutReversalTransfer, payoutTransfersFor } from '../../src/domain/payout-ledger';
 
 const record: PayoutRecord = {
@@ -47,6 +47,12 @@ test('transitions: the INTERFACE table, nothing else', () => {
   const allowed = PAYOUT_STATUSES.flatMap((from) => PAYOUT_STATUSES.filter((to) => canPayoutTransition(from, to)).map((to) => `${from}->${to}`));
   expect(allowed.sort()).toEqual(['held_for_review->failed', 'held_for_review->pending', 'pending->failed', 'pending->succeeded', 'succeeded->reversed']);
   expect(PAYOUT_STATUSES.map(payoutEventType)).toEqual(['payout.initiated', 'payout.held_for_review', 'payout.succeeded', 'payout.failed', 'payout.reversed']);
+});
+
+test('a payout the partner paid after it failed (issue 29) is accepted late: failed -> succeeded, its own way, nothing else', () => {
+  const late = PAYOUT_STATUSES.flatMap((from) => PAYOUT_STATUSES.filter((to) => canPayoutSettleLate(from, to)).map((to) => `${from}->${to}`));
+  expect(late).toEqual(['failed->succeeded']);
+  expect(canPayoutTransition('failed', 'succeeded')).toBe(false);
 });
 
 test('transfers: balanced, deterministic ids, the fee kept on reversal', () => {
