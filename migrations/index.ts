@@ -22,6 +22,7 @@ import { Migration20261128000004_notifications } from './Migration20261128000004
 import { Migration20261128000005_checkout } from './Migration20261128000005_checkout';
 import { Migration20261128000006_portal_users } from './Migration20261128000006_portal_users';
 import { Migration20261128000007_events_by_resource } from './Migration20261128000007_events_by_resource';
+import { Migration20261201000001_reconciliation } from './Migration20261201000001_reconciliation';
 import { Migration20261204000001_partner_transaction_id } from './Migration20261204000001_partner_transaction_id';
 import { Migration20261202000001_late_answers } from './Migration20261202000001_late_answers';
 
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000005_checkout', class: Migration20261128000005_checkout },
   { name: 'Migration20261128000006_portal_users', class: Migration20261128000006_portal_users },
   { name: 'Migration20261128000007_events_by_resource', class: Migration20261128000007_events_by_resource },
+  { name: 'Migration20261201000001_reconciliation', class: Migration20261201000001_reconciliation },
   { name: 'Migration20261204000001_partner_transaction_id', class: Migration20261204000001_partner_transaction_id },
   { name: 'Migration20261202000001_late_answers', class: Migration20261202000001_late_answers },
 ];

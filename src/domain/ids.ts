@@ -15,6 +15,8 @@ export const ID_PREFIX = {
   operatorBatch: 'opb_',
   notification: 'ntf_',
   portalUser: 'usr_',
+  partnerStatement: 'pst_',
+  reconciliationBreak: 'brk_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

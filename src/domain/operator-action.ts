@@ -22,6 +22,8 @@ export const OPERATOR_ACTIONS = [
   'refund.restart',
   'dispute.restart',
   'settlement.retry',
+  /** Late money settled (issue 29): credit, return or accept, through the payment review's settleLateAnswer update. */
+  'payment.settle_late',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
@@ -59,6 +61,7 @@ export const CHANGE_ACTIONS = [
   'portal.sign_out',
   'portal.switch_environment',
   'portal.export_balance_transactions',
+  'reconciliation_break.resolve',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

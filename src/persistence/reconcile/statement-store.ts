@@ -1,0 +1,83 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../orm';
+import type { PartnerStatement } from '../../rail/momo-statement';
+import { newId } from '../../support/new-id';
+import { matchStatement } from '../../reconcile/match';
+import { zeroBreakCounts, type BreakKind, type ImportSummary } from '../../reconcile/break-kinds';
+import { ourPaymentsFor } from './our-payments';
+
+/**
+ * Imports a statement in one transaction: the statement row (unique per product and day), its
+ * lines, the breaks matching found (src/reconcile/match.ts), and the partner's transaction ids on
+ * the matched payments' rail references (the first one seen is kept). A statement already imported
+ * changes nothing: its stored counts are answered, with `already_imported: true`.
+ */
+export async function importStatement(orm: Orm, statement: PartnerStatement, source: string): Promise<ImportSummary> {
+  return orm.em.fork().transactional(async (em) => {
+    const id = newId('partnerStatement');
+    const made = await em.execute<Array<{ id: string }>>(
+      `insert into partner_statements (id, product, statement_date, environment, source, line_count, matched)
+       values (?, ?, ?::date, 'live', ?, ?, 0) on conflict (product, statement_date) do nothing returning id`,
+      [id, statement.product, statement.date, source.slice(0, 300), statement.lines.length],
+    );
+    if (made.length === 0) return storedSummary(em, statement.product, statement.date);
+
+    const ours = await ourPaymentsFor(em, statement.product, statement.date, statement.lines.map((l) => l.referenceId));
+    const result = matchStatement(statement, ours);
+    for (const { lineNo, line, paymentId, amountMinor } of result.lines) {
+      await em.execute(
+        `insert into partner_statement_lines (statement_id, line_no, reference_id, financial_transaction_id, external_id, amount, amount_minor, currency, status, reason, party, partner_time, completed_at, payment_id)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [id, lineNo, line.referenceId, line.financialTransactionId, line.externalId || null, line.amount, amountMinor, line.currency, line.status, line.reason, line.party || null, line.time, line.completedAt, paymentId],
+      );
+    }
+    for (const b of result.breaks) {
+      await em.execute(
+        `insert into reconciliation_breaks (id, statement_id, product, statement_date, environment, kind, reference_id, payment_id, merchant_id, amount, currency,
+           partner_amount, partner_currency, partner_status, our_status, reason)
+         values (?, ?, ?, ?::date, 'live', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (statement_id, kind, reference_id) do nothing`,
+        [newId('reconciliationBreak'), id, statement.product, statement.date, b.kind, b.referenceId, b.paymentId, b.merchantId, b.amount, b.currency, b.partnerAmount, b.partnerCurrency, b.partnerStatus, b.ourStatus, b.reason.slice(0, 1000)],
+      );
+    }
+    for (const { paymentId, financialTransactionId } of result.transactionIds) {
+      await em.execute(`update rail_references set partner_transaction_id = coalesce(partner_transaction_id, ?) where payment_id = ?`, [financialTransactionId, paymentId]);
+    }
+    await em.execute(`update partner_statements set matched = ? where id = ?`, [result.matched, id]);
+    const breaks = zeroBreakCounts();
+    for (const b of result.breaks) breaks[b.kind]++;
+    return { date: statement.date, product: statement.product, lines: statement.lines.length, matched: result.matched, breaks, already_imported: false };
+  });
+}
+
+async function storedSummary(em: EntityManager, product: string, date: string): Promise<ImportSummary> {
+  const [row] = await em.execute<Array<{ id: string; line_count: number; matched: number }>>(
+    `select id, line_count, matched from partner_statements where product = ? and statement_date = ?::date`,
+    [product, date],
+  );
+  const counts = await em.execute<Array<{ kind: BreakKind; n: number }>>(`select kind, count(*)::int as n from reconciliation_breaks where statement_id = ? group by kind`, [row.id]);
+  const breaks = zeroBreakCounts();
+  for (const c of counts) breaks[c.kind] = c.n;
+  return { date, product: product as ImportSummary['product'], lines: row.line_count, matched: row.matched, breaks, already_imported: true };
+}
+
+/** A break whose payment is not flagged for review yet (a flag that failed is sent again at the next import). */
+export interface UnflaggedBreak {
+  id: string;
+  kind: BreakKind;
+  paymentId: string;
+  merchantId: string;
+  product: 'collection' | 'disbursement';
+  reason: string;
+}
+
+export async function unflaggedBreaks(orm: Orm): Promise<UnflaggedBreak[]> {
+  const rows = await orm.em.fork().execute<Array<{ id: string; kind: BreakKind; payment_id: string; merchant_id: string; product: UnflaggedBreak['product']; reason: string; statement_date: string }>>(
+    `select id, kind, payment_id, merchant_id, product, reason, to_char(statement_date, 'YYYY-MM-DD') as statement_date from reconciliation_breaks
+     where status = 'open' and flagged_at is null and payment_id is not null and merchant_id is not null order by created_at, id limit 1000`,
+  );
+  return rows.map((r) => ({ id: r.id, kind: r.kind, paymentId: r.payment_id, merchantId: r.merchant_id, product: r.product, reason: `reconciliation ${r.kind} (${r.id}, statement ${r.statement_date}): ${r.reason}` }));
+}
+
+export async function markFlagged(orm: Orm, breakId: string): Promise<void> {
+  await orm.em.fork().execute(`update reconciliation_breaks set flagged_at = now() where id = ? and flagged_at is null`, [breakId]);
+}
