@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * is never released still balances. Run inside the ledger check's one snapshot.
  */
 
-/** A finished payout or refund without the transfers its status implies. */
+/** A finished charge, payout or refund without the transfers its status implies. */
 export interface UnfinishedResource {
   resource_id: string;
   status: string;
@@ -49,6 +49,23 @@ const UNFINISHED = `
     ], null) as missing
   from (select id, status from payouts union all select id, status from refunds) r`;
 
+/** Charge statuses that end its pending hold (charge-store.ts `transfersFor`: each posts the hold's void). */
+const CHARGE_ENDED = `('succeeded', 'failed', 'expired', 'reversed')`;
+
+/**
+ * A charge whose hold was posted and that ended (succeeded, failed, expired, reversed) has voided it:
+ * an open hold is money shown as pending to a merchant for a charge that will never pay it. A
+ * succeeded or reversed charge has its capture; a reversed one its capture's reversal. (A charge row
+ * written without its hold is the charge store's business; only what the status implies is checked.)
+ */
+const UNFINISHED_CHARGES = `
+  select r.id as resource_id, r.status, array_remove(array[
+      case when r.status in ${CHARGE_ENDED} and ${has(':hold')} and not ${has(':hold_void')} then r.id || ':hold_void' end,
+      case when r.status in ('succeeded', 'reversed') and not ${has(':capture')} then r.id || ':capture' end,
+      case when r.status = 'reversed' and not ${has(':capture_reversal')} then r.id || ':capture_reversal' end
+    ], null) as missing
+  from charges r`;
+
 const OPEN_AGAINST_RESERVED = `
   select merchant_id, environment, currency, sum(amount)::numeric as amount from (
     select merchant_id, environment, currency, total_debit as amount from payouts where status in ('pending', 'held_for_review')
@@ -67,7 +84,9 @@ const UNSWEPT = `
   group by le.merchant_id, le.environment, le.currency`;
 
 export async function readResourceProblems(em: EntityManager): Promise<ResourceProblems> {
-  const unfinishedResources = await em.execute<UnfinishedResource[]>(`select * from (${UNFINISHED}) u where cardinality(missing) > 0 order by resource_id`);
+  const unfinishedResources = await em.execute<UnfinishedResource[]>(
+    `select * from (${UNFINISHED} union all ${UNFINISHED_CHARGES}) u where cardinality(missing) > 0 order by resource_id`,
+  );
   const reservedMismatches = await em.execute<ReservedMismatch[]>(
     `select merchant_id, environment, currency, coalesce(b.amount, 0)::text as reserved, coalesce(o.amount, 0)::text as open
      from (${balanceOf('merchant_reserved')}) b full outer join (${OPEN_AGAINST_RESERVED}) o using (merchant_id, environment, currency)

@@ -20,7 +20,7 @@ export type LedgerCheckReport =
  * snapshot: every transfer sums to zero (within one merchant, environment and currency); every
  * balance row equals the sum of its account's postings; and the resources agree with the money
  * (src/persistence/ledger-resource-checks.ts): every finished payout and refund has its reserve and
- * its post or release, `reserved` equals what is open against it (payouts, refunds, disputes,
+ * its post or release, every ended charge its hold voided (and a succeeded one its capture), `reserved` equals what is open against it (payouts, refunds, disputes,
  * settlements), and the postings no settlement swept add up to `available`. Not ok: the offending rows.
  */
 export async function ledgerCheck(orm: Orm): Promise<LedgerCheckReport> {
@@ -47,7 +47,7 @@ export function describeLedgerProblems(report: LedgerCheckReport): string {
   return `ledger not balanced: ${[
     part('unbalanced transfer(s)', report.unbalanced_transfers),
     part('drifted balance(s)', report.drifted_balances),
-    part('unfinished payout(s)/refund(s)', report.unfinished_resources),
+    part('unfinished charge(s)/payout(s)/refund(s)', report.unfinished_resources),
     part('reserved mismatch(es)', report.reserved_mismatches),
     part('unswept mismatch(es)', report.unswept_mismatches),
   ].join(', ')}`;

@@ -103,3 +103,43 @@ test('an unbalanced transfer, a transfer across currencies and drifted balances 
   expect(JSON.parse(result.stdout)).toEqual(report);
   expect(result.stderr).toMatch(/does not balance/);
 });
+
+test('charges: an ended charge whose hold is still posted, and a succeeded or reversed one without its capture, are unfinished resources', async () => {
+  await sql(`insert into merchants (id, name) values ('mer_ledgercheck', 'Ledger check') on conflict do nothing`);
+  // Rows written around the charge store, which posts these transfers with every status change.
+  const charge = (id: string, status: string) =>
+    sql(
+      `insert into charges (id, merchant_id, environment, status, reference, amount, currency, channel, fee_platform, fee_tax, fee_bearer, merchant_amount,
+         customer_masked, metadata_json, created_at, expires_at, updated_at)
+       values (?, 'mer_ledgercheck', 'sandbox', ?, ?, 1000, 'GHS', 'mobile_money', 100, 0, 'merchant', 900, '****4567', '{}', now(), now(), now())`,
+      [id, status, `ref-${id}`],
+    );
+  const hold = (id: string): Transfer => ({ id: `${id}:hold`, kind: 'hold', postings: [{ account: 'customer_clearing', amount: -900 }, { account: 'merchant_pending', amount: 900 }] });
+  const holdVoid = (id: string): Transfer => ({ id: `${id}:hold_void`, kind: 'hold_void', postings: [{ account: 'customer_clearing', amount: 900 }, { account: 'merchant_pending', amount: -900 }] });
+  const capture = (id: string): Transfer => ({ id: `${id}:capture`, kind: 'capture', postings: [{ account: 'customer_clearing', amount: -1000 }, { account: 'merchant_available', amount: 900 }, { account: 'platform_fee', amount: 100 }] });
+  const charges: Array<[string, string, Transfer[]]> = [
+    ['txn_open_expired', 'expired', [hold('txn_open_expired')]],
+    ['txn_open_failed', 'failed', [hold('txn_open_failed')]],
+    ['txn_voided_expired', 'expired', [hold('txn_voided_expired'), holdVoid('txn_voided_expired')]],
+    ['txn_awaiting', 'awaiting_action', [hold('txn_awaiting')]],
+    ['txn_uncaptured', 'succeeded', [hold('txn_uncaptured'), holdVoid('txn_uncaptured')]],
+    ['txn_captured', 'succeeded', [hold('txn_captured'), holdVoid('txn_captured'), capture('txn_captured')]],
+    ['txn_unreversed', 'reversed', [hold('txn_unreversed'), holdVoid('txn_unreversed'), capture('txn_unreversed')]],
+  ];
+  for (const [id, status, transfers] of charges) {
+    await charge(id, status);
+    for (const transfer of transfers) await post(transfer);
+  }
+
+  const report = await ledgerCheck(orm);
+  if (report.ok) throw new Error('the ledger check found nothing');
+  expect(report.unfinished_resources).toEqual([
+    { resource_id: 'txn_open_expired', status: 'expired', missing: ['txn_open_expired:hold_void'] },
+    { resource_id: 'txn_open_failed', status: 'failed', missing: ['txn_open_failed:hold_void'] },
+    { resource_id: 'txn_uncaptured', status: 'succeeded', missing: ['txn_uncaptured:capture'] },
+    { resource_id: 'txn_unreversed', status: 'reversed', missing: ['txn_unreversed:capture_reversal'] },
+  ]);
+  const result = await cli('ledger', 'check');
+  expect(result.code).toBe(1);
+  expect(JSON.parse(result.stdout)).toMatchObject({ unfinished_resources: report.unfinished_resources });
+});
