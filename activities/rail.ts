@@ -1,16 +1,25 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { RailStepRequest } from '../src/domain/live-rail';
 import type { Orm } from '../src/persistence/orm';
-import { railRequestFor } from '../src/persistence/rail-request-store';
-import type { PartnerRail, RailStatus } from '../src/rail/partner-rail';
-import type { RailSubmitOutcome } from './types';
+import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/rail-request-store';
+import type { PartnerRail, RailRequest, RailStatus } from '../src/rail/partner-rail';
+import type { RailStatusAnswer, RailSubmitOutcome } from './types';
 import type { SecretBox } from '../src/support/secret-box';
 
 export interface RailActivityDeps {
   orm: Orm;
   secretBox: SecretBox;
-  /** The live partner rail of this worker; absent, every rail step fails (retried, NeedsAttention: "no live rail"). */
+  /** The live partner rail of this worker; absent, a payment that never reached the partner fails, one that may have is retried (another worker may have the rail). */
   rail?: PartnerRail;
+}
+
+/** How a final status's amount or currency differ from what we sent, or undefined (they match, or the partner gave none). */
+export function statusMismatch(sent: Pick<RailRequest, 'amount' | 'currency'>, status: RailStatus): string | undefined {
+  if (status.status !== 'succeeded' && status.status !== 'failed') return undefined;
+  const problems: string[] = [];
+  if (status.currency !== undefined && status.currency !== sent.currency) problems.push(`currency ${status.currency}, ours ${sent.currency}`);
+  if (status.amount !== undefined && status.amount !== sent.amount) problems.push(`amount ${status.amount} minor units, ours ${sent.amount}`);
+  return problems.length ? `the partner's ${status.status === 'succeeded' ? 'SUCCESSFUL' : 'FAILED'} says ${problems.join(' and ')}` : undefined;
 }
 
 /**
@@ -18,7 +27,7 @@ export interface RailActivityDeps {
  * their own timeout). Both read what they send from the database: the payment, its counterparty
  * (sealed) and its partner reference, chosen once (`rail_references`) so every retry is the same
  * request. A transient trouble (RailUnavailable: 5xx, timeout, connection) is thrown and retried by
- * Temporal; the worker marks the payment NeedsAttention when it keeps failing.
+ * Temporal; the workflow keeps asking the partner and marks the payment NeedsAttention meanwhile.
  */
 export function createRailActivities(deps: RailActivityDeps) {
   const rail = (): PartnerRail => {
@@ -27,19 +36,32 @@ export function createRailActivities(deps: RailActivityDeps) {
   };
   return {
     /**
-     * `no_rail` when this worker has no partner rail: the payment fails at once with
-     * `partner_unavailable`, as every live payment did before the rail existed (the API refuses live
-     * money movement without one; a payment written around it, or a worker deployed without its
-     * PARTNER_* settings, must not wait for a rail that is not there).
+     * `no_rail` only when this worker has no partner rail and the payment has no reference yet: then
+     * nothing was ever sent, and the payment fails at once with `partner_unavailable`. With a
+     * reference, an earlier attempt may have reached the partner: thrown (retried; a worker with the
+     * rail asks the partner). A refusal of a retried or repeated submission is checked against the
+     * partner's status first: a partner that validates before it de-duplicates may refuse the copy of
+     * a request it is processing; only `unknown` makes the refusal final.
      */
     async railSubmit(request: RailStepRequest): Promise<RailSubmitOutcome> {
-      if (!deps.rail) return { kind: 'no_rail' };
+      if (!deps.rail) {
+        if (await hasRailReference(deps.orm, request.paymentId)) rail();
+        return { kind: 'no_rail' };
+      }
       const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
-      return deps.rail.submit(request.product, { ...railRequest, referenceId });
+      const answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
+      const repeated = request.resubmit === true || Context.current().info.attempt > 1;
+      if (answer.kind !== 'refused' || !repeated) return answer;
+      const status = await deps.rail.status(request.product, referenceId);
+      return status.status === 'unknown' ? answer : { kind: 'duplicate' };
     },
-    async railStatus(request: RailStepRequest): Promise<RailStatus> {
-      const { referenceId } = await railRequestFor(deps.orm, deps.secretBox, request);
-      return rail().status(request.product, referenceId);
+    /** The partner's status; a SUCCESSFUL's transaction id is kept on the payment, and a final answer's amount and currency are compared with ours. */
+    async railStatus(request: RailStepRequest): Promise<RailStatusAnswer> {
+      const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
+      const status = await rail().status(request.product, referenceId);
+      if (status.status === 'succeeded' && status.financialTransactionId) await recordPartnerTransactionId(deps.orm, request.paymentId, status.financialTransactionId);
+      const mismatch = statusMismatch(railRequest, status);
+      return mismatch ? { ...status, mismatch } : status;
     },
   };
 }

@@ -124,8 +124,11 @@ export interface OperatorAuditActivities {
 /** A submission's answer, or `no_rail`: this worker has no partner rail (the payment fails with partner_unavailable). */
 export type RailSubmitOutcome = RailSubmitResult | { kind: 'no_rail' };
 
+/** The partner's status as the activity read it, with how a final answer's amount or currency differ from ours (none: they match, or the partner gave none). */
+export type RailStatusAnswer = RailStatus & { mismatch?: string };
+
 /** The live partner rail's steps (activities/rail.ts). */
 export interface RailActivities {
   railSubmit(request: RailStepRequest): Promise<RailSubmitOutcome>;
-  railStatus(request: RailStepRequest): Promise<RailStatus>;
+  railStatus(request: RailStepRequest): Promise<RailStatusAnswer>;
 }

@@ -16,7 +16,7 @@ export interface OperatorInput {
   operator: string;
   reason: string;
   /** `charges resolve` only. */
-  resolution?: Pick<ChargeResolutionRequest, 'as' | 'failure_class'>;
+  resolution?: Pick<ChargeResolutionRequest, 'as' | 'failure_class' | 'evidence'>;
 }
 
 interface Context {

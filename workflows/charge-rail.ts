@@ -1,5 +1,6 @@
 import { patched } from '@temporalio/workflow';
-import { LIVE_PARTNER_RAIL_PATCH } from '../src/domain/live-rail';
+import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
+import { followLiveChargeToTheWord } from './charge-rail-live';
 import { followPartner } from './partner-follow';
 import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
@@ -57,7 +58,11 @@ export function followRail(
 
   // Live: the partner rail (issue 20). Runs from before it replay as they ran: a live charge then
   // failed at once (no live rail existed) instead of succeeding through the simulator.
-  if (charge.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) return followLiveCharge(charge, desk, finish, resolutions);
+  if (charge.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) {
+    // Issue 29: only the partner's word ends it. Runs from before follow the rail as they did.
+    if (patched(PARTNER_WORD_PATCH)) return followLiveChargeToTheWord(charge, desk, finish, resolutions);
+    return followLiveCharge(charge, desk, finish, resolutions);
+  }
   if (charge.environment === 'live' && patched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');
 
   // Hosted checkout (sandbox card/bank without sandbox_outcome): the customer decides on the page.
@@ -79,7 +84,8 @@ export function followRail(
 }
 
 /**
- * A live charge on the partner rail (workflows/partner-follow.ts): request-to-pay, then the partner's
+ * Runs started before PARTNER_WORD_PATCH only (kept so their histories replay; new runs take
+ * workflows/charge-rail-live.ts). A live charge on the partner rail (workflows/partner-follow.ts): request-to-pay, then the partner's
  * callback or a status poll, until a final answer or `expires_at`. Unanswered for ten minutes, the
  * charge is NeedsAttention with the reason, and an operator may resolve it (`charges resolve`) as an
  * indeterminate one; unanswered at expiry, it expires. `sandbox_outcome` plays no part here.

@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
-import { RESOLVED_FAILURE_CLASS, resolutionRequestRefusal } from '../src/domain/charge-resolution';
+import { liveEvidenceRefusal, RESOLVED_FAILURE_CLASS, resolutionRequestRefusal } from '../src/domain/charge-resolution';
 import { isTerminalStatus, type ChargeState } from '../src/domain/charge-state';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { operatorOf } from '../src/domain/operator-action';
@@ -10,6 +10,8 @@ import { auditOperatorAction } from './operator-audit';
 export interface ChargeResolution {
   to: 'succeeded' | 'failed';
   failureClass: FailureClass | null;
+  /** The partner's evidence the operator gave (a live charge's resolution requires it). */
+  evidence?: string;
 }
 
 export interface ResolutionDesk {
@@ -37,15 +39,32 @@ export function resolutionDesk(chargeId: string, current: () => ChargeState | un
     resolveChargeUpdate,
     async (request) => {
       const before = current();
-      resolution = request.as === 'succeeded' ? { to: 'succeeded', failureClass: null } : { to: 'failed', failureClass: request.failure_class ?? RESOLVED_FAILURE_CLASS };
+      const evidence = request.evidence?.trim();
+      resolution = {
+        ...(request.as === 'succeeded' ? { to: 'succeeded' as const, failureClass: null } : { to: 'failed' as const, failureClass: request.failure_class ?? RESOLVED_FAILURE_CLASS }),
+        ...(evidence ? { evidence } : {}),
+      };
       const operator = operatorOf(request);
       log.info('indeterminate charge resolved by an operator', { chargeId, as: request.as, operator });
       await condition(() => isTerminalStatus(current()?.status ?? 'pending'));
       const after = current()!;
-      if (after.status !== resolution.to) {
-        throw ApplicationFailure.create({ type: 'ChargeResolutionRefused', message: `charge ${chargeId} became ${after.status} before the resolution was applied`, nonRetryable: true });
+      if (after.status !== resolution.to || (after.failureClass ?? null) !== resolution.failureClass) {
+        const answered = `${after.status}${after.failureClass ? ` (${after.failureClass})` : ''}`;
+        const message =
+          after.environment === 'live'
+            ? `charge ${chargeId}: the partner answered first: ${answered}. Its answer wins; the resolution was refused and changed nothing`
+            : `charge ${chargeId} became ${answered} before the resolution was applied`;
+        throw ApplicationFailure.create({ type: 'ChargeResolutionRefused', message, nonRetryable: true });
       }
-      await auditOperatorAction({ paymentId: chargeId, action: 'charge.resolve', operator, reason: request.reason.trim(), batchId: request.batch_id, before, after });
+      await auditOperatorAction({
+        paymentId: chargeId,
+        action: 'charge.resolve',
+        operator,
+        reason: request.reason.trim(),
+        batchId: request.batch_id,
+        before,
+        after: resolution.evidence ? { ...after, evidence: resolution.evidence } : after,
+      });
       return after;
     },
     {
@@ -53,6 +72,7 @@ export function resolutionDesk(chargeId: string, current: () => ChargeState | un
         const why =
           resolutionRequestRefusal(request) ??
           (resolution ? `charge ${chargeId}: a resolution was already sent` : null) ??
+          (current()?.environment === 'live' && !(request as { evidence?: unknown }).evidence ? liveEvidenceRefusal(chargeId) : null) ??
           (waiting ? null : `charge ${chargeId} is ${current()?.status ?? 'not loaded yet'}: only an indeterminate charge waiting for its partner's answer can be resolved`);
         if (why) throw new Error(why);
       },

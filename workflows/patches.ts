@@ -5,7 +5,7 @@ import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
-import { LIVE_PARTNER_RAIL_PATCH } from '../src/domain/live-rail';
+import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 
 /**
@@ -26,4 +26,5 @@ export const PATCH_IDS: readonly string[] = [
   LOCAL_FIRST_ATTEMPT_PATCH,
   LIVE_PARTNER_RAIL_PATCH,
   HOSTED_CHECKOUT_PATCH,
+  PARTNER_WORD_PATCH,
 ];

@@ -1,14 +1,21 @@
 import { patched } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
-import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS } from '../src/domain/live-rail';
+import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followPartner } from './partner-follow';
+import { awaitPartnerWord } from './partner-answer';
 import type { PayoutStatus } from '../src/domain/payout';
 import type { PayoutState } from '../src/domain/payout-state';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS, railPlan } from '../src/domain/sandbox-outcome';
 import type { TimerDesk } from './payout-timers';
 
-/** Sandbox `indeterminate`: the rail never answers; the payout stays pending this long (NeedsAttention), then fails with `timeout`. */
+/** Sandbox `indeterminate`, runs from before PARTNER_WORD_PATCH: pending this long (NeedsAttention), then failed with `timeout`. */
 export const PAYOUT_UNRESOLVED_MS = 15 * 60_000;
+/**
+ * Sandbox `indeterminate` (issue 29, as live): the simulated partner gives no answer for this long,
+ * the reservation kept and the payout NeedsAttention all along; then its late answer comes: paid
+ * (SUCCESSFUL). The sandbox `advance` plays that late answer at once.
+ */
+export const SANDBOX_LATE_ANSWER_MS = 24 * 3600_000;
 /** Sandbox `reverse`: the payout succeeds, then the rail returns it about this long after. */
 export const SANDBOX_REVERSAL_DELAY_MS = 3_000;
 
@@ -24,16 +31,16 @@ export interface RailHooks {
 /**
  * A pending payout on the rail, to `succeeded` or `failed`. Sandbox (`metadata.sandbox_outcome`,
  * INTERFACE.md): a failure class fails at once with it; `pending` fails with `timeout` after ten
- * minutes; `indeterminate` stays unresolved (NeedsAttention) for PAYOUT_UNRESOLVED_MS, then fails with
- * `timeout` (the reservation is released); anything else (`held_for_review` once approved, `reverse`,
- * none) succeeds after about three seconds. Live: no live rail exists, so a live payout (the API
- * refuses them with 503 `live_unavailable`) fails at once with `partner_unavailable`; the simulator
- * never pays out live money. Every timer races the sandbox `advance` signal.
+ * minutes (a partner's FAILED); `indeterminate` models the live promise: no answer, so the payout
+ * stays pending, reserved and NeedsAttention until the simulated partner's late answer (paid, after
+ * SANDBOX_LATE_ANSWER_MS or at `advance`); anything else (`held_for_review` once approved, `reverse`,
+ * none) succeeds after about three seconds. Live: the partner rail (followLivePayoutToTheWord); runs
+ * from before it failed at once with `partner_unavailable`. Every sandbox timer races the `advance` signal.
  */
 export async function followPayoutRail(payout: PayoutState, sandboxOutcome: string | null, hooks: RailHooks): Promise<PayoutState> {
   if (payout.environment === 'live') {
     // Runs from before the partner rail (issue 20) replay as they ran: failed at once.
-    if (patched(LIVE_PARTNER_RAIL_PATCH)) return followLivePayout(payout, hooks);
+    if (patched(LIVE_PARTNER_RAIL_PATCH)) return patched(PARTNER_WORD_PATCH) ? followLivePayoutToTheWord(payout, hooks) : followLivePayout(payout, hooks);
     return hooks.finish('failed', 'partner_unavailable');
   }
   const plan = railPlan(payout.environment, sandboxOutcome);
@@ -50,6 +57,16 @@ export async function followPayoutRail(payout: PayoutState, sandboxOutcome: stri
       return hooks.finish('failed', 'timeout');
     case 'unresolved': {
       hooks.attention(true);
+      if (patched(PARTNER_WORD_PATCH)) {
+        // As live: no answer is not a failure. The reservation stays, the payout stays NeedsAttention,
+        // until the simulated partner's late SUCCESSFUL (or `advance`, which plays it now).
+        hooks.describe(
+          'on the rail: sandbox `indeterminate`, the partner has not answered: the money stays reserved and nothing is failed without its word; ' +
+            'its late answer (paid) comes after 24 h, or now with POST /v1/sandbox/advance',
+        );
+        await hooks.timers.wait(SANDBOX_LATE_ANSWER_MS, "indeterminate: the partner's late answer (paid)");
+        return hooks.finish('succeeded');
+      }
       hooks.describe('on the rail: sandbox `indeterminate`, the rail has not answered; fails with timeout after 15 minutes');
       await hooks.timers.wait(PAYOUT_UNRESOLVED_MS, 'indeterminate: unresolved for 15 minutes, then timeout');
       return hooks.finish('failed', 'timeout');
@@ -58,9 +75,34 @@ export async function followPayoutRail(payout: PayoutState, sandboxOutcome: stri
 }
 
 /**
- * A live payout on the partner rail: transfer, then the partner's callback or a status poll until a
- * final answer. Unanswered for ten minutes: NeedsAttention. Unanswered for LIVE_PAYOUT_DEADLINE_MS
- * (24 h): failed with `timeout`, the reservation released (the operator was asked for a day).
+ * A live payout on the partner rail (issue 29): the transfer (sent for LIVE_PAYOUT_DEADLINE_MS at
+ * most), then the partner's callback or a status poll until its word: SUCCESSFUL, FAILED, or
+ * `unknown` confirmed once no submission can be under way. Without it the payout stays pending, its
+ * reservation kept, NeedsAttention with the reason (after ten minutes, and again after a day),
+ * however long it takes: nothing is failed or released on a deadline.
+ */
+async function followLivePayoutToTheWord(payout: PayoutState, hooks: RailHooks): Promise<PayoutState> {
+  hooks.describe('on the partner rail: transfer sent; waiting for the partner (callback or status poll)');
+  const answer = await awaitPartnerWord({
+    paymentId: payout.id,
+    product: 'disbursement',
+    submitUntilMs: Date.now() + LIVE_PAYOUT_DEADLINE_MS,
+    attention: (reason) => {
+      hooks.attention(true);
+      hooks.describe(`on the partner rail: ${reason}`);
+    },
+  });
+  if (answer.kind === 'succeeded') return hooks.finish('succeeded');
+  if (answer.kind === 'failed') return hooks.finish('failed', answer.failureClass);
+  // No deadline and no stopEarly: the wait ends only with the partner's word.
+  throw new Error(`payout ${payout.id}: the partner wait ended without the partner's word (${answer.kind})`);
+}
+
+/**
+ * Runs started before PARTNER_WORD_PATCH only (their histories replay as they ran). A live payout on
+ * the partner rail: transfer, then the partner's callback or a status poll until a final answer.
+ * Unanswered for ten minutes: NeedsAttention. Unanswered for LIVE_PAYOUT_DEADLINE_MS (24 h): failed
+ * with `timeout`, the reservation released.
  */
 async function followLivePayout(payout: PayoutState, hooks: RailHooks): Promise<PayoutState> {
   hooks.describe('on the partner rail: transfer sent; waiting for the partner (callback or status poll)');

@@ -1,4 +1,6 @@
-import { allHandlersFinished, ApplicationFailure, condition, log, ParentClosePolicy, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, log, ParentClosePolicy, patched, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { PARTNER_WORD_PATCH } from '../src/domain/live-rail';
+import { askPartnerOnce } from './partner-answer';
 import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attention';
 import { SA } from '../src/domain/search-attributes';
 import { settlementFailureReason, type SettlementState } from '../src/domain/settlement';
@@ -7,6 +9,7 @@ import {
   RETRY_UNNAMED_SENDER,
   retryCommand,
   retryRequestRefusal,
+  retryPartnerRefusal,
   retryStateRefusal,
   SETTLEMENT_RETRY_REFUSED,
   type RetriedSettlement,
@@ -56,6 +59,16 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       if (why) throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: why, nonRetryable: true });
       const batch = current()!;
       retrying = true;
+      // Issue 29: a live batch failed without the partner's word (a run from before PARTNER_WORD_PATCH
+      // failed it with `timeout`) may have been paid: ask the partner before a retry that might pay twice.
+      if (batch.environment === 'live' && batch.failureClass === 'timeout' && patched(PARTNER_WORD_PATCH)) {
+        const answer = await askPartnerOnce({ paymentId: settlementId, product: 'disbursement' }, 'partner: status of the failed batch, before a retry');
+        const why = retryPartnerRefusal(settlementId, answer?.status);
+        if (why) {
+          retrying = false;
+          throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: why, nonRetryable: true });
+        }
+      }
       const retry: SettlementRetry = { reason: request.reason.trim(), by: operatorOf(request, RETRY_SENDER_ALIASES) || RETRY_UNNAMED_SENDER, at: new Date().toISOString() };
       // Two uuid4s before any await: the same id on replay.
       const newId = settlementIdFromHex(uuid4() + uuid4());

@@ -2,8 +2,9 @@ import { ApplicationFailure, defineQuery, patched, setCurrentDetails, setHandler
 import type { FailureClass } from '../src/domain/failure-classes';
 import { SA } from '../src/domain/search-attributes';
 import { isTerminalSettlementStatus, settlementPlan, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
-import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS } from '../src/domain/live-rail';
+import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followPartner } from './partner-follow';
+import { awaitPartnerWord } from './partner-answer';
 import type { RetriedSettlement } from '../src/domain/settlement-retry';
 import { settlementSearchAttributePairs } from '../src/domain/settlement-search-attributes';
 import { SETTLEMENT_INPUT_REFUSED, settlementStartProblem, type SettlementStart } from '../src/domain/settlement-start';
@@ -85,6 +86,22 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
   // replay as they ran (failed at once: no live rail).
   if (batch.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) {
     setCurrentDetails(`on the partner rail: transfer of ${batch.amount} ${batch.currency} to the settlement account; waiting for the partner`);
+    if (patched(PARTNER_WORD_PATCH)) {
+      // Issue 29: only the partner's word ends the batch; without it the money stays in transit
+      // (reserved), the batch NeedsAttention, and the settlement run skips this balance meanwhile.
+      const answer = await awaitPartnerWord({
+        paymentId: settlementId,
+        product: 'disbursement',
+        submitUntilMs: Date.now() + LIVE_PAYOUT_DEADLINE_MS,
+        attention: (reason) => {
+          desk.flag('partner rail', reason);
+          setCurrentDetails(`on the partner rail: ${reason}`);
+        },
+      });
+      if (answer.kind === 'succeeded') return finish('paid', null);
+      if (answer.kind === 'failed') return finish('failed', answer.failureClass);
+      throw new Error(`settlement ${settlementId}: the partner wait ended without the partner's word (${answer.kind})`);
+    }
     const outcome = await followPartner({
       paymentId: settlementId,
       product: 'disbursement',

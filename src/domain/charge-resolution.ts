@@ -23,6 +23,24 @@ export function indeterminateReason(chargeId: string, expiresAt: string): string
 export interface ChargeResolutionRequest extends OperatorFields {
   as: 'succeeded' | 'failed';
   failure_class?: FailureClass;
+  /**
+   * The partner's evidence (issue 29): its transaction id (financialTransactionId) or the statement
+   * line that shows the payment. Required for a live charge, which only the partner's word ends; the
+   * engine keeps watching the partner afterwards, and a different answer becomes a payment review.
+   */
+  evidence?: string;
+}
+
+/** Longest `evidence` accepted (a transaction id or one statement line). */
+export const MAX_EVIDENCE_LENGTH = 500;
+
+/** Why a live charge's resolution without the partner's evidence is refused. */
+export function liveEvidenceRefusal(chargeId: string): string {
+  return (
+    `charge ${chargeId} is live: only the partner's word ends it. Resolve it with the partner's evidence: ` +
+    `charges resolve ${chargeId} --as succeeded|failed --evidence PARTNER_TRANSACTION_ID|STATEMENT_LINE --reason TEXT ` +
+    `(or "evidence" in the resolveCharge update)`
+  );
 }
 
 /** Failure class of a charge resolved as failed without one. */
@@ -37,6 +55,13 @@ export function resolutionRequestRefusal(request: unknown): string | null {
   if (failure_class !== undefined) {
     if (as !== 'failed') return '"failure_class" goes with "as": "failed" only';
     if (!isFailureClass(failure_class)) return `"failure_class" must be one of the failure classes of SPEC 7`;
+  }
+  const { evidence } = request as Record<string, unknown>;
+  if (evidence !== undefined) {
+    // eslint-disable-next-line no-control-regex
+    if (typeof evidence !== 'string' || evidence.trim() === '' || evidence.length > MAX_EVIDENCE_LENGTH || /[\u0000-\u001f\u007f]/.test(evidence)) {
+      return `"evidence", when sent, is the partner's transaction id or a statement line: 1 to ${MAX_EVIDENCE_LENGTH} printable characters`;
+    }
   }
   return null;
 }

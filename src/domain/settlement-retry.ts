@@ -66,6 +66,20 @@ export function retryStateRefusal(settlementId: string, batch: Pick<SettlementSt
   return null;
 }
 
+/**
+ * Why a live batch failed without the partner's word is not retried after asking the partner, or
+ * null: only the partner's FAILED, or its `unknown` (it never received the transfer), lets the money
+ * go out again.
+ */
+export function retryPartnerRefusal(settlementId: string, status: 'pending' | 'succeeded' | 'failed' | 'unknown' | undefined): string | null {
+  if (status === 'failed' || status === 'unknown') return null;
+  if (status === 'succeeded') {
+    return `settlement ${settlementId}: the partner says this batch was paid (SUCCESSFUL): it is not retried, which would pay it twice. Reconcile it against the partner's statement (reconcile run) and settle it through its payment review`;
+  }
+  const said = status === 'pending' ? 'the partner says it is still pending' : 'the partner did not answer';
+  return `settlement ${settlementId}: ${said}, so its transfer may still be paid: it is not retried until the partner gives a final answer. Nothing changed`;
+}
+
 /** The command an operator runs (shown in NeedsAttention reasons and the workflow's current details). */
 export function retryCommand(settlementId: string): string {
   return `settlements retry ${settlementId} --reason TEXT`;

@@ -35,6 +35,11 @@ export function settlementCurrencyMismatch(bankCode: string, bankCurrency: strin
  */
 export const LIVE_RAIL_UNAVAILABLE = 'live rail unavailable: no live payment rail is connected yet; the money stays available';
 
+/** Why a live balance is skipped while one of its batches has no final answer from the partner. */
+export function unansweredBatchSkip(settlementId: string): string {
+  return `live batch ${settlementId} has no final answer from the partner yet: its money may be on its way, so this balance is not swept again until the partner answers (or its statement does)`;
+}
+
 /** Balances read per page (one database step each), and pages per run before it continues as new. */
 export const DEFAULT_RUN_PAGE_SIZE = 100;
 export const DEFAULT_RUN_PAGES_PER_RUN = 10;

@@ -93,3 +93,22 @@ export async function paymentOfReference(orm: Orm, product: string, referenceId:
   );
   return rows[0] ? { paymentId: rows[0].payment_id, environment: rows[0].environment } : null;
 }
+
+/** Whether the payment already has a partner reference: an earlier attempt chose it, so a request may have reached the partner. */
+export async function hasRailReference(orm: Orm, paymentId: string): Promise<boolean> {
+  const rows = await orm.em.getConnection().execute<Array<{ one: number }>>(`select 1 as one from rail_references where payment_id = ?`, [paymentId]);
+  return rows.length > 0;
+}
+
+/**
+ * Keeps the partner's transaction id of a payment (its status's financialTransactionId, or a
+ * statement line's): the first one seen is kept; a different one later is answered, not overwritten.
+ * Answers the id on record.
+ */
+export async function recordPartnerTransactionId(orm: Orm, paymentId: string, financialTransactionId: string): Promise<string | null> {
+  const rows = await orm.em.getConnection().execute<Array<{ partner_transaction_id: string | null }>>(
+    `update rail_references set partner_transaction_id = coalesce(partner_transaction_id, ?) where payment_id = ? returning partner_transaction_id`,
+    [financialTransactionId, paymentId],
+  );
+  return rows[0]?.partner_transaction_id ?? null;
+}

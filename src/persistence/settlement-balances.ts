@@ -5,6 +5,7 @@ import {
   LIVE_RAIL_UNAVAILABLE,
   NO_SETTLEMENT_ACCOUNT,
   settlementCurrencyMismatch,
+  unansweredBatchSkip,
   type BalanceKey,
   type SettlementRunPage,
   type SettlementRunPageRequest,
@@ -26,6 +27,12 @@ export interface SettleableBalance {
   bankCode: string | null;
   /** That bank's currency (banks.currency), or null: no account, or a code the banks reference does not know. */
   bankCurrency: string | null;
+  /**
+   * A live batch of this balance without the partner's final answer (issue 29), or null: one still
+   * pending (its transfer may be on its way), or one failed with `timeout` by a run from before
+   * PARTNER_WORD_PATCH (failed without the partner's word) that no later batch followed.
+   */
+  unansweredBatch?: string | null;
 }
 
 export interface SettleableBalanceQuery {
@@ -46,6 +53,7 @@ type Row = {
   has_account: boolean;
   bank_code: string | null;
   bank_currency: string | null;
+  unanswered_batch: string | null;
 };
 
 /**
@@ -79,7 +87,14 @@ async function selectSettleableBalances(em: EntityManager, query: SettleableBala
   const rows = await em.execute<Row[]>(
     `select b.merchant_id, b.environment, b.currency, b.amount::text as available,
             (m.settlement_bank_code is not null and (m.settlement_account_sealed is not null or m.settlement_account_number is not null)) as has_account,
-            m.settlement_bank_code as bank_code, k.currency as bank_currency
+            m.settlement_bank_code as bank_code, k.currency as bank_currency,
+            (select s.id from settlements s
+              where s.merchant_id = b.merchant_id and s.environment = b.environment and s.currency = b.currency and s.environment = 'live'
+                and (s.status = 'pending'
+                     or (s.status = 'failed' and s.failure_class = 'timeout'
+                         and not exists (select 1 from settlements n where n.merchant_id = s.merchant_id and n.environment = s.environment
+                                           and n.currency = s.currency and n.created_at > s.created_at)))
+              order by s.created_at limit 1) as unanswered_batch
      from account_balances b join merchants m on m.id = b.merchant_id
        left join banks k on k.code = m.settlement_bank_code
      where ${where.join(' and ')}
@@ -95,6 +110,7 @@ async function selectSettleableBalances(em: EntityManager, query: SettleableBala
     hasAccount: r.has_account,
     bankCode: r.bank_code,
     bankCurrency: r.bank_currency,
+    unansweredBatch: r.unanswered_batch,
   }));
 }
 
@@ -112,15 +128,18 @@ export async function recordSettlementSkip(orm: Orm, skip: SkippedBalance & { ru
  *    naming both: the merchant has one account, so this balance waits for an account in its
  *    currency; the sweep refuses it too);
  * 3. the balance is live and no live rail exists (LIVE_RAIL_UNAVAILABLE: the batch could only fail
- *    at once and wait for an operator, filling `payments stuck` every run; no operator can fix it).
+ *    at once and wait for an operator, filling `payments stuck` every run; no operator can fix it);
+ * 4. the balance is live and one of its batches has no final answer from the partner (issue 29:
+ *    unansweredBatchSkip): its money may be on its way, so nothing more is swept until it answers.
  */
 export function skipReason(
-  balance: Pick<SettleableBalance, 'environment' | 'currency' | 'hasAccount' | 'bankCode' | 'bankCurrency'>,
+  balance: Pick<SettleableBalance, 'environment' | 'currency' | 'hasAccount' | 'bankCode' | 'bankCurrency' | 'unansweredBatch'>,
   rail: LiveRail = LIVE_RAIL,
 ): string | null {
   if (!balance.hasAccount || balance.bankCode === null) return NO_SETTLEMENT_ACCOUNT;
   if (balance.bankCurrency !== balance.currency) return settlementCurrencyMismatch(balance.bankCode, balance.bankCurrency, balance.currency);
   if (balance.environment === 'live' && rail === 'none') return LIVE_RAIL_UNAVAILABLE;
+  if (balance.environment === 'live' && balance.unansweredBatch) return unansweredBatchSkip(balance.unansweredBatch);
   return null;
 }
 

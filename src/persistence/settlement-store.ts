@@ -13,7 +13,7 @@ import { sealAccountNumber, type SealedAccountNumber } from '../domain/settlemen
 import { settlementSweepTransfer, settlementTransfersFor } from '../domain/settlement-ledger';
 import type { Orm } from './orm';
 import type { LiveRail } from '../domain/live-rail';
-import { LIVE_RAIL_UNAVAILABLE } from '../domain/settlement-run';
+import { LIVE_RAIL_UNAVAILABLE, unansweredBatchSkip } from '../domain/settlement-run';
 import { rowToSettlement, SETTLEMENT_COLUMNS, settlementValues } from './settlement-mapping';
 import { iso } from './sql-values';
 import { writeStateChange } from './state-change';
@@ -113,6 +113,14 @@ export async function sweepSettlement(
     // pay (it would fail at once and announce settlement.created and settlement.failed for money
     // that never moved).
     if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
+    if (request.environment === 'live') {
+      // Issue 29: while another live batch of this balance waits for the partner's word, nothing more is swept.
+      const [open] = await em.execute<{ id: string }[]>(
+        `select id from settlements where merchant_id = ? and environment = 'live' and currency = ? and status = 'pending' and id <> ? limit 1`,
+        [request.merchantId, request.currency, request.settlementId],
+      );
+      if (open) return nothing(unansweredBatchSkip(open.id));
+    }
     const balance = BigInt(balances[0]?.amount ?? '0');
     if (balance <= 0n) return nothing(NOTHING_TO_SETTLE.noBalance);
     if (balance > BigInt(Number.MAX_SAFE_INTEGER)) return nothing(NOTHING_TO_SETTLE.tooLarge);

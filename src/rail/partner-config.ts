@@ -1,3 +1,4 @@
+import { RAIL_CALL_TIMEOUT_MS } from '../domain/live-rail';
 import { StartupError } from '../support/startup-error';
 import type { RailProduct } from './partner-rail';
 
@@ -37,10 +38,10 @@ export const DEFAULT_PARTNER_TIMEOUT_MS = 5_000;
 
 /**
  * One rail call's activity budget: the `startToCloseTimeout` of the activities that call the
- * partner (workflows use this value). A call that outlives it is cut off and retried by Temporal
+ * partner (workflows/partner-answer.ts uses RAIL_CALL_TIMEOUT_MS, this value). A call that outlives it is cut off and retried by Temporal
  * while the partner may still be answering the first, so PARTNER_TIMEOUT_MS must fit it.
  */
-export const RAIL_CALL_BUDGET_MS = 60_000;
+export const RAIL_CALL_BUDGET_MS = RAIL_CALL_TIMEOUT_MS;
 /** What the activity itself may take around the partner's requests (database reads and writes). */
 export const RAIL_CALL_MARGIN_MS = 5_000;
 /**

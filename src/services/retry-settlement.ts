@@ -1,6 +1,7 @@
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { isIdOf } from '../domain/ids';
+import { unansweredBatchSkip } from '../domain/settlement-run';
 import type { SettlementOutcome, SettlementRecord, SettlementStatus } from '../domain/settlement';
 import type { RetriedSettlement } from '../domain/settlement-retry';
 import type { Orm } from '../persistence/orm';
@@ -99,6 +100,13 @@ export async function retrySettlement(
   const batch = await loadSettlement(orm, settlementId);
   if (!batch) throw new Error(`settlement ${settlementId} does not exist`);
   if (batch.status !== 'failed') throw new Error(`settlement ${settlementId} is ${batch.status}: only a failed batch can be retried`);
+  if (batch.environment === 'live') {
+    // Issue 29: while another live batch of this balance waits for the partner's word, no new batch goes out.
+    const open = await orm.em
+      .fork()
+      .execute<{ id: string }[]>(`select id from settlements where merchant_id = ? and environment = 'live' and currency = ? and status = 'pending' limit 1`, [batch.merchantId, batch.currency]);
+    if (open.length > 0) throw new Error(`settlement ${settlementId} is not retried: ${unansweredBatchSkip(open[0].id)}. Nothing changed`);
+  }
   const deadline = Date.now() + deadlineMs;
   let answer;
   try {

@@ -1,4 +1,6 @@
 import { loadConfig } from '../../src/config';
+import { unansweredBatchSkip } from '../../src/domain/settlement-run';
+import { retryPartnerRefusal } from '../../src/domain/settlement-retry';
 import { cronProblem } from '../../src/domain/cron-expression';
 import { randomBytes } from 'node:crypto';
 import { maskAccountNumber, normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from '../../src/domain/settlement-account';
@@ -117,6 +119,21 @@ describe('why a run skips a balance', () => {
     expect(skipReason(balance({ environment: 'live', ...noAccount }))).toBe(NO_SETTLEMENT_ACCOUNT);
     expect(skipReason(balance({ environment: 'live' }))).toBe(LIVE_RAIL_UNAVAILABLE);
     expect(LIVE_RAIL_UNAVAILABLE).toMatch(/^live rail unavailable: /);
+  });
+
+  test('a live balance with a batch the partner has not answered is skipped (issue 29): its money may be on its way; sandbox never is', () => {
+    expect(skipReason(balance({ environment: 'live', unansweredBatch: 'stl_x' }), 'partner')).toBe(unansweredBatchSkip('stl_x'));
+    expect(unansweredBatchSkip('stl_x')).toMatch(/stl_x has no final answer from the partner/);
+    expect(skipReason(balance({ environment: 'live', unansweredBatch: null }), 'partner')).toBeNull();
+    expect(skipReason(balance({ environment: 'sandbox', unansweredBatch: 'stl_x' }), 'partner')).toBeNull();
+  });
+
+  test('a live batch failed without the partner\'s word is retried only once the partner says FAILED or unknown (issue 29)', () => {
+    expect(retryPartnerRefusal('stl_a', 'failed')).toBeNull();
+    expect(retryPartnerRefusal('stl_a', 'unknown')).toBeNull();
+    expect(retryPartnerRefusal('stl_a', 'succeeded')).toMatch(/the partner says this batch was paid/);
+    expect(retryPartnerRefusal('stl_a', 'pending')).toMatch(/still pending/);
+    expect(retryPartnerRefusal('stl_a', undefined)).toMatch(/did not answer/);
   });
 
   test('a balance in another currency than the settlement bank takes: skipped, both currencies named; after no account, before the live rail', () => {

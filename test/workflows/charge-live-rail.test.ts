@@ -1,6 +1,7 @@
 import type { ChargeAttention } from '../../src/domain/charge-attention';
-import { PARTNER_NO_ANSWER_ATTENTION_MS } from '../../src/domain/live-rail';
-import { chargeAttentionQuery } from '../../workflows/messages';
+import { PARTNER_NO_ANSWER_ATTENTION_MS, RAIL_CALL_TIMEOUT_MS } from '../../src/domain/live-rail';
+import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
+import { chargeAttentionQuery, resolveChargeUpdate } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
 
 // A live charge on the partner rail (workflows/partner-follow.ts), on the time-skipping server with
@@ -45,7 +46,7 @@ test.each([
   expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass, at: expect.any(String) }]);
 });
 
-test('the partner never answers: NeedsAttention with the reason after ten minutes, unresolved until expires_at, then expired', async () => {
+test('the partner never answers: NeedsAttention after ten minutes; at expires_at it is asked once more, then the charge expires and a payment review keeps watching', async () => {
   h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
   const draft = await h.draft({ environment: 'live' });
   const handle = await h.start(draft);
@@ -57,7 +58,63 @@ test('the partner never answers: NeedsAttention with the reason after ten minute
   const result = await h.settle(draft.id);
   expect(result).toMatchObject({ status: 'expired', failureClass: 'timeout' });
   const [expired] = h.store.transitionsOf(draft.id);
-  expect(Date.parse(expired.at)).toBeGreaterThanOrEqual(Date.parse(draft.expiresAt));
+  const expiresMs = Date.parse(draft.expiresAt);
+  expect(Date.parse(expired.at)).toBeGreaterThanOrEqual(expiresMs);
+  // Asked once more at the deadline, before the terminal decision.
+  expect(h.rail.timeline.some((c) => c.paymentId === draft.id && c.kind === 'status' && c.atMs >= expiresMs)).toBe(true);
+  // The request-to-pay may still be approved: a payment review watches for the partner's late word.
+  const review = await h.env.client.workflow.getHandle(paymentReviewWorkflowId(draft.id)).describe();
+  expect(review.type).toBe('paymentReviewWorkflow');
+});
+
+test('approved in the last poll interval with no callback: the final check at expires_at finds SUCCESSFUL, the charge succeeds (finding 3)', async () => {
+  const draft = await h.draft({ environment: 'live' });
+  const expiresMs = Date.parse(draft.expiresAt);
+  // Approved 20 s before expiry: polls are 60 s apart by then, so only the final check can see it.
+  h.rail.partner({ kind: 'accepted' }, []).statusBy((now) => (now >= expiresMs - 20_000 ? { status: 'succeeded', financialTransactionId: 'ft-last' } : { status: 'pending' }));
+  await h.start(draft);
+  const result = await h.settle(draft.id);
+  expect(result).toMatchObject({ status: 'succeeded' });
+});
+
+test('a submission that cannot get through is never sent after expires_at; the partner confirming it never received it then fails the charge (finding 3)', async () => {
+  const draft = await h.draft({ environment: 'live' });
+  const expiresMs = Date.parse(draft.expiresAt);
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'unknown' }]).submitFailsUntil(expiresMs + 24 * 3600_000);
+  await h.start(draft);
+  const result = await h.settle(draft.id);
+  expect(result).toMatchObject({ status: 'failed', failureClass: 'partner_unavailable' });
+  // The confirming question comes after the last submission's own budget has passed.
+  const statuses = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'status');
+  expect(Math.max(...statuses.map((c) => c.atMs))).toBeGreaterThanOrEqual(expiresMs + RAIL_CALL_TIMEOUT_MS);
+  const submits = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'submit');
+  expect(submits.length).toBeGreaterThan(0);
+  expect(Math.max(...submits.map((c) => c.atMs))).toBeLessThanOrEqual(expiresMs);
+});
+
+test("the partner's answer wins over an operator's resolution that raced it: refused, saying what the partner answered (finding 4)", async () => {
+  const draft = await h.draft({ environment: 'live' });
+  const handle = await h.start(draft);
+  let resolving = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (resolving ? { status: 'succeeded', financialTransactionId: 'ft-race' } : { status: 'pending' }));
+  await h.env.sleep(PARTNER_NO_ANSWER_ATTENTION_MS + 60_000);
+  resolving = true;
+  const refused = handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'failed', operator: 'jane', reason: 'customer says no', evidence: 'ft-none' }] });
+  await expect(refused).rejects.toMatchObject({ cause: { message: expect.stringMatching(/the partner answered first: succeeded/) } });
+  const result = await h.settle(draft.id);
+  expect(result).toMatchObject({ status: 'succeeded' });
+  expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['succeeded']);
+});
+
+test("a live charge is resolved only with the partner's evidence", async () => {
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
+  const draft = await h.draft({ environment: 'live' });
+  const handle = await h.start(draft);
+  await h.env.sleep(PARTNER_NO_ANSWER_ATTENTION_MS + 60_000);
+  await expect(handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'looks paid' }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/only the partner's word ends it/) } });
+  expect(h.store.transitionsOf(draft.id)).toEqual([]);
+  const resolved = await handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'partner statement line 14', evidence: 'ft-9912' }] });
+  expect(resolved).toMatchObject({ status: 'succeeded' });
 });
 
 test('the partner does not know the reference: the same request is submitted again', async () => {

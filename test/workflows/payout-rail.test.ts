@@ -1,7 +1,7 @@
 import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
 import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
-import { PAYOUT_UNRESOLVED_MS, SANDBOX_REVERSAL_DELAY_MS } from '../../workflows/payout-rail';
+import { SANDBOX_LATE_ANSWER_MS, SANDBOX_REVERSAL_DELAY_MS } from '../../workflows/payout-rail';
 import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from './support/payout-env';
 import { timelineOf } from './support/timeline';
 import { waitFor, signalsAnswered } from './support/wait-for';
@@ -50,14 +50,15 @@ describe('sandbox rail (metadata.sandbox_outcome)', () => {
     expect(r.timeline.timers[0].firedAt).not.toBeNull();
   });
 
-  test('indeterminate: unresolved (NeedsAttention) for 15 minutes, then failed with timeout', async () => {
+  test('indeterminate models the live promise: pending, reserved and NeedsAttention with no answer (never failed on a deadline), then the late answer pays it', async () => {
     const record = await h.payout({ sandboxOutcome: 'indeterminate' });
     const handle = await h.start(record);
     await waitFor(async () => (await handle.query('nextTimer')) !== null);
     expect((await h.searchAttributes(record.id)).get(SA.NeedsAttention)).toBe(true);
+    expect(h.store.transitionsOf(record.id)).toEqual([]);
     const result = await handle.result();
-    expect(result).toMatchObject({ status: 'failed', failureClass: 'timeout' });
-    expect(timelineOf(await handle.fetchHistory()).timers.map((t) => t.durationMs)).toEqual([PAYOUT_UNRESOLVED_MS]);
+    expect(result).toMatchObject({ status: 'succeeded' });
+    expect(timelineOf(await handle.fetchHistory()).timers.map((t) => t.durationMs)).toEqual([SANDBOX_LATE_ANSWER_MS]);
     expect((await h.searchAttributes(record.id)).get(SA.NeedsAttention)).toBe(false);
   });
 

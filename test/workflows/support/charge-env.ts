@@ -97,6 +97,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
   }
   const running = worker.run();
   const client = env.client.workflow;
+  rail.clock = () => env.currentTimeMs();
 
   return {
     rail,

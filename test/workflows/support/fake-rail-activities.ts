@@ -1,31 +1,67 @@
-import type { RailActivities, RailSubmitOutcome } from '../../../activities/types';
+import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../../../activities/types';
 import type { RailStepRequest } from '../../../src/domain/live-rail';
 import type { RailStatus } from '../../../src/rail/partner-rail';
+
+/** A call the fake rail saw, with the test server's time when it came (when a clock is set). */
+export type SeenCall = RailStepRequest & { atMs?: number };
 
 /**
  * In-memory stand-in for the partner rail's activities (activities/rail.ts). By default the worker
  * has no rail (`no_rail`: a live payment fails at once with partner_unavailable). `partner(...)`
  * scripts one: the submission's answer and the statuses answered in turn (the last one repeats).
+ * `statusBy` scripts the status by the test server's time instead (set `clock` first), and
+ * `submitFailsUntil` makes every submission throw (a partner that cannot be reached) until then.
  */
 export class FakeRail {
   readonly submits: RailStepRequest[] = [];
   readonly statusCalls: RailStepRequest[] = [];
+  /** Every submission and status call with its time on the test server's clock. */
+  readonly timeline: Array<{ kind: 'submit' | 'status'; paymentId: string; atMs: number }> = [];
+  /** The test server's clock (`env.currentTimeMs`); without it the timeline stays empty. */
+  clock?: () => Promise<number>;
   private submitAnswer: RailSubmitOutcome = { kind: 'no_rail' };
-  private statuses: RailStatus[] = [{ status: 'pending' }];
+  private statuses: RailStatusAnswer[] = [{ status: 'pending' }];
+  private byTime?: (nowMs: number) => RailStatusAnswer;
+  private failSubmitsUntilMs?: number;
 
-  partner(submit: RailSubmitOutcome, statuses: RailStatus[]): this {
+  partner(submit: RailSubmitOutcome, statuses: RailStatusAnswer[]): this {
     this.submitAnswer = submit;
     this.statuses = statuses.length ? statuses : [{ status: 'pending' }];
+    this.byTime = undefined;
+    this.failSubmitsUntilMs = undefined;
     return this;
+  }
+
+  /** The status as a function of the test server's time (needs `clock`). */
+  statusBy(fn: (nowMs: number) => RailStatus): this {
+    this.byTime = fn;
+    return this;
+  }
+
+  /** Every submission throws (retryably) while the test server's time is before `untilMs` (needs `clock`). */
+  submitFailsUntil(untilMs: number): this {
+    this.failSubmitsUntilMs = untilMs;
+    return this;
+  }
+
+  private async now(kind: 'submit' | 'status', paymentId: string): Promise<number | undefined> {
+    if (!this.clock) return undefined;
+    const atMs = await this.clock();
+    this.timeline.push({ kind, paymentId, atMs });
+    return atMs;
   }
 
   readonly activities: RailActivities = {
     railSubmit: async (request) => {
       this.submits.push(request);
+      const now = await this.now('submit', request.paymentId);
+      if (this.failSubmitsUntilMs !== undefined && now !== undefined && now < this.failSubmitsUntilMs) throw new Error('the partner cannot be reached (scripted)');
       return this.submitAnswer;
     },
     railStatus: async (request) => {
       this.statusCalls.push(request);
+      const now = await this.now('status', request.paymentId);
+      if (this.byTime && now !== undefined) return this.byTime(now);
       return this.statuses.length > 1 ? this.statuses.shift()! : this.statuses[0];
     },
   };

@@ -40,6 +40,7 @@ export async function startPayoutTestEnv(): Promise<PayoutTestEnv> {
   const rail = new FakeRail();
   const { env, taskQueue, close } = await startTimeSkippingWorkers('payouts', { ...store.activities, ...rail.activities });
   const client = env.client.workflow;
+  rail.clock = () => env.currentTimeMs();
 
   return {
     env,

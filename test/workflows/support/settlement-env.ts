@@ -123,6 +123,8 @@ export interface SettlementStartOptions {
 export interface SettlementTestEnv {
   env: TestWorkflowEnvironment;
   store: FakeSettlementStore;
+  /** The partner rail's activities (default: no rail on the worker; `rail.partner(...)` scripts one). */
+  rail: FakeRail;
   taskQueue: string;
   /** A merchant with a settlement account and `funds` available (sandbox GHS unless told). */
   merchant(funds?: number, environment?: Environment): string;
@@ -134,13 +136,16 @@ export interface SettlementTestEnv {
 
 export async function startSettlementTestEnv(): Promise<SettlementTestEnv> {
   const store = new FakeSettlementStore();
-  // The partner rail: none on this worker (a live batch fails at once with partner_unavailable).
-  const { env, taskQueue, close } = await startTimeSkippingWorkers('settlements', { ...store.activities, ...new FakeRail().activities });
+  // The partner rail: none on this worker unless a test scripts one (a live batch then fails at once with partner_unavailable).
+  const rail = new FakeRail();
+  const { env, taskQueue, close } = await startTimeSkippingWorkers('settlements', { ...store.activities, ...rail.activities });
   const client = env.client.workflow;
+  rail.clock = () => env.currentTimeMs();
 
   return {
     env,
     store,
+    rail,
     taskQueue,
     merchant(funds = 0, environment = 'sandbox') {
       const merchantId = newId('merchant');

@@ -1,0 +1,146 @@
+import { ActivityFailure, condition, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../activities/types';
+import type { FailureClass } from '../src/domain/failure-classes';
+import { PARTNER_NO_ANSWER_ATTENTION_MS, partnerPollDelayMs, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } from '../src/domain/live-rail';
+import { partnerCallbackSignal } from './partner-follow';
+
+/** Each rail call: one call's budget (RAIL_CALL_TIMEOUT_MS, which PARTNER_TIMEOUT_MS must fit), retried with backoff to 1 minute. */
+const RAIL_CALL: ActivityOptions = {
+  startToCloseTimeout: RAIL_CALL_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+};
+/** A status question is retried this long before the wait goes on (the next poll asks again). */
+const STATUS_BUDGET_MS = 5 * 60_000;
+
+const rail = proxyActivities<RailActivities>(RAIL_CALL);
+
+/** The partner's word on a live payment, or why the wait ended without it. */
+export type PartnerAnswer =
+  /** SUCCESSFUL. `mismatch` says how its amount or currency differ from ours (the money moved all the same). */
+  | { kind: 'succeeded'; financialTransactionId?: string; mismatch?: string }
+  /** FAILED, a refusal of the submission, or `unknown` confirmed after the last submission ended (it never reached the partner). */
+  | { kind: 'failed'; failureClass: FailureClass; reason: string }
+  /** Only with `deadlineMs`: the deadline came and the partner, asked once more, still had no final answer. */
+  | { kind: 'deadline'; lastStatus: 'pending' | 'unknown' | 'no_answer' }
+  /** `stopEarly` said so and the partner, asked once more, had no final answer. */
+  | { kind: 'stopped' };
+
+export interface PartnerWatch extends RailStepRequest {
+  /** Workflow time (ms) after which no submission is sent (the payment's deadline). */
+  submitUntilMs: number;
+  /** Charges: workflow time (ms) at which the wait ends with `deadline` once a final check found no final answer. None: wait however long it takes. */
+  deadlineMs?: number;
+  /** Marks the payment NeedsAttention with a reason (pending for ten minutes; still unanswered at the submission deadline). */
+  attention(reason: string): void;
+  /** Checked whenever the wait wakes up: true asks the partner once more, then ends the wait (`stopped`) unless it answered. */
+  stopEarly?(): boolean;
+}
+
+type Asked = RailStatusAnswer | undefined;
+
+function finalOf(status: Asked): PartnerAnswer | undefined {
+  if (status?.status === 'succeeded') return { kind: 'succeeded', financialTransactionId: status.financialTransactionId, ...(status.mismatch ? { mismatch: status.mismatch } : {}) };
+  if (status?.status === 'failed') return { kind: 'failed', failureClass: status.failureClass, reason: status.reason };
+  return undefined;
+}
+
+/**
+ * A live payment on the partner rail, followed until the partner's word (issue 29): submit with the
+ * payment's fixed reference, never after `submitUntilMs`; then the callback (a wake-up) or the next
+ * poll, and the status, which is all the payment follows. Only these end it:
+ * - SUCCESSFUL or FAILED (the status), or a refusal of the first submission;
+ * - `unknown` once no submission can still be under way (the last one ended and the deadline for
+ *   submitting passed), asked once more first;
+ * - with `deadlineMs` (a charge's expiry): the partner asked once more at the deadline;
+ * - `stopEarly` (an operator's resolution): the partner asked once more, and its final answer wins.
+ * A submission that fails for good (retries spent, or a non-retryable misconfiguration) may still
+ * have reached the partner: the wait asks the status, it never decides. Ten minutes without a final
+ * answer, and again at `submitUntilMs`: NeedsAttention with the reason; the polls go on, backing off
+ * (PARTNER_POLL_BACKOFF), however long it takes.
+ */
+export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> {
+  let callbacks = 0;
+  setHandler(partnerCallbackSignal, () => {
+    callbacks += 1;
+  });
+  const verb = w.product === 'collection' ? 'request-to-pay' : 'transfer';
+  const request: RailStepRequest = { paymentId: w.paymentId, product: w.product };
+  const ask = (): Promise<Asked> => askPartnerOnce(request, `partner ${verb}: status`);
+  /** A submission, retried until the deadline for submitting; undefined when it did not end with an answer (it may have arrived). */
+  const submit = async (resubmit: boolean): Promise<RailSubmitOutcome | undefined> => {
+    const remaining = w.submitUntilMs - Date.now();
+    if (remaining <= 0) return undefined;
+    try {
+      const args: RailStepRequest = resubmit ? { ...request, resubmit: true } : request;
+      return await rail.railSubmit.executeWithOptions({ ...RAIL_CALL, scheduleToCloseTimeout: remaining, summary: `partner ${verb}: submit (same reference on every retry)` }, [args]);
+    } catch (error) {
+      if (error instanceof ActivityFailure) return undefined;
+      throw error;
+    }
+  };
+
+  const first = await submit(false);
+  if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
+  if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
+
+  const startedMs = Date.now();
+  let flagged = false;
+  let flaggedLate = false;
+  let last: Asked;
+  for (let poll = 0; ; poll++) {
+    const seen = callbacks;
+    const stop = () => w.stopEarly?.() ?? false;
+    const delay = partnerPollDelayMs(poll, Date.now() - startedMs);
+    const wait = w.deadlineMs === undefined ? delay : Math.min(delay, w.deadlineMs - Date.now());
+    // At the deadline there is no wait: the partner is asked once more at once (condition's 0 would mean no timeout).
+    if (wait > 0) await condition(() => callbacks > seen || stop(), wait);
+    last = await ask();
+    const final = finalOf(last);
+    if (final) return final;
+    if (stop()) return { kind: 'stopped' };
+    if (last?.status === 'unknown') {
+      const again = await submit(true);
+      if (again?.kind === 'refused') return { kind: 'failed', failureClass: again.failureClass, reason: again.reason };
+      if (again === undefined && Date.now() >= w.submitUntilMs) {
+        // No submission can be under way any more once the last attempt's own budget has passed
+        // (an attempt cut off by its deadline may still be talking to the partner): then ask once more.
+        await sleep(RAIL_CALL_TIMEOUT_MS);
+        const confirm = await ask();
+        const confirmed = finalOf(confirm);
+        if (confirmed) return confirmed;
+        if (confirm?.status === 'unknown') {
+          return { kind: 'failed', failureClass: 'partner_unavailable', reason: `the partner confirmed it never received ${verb} ${w.paymentId} after the last submission ended` };
+        }
+        last = confirm;
+      }
+    }
+    if (w.deadlineMs !== undefined && Date.now() >= w.deadlineMs) {
+      return { kind: 'deadline', lastStatus: last === undefined ? 'no_answer' : last.status === 'unknown' ? 'unknown' : 'pending' };
+    }
+    const waited = Date.now() - startedMs;
+    if (!flagged && waited >= PARTNER_NO_ANSWER_ATTENTION_MS) {
+      flagged = true;
+      w.attention(`the partner has not given a final answer for ${verb} ${w.paymentId} since ${new Date(startedMs).toISOString()}; the money stays where it is and the engine keeps asking`);
+    }
+    if (!flaggedLate && w.deadlineMs === undefined && Date.now() >= w.submitUntilMs) {
+      flaggedLate = true;
+      w.attention(
+        `no final answer from the partner for ${verb} ${w.paymentId} since ${new Date(startedMs).toISOString()}: nothing is released or failed without the partner's word; ` +
+          `the engine keeps asking; the partner's statement (reconcile run) or its transaction id settles it`,
+      );
+    }
+  }
+}
+
+/**
+ * The partner's status of a payment, asked once (retried for a few minutes): undefined when it did
+ * not answer. What a retry that might duplicate asks first (workflows/settlement-retry.ts).
+ */
+export async function askPartnerOnce(request: RailStepRequest, summary = 'partner: status'): Promise<RailStatusAnswer | undefined> {
+  try {
+    return await rail.railStatus.executeWithOptions({ ...RAIL_CALL, scheduleToCloseTimeout: STATUS_BUDGET_MS, summary }, [request]);
+  } catch (error) {
+    if (error instanceof ActivityFailure) return undefined;
+    throw error;
+  }
+}
