@@ -11,6 +11,7 @@ import { createNotificationActivities } from './notifications';
 import { loadNotificationConfig, type NotificationConfig } from '../src/notifications/notification-config';
 import { createRailActivities } from './rail';
 import { nonRetryableRail } from './rail-errors';
+import { createPaymentReviewActivities } from './payment-review';
 import type { PartnerRail } from '../src/rail/partner-rail';
 
 export interface ActivityDeps {
@@ -27,5 +28,5 @@ export interface ActivityDeps {
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }) };
 }

@@ -8,3 +8,4 @@ export { disputeWorkflow } from './dispute';
 export { settlementWorkflow } from './settlement';
 export { settlementRunWorkflow } from './settlement-run';
 export { notificationWorkflow } from './notification';
+export { paymentReviewWorkflow } from './payment-review';

@@ -66,8 +66,13 @@ export type CallbackOutcome =
   | 'accepted'
   /** Verified, but no payment carries this reference. */
   | 'unknown_reference'
-  /** Verified, and the payment is already final (a second or late callback). */
+  /** Verified, and the payment is already final, as the callback says (a duplicate callback). */
   | 'replayed'
+  /**
+   * Verified, the payment is already final, and the callback contradicts how it ended (e.g. SUCCESSFUL
+   * for a charge that expired): a late answer, flagged for a payment review (issue 29), never dropped.
+   */
+  | 'late'
   | 'forged'
   | 'malformed';
 
@@ -75,7 +80,7 @@ export interface CallbackAnswer {
   status: number;
   /** Empty: MoMo reads nothing of our answer. */
   body: '';
-  /** How loud the route logs it: forged and malformed callbacks are warnings, the rest information. */
+  /** How loud the route logs it: forged, malformed and late callbacks are warnings, the rest information. */
   logLevel: 'info' | 'warn';
   logMessage: string;
 }
@@ -83,7 +88,8 @@ export interface CallbackAnswer {
 const LOG: Record<CallbackOutcome, Pick<CallbackAnswer, 'logLevel' | 'logMessage'>> = {
   accepted: { logLevel: 'info', logMessage: 'partner callback accepted: the payment confirms it with a status request' },
   unknown_reference: { logLevel: 'info', logMessage: 'partner callback for a reference no payment carries: ignored' },
-  replayed: { logLevel: 'info', logMessage: 'partner callback for a payment already final (a duplicate or late callback): ignored' },
+  replayed: { logLevel: 'info', logMessage: 'partner callback for a payment already final, as it says (a duplicate callback): nothing to do' },
+  late: { logLevel: 'warn', logMessage: 'partner callback contradicts how the payment ended (a late answer): flagged for a payment review, which asks the partner and records late money' },
   forged: { logLevel: 'warn', logMessage: 'partner callback refused: its token is not ours for this reference (forged or damaged URL)' },
   malformed: { logLevel: 'warn', logMessage: 'partner callback with a valid token but a body that is not a transaction status: ignored' },
 };

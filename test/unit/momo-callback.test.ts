@@ -30,9 +30,14 @@ describe('callback URLs and their verification', () => {
     expect(verifyCallback(config, 'disbursement', ref, token, '{"status":')).toEqual({ refused: 'malformed' });
   });
 
-  test('every callback is answered 200 with an empty body; forged and malformed ones are logged as warnings', () => {
-    const outcomes: CallbackOutcome[] = ['accepted', 'unknown_reference', 'replayed', 'forged', 'malformed'];
+  test('every callback is answered 200 with an empty body; forged, malformed and late ones are logged as warnings', () => {
+    const outcomes: CallbackOutcome[] = ['accepted', 'unknown_reference', 'replayed', 'late', 'forged', 'malformed'];
     for (const outcome of outcomes) expect(callbackAnswer(outcome)).toMatchObject({ status: 200, body: '' });
-    expect(outcomes.filter((o) => callbackAnswer(o).logLevel === 'warn')).toEqual(['forged', 'malformed']);
+    expect(outcomes.filter((o) => callbackAnswer(o).logLevel === 'warn')).toEqual(['late', 'forged', 'malformed']);
+  });
+
+  test('a late callback (a closed payment, a contradicting claim) is a warning that names the review, never "ignored"', () => {
+    expect(callbackAnswer('late')).toMatchObject({ logLevel: 'warn', logMessage: expect.stringContaining('payment review') });
+    expect(callbackAnswer('late').logMessage).not.toMatch(/ignored/);
   });
 });

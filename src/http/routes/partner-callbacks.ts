@@ -5,6 +5,7 @@ import { PARTNER_CALLBACK_SIGNAL } from '../../domain/live-rail';
 import { paymentOfReference } from '../../persistence/rail-request-store';
 import { CALLBACK_ROUTE, callbackAnswer, verifyCallback, type CallbackOutcome } from '../../rail/momo-callback';
 import type { ServiceDeps } from '../../services/context';
+import { lateCallbackOutcome } from '../../services/late-callback';
 
 /** Largest callback body read (a transaction status is a few hundred bytes). */
 const MAX_CALLBACK_BYTES = 16 * 1024;
@@ -13,7 +14,9 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * The partner's callbacks (src/rail/momo-callback.ts), on the live listener only, outside `/v1` (no
  * API key: the partner authenticates by the URL's token). A verified callback wakes the payment's
  * workflow (signal `partnerCallback`), which asks the partner for the status and follows that, never
- * the body: a forged, unknown, replayed or malformed callback changes nothing. Every callback is
+ * the body: a forged, unknown, replayed or malformed callback changes nothing. A callback for a
+ * payment already ended whose claim contradicts how it ended is `late`: the payment is flagged for a
+ * payment review (src/services/late-callback.ts), logged as a warning. Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the
  * token).
  */
@@ -44,7 +47,8 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
           outcome = 'accepted';
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
-          outcome = 'replayed';
+          // Closed: the payment has ended. A claim that contradicts how it ended is read, never dropped.
+          outcome = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue }, payment.paymentId, verified.product, verified.claimed);
         }
       }
     }

@@ -1,0 +1,40 @@
+import type { Client } from '@temporalio/client';
+import { reviewedKind } from '../domain/payment-review';
+import { endedWithMoney, endedWithoutMoney, lateSubject } from '../persistence/late-answer-store';
+import type { Orm } from '../persistence/orm';
+import type { RailProduct, RailStatus } from '../rail/partner-rail';
+import { flagPaymentReview } from './payment-review';
+
+/**
+ * A verified callback for a payment whose workflow is closed (issue 29): read, never dropped. When
+ * what it claims contradicts how we ended the payment (SUCCESSFUL for a charge we expired or failed,
+ * or a payout or settlement we failed; FAILED for one we recorded as paid), the payment is flagged
+ * for review (source `callback`): the review asks the partner (the body is never a fact) and records
+ * late money. A claim that agrees with our final status (a duplicate callback) is `replayed`.
+ */
+export async function lateCallbackOutcome(
+  deps: { orm: Orm; client: Client; taskQueue: string },
+  paymentId: string,
+  product: RailProduct,
+  claimed: RailStatus,
+): Promise<'late' | 'replayed'> {
+  const kind = reviewedKind(paymentId);
+  const subject = kind ? await lateSubject(deps.orm, paymentId) : null;
+  if (!kind || !subject) return 'replayed';
+  const contradicts =
+    (claimed.status === 'succeeded' && endedWithoutMoney(kind, subject.status)) || (claimed.status === 'failed' && endedWithMoney(kind, subject.status));
+  if (!contradicts) return 'replayed';
+  await flagPaymentReview(
+    deps.client,
+    {
+      paymentId,
+      product,
+      merchantId: subject.merchantId,
+      environment: subject.environment,
+      source: 'callback',
+      reason: `the partner's callback says ${claimed.status === 'succeeded' ? 'SUCCESSFUL' : 'FAILED'} for ${paymentId}, which we ended ${subject.status}`,
+    },
+    deps.taskQueue,
+  );
+  return 'late';
+}

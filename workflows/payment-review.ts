@@ -1,0 +1,254 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { PaymentReviewActivities } from '../activities/payment-review';
+import type { RailActivities } from '../activities/types';
+import { RAIL_CALL_TIMEOUT_MS } from '../src/domain/live-rail';
+import { operatorOf } from '../src/domain/operator-action';
+import {
+  reviewedKind,
+  settleLateActionRefusal,
+  settleLateRefusal,
+  type PaymentReviewFlag,
+  type PaymentReviewStart,
+  type PaymentReviewState,
+  type SettleLateRequest,
+} from '../src/domain/payment-review';
+import { SA } from '../src/domain/search-attributes';
+import type { RailStatus } from '../src/rail/partner-rail';
+import { auditOperatorAction } from './operator-audit';
+import { paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
+
+/** Waits between the partner's status requests: 1 min, 5 min, 15 min, then hourly for as long as it takes. */
+export const REVIEW_POLL_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000];
+export const REVIEW_POLL_EVERY_MS = 3_600_000;
+const pollDelay = (round: number) => REVIEW_POLL_DELAYS_MS[round] ?? REVIEW_POLL_EVERY_MS;
+
+/** A status request: one call's budget, retried for 5 minutes; a round without an answer waits for the next. */
+const STATUS_CALL: ActivityOptions = {
+  startToCloseTimeout: RAIL_CALL_TIMEOUT_MS,
+  scheduleToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['RailMisconfigured', 'RailRequestInvalid'] },
+};
+/** Database steps and the return transfer: retried until they succeed (money that moved is never dropped). */
+const STEP: ActivityOptions = {
+  startToCloseTimeout: RAIL_CALL_TIMEOUT_MS,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['DeterministicDatabaseError', 'LateSettleRefusedError', 'LateReturnNotFound'] },
+};
+
+const rail = proxyActivities<RailActivities>(STATUS_CALL);
+const steps = proxyActivities<PaymentReviewActivities>(STEP);
+
+const isFinal = (status: RailStatus) => status.status !== 'pending';
+const partnerWord = (status: RailStatus) =>
+  status.status === 'succeeded' ? 'SUCCESSFUL' : status.status === 'failed' ? `FAILED (${status.reason})` : status.status === 'unknown' ? 'unknown reference' : 'PENDING';
+
+/**
+ * The payment review (issue 29; docs/partner-rail.md, "Late answers"), id `review-<paymentId>`: the
+ * one place a payment that already ended gets an operator's attention. NeedsAttention from the start,
+ * every reason in the current details (what `payments stuck` shows). It asks the partner for the
+ * payment's status (1 min, 5 min, 15 min, then hourly) until a final answer, then compares it with
+ * our record (activities/payment-review.ts):
+ * - a SUCCESSFUL for a payment we ended without its money is late money, recorded (late_answers row,
+ *   `late_funds` posting, event, metric), and the review waits for the operator's audited
+ *   `settleLateAnswer` update (credit, return or accept); a `return` then sends the transfer back to
+ *   the payer and follows it to the partner's final answer;
+ * - an answer that agrees with ours ends the review with NeedsAttention cleared, unless reasons stay
+ *   open (a reconciliation break, or an answer that contradicts ours in a way no action settles): then
+ *   it waits for a `reviewFlag` with `resolved: true` for each open source.
+ */
+export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<PaymentReviewState> {
+  const kind = reviewedKind(start.paymentId);
+  const state: PaymentReviewState = {
+    paymentId: start.paymentId,
+    product: start.product,
+    phase: 'polling',
+    needsAttention: true,
+    reasons: [{ source: start.source, reason: start.reason }],
+    partnerStatus: null,
+    ourStatus: null,
+    settledAction: null,
+  };
+  /** Sources whose reasons were resolved since (a reconciliation break resolved elsewhere). */
+  const resolved = new Set<string>();
+  let contradiction = null as string | null;
+  let settling = false;
+  let returnNote = null as string | null;
+
+  const openReasons = () => state.reasons.filter((r) => !resolved.has(r.source));
+  const refresh = () => {
+    const reasons = openReasons().map((r) => `[${r.source}] ${r.reason}`);
+    const head =
+      state.phase === 'polling'
+        ? `asking the partner for the final status of ${start.paymentId} (1m, 5m, 15m, then hourly)`
+        : state.phase === 'late_money'
+          ? `LATE MONEY: the partner said ${state.partnerStatus} after we ended ${start.paymentId} ${state.ourStatus}; settle it: payments settle-late ${start.paymentId} --action ${kind === 'charge' ? 'credit|return' : 'accept'} --reason TEXT`
+          : state.phase === 'settling'
+            ? `late money of ${start.paymentId} settled with ${state.settledAction}: ${returnNote ?? 'applying'}`
+            : `partner said ${state.partnerStatus}, we recorded ${state.ourStatus}${contradiction ? `: ${contradiction}` : ''}`;
+    setCurrentDetails([head, ...(returnNote && state.phase !== 'settling' ? [returnNote] : []), ...reasons.map((r) => `- ${r}`)].join('\n'));
+  };
+  const attention = (value: boolean) => {
+    state.needsAttention = value;
+    upsertSearchAttributes([{ key: SA.NeedsAttention, value }]);
+  };
+
+  setHandler(paymentReviewQuery, () => state);
+  setHandler(reviewFlagSignal, (flag: PaymentReviewFlag) => {
+    if (!flag || typeof flag.reason !== 'string' || typeof flag.source !== 'string') return;
+    if (flag.resolved) resolved.add(flag.source);
+    else {
+      resolved.delete(flag.source);
+      if (state.reasons.some((r) => r.source === flag.source && r.reason === flag.reason)) return refresh();
+      state.reasons.push({ source: flag.source, reason: flag.reason.slice(0, 500) });
+    }
+    log.info('payment review flagged', { paymentId: start.paymentId, source: flag.source, resolved: flag.resolved === true });
+    refresh();
+  });
+
+  const refusal = (request: SettleLateRequest): string | null => {
+    const shape = settleLateRefusal(request);
+    if (shape) return shape;
+    if (!kind) return `${start.paymentId} is not a charge, payout or settlement`;
+    const action = settleLateActionRefusal(kind, request.action);
+    if (action) return action;
+    if (state.settledAction || settling) return `the late money of ${start.paymentId} is already settled (${state.settledAction ?? 'in progress'})`;
+    if (state.phase !== 'late_money') return `no late money to settle for ${start.paymentId}: the review is ${state.phase} (partner: ${state.partnerStatus ?? 'no final answer yet'})`;
+    return null;
+  };
+  setHandler(
+    settleLateAnswerUpdate,
+    async (request) => {
+      const why = refusal(request);
+      if (why) throw ApplicationFailure.create({ type: 'SettleLateRefused', message: why, nonRetryable: true });
+      settling = true;
+      const operator = operatorOf(request);
+      const reason = request.reason.trim();
+      try {
+        const settled = await steps.settleLateAnswer({ paymentId: start.paymentId, action: request.action, operator, at: new Date().toISOString() });
+        state.settledAction = request.action;
+        state.ourStatus = settled.after.status;
+        state.phase = request.action === 'return' ? 'settling' : 'settled';
+        if (request.action === 'return') returnNote = 'return transfer to the payer requested';
+        await auditOperatorAction({
+          paymentId: start.paymentId,
+          action: 'payment.settle_late',
+          operator,
+          reason,
+          batchId: request.batch_id,
+          before: { ...settled.before, partner_status: state.partnerStatus },
+          after: { ...settled.after, action: request.action, ...(request.evidence ? { evidence: request.evidence } : {}) },
+        });
+        refresh();
+        return { paymentId: start.paymentId, action: request.action, status: settled.after.status, review: state };
+      } finally {
+        settling = false;
+      }
+    },
+    {
+      validator: (request) => {
+        const why = refusal(request);
+        if (why) throw new Error(why);
+      },
+    },
+  );
+
+  upsertSearchAttributes([{ key: SA.NeedsAttention, value: true }]);
+  refresh();
+  log.warn('payment review started', { paymentId: start.paymentId, source: start.source, reason: start.reason });
+
+  // 1. The partner's final word, however long it takes (a sandbox payment never reached a partner).
+  let status: RailStatus | null = start.environment === 'sandbox' ? { status: 'unknown' } : null;
+  for (let round = 0; status === null; round++) {
+    try {
+      const answer = await rail.railStatus({ paymentId: start.paymentId, product: start.product });
+      if (isFinal(answer)) status = answer;
+    } catch (error) {
+      log.warn('payment review: no status from the partner this round', { paymentId: start.paymentId, error: error instanceof Error ? error.message : String(error) });
+    }
+    if (status === null) await sleep(pollDelay(round));
+  }
+  state.partnerStatus = partnerWord(status);
+
+  // 2. Compared with our record; late money recorded.
+  const verdict = await steps.compareLateAnswer({ paymentId: start.paymentId, product: start.product, status, at: new Date().toISOString() });
+  state.ourStatus = verdict.ourStatus;
+  if (verdict.verdict === 'late_money') {
+    state.phase = verdict.settledAction ? 'settled' : 'late_money';
+    state.settledAction = verdict.settledAction;
+    if (!verdict.settledAction) state.reasons.push({ source: start.source, reason: `late money: the partner said SUCCESSFUL, we had ended it ${verdict.ourStatus}` });
+    refresh();
+    log.warn('payment review: late money waits for an operator (settleLateAnswer)', { paymentId: start.paymentId, ourStatus: verdict.ourStatus });
+    await condition(() => state.settledAction !== null && !settling);
+    if (state.settledAction === 'return') await followReturn();
+    state.phase = 'settled';
+  } else {
+    state.phase = 'agreed';
+    if (verdict.verdict === 'disagrees') {
+      contradiction = verdict.why;
+      state.reasons.push({ source: start.source, reason: `the partner contradicts us: ${verdict.why}` });
+    }
+  }
+  refresh();
+
+  // 3. Reasons still open (a reconciliation break, a contradiction): wait until each source is resolved.
+  const stillOpen = () => openReasons().some((r) => r.source === 'reconciliation' || (contradiction !== null && r.source === start.source && !resolved.has(start.source)));
+  if (state.phase === 'agreed' && stillOpen()) {
+    log.warn('payment review: reasons remain open', { paymentId: start.paymentId, contradiction });
+    await condition(() => !stillOpen());
+  }
+  if (!returnNote || returnNote.startsWith('returned')) attention(false);
+  refresh();
+  await condition(allHandlersFinished);
+  return state;
+
+  /** A settled `return`: the transfer back to the payer, followed to the partner's final word. */
+  async function followReturn(): Promise<void> {
+    let refused: string | null = null;
+    for (let round = 0; ; round++) {
+      const submitted = await steps.submitLateReturn(start.paymentId);
+      if (submitted.kind === 'refused') refused = submitted.reason;
+      if (submitted.kind !== 'no_rail') break;
+      returnNote = 'return transfer pending: this worker has no partner rail';
+      refresh();
+      await sleep(pollDelay(round));
+    }
+    if (refused !== null) {
+      returnNote = `return transfer refused by the partner (${refused}): the money stays in returns_in_transit; send it by hand and record it`;
+      await steps.recordLateReturn({ paymentId: start.paymentId, status: 'failed', at: new Date().toISOString() });
+      refresh();
+      return;
+    }
+    await steps.recordLateReturn({ paymentId: start.paymentId, status: 'submitted', at: new Date().toISOString() });
+    returnNote = 'return transfer submitted to the partner';
+    refresh();
+    for (let round = 0; ; round++) {
+      let answer: RailStatus | null = null;
+      try {
+        answer = await steps.lateReturnStatus(start.paymentId);
+      } catch (error) {
+        log.warn('payment review: no status for the return transfer this round', { paymentId: start.paymentId, error: error instanceof Error ? error.message : String(error) });
+      }
+      if (answer?.status === 'succeeded') {
+        await steps.recordLateReturn({ paymentId: start.paymentId, status: 'succeeded', at: new Date().toISOString() });
+        returnNote = 'returned: the partner paid the return transfer to the payer';
+        return;
+      }
+      if (answer?.status === 'failed') {
+        await steps.recordLateReturn({ paymentId: start.paymentId, status: 'failed', at: new Date().toISOString() });
+        returnNote = `return transfer FAILED at the partner (${answer.reason}): the money stays in returns_in_transit; an operator returns it by hand`;
+        return;
+      }
+      await sleep(pollDelay(round));
+    }
+  }
+}
