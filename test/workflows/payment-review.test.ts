@@ -1,0 +1,166 @@
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { CompareLateRequest, LateVerdict, PaymentReviewActivities, SettleLateActivityRequest } from '../../activities/payment-review';
+import { paymentReviewWorkflowId, PAYMENT_REVIEW_WORKFLOW_TYPE, type PaymentReviewStart, type PaymentReviewState } from '../../src/domain/payment-review';
+import { reviewSearchAttributePairs } from '../../src/domain/payment-review-search-attributes';
+import { SA } from '../../src/domain/search-attributes';
+import { needsAttentionReason } from '../../src/services/stuck-payments';
+import { taskQueueFor } from '../../src/temporal/task-queues';
+import { paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from '../../workflows/payment-review-messages';
+import { auditLog } from './support/fake-audit';
+import { FakeRail } from './support/fake-rail-activities';
+import { startTimeSkippingWorkers, type TimeSkippingWorkers } from './support/time-skipping-workers';
+import { waitFor } from './support/wait-for';
+
+// The payment review (issue 29) on the time-skipping test server: the real workflow, the partner's
+// status scripted (FakeRail), the database steps in memory with the contract of
+// src/persistence/late-answer-store.ts (a late SUCCESSFUL for an ended payment is late money, settled once).
+
+/** Our records and the late money, in memory. */
+class FakeLateStore {
+  readonly status = new Map<string, string>();
+  readonly late = new Map<string, { settled: string | null }>();
+  readonly settles: SettleLateActivityRequest[] = [];
+  readonly returns: Array<{ paymentId: string; status: string }> = [];
+
+  readonly activities: PaymentReviewActivities = {
+    submitLateReturn: async () => ({ kind: 'accepted' }),
+    lateReturnStatus: async () => ({ status: 'succeeded', financialTransactionId: 'ft-return' }),
+    recordLateReturn: async ({ paymentId, status }) => {
+      this.returns.push({ paymentId, status });
+    },
+    compareLateAnswer: async (request: CompareLateRequest): Promise<LateVerdict> => {
+      const ours = this.status.get(request.paymentId) ?? 'missing';
+      const ended = ours === 'expired' || ours === 'failed';
+      if (request.status.status === 'succeeded' && (ended || this.late.has(request.paymentId))) {
+        if (!this.late.has(request.paymentId)) this.late.set(request.paymentId, { settled: null });
+        return { verdict: 'late_money', ourStatus: ours, kind: 'charge', settledAction: (this.late.get(request.paymentId)!.settled as 'credit' | null) ?? null };
+      }
+      if (request.status.status !== 'succeeded' && ours === 'succeeded') return { verdict: 'disagrees', ourStatus: ours, kind: 'charge', why: 'the partner says FAILED, but we recorded succeeded' };
+      return { verdict: 'agrees', ourStatus: ours, kind: 'charge' };
+    },
+    settleLateAnswer: async (request) => {
+      this.settles.push(request);
+      const before = this.status.get(request.paymentId)!;
+      if (request.action === 'credit') this.status.set(request.paymentId, 'succeeded');
+      this.late.get(request.paymentId)!.settled = request.action;
+      return { applied: true, before: { status: before, settled_action: null }, after: { status: this.status.get(request.paymentId)!, settled_action: request.action, return_status: null } };
+    },
+  };
+}
+
+const store = new FakeLateStore();
+const rail = new FakeRail();
+let h: TimeSkippingWorkers;
+let n = 0;
+
+beforeAll(async () => {
+  h = await startTimeSkippingWorkers('review', { ...rail.activities, ...store.activities });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function review(ours: string, source: PaymentReviewStart['source'] = 'late_watch'): Promise<{ id: string; handle: WorkflowHandle }> {
+  const id = `txn_review${++n}`;
+  store.status.set(id, ours);
+  const start: PaymentReviewStart = { paymentId: id, product: 'collection', merchantId: 'mer_review', environment: 'live', source, reason: 'the charge expired while the partner still said PENDING' };
+  const handle = await h.env.client.workflow.start(PAYMENT_REVIEW_WORKFLOW_TYPE, {
+    workflowId: paymentReviewWorkflowId(id),
+    taskQueue: taskQueueFor(h.taskQueue, 'live'),
+    args: [start],
+    typedSearchAttributes: reviewSearchAttributePairs(start),
+  });
+  return { id, handle };
+}
+
+const needsAttention = async (handle: WorkflowHandle) => (await handle.describe()).typedSearchAttributes.get(SA.NeedsAttention);
+const phaseOf = async (handle: WorkflowHandle) => (await handle.query(paymentReviewQuery)).phase;
+
+test('a late SUCCESSFUL for an expired charge: recorded as late money, NeedsAttention with its reason, then credited through the audited update', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-1' }]);
+  const { id, handle } = await review('expired');
+  await waitFor(async () => rail.statusCalls.some((c) => c.paymentId === id));
+  expect(await needsAttention(handle)).toBe(true);
+  await h.env.sleep('2 minutes'); // the second status request, 1 minute later
+  await waitFor(async () => (await phaseOf(handle)) === 'late_money');
+  expect(rail.statusCalls.filter((c) => c.paymentId === id)).toEqual([
+    { paymentId: id, product: 'collection' },
+    { paymentId: id, product: 'collection' },
+  ]);
+  expect(await needsAttention(handle)).toBe(true);
+  // `payments stuck` shows the reason: the workflow's current details.
+  const reason = await needsAttentionReason(h.env.client, paymentReviewWorkflowId(id), null, 5_000);
+  expect(reason).toContain(`LATE MONEY: the partner said SUCCESSFUL after we ended ${id} expired`);
+  expect(reason).toContain(`payments settle-late ${id} --action credit|return`);
+
+  // Refused without a reason, and with an action that does not fit a charge; nothing applied.
+  await expect(handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'credit', operator: 'ops', reason: ' ' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+  await expect(handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'accept', operator: 'ops', reason: 'x' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+  await expect(handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'credit', operator: 'ops\u0007', reason: 'x' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+  expect(store.settles.filter((s) => s.paymentId === id)).toEqual([]);
+
+  const answer = await handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'credit', operator: 'cli:ama', reason: 'customer was debited (partner ft-1)', evidence: 'ft-1' }] });
+  expect(answer).toMatchObject({ paymentId: id, action: 'credit', status: 'succeeded' });
+  const state = (await handle.result()) as PaymentReviewState;
+  expect(state).toMatchObject({ phase: 'settled', settledAction: 'credit', needsAttention: false, partnerStatus: 'SUCCESSFUL', ourStatus: 'succeeded' });
+  expect(store.status.get(id)).toBe('succeeded');
+  expect(await needsAttention(handle)).toBe(false);
+  expect(auditLog.of(id)).toEqual([
+    expect.objectContaining({
+      action: 'payment.settle_late',
+      operator: 'cli:ama',
+      reason: 'customer was debited (partner ft-1)',
+      before: expect.objectContaining({ status: 'expired', settled_action: null }),
+      after: expect.objectContaining({ status: 'succeeded', settled_action: 'credit', evidence: 'ft-1' }),
+    }),
+  ]);
+  // Settled once: a second request is refused by the validator (the run has closed, or says so).
+  await expect(handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'credit', operator: 'ops', reason: 'again' }] })).rejects.toThrow();
+});
+
+test('the partner agrees with how we ended it: the review ends with NeedsAttention cleared, nothing recorded', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'APPROVAL_REJECTED', failureClass: 'declined' }]);
+  const { id, handle } = await review('expired');
+  const state = (await handle.result()) as PaymentReviewState;
+  expect(state).toMatchObject({ phase: 'agreed', needsAttention: false, ourStatus: 'expired', settledAction: null });
+  expect(state.partnerStatus).toMatch(/^FAILED/);
+  expect(await needsAttention(handle)).toBe(false);
+  expect(store.late.has(id)).toBe(false);
+});
+
+test('the partner has no final answer for hours: the review keeps asking (1m, 5m, 15m, then hourly), NeedsAttention all along; then returned to the payer', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'pending' }, { status: 'pending' }, { status: 'pending' }, { status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-9' }]);
+  const { id, handle } = await review('expired');
+  await waitFor(async () => rail.statusCalls.some((c) => c.paymentId === id));
+  await h.env.sleep('2 hours'); // 1m + 5m + 15m + 1h + 1h (the sixth answer) passes within 2h21m
+  await h.env.sleep('30 minutes');
+  await waitFor(async () => (await phaseOf(handle)) === 'late_money');
+  expect(rail.statusCalls.filter((c) => c.paymentId === id)).toHaveLength(6);
+  expect(await needsAttention(handle)).toBe(true);
+  // Returned to the payer: the transfer goes out with its own reference and is followed to SUCCESSFUL.
+  await handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'return', operator: 'ops', reason: 'merchant asked to return it' }] });
+  const state = (await handle.result()) as PaymentReviewState;
+  expect(state).toMatchObject({ phase: 'settled', settledAction: 'return', needsAttention: false, ourStatus: 'expired' });
+  expect(store.returns.filter((r) => r.paymentId === id).map((r) => r.status)).toEqual(['submitted', 'succeeded']);
+  expect(auditLog.of(id)).toEqual([expect.objectContaining({ action: 'payment.settle_late', after: expect.objectContaining({ action: 'return' }) })]);
+});
+
+test('a reconciliation reason keeps the review open after the partner agrees, until it is resolved', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'APPROVAL_REJECTED', failureClass: 'declined' }]);
+  const { handle } = await review('failed', 'reconciliation');
+  await waitFor(async () => (await phaseOf(handle)) === 'agreed');
+  expect(await needsAttention(handle)).toBe(true);
+  await handle.signal(reviewFlagSignal, { source: 'reconciliation', reason: 'break brk_1 resolved', resolved: true });
+  const state = (await handle.result()) as PaymentReviewState;
+  expect(state).toMatchObject({ phase: 'agreed', needsAttention: false });
+});
+
+test('the partner contradicts a success we recorded: NeedsAttention stays with the contradiction', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'INTERNAL_PROCESSING_ERROR', failureClass: 'partner_unavailable' }]);
+  const { id, handle } = await review('succeeded', 'callback');
+  await waitFor(async () => (await phaseOf(handle)) === 'agreed');
+  expect(await needsAttention(handle)).toBe(true);
+  expect(await needsAttentionReason(h.env.client, paymentReviewWorkflowId(id), null, 5_000)).toContain('the partner says FAILED, but we recorded succeeded');
+  await handle.signal(reviewFlagSignal, { source: 'callback', reason: 'checked with the partner', resolved: true });
+  expect(await handle.result()).toMatchObject({ needsAttention: false });
+});
