@@ -32,6 +32,7 @@ import { parseDuration } from './domain/webhook-retry';
 import { parseEmail } from './notifications/recipient';
 import { createPortalUser, findPortalUserByEmail, listPortalUsers } from './persistence/portal-user-store';
 import { hashPassword, passwordProblem } from './support/password';
+import { RECONCILE_USAGE, ReconcileUsageError, runReconcile } from './cli/reconcile';
 
 const USAGE = `usage:
   cli merchants create --name NAME [--email EMAIL [--password-stdin]]   (--email: the notification email and the first merchant portal user, whose password is generated and printed once unless given on stdin)
@@ -56,6 +57,7 @@ const USAGE = `usage:
   cli secrets reseal
   cli ledger check
   cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
+${RECONCILE_USAGE}
 operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart) take --operator NAME
 (default cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll, revoke); instead of an id, --query 'a Temporal list query'
 [--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
@@ -267,6 +269,16 @@ async function readPasswordFromStdin(): Promise<string> {
 }
 
 async function run(argv: string[]): Promise<unknown> {
+  if (argv[0] === 'reconcile') {
+    // Reconciliation against the partner's statement (src/cli/reconcile.ts).
+    const config = loadConfig();
+    return runReconcile(argv.slice(1), {
+      config,
+      withDatabase: (work) => withDatabase(config, work),
+      withTemporalAndDatabase: (work) => withTemporal(config, (temporal) => withDatabase(config, (orm) => work(temporal.client, orm)), { database: true }),
+      parseSince,
+    });
+  }
   const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -411,7 +423,7 @@ run(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (error instanceof UsageError) process.stderr.write(USAGE + '\n');
+    if (error instanceof UsageError || error instanceof ReconcileUsageError) process.stderr.write(USAGE + '\n');
     process.exit(1);
   },
 );
