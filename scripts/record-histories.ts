@@ -163,6 +163,16 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
     return begun(h, { environment: 'live' });
   },
+  // Issue 29 (patch 'partner-word-only'): only the partner's word ends it. Accepted, pending, then
+  // SUCCESSFUL; and pending at expires_at: asked once more, expired, a payment review started.
+  'live-word-succeed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return begun(h, { environment: 'live' });
+  },
+  'live-word-expiry-review': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
+    return begun(h, { environment: 'live' });
+  },
   // Hosted checkout (patch 'hosted-checkout'): a sandbox card charge approved on its page (the
   // `checkoutDecision` signal), and a bank charge left undecided until it expires.
   'checkout-card-approved': checkoutApproved,

@@ -39,6 +39,17 @@ const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
   'pending-timeout': (h) => run(h, { sandboxOutcome: 'pending' }),
   'sandbox-reverse': (h) => run(h, { sandboxOutcome: 'reverse' }),
   'review-approved': (h) => reviewed(h, 'approve'),
+  // Issue 29 (patch 'partner-word-only'): live on the partner rail, ended by its word only.
+  'live-word-succeed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return run(h, { environment: 'live' });
+  },
+  'live-word-unknown-resubmitted-failed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'unknown' }, { status: 'failed', reason: 'PAYEE_NOT_FOUND', failureClass: 'invalid_recipient' }]);
+    return run(h, { environment: 'live' });
+  },
+  // Sandbox `indeterminate` as live: pending and flagged until the partner's late answer (paid).
+  'indeterminate-late-answer': (h) => run(h, { sandboxOutcome: 'indeterminate' }),
   'review-rejected': (h) => reviewed(h, 'reject'),
   'review-timeout': (h) => run(h, { status: 'held_for_review', amount: 6_000_000 }),
   'not-found': async (h) => {

@@ -73,6 +73,11 @@ const SCENARIOS: Record<string, (h: SettlementTestEnv) => Promise<History>> = {
   'live-failed': async (h) => (await failedAndWaiting(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' })).fetchHistory(),
   'failed-advanced': async (h) => (await failedAndWaiting(h, { merchantId: h.merchant(3_000), outcome: 'failed' }, 'advance')).fetchHistory(),
   'nothing-no-balance': (h) => run(h, { merchantId: h.merchant(0) }),
+  // Issue 29 (patch 'partner-word-only'): a live batch on the partner rail, paid on its word.
+  'live-word-paid': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return run(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' });
+  },
   'nothing-no-account': (h) => run(h, {}),
   'paid-advanced': (h) => advanced(h, { merchantId: h.merchant(3_000) }),
   // retrySettlement: the failed run ends with retried_as; the new batch (its child) sweeps the released money.
