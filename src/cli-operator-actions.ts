@@ -9,6 +9,8 @@ import { retrySettlement } from './services/retry-settlement';
 import { reverseCharge } from './services/reverse-charge';
 import { reversePayout } from './services/reverse-payout';
 import { restartPayment } from './services/restart-payment';
+import { settleLate } from './services/settle-late';
+import type { SettleLateAction } from './domain/payment-review';
 import type { TemporalHandle } from './temporal/connection';
 
 /** Who and why, from --operator and --reason; the batch id of a bulk run. */
@@ -17,6 +19,8 @@ export interface OperatorInput {
   reason: string;
   /** `charges resolve` only. */
   resolution?: Pick<ChargeResolutionRequest, 'as' | 'failure_class' | 'evidence'>;
+  /** `payments settle-late` only: how the late money is settled. */
+  settleLate?: SettleLateAction;
 }
 
 interface Context {
@@ -44,6 +48,8 @@ export const OPERATOR_COMMANDS: Record<string, Act> = {
   'settlements retry': ({ orm, temporal, config }, id, { operator, reason }, batchId) => retrySettlement(orm, temporal, id, reason, config.temporalRequestDeadlineMs, operator, batchId),
   'payments restart': ({ orm, temporal, config }, id, { operator, reason }, batchId) =>
     restartPayment(orm, temporal, config.taskQueue, id, { operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
+  'payments settle-late': ({ orm, temporal, config }, id, { operator, reason, settleLate: action }, batchId) =>
+    settleLate(orm, temporal, id, { action: action!, operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
 };
 
 /** A printed answer is a JSON string (the API's serialisation) or a value to serialise. */

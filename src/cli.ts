@@ -27,6 +27,7 @@ import { cliSender } from './services/operator-errors';
 import { listOperatorAudit, type AuditFilter } from './persistence/operator-audit-store';
 import { AUDITED_ACTIONS, isAuditedAction, MAX_OPERATOR_LENGTH, MAX_REASON_LENGTH } from './domain/operator-action';
 import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './cli-operator-actions';
+import { SETTLE_LATE_ACTIONS, type SettleLateAction } from './domain/payment-review';
 import { FAILURE_CLASSES, isFailureClass } from './domain/failure-classes';
 import { parseDuration } from './domain/webhook-retry';
 import { parseEmail } from './notifications/recipient';
@@ -51,6 +52,7 @@ const USAGE = `usage:
   cli payouts reverse PO_ID --reason TEXT
   cli payments stuck [--env test|live] [--query 'a Temporal list query']
   cli payments restart PO_ID|RE_ID|DP_ID --reason TEXT
+  cli payments settle-late PAYMENT_ID --action credit|return|accept --reason TEXT   (late money: credit the merchant or return it to the payer for a charge; accept a payout or settlement as paid)
   cli settlements run [--merchant MERCHANT_ID] [--env test|live] [--outcome failed]
   cli settlements skipped [--merchant MERCHANT_ID] [--env test|live] [--limit N]
   cli settlements retry STL_ID --reason TEXT
@@ -58,7 +60,7 @@ const USAGE = `usage:
   cli ledger check
   cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
 ${RECONCILE_USAGE}
-operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart) take --operator NAME
+operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart, payments settle-late) take --operator NAME
 (default cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll, revoke); instead of an id, --query 'a Temporal list query'
 [--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
 action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id`;
@@ -238,6 +240,12 @@ function resolutionOf(values: Values): NonNullable<OperatorInput['resolution']> 
   return request;
 }
 
+/** `payments settle-late --action`: credit, return or accept. */
+function settleLateActionOf(raw: string | undefined): SettleLateAction {
+  if (!raw || !(SETTLE_LATE_ACTIONS as readonly string[]).includes(raw)) throw new UsageError(`--action must be one of: ${SETTLE_LATE_ACTIONS.join(', ')}`);
+  return raw as SettleLateAction;
+}
+
 /** `audit list` filters; --since takes a duration back from now (`7d`, `24h`) or an ISO time. */
 function auditFilter(values: Values): AuditFilter {
   const filter: AuditFilter = { limit: parseLimit(values.limit) };
@@ -296,6 +304,7 @@ async function run(argv: string[]): Promise<unknown> {
     if (query === undefined && (values.merchant !== undefined || yes)) throw new UsageError('--merchant and --yes go with --query');
     const input: OperatorInput = { operator: operatorName(values), reason: requiredReason(values) };
     if (command === 'charges resolve') input.resolution = resolutionOf(values);
+    if (command === 'payments settle-late') input.settleLate = settleLateActionOf(values.action);
     const target = { id: arg, query, merchantId: values.merchant, yes: yes === true };
     return withTemporal(config, (temporal) => withDatabase(config, (orm) => runOperatorCommand(command, { orm, temporal, config }, target, input)), { database: true });
   }
