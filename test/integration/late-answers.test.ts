@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
+import { SA } from '../../src/domain/search-attributes';
+import { applyChargeTransition } from '../../src/persistence/charge-store';
+import { findLateAnswer } from '../../src/persistence/late-answer-store';
+import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
+import { MomoPartnerRail } from '../../src/rail/momo-adapter';
+import type { PartnerRail } from '../../src/rail/partner-rail';
+import { ledgerCheck } from '../../src/services/ledger-check';
+import { paymentReviewQuery } from '../../workflows/payment-review-messages';
+import { balanceRows } from '../support/fund-merchant';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { runCli } from '../support/run-cli';
+
+/**
+ * Issue 29, "A late answer is never dropped", on the real stack (PostgreSQL, the Temporal dev server,
+ * the payments worker, the live listener's callback route, the fake partner over HTTP): a live charge
+ * that expired with its workflow closed, then the partner approves it and calls back. The callback is
+ * read (a warning, a payment review flagged), the review asks the partner, records the late money
+ * (late_answers row, `transaction.late_success`, late_funds posting), and `payments settle-late
+ * --action credit` makes the charge succeeded with the merchant credited, audited; the ledger balances.
+ */
+
+const SECRET = randomBytes(32).toString('base64url');
+let fake: FakePartner;
+let h: Harness;
+let adapter: MomoPartnerRail;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  fake = await startFakePartner({ approveAfterMs: 300 });
+  const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
+  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
+  adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 500 }));
+  m = await h.merchant({ verified: true });
+});
+afterAll(async () => {
+  await h?.close(); // runs `ledger check` over the whole database first
+  await adapter?.close();
+  await fake?.close();
+});
+
+async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function cliJson(...args: string[]): Promise<any> {
+  const r = await runCli(h.taskQueue, ...args);
+  expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
+  return JSON.parse(r.stdout);
+}
+
+const eventsOf = async (id: string) => {
+  const res = await h.request('live', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.liveKey });
+  return res.json.data.filter((e: { resource_id: string }) => e.resource_id === id).map((e: { type: string }) => e.type);
+};
+
+test('a SUCCESSFUL callback for a live charge that expired: read, recorded as late money, credited through settle-late', async () => {
+  const warn = jest.spyOn(h.deps.log, 'warn');
+  // A request-to-pay the customer has not approved yet (0004: the partner answers nothing by itself).
+  const res = await h.request('live', 'POST', '/v1/charges', {
+    key: m.liveKey,
+    body: chargeBody({ customer: { identifier: '233240000004', name: 'Kofi Boateng' }, reference: `late-${idempotencyKey()}` }),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(res.status).toBe(200);
+  const id: string = res.json.id;
+  const ref = await until(async () => {
+    const rows = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
+    return rows[0] && fake.transaction('collection', rows[0].reference_id) ? rows[0].reference_id : undefined;
+  });
+  // The charge expired at its deadline and its workflow closed (as the charge workflow does), the hold voided.
+  await h.temporal.client.workflow.getHandle(id).terminate('test: the charge reached expires_at');
+  await applyChargeTransition(h.orm, { chargeId: id, to: 'expired', failureClass: null, at: new Date().toISOString() });
+  const balances = () => balanceRows(h, m.id, 'GHS', 'live');
+  const availableBefore = (await balances()).merchant_available;
+
+  // Then the customer approves: the partner calls back.
+  expect(fake.settle('collection', ref, { status: 'SUCCESSFUL' })).toBe(true);
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
+  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  expect(warn).toHaveBeenCalledWith(expect.objectContaining({ paymentId: id, outcome: 'late' }), expect.stringContaining('payment review'));
+
+  const late = await findLateAnswer(h.orm, id);
+  expect(late).toMatchObject({ payment_id: id, kind: 'charge', product: 'collection', partner_status: 'SUCCESSFUL', our_status: 'expired', amount: res.json.amount, currency: 'GHS', settled_action: null });
+  expect((await balances()).late_funds).toBe(res.json.amount);
+  expect(late!.financial_transaction_id).toEqual(expect.any(String));
+  expect(await eventsOf(id)).toEqual(['transaction.created', 'transaction.expired', 'transaction.late_success']);
+  const describe = await review.describe();
+  expect(describe.typedSearchAttributes.get(SA.NeedsAttention)).toBe(true);
+  expect(describe.typedSearchAttributes.get(SA.MerchantId)).toBe(m.id);
+  expect(describe.typedSearchAttributes.get(SA.Environment)).toBe('live');
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+  // payments stuck lists the review, with its reason.
+  const stuck = await cliJson('payments', 'stuck', '--env', 'live');
+  expect(stuck.data).toContainEqual(expect.objectContaining({ id: paymentReviewWorkflowId(id), needs_attention: true, reason: expect.stringContaining('LATE MONEY') }));
+
+  // An operator credits the merchant: the charge succeeds late, audited.
+  const settled = await cliJson('payments', 'settle-late', id, '--action', 'credit', '--reason', 'customer debited after expiry', '--operator', 'ops:ama');
+  expect(settled).toMatchObject({ paymentId: id, action: 'credit', status: 'succeeded', late_answer: { settled_action: 'credit', settled_by: 'ops:ama' } });
+  expect((await h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey })).json).toMatchObject({ status: 'succeeded' });
+  expect(await eventsOf(id)).toEqual(['transaction.created', 'transaction.expired', 'transaction.late_success', 'transaction.succeeded']);
+  expect((await balances()).merchant_available - availableBefore).toBe(res.json.merchant_amount);
+  const audit = await cliJson('audit', 'list', '--payment', id);
+  expect(audit.data).toEqual([
+    expect.objectContaining({ action: 'payment.settle_late', operator: 'ops:ama', reason: 'customer debited after expiry', state_before: expect.objectContaining({ status: 'expired' }), state_after: expect.objectContaining({ status: 'succeeded', settled_action: 'credit' }) }),
+  ]);
+  const state = await review.result();
+  expect(state).toMatchObject({ phase: 'settled', settledAction: 'credit', needsAttention: false });
+  expect((await balances()).late_funds).toBe(0);
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+});
