@@ -13,6 +13,7 @@ import { createRailActivities } from './rail';
 import { nonRetryableRail } from './rail-errors';
 import { createPaymentReviewActivities } from './payment-review';
 import type { PartnerRail } from '../src/rail/partner-rail';
+import { createReconcileActivities, type StatementSource } from './reconcile';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -24,9 +25,11 @@ export interface ActivityDeps {
    * Its RailMisconfigured and RailRequestInvalid become non-retryable failures (activities/rail-errors.ts).
    */
   rail?: PartnerRail;
+  /** Where the statement import gets the partner's statements; absent: the partner of PARTNER_* (activities/reconcile.ts). */
+  statements?: StatementSource;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbConnections: deps.webhooks.dbConnections, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createReconcileActivities({ orm: deps.orm, statements: deps.statements }) };
 }

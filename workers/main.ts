@@ -14,6 +14,7 @@ import { startRefundStartRelay } from '../src/runtime/refund-start-relay';
 import { startDisputeStartRelay } from '../src/runtime/dispute-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { ensureSettlementSchedule } from '../src/temporal/settlement-schedule';
+import { ensureStatementImportSchedule } from '../src/temporal/statement-import-schedule';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { describeNotificationTransports, loadNotificationConfig } from '../src/notifications/notification-config';
 import { startNotificationRelay } from '../src/notifications/notification-relay';
@@ -69,6 +70,14 @@ async function main(): Promise<void> {
     throw error instanceof Error && error.message.startsWith('SETTLEMENT_SCHEDULE') ? new StartupError(error.message) : error;
   });
   log.info({ scheduleId: schedule.scheduleId, cron: config.settlementSchedule, created: schedule.created }, 'settlement schedule ensured');
+  // With a partner: the daily import of yesterday's statements (STATEMENT_IMPORT_SCHEDULE, default 03:00 UTC; docs/operations.md, Reconciliation).
+  if (partner) {
+    const cron = process.env.STATEMENT_IMPORT_SCHEDULE?.trim() || undefined;
+    const imports = await ensureStatementImportSchedule(temporal.client, { taskQueue: config.taskQueue, cron }).catch((error: unknown) => {
+      throw error instanceof Error && error.message.startsWith('STATEMENT_IMPORT_SCHEDULE') ? new StartupError(error.message) : error;
+    });
+    log.info({ scheduleId: imports.scheduleId, created: imports.created }, 'statement import schedule ensured');
+  }
   // On the worker's own connection, with eager start: each delivery's first workflow task comes back
   // to this process in the start's answer (docs/architecture.md, Webhook latency). Not with Worker
   // Versioning: the server would pin the delivery to this process's build even when another build is

@@ -9,3 +9,4 @@ export { settlementWorkflow } from './settlement';
 export { settlementRunWorkflow } from './settlement-run';
 export { notificationWorkflow } from './notification';
 export { paymentReviewWorkflow } from './payment-review';
+export { statementImportWorkflow } from './statement-import';

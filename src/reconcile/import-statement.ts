@@ -4,6 +4,7 @@ import type { PartnerStatement } from '../rail/momo-statement';
 import { importStatement } from '../persistence/reconcile/statement-store';
 import { markFlagged, unflaggedBreaks } from '../persistence/reconcile/statement-store';
 import type { ImportSummary } from './break-kinds';
+import { dayBefore } from './statement-import';
 
 /** Flags a payment for review (src/services/payment-review.ts flagPaymentReview, bound to a client). */
 export type FlagReview = (start: PaymentReviewStart) => Promise<void>;
@@ -30,9 +31,7 @@ export async function flagOpenBreaks(deps: { orm: Orm; flag: FlagReview }): Prom
 }
 
 /** The UTC day before `now`, YYYY-MM-DD (the Schedule imports yesterday's statement). */
-export function yesterdayUtc(now: Date): string {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)).toISOString().slice(0, 10);
-}
+export const yesterdayUtc = dayBefore;
 
 /** Summaries of both products added up (`reconcile run` without --product). */
 export function addSummaries(date: string, summaries: readonly ImportSummary[]): Omit<ImportSummary, 'product' | 'already_imported'> & { products: ImportSummary[] } {

@@ -1,0 +1,53 @@
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { STATEMENT_IMPORT_WORKFLOW_TYPE, type StatementImportInput } from '../reconcile/statement-import';
+import { taskQueueFor } from './task-queues';
+
+/** Default STATEMENT_IMPORT_SCHEDULE: daily at 03:00 UTC, yesterday's statements. */
+export const DEFAULT_STATEMENT_IMPORT_SCHEDULE = '0 3 * * *';
+
+/** One Schedule per deployment (TEMPORAL_TASK_QUEUE base), like the settlement Schedule. */
+export const statementImportScheduleId = (baseQueue: string) => `statement-import-${baseQueue}`;
+
+type ImportWorkflowFn = (input?: StatementImportInput) => Promise<unknown>;
+
+function action(baseQueue: string): ScheduleOptionsStartWorkflowAction<ImportWorkflowFn> {
+  return {
+    type: 'startWorkflow',
+    workflowType: STATEMENT_IMPORT_WORKFLOW_TYPE,
+    workflowId: statementImportScheduleId(baseQueue),
+    taskQueue: taskQueueFor(baseQueue, 'live'),
+    args: [{}],
+    staticSummary: "statement import: yesterday's partner statements (collection, disbursement), matched against our payments",
+  };
+}
+
+/**
+ * Creates the statement import Schedule, or brings it up to date (idempotent; at every worker start
+ * with a partner configured, workers/main.ts), as ensureSettlementSchedule does: cron in UTC, overlap
+ * SKIP, a missed run taken within a day; a Schedule an operator paused stays paused.
+ */
+export async function ensureStatementImportSchedule(client: Client, options: { taskQueue: string; cron?: string }): Promise<{ scheduleId: string; created: boolean }> {
+  const cron = options.cron ?? DEFAULT_STATEMENT_IMPORT_SCHEDULE;
+  const scheduleId = statementImportScheduleId(options.taskQueue);
+  const spec = { cronExpressions: [cron], timezone: 'UTC' };
+  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' };
+  try {
+    try {
+      await client.schedule.create({ scheduleId, spec, action: action(options.taskQueue), policies, state: { note: `STATEMENT_IMPORT_SCHEDULE ${cron} (UTC); created at worker start` } });
+      return { scheduleId, created: true };
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    }
+    await client.schedule.getHandle(scheduleId).update((previous) => ({
+      ...previous,
+      spec,
+      action: action(options.taskQueue),
+      policies,
+      state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
+    }));
+    return { scheduleId, created: false };
+  } catch (error) {
+    if (error instanceof TypeError) throw new Error(`STATEMENT_IMPORT_SCHEDULE "${cron}" was refused by Temporal: ${error.message}`);
+    throw error;
+  }
+}
