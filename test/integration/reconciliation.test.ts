@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
+import { MomoPartnerRail } from '../../src/rail/momo-adapter';
+import type { PartnerRail } from '../../src/rail/partner-rail';
+import { statementToCsv } from '../../src/rail/momo-statement';
+import { openBreakTotals } from '../../src/persistence/reconcile/break-store';
+import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { execCli, cliEnv } from '../support/run-cli';
+
+/**
+ * Issue 29, "Reconciliation against the partner's statement": live charges through the fake partner,
+ * whose statement of the day carries each kind of break (0010 listed twice, 0011 one minor unit more,
+ * an amended currency and status, a line left out, a line for a reference we never sent); `reconcile
+ * run` imports it through the CLI, `reconcile breaks` lists the breaks, each break's payment is
+ * flagged for review, `reconcile resolve` resolves one through the audited path, and a second import
+ * of the same statement changes nothing. `reconcile import FILE` takes the CSV download.
+ */
+
+const SECRET = randomBytes(32).toString('base64url');
+let fake: FakePartner;
+let h: Harness;
+let adapter: MomoPartnerRail;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  fake = await startFakePartner({ approveAfterMs: 200 });
+  const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
+  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
+  adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 1_000 }));
+  m = await h.merchant({ verified: true });
+});
+afterAll(async () => {
+  await h?.close();
+  await adapter?.close();
+  await fake?.close();
+});
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+function cli(...args: string[]) {
+  return execCli(
+    args,
+    cliEnv(h.taskQueue, {
+      PARTNER_BASE_URL: fake.url,
+      PARTNER_API_USER: fake.config.apiUser,
+      PARTNER_API_KEY: fake.config.apiKey,
+      PARTNER_SUBSCRIPTION_KEY: fake.config.subscriptionKey,
+      PARTNER_TARGET_ENVIRONMENT: fake.config.targetEnvironment,
+      PARTNER_CALLBACK_BASE_URL: h.urls.live,
+      PARTNER_CALLBACK_SECRET: SECRET,
+    }),
+  );
+}
+
+async function json(args: string[]) {
+  const result = await cli(...args);
+  if (result.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+async function liveCharge(suffix: string): Promise<{ id: string; reference: string }> {
+  const res = await h.request('live', 'POST', '/v1/charges', {
+    key: m.liveKey,
+    body: chargeBody({ customer: { identifier: `23324000${suffix}`, name: 'Ama Mensah' }, reference: `recon-${suffix}-${idempotencyKey()}` }),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(res.status).toBe(200);
+  expect(await h.settled(res.json.id)).toMatchObject({ status: 'succeeded' });
+  const rows = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [res.json.id]);
+  return { id: res.json.id, reference: rows[0].reference_id };
+}
+
+test('a day of live charges reconciled against the statement: every kind of break found, listed, flagged, resolved through the audit, re-import idempotent', async () => {
+  const clean = await liveCharge('4567');
+  const twice = await liveCharge('0010');
+  const plusOne = await liveCharge('0011');
+  const otherCurrency = await liveCharge('4568');
+  const omitted = await liveCharge('4569');
+  const failedThere = await liveCharge('4570');
+  fake.amendStatement('collection', otherCurrency.reference, { currency: 'NGN' });
+  fake.amendStatement('collection', omitted.reference, { omit: true });
+  fake.amendStatement('collection', failedThere.reference, { status: 'FAILED' });
+  const stranger = randomUUID();
+  const now = new Date().toISOString();
+  fake.addStatementLine('collection', { referenceId: stranger, financialTransactionId: '987654321', externalId: 'txn_unknown', amount: '12.00', currency: 'GHS', status: 'SUCCESSFUL', reason: null, party: '****1111', time: now, completedAt: now });
+
+  const summary = await json(['reconcile', 'run', '--product', 'collection']);
+  expect(summary).toMatchObject({ date: today(), product: 'collection', already_imported: false });
+  // Other files of this jest worker may have sent live charges today (missing here at this fake): at least ours.
+  expect(summary.breaks).toMatchObject({ missing_here: 1, amount_mismatch: 1, currency_mismatch: 1, status_mismatch: 1, duplicate: 1 });
+  expect(summary.breaks.missing_there).toBeGreaterThanOrEqual(1);
+  expect(summary.lines).toBe(7);
+  expect(summary.matched).toBe(2); // clean, and the first line of 0010
+
+  const listed = await json(['reconcile', 'breaks', '--limit', '1000']);
+  const byPayment = (id: string | null, kind: string) => listed.data.filter((b: { payment_id: string | null; kind: string }) => b.payment_id === id && b.kind === kind);
+  expect(byPayment(twice.id, 'duplicate')).toEqual([expect.objectContaining({ id: expect.stringMatching(/^brk_/), reference: twice.reference, amount: 15000, currency: 'GHS', status: 'open' })]);
+  expect(byPayment(plusOne.id, 'amount_mismatch')).toHaveLength(1);
+  expect(byPayment(otherCurrency.id, 'currency_mismatch')).toHaveLength(1);
+  expect(byPayment(omitted.id, 'missing_there')).toHaveLength(1);
+  expect(byPayment(failedThere.id, 'status_mismatch')).toHaveLength(1);
+  expect(byPayment(null, 'missing_here')).toEqual([expect.objectContaining({ reference: stranger, payment_id: null, amount: 1200, currency: 'GHS' })]);
+  expect(listed.data.filter((b: { payment_id: string }) => b.payment_id === clean.id)).toEqual([]);
+  const onlyDuplicates = await json(['reconcile', 'breaks', '--kind', 'duplicate']);
+  expect(onlyDuplicates.data.every((b: { kind: string }) => b.kind === 'duplicate')).toBe(true);
+  const badKind = await cli('reconcile', 'breaks', '--kind', 'nonsense');
+  expect(badKind.code).toBe(1);
+  expect(badKind.stderr).toContain('--kind must be one of');
+
+  // The partner's transaction id is kept on the matched payment.
+  const [kept] = await h.orm.em.getConnection().execute<Array<{ partner_transaction_id: string | null }>>(`select partner_transaction_id from rail_references where payment_id = ?`, [clean.id]);
+  expect(kept.partner_transaction_id).toBe(fake.transaction('collection', clean.reference)?.state.financialTransactionId);
+
+  // Each break with a payment flags it for review (NeedsAttention, workflow review-<id>).
+  for (const payment of [twice, plusOne, otherCurrency, omitted, failedThere]) {
+    const described = await h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(payment.id)).describe();
+    expect(described.workflowId).toBe(paymentReviewWorkflowId(payment.id));
+  }
+  const flagged = await h.orm.em.getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from reconciliation_breaks where payment_id is not null and flagged_at is null`);
+  expect(flagged[0].n).toBe(0);
+
+  // Resolved through the audited path: who, why, before and after.
+  const duplicate = byPayment(twice.id, 'duplicate')[0];
+  const resolved = await json(['reconcile', 'resolve', duplicate.id, '--reason', 'partner confirmed one debit only', '--operator', 'alice']);
+  expect(resolved).toMatchObject({ id: duplicate.id, status: 'resolved', resolved_by: 'alice', resolved_reason: 'partner confirmed one debit only' });
+  const again = await cli('reconcile', 'resolve', duplicate.id, '--reason', 'twice', '--operator', 'alice');
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain('already resolved by alice');
+  const audit = await json(['audit', 'list', '--payment', duplicate.id, '--action', 'reconciliation_break.resolve']);
+  expect(audit.data).toEqual([
+    expect.objectContaining({ action: 'reconciliation_break.resolve', operator: 'alice', reason: 'partner confirmed one debit only', state_before: expect.objectContaining({ status: 'open', payment_id: twice.id }), state_after: expect.objectContaining({ status: 'resolved' }) }),
+  ]);
+
+  // The same statement again: nothing changes.
+  const count = async () => (await h.orm.em.getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from reconciliation_breaks`))[0].n;
+  const before = await count();
+  const rerun = await json(['reconcile', 'run', '--product', 'collection']);
+  expect(rerun).toEqual({ ...summary, already_imported: true });
+  expect(await count()).toBe(before);
+
+  // The report and the gauges' source.
+  const report = await json(['reconcile', 'report']);
+  expect(report).toMatchObject({ date: today(), lines: 7, matched: 2, breaks: summary.breaks });
+  expect(report.money_in_breaks.GHS).toBeGreaterThanOrEqual(5 * 15000 + 1200);
+  const totals = await openBreakTotals(h.orm);
+  expect(totals.byKind.duplicate).toBe(0);
+  expect(totals.byKind.missing_here).toBeGreaterThanOrEqual(1);
+});
+
+test('reconcile import FILE: the CSV download of another day, idempotent', async () => {
+  const day = '2026-01-15';
+  const stranger = randomUUID();
+  fake.addStatementLine('disbursement', { referenceId: stranger, financialTransactionId: '111222333', externalId: 'po_unknown', amount: '7.50', currency: 'GHS', status: 'SUCCESSFUL', reason: null, party: '****2222', time: `${day}T09:00:00.000Z`, completedAt: `${day}T09:00:05.000Z` });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'statement-')), `statement-disbursement-${day}.csv`);
+  fs.writeFileSync(file, statementToCsv(fake.statement('disbursement', day)));
+  const imported = await json(['reconcile', 'import', file]);
+  expect(imported).toMatchObject({ date: day, product: 'disbursement', lines: 1, matched: 0, breaks: { missing_here: 1, missing_there: 0 }, already_imported: false });
+  expect(await json(['reconcile', 'import', file])).toMatchObject({ lines: 1, breaks: { missing_here: 1 }, already_imported: true });
+  const empty = path.join(path.dirname(file), 'empty.csv');
+  fs.writeFileSync(empty, 'product,statement_date,reference_id\n');
+  const refused = await cli('reconcile', 'import', empty);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('--product');
+});
