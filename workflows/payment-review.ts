@@ -32,6 +32,8 @@ import { paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './
 export const REVIEW_POLL_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000];
 export const REVIEW_POLL_EVERY_MS = 3_600_000;
 const pollDelay = (round: number) => REVIEW_POLL_DELAYS_MS[round] ?? REVIEW_POLL_EVERY_MS;
+/** The return transfer we sent ourselves is asked after 5 s first (a transfer is usually quick), then as above. */
+const returnPollDelay = (round: number) => (round === 0 ? 5_000 : pollDelay(round - 1));
 
 /** A status request: one call's budget, retried for 5 minutes; a round without an answer waits for the next. */
 const STATUS_CALL: ActivityOptions = {
@@ -248,7 +250,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
         returnNote = `return transfer FAILED at the partner (${answer.reason}): the money stays in returns_in_transit; an operator returns it by hand`;
         return;
       }
-      await sleep(pollDelay(round));
+      await sleep(returnPollDelay(round));
     }
   }
 }

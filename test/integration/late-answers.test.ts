@@ -8,8 +8,8 @@ import { MomoPartnerRail } from '../../src/rail/momo-adapter';
 import type { PartnerRail } from '../../src/rail/partner-rail';
 import { ledgerCheck } from '../../src/services/ledger-check';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';
-import { balanceRows } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { balanceRows, fundMerchant } from '../support/fund-merchant';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { runCli } from '../support/run-cli';
 
 /**
@@ -61,9 +61,8 @@ const eventsOf = async (id: string) => {
   return res.json.data.filter((e: { resource_id: string }) => e.resource_id === id).map((e: { type: string }) => e.type);
 };
 
-test('a SUCCESSFUL callback for a live charge that expired: read, recorded as late money, credited through settle-late', async () => {
-  const warn = jest.spyOn(h.deps.log, 'warn');
-  // A request-to-pay the customer has not approved yet (0004: the partner answers nothing by itself).
+/** A live request-to-pay the customer has not approved (0004: the partner answers nothing by itself), then expired with its workflow closed, its hold voided. */
+async function expiredLiveCharge(): Promise<{ id: string; ref: string; charge: any }> {
   const res = await h.request('live', 'POST', '/v1/charges', {
     key: m.liveKey,
     body: chargeBody({ customer: { identifier: '233240000004', name: 'Kofi Boateng' }, reference: `late-${idempotencyKey()}` }),
@@ -78,6 +77,12 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   // The charge expired at its deadline and its workflow closed (as the charge workflow does), the hold voided.
   await h.temporal.client.workflow.getHandle(id).terminate('test: the charge reached expires_at');
   await applyChargeTransition(h.orm, { chargeId: id, to: 'expired', failureClass: null, at: new Date().toISOString() });
+  return { id, ref, charge: res.json };
+}
+
+test('a SUCCESSFUL callback for a live charge that expired: read, recorded as late money, credited through settle-late', async () => {
+  const warn = jest.spyOn(h.deps.log, 'warn');
+  const { id, ref, charge: res } = await expiredLiveCharge();
   const balances = () => balanceRows(h, m.id, 'GHS', 'live');
   const availableBefore = (await balances()).merchant_available;
 
@@ -88,8 +93,8 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   expect(warn).toHaveBeenCalledWith(expect.objectContaining({ paymentId: id, outcome: 'late' }), expect.stringContaining('payment review'));
 
   const late = await findLateAnswer(h.orm, id);
-  expect(late).toMatchObject({ payment_id: id, kind: 'charge', product: 'collection', partner_status: 'SUCCESSFUL', our_status: 'expired', amount: res.json.amount, currency: 'GHS', settled_action: null });
-  expect((await balances()).late_funds).toBe(res.json.amount);
+  expect(late).toMatchObject({ payment_id: id, kind: 'charge', product: 'collection', partner_status: 'SUCCESSFUL', our_status: 'expired', amount: res.amount, currency: 'GHS', settled_action: null });
+  expect((await balances()).late_funds).toBe(res.amount);
   expect(late!.financial_transaction_id).toEqual(expect.any(String));
   expect(await eventsOf(id)).toEqual(['transaction.created', 'transaction.expired', 'transaction.late_success']);
   const describe = await review.describe();
@@ -106,7 +111,7 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   expect(settled).toMatchObject({ paymentId: id, action: 'credit', status: 'succeeded', late_answer: { settled_action: 'credit', settled_by: 'ops:ama' } });
   expect((await h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey })).json).toMatchObject({ status: 'succeeded' });
   expect(await eventsOf(id)).toEqual(['transaction.created', 'transaction.expired', 'transaction.late_success', 'transaction.succeeded']);
-  expect((await balances()).merchant_available - availableBefore).toBe(res.json.merchant_amount);
+  expect((await balances()).merchant_available - availableBefore).toBe(res.merchant_amount);
   const audit = await cliJson('audit', 'list', '--payment', id);
   expect(audit.data).toEqual([
     expect.objectContaining({ action: 'payment.settle_late', operator: 'ops:ama', reason: 'customer debited after expiry', state_before: expect.objectContaining({ status: 'expired' }), state_after: expect.objectContaining({ status: 'succeeded', settled_action: 'credit' }) }),
@@ -116,3 +121,60 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   expect((await balances()).late_funds).toBe(0);
   expect((await ledgerCheck(h.orm)).ok).toBe(true);
 });
+
+test('late money returned to the payer: the transfer goes out on the partner rail with its own reference, followed to SUCCESSFUL', async () => {
+  const { id, ref, charge } = await expiredLiveCharge();
+  expect(fake.settle('collection', ref, { status: 'SUCCESSFUL' })).toBe(true);
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
+  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  const settled = await cliJson('payments', 'settle-late', id, '--action', 'return', '--reason', 'merchant declined the late payment', '--operator', 'ops:kojo');
+  expect(settled).toMatchObject({ action: 'return', status: 'expired', late_answer: { settled_action: 'return', return_status: 'requested' } });
+  const returnRef: string = settled.late_answer.return_reference_id;
+  expect(returnRef).not.toBe(ref);
+  // The transfer reaches the partner (payee: the payer of the charge); the partner pays it.
+  const transfer = await until(async () => fake.transaction('disbursement', returnRef));
+  expect(transfer.state).toMatchObject({ amount: expect.any(String), currency: 'GHS', payee: { partyIdType: 'MSISDN', partyId: '233240000004' } });
+  expect(fake.settle('disbursement', returnRef, { status: 'SUCCESSFUL' }, { callback: false })).toBe(true);
+  const state = await review.result();
+  expect(state).toMatchObject({ phase: 'settled', settledAction: 'return', needsAttention: false, ourStatus: 'expired' });
+  expect(await findLateAnswer(h.orm, id)).toMatchObject({ settled_action: 'return', return_status: 'succeeded' });
+  expect(await eventsOf(id)).toEqual(['transaction.created', 'transaction.expired', 'transaction.late_success', 'transaction.late_return', 'transaction.late_returned']);
+  const rows = await balanceRows(h, m.id, 'GHS', 'live');
+  expect([rows.late_funds, rows.returns_in_transit]).toEqual([0, 0]);
+  expect((await h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey })).json).toMatchObject({ status: 'expired', amount: charge.amount });
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+}, 60_000);
+
+test('a live payout the partner paid after it failed: recorded, then accepted as paid (from available)', async () => {
+  const p = await h.merchant({ verified: true });
+  await fundMerchant(h, p.id, 100_000, 'GHS', 'live');
+  const created = await h.request('live', 'POST', '/v1/payouts', {
+    key: p.liveKey,
+    body: { amount: 20_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, recipient: { identifier: '233240000001', name: 'Kofi Boateng' }, reference: `late-po-${idempotencyKey()}`, metadata: {} },
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(created.status).toBe(200);
+  const id: string = created.json.id;
+  expect(await h.temporal.client.workflow.getHandle(id).result()).toMatchObject({ status: 'failed' });
+  const [{ reference_id: ref }] = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
+  expect((await balanceRows(h, p.id, 'GHS', 'live')).merchant_available).toBe(100_000);
+
+  expect(fake.settle('disbursement', ref, { status: 'SUCCESSFUL' })).toBe(true);
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
+  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  expect(await findLateAnswer(h.orm, id)).toMatchObject({ kind: 'payout', product: 'disbursement', our_status: 'failed', amount: 20_000 });
+  expect((await balanceRows(h, p.id, 'GHS', 'live')).late_funds).toBe(-20_000);
+  const refused = await runCli(h.taskQueue, 'payments', 'settle-late', id, '--action', 'credit', '--reason', 'x');
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('accept');
+
+  const settled = await cliJson('payments', 'settle-late', id, '--action', 'accept', '--reason', 'partner paid the recipient late', '--operator', 'ops:esi');
+  expect(settled).toMatchObject({ action: 'accept', status: 'succeeded' });
+  expect((await h.request('live', 'GET', `/v1/payouts/${id}`, { key: p.liveKey })).json).toMatchObject({ status: 'succeeded' });
+  const rows = await balanceRows(h, p.id, 'GHS', 'live');
+  expect([rows.merchant_available, rows.merchant_reserved, rows.late_funds]).toEqual([100_000 - created.json.total_debit, 0, 0]);
+  const events = await h.request('live', 'GET', '/v1/events?after_sequence=0&limit=100', { key: p.liveKey });
+  expect(events.json.data.filter((e: { resource_id: string }) => e.resource_id === id).map((e: { type: string }) => e.type)).toEqual(['payout.initiated', 'payout.failed', 'payout.late_success', 'payout.succeeded']);
+  expect(await review.result()).toMatchObject({ phase: 'settled', settledAction: 'accept', needsAttention: false });
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+}, 60_000);
