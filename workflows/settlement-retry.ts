@@ -3,7 +3,7 @@ import { PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { askPartnerOnce } from './partner-answer';
 import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attention';
 import { SA } from '../src/domain/search-attributes';
-import { settlementFailureReason, type SettlementState } from '../src/domain/settlement';
+import { settlementFailureReason, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
 import {
   RETRY_SENDER_ALIASES,
   RETRY_UNNAMED_SENDER,
@@ -22,8 +22,10 @@ import { operatorOf } from '../src/domain/operator-action';
 import { workflowDetails } from '../src/domain/workflow-details';
 import { chargeAttentionQuery } from './messages';
 import { auditOperatorAction } from './operator-audit';
-import type { settlementWorkflow } from './settlement';
 import { retrySettlementUpdate } from './settlement-retry-messages';
+
+/** The settlement workflow's signature, by its type name (no import of workflows/settlement.ts, which imports this file). */
+type SettlementWorkflowFn = (input: SettlementStart) => Promise<SettlementOutcome | RetriedSettlement>;
 
 export interface RetryDesk {
   /**
@@ -74,7 +76,7 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       const newId = settlementIdFromHex(uuid4() + uuid4());
       const start: SettlementStart = { settlementId: newId, merchantId: batch.merchantId, environment: batch.environment, currency: batch.currency, outcome: null, runId: null };
       try {
-        await startChild<typeof settlementWorkflow>(SETTLEMENT_WORKFLOW_TYPE, {
+        await startChild<SettlementWorkflowFn>(SETTLEMENT_WORKFLOW_TYPE, {
           workflowId: newId,
           taskQueue: workflowInfo().taskQueue,
           args: [start],

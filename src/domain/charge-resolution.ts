@@ -1,3 +1,4 @@
+import { hasControlCharacter } from './control-characters';
 import { isFailureClass, type FailureClass } from './failure-classes';
 import { operatorRefusal, type OperatorFields } from './operator-action';
 
@@ -58,8 +59,7 @@ export function resolutionRequestRefusal(request: unknown): string | null {
   }
   const { evidence } = request as Record<string, unknown>;
   if (evidence !== undefined) {
-    // eslint-disable-next-line no-control-regex
-    if (typeof evidence !== 'string' || evidence.trim() === '' || evidence.length > MAX_EVIDENCE_LENGTH || /[\u0000-\u001f\u007f]/.test(evidence)) {
+    if (typeof evidence !== 'string' || evidence.trim() === '' || evidence.length > MAX_EVIDENCE_LENGTH || hasControlCharacter(evidence)) {
       return `"evidence", when sent, is the partner's transaction id or a statement line: 1 to ${MAX_EVIDENCE_LENGTH} printable characters`;
     }
   }

@@ -54,9 +54,9 @@ test('a repeated submission refused by a partner that validates before it de-dup
   expect(await h.settled(chargeId)).toMatchObject({ status: 'succeeded' });
   const activities = createRailActivities({ orm: h.orm, secretBox: h.deps.secretBox, rail: adapter });
   const before = fake.requests.length;
-  const again = await new MockActivityEnvironment({ attempt: 2 }).run(activities.railSubmit, { paymentId: chargeId, product: 'collection' });
+  const again = await new MockActivityEnvironment({ attempt: 2 }).run(activities.railSubmit, { paymentId: chargeId, product: 'collection' as const });
   expect(again).toEqual({ kind: 'duplicate' });
-  const resubmitted = await new MockActivityEnvironment().run(activities.railSubmit, { paymentId: chargeId, product: 'collection', resubmit: true });
+  const resubmitted = await new MockActivityEnvironment().run(activities.railSubmit, { paymentId: chargeId, product: 'collection' as const, resubmit: true });
   expect(resubmitted).toEqual({ kind: 'duplicate' });
   // The partner did refuse both copies (400), and was asked for the status each time.
   const seen = fake.requests.slice(before);
@@ -73,10 +73,10 @@ test('a first submission refused at once stays final (0002): nothing was kept at
 test("a worker without the rail: `no_rail` only for a payment with no reference (nothing sent); with one, retried for a worker that has the rail (finding 5)", async () => {
   const noRail = createRailActivities({ orm: h.orm, secretBox: h.deps.secretBox });
   const fresh = `txn_${randomBytes(12).toString('hex')}`;
-  expect(await new MockActivityEnvironment().run(noRail.railSubmit, { paymentId: fresh, product: 'collection' })).toEqual({ kind: 'no_rail' });
+  expect(await new MockActivityEnvironment().run(noRail.railSubmit, { paymentId: fresh, product: 'collection' as const })).toEqual({ kind: 'no_rail' });
   const sent = `txn_${randomBytes(12).toString('hex')}`;
   await h.orm.em.getConnection().execute(`insert into rail_references (payment_id, product, reference_id, environment) values (?, 'collection', ?, 'live')`, [sent, randomUUID()]);
-  await expect(new MockActivityEnvironment({ attempt: 2 }).run(noRail.railSubmit, { paymentId: sent, product: 'collection' })).rejects.toMatchObject({ type: 'NoLiveRail', nonRetryable: false });
+  await expect(new MockActivityEnvironment({ attempt: 2 }).run(noRail.railSubmit, { paymentId: sent, product: 'collection' as const })).rejects.toMatchObject({ type: 'NoLiveRail', nonRetryable: false });
 });
 
 test("the partner's transaction id is kept on the payment once it says SUCCESSFUL (finding 7)", async () => {
