@@ -25,6 +25,7 @@ import { Migration20261128000007_events_by_resource } from './Migration202611280
 import { Migration20261201000001_reconciliation } from './Migration20261201000001_reconciliation';
 import { Migration20261204000001_partner_transaction_id } from './Migration20261204000001_partner_transaction_id';
 import { Migration20261202000001_late_answers } from './Migration20261202000001_late_answers';
+import { Migration20261203000001_live_limits_per_currency } from './Migration20261203000001_live_limits_per_currency';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261201000001_reconciliation', class: Migration20261201000001_reconciliation },
   { name: 'Migration20261204000001_partner_transaction_id', class: Migration20261204000001_partner_transaction_id },
   { name: 'Migration20261202000001_late_answers', class: Migration20261202000001_late_answers },
+  { name: 'Migration20261203000001_live_limits_per_currency', class: Migration20261203000001_live_limits_per_currency },
 ];

@@ -10,6 +10,7 @@ import { DEFAULT_ROLL_OVERLAP_MS, listKeys, rollKey } from './persistence/api-ke
 import type { ChangeActor } from './domain/operator-action';
 import { newId, randomBase62 } from './support/new-id';
 import { parseThreshold, updateMerchantSettings, type MerchantSettingsChange } from './persistence/merchant-settings-store';
+import { parseCurrencyLimits } from './domain/live-limits';
 import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from './domain/settlement-account';
 import { listSettlementSkips } from './persistence/settlement-skips';
 import { runSettlements } from './services/settlement-run';
@@ -38,7 +39,7 @@ import { RECONCILE_USAGE, ReconcileUsageError, runReconcile } from './cli/reconc
 const USAGE = `usage:
   cli merchants create --name NAME [--email EMAIL [--password-stdin]]   (--email: the notification email and the first merchant portal user, whose password is generated and printed once unless given on stdin)
   cli merchants verify MERCHANT_ID
-  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount N] [--live-daily-limit N] [--notification-email EMAIL]
+  cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount CUR:N[,CUR:N…]] [--live-daily-limit CUR:N[,CUR:N…]] [--notification-email EMAIL]   (live limits: per currency, N in its minor units)
   cli users create --merchant MERCHANT_ID --email EMAIL [--password-stdin]   (a merchant portal user; without --password-stdin a password is generated and printed once)
   cli users list --merchant MERCHANT_ID
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b] [--reason TEXT]
@@ -152,13 +153,13 @@ function merchantSettingsChange(values: Values, box: () => SecretBox): MerchantS
   ] as const) {
     const raw = values[option];
     if (raw === undefined) continue;
-    const limit = parseThreshold(raw);
-    if (limit === null) throw new UsageError(`--${option} must be a positive integer of minor units`);
-    change[field] = limit;
+    const limits = parseCurrencyLimits(raw, `--${option}`);
+    if ('error' in limits) throw new UsageError(limits.error);
+    change[field] = limits.amounts;
   }
   const notificationEmail = values['notification-email'];
   if (notificationEmail !== undefined) change.notificationEmail = notificationEmail.trim() === '' ? null : emailOption(notificationEmail, '--notification-email');
-  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount N, --live-daily-limit N and/or --notification-email EMAIL');
+  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount CUR:N, --live-daily-limit CUR:N and/or --notification-email EMAIL');
   return change;
 }
 

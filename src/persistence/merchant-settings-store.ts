@@ -1,5 +1,7 @@
 import { maskAccountNumber, type SealedAccountNumber } from '../domain/settlement-account';
 import type { Orm } from './orm';
+import type { CurrencyAmounts } from '../domain/live-limits';
+import { readLiveLimits, writeLiveLimits, type LiveLimits } from './live-limits-store';
 import { findBank } from './payout-reference';
 
 export interface MerchantSettings {
@@ -10,9 +12,12 @@ export interface MerchantSettings {
   settlement_account?: { bank_code: string; account_masked: string };
   /** Present once the merchant has one: where its notification emails go (docs/notifications.md). */
   notification_email?: string;
-  /** Live limits in minor units (`--live-max-amount`, `--live-daily-limit`); present once set. */
-  live_max_amount?: number;
-  live_daily_limit?: number;
+  /**
+   * Live limits per currency, in minor units of each (`--live-max-amount CUR:N`, `--live-daily-limit
+   * CUR:N`; src/domain/live-limits.ts): `{"GHS": 500000}`; present once one is set.
+   */
+  live_max_amount?: CurrencyAmounts;
+  live_daily_limit?: CurrencyAmounts;
 }
 
 export interface SettlementAccount {
@@ -29,8 +34,9 @@ export interface MerchantSettingsChange {
   settlementAccount?: SettlementAccount;
   /** `--notification-email EMAIL` (an address checked by parseEmail); null clears it (`--notification-email ""`). */
   notificationEmail?: string | null;
-  liveMaxAmount?: number;
-  liveDailyLimit?: number;
+  /** Per currency; the currencies not named keep their limits. */
+  liveMaxAmount?: CurrencyAmounts;
+  liveDailyLimit?: CurrencyAmounts;
 }
 
 type Row = {
@@ -41,9 +47,9 @@ type Row = {
   /** Plain text: only on a row written before migration 20261125000005 and not sealed yet. */
   settlement_account_number: string | null;
   notification_email: string | null;
-  live_max_amount: string | null;
-  live_daily_limit: string | null;
 };
+
+const COLUMNS = `id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email`;
 
 /**
  * `merchants set ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER]`:
@@ -51,7 +57,9 @@ type Row = {
  * least N minor units are held for review; default 5,000,000); the settlement account, which must be
  * a bank of the reference list, to settlement batches swept from now on. Bank code and number are set
  * together; the number is written sealed, with its masked form, and a plain number left from before
- * migration 20261125000005 is cleared. Throws for an unknown merchant or bank; nothing changes then.
+ * migration 20261125000005 is cleared. Live limits (`--live-max-amount CUR:N --live-daily-limit CUR:N`)
+ * are set per currency in `live_limits`, the currencies not named keeping theirs, in the same
+ * transaction. Throws for an unknown merchant, bank or currency; nothing changes then.
  */
 export async function updateMerchantSettings(orm: Orm, merchantId: string, change: MerchantSettingsChange): Promise<MerchantSettings> {
   const sets: string[] = [];
@@ -66,29 +74,21 @@ export async function updateMerchantSettings(orm: Orm, merchantId: string, chang
     sets.push('settlement_bank_code = ?', 'settlement_account_sealed = ?', 'settlement_account_masked = ?', 'settlement_account_number = null');
     params.push(bankCode, account.sealed, account.masked);
   }
-  if (change.liveMaxAmount !== undefined) {
-    sets.push('live_max_amount = ?');
-    params.push(change.liveMaxAmount);
-  }
-  if (change.liveDailyLimit !== undefined) {
-    sets.push('live_daily_limit = ?');
-    params.push(change.liveDailyLimit);
-  }
   if (change.notificationEmail !== undefined) {
     sets.push('notification_email = ?');
     params.push(change.notificationEmail);
   }
-  if (sets.length === 0) throw new Error('nothing to set');
-  const rows = await orm.em
-    .fork()
-    .execute<Row[]>(
-      `update merchants set ${sets.join(', ')} where id = ?
-       returning id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email,
-         live_max_amount::text as live_max_amount, live_daily_limit::text as live_daily_limit`,
-      [...params, merchantId],
-    );
-  if (rows.length === 0) throw new Error(`merchant ${merchantId} does not exist`);
-  return settingsOf(rows[0]);
+  const limits: Partial<LiveLimits> = { maxAmount: change.liveMaxAmount, dailyLimit: change.liveDailyLimit };
+  if (sets.length === 0 && !change.liveMaxAmount && !change.liveDailyLimit) throw new Error('nothing to set');
+  return orm.em.fork().transactional(async (em) => {
+    const rows =
+      sets.length > 0
+        ? await em.execute<Row[]>(`update merchants set ${sets.join(', ')} where id = ? returning ${COLUMNS}`, [...params, merchantId])
+        : await em.execute<Row[]>(`select ${COLUMNS} from merchants where id = ? for update`, [merchantId]);
+    if (rows.length === 0) throw new Error(`merchant ${merchantId} does not exist`);
+    await writeLiveLimits(em, merchantId, limits);
+    return settingsOf(rows[0], await readLiveLimits(em, merchantId));
+  });
 }
 
 /** A merchant as the portal's Settings page shows it: its name, when it was verified, and its settings as `merchants set` answers them. */
@@ -103,23 +103,22 @@ export async function readMerchantAccount(orm: Orm, merchantId: string): Promise
   const rows = await orm.em
     .fork()
     .execute<(Row & { name: string; verified_at: Date | string | null })[]>(
-      `select id, name, verified_at, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email,
-         live_max_amount::text as live_max_amount, live_daily_limit::text as live_daily_limit
-       from merchants where id = ?`,
+      `select ${COLUMNS}, name, verified_at from merchants where id = ?`,
       [merchantId],
     );
   const row = rows[0];
   if (!row) return null;
-  return { name: row.name, verifiedAt: row.verified_at === null ? null : new Date(row.verified_at).toISOString(), settings: settingsOf(row) };
+  const limits = await readLiveLimits(orm.em.fork(), merchantId);
+  return { name: row.name, verifiedAt: row.verified_at === null ? null : new Date(row.verified_at).toISOString(), settings: settingsOf(row, limits) };
 }
 
-function settingsOf(row: Row): MerchantSettings {
+function settingsOf(row: Row, limits: LiveLimits): MerchantSettings {
   const settings: MerchantSettings = {
     id: row.id,
     object: 'merchant',
     payout_review_threshold: Number(row.payout_review_threshold),
-    ...(row.live_max_amount === null ? {} : { live_max_amount: Number(row.live_max_amount) }),
-    ...(row.live_daily_limit === null ? {} : { live_daily_limit: Number(row.live_daily_limit) }),
+    ...(Object.keys(limits.maxAmount).length === 0 ? {} : { live_max_amount: limits.maxAmount }),
+    ...(Object.keys(limits.dailyLimit).length === 0 ? {} : { live_daily_limit: limits.dailyLimit }),
   };
   const masked = row.settlement_account_masked ?? (row.settlement_account_number === null ? null : maskAccountNumber(row.settlement_account_number));
   if (row.settlement_bank_code && masked) settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: masked };

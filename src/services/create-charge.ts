@@ -93,7 +93,7 @@ export async function createCharge(
   // A key taken over from before write-first answers its charge as stored (no checkout of its own).
   const urlFor = (charge: ChargeRecord) => (token && charge.id === record.id ? checkoutUrl(deps.webUrl ?? DEFAULT_WEB_URL, token) : undefined);
   const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId, urlFor(charge)), {
-    check: (em, charge) => (charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount) : Promise.resolve()),
+    check: (em, charge) => (charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount, charge.currency) : Promise.resolve()),
     written: async (em, charge) => {
       await recordPaymentParty(em, deps.secretBox, charge.id, request.customer.identifier);
       if (token && charge.id === record.id) await insertCheckoutToken(em, checkoutTokenHash(token), charge.id, charge.expiresAt);

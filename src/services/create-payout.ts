@@ -63,7 +63,7 @@ export async function createPayout(
     (id, threshold) => buildPayoutDraft(caller, id, request, now, threshold, metadataJson),
     (payout) => ({ status: 200, body: payoutJson(payout) }),
     {
-      check: (em, payout) => (payout.environment === 'live' ? applyLiveLimits(em, payout.merchantId, 'payout', payout.amount) : Promise.resolve()),
+      check: (em, payout) => (payout.environment === 'live' ? applyLiveLimits(em, payout.merchantId, 'payout', payout.amount, payout.currency) : Promise.resolve()),
       written: (em, payout) => recordPaymentParty(em, deps.secretBox, payout.id, request.recipient.identifier),
     },
   );

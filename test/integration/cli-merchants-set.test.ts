@@ -41,27 +41,42 @@ test.each([
   [['merchants', 'set', 'MERCHANT', '--payout-review-threshold', '1.5']],
   [['merchants', 'set', 'MERCHANT', '--payout-review-threshold', '99999999999999999999']],
   [['merchants', 'set', 'mer_unknown', '--payout-review-threshold', '10']],
-  [['merchants', 'set', 'MERCHANT', '--live-max-amount', '0']],
-  [['merchants', 'set', 'MERCHANT', '--live-daily-limit', 'lots']],
-  [['merchants', 'set', 'MERCHANT', '--live-max-amount', '100', '--live-daily-limit', '-1']],
+  [['merchants', 'set', 'MERCHANT', '--live-max-amount', 'GHS:0']],
+  [['merchants', 'set', 'MERCHANT', '--live-daily-limit', 'GHS:lots']],
+  [['merchants', 'set', 'MERCHANT', '--live-max-amount', 'GHS:100', '--live-daily-limit', 'GHS:-1']],
+  // A bare N names no currency: refused, since limits are kept per currency.
+  [['merchants', 'set', 'MERCHANT', '--live-max-amount', '500000']],
+  [['merchants', 'set', 'MERCHANT', '--live-daily-limit', 'GHS:100,GHS:200']],
+  [['merchants', 'set', 'MERCHANT', '--live-daily-limit', 'XYZ:100']],
+  [['merchants', 'set', 'MERCHANT', '--live-max-amount', 'GHS:100', '--live-daily-limit', 'XYZ:100']],
 ])('%j: exit 1, stderr, nothing changed', async (args) => {
   const m = await h.merchant();
   const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)));
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
   expect(result.stderr).toMatch(/^error: /);
   expect(await threshold(m.id)).toBe('5000000');
-  expect(await limits(m.id)).toEqual({ max: null, daily: null });
+  expect(await limits(m.id)).toEqual([]);
 });
 
 const limits = async (id: string) =>
-  (await h.orm.em.getConnection().execute<{ max: string | null; daily: string | null }[]>(`select live_max_amount::text as max, live_daily_limit::text as daily from merchants where id = ?`, [id]))[0];
+  h.orm.em
+    .getConnection()
+    .execute<{ currency: string; max: string | null; daily: string | null }[]>(`select currency, max_amount::text as max, daily_limit::text as daily from live_limits where merchant_id = ? order by currency`, [id]);
 
-test('merchants set --live-max-amount N --live-daily-limit N: stored, answered (only once set)', async () => {
+test('merchants set --live-max-amount CUR:N --live-daily-limit CUR:N: stored per currency, answered (only once set)', async () => {
   const m = await h.merchant();
-  const both = await cli('merchants', 'set', m.id, '--live-max-amount', '500000', '--live-daily-limit', '5000000');
+  const both = await cli('merchants', 'set', m.id, '--live-max-amount', 'GHS:500000', '--live-daily-limit', 'ghs:5000000,UGX:90000000');
   expect({ code: both.code, stderr: both.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(JSON.parse(both.stdout)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 5_000_000, live_max_amount: 500_000, live_daily_limit: 5_000_000 });
-  expect(await limits(m.id)).toEqual({ max: '500000', daily: '5000000' });
-  const one = await cli('merchants', 'set', m.id, '--live-daily-limit', '700000');
-  expect(JSON.parse(one.stdout)).toMatchObject({ live_max_amount: 500_000, live_daily_limit: 700_000 });
+  expect(JSON.parse(both.stdout)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 5_000_000, live_max_amount: { GHS: 500_000 }, live_daily_limit: { GHS: 5_000_000, UGX: 90_000_000 } });
+  expect(await limits(m.id)).toEqual([
+    { currency: 'GHS', max: '500000', daily: '5000000' },
+    { currency: 'UGX', max: null, daily: '90000000' },
+  ]);
+  // A currency named changes that limit of that currency only.
+  const one = await cli('merchants', 'set', m.id, '--live-daily-limit', 'GHS:700000');
+  expect(JSON.parse(one.stdout)).toMatchObject({ live_max_amount: { GHS: 500_000 }, live_daily_limit: { GHS: 700_000, UGX: 90_000_000 } });
+  const bare = await cli('merchants', 'set', m.id, '--live-max-amount', '500000');
+  expect(bare.code).toBe(1);
+  expect(bare.stderr).toContain('--live-max-amount needs a currency');
+  expect(bare.stderr).toContain('--live-max-amount GHS:500000');
 });

@@ -47,6 +47,9 @@ afterAll(async () => {
 });
 
 const phone = (suffix: string) => `23324000${suffix}`;
+/** Reference networks (migration 20261122000002) of the other currencies the limits tests use. */
+const MPESA_KE = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b04';
+const MTN_UG = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b06';
 
 async function liveCharge(suffix: string, overrides: Record<string, unknown> = {}, merchant = m) {
   const res = await h.request('live', 'POST', '/v1/charges', {
@@ -210,14 +213,14 @@ describe('live payouts on the partner rail', () => {
   });
 });
 
-describe('live limits (merchants set --live-max-amount N --live-daily-limit N)', () => {
+describe('live limits, per currency (merchants set --live-max-amount CUR:N --live-daily-limit CUR:N)', () => {
   test('over the per-transaction limit: 422 amount_limit_exceeded naming it, nothing written', async () => {
     const l = await h.merchant({ verified: true });
-    await updateMerchantSettings(h.orm, l.id, { liveMaxAmount: 20_000 });
+    await updateMerchantSettings(h.orm, l.id, { liveMaxAmount: { GHS: 20_000 } });
     const before = await countRows(h.orm, l.id);
     const res = await h.request('live', 'POST', '/v1/charges', { key: l.liveKey, body: chargeBody({ amount: 20_001 }), headers: { 'Idempotency-Key': idempotencyKey() } });
     expectError(res, 422, 'amount_limit_exceeded', 'amount');
-    expect(res.json.error.message).toMatch(/live_max_amount 20000/);
+    expect(res.json.error.message).toMatch(/live_max_amount GHS:20000/);
     expect(await countRows(h.orm, l.id)).toEqual(before);
     // The sandbox has no live limits.
     expect((await h.request('sandbox', 'POST', '/v1/charges', { key: l.testKey, body: chargeBody({ amount: 20_001 }), headers: { 'Idempotency-Key': idempotencyKey() } })).status).toBe(200);
@@ -225,7 +228,7 @@ describe('live limits (merchants set --live-max-amount N --live-daily-limit N)',
 
   test('50 parallel creates never pass the daily limit together', async () => {
     const l = await h.merchant({ verified: true });
-    await updateMerchantSettings(h.orm, l.id, { liveDailyLimit: 100_000 });
+    await updateMerchantSettings(h.orm, l.id, { liveDailyLimit: { GHS: 100_000 } });
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         h.request('live', 'POST', '/v1/charges', { key: l.liveKey, body: chargeBody({ amount: 10_000, reference: `lim-${i}`, customer: { identifier: phone('0004'), name: 'A' } }), headers: { 'Idempotency-Key': idempotencyKey() } }),
@@ -247,6 +250,39 @@ describe('live limits (merchants set --live-max-amount N --live-daily-limit N)',
       headers: { 'Idempotency-Key': idempotencyKey() },
     });
     expectError(payout, 422, 'amount_limit_exceeded', 'amount');
+  });
+
+  test('each currency has its own limits and its own day: two currencies are never added together', async () => {
+    const l = await h.merchant({ verified: true });
+    await updateMerchantSettings(h.orm, l.id, { liveDailyLimit: { GHS: 100_000, KES: 100_000 }, liveMaxAmount: { KES: 70_000 } });
+    const create = (amount: number, currency: 'GHS' | 'KES') =>
+      h.request('live', 'POST', '/v1/charges', {
+        key: l.liveKey,
+        body: chargeBody({ amount, currency, momo_network_id: currency === 'KES' ? MPESA_KE : MTN_GH, reference: `cur-${idempotencyKey()}`, customer: { identifier: currency === 'KES' ? '254700000004' : phone('0004'), name: 'A' } }),
+        headers: { 'Idempotency-Key': idempotencyKey() },
+      });
+    // 60,000 pesewas and 60,000 KES cents are each under their own day's 100,000 (summed, 120,000 would not be).
+    expect((await create(60_000, 'GHS')).status).toBe(200);
+    expect((await create(60_000, 'KES')).status).toBe(200);
+    // Each day's sum is its own currency's: the next 50,000 passes neither.
+    for (const currency of ['GHS', 'KES'] as const) {
+      const refused = await create(50_000, currency);
+      expectError(refused, 422, 'amount_limit_exceeded', 'amount');
+      expect(refused.json.error.message).toContain(`live_daily_limit ${currency}:100000`);
+    }
+    // KES has a per-transaction maximum, GHS none.
+    const over = await create(70_001, 'KES');
+    expectError(over, 422, 'amount_limit_exceeded', 'amount');
+    expect(over.json.error.message).toContain('live_max_amount KES:70000');
+    const usage = await h.orm.em
+      .getConnection()
+      .execute<Array<{ kind: string; currency: string; amount: string }>>(`select kind, currency, amount::text as amount from live_daily_usage where merchant_id = ? order by currency`, [l.id]);
+    expect(usage).toEqual([
+      { kind: 'charge', currency: 'GHS', amount: '60000' },
+      { kind: 'charge', currency: 'KES', amount: '60000' },
+    ]);
+    // A currency without limits has none.
+    expect((await h.request('live', 'POST', '/v1/charges', { key: l.liveKey, body: chargeBody({ amount: 500_000, currency: 'UGX', momo_network_id: MTN_UG, reference: `cur-${idempotencyKey()}`, customer: { identifier: '256770000004', name: 'A' } }), headers: { 'Idempotency-Key': idempotencyKey() } })).status).toBe(200);
   });
 
   test('an unverified merchant is still 403 identity_verification_required on live', async () => {

@@ -392,7 +392,8 @@ describe('Settings', () => {
     const before = await client.get('/settings');
     expect(before.status).toBe(200);
     expect(before.text).toContain('<dd id="settlement-account">None yet');
-    expect(before.text).toMatch(/<dd id="live-max-amount">No limit set\./);
+    expect(before.text).toContain('<p id="live-limits-none">No limit set in any currency.</p>');
+    expect(before.text).not.toContain('<table id="live-limits">');
     expect(before.text).toMatch(/<dd id="verified">Not yet/);
 
     const number = '0123456789012';
@@ -401,7 +402,7 @@ describe('Settings', () => {
       'merchants', 'set', m.id,
       '--settlement-bank', 'GCB', '--settlement-account', number,
       '--notification-email', "fin'ance&ops@shop.example",
-      '--live-max-amount', '500000', '--live-daily-limit', '2000000',
+      '--live-max-amount', 'GHS:500000', '--live-daily-limit', 'GHS:2000000,UGX:90000000',
     );
     expect(set.code).toBe(0);
     const stored = JSON.parse(set.stdout);
@@ -409,7 +410,8 @@ describe('Settings', () => {
     expect(stored.settlement_account.account_masked).not.toContain(number);
     await runCli(h.taskQueue, 'merchants', 'verify', m.id);
     // Today's live usage, as a live charge's create counts it.
-    await h.orm.em.fork().transactional((em) => applyLiveLimits(em, m.id, 'charge', 123_400));
+    await h.orm.em.fork().transactional((em) => applyLiveLimits(em, m.id, 'charge', 123_400, 'GHS'));
+    await h.orm.em.fork().transactional((em) => applyLiveLimits(em, m.id, 'payout', 7_000, 'KES'));
 
     const page = await client.get('/settings');
     expect(page.status).toBe(200);
@@ -420,14 +422,17 @@ describe('Settings', () => {
     expect(page.text).not.toContain(number);
     expect(page.text).not.toContain(number.slice(0, 9));
     expect(page.text).toContain('<dd id="notification-email">fin&#39;ance&amp;ops@shop.example');
-    expect(page.text).toContain('<dd id="live-max-amount">At most 500,000 minor units (GHS 5,000.00 for a GHS payment).');
-    expect(page.text).toContain('<dd id="live-daily-limit">At most 2,000,000 minor units');
-    expect(page.text).toContain('<span id="live-usage-charges">123,400 minor units');
-    expect(page.text).toContain('<span id="live-usage-payouts">0 minor units');
+    // One row per currency with a limit or used today, each in its own currency.
+    expect(page.text).not.toContain('live-limits-none');
+    expect(page.text).toContain(
+      '<tr id="live-limits-GHS"><th scope="row">GHS</th><td class="live-max-amount">GHS 5,000.00</td><td class="live-daily-limit">GHS 20,000.00</td><td class="live-usage-charges">GHS 1,234.00</td><td class="live-usage-payouts">GHS 0.00</td></tr>',
+    );
+    expect(page.text).toContain('<tr id="live-limits-KES"><th scope="row">KES</th><td class="live-max-amount">No limit</td><td class="live-daily-limit">No limit</td><td class="live-usage-charges">KES 0.00</td><td class="live-usage-payouts">KES 70.00</td></tr>');
+    expect(page.text).toContain('<tr id="live-limits-UGX"><th scope="row">UGX</th><td class="live-max-amount">No limit</td><td class="live-daily-limit">UGX 90,000,000</td>');
     expect(page.text).toMatch(/<dd id="verified">Yes, since <time datetime="\d{4}-/);
     expect(page.text).toContain('7 requests per second per merchant on the sandbox API');
     expect(page.text).toContain(`merchants set ${m.id} --settlement-bank CODE --settlement-account NUMBER`);
-    expect(page.text).toContain(`merchants set ${m.id} --live-max-amount N`);
+    expect(page.text).toContain(`merchants set ${m.id} --live-max-amount CUR:N --live-daily-limit CUR:N`);
     // Read only: no form other than the header's.
     expect(page.text.match(/<form /g)).toHaveLength(2);
 

@@ -1,5 +1,5 @@
 import type { MerchantAccount } from '../../persistence/merchant-settings-store';
-import type { LimitedKind } from '../../persistence/live-limits-store';
+import type { UsageToday } from '../../persistence/live-limits-store';
 import { escapeHtml } from '../../support/escape-html';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { when } from './time-html';
@@ -10,13 +10,14 @@ export interface SettingsView {
   account: MerchantAccount;
   /** The settlement bank's name (reference list), when known. */
   bankName: string | null;
-  usageToday: Record<LimitedKind, string>;
+  /** Today's live usage by currency (only currencies used today). */
+  usageToday: Record<string, UsageToday>;
   /** Requests per second per merchant on this environment's API (RATE_LIMIT_*). */
   rateLimit: number;
   units: MinorUnits;
 }
 
-/** The currency limits are shown in as an example (limits are minor units of whatever currency a payment is in). */
+/** The currency the payout review threshold is shown in as an example (it is minor units of whatever currency a payout is in). */
 const EXAMPLE_CURRENCY = 'GHS';
 
 const grouped = (n: number | string) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -50,14 +51,32 @@ export function settingsPage(frame: Frame, view: SettingsView): string {
 <dt>Payout review threshold</dt><dd id="payout-review-threshold">Payouts of ${minor(s.payout_review_threshold, units)} or more are held for review. <small>Changed with ${cli(`${set} --payout-review-threshold N`)}.</small></dd>
 </dl>
 <h2>Live limits</h2>
-<p>They apply to live charges and payouts only; a live create past one is refused with <code>amount_limit_exceeded</code>. A day is a UTC day; charges and payouts each count against the daily limit.</p>
-<dl class="facts">
-<dt>Per transaction</dt><dd id="live-max-amount">${s.live_max_amount === undefined ? 'No limit set.' : `At most ${minor(s.live_max_amount, units)}.`} <small>Changed with ${cli(`${set} --live-max-amount N`)}.</small></dd>
-<dt>Per day</dt><dd id="live-daily-limit">${s.live_daily_limit === undefined ? 'No limit set.' : `At most ${minor(s.live_daily_limit, units)} of charges, and as much of payouts.`} <small>Changed with ${cli(`${set} --live-daily-limit N`)}.</small></dd>
-<dt>Used today (UTC)</dt><dd id="live-usage-today">Charges: <span id="live-usage-charges">${minor(view.usageToday.charge, units)}</span>; payouts: <span id="live-usage-payouts">${minor(view.usageToday.payout, units)}</span>.</dd>
-</dl>
+<p>Kept per currency: a live payment is checked against the limits of its own currency, and amounts of different currencies are never added together. They apply to live charges and payouts only; a live create past one is refused with <code>amount_limit_exceeded</code>. A day is a UTC day; charges and payouts each count against the daily limit. A currency without a limit has none.</p>
+${liveLimits(view)}
+<p><small>Changed with ${cli(`${set} --live-max-amount CUR:N --live-daily-limit CUR:N`)} (N in minor units of CUR, e.g. ${cli('GHS:500000')} for GHS 5,000.00).</small></p>
 <h2>API rate limit (${env})</h2>
 <p id="rate-limit">${view.rateLimit} requests per second per merchant on the ${env} API, with bursts up to twice that (set by the operator: ${cli(limitVar)}). Every API answer's <code>RateLimit-Limit</code> header gives the limit in force.</p>`,
     frame,
   );
+}
+
+/** The live limits and today's usage, one row per currency that has a limit or was used today. */
+function liveLimits(view: SettingsView): string {
+  const { units } = view;
+  const s = view.account.settings;
+  const max = s.live_max_amount ?? {};
+  const daily = s.live_daily_limit ?? {};
+  const currencies = [...new Set([...Object.keys(max), ...Object.keys(daily), ...Object.keys(view.usageToday)])].sort();
+  const none = Object.keys(max).length === 0 && Object.keys(daily).length === 0;
+  const money = (n: number | string | undefined, currency: string) => (n === undefined ? 'No limit' : escapeHtml(formatMoney(n, currency, units)));
+  const rows = currencies.map((c) => {
+    const used = view.usageToday[c] ?? { charge: '0', payout: '0' };
+    return `<tr id="live-limits-${escapeHtml(c)}"><th scope="row">${escapeHtml(c)}</th><td class="live-max-amount">${money(max[c], c)}</td><td class="live-daily-limit">${money(daily[c], c)}</td><td class="live-usage-charges">${money(used.charge, c)}</td><td class="live-usage-payouts">${money(used.payout, c)}</td></tr>`;
+  });
+  return `${none ? '<p id="live-limits-none">No limit set in any currency.</p>\n' : ''}${
+    rows.length === 0
+      ? ''
+      : `<table id="live-limits"><thead><tr><th scope="col">Currency</th><th scope="col">Per transaction</th><th scope="col">Per day, charges and payouts each</th><th scope="col">Charges today (UTC)</th><th scope="col">Payouts today (UTC)</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>`
+  }`;
 }
