@@ -15,7 +15,8 @@ import { newId } from '../support/new-id';
 import { BREAK_KINDS, isBreakKind } from '../reconcile/break-kinds';
 import { addSummaries, importAndFlag } from '../reconcile/import-statement';
 import { StatementClient } from '../reconcile/statement-client';
-import { dayReport, listBreaks, resolveBreak, type BreakFilter } from '../persistence/reconcile/break-store';
+import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
+import { resolveBreakAndReview } from '../reconcile/resolve-break';
 
 /** `cli reconcile …` (docs/operations.md, "Reconciliation"); its lines of the CLI's usage. */
 export const RECONCILE_USAGE = `  cli reconcile run [--date YYYY-MM-DD] [--product collection|disbursement]   (fetches the partner's statement of that UTC day, default today, and imports it; without --product both, summed)
@@ -122,7 +123,7 @@ export async function runReconcile(argv: string[], deps: ReconcileCliDeps): Prom
     case 'resolve': {
       if (!arg || !isIdOf('reconciliationBreak', arg)) throw new ReconcileUsageError('reconcile resolve needs a break id (brk_…)');
       const actor = actorOf(values);
-      return deps.withDatabase((orm) => resolveBreak(orm, arg, actor));
+      return deps.withTemporalAndDatabase((temporal, orm) => resolveBreakAndReview(orm, temporal, arg, actor));
     }
     case 'report': {
       const date = dateOption(values.date);

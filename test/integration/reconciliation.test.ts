@@ -126,7 +126,15 @@ test('a day of live charges reconciled against the statement: every kind of brea
   // Resolved through the audited path: who, why, before and after.
   const duplicate = byPayment(twice.id, 'duplicate')[0];
   const resolved = await json(['reconcile', 'resolve', duplicate.id, '--reason', 'partner confirmed one debit only', '--operator', 'alice']);
-  expect(resolved).toMatchObject({ id: duplicate.id, status: 'resolved', resolved_by: 'alice', resolved_reason: 'partner confirmed one debit only' });
+  expect(resolved).toMatchObject({ id: duplicate.id, status: 'resolved', resolved_by: 'alice', resolved_reason: 'partner confirmed one debit only', review_released: true });
+  // Its payment had no other break: the review was told (reviewFlag resolved) and ends.
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(twice.id));
+  let status = (await review.describe()).status.name;
+  for (let i = 0; i < 100 && status === 'RUNNING'; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    status = (await review.describe()).status.name;
+  }
+  expect(status).toBe('COMPLETED');
   const again = await cli('reconcile', 'resolve', duplicate.id, '--reason', 'twice', '--operator', 'alice');
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('already resolved by alice');

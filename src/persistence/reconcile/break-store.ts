@@ -86,6 +86,12 @@ export async function resolveBreak(orm: Orm, breakId: string, actor: ChangeActor
   });
 }
 
+/** How many open breaks a payment still has. */
+export async function openBreaksOfPayment(orm: Orm, paymentId: string): Promise<number> {
+  const [r] = await orm.em.fork().execute<Array<{ n: number }>>(`select count(*)::int as n from reconciliation_breaks where payment_id = ? and status = 'open'`, [paymentId]);
+  return r.n;
+}
+
 /** Money in breaks: minor units per currency. */
 export type MoneyByCurrency = Record<string, number>;
 
