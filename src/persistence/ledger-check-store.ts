@@ -1,5 +1,6 @@
 import type { Orm } from './orm';
 import { readResourceProblems, type ResourceProblems } from './ledger-resource-checks';
+import { readLateMoneyMismatches, type LateMoneyMismatch } from './late-answer-checks';
 
 /** A transfer whose entries do not sum to zero, or that spans more than one merchant, environment or currency. */
 export interface UnbalancedTransfer {
@@ -28,6 +29,8 @@ export interface LedgerSnapshot extends ResourceProblems {
   balances: number;
   unbalancedTransfers: UnbalancedTransfer[];
   driftedBalances: DriftedBalance[];
+  /** late_funds and returns_in_transit against the late_answers rows (src/persistence/late-answer-checks.ts). */
+  lateMoneyMismatches: LateMoneyMismatch[];
 }
 
 /**
@@ -59,6 +62,7 @@ export async function readLedgerSnapshot(orm: Orm): Promise<LedgerSnapshot> {
        order by merchant_id, environment, currency, account`,
     );
     const resources = await readResourceProblems(em);
-    return { transfers: Number(counts.transfers), balances: Number(counts.balances), unbalancedTransfers, driftedBalances, ...resources };
+    const lateMoneyMismatches = await readLateMoneyMismatches(em);
+    return { transfers: Number(counts.transfers), balances: Number(counts.balances), unbalancedTransfers, driftedBalances, ...resources, lateMoneyMismatches };
   });
 }

@@ -1,6 +1,7 @@
 import { readLedgerSnapshot, type DriftedBalance, type UnbalancedTransfer } from '../persistence/ledger-check-store';
 import type { ReservedMismatch, UnfinishedResource, UnsweptMismatch } from '../persistence/ledger-resource-checks';
 import type { Orm } from '../persistence/orm';
+import type { LateMoneyMismatch } from '../persistence/late-answer-checks';
 
 export type LedgerCheckReport =
   | { ok: true; transfers: number; balances: number }
@@ -13,6 +14,7 @@ export type LedgerCheckReport =
       unfinished_resources: UnfinishedResource[];
       reserved_mismatches: ReservedMismatch[];
       unswept_mismatches: UnsweptMismatch[];
+      late_money_mismatches: LateMoneyMismatch[];
     };
 
 /**
@@ -21,12 +23,14 @@ export type LedgerCheckReport =
  * balance row equals the sum of its account's postings; and the resources agree with the money
  * (src/persistence/ledger-resource-checks.ts): every finished payout and refund has its reserve and
  * its post or release, every ended charge its hold voided (and a succeeded one its capture), `reserved` equals what is open against it (payouts, refunds, disputes,
- * settlements), and the postings no settlement swept add up to `available`. Not ok: the offending rows.
+ * settlements), and the postings no settlement swept add up to `available`; late money
+ * (issue 29): `late_funds` and `returns_in_transit` hold what the late_answers rows say is not
+ * settled or not yet returned. Not ok: the offending rows.
  */
 export async function ledgerCheck(orm: Orm): Promise<LedgerCheckReport> {
   const s = await readLedgerSnapshot(orm);
   const { transfers, balances } = s;
-  const problems = s.unbalancedTransfers.length + s.driftedBalances.length + s.unfinishedResources.length + s.reservedMismatches.length + s.unsweptMismatches.length;
+  const problems = s.unbalancedTransfers.length + s.driftedBalances.length + s.unfinishedResources.length + s.reservedMismatches.length + s.unsweptMismatches.length + s.lateMoneyMismatches.length;
   if (problems === 0) return { ok: true, transfers, balances };
   return {
     ok: false,
@@ -37,6 +41,7 @@ export async function ledgerCheck(orm: Orm): Promise<LedgerCheckReport> {
     unfinished_resources: s.unfinishedResources,
     reserved_mismatches: s.reservedMismatches,
     unswept_mismatches: s.unsweptMismatches,
+    late_money_mismatches: s.lateMoneyMismatches,
   };
 }
 
@@ -50,5 +55,6 @@ export function describeLedgerProblems(report: LedgerCheckReport): string {
     part('unfinished charge(s)/payout(s)/refund(s)', report.unfinished_resources),
     part('reserved mismatch(es)', report.reserved_mismatches),
     part('unswept mismatch(es)', report.unswept_mismatches),
+    part('late money mismatch(es)', report.late_money_mismatches),
   ].join(', ')}`;
 }

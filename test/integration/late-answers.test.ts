@@ -178,3 +178,18 @@ test('a live payout the partner paid after it failed: recorded, then accepted as
   expect(await review.result()).toMatchObject({ phase: 'settled', settledAction: 'accept', needsAttention: false });
   expect((await ledgerCheck(h.orm)).ok).toBe(true);
 }, 60_000);
+
+test('ledger check: late_funds must hold exactly the late money not settled yet', async () => {
+  const sql = (text: string, params: unknown[] = []) => h.orm.em.getConnection().execute(text, params);
+  // A late_answers row written around the store (no posting): the suspense does not hold it.
+  await sql(`insert into late_answers (payment_id, kind, product, merchant_id, environment, partner_status, amount, currency, our_status, recorded_at)
+             values ('txn_latecheck', 'charge', 'collection', ?, 'live', 'SUCCESSFUL', 500, 'GHS', 'expired', now())`, [m.id]);
+  try {
+    const report = await ledgerCheck(h.orm);
+    expect(report.ok).toBe(false);
+    expect(report.ok ? [] : report.late_money_mismatches).toEqual([{ merchant_id: m.id, environment: 'live', currency: 'GHS', account: 'late_funds', balance: '0', expected: '500' }]);
+  } finally {
+    await sql(`delete from late_answers where payment_id = 'txn_latecheck'`);
+  }
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+});

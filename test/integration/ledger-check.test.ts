@@ -95,6 +95,7 @@ test('an unbalanced transfer, a transfer across currencies and drifted balances 
     reserved_mismatches: [{ merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', reserved: '1', open: '0' }],
     // The postings no settlement swept (907) differ from the available balance (900).
     unswept_mismatches: [{ merchant_id: 'mer_ledgercheck', environment: 'sandbox', currency: 'GHS', available: '900', unswept: '907' }],
+    late_money_mismatches: [],
   });
 
   const result = await cli('ledger', 'check');
