@@ -1,6 +1,7 @@
 import type client from 'prom-client';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../config';
 import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
+import { openBreakTotals } from '../persistence/reconcile/break-store';
 import type { Orm } from '../persistence/orm';
 import { countNeedingAttention } from '../services/needing-attention-counts';
 import type { Logger } from '../support/logger';
@@ -86,9 +87,14 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
         metrics.webhookBacklog.set({ environment }, backlog.pending);
         metrics.webhookOldestPendingAge.set({ environment }, backlog.oldestDueAgeSeconds);
       }
+      // Reconciliation (docs/operations.md, "Reconciliation"): open breaks by kind, money in them by currency.
+      const breaks = await within(deadlineMs, inflight, () => openBreakTotals(deps.orm));
+      for (const [kind, n] of Object.entries(breaks.byKind)) metrics.openBreaks.set({ kind }, n);
+      metrics.openBreakAmount.reset();
+      for (const [currency, amount] of Object.entries(breaks.moneyByCurrency)) metrics.openBreakAmount.set({ currency }, amount);
       record('postgres', true);
     } catch (error) {
-      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge]) gauge.reset();
+      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge, metrics.openBreaks, metrics.openBreakAmount]) gauge.reset();
       record('postgres', false, error);
     }
   };

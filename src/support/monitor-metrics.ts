@@ -15,6 +15,10 @@ export interface MonitorMetrics {
   webhookOldestPendingAge: client.Gauge<'environment'>;
   relayLag: client.Gauge<'relay'>;
   pollers: client.Gauge<'environment' | 'task_queue' | 'task_type'>;
+  /** Open reconciliation breaks, by kind (every kind exported, zero included). */
+  openBreaks: client.Gauge<'kind'>;
+  /** Money in open reconciliation breaks, in minor units, by currency. */
+  openBreakAmount: client.Gauge<'currency'>;
 }
 
 export function createMonitorMetrics(registry: client.Registry): MonitorMetrics {
@@ -54,6 +58,18 @@ export function createMonitorMetrics(registry: client.Registry): MonitorMetrics 
       name: 'payments_task_queue_pollers',
       help: 'Worker pollers the Temporal server saw in the last minute on each environment task queue, by task type (workflow, activity)',
       labelNames: ['environment', 'task_queue', 'task_type'],
+      registers,
+    }),
+    openBreaks: new client.Gauge({
+      name: 'payments_reconciliation_open_breaks',
+      help: "Open breaks between our payments and the partner's statements (reconcile breaks), by kind",
+      labelNames: ['kind'],
+      registers,
+    }),
+    openBreakAmount: new client.Gauge({
+      name: 'payments_reconciliation_open_break_amount',
+      help: 'Money in open reconciliation breaks, in minor units of each currency',
+      labelNames: ['currency'],
       registers,
     }),
   };
