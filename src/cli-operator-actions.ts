@@ -10,6 +10,7 @@ import { reverseCharge } from './services/reverse-charge';
 import { reversePayout } from './services/reverse-payout';
 import { restartPayment } from './services/restart-payment';
 import { settleLate } from './services/settle-late';
+import { closeReview } from './services/close-review';
 import type { SettleLateAction } from './domain/payment-review';
 import type { TemporalHandle } from './temporal/connection';
 
@@ -50,6 +51,8 @@ export const OPERATOR_COMMANDS: Record<string, Act> = {
     restartPayment(orm, temporal, config.taskQueue, id, { operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
   'payments settle-late': ({ orm, temporal, config }, id, { operator, reason, settleLate: action }, batchId) =>
     settleLate(orm, temporal, id, { action: action!, operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
+  'payments review-close': ({ temporal, config }, id, { operator, reason }, batchId) =>
+    closeReview(temporal, id, { operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
 };
 
 /** A printed answer is a JSON string (the API's serialisation) or a value to serialise. */

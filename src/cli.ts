@@ -54,6 +54,7 @@ const USAGE = `usage:
   cli payments stuck [--env test|live] [--query 'a Temporal list query']
   cli payments restart PO_ID|RE_ID|DP_ID --reason TEXT
   cli payments settle-late PAYMENT_ID --action credit|return|accept --reason TEXT   (late money: credit the merchant or return it to the payer for a charge; accept a payout or settlement as paid)
+  cli payments review-close PAYMENT_ID --reason TEXT   (a payment review's contradiction looked at: the partner said FAILED for a payment we recorded as paid, or another amount)
   cli settlements run [--merchant MERCHANT_ID] [--env test|live] [--outcome failed]
   cli settlements skipped [--merchant MERCHANT_ID] [--env test|live] [--limit N]
   cli settlements retry STL_ID --reason TEXT
@@ -61,7 +62,7 @@ const USAGE = `usage:
   cli ledger check
   cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
 ${RECONCILE_USAGE}
-operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart, payments settle-late) take --operator NAME
+operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart, payments settle-late, payments review-close) take --operator NAME
 (default cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll, revoke); instead of an id, --query 'a Temporal list query'
 [--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
 action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id`;

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { PAYMENT_REVIEW_QUERY, REVIEW_FLAG_SIGNAL, SETTLE_LATE_ANSWER_UPDATE, type PaymentReviewFlag, type PaymentReviewState, type SettleLateRequest } from '../src/domain/payment-review';
+import { CLOSE_REVIEW_UPDATE, PAYMENT_REVIEW_QUERY, REVIEW_FLAG_SIGNAL, SETTLE_LATE_ANSWER_UPDATE, type CloseReviewRequest, type PaymentReviewFlag, type PaymentReviewState, type SettleLateRequest } from '../src/domain/payment-review';
 
 /** One more reason to look at a payment (or, `resolved: true`, its source's reasons closed): how everyone flags a review (signalWithStart). */
 export const reviewFlagSignal = defineSignal<[PaymentReviewFlag]>(REVIEW_FLAG_SIGNAL);
@@ -22,3 +22,11 @@ export interface SettleLateResult {
  * transaction; audited (`payment.settle_late`, before and after).
  */
 export const settleLateAnswerUpdate = defineUpdate<SettleLateResult, [SettleLateRequest]>(SETTLE_LATE_ANSWER_UPDATE);
+
+/**
+ * An operator closes a review's contradiction (`payments review-close ID --reason TEXT`, or the Temporal
+ * UI with `{"operator":"…","reason":"…"}`): validated (operator, reason, a contradiction open), audited
+ * (`payment.review_close`); answers the review's state. Reconciliation reasons are closed by their
+ * break's resolution, not here.
+ */
+export const closeReviewUpdate = defineUpdate<PaymentReviewState, [CloseReviewRequest]>(CLOSE_REVIEW_UPDATE);

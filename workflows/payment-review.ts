@@ -15,6 +15,7 @@ import type { RailActivities } from '../activities/types';
 import { RAIL_CALL_TIMEOUT_MS } from '../src/domain/live-rail';
 import { operatorOf } from '../src/domain/operator-action';
 import {
+  closeReviewRefusal,
   reviewedKind,
   settleLateActionRefusal,
   settleLateRefusal,
@@ -26,7 +27,7 @@ import {
 import { SA } from '../src/domain/search-attributes';
 import type { RailStatus } from '../src/rail/partner-rail';
 import { auditOperatorAction } from './operator-audit';
-import { paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
+import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
 
 /** Waits between the partner's status requests: 1 min, 5 min, 15 min, then hourly for as long as it takes. */
 export const REVIEW_POLL_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000];
@@ -83,6 +84,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   /** Sources whose reasons were resolved since (a reconciliation break resolved elsewhere). */
   const resolved = new Set<string>();
   let contradiction = null as string | null;
+  let contradictionClosed = false;
   let settling = false;
   let returnNote = null as string | null;
 
@@ -96,7 +98,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
           ? `LATE MONEY: the partner said ${state.partnerStatus} after we ended ${start.paymentId} ${state.ourStatus}; settle it: payments settle-late ${start.paymentId} --action ${kind === 'charge' ? 'credit|return' : 'accept'} --reason TEXT`
           : state.phase === 'settling'
             ? `late money of ${start.paymentId} settled with ${state.settledAction}: ${returnNote ?? 'applying'}`
-            : `partner said ${state.partnerStatus}, we recorded ${state.ourStatus}${contradiction ? `: ${contradiction}` : ''}`;
+            : `partner said ${state.partnerStatus}, we recorded ${state.ourStatus}${contradiction ? `: ${contradiction}${contradictionClosed ? ' (closed by an operator)' : `; close it once looked at: payments review-close ${start.paymentId} --reason TEXT`}` : ''}`;
     setCurrentDetails([head, ...(returnNote && state.phase !== 'settling' ? [returnNote] : []), ...reasons.map((r) => `- ${r}`)].join('\n'));
   };
   const attention = (value: boolean) => {
@@ -116,6 +118,29 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
     log.info('payment review flagged', { paymentId: start.paymentId, source: flag.source, resolved: flag.resolved === true });
     refresh();
   });
+
+  const contradictionOpen = () => contradiction !== null && !contradictionClosed && !resolved.has(start.source);
+  const closeRefusal = (request: unknown): string | null =>
+    closeReviewRefusal(request) ??
+    (contradictionOpen() ? null : `nothing to close on the review of ${start.paymentId}: ${state.phase === 'polling' ? 'the partner has not answered yet' : 'no contradiction is open'} (a reconciliation reason is closed by resolving its break)`);
+  setHandler(
+    closeReviewUpdate,
+    async (request) => {
+      const why = closeRefusal(request);
+      if (why) throw ApplicationFailure.create({ type: 'CloseReviewRefused', message: why, nonRetryable: true });
+      const before = { phase: state.phase, partner_status: state.partnerStatus, our_status: state.ourStatus, contradiction };
+      contradictionClosed = true;
+      refresh();
+      await auditOperatorAction({ paymentId: start.paymentId, action: 'payment.review_close', operator: operatorOf(request), reason: request.reason.trim(), batchId: request.batch_id, before, after: { ...before, closed: true } });
+      return state;
+    },
+    {
+      validator: (request) => {
+        const why = closeRefusal(request);
+        if (why) throw new Error(why);
+      },
+    },
+  );
 
   const refusal = (request: SettleLateRequest): string | null => {
     const shape = settleLateRefusal(request);
@@ -203,7 +228,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   refresh();
 
   // 3. Reasons still open (a reconciliation break, a contradiction): wait until each source is resolved.
-  const stillOpen = () => openReasons().some((r) => r.source === 'reconciliation' || (contradiction !== null && r.source === start.source && !resolved.has(start.source)));
+  const stillOpen = () => openReasons().some((r) => r.source === 'reconciliation') || contradictionOpen();
   if (state.phase === 'agreed' && stillOpen()) {
     log.warn('payment review: reasons remain open', { paymentId: start.paymentId, contradiction });
     await condition(() => !stillOpen());

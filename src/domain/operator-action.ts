@@ -24,6 +24,8 @@ export const OPERATOR_ACTIONS = [
   'settlement.retry',
   /** Late money settled (issue 29): credit, return or accept, through the payment review's settleLateAnswer update. */
   'payment.settle_late',
+  /** A payment review's contradiction closed by an operator (issue 29, the closeReview update). */
+  'payment.review_close',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 

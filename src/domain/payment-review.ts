@@ -39,6 +39,30 @@ export const PAYMENT_REVIEW_WORKFLOW_TYPE = 'paymentReviewWorkflow';
 export const REVIEW_FLAG_SIGNAL = 'reviewFlag';
 export const SETTLE_LATE_ANSWER_UPDATE = 'settleLateAnswer';
 export const PAYMENT_REVIEW_QUERY = 'paymentReview';
+export const CLOSE_REVIEW_UPDATE = 'closeReview';
+
+/**
+ * Input of the closeReview update (`payments review-close ID --reason TEXT`): an operator has looked
+ * at a contradiction no settle action covers (the partner said FAILED for a payment we recorded as
+ * paid, or a SUCCESSFUL named another amount) and closes it, audited (`payment.review_close`).
+ */
+export interface CloseReviewRequest {
+  operator: string;
+  reason: string;
+  batch_id?: string;
+}
+
+/** Why a closeReview request is refused regardless of the review (shape), or null. */
+export function closeReviewRefusal(request: unknown): string | null {
+  const operator = operatorRefusal(request);
+  if (operator) return operator;
+  const fields = request as Record<string, unknown>;
+  for (const key of ['operator', 'reason'] as const) {
+    const value = fields[key];
+    if (typeof value === 'string' && hasControlCharacter(value)) return `"${key}" must not contain control characters`;
+  }
+  return null;
+}
 
 export const paymentReviewWorkflowId = (paymentId: string): string => `${PAYMENT_REVIEW_ID_PREFIX}${paymentId}`;
 

@@ -5,7 +5,7 @@ import { reviewSearchAttributePairs } from '../../src/domain/payment-review-sear
 import { SA } from '../../src/domain/search-attributes';
 import { needsAttentionReason } from '../../src/services/stuck-payments';
 import { taskQueueFor } from '../../src/temporal/task-queues';
-import { paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from '../../workflows/payment-review-messages';
+import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from '../../workflows/payment-review-messages';
 import { auditLog } from './support/fake-audit';
 import { FakeRail } from './support/fake-rail-activities';
 import { startTimeSkippingWorkers, type TimeSkippingWorkers } from './support/time-skipping-workers';
@@ -161,6 +161,21 @@ test('the partner contradicts a success we recorded: NeedsAttention stays with t
   await waitFor(async () => (await phaseOf(handle)) === 'agreed');
   expect(await needsAttention(handle)).toBe(true);
   expect(await needsAttentionReason(h.env.client, paymentReviewWorkflowId(id), null, 5_000)).toContain('the partner says FAILED, but we recorded succeeded');
-  await handle.signal(reviewFlagSignal, { source: 'callback', reason: 'checked with the partner', resolved: true });
+  // Closed by an operator, audited: refused without a reason; then the review ends.
+  await expect(handle.executeUpdate(closeReviewUpdate, { args: [{ operator: 'ops', reason: '' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+  await handle.executeUpdate(closeReviewUpdate, { args: [{ operator: 'cli:esi', reason: 'partner confirmed the payment by phone' }] });
   expect(await handle.result()).toMatchObject({ needsAttention: false });
+  expect(await needsAttention(handle)).toBe(false);
+  expect(auditLog.of(id)).toEqual([
+    expect.objectContaining({ action: 'payment.review_close', operator: 'cli:esi', before: expect.objectContaining({ contradiction: 'the partner says FAILED, but we recorded succeeded' }), after: expect.objectContaining({ closed: true }) }),
+  ]);
+});
+
+test('closeReview is refused while nothing is open', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'APPROVAL_REJECTED', failureClass: 'declined' }]);
+  const { handle } = await review('failed', 'reconciliation');
+  await waitFor(async () => (await phaseOf(handle)) === 'agreed');
+  await expect(handle.executeUpdate(closeReviewUpdate, { args: [{ operator: 'ops', reason: 'x' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+  await handle.signal(reviewFlagSignal, { source: 'reconciliation', reason: 'break resolved', resolved: true });
+  await handle.result();
 });
