@@ -8,6 +8,8 @@ import type { PartnerRail } from '../../src/rail/partner-rail';
 import { statementToCsv } from '../../src/rail/momo-statement';
 import { openBreakTotals } from '../../src/persistence/reconcile/break-store';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
+import { ensureStatementImportSchedule, statementImportScheduleId } from '../../src/temporal/statement-import-schedule';
+import type { StatementImportResult } from '../../src/reconcile/statement-import';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { execCli, cliEnv } from '../support/run-cli';
 
@@ -34,6 +36,7 @@ beforeAll(async () => {
   m = await h.merchant({ verified: true });
 });
 afterAll(async () => {
+  await h?.temporal.client.schedule.getHandle(statementImportScheduleId(h.taskQueue)).delete().catch(() => undefined);
   await h?.close();
   await adapter?.close();
   await fake?.close();
@@ -174,3 +177,30 @@ test('reconcile import FILE: the CSV download of another day, idempotent', async
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('--product');
 });
+
+test("the daily Schedule: ensured idempotently, and a triggered run imports yesterday's statements of both products through the worker's PARTNER_* settings", async () => {
+  // The worker's activity reads PARTNER_* when it is first called (jest gives this file its own process.env).
+  Object.assign(process.env, { PARTNER_BASE_URL: fake.url, PARTNER_API_USER: fake.config.apiUser, PARTNER_API_KEY: fake.config.apiKey, PARTNER_SUBSCRIPTION_KEY: fake.config.subscriptionKey, PARTNER_CALLBACK_BASE_URL: h.urls.live, PARTNER_CALLBACK_SECRET: SECRET });
+  const client = h.temporal.client;
+  expect(await ensureStatementImportSchedule(client, { taskQueue: h.taskQueue })).toEqual({ scheduleId: statementImportScheduleId(h.taskQueue), created: true });
+  expect(await ensureStatementImportSchedule(client, { taskQueue: h.taskQueue, cron: '30 4 * * *' })).toMatchObject({ created: false });
+  await expect(ensureStatementImportSchedule(client, { taskQueue: h.taskQueue, cron: 'not a cron' })).rejects.toThrow(/STATEMENT_IMPORT_SCHEDULE/);
+  const handle = client.schedule.getHandle(statementImportScheduleId(h.taskQueue));
+  const described = await handle.describe();
+  expect(described.spec.calendars?.map((c) => ({ hour: c.hour, minute: c.minute }))).toEqual([{ hour: [{ start: 4, end: 4, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] }]);
+  await handle.trigger();
+  let runs = (await handle.describe()).info.recentActions;
+  for (let i = 0; i < 100 && runs.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    runs = (await handle.describe()).info.recentActions;
+  }
+  const run = runs[0].action;
+  const result = (await client.workflow.getHandle(run.workflow.workflowId, run.workflow.firstExecutionRunId).result()) as StatementImportResult;
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  expect(result.date).toBe(yesterday);
+  expect(result.imports.map((i) => [i.product, i.date])).toEqual([
+    ['collection', yesterday],
+    ['disbursement', yesterday],
+  ]);
+});
+
