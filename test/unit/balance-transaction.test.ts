@@ -15,6 +15,7 @@ import { ACCOUNTS, type Transfer } from '../../src/domain/ledger';
 import { payoutPostTransfer, payoutReleaseTransfer, payoutReserveTransfer, payoutReversalTransfer } from '../../src/domain/payout-ledger';
 import { refundPostTransfer, refundReleaseTransfer, refundReserveTransfer } from '../../src/domain/refund-ledger';
 import { settlementPostTransfer, settlementReleaseTransfer, settlementSweepTransfer } from '../../src/domain/settlement-ledger';
+import { lateClearTransfer, lateCreditTransfer, lateReceiptTransfer, lateReserveTransfer, lateReturnPaidTransfer, lateReturnTransfer } from '../../src/domain/late-answer-ledger';
 
 // Balance transactions (src/domain/balance-transaction.ts): the type of every transfer kind, the
 // payout post split into `payout` + `fee`, net = amount - fee, and nets that add up to the balance.
@@ -107,16 +108,32 @@ test('every transfer id of a source is `<source id>:<step>` as the ledger builde
     ...[refundReserveTransfer, refundPostTransfer, refundReleaseTransfer].map((f) => [f({ id: RE, amount: 1 }), RE] as [Transfer, string]),
     ...[settlementSweepTransfer, settlementPostTransfer, settlementReleaseTransfer].map((f) => [f({ id: STL, amount: 1 }), STL] as [Transfer, string]),
     ...[disputeHoldTransfer, disputeReleaseTransfer, disputeDebitTransfer].map((f) => [f({ id: DP, amount: 1 }), DP] as [Transfer, string]),
+    // Late money (issue 29, src/domain/late-answer-ledger.ts).
+    ...[lateReceiptTransfer('charge', { id: TXN, amount: 1, totalDebit: 1 }), lateCreditTransfer({ id: TXN, amount: 1, totalDebit: 1 }), lateReturnTransfer({ id: TXN, amount: 1, totalDebit: 1 }), lateReturnPaidTransfer({ id: TXN, amount: 1, totalDebit: 1 })].map((t) => [t, TXN] as [Transfer, string]),
+    ...(['payout', 'settlement'] as const).flatMap((kind) => {
+      const id = kind === 'payout' ? PO : STL;
+      const p = { id, amount: 1, totalDebit: 2 };
+      return [lateReceiptTransfer(kind, p), lateReserveTransfer(kind, p), lateClearTransfer(kind, p)].map((t) => [t, id] as [Transfer, string]);
+    }),
   ];
   for (const [transfer, source] of built) {
     expect(transfer.id).toBe(`${source}:${TRANSFER_KINDS[transfer.kind].step}`);
     expect(transferIdsOf(TRANSFER_KINDS[transfer.kind].source, source)).toContain(transfer.id);
   }
-  expect(transferIdsOf('charge', TXN)).toEqual([`${TXN}:hold`, `${TXN}:hold_void`, `${TXN}:capture`, `${TXN}:capture_reversal`]);
+  expect(transferIdsOf('charge', TXN)).toEqual([
+    `${TXN}:hold`,
+    `${TXN}:hold_void`,
+    `${TXN}:capture`,
+    `${TXN}:capture_reversal`,
+    `${TXN}:late_receipt`,
+    `${TXN}:late_credit`,
+    `${TXN}:late_return`,
+    `${TXN}:late_return_paid`,
+  ]);
 });
 
 test('the type filter: the kinds of each type, `fee` the split-off part of payout posts', () => {
-  expect(typeFilter('payout')).toEqual({ kinds: ['payout_reserve', 'payout_post', 'payout_release'], part: '' });
+  expect(typeFilter('payout')).toEqual({ kinds: ['payout_reserve', 'payout_post', 'payout_release', 'payout_late_paid', 'payout_late_reserve', 'payout_late_clear'], part: '' });
   expect(typeFilter('payout_reversal')).toEqual({ kinds: ['payout_reversal'], part: '' });
   expect(typeFilter('fee')).toEqual({ kinds: ['payout_post'], part: 'fee' });
   expect(typeFilter('charge').kinds).toEqual(expect.arrayContaining(['capture', 'capture_reversal']));
