@@ -12,14 +12,15 @@ import { isStatementDate, parseStatementFile, type PartnerStatement } from '../r
 import { flagPaymentReview } from '../services/payment-review';
 import { cliSender } from '../services/operator-errors';
 import { newId } from '../support/new-id';
-import { BREAK_KINDS, isBreakKind } from '../reconcile/break-kinds';
+import { BREAK_KINDS, isBreakKind, type ImportSummary } from '../reconcile/break-kinds';
+import { importStatementsNow } from '../temporal/statement-import-start';
 import { addSummaries, importAndFlag } from '../reconcile/import-statement';
 import { StatementClient } from '../reconcile/statement-client';
 import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
 import { resolveBreakAndReview } from '../reconcile/resolve-break';
 
 /** `cli reconcile …` (docs/operations.md, "Reconciliation"); its lines of the CLI's usage. */
-export const RECONCILE_USAGE = `  cli reconcile run [--date YYYY-MM-DD] [--product collection|disbursement]   (fetches the partner's statement of that UTC day, default today, and imports it; without --product both, summed)
+export const RECONCILE_USAGE = `  cli reconcile run [--date YYYY-MM-DD] [--product collection|disbursement]   (fetches the partner's statement of that UTC day, default today, and imports it; without --product both, summed; without PARTNER_* settings here, the worker does it with its own)
   cli reconcile import FILE [--product P --date D]   (a statement file, CSV or JSON; --product and --date only for a CSV file without rows)
   cli reconcile breaks [--since 7d|ISO-TIME] [--kind ${BREAK_KINDS.join('|')}] [--status open|resolved] [--limit N]
   cli reconcile resolve BRK_ID --reason TEXT [--operator NAME]   (audited: reconciliation_break.resolve)
@@ -96,7 +97,11 @@ export async function runReconcile(argv: string[], deps: ReconcileCliDeps): Prom
       const date = dateOption(values.date);
       const products = productsOption(values.product);
       const partner = loadPartnerConfig(process.env);
-      if (!partner) throw new ReconcileUsageError('no partner is configured: set PARTNER_BASE_URL and its credentials (docs/partner-rail.md, Configuration), or import a statement file with `reconcile import FILE`');
+      const summarize = (summaries: ImportSummary[]) => (summaries.length === 1 ? summaries[0] : addSummaries(date, summaries));
+      if (!partner) {
+        // No PARTNER_* here: the worker fetches and imports with its own (npm start's fake partner included).
+        return deps.withTemporalAndDatabase(async (temporal) => summarize((await importStatementsNow(temporal, deps.config.taskQueue, { date, products })).imports));
+      }
       const client = new StatementClient(partner);
       try {
         const statements: PartnerStatement[] = [];
@@ -104,7 +109,7 @@ export async function runReconcile(argv: string[], deps: ReconcileCliDeps): Prom
         return await deps.withTemporalAndDatabase(async (temporal, orm) => {
           const summaries = [];
           for (const statement of statements) summaries.push(await importAndFlag({ orm, flag: flagWith(temporal) }, statement, `partner:${partner.baseUrl}`));
-          return summaries.length === 1 ? summaries[0] : addSummaries(date, summaries);
+          return summarize(summaries);
         });
       } finally {
         await client.close();

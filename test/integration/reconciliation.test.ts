@@ -204,3 +204,17 @@ test("the daily Schedule: ensured idempotently, and a triggered run imports yest
   ]);
 });
 
+
+test('reconcile run without PARTNER_* settings of its own: the worker fetches and imports with its own (after the test above set them)', async () => {
+  const day = '2026-02-02';
+  const now = `${day}T08:00:00.000Z`;
+  fake.addStatementLine('disbursement', { referenceId: randomUUID(), financialTransactionId: '444555666', externalId: 'po_unknown', amount: '3.00', currency: 'GHS', status: 'SUCCESSFUL', reason: null, party: '****3333', time: now, completedAt: now });
+  const env = Object.fromEntries(Object.entries(cliEnv(h.taskQueue)).filter(([name]) => !name.startsWith('PARTNER_')));
+  const result = await execCli(['reconcile', 'run', '--date', day, '--product', 'disbursement'], env);
+  expect(result.stderr).toBe('');
+  expect(JSON.parse(result.stdout)).toMatchObject({ date: day, product: 'disbursement', lines: 1, matched: 0, breaks: { missing_here: 1 }, already_imported: false });
+  // It ran as a statement import workflow on the worker.
+  const runs = [];
+  for await (const w of h.temporal.client.workflow.list({ query: `WorkflowType = 'statementImportWorkflow' AND TaskQueue = '${h.taskQueue}-live'` })) runs.push(w.workflowId);
+  expect(runs.filter((id) => !id.startsWith('statement-import-' + h.taskQueue)).length).toBeGreaterThanOrEqual(1);
+});
