@@ -1,77 +1,30 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { CompareLateRequest, LateVerdict, PaymentReviewActivities, SettleLateActivityRequest } from '../../activities/payment-review';
-import { paymentReviewWorkflowId, PAYMENT_REVIEW_WORKFLOW_TYPE, type PaymentReviewStart, type PaymentReviewState } from '../../src/domain/payment-review';
-import { reviewSearchAttributePairs } from '../../src/domain/payment-review-search-attributes';
+import { paymentReviewWorkflowId, type PaymentReviewStart, type PaymentReviewState } from '../../src/domain/payment-review';
 import { SA } from '../../src/domain/search-attributes';
 import { needsAttentionReason } from '../../src/services/stuck-payments';
-import { taskQueueFor } from '../../src/temporal/task-queues';
 import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from '../../workflows/payment-review-messages';
 import { auditLog } from './support/fake-audit';
-import { FakeRail } from './support/fake-rail-activities';
-import { startTimeSkippingWorkers, type TimeSkippingWorkers } from './support/time-skipping-workers';
+import { startPaymentReviewEnv, type PaymentReviewTestEnv } from './support/payment-review-env';
 import { waitFor } from './support/wait-for';
 
 // The payment review (issue 29) on the time-skipping test server: the real workflow, the partner's
 // status scripted (FakeRail), the database steps in memory with the contract of
 // src/persistence/late-answer-store.ts (a late SUCCESSFUL for an ended payment is late money, settled once).
 
-/** Our records and the late money, in memory. */
-class FakeLateStore {
-  readonly status = new Map<string, string>();
-  readonly late = new Map<string, { settled: string | null }>();
-  readonly settles: SettleLateActivityRequest[] = [];
-  readonly returns: Array<{ paymentId: string; status: string }> = [];
-
-  readonly activities: PaymentReviewActivities = {
-    submitLateReturn: async () => ({ kind: 'accepted' }),
-    lateReturnStatus: async () => ({ status: 'succeeded', financialTransactionId: 'ft-return' }),
-    recordLateReturn: async ({ paymentId, status }) => {
-      this.returns.push({ paymentId, status });
-    },
-    compareLateAnswer: async (request: CompareLateRequest): Promise<LateVerdict> => {
-      const ours = this.status.get(request.paymentId) ?? 'missing';
-      const ended = ours === 'expired' || ours === 'failed';
-      if (request.status.status === 'succeeded' && (ended || this.late.has(request.paymentId))) {
-        if (!this.late.has(request.paymentId)) this.late.set(request.paymentId, { settled: null });
-        return { verdict: 'late_money', ourStatus: ours, kind: 'charge', settledAction: (this.late.get(request.paymentId)!.settled as 'credit' | null) ?? null };
-      }
-      if (request.status.status !== 'succeeded' && ours === 'succeeded') return { verdict: 'disagrees', ourStatus: ours, kind: 'charge', why: 'the partner says FAILED, but we recorded succeeded' };
-      return { verdict: 'agrees', ourStatus: ours, kind: 'charge' };
-    },
-    settleLateAnswer: async (request) => {
-      this.settles.push(request);
-      const before = this.status.get(request.paymentId)!;
-      if (request.action === 'credit') this.status.set(request.paymentId, 'succeeded');
-      this.late.get(request.paymentId)!.settled = request.action;
-      return { applied: true, before: { status: before, settled_action: null }, after: { status: this.status.get(request.paymentId)!, settled_action: request.action, return_status: null } };
-    },
-  };
-}
-
-const store = new FakeLateStore();
-const rail = new FakeRail();
-let h: TimeSkippingWorkers;
-let n = 0;
+let env: PaymentReviewTestEnv;
+let h: PaymentReviewTestEnv['workers'];
+let store: PaymentReviewTestEnv['store'];
+let rail: PaymentReviewTestEnv['rail'];
 
 beforeAll(async () => {
-  h = await startTimeSkippingWorkers('review', { ...rail.activities, ...store.activities });
+  env = await startPaymentReviewEnv();
+  ({ workers: h, store, rail } = env);
 });
 afterAll(async () => {
-  await h?.close();
+  await env?.close();
 });
 
-async function review(ours: string, source: PaymentReviewStart['source'] = 'late_watch'): Promise<{ id: string; handle: WorkflowHandle }> {
-  const id = `txn_review${++n}`;
-  store.status.set(id, ours);
-  const start: PaymentReviewStart = { paymentId: id, product: 'collection', merchantId: 'mer_review', environment: 'live', source, reason: 'the charge expired while the partner still said PENDING' };
-  const handle = await h.env.client.workflow.start(PAYMENT_REVIEW_WORKFLOW_TYPE, {
-    workflowId: paymentReviewWorkflowId(id),
-    taskQueue: taskQueueFor(h.taskQueue, 'live'),
-    args: [start],
-    typedSearchAttributes: reviewSearchAttributePairs(start),
-  });
-  return { id, handle };
-}
+const review = (ours: string, source: PaymentReviewStart['source'] = 'late_watch') => env.review(ours, source);
 
 const needsAttention = async (handle: WorkflowHandle) => (await handle.describe()).typedSearchAttributes.get(SA.NeedsAttention);
 const phaseOf = async (handle: WorkflowHandle) => (await handle.query(paymentReviewQuery)).phase;

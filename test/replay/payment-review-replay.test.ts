@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker, type LogLevel } from '@temporalio/worker';
+import { installRuntime, workflowBundle } from '../../workers/create-worker';
+
+// Every recorded paymentReviewWorkflow history (scripts/record-payment-review-histories.ts) must
+// replay against the current workflow code.
+
+const DIR = path.join(__dirname, 'histories', 'paymentReviewWorkflow');
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const load = (file: string) => historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
+
+test('the recorded scenarios are all there', () => {
+  expect(files).toEqual(['agrees.json', 'contradiction-closed.json', 'late-credit.json', 'late-return.json', 'reconciliation-resolved.json']);
+});
+
+test.each(files)('%s replays against the current workflow code', async (file) => {
+  const history = load(file);
+  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('paymentReviewWorkflow');
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `payment-review-recorded-${file.replace(/\.json$/, '')}`)).resolves.toBeUndefined();
+});
