@@ -8,6 +8,7 @@ import {
   partnerConfigSummary,
 } from '../../src/rail/partner-config';
 import { StartupError } from '../../src/support/startup-error';
+import { RAIL_CALL_TIMEOUT_MS } from '../../src/domain/live-rail';
 
 const SECRET = 's'.repeat(32);
 const base = {
@@ -52,6 +53,8 @@ describe('loadPartnerConfig', () => {
   });
 
   test('PARTNER_TIMEOUT_MS: its worst case, four requests and the margin, fits the rail activity budget', () => {
+    // The budget is the rail activities' startToCloseTimeout, as the workflows set it.
+    expect(RAIL_CALL_BUDGET_MS).toBe(RAIL_CALL_TIMEOUT_MS);
     expect(MAX_PARTNER_TIMEOUT_MS).toBe(13_750);
     expect(PARTNER_REQUESTS_PER_CALL * MAX_PARTNER_TIMEOUT_MS + RAIL_CALL_MARGIN_MS).toBeLessThanOrEqual(RAIL_CALL_BUDGET_MS);
     expect(PARTNER_REQUESTS_PER_CALL * DEFAULT_PARTNER_TIMEOUT_MS + RAIL_CALL_MARGIN_MS).toBeLessThanOrEqual(RAIL_CALL_BUDGET_MS);
