@@ -112,4 +112,23 @@ describe("the fake partner's statement and new behaviours (over HTTP)", () => {
     const other = parseStatementJson(await (await fetch(`${fake.url}/collection/v1_0/statement?date=2020-01-01`, { headers: headers() })).json());
     expect(other.lines).toEqual([]);
   });
+
+  test('the test controls over HTTP: settle, amend a statement line, add one; authenticated like every call', async () => {
+    const ref = randomUUID();
+    await submit(ref, '233240000004'); // PENDING forever
+    const control = (p: string, body: unknown, auth = true) => fetch(`${fake.url}/collection/_fake/${p}`, { method: 'POST', headers: auth ? headers({ 'content-type': 'application/json' }) : { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await control(`settle/${ref}`, { status: 'SUCCESSFUL' }, false)).status).toBe(401);
+    expect((await control(`settle/${ref}`, { status: 'MAYBE' })).status).toBe(400);
+    expect((await control(`settle/${randomUUID()}`, { status: 'SUCCESSFUL' })).status).toBe(404);
+    expect((await control(`settle/${ref}`, { status: 'SUCCESSFUL', callback: false })).status).toBe(204);
+    expect(fake.transaction('collection', ref)?.state.status).toBe('SUCCESSFUL');
+    expect((await control(`statement/amend/${ref}`, { amount: '1.00', status: 'FAILED' })).status).toBe(204);
+    const stranger = randomUUID();
+    const now = new Date().toISOString();
+    expect((await control('statement/lines', { referenceId: stranger, amount: '2.00', currency: 'GHS', status: 'SUCCESSFUL', time: now })).status).toBe(204);
+    expect((await control('statement/lines', { referenceId: stranger })).status).toBe(400);
+    const lines = fake.statement('collection', today()).lines;
+    expect(lines.find((l) => l.referenceId === ref)).toMatchObject({ amount: '1.00', status: 'FAILED' });
+    expect(lines.find((l) => l.referenceId === stranger)).toMatchObject({ amount: '2.00', financialTransactionId: null });
+  });
 });

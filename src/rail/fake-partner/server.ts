@@ -9,6 +9,7 @@ import { maskHeaders, type RecordedRequest } from './recording';
 import type { FakeTransactions } from './transactions';
 import type { FakeStatements } from './statement';
 import { isStatementDate, statementToCsv } from '../momo-statement';
+import { applyControl, controlRoute, type ControlRoute } from './control';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -82,13 +83,16 @@ type Route =
   | { kind: 'token'; product: RailProduct }
   | { kind: 'submit'; product: RailProduct }
   | { kind: 'status'; product: RailProduct; referenceId: string }
-  | { kind: 'statement'; product: RailProduct; format: 'json' | 'csv' };
+  | { kind: 'statement'; product: RailProduct; format: 'json' | 'csv' }
+  | { kind: 'control'; product: RailProduct; control: ControlRoute };
 
 function route(method: string, path: string): Route | null {
   for (const product of ['collection', 'disbursement'] as const) {
     if (method === 'POST' && (path === `/${product}/token/` || path === `/${product}/token`)) return { kind: 'token', product };
     if (method === 'GET' && path === `/${product}/v1_0/statement`) return { kind: 'statement', product, format: 'json' };
     if (method === 'GET' && path === `/${product}/v1_0/statement.csv`) return { kind: 'statement', product, format: 'csv' };
+    const control = controlRoute(product, method, path);
+    if (control) return { kind: 'control', product, control };
     const base = TRANSACTION_PATH[product];
     if (method === 'POST' && path === base) return { kind: 'submit', product };
     if (method === 'GET' && path.startsWith(`${base}/`)) return { kind: 'status', product, referenceId: decodeURIComponent(path.slice(base.length + 1)) };
@@ -125,6 +129,11 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
     }
     if (header(req, HEADER.targetEnvironment) !== ctx.targetEnvironment) {
       return answer(res, 403, error('NOT_ALLOWED_TARGET_ENVIRONMENT', 'Access to target environment is forbidden.'));
+    }
+
+    if (target.kind === 'control') {
+      const done = applyControl(target.control, product, text ? parseJson(text) : undefined, ctx);
+      return answer(res, done.status, done.message ? error('INVALID_REQUEST', done.message) : undefined);
     }
 
     if (target.kind === 'statement') {

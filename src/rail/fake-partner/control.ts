@@ -1,0 +1,55 @@
+import type { RailProduct } from '../partner-rail';
+import { statementLine, type StatementLine } from '../momo-statement';
+import type { FakeStatements, StatementAmendment } from './statement';
+import type { FakeTransactions } from './transactions';
+
+/**
+ * The fake partner's test controls over HTTP (only the fake has them; docs/partner-rail.md), so a
+ * test driving `npm start`'s servers can play what `settle`, `amendStatement` and
+ * `addStatementLine` play in process. Same authentication as the product's other calls.
+ *
+ * - `POST /{product}/_fake/settle/{referenceId}` `{"status":"SUCCESSFUL"|"FAILED","reason"?,"callback"?:false}`
+ * - `POST /{product}/_fake/statement/amend/{referenceId}` `{"omit"?,"currency"?,"amount"?,"status"?}`
+ * - `POST /{product}/_fake/statement/lines` a statement line (JSON, as the statement lists it)
+ */
+export type ControlRoute = { kind: 'settle' | 'amend'; referenceId: string } | { kind: 'line' };
+
+export function controlRoute(product: RailProduct, method: string, path: string): ControlRoute | null {
+  if (method !== 'POST') return null;
+  const base = `/${product}/_fake/`;
+  if (!path.startsWith(base)) return null;
+  const rest = path.slice(base.length);
+  if (rest === 'statement/lines') return { kind: 'line' };
+  const settle = /^settle\/([^/]+)$/.exec(rest);
+  if (settle) return { kind: 'settle', referenceId: decodeURIComponent(settle[1]) };
+  const amend = /^statement\/amend\/([^/]+)$/.exec(rest);
+  if (amend) return { kind: 'amend', referenceId: decodeURIComponent(amend[1]) };
+  return null;
+}
+
+/** Applies a control; the HTTP status to answer and, on a refusal, why. */
+export function applyControl(route: ControlRoute, product: RailProduct, body: unknown, fake: { transactions: FakeTransactions; statements: FakeStatements }): { status: number; message?: string } {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (route.kind === 'settle') {
+    const final = b.status === 'SUCCESSFUL' ? { status: 'SUCCESSFUL' as const } : b.status === 'FAILED' ? { status: 'FAILED' as const, reason: typeof b.reason === 'string' ? b.reason : 'APPROVAL_REJECTED' } : null;
+    if (!final) return { status: 400, message: 'status must be SUCCESSFUL or FAILED' };
+    return fake.transactions.settle(product, route.referenceId, final, { callback: b.callback !== false }) ? { status: 204 } : { status: 404, message: 'unknown reference' };
+  }
+  if (route.kind === 'amend') {
+    const amendment: StatementAmendment = {};
+    if (b.omit === true) amendment.omit = true;
+    if (typeof b.currency === 'string') amendment.currency = b.currency;
+    if (typeof b.amount === 'string') amendment.amount = b.amount;
+    if (b.status === 'SUCCESSFUL' || b.status === 'FAILED' || b.status === 'PENDING') amendment.status = b.status;
+    fake.statements.amend(product, route.referenceId, amendment);
+    return { status: 204 };
+  }
+  let line: StatementLine;
+  try {
+    line = statementLine(b);
+  } catch (error) {
+    return { status: 400, message: (error as Error).message };
+  }
+  fake.statements.addLine(product, line);
+  return { status: 204 };
+}
