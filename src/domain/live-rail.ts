@@ -48,9 +48,11 @@ export const LIVE_PAYOUT_DEADLINE_MS = 24 * 3600_000;
 export const PARTNER_WORD_PATCH = 'partner-word-only';
 
 /**
- * One rail call's activity budget (startToCloseTimeout). The adapter's worst case is a token fetch
- * and the call, each bounded by PARTNER_TIMEOUT_MS: src/rail/partner-config.ts refuses a timeout that
- * does not fit (so a slow partner is never cut off mid-answer and asked again).
+ * One rail call's activity budget (startToCloseTimeout). The adapter's worst case is four requests
+ * (a token, the call, and after a 401 a new token and the call again), each bounded by
+ * PARTNER_TIMEOUT_MS: src/rail/partner-config.ts refuses a timeout that does not fit (so a slow
+ * partner is never cut off mid-answer and asked again). Runs from before PARTNER_WORD_PATCH keep
+ * their 30 s (workflows/partner-follow.ts).
  */
 export const RAIL_CALL_TIMEOUT_MS = 60_000;
 
