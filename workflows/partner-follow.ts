@@ -1,15 +1,19 @@
 import { ActivityFailure, condition, defineSignal, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
 import type { RailActivities, RailSubmitOutcome } from '../activities/types';
 import type { FailureClass } from '../src/domain/failure-classes';
-import { PARTNER_CALLBACK_SIGNAL, PARTNER_NO_ANSWER_ATTENTION_MS, PARTNER_POLL_SCHEDULE_MS, type RailStepRequest } from '../src/domain/live-rail';
+import { PARTNER_CALLBACK_SIGNAL, PARTNER_NO_ANSWER_ATTENTION_MS, PARTNER_POLL_SCHEDULE_MS, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } from '../src/domain/live-rail';
 import type { RailStatus } from '../src/rail/partner-rail';
 
 /** The partner called back about this payment: a wake-up to ask the partner for the status now (the body is never trusted). */
 export const partnerCallbackSignal = defineSignal(PARTNER_CALLBACK_SIGNAL);
 
-/** Each rail call: the partner's own timeout (PARTNER_TIMEOUT_MS, 5 s by default) well inside 30 s; retried with backoff to 1 minute. */
+/**
+ * Each rail call: RAIL_CALL_TIMEOUT_MS, which PARTNER_TIMEOUT_MS's worst case must fit (it was 30 s;
+ * activity timeouts are not part of replay, so runs in flight take the new budget); retried with
+ * backoff to 1 minute.
+ */
 const RAIL_CALL: ActivityOptions = {
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: RAIL_CALL_TIMEOUT_MS,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 };
 
@@ -45,7 +49,8 @@ async function untilDeadline<T>(call: (options: ActivityOptions) => Promise<T>, 
 }
 
 /**
- * A live payment on the partner rail (src/rail/partner-rail.ts): submit (request-to-pay or transfer,
+ * Runs started before PARTNER_WORD_PATCH only (new runs take workflows/partner-answer.ts, which
+ * never ends a payment without the partner's word). A live payment on the partner rail (src/rail/partner-rail.ts): submit (request-to-pay or transfer,
  * with the payment's fixed reference), then wait for whichever comes first, the partner's callback
  * (signal `partnerCallback`) or the next status poll (PARTNER_POLL_SCHEDULE_MS), and ask the partner
  * for the status; a final status ends the wait. A callback is a wake-up only: the status query is what

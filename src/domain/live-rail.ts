@@ -51,8 +51,8 @@ export const PARTNER_WORD_PATCH = 'partner-word-only';
  * One rail call's activity budget (startToCloseTimeout). The adapter's worst case is four requests
  * (a token, the call, and after a 401 a new token and the call again), each bounded by
  * PARTNER_TIMEOUT_MS: src/rail/partner-config.ts refuses a timeout that does not fit (so a slow
- * partner is never cut off mid-answer and asked again). Runs from before PARTNER_WORD_PATCH keep
- * their 30 s (workflows/partner-follow.ts).
+ * partner is never cut off mid-answer and asked again). Runs from before PARTNER_WORD_PATCH take it
+ * too (workflows/partner-follow.ts): activity timeouts are not checked on replay.
  */
 export const RAIL_CALL_TIMEOUT_MS = 60_000;
 
