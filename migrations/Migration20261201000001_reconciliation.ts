@@ -22,6 +22,8 @@ export class Migration20261201000001_reconciliation extends Migration {
 
   override up(): void {
     this.addSql(`alter table rail_references add column if not exists partner_transaction_id text null`);
+    // The references a statement's day should list: those made that day, per product, in live.
+    this.addSql(`create index rail_references_live_sent on rail_references (product, created_at) where environment = 'live'`);
     this.addSql(`create table partner_statements (
       id text primary key,
       product text not null check (product in ('collection', 'disbursement')),

@@ -23,7 +23,7 @@ export async function ourPaymentsFor(em: EntityManager, product: RailProduct, da
        left join payouts p on p.id = r.payment_id
        left join settlements s on s.id = r.payment_id
      where r.product = ?
-       and (r.reference_id::text in (select jsonb_array_elements_text(?::jsonb))
+       and (r.reference_id in (select jsonb_array_elements_text(?::jsonb)::uuid)
          or (r.environment = 'live' and r.created_at >= ?::date at time zone 'UTC' and r.created_at < (?::date + 1) at time zone 'UTC'))`,
     [product, JSON.stringify(refs), date, date],
   );
