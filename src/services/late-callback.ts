@@ -6,7 +6,8 @@ import type { RailProduct, RailStatus } from '../rail/partner-rail';
 import { flagPaymentReview } from './payment-review';
 
 /**
- * A verified callback for a payment whose workflow is closed (issue 29): read, never dropped. When
+ * A verified callback for a payment that has ended (issue 29; its workflow closed, or still open
+ * after the end, e.g. a failed settlement waiting for a retry): read, never dropped. When
  * what it claims contradicts how we ended the payment (SUCCESSFUL for a charge we expired or failed,
  * or a payout or settlement we failed; FAILED for one we recorded as paid), the payment is flagged
  * for review (source `callback`): the review asks the partner (the body is never a fact) and records

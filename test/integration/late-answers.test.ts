@@ -11,6 +11,8 @@ import { paymentReviewQuery } from '../../workflows/payment-review-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { runCli } from '../support/run-cli';
+import { giveSettlementAccount } from '../support/settlement-runs';
+import { runSettlements } from '../../src/services/settlement-run';
 
 /**
  * Issue 29, "A late answer is never dropped", on the real stack (PostgreSQL, the Temporal dev server,
@@ -193,3 +195,32 @@ test('ledger check: late_funds must hold exactly the late money not settled yet'
   }
   expect((await ledgerCheck(h.orm)).ok).toBe(true);
 });
+
+test('a live settlement the partner paid after it failed (its workflow still waiting for a retry): recorded, accepted as paid', async () => {
+  const s = await h.merchant({ verified: true });
+  await fundMerchant(h, s.id, 70_000, 'GHS', 'live');
+  await giveSettlementAccount(h, s.id, '0012345670001', 'GCB'); // 0001: the partner refuses it after acceptance
+  const run = await runSettlements({ orm: h.orm, client: h.temporal.client, taskQueue: h.taskQueue }, { merchantId: s.id, environment: 'live' });
+  expect(run.batches).toHaveLength(1);
+  const id = run.batches[0].id;
+  const settlementStatus = async () => (await h.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from settlements where id = ?`, [id]))[0]?.status;
+  await until(async () => (await settlementStatus()) === 'failed');
+  const [{ reference_id: ref }] = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
+
+  expect(fake.settle('disbursement', ref, { status: 'SUCCESSFUL' })).toBe(true);
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
+  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  expect(await findLateAnswer(h.orm, id)).toMatchObject({ kind: 'settlement', our_status: 'failed', amount: 70_000 });
+  expect((await balanceRows(h, s.id, 'GHS', 'live')).late_funds).toBe(-70_000);
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+
+  const settled = await cliJson('payments', 'settle-late', id, '--action', 'accept', '--reason', 'the bank confirmed the credit', '--operator', 'ops:esi');
+  expect(settled).toMatchObject({ action: 'accept', status: 'paid' });
+  expect(await settlementStatus()).toBe('paid');
+  const rows = await balanceRows(h, s.id, 'GHS', 'live');
+  // The failed batch returned 70 000 to available; paid late, it leaves again.
+  expect([rows.merchant_available, rows.merchant_reserved, rows.late_funds]).toEqual([0, 0, 0]);
+  expect(await review.result()).toMatchObject({ phase: 'settled', settledAction: 'accept', needsAttention: false });
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+  await h.temporal.client.workflow.getHandle(id).terminate('test over: the batch waits for a retry that must not come').catch(() => undefined);
+}, 60_000);

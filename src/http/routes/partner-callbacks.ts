@@ -15,8 +15,9 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * API key: the partner authenticates by the URL's token). A verified callback wakes the payment's
  * workflow (signal `partnerCallback`), which asks the partner for the status and follows that, never
  * the body: a forged, unknown, replayed or malformed callback changes nothing. A callback for a
- * payment already ended whose claim contradicts how it ended is `late`: the payment is flagged for a
- * payment review (src/services/late-callback.ts), logged as a warning. Every callback is
+ * payment already ended (its workflow closed, or still open after the end) whose claim contradicts
+ * how it ended is `late`: the payment is flagged for a payment review
+ * (src/services/late-callback.ts), logged as a warning. Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the
  * token).
  */
@@ -47,9 +48,12 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
           outcome = 'accepted';
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
-          // Closed: the payment has ended. A claim that contradicts how it ended is read, never dropped.
-          outcome = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue }, payment.paymentId, verified.product, verified.claimed);
+          outcome = 'replayed';
         }
+        // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
+        // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
+        const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue }, payment.paymentId, verified.product, verified.claimed);
+        if (late === 'late') outcome = 'late';
       }
     }
     const answer = callbackAnswer(outcome);
