@@ -10,7 +10,7 @@ import {
   upsertSearchAttributes,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { PaymentReviewActivities } from '../activities/payment-review';
+import type { LateVerdict, PaymentReviewActivities } from '../activities/payment-review';
 import type { RailActivities } from '../activities/types';
 import { RAIL_CALL_TIMEOUT_MS } from '../src/domain/live-rail';
 import { operatorOf } from '../src/domain/operator-action';
@@ -204,10 +204,13 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
     }
     if (status === null) await sleep(pollDelay(round));
   }
-  state.partnerStatus = partnerWord(status);
+  const sandbox = start.environment === 'sandbox';
+  state.partnerStatus = sandbox ? 'none (a sandbox payment never reaches a partner)' : partnerWord(status);
 
-  // 2. Compared with our record; late money recorded.
-  const verdict = await steps.compareLateAnswer({ paymentId: start.paymentId, product: start.product, status, at: new Date().toISOString() });
+  // 2. Compared with our record; late money recorded. A sandbox payment has no partner to compare with.
+  const verdict: LateVerdict = sandbox
+    ? { verdict: 'agrees', ourStatus: 'sandbox', kind: kind ?? 'charge' }
+    : await steps.compareLateAnswer({ paymentId: start.paymentId, product: start.product, status, at: new Date().toISOString() });
   state.ourStatus = verdict.ourStatus;
   if (verdict.verdict === 'late_money') {
     state.phase = verdict.settledAction ? 'settled' : 'late_money';

@@ -132,3 +132,11 @@ test('closeReview is refused while nothing is open', async () => {
   await handle.signal(reviewFlagSignal, { source: 'reconciliation', reason: 'break resolved', resolved: true });
   await handle.result();
 });
+
+test('a sandbox payment never reached a partner: its review asks nobody and ends (NeedsAttention kept only for a reconciliation reason)', async () => {
+  const calls = rail.statusCalls.length;
+  const { id, handle } = await env.review('expired', 'late_watch', undefined, 'sandbox');
+  expect(await handle.result()).toMatchObject({ phase: 'agreed', needsAttention: false, partnerStatus: expect.stringContaining('sandbox') });
+  expect(rail.statusCalls.length).toBe(calls);
+  expect(store.late.has(id)).toBe(false);
+});

@@ -51,7 +51,7 @@ export interface PaymentReviewTestEnv {
   store: FakeLateStore;
   rail: FakeRail;
   /** Starts a review of a new charge (`txn_review<n>`, or `paymentId`) that we ended `ours`. */
-  review(ours: string, source?: PaymentReviewStart['source'], paymentId?: string): Promise<{ id: string; handle: WorkflowHandle }>;
+  review(ours: string, source?: PaymentReviewStart['source'], paymentId?: string, environment?: PaymentReviewStart['environment']): Promise<{ id: string; handle: WorkflowHandle }>;
   close(): Promise<void>;
 }
 
@@ -64,13 +64,13 @@ export async function startPaymentReviewEnv(): Promise<PaymentReviewTestEnv> {
     workers,
     store,
     rail,
-    async review(ours, source = 'late_watch', paymentId) {
+    async review(ours, source = 'late_watch', paymentId, environment = 'live') {
       const id = paymentId ?? `txn_review${++n}`;
       store.status.set(id, ours);
-      const start: PaymentReviewStart = { paymentId: id, product: 'collection', merchantId: 'mer_review', environment: 'live', source, reason: 'the charge expired while the partner still said PENDING' };
+      const start: PaymentReviewStart = { paymentId: id, product: 'collection', merchantId: 'mer_review', environment, source, reason: 'the charge expired while the partner still said PENDING' };
       const handle = await workers.env.client.workflow.start(PAYMENT_REVIEW_WORKFLOW_TYPE, {
         workflowId: paymentReviewWorkflowId(id),
-        taskQueue: taskQueueFor(workers.taskQueue, 'live'),
+        taskQueue: taskQueueFor(workers.taskQueue, environment),
         args: [start],
         typedSearchAttributes: reviewSearchAttributePairs(start),
       });
