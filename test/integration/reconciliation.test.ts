@@ -98,6 +98,13 @@ test('a day of live charges reconciled against the statement: every kind of brea
   expect(summary.breaks.missing_there).toBeGreaterThanOrEqual(1);
   expect(summary.lines).toBe(7);
   expect(summary.matched).toBe(2); // clean, and the first line of 0010
+  const stored = await h.orm.em.getConnection().execute<Array<{ reference_id: string; payment_id: string | null; amount_minor: string | null }>>(
+    `select l.reference_id, l.payment_id, l.amount_minor::text from partner_statement_lines l join partner_statements s on s.id = l.statement_id where s.product = 'collection' and s.statement_date = ?::date order by l.line_no`,
+    [today()],
+  );
+  expect(stored).toHaveLength(7);
+  expect(stored.find((l) => l.reference_id === plusOne.reference)).toEqual({ reference_id: plusOne.reference, payment_id: plusOne.id, amount_minor: '15001' });
+  expect(stored.find((l) => l.reference_id === stranger)?.payment_id).toBeNull();
 
   const listed = await json(['reconcile', 'breaks', '--limit', '1000']);
   const byPayment = (id: string | null, kind: string) => listed.data.filter((b: { payment_id: string | null; kind: string }) => b.payment_id === id && b.kind === kind);

@@ -24,13 +24,29 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
 
     const ours = await ourPaymentsFor(em, statement.product, statement.date, statement.lines.map((l) => l.referenceId));
     const result = matchStatement(statement, ours);
-    for (const { lineNo, line, paymentId, amountMinor } of result.lines) {
-      await em.execute(
-        `insert into partner_statement_lines (statement_id, line_no, reference_id, financial_transaction_id, external_id, amount, amount_minor, currency, status, reason, party, partner_time, completed_at, payment_id)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, lineNo, line.referenceId, line.financialTransactionId, line.externalId || null, line.amount, amountMinor, line.currency, line.status, line.reason, line.party || null, line.time, line.completedAt, paymentId],
-      );
-    }
+    // Every line in one statement (a statement may hold many thousands).
+    const rows = result.lines.map(({ lineNo, line, paymentId, amountMinor }) => ({
+      line_no: lineNo,
+      reference_id: line.referenceId,
+      financial_transaction_id: line.financialTransactionId,
+      external_id: line.externalId || null,
+      amount: line.amount,
+      amount_minor: amountMinor,
+      currency: line.currency,
+      status: line.status,
+      reason: line.reason,
+      party: line.party || null,
+      partner_time: line.time,
+      completed_at: line.completedAt,
+      payment_id: paymentId,
+    }));
+    await em.execute(
+      `insert into partner_statement_lines (statement_id, line_no, reference_id, financial_transaction_id, external_id, amount, amount_minor, currency, status, reason, party, partner_time, completed_at, payment_id)
+       select ?, line_no, reference_id, financial_transaction_id, external_id, amount, amount_minor, currency, status, reason, party, partner_time, completed_at, payment_id
+       from jsonb_to_recordset(?::jsonb) as l(line_no int, reference_id text, financial_transaction_id text, external_id text, amount text, amount_minor bigint, currency text,
+         status text, reason text, party text, partner_time text, completed_at text, payment_id text)`,
+      [id, JSON.stringify(rows)],
+    );
     for (const b of result.breaks) {
       await em.execute(
         `insert into reconciliation_breaks (id, statement_id, product, statement_date, environment, kind, reference_id, payment_id, merchant_id, amount, currency,
