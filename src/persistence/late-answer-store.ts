@@ -317,3 +317,22 @@ export async function openLateAnswers(orm: Orm): Promise<LateAnswer[]> {
   const rows = await orm.em.fork().execute<Record<string, unknown>[]>(`select * from late_answers where settled_action is null order by recorded_at`);
   return rows.map(toAnswer);
 }
+
+/**
+ * Late money not settled yet, for the API's metrics sampler: how many by kind (every kind, 0 included)
+ * and how much by currency (minor units).
+ */
+export async function openLateMoneyTotals(orm: Orm): Promise<{ byKind: Record<ReviewedKind, number>; amountByCurrency: Record<string, number> }> {
+  const rows = await orm.em
+    .fork()
+    .execute<Array<{ kind: ReviewedKind; currency: string; n: number; amount: string }>>(
+      `select kind, currency, count(*)::int as n, sum(amount)::text as amount from late_answers where settled_action is null group by kind, currency`,
+    );
+  const byKind: Record<ReviewedKind, number> = { charge: 0, payout: 0, settlement: 0 };
+  const amountByCurrency: Record<string, number> = {};
+  for (const row of rows) {
+    byKind[row.kind] += row.n;
+    amountByCurrency[row.currency] = (amountByCurrency[row.currency] ?? 0) + Number(row.amount);
+  }
+  return { byKind, amountByCurrency };
+}

@@ -2,6 +2,7 @@ import type client from 'prom-client';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../config';
 import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
 import { openBreakTotals } from '../persistence/reconcile/break-store';
+import { openLateMoneyTotals } from '../persistence/late-answer-store';
 import type { Orm } from '../persistence/orm';
 import { countNeedingAttention } from '../services/needing-attention-counts';
 import type { Logger } from '../support/logger';
@@ -92,9 +93,14 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
       for (const [kind, n] of Object.entries(breaks.byKind)) metrics.openBreaks.set({ kind }, n);
       metrics.openBreakAmount.reset();
       for (const [currency, amount] of Object.entries(breaks.moneyByCurrency)) metrics.openBreakAmount.set({ currency }, amount);
+      // Late money (docs/operations.md, "Late money"): not settled yet, by kind and by currency.
+      const late = await within(deadlineMs, inflight, () => openLateMoneyTotals(deps.orm));
+      for (const [kind, n] of Object.entries(late.byKind)) metrics.lateMoneyOpen.set({ kind }, n);
+      metrics.lateMoneyOpenAmount.reset();
+      for (const [currency, amount] of Object.entries(late.amountByCurrency)) metrics.lateMoneyOpenAmount.set({ currency }, amount);
       record('postgres', true);
     } catch (error) {
-      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge, metrics.openBreaks, metrics.openBreakAmount]) gauge.reset();
+      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge, metrics.openBreaks, metrics.openBreakAmount, metrics.lateMoneyOpen, metrics.lateMoneyOpenAmount]) gauge.reset();
       record('postgres', false, error);
     }
   };

@@ -19,6 +19,10 @@ export interface MonitorMetrics {
   openBreaks: client.Gauge<'kind'>;
   /** Money in open reconciliation breaks, in minor units, by currency. */
   openBreakAmount: client.Gauge<'currency'>;
+  /** Late money not settled yet (issue 29), by kind of payment (every kind exported, zero included). */
+  lateMoneyOpen: client.Gauge<'kind'>;
+  /** Late money not settled yet, in minor units, by currency. */
+  lateMoneyOpenAmount: client.Gauge<'currency'>;
 }
 
 export function createMonitorMetrics(registry: client.Registry): MonitorMetrics {
@@ -69,6 +73,18 @@ export function createMonitorMetrics(registry: client.Registry): MonitorMetrics 
     openBreakAmount: new client.Gauge({
       name: 'payments_reconciliation_open_break_amount',
       help: 'Money in open reconciliation breaks, in minor units of each currency',
+      labelNames: ['currency'],
+      registers,
+    }),
+    lateMoneyOpen: new client.Gauge({
+      name: 'payments_late_money_open',
+      help: 'Payments the partner said SUCCESSFUL for after we had ended them (late money), not settled yet (payments settle-late), by kind: charge, payout, settlement',
+      labelNames: ['kind'],
+      registers,
+    }),
+    lateMoneyOpenAmount: new client.Gauge({
+      name: 'payments_late_money_open_amount',
+      help: 'Late money not settled yet, in minor units of each currency',
       labelNames: ['currency'],
       registers,
     }),
