@@ -22,6 +22,8 @@ export interface OperatorInput {
   resolution?: Pick<ChargeResolutionRequest, 'as' | 'failure_class' | 'evidence'>;
   /** `payments settle-late` only: how the late money is settled. */
   settleLate?: SettleLateAction;
+  /** `charges resolve` and `payments settle-late`: the partner's evidence (a transaction id, a statement line). */
+  evidence?: string;
 }
 
 interface Context {
@@ -49,8 +51,8 @@ export const OPERATOR_COMMANDS: Record<string, Act> = {
   'settlements retry': ({ orm, temporal, config }, id, { operator, reason }, batchId) => retrySettlement(orm, temporal, id, reason, config.temporalRequestDeadlineMs, operator, batchId),
   'payments restart': ({ orm, temporal, config }, id, { operator, reason }, batchId) =>
     restartPayment(orm, temporal, config.taskQueue, id, { operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
-  'payments settle-late': ({ orm, temporal, config }, id, { operator, reason, settleLate: action }, batchId) =>
-    settleLate(orm, temporal, id, { action: action!, operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
+  'payments settle-late': ({ orm, temporal, config }, id, { operator, reason, settleLate: action, evidence }, batchId) =>
+    settleLate(orm, temporal, id, { action: action!, operator, reason, ...(evidence ? { evidence } : {}), ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
   'payments review-close': ({ temporal, config }, id, { operator, reason }, batchId) =>
     closeReview(temporal, id, { operator, reason, ...(batchId ? { batch_id: batchId } : {}) }, config.temporalRequestDeadlineMs),
 };

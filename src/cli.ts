@@ -47,13 +47,13 @@ const USAGE = `usage:
   cli keys revoke KEY_ID [--reason TEXT]
   cli keys list --merchant MERCHANT_ID
   cli charges reverse TXN_ID --reason TEXT
-  cli charges resolve TXN_ID --as succeeded|failed --reason TEXT [--failure-class CLASS]
+  cli charges resolve TXN_ID --as succeeded|failed --reason TEXT [--failure-class CLASS] [--evidence PARTNER_TXN_ID|STATEMENT_LINE]   (--evidence is required for a live charge)
   cli charges retry TXN_ID --reason TEXT
   cli payouts approve|reject PO_ID --reason TEXT
   cli payouts reverse PO_ID --reason TEXT
   cli payments stuck [--env test|live] [--query 'a Temporal list query']
   cli payments restart PO_ID|RE_ID|DP_ID --reason TEXT
-  cli payments settle-late PAYMENT_ID --action credit|return|accept --reason TEXT   (late money: credit the merchant or return it to the payer for a charge; accept a payout or settlement as paid)
+  cli payments settle-late PAYMENT_ID --action credit|return|accept --reason TEXT [--evidence PARTNER_TXN_ID|STATEMENT_LINE]   (late money: credit the merchant or return it to the payer for a charge; accept a payout or settlement as paid)
   cli payments review-close PAYMENT_ID --reason TEXT   (a payment review's contradiction looked at: the partner said FAILED for a payment we recorded as paid, or another amount)
   cli settlements run [--merchant MERCHANT_ID] [--env test|live] [--outcome failed]
   cli settlements skipped [--merchant MERCHANT_ID] [--env test|live] [--limit N]
@@ -239,6 +239,7 @@ function resolutionOf(values: Values): NonNullable<OperatorInput['resolution']> 
     if (!isFailureClass(failureClass)) throw new UsageError(`--failure-class must be one of: ${FAILURE_CLASSES.join(', ')}`);
     request.failure_class = failureClass;
   }
+  if (values.evidence !== undefined) request.evidence = values.evidence;
   return request;
 }
 
@@ -292,7 +293,7 @@ async function run(argv: string[]): Promise<unknown> {
   const { values: parsed, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' }, email: { type: 'string' }, 'notification-email': { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    options: { name: { type: 'string' }, merchant: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' }, reason: { type: 'string' }, 'payout-review-threshold': { type: 'string' }, 'settlement-bank': { type: 'string' }, 'settlement-account': { type: 'string' }, outcome: { type: 'string' }, limit: { type: 'string' }, as: { type: 'string' }, 'failure-class': { type: 'string' }, operator: { type: 'string' }, payment: { type: 'string' }, since: { type: 'string' }, action: { type: 'string' }, batch: { type: 'string' }, query: { type: 'string' }, yes: { type: 'boolean' }, 'expires-in': { type: 'string' }, 'live-max-amount': { type: 'string' }, 'live-daily-limit': { type: 'string' }, email: { type: 'string' }, 'notification-email': { type: 'string' }, 'password-stdin': { type: 'boolean' }, evidence: { type: 'string' } },
   });
   const { yes, 'password-stdin': passwordStdin, ...values } = parsed;
   const [noun, verb, arg] = positionals;
@@ -306,7 +307,10 @@ async function run(argv: string[]): Promise<unknown> {
     if (query === undefined && (values.merchant !== undefined || yes)) throw new UsageError('--merchant and --yes go with --query');
     const input: OperatorInput = { operator: operatorName(values), reason: requiredReason(values) };
     if (command === 'charges resolve') input.resolution = resolutionOf(values);
-    if (command === 'payments settle-late') input.settleLate = settleLateActionOf(values.action);
+    if (command === 'payments settle-late') {
+      input.settleLate = settleLateActionOf(values.action);
+      if (values.evidence !== undefined) input.evidence = values.evidence;
+    }
     const target = { id: arg, query, merchantId: values.merchant, yes: yes === true };
     return withTemporal(config, (temporal) => withDatabase(config, (orm) => runOperatorCommand(command, { orm, temporal, config }, target, input)), { database: true });
   }
