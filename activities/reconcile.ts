@@ -6,8 +6,8 @@ import { loadPartnerConfig } from '../src/rail/partner-config';
 import { flagPaymentReview } from '../src/services/payment-review';
 import { importAndFlag } from '../src/reconcile/import-statement';
 import { StatementClient } from '../src/reconcile/statement-client';
-import { NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportRequest } from '../src/reconcile/statement-import';
-import type { ImportSummary } from '../src/reconcile/break-kinds';
+import { NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportRequest } from '../src/domain/statement-import';
+import type { ImportSummary } from '../src/domain/break-kinds';
 
 /** Where statements come from: the partner (src/reconcile/statement-client.ts), or a test's double. */
 export interface StatementSource {

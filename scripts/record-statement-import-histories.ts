@@ -10,7 +10,7 @@
  * replay pass).
  */
 import path from 'node:path';
-import type { StatementImportInput } from '../src/reconcile/statement-import';
+import type { StatementImportInput } from '../src/domain/statement-import';
 import { startStatementImportEnv, type StatementImportTestEnv } from '../test/workflows/support/statement-import-env';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createReconcileActivities } from '../activities/reconcile';
-import { dayBefore, NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportInput, type StatementImportResult } from '../src/reconcile/statement-import';
-import type { ImportSummary } from '../src/reconcile/break-kinds';
+import { dayBefore, NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportInput, type StatementImportResult } from '../src/domain/statement-import';
+import type { ImportSummary } from '../src/domain/break-kinds';
 
 const { importPartnerStatement } = proxyActivities<ReturnType<typeof createReconcileActivities>>({
   startToCloseTimeout: '5 minutes',

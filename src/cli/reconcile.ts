@@ -12,7 +12,7 @@ import { isStatementDate, parseStatementFile, type PartnerStatement } from '../r
 import { flagPaymentReview } from '../services/payment-review';
 import { cliSender } from '../services/operator-errors';
 import { newId } from '../support/new-id';
-import { BREAK_KINDS, isBreakKind, type ImportSummary } from '../reconcile/break-kinds';
+import { BREAK_KINDS, isBreakKind, type ImportSummary } from '../domain/break-kinds';
 import { importStatementsNow } from '../temporal/statement-import-start';
 import { addSummaries, importAndFlag } from '../reconcile/import-statement';
 import { StatementClient } from '../reconcile/statement-client';

@@ -3,8 +3,8 @@ import type { PaymentReviewStart } from '../domain/payment-review';
 import type { PartnerStatement } from '../rail/momo-statement';
 import { importStatement } from '../persistence/reconcile/statement-store';
 import { markFlagged, unflaggedBreaks } from '../persistence/reconcile/statement-store';
-import type { ImportSummary } from './break-kinds';
-import { dayBefore } from './statement-import';
+import type { ImportSummary } from '../domain/break-kinds';
+import { dayBefore } from '../domain/statement-import';
 
 /** Flags a payment for review (src/services/payment-review.ts flagPaymentReview, bound to a client). */
 export type FlagReview = (start: PaymentReviewStart) => Promise<void>;

@@ -1,6 +1,6 @@
 import type { PartnerStatement, StatementLine } from '../rail/momo-statement';
 import { parseMomoAmount } from '../rail/momo-amount';
-import type { BreakKind } from './break-kinds';
+import type { BreakKind } from '../domain/break-kinds';
 
 /** One payment of ours that went to the partner rail, as matching needs it. */
 export interface OurPayment {

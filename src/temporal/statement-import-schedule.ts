@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
-import { STATEMENT_IMPORT_WORKFLOW_TYPE, type StatementImportInput } from '../reconcile/statement-import';
+import { STATEMENT_IMPORT_WORKFLOW_TYPE, type StatementImportInput } from '../domain/statement-import';
 import { taskQueueFor } from './task-queues';
 
 /** Default STATEMENT_IMPORT_SCHEDULE: daily at 03:00 UTC, yesterday's statements. */

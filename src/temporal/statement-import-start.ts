@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomBase62 } from '../support/new-id';
-import { STATEMENT_IMPORT_WORKFLOW_TYPE, type StatementImportInput, type StatementImportResult } from '../reconcile/statement-import';
+import { STATEMENT_IMPORT_WORKFLOW_TYPE, type StatementImportInput, type StatementImportResult } from '../domain/statement-import';
 import { taskQueueFor } from './task-queues';
 
 type ImportWorkflowFn = (input?: StatementImportInput) => Promise<StatementImportResult>;

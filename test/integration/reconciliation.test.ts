@@ -9,7 +9,7 @@ import { statementToCsv } from '../../src/rail/momo-statement';
 import { openBreakTotals } from '../../src/persistence/reconcile/break-store';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { ensureStatementImportSchedule, statementImportScheduleId } from '../../src/temporal/statement-import-schedule';
-import type { StatementImportResult } from '../../src/reconcile/statement-import';
+import type { StatementImportResult } from '../../src/domain/statement-import';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { execCli, cliEnv } from '../support/run-cli';
 

@@ -23,6 +23,8 @@ describe('architecture', () => {
     for (const { spec, typeOnly } of imports(file)) {
       const allowed =
         spec === '@temporalio/workflow' ||
+        // Its error types and payload helpers: deterministic and bundleable, as the domain may use them.
+        spec === '@temporalio/common' ||
         spec.startsWith('./') ||
         spec.startsWith('../src/domain/') ||
         (typeOnly && (spec.startsWith('../activities/') || spec.startsWith('../src/')));

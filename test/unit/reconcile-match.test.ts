@@ -1,7 +1,7 @@
 import { matchStatement, ourOutcome, type OurPayment } from '../../src/reconcile/match';
 import type { PartnerStatement, StatementLine } from '../../src/rail/momo-statement';
 import { addSummaries, yesterdayUtc } from '../../src/reconcile/import-statement';
-import { zeroBreakCounts } from '../../src/reconcile/break-kinds';
+import { zeroBreakCounts } from '../../src/domain/break-kinds';
 
 const DAY = '2026-11-25';
 const ref = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

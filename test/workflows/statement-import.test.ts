@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { startStatementImportEnv, type StatementImportTestEnv } from './support/statement-import-env';
-import { NO_PARTNER_CONFIGURED } from '../../src/reconcile/statement-import';
+import { NO_PARTNER_CONFIGURED } from '../../src/domain/statement-import';
 
 // statementImportWorkflow on the time-skipping test server, its import activity in memory.
 

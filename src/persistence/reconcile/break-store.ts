@@ -2,7 +2,7 @@ import type { Orm } from '../orm';
 import type { ChangeActor } from '../../domain/operator-action';
 import { newId } from '../../support/new-id';
 import { iso, isoOrNull } from '../sql-values';
-import { BREAK_KINDS, zeroBreakCounts, type BreakKind } from '../../reconcile/break-kinds';
+import { BREAK_KINDS, zeroBreakCounts, type BreakKind } from '../../domain/break-kinds';
 
 /** One break as `reconcile breaks` lists it (the pinned fields first). */
 export interface BreakRow {

@@ -3,7 +3,7 @@ import type { Orm } from '../orm';
 import type { PartnerStatement } from '../../rail/momo-statement';
 import { newId } from '../../support/new-id';
 import { matchStatement } from '../../reconcile/match';
-import { zeroBreakCounts, type BreakKind, type ImportSummary } from '../../reconcile/break-kinds';
+import { zeroBreakCounts, type BreakKind, type ImportSummary } from '../../domain/break-kinds';
 import { ourPaymentsFor } from './our-payments';
 
 /**

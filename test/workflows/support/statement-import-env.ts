@@ -2,8 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { randomBase62 } from '../../../src/support/new-id';
 import { taskQueueFor } from '../../../src/temporal/task-queues';
-import { zeroBreakCounts, type ImportSummary } from '../../../src/reconcile/break-kinds';
-import { NO_PARTNER_CONFIGURED, type StatementImportInput, type StatementImportRequest } from '../../../src/reconcile/statement-import';
+import { zeroBreakCounts, type ImportSummary } from '../../../src/domain/break-kinds';
+import { NO_PARTNER_CONFIGURED, type StatementImportInput, type StatementImportRequest } from '../../../src/domain/statement-import';
 import type { statementImportWorkflow } from '../../../workflows/statement-import';
 import { startTimeSkippingWorkers, type TimeSkippingWorkers } from './time-skipping-workers';
 

@@ -1,5 +1,7 @@
-import type { RailProduct } from '../rail/partner-rail';
 import type { ImportSummary } from './break-kinds';
+
+/** Which partner product a statement covers (src/rail/partner-rail.ts RailProduct). */
+type RailProduct = 'collection' | 'disbursement';
 
 /**
  * The statement import workflow's contract (workflows/statement-import.ts; pure, so the workflow
