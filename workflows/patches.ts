@@ -7,6 +7,7 @@ import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
+import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -27,4 +28,5 @@ export const PATCH_IDS: readonly string[] = [
   LIVE_PARTNER_RAIL_PATCH,
   HOSTED_CHECKOUT_PATCH,
   PARTNER_WORD_PATCH,
+  REVIEW_ENDS_SETTLEMENT_WAIT_PATCH,
 ];

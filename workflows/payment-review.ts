@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   condition,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -27,6 +28,7 @@ import {
 import { SA } from '../src/domain/search-attributes';
 import type { RailStatus } from '../src/rail/partner-rail';
 import { auditOperatorAction } from './operator-audit';
+import { endSettlementWait, REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
 
 /** Waits between the partner's status requests: 1 min, 5 min, 15 min, then hourly for as long as it takes. */
@@ -220,6 +222,9 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
     log.warn('payment review: late money waits for an operator (settleLateAnswer)', { paymentId: start.paymentId, ourStatus: verdict.ourStatus });
     await condition(() => state.settledAction !== null && !settling);
     if (state.settledAction === 'return') await followReturn();
+    // A failed settlement batch's run still waits for a retry: tell it the batch was paid after all,
+    // so it ends instead of offering to pay the money again.
+    if (state.settledAction === 'accept' && kind === 'settlement' && patched(REVIEW_ENDS_SETTLEMENT_WAIT_PATCH)) await endSettlementWait(start.paymentId);
     state.phase = 'settled';
   } else {
     state.phase = 'agreed';

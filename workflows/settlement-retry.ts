@@ -23,9 +23,13 @@ import { workflowDetails } from '../src/domain/workflow-details';
 import { chargeAttentionQuery } from './messages';
 import { auditOperatorAction } from './operator-audit';
 import { retrySettlementUpdate } from './settlement-retry-messages';
+import { settlementSettledLateSignal } from './settlement-settled-late';
 
 /** The settlement workflow's signature, by its type name (no import of workflows/settlement.ts, which imports this file). */
 type SettlementWorkflowFn = (input: SettlementStart) => Promise<SettlementOutcome | RetriedSettlement>;
+
+/** A failed batch's run that ended because its payment review accepted it as paid late. */
+export type SettledLateSettlement = SettlementState & { settled_late: true };
 
 export interface RetryDesk {
   /**
@@ -34,7 +38,7 @@ export interface RetryDesk {
    * `retrySettlement` has started the new batch and cleared NeedsAttention: the batch's state with
    * `retried_as` and who/why. No timer: the wait costs no history.
    */
-  awaitRetry(batch: SettlementState): Promise<RetriedSettlement>;
+  awaitRetry(batch: SettlementState): Promise<RetriedSettlement | SettledLateSettlement>;
 }
 
 /**
@@ -51,8 +55,14 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
   let retrying = false;
   let retried: { as: string; retry: SettlementRetry } | undefined;
   let attention: ChargeAttention | undefined;
+  /** A payment review accepted the batch as paid late (workflows/settlement-settled-late.ts): the wait ends, nothing is retried. */
+  let settledLate = false;
+  setHandler(settlementSettledLateSignal, () => void (settledLate = true));
 
-  const refusal = () => retryStateRefusal(settlementId, current(), retried?.as, retrying) ?? (waiting ? null : `settlement ${settlementId} is not waiting for a retry`);
+  const refusal = () =>
+    retryStateRefusal(settlementId, current(), retried?.as, retrying) ??
+    (settledLate ? `settlement ${settlementId} was accepted as paid late (the partner paid it after all): nothing to retry` : null) ??
+    (waiting ? null : `settlement ${settlementId} is not waiting for a retry`);
 
   setHandler(
     retrySettlementUpdate,
@@ -119,7 +129,16 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       );
       log.warn('settlement batch failed: waiting for an operator (retrySettlement)', { settlementId, failureClass: batch.failureClass });
       waiting = true;
-      await condition(() => retried !== undefined);
+      await condition(() => retried !== undefined || settledLate);
+      if (!retried) {
+        // Accepted as paid late by its payment review: the run ends with the batch as it was written then.
+        waiting = false;
+        attention = { ...attention!, needsAttention: false };
+        upsertSearchAttributes([{ key: SA.NeedsAttention, value: false }]);
+        setCurrentDetails('finished: the partner paid this batch after all; accepted as paid by its payment review (payments settle-late)');
+        await condition(allHandlersFinished);
+        return { ...batch, settled_late: true };
+      }
       // The update's answer goes out before the run closes.
       await condition(allHandlersFinished);
       return { ...batch, retried_as: retried!.as, retry: retried!.retry };
