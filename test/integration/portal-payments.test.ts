@@ -357,6 +357,101 @@ test('scope: a live id while in sandbox, another merchant\'s id and an id never 
   expect(tableIds((await live.get('/payments?type=refunds')).text)).toEqual([]);
 });
 
+const sql = (text: string, params: unknown[] = []) => h.orm.em.getConnection().execute(text, params);
+
+/** A statement of a day no other file imports (unique per product and day); its id. */
+async function writeStatement(): Promise<string> {
+  const id = newId('partnerStatement');
+  const day = `19${String(10 + Math.floor(Math.random() * 90))}-0${1 + Math.floor(Math.random() * 9)}-1${Math.floor(Math.random() * 9)}`;
+  await sql(`insert into partner_statements (id, product, statement_date, environment, source, line_count, matched) values (?, 'collection', ?::date, 'live', 'portal-payments.test', 1, 0)`, [id, day]);
+  return id;
+}
+
+/** A break of the statement about the payment, as the import writes one, with a reason and partner data the merchant must never see. */
+const writeBreak = (statementId: string, paymentId: string, merchantId: string, kind: string, status: 'open' | 'resolved') =>
+  sql(
+    `insert into reconciliation_breaks (id, statement_id, product, statement_date, environment, kind, reference_id, payment_id, merchant_id, amount, currency,
+       partner_amount, partner_currency, partner_status, our_status, reason, status, resolved_by, resolved_reason, resolved_at)
+     select ?, id, product, statement_date, 'live', ?, ?, ?, ?, 15000, 'GHS', '149.00', 'GHS', 'SUCCESSFUL', 'expired', ?, ?, ?, ?, ? from partner_statements where id = ?`,
+    [
+      newId('reconciliationBreak'),
+      kind,
+      `ref-${paymentId}`,
+      paymentId,
+      merchantId,
+      `SECRET-REASON partner says SUCCESSFUL for ${paymentId}`,
+      status,
+      status === 'resolved' ? 'ops@example' : null,
+      status === 'resolved' ? 'OPERATOR-NOTE checked' : null,
+      status === 'resolved' ? new Date().toISOString() : null,
+      statementId,
+    ],
+  );
+
+/** Removes a statement written by writeStatement and its breaks. */
+async function dropStatement(statementId: string): Promise<void> {
+  await sql(`delete from reconciliation_breaks where statement_id = ?`, [statementId]);
+  await sql(`delete from partner_statements where id = ?`, [statementId]);
+}
+
+/** A new session of the merchant, switched to live. */
+async function signedInLive(merchant: TestMerchant): Promise<PortalClient> {
+  const live = await signedIn(merchant);
+  const before = await live.get('/payments');
+  expect((await live.post('/environment', { csrf: PortalClient.csrfOf(before.text), environment: 'live', return: '/payments' })).status).toBe(303);
+  return live;
+}
+
+test('a payment under review (an open reconciliation break, late money not settled): its page says only that; none, a resolved break, settled late money or another merchant\'s row show no notice', async () => {
+  const [withBreak, withLate, resolved, plain] = [
+    (await writeLiveCharge(h, m, { reference: 'review-break' })).id,
+    (await writeLiveCharge(h, m, { reference: 'review-late' })).id,
+    (await writeLiveCharge(h, m, { reference: 'review-resolved' })).id,
+    (await writeLiveCharge(h, m, { reference: 'review-none' })).id,
+  ];
+  const statementId = await writeStatement();
+  await writeBreak(statementId, withBreak, m.id, 'amount_mismatch', 'open');
+  await writeBreak(statementId, resolved, m.id, 'status_mismatch', 'resolved');
+  // Another merchant's open break naming this payment: not this merchant's review.
+  await writeBreak(statementId, plain, other.id, 'duplicate', 'open');
+  const lateRow = (paymentId: string, settled: boolean) =>
+    sql(
+      `insert into late_answers (payment_id, kind, product, merchant_id, environment, partner_status, financial_transaction_id, amount, currency, our_status, recorded_at, settled_action, settled_by, settled_at)
+       values (?, 'charge', 'collection', ?, 'live', 'SUCCESSFUL', 'FTX-SECRET-1', 15000, 'GHS', 'expired', now(), ?, ?, ?)`,
+      [paymentId, m.id, settled ? 'accept' : null, settled ? 'ops@example' : null, settled ? new Date().toISOString() : null],
+    );
+  await lateRow(withLate, false);
+  await lateRow(resolved, true);
+  try {
+    const live = await signedInLive(m);
+    for (const id of [withBreak, withLate]) {
+      const page = await live.get(`/payments/${id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<div class="notice pay-review" id="under-review" role="status" aria-labelledby="under-review-heading">');
+      expect(page.text).toContain('<h2 id="under-review-heading">Under review</h2>');
+      expect(page.text).toContain('Our team is checking this payment with the payment partner. Its status may change; you will get an event if it does.');
+      // Only that it is under review: never the break's kind, reason, amounts, the partner's status or operator data.
+      for (const secret of ['amount_mismatch', 'amount mismatch', 'SECRET-REASON', 'FTX-SECRET-1', 'SUCCESSFUL', '149.00', 'ops@example', 'reconciliation', 'late_answers', 'brk_', statementId]) {
+        expect({ id, secret, shown: page.text.includes(secret) }).toEqual({ id, secret, shown: false });
+      }
+    }
+    for (const id of [resolved, plain]) {
+      const page = await live.get(`/payments/${id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('under-review');
+      expect(page.text).not.toContain('Under review');
+      expect(page.text).not.toContain('OPERATOR-NOTE');
+    }
+    // A sandbox payment with none, and the other merchant cannot see the live one at all.
+    expect((await client.get(`/payments/${made.ok}`)).text).not.toContain('under-review');
+    expect((await otherClient.get(`/payments/${withBreak}`)).status).toBe(404);
+  } finally {
+    // Rows written around the stores (no late_funds posting): removed so the suite's ledger check holds.
+    await sql(`delete from late_answers where payment_id in (?, ?)`, [withLate, resolved]);
+    await dropStatement(statementId);
+  }
+});
+
 describe('in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -410,5 +505,31 @@ describe('in Chromium', () => {
     await axePage.getByRole('link', { name: 'Payouts' }).click();
     await axePage.locator('#tab-payouts[aria-current="page"]').waitFor();
     await axeContext.close();
+  });
+
+  test('a live payment under review: the notice breaks no CSP rule, and axe-core finds no serious or critical violation', async () => {
+    const id = (await writeLiveCharge(h, m, { reference: 'review-browser' })).id;
+    const statementId = await writeStatement();
+    await writeBreak(statementId, id, m.id, 'status_mismatch', 'open');
+    try {
+      const live = await signedInLive(m);
+      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      const problems: string[] = [];
+      const page = await context.newPage();
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') problems.push(msg.text());
+      });
+      page.on('pageerror', (e) => problems.push(String(e)));
+      await context.addCookies([...live.cookies].map(([name, value]) => ({ name, value, url })));
+      await page.goto(`${url}/payments/${id}`);
+      await page.getByRole('status').filter({ hasText: 'Under review' }).waitFor();
+      expect(problems).toEqual([]);
+      expect(await page.getByRole('heading', { name: 'Under review' }).count()).toBe(1);
+      expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
+      if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: pathModule.join(process.env.SCREENSHOTS_DIR, 'portal-payment-under-review.png'), fullPage: true });
+      await context.close();
+    } finally {
+      await dropStatement(statementId);
+    }
   });
 });

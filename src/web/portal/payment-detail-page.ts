@@ -106,8 +106,18 @@ ${rows}
   return parts.join('\n');
 }
 
-/** GET /payments/:id: the object as the API shows it, its timeline, related objects, and its workflow. */
-export function paymentDetailPage(frame: Frame, payment: Payment, related: Related, timeline: Timeline, workflowUrl: string | null): string {
+/**
+ * The notice of a payment under review (an open reconciliation break or late money not settled yet):
+ * only that it is, never the break's kind, amounts, the partner's status or the reasons.
+ */
+const UNDER_REVIEW = `<div class="notice pay-review" id="under-review" role="status" aria-labelledby="under-review-heading">
+<h2 id="under-review-heading">Under review</h2>
+<p>Our team is checking this payment with the payment partner. Its status may change; you will get an event if it does.</p>
+</div>
+`;
+
+/** GET /payments/:id: the object as the API shows it, its timeline, related objects, and its workflow; a notice while it is under review. */
+export function paymentDetailPage(frame: Frame, payment: Payment, related: Related, timeline: Timeline, workflowUrl: string | null, underReview: boolean): string {
   const { view } = payment;
   const noun = NOUN[payment.kind];
   const workflow = workflowUrl
@@ -118,7 +128,7 @@ export function paymentDetailPage(frame: Frame, payment: Payment, related: Relat
     `<p class="pay-back"><a href="/payments?type=${TAB[payment.kind]}" id="back">← All ${TAB[payment.kind]}</a></p>
 <h1>${noun} <code id="payment-id">${escapeHtml(view.id)}</code></h1>
 <p class="pay-summary"><span id="summary-amount">${money(view.amount, view.currency)}</span> ${statusBadge(view.status)} ${counterparty(view)}</p>
-${workflow}
+${underReview ? UNDER_REVIEW : ''}${workflow}
 <h2>Details</h2>
 <dl id="fields" class="pay-fields">
 ${fields(view, view.currency).join('\n')}

@@ -1,3 +1,4 @@
+import { isUnderReview } from '../../persistence/payment-review-flag';
 import { workflowUiUrl } from '../../services/stuck-payments';
 import { callerOf, frameOf, html, notFoundText, type PortalRoutes } from './kit';
 import { paymentDetailPage } from './payment-detail-page';
@@ -12,8 +13,10 @@ export const PAYMENTS_PATH = '/payments';
  * Payments (issue 21): charges, payouts, refunds, disputes and settlements of the session's merchant
  * in its environment, with the API lists' filters and cursors, and each payment's page (the object as
  * the API shows it, its timeline from the event log, related objects, its workflow in the Temporal
- * UI). Everything goes through the API's stores and mappers (src/web/portal/payments-data.ts), scoped
- * by callerOf(session): another merchant's or the other environment's id is 404.
+ * UI, and a plain "Under review" notice while it has an open payment review, issue 29:
+ * src/persistence/payment-review-flag.ts). Everything goes through the API's stores and mappers
+ * (src/web/portal/payments-data.ts), scoped by callerOf(session): another merchant's or the other
+ * environment's id is 404.
  */
 export const paymentsRoutes: PortalRoutes = (router, kit) => {
   const { orm } = kit.deps;
@@ -32,10 +35,14 @@ export const paymentsRoutes: PortalRoutes = (router, kit) => {
     const caller = callerOf(session);
     const payment = await findPayment(orm, caller, ctx.params.id ?? '');
     if (!payment) return notFoundText(ctx);
-    const [related, timeline] = await Promise.all([relatedOf(orm, caller, payment), paymentTimeline(orm, caller, payment)]);
+    const [related, timeline, underReview] = await Promise.all([
+      relatedOf(orm, caller, payment),
+      paymentTimeline(orm, caller, payment),
+      isUnderReview(orm, payment.view.id, caller.merchantId, caller.environment),
+    ]);
     const ui = kit.options.temporalUi;
     // Every payment's workflow id is its own id (src/temporal/*-start.ts).
     const workflowUrl = ui ? workflowUiUrl(ui.baseUrl, ui.namespace, payment.view.id) : null;
-    html(ctx, 200, paymentDetailPage(frameOf(session, `${PAYMENTS_PATH}/${payment.view.id}`), payment, related, timeline, workflowUrl));
+    html(ctx, 200, paymentDetailPage(frameOf(session, `${PAYMENTS_PATH}/${payment.view.id}`), payment, related, timeline, workflowUrl, underReview));
   });
 };

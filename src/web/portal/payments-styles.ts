@@ -20,6 +20,9 @@ td.num,th.num{text-align:right;white-space:nowrap}
 .pay-paging a{color:#0b4f9c;margin-right:1rem;font-weight:600}
 .pay-back a{color:#0b4f9c}
 .pay-summary{font-size:1.1rem}
+.pay-review{margin:.8rem 0}
+.pay-review h2{margin:0 0 .3rem;font-size:1.1rem}
+.pay-review p{margin:0}
 .pay-fields{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1.2rem;margin:0}
 .pay-fields dt{font-weight:600;color:#374151}
 .pay-fields dd{margin:0;word-break:break-word}
