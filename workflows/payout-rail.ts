@@ -3,6 +3,7 @@ import type { FailureClass } from '../src/domain/failure-classes';
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followPartner } from './partner-follow';
 import { awaitPartnerWord } from './partner-answer';
+import { startReviewFromWorkflow } from './payment-review-start';
 import type { PayoutStatus } from '../src/domain/payout';
 import type { PayoutState } from '../src/domain/payout-state';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS, railPlan } from '../src/domain/sandbox-outcome';
@@ -92,7 +93,12 @@ async function followLivePayoutToTheWord(payout: PayoutState, hooks: RailHooks):
       hooks.describe(`on the partner rail: ${reason}`);
     },
   });
-  if (answer.kind === 'succeeded') return hooks.finish('succeeded');
+  if (answer.kind === 'succeeded') {
+    const after = await hooks.finish('succeeded');
+    // The money moved; how much differs from ours: a payment review keeps it in front of an operator.
+    if (answer.mismatch) await startReviewFromWorkflow({ paymentId: payout.id, product: 'disbursement', merchantId: payout.merchantId, environment: payout.environment, source: 'late_watch', reason: `the partner's SUCCESSFUL differs from the payout: ${answer.mismatch}` });
+    return after;
+  }
   if (answer.kind === 'failed') return hooks.finish('failed', answer.failureClass);
   // No deadline and no stopEarly: the wait ends only with the partner's word.
   throw new Error(`payout ${payout.id}: the partner wait ended without the partner's word (${answer.kind})`);

@@ -5,6 +5,7 @@ import { isTerminalSettlementStatus, settlementPlan, type SettlementOutcome, typ
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followPartner } from './partner-follow';
 import { awaitPartnerWord } from './partner-answer';
+import { startReviewFromWorkflow } from './payment-review-start';
 import type { RetriedSettlement } from '../src/domain/settlement-retry';
 import { settlementSearchAttributePairs } from '../src/domain/settlement-search-attributes';
 import { SETTLEMENT_INPUT_REFUSED, settlementStartProblem, type SettlementStart } from '../src/domain/settlement-start';
@@ -98,7 +99,14 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
           setCurrentDetails(`on the partner rail: ${reason}`);
         },
       });
-      if (answer.kind === 'succeeded') return finish('paid', null);
+      if (answer.kind === 'succeeded') {
+        const paid = await finish('paid', null);
+        // The money moved; how much differs from ours: a payment review keeps it in front of an operator.
+        if (answer.mismatch) {
+          await startReviewFromWorkflow({ paymentId: settlementId, product: 'disbursement', merchantId: start.merchantId, environment: start.environment, source: 'late_watch', reason: `the partner's SUCCESSFUL differs from the batch: ${answer.mismatch}` });
+        }
+        return paid;
+      }
       if (answer.kind === 'failed') return finish('failed', answer.failureClass);
       throw new Error(`settlement ${settlementId}: the partner wait ended without the partner's word (${answer.kind})`);
     }

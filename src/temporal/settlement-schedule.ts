@@ -1,4 +1,5 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Client, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { ensureCronSchedule } from './daily-schedule';
 import { SETTLEMENT_RUN_WORKFLOW_TYPE, type SettlementRunInput } from '../domain/settlement-run';
 import { settlementRunQueue } from './settlement-run-start';
 
@@ -7,9 +8,6 @@ export const DEFAULT_SETTLEMENT_SCHEDULE = '0 2 * * *';
 
 /** The Schedule of a deployment: one per TEMPORAL_TASK_QUEUE base, so deployments (and test instances) sharing a namespace never collide. */
 export const settlementScheduleId = (baseQueue: string) => `settlement-run-${baseQueue}`;
-
-/** A missed run (the server was down at its time) is still taken within this window, once (overlap SKIP). */
-const CATCHUP_WINDOW = '1 day';
 
 type RunWorkflowFn = (input?: SettlementRunInput) => Promise<unknown>;
 
@@ -34,33 +32,5 @@ function action(baseQueue: string): ScheduleOptionsStartWorkflowAction<RunWorkfl
  * Error naming SETTLEMENT_SCHEDULE.
  */
 export async function ensureSettlementSchedule(client: Client, options: { taskQueue: string; cron: string }): Promise<{ scheduleId: string; created: boolean }> {
-  const scheduleId = settlementScheduleId(options.taskQueue);
-  const spec = { cronExpressions: [options.cron], timezone: 'UTC' };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW };
-  try {
-    try {
-      await client.schedule.create({
-        scheduleId,
-        spec,
-        action: action(options.taskQueue),
-        policies,
-        state: { note: `SETTLEMENT_SCHEDULE ${options.cron} (UTC); created at worker start` },
-      });
-      return { scheduleId, created: true };
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    }
-    await client.schedule.getHandle(scheduleId).update((previous) => ({
-      ...previous,
-      spec,
-      action: action(options.taskQueue),
-      policies,
-      state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
-    }));
-    return { scheduleId, created: false };
-  } catch (error) {
-    // The client turns the server's "Invalid schedule spec" into a TypeError with its reason.
-    if (error instanceof TypeError) throw new Error(`SETTLEMENT_SCHEDULE "${options.cron}" was refused by Temporal: ${error.message}`);
-    throw error;
-  }
+  return ensureCronSchedule(client, { scheduleId: settlementScheduleId(options.taskQueue), cron: options.cron, setting: 'SETTLEMENT_SCHEDULE', action: action(options.taskQueue) });
 }

@@ -1,4 +1,5 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Client, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { ensureCronSchedule } from './daily-schedule';
 import { STATEMENT_IMPORT_WORKFLOW_TYPE, type StatementImportInput } from '../domain/statement-import';
 import { taskQueueFor } from './task-queues';
 
@@ -28,26 +29,5 @@ function action(baseQueue: string): ScheduleOptionsStartWorkflowAction<ImportWor
  */
 export async function ensureStatementImportSchedule(client: Client, options: { taskQueue: string; cron?: string }): Promise<{ scheduleId: string; created: boolean }> {
   const cron = options.cron ?? DEFAULT_STATEMENT_IMPORT_SCHEDULE;
-  const scheduleId = statementImportScheduleId(options.taskQueue);
-  const spec = { cronExpressions: [cron], timezone: 'UTC' };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' };
-  try {
-    try {
-      await client.schedule.create({ scheduleId, spec, action: action(options.taskQueue), policies, state: { note: `STATEMENT_IMPORT_SCHEDULE ${cron} (UTC); created at worker start` } });
-      return { scheduleId, created: true };
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    }
-    await client.schedule.getHandle(scheduleId).update((previous) => ({
-      ...previous,
-      spec,
-      action: action(options.taskQueue),
-      policies,
-      state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
-    }));
-    return { scheduleId, created: false };
-  } catch (error) {
-    if (error instanceof TypeError) throw new Error(`STATEMENT_IMPORT_SCHEDULE "${cron}" was refused by Temporal: ${error.message}`);
-    throw error;
-  }
+  return ensureCronSchedule(client, { scheduleId: statementImportScheduleId(options.taskQueue), cron, setting: 'STATEMENT_IMPORT_SCHEDULE', action: action(options.taskQueue) });
 }

@@ -1,15 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { SA } from '../../src/domain/search-attributes';
 import { applyChargeTransition } from '../../src/persistence/charge-store';
 import { findLateAnswer } from '../../src/persistence/late-answer-store';
-import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
-import { MomoPartnerRail } from '../../src/rail/momo-adapter';
-import type { PartnerRail } from '../../src/rail/partner-rail';
+import type { FakePartner } from '../../src/rail/fake-partner';
 import { ledgerCheck } from '../../src/services/ledger-check';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, type Harness, type TestMerchant } from '../support/harness';
+import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 import { giveSettlementAccount } from '../support/settlement-runs';
 import { runSettlements } from '../../src/services/settlement-run';
@@ -23,23 +21,18 @@ import { runSettlements } from '../../src/services/settlement-run';
  * --action credit` makes the charge succeeded with the merchant credited, audited; the ledger balances.
  */
 
-const SECRET = randomBytes(32).toString('base64url');
+let partner: PartnerHarness;
 let fake: FakePartner;
 let h: Harness;
-let adapter: MomoPartnerRail;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  fake = await startFakePartner({ approveAfterMs: 300 });
-  const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
-  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
-  adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 500 }));
+  partner = await startPartnerHarness({ timeoutMs: 500 });
+  ({ h, fake } = partner);
   m = await h.merchant({ verified: true });
 });
 afterAll(async () => {
-  await h?.close(); // runs `ledger check` over the whole database first
-  await adapter?.close();
-  await fake?.close();
+  await partner?.close(); // runs `ledger check` over the whole database first
 });
 
 async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createRailActivities } from '../../activities/rail';
-import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
-import { MomoPartnerRail } from '../../src/rail/momo-adapter';
-import type { PartnerRail } from '../../src/rail/partner-rail';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import type { FakePartner } from '../../src/rail/fake-partner';
+import type { MomoPartnerRail } from '../../src/rail/momo-adapter';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
 /**
  * Issue 29, findings 5, 6 and 7, on the rail's activities (activities/rail.ts) against PostgreSQL and
@@ -13,23 +13,19 @@ import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMercha
  * that may already have reached the partner; the partner's transaction id is kept on the payment.
  */
 
-const SECRET = randomBytes(32).toString('base64url');
+let partner: PartnerHarness;
 let fake: FakePartner;
 let h: Harness;
 let adapter: MomoPartnerRail;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  fake = await startFakePartner({ approveAfterMs: 300 });
-  const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
-  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
-  adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 1_000 }));
+  partner = await startPartnerHarness();
+  ({ h, fake, adapter } = partner);
   m = await h.merchant({ verified: true });
 });
 afterAll(async () => {
-  await h?.close();
-  await adapter?.close();
-  await fake?.close();
+  await partner?.close();
 });
 
 async function liveCharge(suffix: string): Promise<string> {

@@ -4,30 +4,22 @@
  * target environment fails its rail activity once, as a non-retryable ApplicationFailure of type
  * RailMisconfigured, and the charge is not failed for it.
  */
-import { randomBytes } from 'node:crypto';
 import type { temporal } from '@temporalio/proto';
-import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
-import { MomoPartnerRail } from '../../src/rail/momo-adapter';
-import type { PartnerRail } from '../../src/rail/partner-rail';
-import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import type { FakePartner } from '../../src/rail/fake-partner';
+import { chargeBody, idempotencyKey, type Harness } from '../support/harness';
+import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
-const SECRET = randomBytes(32).toString('base64url');
-
+let partner: PartnerHarness;
 let fake: FakePartner;
 let h: Harness;
-let adapter: MomoPartnerRail;
 
 beforeAll(async () => {
-  fake = await startFakePartner({ approveAfterMs: 300 });
-  const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
-  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
   // The partner plays `sandbox`; we point at another market: every call is refused as our configuration's fault.
-  adapter = new MomoPartnerRail({ ...fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 500 }), targetEnvironment: 'mtnghana' });
+  partner = await startPartnerHarness({ timeoutMs: 500, config: { targetEnvironment: 'mtnghana' } });
+  ({ h, fake } = partner);
 });
 afterAll(async () => {
-  await h?.close();
-  await adapter?.close();
-  await fake?.close();
+  await partner?.close();
 });
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

@@ -1,16 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
-import { MomoPartnerRail } from '../../src/rail/momo-adapter';
-import type { PartnerRail } from '../../src/rail/partner-rail';
+import { randomUUID } from 'node:crypto';
+import type { FakePartner } from '../../src/rail/fake-partner';
 import { statementToCsv } from '../../src/rail/momo-statement';
 import { openBreakTotals } from '../../src/persistence/reconcile/break-store';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { ensureStatementImportSchedule, statementImportScheduleId } from '../../src/temporal/statement-import-schedule';
 import type { StatementImportResult } from '../../src/domain/statement-import';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { execCli, cliEnv } from '../support/run-cli';
 
 /**
@@ -22,24 +21,20 @@ import { execCli, cliEnv } from '../support/run-cli';
  * of the same statement changes nothing. `reconcile import FILE` takes the CSV download.
  */
 
-const SECRET = randomBytes(32).toString('base64url');
+let partner: PartnerHarness;
 let fake: FakePartner;
 let h: Harness;
-let adapter: MomoPartnerRail;
 let m: TestMerchant;
+let SECRET: string;
 
 beforeAll(async () => {
-  fake = await startFakePartner({ approveAfterMs: 200 });
-  const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
-  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
-  adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 1_000 }));
+  partner = await startPartnerHarness({ fake: { approveAfterMs: 200 } });
+  ({ h, fake, callbackSecret: SECRET } = partner);
   m = await h.merchant({ verified: true });
 });
 afterAll(async () => {
   await h?.temporal.client.schedule.getHandle(statementImportScheduleId(h.taskQueue)).delete().catch(() => undefined);
-  await h?.close();
-  await adapter?.close();
-  await fake?.close();
+  await partner?.close();
 });
 
 const today = () => new Date().toISOString().slice(0, 10);

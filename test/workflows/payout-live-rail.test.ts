@@ -1,3 +1,4 @@
+import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { LIVE_PAYOUT_DEADLINE_MS, PARTNER_NO_ANSWER_ATTENTION_MS } from '../../src/domain/live-rail';
 import { SA } from '../../src/domain/search-attributes';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';
@@ -76,4 +77,12 @@ test('the partner never received it: `unknown` after the last submission ended (
   expect(Math.max(...submits.map((c) => c.atMs))).toBeLessThanOrEqual(startedMs + LIVE_PAYOUT_DEADLINE_MS);
   const statuses = h.rail.timeline.filter((c) => c.paymentId === record.id && c.kind === 'status');
   expect(statuses.filter((c) => c.atMs >= startedMs + LIVE_PAYOUT_DEADLINE_MS).length).toBeGreaterThanOrEqual(1);
+});
+
+test("a SUCCESSFUL for another amount than ours: the payout succeeds (the money moved) and a payment review names the difference", async () => {
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-odd', amount: 19_999, currency: 'GHS', mismatch: "the partner's SUCCESSFUL says amount 19999 minor units, ours 20000" }]);
+  const r = await runLive();
+  expect(r.transitions).toEqual([{ to: 'succeeded' }]);
+  const review = await h.env.client.workflow.getHandle(paymentReviewWorkflowId(r.record.id)).describe();
+  expect(review.type).toBe('paymentReviewWorkflow');
 });
