@@ -1,3 +1,5 @@
+// First: on a Node.js older than 24, one clear line and exit before anything else loads.
+import './support/node-version';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config';
 import type { Environment } from './domain/environment';
@@ -35,6 +37,7 @@ import { parseEmail } from './notifications/recipient';
 import { createPortalUser, findPortalUserByEmail, listPortalUsers } from './persistence/portal-user-store';
 import { hashPassword, passwordProblem } from './support/password';
 import { RECONCILE_USAGE, ReconcileUsageError, runReconcile } from './cli/reconcile';
+import { refusedOption } from './cli/command-options';
 
 const USAGE = `usage:
   cli merchants create --name NAME [--email EMAIL [--password-stdin]]   (--email: the notification email and the first merchant portal user, whose password is generated and printed once unless given on stdin)
@@ -60,12 +63,12 @@ const USAGE = `usage:
   cli settlements retry STL_ID --reason TEXT
   cli secrets reseal
   cli ledger check
-  cli audit list [--payment ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
+  cli audit list [--payment ID] [--merchant MERCHANT_ID] [--since 7d|ISO-TIME] [--action ACTION] [--batch BATCH_ID] [--limit N]
 ${RECONCILE_USAGE}
 operator actions (reverse, resolve, retry, approve, reject, settlements retry, payments restart, payments settle-late, payments review-close) take --operator NAME
 (default cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll, revoke); instead of an id, --query 'a Temporal list query'
 [--merchant MERCHANT_ID] prints the count and the first 20 (a dry run), and with --yes applies the
-action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id`;
+action to each at BULK_ACTIONS_PER_SECOND (default 5), under one batch id; an option a command does not take is refused`;
 
 class UsageError extends Error {}
 
@@ -258,6 +261,10 @@ function auditFilter(values: Values): AuditFilter {
     filter.action = values.action;
   }
   if (values.batch !== undefined) filter.batchId = values.batch;
+  if (values.merchant !== undefined) {
+    if (!isIdOf('merchant', values.merchant)) throw new UsageError('--merchant must be a merchant id (mer_…)');
+    filter.merchantId = values.merchant;
+  }
   if (values.since !== undefined) {
     const since = parseSince(values.since);
     if (!since) throw new UsageError('--since must be a duration back from now (30m, 24h, 7d) or an ISO time');
@@ -297,8 +304,10 @@ async function run(argv: string[]): Promise<unknown> {
   });
   const { yes, 'password-stdin': passwordStdin, ...values } = parsed;
   const [noun, verb, arg] = positionals;
-  const config = loadConfig();
   const command = `${noun ?? ''} ${verb ?? ''}`;
+  const refused = refusedOption(command, Object.keys(parsed));
+  if (refused) throw new UsageError(refused);
+  const config = loadConfig();
   if (command in OPERATOR_COMMANDS) {
     // resolve, reverse, approve, reject, retry: by id, or in bulk with --query (a dry run without --yes).
     const query = values.query;

@@ -18,6 +18,7 @@ import { addSummaries, importAndFlag } from '../reconcile/import-statement';
 import { StatementClient } from '../reconcile/statement-client';
 import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
 import { resolveBreakAndReview } from '../reconcile/resolve-break';
+import { refusedOption } from './command-options';
 
 /** `cli reconcile …` (docs/operations.md, "Reconciliation"); its lines of the CLI's usage. */
 export const RECONCILE_USAGE = `  cli reconcile run [--date YYYY-MM-DD] [--product collection|disbursement]   (fetches the partner's statement of that UTC day, default today, and imports it; without --product both, summed; without PARTNER_* settings here, the worker does it with its own)
@@ -91,6 +92,8 @@ export async function runReconcile(argv: string[], deps: ReconcileCliDeps): Prom
     options: { date: { type: 'string' }, product: { type: 'string' }, since: { type: 'string' }, kind: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, reason: { type: 'string' }, operator: { type: 'string' } },
   });
   const [verb, arg] = positionals;
+  const refused = refusedOption(`reconcile ${verb ?? ''}`, Object.keys(values));
+  if (refused) throw new ReconcileUsageError(refused);
   const flagWith = (client: Client) => (start: Parameters<typeof flagPaymentReview>[1]) => flagPaymentReview(client, start, deps.config.taskQueue);
   switch (verb) {
     case 'run': {

@@ -35,10 +35,12 @@ export interface AuditFilter {
   since?: Date;
   action?: string;
   batchId?: string;
+  /** Rows of this merchant only (`merchant_id`). */
+  merchantId?: string;
   limit: number;
 }
 
-/** `audit list [--payment ID] [--since T] [--action A] [--batch B] [--limit N]`: newest first. */
+/** `audit list [--payment ID] [--merchant M] [--since T] [--action A] [--batch B] [--limit N]`: newest first. */
 export async function listOperatorAudit(orm: Orm, filter: AuditFilter): Promise<{ object: 'list'; data: OperatorAuditRow[]; has_more: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -50,6 +52,7 @@ export async function listOperatorAudit(orm: Orm, filter: AuditFilter): Promise<
   if (filter.since) add('created_at >= ?', filter.since.toISOString());
   if (filter.action) add('action = ?', filter.action);
   if (filter.batchId) add('batch_id = ?', filter.batchId);
+  if (filter.merchantId) add('merchant_id = ?', filter.merchantId);
   const rows = await orm.em.fork().execute<Array<Omit<OperatorAuditRow, 'created_at'> & { created_at: Date | string }>>(
     `select id, payment_id, action, operator, reason, state_before, state_after, request_id, batch_id, merchant_id, environment, created_at
      from operator_audit ${where.length ? `where ${where.join(' and ')}` : ''}
