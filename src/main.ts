@@ -1,3 +1,5 @@
+// First: on a Node.js older than 24, one clear line and exit before anything else loads.
+import './support/node-version';
 import http from 'node:http';
 import { loadConfig, metricsSampleIntervalMs } from './config';
 import { createApp } from './http/app';

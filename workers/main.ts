@@ -1,3 +1,5 @@
+// First: on a Node.js older than 24, one clear line and exit before anything else loads.
+import '../src/support/node-version';
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../src/persistence/orm';

@@ -77,9 +77,11 @@ describe('package.json dependencies', () => {
     expect(problems(PKG, uses)).toEqual([]);
   });
 
-  test('the runner of `npm start` and `npm run worker` is a dependency', () => {
+  test('the runner of `npm start` and `npm run worker` is a dependency (after the Node version check)', () => {
     for (const script of ['start', 'worker']) {
-      const runner = (PKG.scripts[script] ?? '').split(/\s+/)[0] ?? '';
+      const [check, command] = (PKG.scripts[script] ?? '').split(' && ');
+      expect(check).toBe('node scripts/check-node.cjs');
+      const runner = (command ?? '').split(/\s+/)[0] ?? '';
       expect(PKG.dependencies[runner]).toBeDefined();
     }
   });
