@@ -40,8 +40,9 @@ export type CallbackRefusal = { refused: 'forged' | 'malformed' };
  *   constant time), or the path names no product or reference we could have issued;
  * - `malformed`: the token is right but the body is not a transaction status;
  * - else the callback, whose `claimed` status the workflow confirms with a status GET.
- * A replay of a genuine callback passes here (the URL is the same): it is harmless by design, since
- * the body is never acted upon.
+ * A replay of a genuine callback passes here (the URL is the same, and never expires): it is harmless
+ * by design, since the body is never acted upon, and the route bounds what replays cost (one signal
+ * per payment per CALLBACK_DEBOUNCE_MS, CALLBACK_SIGNAL_CAP in its life: callback-signal-store.ts).
  */
 export function verifyCallback(
   config: Pick<PartnerConfig, 'callbackSecret'>,
@@ -73,6 +74,13 @@ export type CallbackOutcome =
    * for a charge that expired): a late answer, flagged for a payment review (issue 29), never dropped.
    */
   | 'late'
+  /**
+   * Verified, but the payment was woken by a callback less than CALLBACK_DEBOUNCE_MS ago (a replay or
+   * a duplicate): no signal; the wake-up already under way asks the partner (issue 30).
+   */
+  | 'debounced'
+  /** Verified, but the payment has had its CALLBACK_SIGNAL_CAP signals: no more; its own status polls go on (issue 30). */
+  | 'capped'
   | 'forged'
   | 'malformed';
 
@@ -80,7 +88,7 @@ export interface CallbackAnswer {
   status: number;
   /** Empty: MoMo reads nothing of our answer. */
   body: '';
-  /** How loud the route logs it: forged, malformed and late callbacks are warnings, the rest information. */
+  /** How loud the route logs it: forged, malformed, late and capped callbacks are warnings, the rest information. */
   logLevel: 'info' | 'warn';
   logMessage: string;
 }
@@ -90,6 +98,8 @@ const LOG: Record<CallbackOutcome, Pick<CallbackAnswer, 'logLevel' | 'logMessage
   unknown_reference: { logLevel: 'info', logMessage: 'partner callback for a reference no payment carries: ignored' },
   replayed: { logLevel: 'info', logMessage: 'partner callback for a payment already final, as it says (a duplicate callback): nothing to do' },
   late: { logLevel: 'warn', logMessage: 'partner callback contradicts how the payment ended (a late answer): flagged for a payment review, which asks the partner and records late money' },
+  debounced: { logLevel: 'info', logMessage: 'partner callback within the debounce window of the last one for this payment (a duplicate or a replay): no signal, the payment is already asking the partner' },
+  capped: { logLevel: 'warn', logMessage: 'partner callback past the cap of signals for this payment (a replayed callback URL?): no signal, the payment keeps polling the partner' },
   forged: { logLevel: 'warn', logMessage: 'partner callback refused: its token is not ours for this reference (forged or damaged URL)' },
   malformed: { logLevel: 'warn', logMessage: 'partner callback with a valid token but a body that is not a transaction status: ignored' },
 };

@@ -116,6 +116,20 @@ function timeoutMs(env: NodeJS.ProcessEnv): number {
   return ms;
 }
 
+/**
+ * PARTNER_CALLBACK_BASE_URL; with NODE_ENV=production only an `https:` one (issue 30): the callback
+ * URLs carry their token, the only credential of a callback, which must not cross the network in clear.
+ */
+function callbackBaseUrl(env: NodeJS.ProcessEnv): string {
+  const url = baseUrl(env, 'PARTNER_CALLBACK_BASE_URL', 'the public base URL at which the partner reaches our callback route, e.g. https://pay.example.com');
+  if (env.NODE_ENV === 'production' && !url.startsWith('https:')) {
+    throw new StartupError(
+      `PARTNER_CALLBACK_BASE_URL must be an https:// URL with NODE_ENV=production (the callback URLs carry their token, the partner's only credential), got "${url}"`,
+    );
+  }
+  return url;
+}
+
 /** A removed variable that is still set: a StartupError saying so. */
 function refuseRemoved(env: NodeJS.ProcessEnv): void {
   for (const [name, why] of Object.entries(REMOVED_PARTNER_VARIABLES)) {
@@ -147,7 +161,7 @@ export function loadPartnerConfig(env: NodeJS.ProcessEnv = process.env): Partner
     baseUrl: partnerBase,
     credentials: { collection: credentials(env, 'collection'), disbursement: credentials(env, 'disbursement') },
     targetEnvironment,
-    callbackBaseUrl: baseUrl(env, 'PARTNER_CALLBACK_BASE_URL', 'the public base URL at which the partner reaches our callback route, e.g. https://pay.example.com'),
+    callbackBaseUrl: callbackBaseUrl(env),
     callbackSecret,
     timeoutMs: timeoutMs(env),
   };

@@ -30,10 +30,10 @@ describe('callback URLs and their verification', () => {
     expect(verifyCallback(config, 'disbursement', ref, token, '{"status":')).toEqual({ refused: 'malformed' });
   });
 
-  test('every callback is answered 200 with an empty body; forged, malformed and late ones are logged as warnings', () => {
-    const outcomes: CallbackOutcome[] = ['accepted', 'unknown_reference', 'replayed', 'late', 'forged', 'malformed'];
+  test('every callback is answered 200 with an empty body; forged, malformed, late and capped ones are logged as warnings', () => {
+    const outcomes: CallbackOutcome[] = ['accepted', 'unknown_reference', 'replayed', 'late', 'debounced', 'capped', 'forged', 'malformed'];
     for (const outcome of outcomes) expect(callbackAnswer(outcome)).toMatchObject({ status: 200, body: '' });
-    expect(outcomes.filter((o) => callbackAnswer(o).logLevel === 'warn')).toEqual(['late', 'forged', 'malformed']);
+    expect(outcomes.filter((o) => callbackAnswer(o).logLevel === 'warn')).toEqual(['late', 'capped', 'forged', 'malformed']);
   });
 
   test('a late callback (a closed payment, a contradicting claim) is a warning that names the review, never "ignored"', () => {

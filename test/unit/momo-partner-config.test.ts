@@ -95,6 +95,14 @@ describe('loadPartnerConfig', () => {
     expect(problem({ ...base, ...change })).toMatch(message);
   });
 
+  test('NODE_ENV=production: PARTNER_CALLBACK_BASE_URL must be https (the URLs carry the callback token); http is kept outside production', () => {
+    const http = { ...base, PARTNER_CALLBACK_BASE_URL: 'http://pay.example.com/' };
+    expect(problem({ ...http, NODE_ENV: 'production' })).toMatch(/PARTNER_CALLBACK_BASE_URL must be an https:\/\/ URL with NODE_ENV=production .*got "http:\/\/pay\.example\.com"/);
+    expect(loadPartnerConfig({ ...base, PARTNER_CALLBACK_BASE_URL: 'HTTPS://pay.example.com/', NODE_ENV: 'production' })?.callbackBaseUrl).toBe('https://pay.example.com');
+    expect(loadPartnerConfig({ ...http, NODE_ENV: 'development' })?.callbackBaseUrl).toBe('http://pay.example.com');
+    expect(loadPartnerConfig(http)?.callbackBaseUrl).toBe('http://pay.example.com');
+  });
+
   test('no error message and no summary repeats a secret', () => {
     const messages = [
       problem({ ...base, PARTNER_CALLBACK_SECRET: 'short-secret' }),

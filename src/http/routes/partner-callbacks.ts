@@ -2,6 +2,7 @@ import Router, { type RouterContext } from '@koa/router';
 import getRawBody from 'raw-body';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { PARTNER_CALLBACK_SIGNAL } from '../../domain/live-rail';
+import { claimCallbackSignal } from '../../persistence/callback-signal-store';
 import { paymentOfReference } from '../../persistence/rail-request-store';
 import { CALLBACK_ROUTE, callbackAnswer, verifyCallback, type CallbackOutcome } from '../../rail/momo-callback';
 import type { ServiceDeps } from '../../services/context';
@@ -17,7 +18,10 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * the body: a forged, unknown, replayed or malformed callback changes nothing. A callback for a
  * payment already ended (its workflow closed, or still open after the end) whose claim contradicts
  * how it ended is `late`: the payment is flagged for a payment review
- * (src/services/late-callback.ts), logged as a warning. Every callback is
+ * (src/services/late-callback.ts), logged as a warning. Both take a claim first
+ * (src/persistence/callback-signal-store.ts): a callback for a payment woken less than
+ * CALLBACK_DEBOUNCE_MS ago is `debounced`, one past CALLBACK_SIGNAL_CAP signals `capped` (a warning);
+ * neither signals nor flags anything (the workflow's own polls go on). Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the
  * token).
  */
@@ -43,17 +47,24 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
         outcome = 'unknown_reference';
       } else {
         paymentId = payment.paymentId;
-        try {
-          await deps.temporal.client.workflow.getHandle(payment.paymentId).signal(PARTNER_CALLBACK_SIGNAL);
-          outcome = 'accepted';
-        } catch (error) {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-          outcome = 'replayed';
+        // One signal per payment per debounce window, and a cap over its life, across API processes:
+        // a replayed URL costs neither history events nor partner status requests nor reviews.
+        const claim = await claimCallbackSignal(deps.orm, payment.paymentId, { debounceMs: settings?.debounceMs, cap: settings?.signalCap });
+        if (claim !== 'signal') {
+          outcome = claim;
+        } else {
+          try {
+            await deps.temporal.client.workflow.getHandle(payment.paymentId).signal(PARTNER_CALLBACK_SIGNAL);
+            outcome = 'accepted';
+          } catch (error) {
+            if (!(error instanceof WorkflowNotFoundError)) throw error;
+            outcome = 'replayed';
+          }
+          // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
+          // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
+          const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue }, payment.paymentId, verified.product, verified.claimed);
+          if (late === 'late') outcome = 'late';
         }
-        // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
-        // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
-        const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue }, payment.paymentId, verified.product, verified.claimed);
-        if (late === 'late') outcome = 'late';
       }
     }
     const answer = callbackAnswer(outcome);
