@@ -16,6 +16,9 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'merchants set': ['payout-review-threshold', 'settlement-bank', 'settlement-account', 'live-max-amount', 'live-daily-limit', 'notification-email'],
   'users create': ['merchant', 'email', 'password-stdin'],
   'users list': ['merchant'],
+  // A portal user's access (src/persistence/portal-user-access.ts): audited like a key change.
+  'users disable': [...KEY_CHANGE],
+  'users revoke-sessions': [...KEY_CHANGE],
   'keys create': ['merchant', 'env', 'scopes', ...KEY_CHANGE],
   'keys roll': ['expires-in', ...KEY_CHANGE],
   'keys revoke': [...KEY_CHANGE],
