@@ -316,15 +316,18 @@ describe('Balances', () => {
     }
     // Every filter control is labelled.
     for (const id of ['filter-type', 'filter-currency', 'filter-source', 'filter-from', 'filter-to']) expect(filtered.text).toContain(`<label for="${id}">`);
-    expect(filtered.text).toContain('<a href="/balances/transactions.csv?type=charge&amp;currency=NGN" id="export-csv"');
+    // The export is a POST carrying the page's filters (and its environment and CSRF token).
+    expect(filtered.text).toContain('<form method="post" action="/balances/transactions.csv" id="export-form"><input type="hidden" name="environment" value="sandbox"><input type="hidden" name="csrf" value="');
+    expect(filtered.text).toMatch(/id="export-form">[^]*?<input type="hidden" name="type" value="charge"><input type="hidden" name="currency" value="NGN"><button type="submit" class="secondary" id="export-csv">/);
   });
 
-  test('CSV export: the attachment, a header and exactly the rows the API lists (all pages), amounts in major units, quoted and formula-safe', async () => {
-    const res = await fetch(`${url}/balances/transactions.csv`, { headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+  test('CSV export (a POST from the page): the attachment, a header and exactly the rows the API lists (all pages), amounts in major units, quoted and formula-safe', async () => {
+    const form = PortalClient.formOf((await client.get('/balances')).text);
+    const res = await client.post('/balances/transactions.csv', form);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="balance-transactions-sandbox-${todayUtc()}.csv"`);
-    const text = await res.text();
+    const text = res.text;
     expect(text.endsWith('\r\n')).toBe(true);
     const [header, ...rows] = parseCsv(text);
     expect(header).toEqual(['id', 'created_at', 'type', 'source', 'balance', 'currency', 'amount', 'fee', 'net']);
@@ -334,13 +337,19 @@ describe('Balances', () => {
     expect(text).not.toContain(other.id);
 
     // The same filters as the page, and as the API.
-    const filtered = parseCsv(await (await fetch(`${url}/balances/transactions.csv?type=charge&currency=NGN`, { headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).text());
+    const filtered = parseCsv((await client.post('/balances/transactions.csv', { ...form, type: 'charge', currency: 'NGN' })).text);
     expect(filtered.slice(1).map((r) => r[0])).toEqual((await apiBalanceTransactions(m, '&type=charge&currency=NGN')).map((i) => i.id));
-    const none = await fetch(`${url}/balances/transactions.csv?from=2099-01-01`, { headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    expect(await none.text()).toBe('id,created_at,type,source,balance,currency,amount,fee,net\r\n');
-    const bad = await client.get('/balances/transactions.csv?type=bogus');
+    const none = await client.post('/balances/transactions.csv', { ...form, from: '2099-01-01' });
+    expect(none.text).toBe('id,created_at,type,source,balance,currency,amount,fee,net\r\n');
+    const bad = await client.post('/balances/transactions.csv', { ...form, type: 'bogus' });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/^Type must be one of/);
+    // A GET (an old link) exports nothing: it shows the page with its filters. Nor does a POST without the CSRF token or from another environment's page.
+    const get = await client.get('/balances/transactions.csv?type=charge');
+    expect({ status: get.status, location: get.headers.get('location') }).toEqual({ status: 303, location: '/balances?type=charge' });
+    expect(get.text).not.toContain('id,created_at');
+    expect((await client.post('/balances/transactions.csv', { environment: form.environment })).status).toBe(403);
+    expect((await client.post('/balances/transactions.csv', { ...form, environment: 'live' })).status).toBe(409);
 
     // Each export is an audited action (with its filters; the refused one is not an export).
     const exports = await h.orm.em.getConnection().execute<{ operator: string; state_after: { filters: Record<string, string> }; request_id: string }[]>(
@@ -353,7 +362,7 @@ describe('Balances', () => {
 
     // Another merchant's export: only its own row.
     const { client: otherClient } = await signedInUser(url, h.orm, other.id);
-    const otherRows = parseCsv((await otherClient.get('/balances/transactions.csv')).text).slice(1);
+    const otherRows = parseCsv((await otherClient.post('/balances/transactions.csv', PortalClient.formOf((await otherClient.get('/balances')).text))).text).slice(1);
     expect(otherRows.map((r) => r[6])).toEqual(['777.00']);
   });
 

@@ -36,9 +36,9 @@ async function signedIn(): Promise<{ m: TestMerchant; email: string; client: Por
   return { m, email, client };
 }
 
-/** A page's CSRF token (any portal page of the session carries it). */
-async function csrfOf(client: PortalClient, path = '/webhooks'): Promise<string> {
-  return PortalClient.csrfOf((await client.get(path)).text);
+/** What a page's changing forms carry: its environment and CSRF token (layout.ts guardFields). */
+async function formOf(client: PortalClient, path = '/webhooks'): Promise<{ environment: string; csrf: string }> {
+  return PortalClient.formOf((await client.get(path)).text);
 }
 
 const secretOf = (text: string) => /<output id="secret" class="secret">([^<]+)<\/output>/.exec(text)?.[1];
@@ -46,7 +46,7 @@ const endpointIdOf = (text: string) => /href="\/webhooks\/(we_[0-9A-Za-z]+)" id=
 
 /** Registers an endpoint through the form; its id and the secret shown. */
 async function register(client: PortalClient, m: TestMerchant, fields: Record<string, string | string[]> = {}): Promise<{ id: string; secret: string; text: string; requestId: string | null }> {
-  const res = await client.post('/webhooks', { csrf: await csrfOf(client), url: `${rx.url}/${m.id}`, ...fields });
+  const res = await client.post('/webhooks', { ...(await formOf(client)), url: `${rx.url}/${m.id}`, ...fields });
   expect(res.status).toBe(200);
   const id = endpointIdOf(res.text);
   const secret = secretOf(res.text);
@@ -144,17 +144,17 @@ test('register through the form: the signing secret is shown once, the endpoint 
 
 test('a refused URL or event type shows the service’s message on the page, keeps what was typed, and creates nothing', async () => {
   const { m, client } = await signedIn();
-  const csrf = await csrfOf(client);
+  const form = await formOf(client);
   const audited = await auditCount(m.id);
-  const privateHost = await client.post('/webhooks', { csrf, url: 'http://10.1.2.3/hook', description: 'typed' });
+  const privateHost = await client.post('/webhooks', { ...form, url: 'http://10.1.2.3/hook', description: 'typed' });
   expect(privateHost.status).toBe(400);
   expect(privateHost.text).toMatch(/<p class="error" role="alert" id="message">The endpoint was not registered: [^<]+<\/p>/);
   expect(privateHost.text).toContain('value="http://10.1.2.3/hook"');
   expect(privateHost.text).toContain('value="typed"');
-  const notUrl = await client.post('/webhooks', { csrf, url: 'not a url' });
+  const notUrl = await client.post('/webhooks', { ...form, url: 'not a url' });
   expect(notUrl.status).toBe(400);
   expect(notUrl.text).toContain('id="message"');
-  const badEvent = await client.post('/webhooks', { csrf, url: `${rx.url}/${m.id}`, event: 'no.such_event' });
+  const badEvent = await client.post('/webhooks', { ...form, url: `${rx.url}/${m.id}`, event: 'no.such_event' });
   expect(badEvent.status).toBe(400);
   expect(badEvent.text).toContain('id="message"');
   for (const res of [privateHost, notUrl, badEvent]) expect(res.text).not.toContain('id="secret"');
@@ -203,8 +203,8 @@ test('a sandbox charge’s deliveries are listed on the endpoint page (filter, l
 test('replay from the delivery page: a new delivery reaches the receiver with the same event id, the page says so, and the replay is audited', async () => {
   const { m, email, client, ep, deliveries } = await endpointWithDeliveries();
   const original = deliveries[0]!;
-  const csrf = await csrfOf(client, `/webhooks/deliveries/${original.id}`);
-  const res = await client.post(`/webhooks/deliveries/${original.id}/replay`, { csrf });
+  const form = await formOf(client, `/webhooks/deliveries/${original.id}`);
+  const res = await client.post(`/webhooks/deliveries/${original.id}/replay`, form);
   expect(res.status).toBe(303);
   const location = res.headers.get('location')!;
   const newId = /^\/webhooks\/deliveries\/(dlv_[0-9A-Za-z]+)\?replayed=1$/.exec(location)?.[1];
@@ -232,7 +232,7 @@ test('replay from the delivery page: a new delivery reaches the receiver with th
 test('rotate: the new secret is shown once, signs the next delivery, and the rotation is audited; disable and enable are audited and a disabled endpoint’s replay shows the service’s message', async () => {
   const { m, email, client, ep, deliveries } = await endpointWithDeliveries();
   const page = await client.get(`/webhooks/${ep.id}`);
-  const rotated = await client.post(`/webhooks/${ep.id}/rotate`, { csrf: PortalClient.csrfOf(page.text) });
+  const rotated = await client.post(`/webhooks/${ep.id}/rotate`, PortalClient.formOf(page.text));
   expect(rotated.status).toBe(200);
   const secret = secretOf(rotated.text)!;
   expect(secret).toMatch(/^whsec_/);
@@ -246,24 +246,24 @@ test('rotate: the new secret is shown once, signs the next delivery, and the rot
 
   // The next delivery (a replay) is signed with the new secret first, the old one during the overlap.
   rx.setSecrets([secret, ep.secret]);
-  const replayed = await client.post(`/webhooks/deliveries/${deliveries[0]!.id}/replay`, { csrf: PortalClient.csrfOf(page.text) });
+  const replayed = await client.post(`/webhooks/deliveries/${deliveries[0]!.id}/replay`, PortalClient.formOf(page.text));
   const replayId = /dlv_[0-9A-Za-z]+/.exec(replayed.headers.get('location')!)![0];
   const got = await rx.waitFor((ds) => ds.some((d) => d.headers['x-service-delivery-id'] === replayId));
   expect(got.find((d) => d.headers['x-service-delivery-id'] === replayId)!.validFor).toEqual([secret, ep.secret]);
 
   // Disable: the page says so; a replay is refused with the service's message and creates nothing.
-  const disabled = await client.post(`/webhooks/${ep.id}/status`, { csrf: PortalClient.csrfOf(page.text), status: 'disabled' });
+  const disabled = await client.post(`/webhooks/${ep.id}/status`, { ...PortalClient.formOf(page.text), status: 'disabled' });
   expect({ status: disabled.status, location: disabled.headers.get('location') }).toEqual({ status: 303, location: `/webhooks/${ep.id}?updated=1` });
   const after = await client.get(`/webhooks/${ep.id}?updated=1`);
   expect(after.text).toMatch(/id="message">The endpoint is disabled/);
   expect(after.text).toContain('id="enable-endpoint"');
   const before = await deliveryCount(m.id);
-  const refused = await client.post(`/webhooks/deliveries/${deliveries[0]!.id}/replay`, { csrf: PortalClient.csrfOf(page.text) });
+  const refused = await client.post(`/webhooks/deliveries/${deliveries[0]!.id}/replay`, PortalClient.formOf(page.text));
   expect(refused.status).toBe(409);
   expect(refused.text).toMatch(/<p class="error" role="alert" id="message">Not replayed: Endpoint we_[0-9A-Za-z]+ is disabled/);
   expect(await deliveryCount(m.id)).toBe(before);
 
-  const enabled = await client.post(`/webhooks/${ep.id}/status`, { csrf: PortalClient.csrfOf(page.text), status: 'active' });
+  const enabled = await client.post(`/webhooks/${ep.id}/status`, { ...PortalClient.formOf(page.text), status: 'active' });
   expect(enabled.status).toBe(303);
   expect((await client.get(`/webhooks/${ep.id}?updated=1`)).text).toMatch(/id="message">The endpoint is active/);
   const updates = (await auditOf(ep.id)).filter((a) => a.action === 'webhook_endpoint.update');
@@ -271,7 +271,7 @@ test('rotate: the new secret is shown once, signs the next delivery, and the rot
     [`portal:${email}`, 'active', 'disabled'],
     [`portal:${email}`, 'disabled', 'active'],
   ]);
-  const invalid = await client.post(`/webhooks/${ep.id}/status`, { csrf: PortalClient.csrfOf(page.text), status: 'paused' });
+  const invalid = await client.post(`/webhooks/${ep.id}/status`, { ...PortalClient.formOf(page.text), status: 'paused' });
   expect(invalid.status).toBe(400);
   expect(invalid.text).toContain('id="message"');
 });
@@ -298,8 +298,8 @@ test('paging: 20 deliveries a page, newest first, an "Older" link to the rest', 
 
 test('POSTs without the CSRF token (or with a wrong one) are 403 and change nothing', async () => {
   const { m, client, ep, deliveries } = await endpointWithDeliveries();
-  const csrf = await csrfOf(client);
-  const wrong = csrf.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  const form = await formOf(client);
+  const wrong = form.csrf.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
   const before = { endpoints: await endpointCount(m.id), deliveries: await deliveryCount(m.id), audit: await auditCount(m.id) };
   const posts: Array<[string, Record<string, string>]> = [
     ['/webhooks', { url: `${rx.url}/${m.id}/x` }],
@@ -310,14 +310,14 @@ test('POSTs without the CSRF token (or with a wrong one) are 403 and change noth
   ];
   for (const [path, fields] of posts) {
     expect({ path, status: (await client.post(path, fields)).status }).toEqual({ path, status: 403 });
-    expect({ path, status: (await client.post(path, { ...fields, csrf: wrong })).status }).toEqual({ path, status: 403 });
-    expect({ path, status: (await client.post(path, { ...fields, csrf }, { origin: 'https://evil.example' })).status }).toEqual({ path, status: 403 });
+    expect({ path, status: (await client.post(path, { ...fields, environment: form.environment, csrf: wrong })).status }).toEqual({ path, status: 403 });
+    expect({ path, status: (await client.post(path, { ...fields, ...form }, { origin: 'https://evil.example' })).status }).toEqual({ path, status: 403 });
   }
   expect({ endpoints: await endpointCount(m.id), deliveries: await deliveryCount(m.id), audit: await auditCount(m.id) }).toEqual(before);
   expect((await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey })).json.status).toBe('active');
   // With the token, delete works (and asks for the confirmation first).
-  expect((await client.post(`/webhooks/${ep.id}/delete`, { csrf })).status).toBe(400);
-  const deleted = await client.post(`/webhooks/${ep.id}/delete`, { csrf, confirm: 'yes' });
+  expect((await client.post(`/webhooks/${ep.id}/delete`, form)).status).toBe(400);
+  const deleted = await client.post(`/webhooks/${ep.id}/delete`, { ...form, confirm: 'yes' });
   expect({ status: deleted.status, location: deleted.headers.get('location') }).toEqual({ status: 303, location: '/webhooks?deleted=1' });
   expect((await client.get(`/webhooks/${ep.id}`)).status).toBe(404);
   expect((await auditOf(ep.id)).map((a) => a.action)).toContain('webhook_endpoint.delete');
@@ -326,7 +326,7 @@ test('POSTs without the CSRF token (or with a wrong one) are 403 and change noth
 test('another merchant’s endpoint and delivery ids are 404 on every page and action, and change nothing', async () => {
   const owner = await endpointWithDeliveries();
   const { client: stranger, m: other } = await signedIn();
-  const csrf = await csrfOf(stranger);
+  const form = await formOf(stranger);
   const strangerAudit = await auditCount(other.id);
   const ownerState = { deliveries: await deliveryCount(owner.m.id), audit: await auditCount(owner.m.id) };
   const delivery = owner.deliveries[0]!.id;
@@ -341,7 +341,7 @@ test('another merchant’s endpoint and delivery ids are 404 on every page and a
     [`/webhooks/${owner.ep.id}/delete`, { confirm: 'yes' }],
     [`/webhooks/deliveries/${delivery}/replay`, {}],
   ] as Array<[string, Record<string, string>]>) {
-    expect({ path, status: (await stranger.post(path, { ...fields, csrf })).status }).toEqual({ path, status: 404 });
+    expect({ path, status: (await stranger.post(path, { ...fields, ...form })).status }).toEqual({ path, status: 404 });
   }
   expect({ deliveries: await deliveryCount(owner.m.id), audit: await auditCount(owner.m.id) }).toEqual(ownerState);
   expect(await auditCount(other.id)).toBe(strangerAudit);
@@ -362,10 +362,10 @@ test('live does not show the sandbox’s endpoints or deliveries; its register f
   expect(live.text).not.toContain('id="test-mode"');
   expect((await client.get(`/webhooks/${ep.id}`)).status).toBe(404);
   expect((await client.get(`/webhooks/deliveries/${deliveries[0]!.id}`)).status).toBe(404);
-  const csrf = PortalClient.csrfOf(live.text);
-  expect((await client.post(`/webhooks/deliveries/${deliveries[0]!.id}/replay`, { csrf })).status).toBe(404);
-  expect((await client.post(`/webhooks/${ep.id}/rotate`, { csrf })).status).toBe(404);
-  const local = await client.post('/webhooks', { csrf, url: `${rx.url}/${m.id}` });
+  const form = PortalClient.formOf(live.text);
+  expect((await client.post(`/webhooks/deliveries/${deliveries[0]!.id}/replay`, form)).status).toBe(404);
+  expect((await client.post(`/webhooks/${ep.id}/rotate`, form)).status).toBe(404);
+  const local = await client.post('/webhooks', { ...form, url: `${rx.url}/${m.id}` });
   expect(local.status).toBe(400);
   expect(local.text).toContain('id="message"');
   expect(Number((await sql<{ n: string }>(`select count(*) as n from webhook_endpoints where merchant_id = ? and environment = 'live'`, [m.id]))[0]!.n)).toBe(0);

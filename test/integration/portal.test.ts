@@ -152,7 +152,7 @@ test('a session ends after 12 hours: an expired one redirects to sign-in, and it
   await h.orm.em.getConnection().execute(`update portal_sessions set expires_at = now() - interval '1 second' where id = encode(sha256(?::bytea), 'hex')`, [client.cookies.get('portal_session')!]);
   expect((await client.get('/developers/api-keys')).headers.get('location')).toBe('/sign-in');
   const before = await keyCount(m.id);
-  const post = await client.post('/developers/api-keys', { csrf: PortalClient.csrfOf(page.text), scope: 'charges:read' });
+  const post = await client.post('/developers/api-keys', { ...PortalClient.formOf(page.text), scope: 'charges:read' });
   expect({ status: post.status, location: post.headers.get('location') }).toEqual({ status: 303, location: '/sign-in' });
   expect(await keyCount(m.id)).toBe(before);
 });
@@ -192,11 +192,11 @@ test('a page without a session redirects to sign-in; / goes to Payments when sig
 test('CSRF: a POST without the token, with a wrong one, or from a foreign Origin is refused and changes nothing; sign-in needs its form token too', async () => {
   const { m, email: address, client } = await signedIn();
   const page = await client.get('/developers/api-keys');
-  const csrf = PortalClient.csrfOf(page.text);
+  const { csrf, environment } = PortalClient.formOf(page.text);
   const before = await keyCount(m.id);
-  expect((await client.post('/developers/api-keys', { scope: 'charges:read' })).status).toBe(403);
-  expect((await client.post('/developers/api-keys', { csrf: csrf.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), scope: 'charges:read' })).status).toBe(403);
-  expect((await client.post('/developers/api-keys', { csrf, scope: 'charges:read' }, { origin: 'https://evil.example' })).status).toBe(403);
+  expect((await client.post('/developers/api-keys', { environment, scope: 'charges:read' })).status).toBe(403);
+  expect((await client.post('/developers/api-keys', { environment, csrf: csrf.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), scope: 'charges:read' })).status).toBe(403);
+  expect((await client.post('/developers/api-keys', { environment, csrf, scope: 'charges:read' }, { origin: 'https://evil.example' })).status).toBe(403);
   expect((await client.post('/environment', { csrf, environment: 'live' }, { origin: 'null' })).status).toBe(403);
   expect(await keyCount(m.id)).toBe(before);
   // The sign-in form without its token (or from elsewhere) is refused before any password check.
@@ -231,16 +231,16 @@ test('the environment switch: sandbox pages carry the TEST MODE band, live pages
 test('API keys: create (scopes required), roll and revoke through the key services, each with its audit row; the API honours them; the secret is shown once', async () => {
   const { m, email: address, client } = await signedIn();
   let page = await client.get('/developers/api-keys');
-  const csrf = PortalClient.csrfOf(page.text);
+  const form = PortalClient.formOf(page.text);
   const before = await keyCount(m.id);
 
-  const none = await client.post('/developers/api-keys', { csrf });
+  const none = await client.post('/developers/api-keys', form);
   expect(none.status).toBe(400);
   expect(none.text).toContain('Choose at least one scope.');
-  expect((await client.post('/developers/api-keys', { csrf, scope: 'everything' })).status).toBe(400);
+  expect((await client.post('/developers/api-keys', { ...form, scope: 'everything' })).status).toBe(400);
   expect(await keyCount(m.id)).toBe(before);
 
-  const created = await client.post('/developers/api-keys', { csrf, scope: ['balances:read', 'charges:read'] });
+  const created = await client.post('/developers/api-keys', { ...form, scope: ['balances:read', 'charges:read'] });
   expect(created.status).toBe(200);
   const secret = /<output id="secret" class="secret">(svc_test_[^<]+)<\/output>/.exec(created.text)![1]!;
   const keyId = /Secret of (key_[0-9A-Za-z]+)/.exec(created.text)![1]!;
@@ -255,8 +255,8 @@ test('API keys: create (scopes required), roll and revoke through the key servic
   expect(stored).not.toContain(secret);
 
   // Roll: an overlap above 7 days is not offered and refused; "end it now" stops the old key at once.
-  expect((await client.post(`/developers/api-keys/${keyId}/roll`, { csrf, overlap: '30d' })).status).toBe(400);
-  const rolled = await client.post(`/developers/api-keys/${keyId}/roll`, { csrf, overlap: '0' });
+  expect((await client.post(`/developers/api-keys/${keyId}/roll`, { ...form, overlap: '30d' })).status).toBe(400);
+  const rolled = await client.post(`/developers/api-keys/${keyId}/roll`, { ...form, overlap: '0' });
   expect(rolled.status).toBe(200);
   const newSecret = /<output id="secret" class="secret">(svc_test_[^<]+)<\/output>/.exec(rolled.text)![1]!;
   const newId = /Secret of (key_[0-9A-Za-z]+)/.exec(rolled.text)![1]!;
@@ -269,21 +269,21 @@ test('API keys: create (scopes required), roll and revoke through the key servic
   ]);
 
   // Revoke: the API refuses the key at once.
-  const revoked = await client.post(`/developers/api-keys/${newId}/revoke`, { csrf });
+  const revoked = await client.post(`/developers/api-keys/${newId}/revoke`, form);
   expect(revoked.status).toBe(200);
   expect(revoked.text).toContain('The key is revoked');
   expect((await h.request('sandbox', 'GET', '/v1/balances', { key: newSecret })).status).toBe(401);
   expect((await audit(newId)).map((r) => r.action)).toEqual(['api_key.revoke']);
   // Revoking again, or another merchant's key, or a live key from the sandbox view, changes nothing.
-  expect((await client.post(`/developers/api-keys/${newId}/revoke`, { csrf })).status).toBe(400);
+  expect((await client.post(`/developers/api-keys/${newId}/revoke`, form)).status).toBe(400);
   const other = await h.merchant();
   const otherKey = (await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from api_keys where merchant_id = ? limit 1`, [other.id]))[0]!.id;
-  expect((await client.post(`/developers/api-keys/${otherKey}/revoke`, { csrf })).status).toBe(400);
-  expect((await client.post(`/developers/api-keys/${otherKey}/roll`, { csrf, overlap: '0' })).status).toBe(400);
+  expect((await client.post(`/developers/api-keys/${otherKey}/revoke`, form)).status).toBe(400);
+  expect((await client.post(`/developers/api-keys/${otherKey}/roll`, { ...form, overlap: '0' })).status).toBe(400);
   expect(await audit(otherKey)).toEqual([]);
   expect((await h.request('sandbox', 'GET', '/v1/balances', { key: other.testKey })).status).toBe(200);
   const liveKey = (await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from api_keys where merchant_id = ? and environment = 'live'`, [m.id]))[0]!.id;
-  expect((await client.post(`/developers/api-keys/${liveKey}/revoke`, { csrf })).status).toBe(400);
+  expect((await client.post(`/developers/api-keys/${liveKey}/revoke`, form)).status).toBe(400);
   expect((await h.request('live', 'GET', '/v1/balances', { key: m.liveKey })).status).toBe(200);
 });
 

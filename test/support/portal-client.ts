@@ -29,6 +29,16 @@ export class PortalClient {
     return match[1]!;
   }
 
+  /**
+   * The fields every changing form of a page carries (layout.ts guardFields): the environment it was
+   * opened in and the CSRF token, as a browser would send them with the form.
+   */
+  static formOf(html: string): { environment: string; csrf: string } {
+    const match = /name="environment" value="(sandbox|live)"><input type="hidden" name="csrf" value="([^"]+)"/.exec(html);
+    if (!match) throw new Error('no form with its environment on the page');
+    return { environment: match[1]!, csrf: match[2]! };
+  }
+
   /** GET /sign-in, then POST it. */
   async signIn(email: string, password: string): Promise<{ status: number; text: string; headers: Headers }> {
     const page = await this.get('/sign-in');

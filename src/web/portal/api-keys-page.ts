@@ -1,7 +1,7 @@
 import { ALL_SCOPES } from '../../domain/scopes';
 import type { ListedKey } from '../../persistence/api-key-store';
 import { escapeHtml } from '../../support/escape-html';
-import { hidden, portalPage, type Frame } from './layout';
+import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 
 /** The roll overlaps offered (the old key keeps working this long; at most 7 days, as `keys roll`). */
@@ -13,15 +13,15 @@ export const ROLL_OVERLAPS: Record<string, { label: string; ms: number }> = {
 };
 
 
-function keyRow(key: ListedKey, csrf: string): string {
+function keyRow(key: ListedKey, frame: Frame): string {
   const open = key.status === 'active';
   const actions = open
-    ? `<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/roll">${hidden(csrf)}<label class="check" for="overlap-${escapeHtml(key.id)}">Old key works for</label>
+    ? `<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/roll">${guardFields(frame)}<label class="check" for="overlap-${escapeHtml(key.id)}">Old key works for</label>
 <select name="overlap" id="overlap-${escapeHtml(key.id)}">${Object.entries(ROLL_OVERLAPS).map(([v, o]) => `<option value="${v}"${v === '24h' ? ' selected' : ''}>${o.label}</option>`).join('')}</select>
 <button type="submit" class="secondary">Roll</button></form>
-<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/revoke">${hidden(csrf)}<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}">Revoke</button></form>`
+<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/revoke">${guardFields(frame)}<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}">Revoke</button></form>`
     : key.status === 'expiring'
-      ? `<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/revoke">${hidden(csrf)}<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}">Revoke</button></form>`
+      ? `<form method="post" action="/developers/api-keys/${escapeHtml(key.id)}/revoke">${guardFields(frame)}<button type="submit" class="danger" aria-label="Revoke ${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}">Revoke</button></form>`
       : '';
   return `<tr id="${escapeHtml(key.id)}">
 <td><code>${escapeHtml(key.prefix)}…${escapeHtml(key.last4)}</code><br><small>${escapeHtml(key.id)}</small></td>
@@ -39,7 +39,7 @@ export function apiKeysPage(frame: Frame, keys: ListedKey[], message: string | n
     ? `<table id="keys"><caption class="visually-hidden">${frame.environment === 'sandbox' ? 'Sandbox' : 'Live'} API keys</caption>
 <thead><tr><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody>
-${keys.map((k) => keyRow(k, frame.csrfToken)).join('\n')}
+${keys.map((k) => keyRow(k, frame)).join('\n')}
 </tbody></table>`
     : '<p id="no-keys">No keys in this environment yet.</p>';
   return portalPage(
@@ -49,7 +49,7 @@ ${note}<p>A key's secret is shown once, when it is created or rolled. Here you s
 ${rows}
 <h2>Create a key</h2>
 <form method="post" action="/developers/api-keys">
-${hidden(frame.csrfToken)}
+${guardFields(frame)}
 <fieldset><legend>Scopes (at least one)</legend>
 ${ALL_SCOPES.map((s) => `<label class="check"><input type="checkbox" name="scope" value="${s}"> ${s}</label>`).join('\n')}
 </fieldset>

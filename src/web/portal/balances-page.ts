@@ -5,7 +5,7 @@ import { chartHtml, type ChartDay } from './balances-chart';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { when } from './time-html';
 import { filterQuery, type BalanceFilters } from './balances-query';
-import { portalPage, type Frame } from './layout';
+import { guardFields, portalPage, type Frame } from './layout';
 
 export interface BalancesView {
   figures: BalanceFigures;
@@ -40,6 +40,7 @@ ${figures.available
 </tbody></table>`;
 }
 
+/** The current filters as a form's hidden fields (the chart's currency picker, the CSV export). */
 const hiddenFilters = (filters: BalanceFilters) =>
   Object.entries(filters)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(String(value))}">`)
@@ -115,7 +116,7 @@ ${chartSection(view)}
 <h2>Balance transactions</h2>
 <p>Every movement of your available and reserved balances: their nets add up to the balances above.</p>
 ${filterForm(view)}
-<p><a href="/balances/transactions.csv?${escapeHtml(filterQuery(view.filters))}" id="export-csv" download>Export all matching balance transactions (CSV)</a></p>
+<form method="post" action="/balances/transactions.csv" id="export-form">${guardFields(frame)}${hiddenFilters(view.filters)}<button type="submit" class="secondary" id="export-csv">Export all matching balance transactions (CSV)</button></form>
 ${transactionsTable(view)}
 ${pager ? `<p class="pager">${pager}</p>` : ''}`,
     frame,

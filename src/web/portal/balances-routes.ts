@@ -5,7 +5,7 @@ import { availableByDay } from './balances-chart';
 import { csvLine } from './balances-csv';
 import { majorDecimal, minorUnitsOf } from './balances-money';
 import { balancesPage, type BalancesView } from './balances-page';
-import { decodeCursor, encodeCursor, FilterError, parseFilters, storeQuery, type BalanceFilters } from './balances-query';
+import { decodeCursor, encodeCursor, FilterError, FILTER_NAMES, parseFilters, storeQuery, type BalanceFilters } from './balances-query';
 import { balanceTransactionPage, walkBalanceTransactions } from './balances-walk';
 import { callerOf, frameOf, html, type PortalRoutes } from './kit';
 
@@ -19,7 +19,8 @@ export const CSV_HEADER = ['id', 'created_at', 'type', 'source', 'balance', 'cur
 /**
  * Balances: GET /v1/balances's figures (readBalances), a 30-day chart of the available balance and
  * the balance transactions (listBalanceTransactions, GET /v1/balance-transactions's store) with its
- * filters and cursor paging; and the CSV export of every matching balance transaction, all pages.
+ * filters and cursor paging; and the CSV export of every matching balance transaction, all pages
+ * (a POST from the page's export form: it is an audited action).
  * Everything is the session's merchant and environment (callerOf).
  */
 export const balancesRoutes: PortalRoutes = (router, kit) => {
@@ -60,14 +61,24 @@ export const balancesRoutes: PortalRoutes = (router, kit) => {
     html(ctx, 200, balancesPage(frame, { ...base, chart, filters, cursor: cursorText, items: page.items, nextCursor: page.next && last ? encodeCursor(last) : null }));
   });
 
+  // The export is a POST (the Balances page's form: CSRF, environment, the filters as hidden fields),
+  // since it writes an audit row; a GET (an old link, a bookmark) shows the page with its filters, exporting nothing.
   router.get(CSV_PATH, async (ctx) => {
     const session = await kit.page(ctx);
     if (!session) return;
+    ctx.status = 303;
+    ctx.redirect(ctx.querystring ? `${BALANCES_PATH}?${ctx.querystring}` : BALANCES_PATH);
+  });
+
+  router.post(CSV_PATH, async (ctx) => {
+    const session = await kit.posted(ctx);
+    if (!session) return;
     const caller = callerOf(session);
     const units = await minorUnitsOf(orm);
+    const fields = ctx.state.fields as URLSearchParams;
     let filters: BalanceFilters;
     try {
-      filters = parseFilters(ctx.query, new Set(units.keys()));
+      filters = parseFilters(Object.fromEntries(FILTER_NAMES.filter((n) => fields.has(n)).map((n) => [n, fields.getAll(n).length === 1 ? fields.get(n) : fields.getAll(n)])), new Set(units.keys()));
     } catch (e) {
       if (!(e instanceof FilterError)) throw e;
       ctx.status = 400;

@@ -5,13 +5,14 @@ import type { Caller, ServiceDeps } from '../../services/context';
 import type { PortalSession } from '../../persistence/portal-session-store';
 import { formFields } from '../form-body';
 import type { WebOptions } from '../routers';
+import { environmentRefusal, environmentRefusalPage } from './form-environment';
 import type { Frame } from './layout';
 import { currentSession, sameOrigin, tokensMatch } from './session';
 
 /**
  * What every portal page's routes share: the services (the API's, never a second path), the web
  * options, and the request checks. A page module exports `(router, kit) => void` and is listed in
- * src/web/portal/pages.ts; its GETs call `kit.page(ctx)` and its POSTs `kit.posted(ctx)`, which
+ * src/web/portal/pages.ts; its GETs call `kit.page(ctx)` and its POSTs `kit.posted(ctx)` (forms rendered with layout.ts guardFields), which
  * answer for themselves (redirect to sign-in, 403) and give null when the request goes no further.
  */
 export interface PortalKit {
@@ -19,14 +20,33 @@ export interface PortalKit {
   options: WebOptions;
   /** A GET's session, or null after redirecting to the sign-in page. */
   page(ctx: Context): Promise<PortalSession | null>;
-  /** A POST's session after the Origin and CSRF checks (its form in `ctx.state.fields`), or null after answering. */
+  /**
+   * A POST's session after the Origin, CSRF and environment checks (its form in `ctx.state.fields`),
+   * or null after answering: the form's `environment` field (layout.ts guardFields) must be the
+   * session's environment now, else nothing changes (./form-environment.ts).
+   */
   posted(ctx: Context): Promise<PortalSession | null>;
+  /** The same without the environment check: only for the forms that act on the session itself (the sandbox/live switch, sign-out). */
+  postedSession(ctx: Context): Promise<PortalSession | null>;
 }
 
 export type PortalRoutes = (router: Router, kit: PortalKit) => void;
 
 export function portalKit(deps: ServiceDeps, options: WebOptions): PortalKit {
   const webUrl = options.webUrl;
+  async function postedSession(ctx: Context): Promise<PortalSession | null> {
+    if (!sameOrigin(ctx, webUrl)) return forbidden(ctx);
+    const fields = await formFields(ctx);
+    if (!fields) return forbidden(ctx);
+    const session = await currentSession(ctx, deps.orm);
+    if (!session) {
+      see(ctx, '/sign-in');
+      return null;
+    }
+    if (!tokensMatch(session.csrfToken, fields.get('csrf'))) return forbidden(ctx);
+    ctx.state.fields = fields;
+    return session;
+  }
   return {
     deps,
     options,
@@ -36,18 +56,14 @@ export function portalKit(deps: ServiceDeps, options: WebOptions): PortalKit {
       return session;
     },
     async posted(ctx) {
-      if (!sameOrigin(ctx, webUrl)) return forbidden(ctx);
-      const fields = await formFields(ctx);
-      if (!fields) return forbidden(ctx);
-      const session = await currentSession(ctx, deps.orm);
-      if (!session) {
-        see(ctx, '/sign-in');
-        return null;
-      }
-      if (!tokensMatch(session.csrfToken, fields.get('csrf'))) return forbidden(ctx);
-      ctx.state.fields = fields;
-      return session;
+      const session = await postedSession(ctx);
+      if (!session) return null;
+      const refusal = environmentRefusal(session, (ctx.state.fields as URLSearchParams).get('environment'));
+      if (!refusal) return session;
+      html(ctx, refusal.status, environmentRefusalPage(frameOf(session), refusal, ctx.path));
+      return null;
     },
+    postedSession,
   };
 }
 

@@ -24,7 +24,15 @@ export const PORTAL_NAV: { label: string; path: string }[] = [
   { label: 'Settings', path: '/settings' },
 ];
 
+/** A form's CSRF token alone: only for the sign-in form and the header's session forms (the switch, sign-out). */
 export const hidden = (csrfToken: string): string => `<input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">`;
+
+/**
+ * What every form that changes something carries: the environment it was opened in, then its CSRF
+ * token. kit.posted refuses the POST, changing nothing, unless the session is still in that
+ * environment (./form-environment.ts).
+ */
+export const guardFields = (frame: Pick<Frame, 'csrfToken' | 'environment'>): string => `<input type="hidden" name="environment" value="${frame.environment}">${hidden(frame.csrfToken)}`;
 
 export function portalPage(title: string, body: string, frame: Frame | null, mainClass = ''): string {
   const band = frame?.environment === 'sandbox' ? `<div class="test-mode" role="status" id="test-mode">TEST MODE: you are viewing sandbox data; no real money moves</div>\n` : '';

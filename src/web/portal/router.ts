@@ -67,7 +67,7 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
   const kit = portalKit(deps, options);
 
   router.post('/sign-out', async (ctx) => {
-    const session = await kit.posted(ctx);
+    const session = await kit.postedSession(ctx);
     if (!session) return;
     await revokePortalSession(orm, session.id);
     await recordPortalAccess(orm, { action: 'portal.sign_out', userId: session.userId, email: session.email, merchantId: session.merchantId, environment: session.environment, requestId: ctx.state.requestId });
@@ -76,7 +76,7 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
   });
 
   router.post('/environment', async (ctx) => {
-    const session = await kit.posted(ctx);
+    const session = await kit.postedSession(ctx);
     if (!session) return;
     const environment = ctx.state.fields.get('environment');
     if (environment === 'sandbox' || environment === 'live') {

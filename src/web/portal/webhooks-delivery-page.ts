@@ -1,7 +1,7 @@
 import type { DeliveryAttemptRecord, DeliveryRecord } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { escapeHtml } from '../../support/escape-html';
-import { hidden, portalPage, type Frame } from './layout';
+import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 import { envName, messageOf, statusText } from './webhooks-page';
 
@@ -88,7 +88,7 @@ ${messageOf(message, status)}<dl class="wh-details" id="delivery">
 <dt>${d.status === 'pending' ? 'Next attempt' : 'Completed'}</dt><dd>${when(d.status === 'pending' ? d.nextAttemptAt : d.completedAt)}</dd>
 ${d.replayOf ? `<dt>Replay of</dt><dd><a href="/webhooks/deliveries/${escapeHtml(d.replayOf)}" id="replay-of">${escapeHtml(d.replayOf)}</a></dd>` : ''}
 </dl>
-<form method="post" action="/webhooks/deliveries/${id}/replay" class="wh-replay">${hidden(frame.csrfToken)}
+<form method="post" action="/webhooks/deliveries/${id}/replay" class="wh-replay">${guardFields(frame)}
 <p>Replay sends the same event again to this endpoint as a new delivery (its own id and attempts, freshly signed).</p>
 <button type="submit" id="replay">Replay delivery</button></form>
 <h2>Attempts</h2>

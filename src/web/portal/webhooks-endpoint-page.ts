@@ -1,7 +1,7 @@
 import type { DeliveryRecord, DeliveryStatus } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { escapeHtml } from '../../support/escape-html';
-import { hidden, portalPage, type Frame } from './layout';
+import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 import { envName, eventsText, healthText, messageOf, statusText } from './webhooks-page';
 
@@ -68,8 +68,8 @@ export function endpointPage(frame: Frame, endpoint: WebhookEndpointRecord, view
   const id = escapeHtml(endpoint.id);
   const active = endpoint.status === 'active';
   const toggle = active
-    ? `<form method="post" action="/webhooks/${id}/status">${hidden(frame.csrfToken)}<input type="hidden" name="status" value="disabled"><button type="submit" class="secondary" id="disable-endpoint">Disable endpoint</button></form>`
-    : `<form method="post" action="/webhooks/${id}/status">${hidden(frame.csrfToken)}<input type="hidden" name="status" value="active"><button type="submit" id="enable-endpoint">Enable endpoint</button></form>`;
+    ? `<form method="post" action="/webhooks/${id}/status">${guardFields(frame)}<input type="hidden" name="status" value="disabled"><button type="submit" class="secondary" id="disable-endpoint">Disable endpoint</button></form>`
+    : `<form method="post" action="/webhooks/${id}/status">${guardFields(frame)}<input type="hidden" name="status" value="active"><button type="submit" id="enable-endpoint">Enable endpoint</button></form>`;
   return portalPage(
     'Webhook endpoint',
     `<p><a href="/webhooks" id="all-endpoints">← All webhook endpoints</a></p>
@@ -87,10 +87,10 @@ ${messageOf(message, status)}<dl class="wh-details" id="endpoint">
 </dl>
 <h2>Actions</h2>
 <div class="wh-actions">
-<form method="post" action="/webhooks/${id}/rotate">${hidden(frame.csrfToken)}<button type="submit" class="secondary" id="rotate-secret">Rotate signing secret</button></form>
+<form method="post" action="/webhooks/${id}/rotate">${guardFields(frame)}<button type="submit" class="secondary" id="rotate-secret">Rotate signing secret</button></form>
 ${toggle}
 </div>
-<form method="post" action="/webhooks/${id}/delete" class="wh-delete">${hidden(frame.csrfToken)}
+<form method="post" action="/webhooks/${id}/delete" class="wh-delete">${guardFields(frame)}
 <label class="check"><input type="checkbox" name="confirm" value="yes" id="confirm-delete" required> Yes, delete this endpoint (nothing more is sent to it)</label>
 <button type="submit" class="danger" id="delete-endpoint">Delete endpoint</button></form>
 ${deliveriesSection(endpoint, view)}`,

@@ -1,7 +1,7 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { escapeHtml } from '../../support/escape-html';
-import { hidden, portalPage, type Frame } from './layout';
+import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 
 /** What the register form held, shown again after a refusal (never a secret). */
@@ -66,7 +66,7 @@ ${messageOf(options.message ?? null, options.status ?? 'error')}<p>Every event o
 ${rows}
 <h2 id="register-heading">Register an endpoint</h2>
 <form id="register-endpoint" method="post" action="/webhooks" aria-labelledby="register-heading">
-${hidden(frame.csrfToken)}
+${guardFields(frame)}
 <label for="endpoint-url">Endpoint URL</label>
 <input name="url" id="endpoint-url" type="url" required maxlength="2048" value="${escapeHtml(form.url)}" placeholder="https://example.com/webhooks" aria-describedby="endpoint-url-hint${refused ? ' message' : ''}">
 <p class="wh-hint" id="endpoint-url-hint">${frame.environment === 'live' ? 'An https URL on a public host.' : 'An https URL on a public host (the sandbox may be configured to allow http and local hosts too).'}</p>
