@@ -3,7 +3,7 @@
  * a description and a runbook link to a section of docs/operations.md that names it; the Grafana
  * dashboard parses, and each panel has a Prometheus datasource and queries, laid out without overlap.
  * Whether the metric names exist: test/integration/monitoring-metrics.test.ts; PromQL syntax:
- * test/unit/monitoring-promtool.test.ts.
+ * test/unit/monitoring-promql.test.ts (npm's PromQL parser, always) and test/unit/monitoring-promtool.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
