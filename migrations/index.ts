@@ -26,6 +26,7 @@ import { Migration20261201000001_reconciliation } from './Migration2026120100000
 import { Migration20261204000001_partner_transaction_id } from './Migration20261204000001_partner_transaction_id';
 import { Migration20261202000001_late_answers } from './Migration20261202000001_late_answers';
 import { Migration20261203000001_live_limits_per_currency } from './Migration20261203000001_live_limits_per_currency';
+import { Migration20261205000001_portal_sign_in } from './Migration20261205000001_portal_sign_in';
 import { Migration20261207000001_partner_callback_signals } from './Migration20261207000001_partner_callback_signals';
 
 /**
@@ -62,5 +63,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261204000001_partner_transaction_id', class: Migration20261204000001_partner_transaction_id },
   { name: 'Migration20261202000001_late_answers', class: Migration20261202000001_late_answers },
   { name: 'Migration20261203000001_live_limits_per_currency', class: Migration20261203000001_live_limits_per_currency },
+  { name: 'Migration20261205000001_portal_sign_in', class: Migration20261205000001_portal_sign_in },
   { name: 'Migration20261207000001_partner_callback_signals', class: Migration20261207000001_partner_callback_signals },
 ];

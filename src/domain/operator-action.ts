@@ -63,6 +63,10 @@ export const CHANGE_ACTIONS = [
   'portal.sign_out',
   'portal.switch_environment',
   'portal.export_balance_transactions',
+  /** A portal user disabled or enabled, or its sessions ended (issue 30: `users disable`, the portal's Users page). */
+  'portal_user.disable',
+  'portal_user.enable',
+  'portal_user.revoke_sessions',
   'reconciliation_break.resolve',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];

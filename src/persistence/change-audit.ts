@@ -8,7 +8,8 @@ export interface ChangeRecord {
   /** The changed object's id (`key_…`, `we_…`), kept in the audit's subject column (`payment_id`). */
   subjectId: string;
   merchantId: string;
-  environment: string;
+  /** Null for a change of no one environment (a portal user). */
+  environment: string | null;
   /** Non-secret state before (null for a create) and after (null for a delete). */
   before: unknown;
   after: unknown;

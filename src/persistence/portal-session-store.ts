@@ -34,13 +34,13 @@ export async function createPortalSession(orm: Orm, userId: string): Promise<str
   return token;
 }
 
-/** The live session of a cookie token: not revoked, not expired; else null. */
+/** The live session of a cookie token: not revoked, not expired, its user not disabled; else null. */
 export async function findPortalSession(orm: Orm, token: string): Promise<PortalSession | null> {
   if (!isSessionTokenShape(token)) return null;
   const rows = await orm.em.getConnection().execute<{ id: string; user_id: string; merchant_id: string; email: string; environment: Environment; csrf_secret: string }[]>(
     `select s.id, s.user_id, u.merchant_id, u.email, s.environment, s.csrf_secret
        from portal_sessions s join portal_users u on u.id = s.user_id
-      where s.id = ? and s.revoked_at is null and s.expires_at > now()`,
+      where s.id = ? and s.revoked_at is null and s.expires_at > now() and u.disabled_at is null`,
     [sessionIdOf(token)],
   );
   const row = rows[0];

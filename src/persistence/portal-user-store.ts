@@ -1,22 +1,19 @@
 import type { Orm } from './orm';
 import { newId } from '../support/new-id';
+import { attemptKeySql, normalizeEmail } from './sign-in-attempts';
 
 /**
  * Portal users (`portal_users`, migration 20261128000006): who may sign in to a merchant's portal.
  * Emails are stored lower-cased; only the argon2id hash of a password is stored.
  */
 
-/** Failures in a row that lock an account, and for how long (docs/security.md). */
-export const LOCKOUT_FAILURES = 5;
-export const LOCKOUT_MS = 15 * 60_000;
-
 export interface PortalUser {
   id: string;
   merchantId: string;
   email: string;
   passwordHash: string;
-  failedAttempts: number;
-  lockedUntil: Date | null;
+  /** Disabled by an operator or a colleague: no session, no sign-in. */
+  disabledAt: Date | null;
   createdAt: Date;
   lastSignInAt: Date | null;
 }
@@ -28,8 +25,7 @@ interface Row {
   merchant_id: string;
   email: string;
   password_hash: string;
-  failed_attempts: number;
-  locked_until: Date | string | null;
+  disabled_at: Date | string | null;
   created_at: Date | string;
   last_sign_in_at: Date | string | null;
 }
@@ -42,14 +38,13 @@ function userOf(row: Row): PortalUser {
     merchantId: row.merchant_id,
     email: row.email,
     passwordHash: row.password_hash,
-    failedAttempts: Number(row.failed_attempts),
-    lockedUntil: date(row.locked_until),
+    disabledAt: date(row.disabled_at),
     createdAt: new Date(row.created_at),
     lastSignInAt: date(row.last_sign_in_at),
   };
 }
 
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+export { normalizeEmail };
 
 /** `users create`: a user of an existing merchant; a taken email or an unknown merchant is refused, nothing written. */
 export async function createPortalUser(orm: Orm, merchantId: string, email: string, passwordHash: string): Promise<{ id: string; merchant_id: string; email: string; created_at: string }> {
@@ -65,12 +60,31 @@ export async function createPortalUser(orm: Orm, merchantId: string, email: stri
   return { id: user.id, merchant_id: user.merchantId, email: user.email, created_at: user.createdAt.toISOString() };
 }
 
-/** `users list --merchant ID`: never a hash. */
-export async function listPortalUsers(orm: Orm, merchantId: string): Promise<{ object: 'list'; data: Record<string, unknown>[] }> {
-  const rows = await orm.em.getConnection().execute<Row[]>(`select * from portal_users where merchant_id = ? order by created_at, id`, [merchantId]);
+/** One user as `users list` and the portal's Users page show it: never a hash. */
+export interface PortalUserView {
+  id: string;
+  email: string;
+  status: 'active' | 'disabled';
+  created_at: string;
+  last_sign_in_at: string | null;
+  /** The sign-in lock-out's end while one is in force (src/persistence/sign-in-attempts.ts). */
+  locked_until: string | null;
+}
+
+/** `users list --merchant ID`, the portal's Users page: a merchant's users, oldest first. */
+export async function listPortalUsers(orm: Orm, merchantId: string): Promise<{ object: 'list'; data: PortalUserView[] }> {
+  const rows = await orm.em.getConnection().execute<(Row & { lock: Date | string | null })[]>(
+    `select u.*, case when a.locked_until > now() then a.locked_until end as lock
+       from portal_users u left join portal_sign_in_attempts a on a.key = ${attemptKeySql('u.email')}
+      where u.merchant_id = ? order by u.created_at, u.id`,
+    [merchantId],
+  );
   return {
     object: 'list',
-    data: rows.map(userOf).map((u) => ({ id: u.id, email: u.email, created_at: u.createdAt.toISOString(), last_sign_in_at: u.lastSignInAt?.toISOString() ?? null, locked_until: u.lockedUntil && u.lockedUntil > new Date() ? u.lockedUntil.toISOString() : null })),
+    data: rows.map((row) => {
+      const u = userOf(row);
+      return { id: u.id, email: u.email, status: u.disabledAt ? 'disabled' : 'active', created_at: u.createdAt.toISOString(), last_sign_in_at: u.lastSignInAt?.toISOString() ?? null, locked_until: date(row.lock)?.toISOString() ?? null };
+    }),
   };
 }
 
@@ -79,22 +93,6 @@ export async function findPortalUserByEmail(orm: Orm, email: string): Promise<Po
   return rows[0] ? userOf(rows[0]) : null;
 }
 
-/**
- * A failed sign-in: one more failure; the fifth in a row locks the account for 15 minutes (and the
- * count starts again). Returns the lock's end if now locked.
- */
-export async function recordFailedSignIn(orm: Orm, userId: string): Promise<Date | null> {
-  const rows = await orm.em.getConnection().execute<Row[]>(
-    `update portal_users
-        set failed_attempts = case when failed_attempts + 1 >= ? then 0 else failed_attempts + 1 end,
-            locked_until = case when failed_attempts + 1 >= ? then now() + (? * interval '1 millisecond') else locked_until end
-      where id = ? returning *`,
-    [LOCKOUT_FAILURES, LOCKOUT_FAILURES, LOCKOUT_MS, userId],
-  );
-  const locked = rows[0] ? date(rows[0].locked_until) : null;
-  return locked && locked > new Date() ? locked : null;
-}
-
 export async function recordSignIn(orm: Orm, userId: string): Promise<void> {
-  await orm.em.getConnection().execute(`update portal_users set failed_attempts = 0, locked_until = null, last_sign_in_at = now() where id = ?`, [userId]);
+  await orm.em.getConnection().execute(`update portal_users set last_sign_in_at = now() where id = ?`, [userId]);
 }

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { ServiceDeps } from '../services/context';
+import type { SignInLimitSettings } from '../persistence/sign-in-limits';
 import { checkoutRouter } from './checkout/router';
 import { docsRouter } from './docs/router';
 import { portalRouter } from './portal/router';
@@ -20,6 +21,10 @@ export interface WebOptions {
   temporalUi?: { baseUrl: string; namespace: string };
   /** The API's rate limits in force (RATE_LIMIT_SANDBOX, RATE_LIMIT_LIVE), shown on the portal's Settings; the defaults when not given. */
   rateLimits?: { sandbox: number; live: number };
+  /** The portal's sign-in limits per address and per email (src/persistence/sign-in-limits.ts); the defaults when not given. */
+  signInLimits?: SignInLimitSettings;
+  /** Password hashes in flight and waiting on this process (src/support/hash-slots.ts); the defaults when not given. */
+  hashSlots?: { slots: number; queue: number };
 }
 
 /**

@@ -1,15 +1,13 @@
 import Router from '@koa/router';
 import type { ServiceDeps } from '../../services/context';
 import { recordPortalAccess } from '../../persistence/portal-audit';
-import { findPortalUserByEmail, recordFailedSignIn, recordSignIn } from '../../persistence/portal-user-store';
-import { createPortalSession, revokePortalSession, setSessionEnvironment } from '../../persistence/portal-session-store';
-import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
-import { formFields } from '../form-body';
+import { revokePortalSession, setSessionEnvironment } from '../../persistence/portal-session-store';
 import type { WebOptions } from '../routers';
-import { forbidden, html, portalKit, see } from './kit';
+import { html, portalKit, see } from './kit';
 import { HOME_PATH, PORTAL_PAGES } from './pages';
-import { clearCookie, currentSession, sameOrigin, setSessionCookie, SIGN_IN_COOKIE, signInToken, tokensMatch } from './session';
-import { lockedMessage, SIGN_IN_FAILED, signInPage } from './sign-in-page';
+import { clearCookie, currentSession, signInToken } from './session';
+import { signInPost } from './sign-in';
+import { signInPage } from './sign-in-page';
 import { PORTAL_CSS, PORTAL_ICON } from './styles';
 
 /**
@@ -41,28 +39,7 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
     html(ctx, 200, signInPage(signInToken(ctx, webUrl)));
   });
 
-  router.post('/sign-in', async (ctx) => {
-    const fields = await formFields(ctx);
-    const expected = ctx.cookies.get(SIGN_IN_COOKIE);
-    if (!fields || !sameOrigin(ctx, webUrl) || !tokensMatch(expected, fields.get('csrf'))) return forbidden(ctx);
-    const token = signInToken(ctx, webUrl);
-    const email = (fields.get('email') ?? '').trim().slice(0, 254);
-    const password = fields.get('password') ?? '';
-    const user = email ? await findPortalUserByEmail(orm, email) : null;
-    // Verify even for an unknown email (against a dummy hash) or a locked account: the timing tells nothing.
-    const ok = (await verifyPassword(user?.passwordHash ?? null, password.slice(0, MAX_PASSWORD_LENGTH))) && password.length <= MAX_PASSWORD_LENGTH;
-    if (user?.lockedUntil && user.lockedUntil > new Date()) return html(ctx, 429, signInPage(token, lockedMessage(user.lockedUntil), email));
-    if (!user || !ok) {
-      const locked = user ? await recordFailedSignIn(orm, user.id) : null;
-      if (user) await recordPortalAccess(orm, { action: 'portal.sign_in_failed', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId: ctx.state.requestId, after: { locked_until: locked?.toISOString() ?? null } });
-      return html(ctx, locked ? 429 : 401, signInPage(token, locked ? lockedMessage(locked) : SIGN_IN_FAILED, email));
-    }
-    await recordSignIn(orm, user.id);
-    await recordPortalAccess(orm, { action: 'portal.sign_in', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId: ctx.state.requestId });
-    setSessionCookie(ctx, webUrl, await createPortalSession(orm, user.id));
-    clearCookie(ctx, webUrl, SIGN_IN_COOKIE);
-    see(ctx, HOME_PATH);
-  });
+  signInPost(router, deps, options);
 
   const kit = portalKit(deps, options);
 

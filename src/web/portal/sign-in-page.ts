@@ -26,3 +26,12 @@ export function lockedMessage(until: Date): string {
   const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
   return `Too many failed sign-ins: this account is locked for ${minutes} more minute${minutes === 1 ? '' : 's'}. Try again later.`;
 }
+
+/** The sign-in limits per address and per email (src/persistence/sign-in-limits.ts) refused the attempt. */
+export function tooManyMessage(msBeforeNext: number): string {
+  const minutes = Math.max(1, Math.ceil(msBeforeNext / 60_000));
+  return `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
+/** Every password-hash slot is taken (src/support/hash-slots.ts). */
+export const BUSY_MESSAGE = 'The portal is busy. Try again in a moment.';
