@@ -15,6 +15,8 @@ import {
 } from '../src/persistence/late-answer-store';
 import type { Orm } from '../src/persistence/orm';
 import { railRequestFor } from '../src/persistence/rail-request-store';
+import { resolutionEvidence } from '../src/persistence/resolution-evidence';
+import { evidenceMismatch } from '../src/domain/charge-resolution';
 import type { PartnerRail, RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
 import type { SecretBox } from '../src/support/secret-box';
 
@@ -100,6 +102,10 @@ export function createPaymentReviewActivities(deps: { orm: Orm; secretBox: Secre
             if (amountDiffers || currencyDiffers) {
               return { verdict: 'disagrees', ourStatus, kind, why: `the partner's SUCCESSFUL is for ${partner.amount ?? '?'} ${partner.currency ?? '?'}, ours is ${subject.amount} ${subject.currency}` };
             }
+            // An operator resolved it with the partner's evidence: the partner's own transaction id must be that evidence.
+            const evidence = await resolutionEvidence(deps.orm, request.paymentId);
+            const evidenceProblem = evidence ? evidenceMismatch(evidence, partner.financialTransactionId) : null;
+            if (evidenceProblem) return { verdict: 'disagrees', ourStatus, kind, why: evidenceProblem };
           }
           return { verdict: 'agrees', ourStatus, kind };
         }

@@ -65,3 +65,14 @@ export function resolutionRequestRefusal(request: unknown): string | null {
   }
   return null;
 }
+
+/**
+ * The engine's check of an operator's evidence once the partner answers SUCCESSFUL (the payment
+ * review, activities/payment-review.ts): the partner's transaction id must appear in the evidence (the
+ * id itself, or the statement line that carries it). Null when it does, or when the partner gave none.
+ */
+export function evidenceMismatch(evidence: string, financialTransactionId: string | undefined): string | null {
+  if (!financialTransactionId) return null;
+  if (evidence.includes(financialTransactionId)) return null;
+  return `the partner's transaction id ${financialTransactionId} is not in the evidence the charge was resolved with ("${evidence.slice(0, 120)}")`;
+}
