@@ -2,8 +2,9 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The partner callbacks' signal claims (issue 30, src/persistence/callback-signal-store.ts): one row
- * per live payment that a verified callback has woken, with when it last woke it (`last_signal_at`)
- * and how many times in its life (`signals`). The callback route takes a claim with one conditional
+ * per workflow that a verified callback has signalled, keyed by its id in `payment_id` (the payment's
+ * own id for its wake-up, `review-<paymentId>` for a late callback's review flag), with when it last
+ * signalled it (`last_signal_at`) and how many times in its life (`signals`). The callback route takes a claim with one conditional
  * upsert before it signals, so every API process sees the same debounce window and the same cap: a
  * replayed callback URL cannot grow a payment's workflow history (or start review after review).
  *

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { reviewedKind } from '../domain/payment-review';
+import { paymentReviewWorkflowId, reviewedKind } from '../domain/payment-review';
+import { claimCallbackSignal, type CallbackSignalClaim, type CallbackSignalLimits } from '../persistence/callback-signal-store';
 import { endedWithMoney, endedWithoutMoney, lateSubject } from '../persistence/late-answer-store';
 import type { Orm } from '../persistence/orm';
 import type { RailProduct, RailStatus } from '../rail/partner-rail';
@@ -12,19 +13,25 @@ import { flagPaymentReview } from './payment-review';
  * or a payout or settlement we failed; FAILED for one we recorded as paid), the payment is flagged
  * for review (source `callback`): the review asks the partner (the body is never a fact) and records
  * late money. A claim that agrees with our final status (a duplicate callback) is `replayed`.
+ *
+ * The flag first claims a signal of the review's workflow (issue 30, callback-signal-store.ts): a
+ * replayed late callback flags it at most once per debounce window and up to the cap in all
+ * (`debounced`, `capped`), so a leaked URL cannot start review after review.
  */
 export async function lateCallbackOutcome(
-  deps: { orm: Orm; client: Client; taskQueue: string },
+  deps: { orm: Orm; client: Client; taskQueue: string; limits?: CallbackSignalLimits },
   paymentId: string,
   product: RailProduct,
   claimed: RailStatus,
-): Promise<'late' | 'replayed'> {
+): Promise<'late' | 'replayed' | Exclude<CallbackSignalClaim, 'signal'>> {
   const kind = reviewedKind(paymentId);
   const subject = kind ? await lateSubject(deps.orm, paymentId) : null;
   if (!kind || !subject) return 'replayed';
   const contradicts =
     (claimed.status === 'succeeded' && endedWithoutMoney(kind, subject.status)) || (claimed.status === 'failed' && endedWithMoney(kind, subject.status));
   if (!contradicts) return 'replayed';
+  const claim = await claimCallbackSignal(deps.orm, paymentReviewWorkflowId(paymentId), deps.limits);
+  if (claim !== 'signal') return claim;
   await flagPaymentReview(
     deps.client,
     {

@@ -180,7 +180,9 @@ test('a closed payment\'s late callback replayed: debounced and capped like any 
   expect(outcomesOf(warn, id)).toEqual(['late']);
 
   // Without the window (as over a long time), the cap still holds: two more flags, then none.
-  const [{ signals }] = await sql<{ signals: number }>(`select signals from partner_callback_signals where payment_id = ?`, [id]);
+  // The review's flags are counted in their own row (a late answer is never debounced by the payment's own wake-up).
+  const [{ signals }] = await sql<{ signals: number }>(`select signals from partner_callback_signals where payment_id = ?`, [paymentReviewWorkflowId(id)]);
+  expect(signals).toBe(1);
   h.deps.partnerCallbacks!.debounceMs = 0;
   h.deps.partnerCallbacks!.signalCap = signals + 2;
   warn.mockClear();

@@ -18,10 +18,10 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * the body: a forged, unknown, replayed or malformed callback changes nothing. A callback for a
  * payment already ended (its workflow closed, or still open after the end) whose claim contradicts
  * how it ended is `late`: the payment is flagged for a payment review
- * (src/services/late-callback.ts), logged as a warning. Both take a claim first
- * (src/persistence/callback-signal-store.ts): a callback for a payment woken less than
- * CALLBACK_DEBOUNCE_MS ago is `debounced`, one past CALLBACK_SIGNAL_CAP signals `capped` (a warning);
- * neither signals nor flags anything (the workflow's own polls go on). Every callback is
+ * (src/services/late-callback.ts), logged as a warning. Each signal (the wake-up, the review's
+ * flag) takes a claim first (src/persistence/callback-signal-store.ts): one for a workflow signalled
+ * less than CALLBACK_DEBOUNCE_MS ago is `debounced`, one past CALLBACK_SIGNAL_CAP signals `capped`
+ * (a warning); neither signals nor flags anything (the workflow's own polls go on). Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the
  * token).
  */
@@ -47,9 +47,10 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
         outcome = 'unknown_reference';
       } else {
         paymentId = payment.paymentId;
-        // One signal per payment per debounce window, and a cap over its life, across API processes:
+        // One signal per workflow per debounce window, and a cap over its life, across API processes:
         // a replayed URL costs neither history events nor partner status requests nor reviews.
-        const claim = await claimCallbackSignal(deps.orm, payment.paymentId, { debounceMs: settings?.debounceMs, cap: settings?.signalCap });
+        const limits = { debounceMs: settings?.debounceMs, cap: settings?.signalCap };
+        const claim = await claimCallbackSignal(deps.orm, payment.paymentId, limits);
         if (claim !== 'signal') {
           outcome = claim;
         } else {
@@ -60,11 +61,12 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
             if (!(error instanceof WorkflowNotFoundError)) throw error;
             outcome = 'replayed';
           }
-          // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
-          // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
-          const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue }, payment.paymentId, verified.product, verified.claimed);
-          if (late === 'late') outcome = 'late';
         }
+        // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
+        // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
+        // Its own claim (the review's): the payment's last wake-up does not debounce a late answer.
+        const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue, limits }, payment.paymentId, verified.product, verified.claimed);
+        if (late !== 'replayed') outcome = late;
       }
     }
     const answer = callbackAnswer(outcome);
