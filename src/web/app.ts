@@ -2,13 +2,14 @@ import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { ServiceDeps } from '../services/context';
 import { newId } from '../support/new-id';
+import { webCspDirectives } from './csp';
 import { webRouters, type WebOptions } from './routers';
 
 /**
  * The web port's app (INTERFACE "Web"; WEB_PORT, default 3002): the API reference, the merchant
  * portal and hosted checkout, started by `npm start` beside the API listeners. Pages are served with
- * strict browser headers (helmet: a Content-Security-Policy of 'self', no framing, nosniff, no
- * referrer across origins); a part that needs more (a script or style source) widens it for its own
+ * strict browser headers (helmet: the Content-Security-Policy of ./csp.ts, 'self' only, no framing,
+ * nosniff, no referrer across origins); a part that needs more (a script or style source) widens it for its own
  * routes only. Every answer carries a `Request-Id`; an unexpected error is a plain page that says
  * nothing internal, and is logged.
  */
@@ -30,7 +31,7 @@ export function createWebApp(deps: ServiceDeps, options: WebOptions): Koa {
   });
   app.use(
     helmet({
-      contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], frameAncestors: ["'none'"], formAction: ["'self'"] } },
+      contentSecurityPolicy: { useDefaults: false, directives: webCspDirectives(options.webUrl) },
       referrerPolicy: { policy: 'same-origin' },
     }),
   );
