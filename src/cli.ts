@@ -36,6 +36,7 @@ import { parseDuration } from './domain/webhook-retry';
 import { parseEmail } from './notifications/recipient';
 import { createPortalUser, findPortalUserByEmail, listPortalUsers } from './persistence/portal-user-store';
 import { hashPassword, passwordProblem } from './support/password';
+import { changePortalUserAccess } from './persistence/portal-user-access';
 import { RECONCILE_USAGE, ReconcileUsageError, runReconcile } from './cli/reconcile';
 import { refusedOption } from './cli/command-options';
 
@@ -45,6 +46,8 @@ const USAGE = `usage:
   cli merchants set MERCHANT_ID [--payout-review-threshold N] [--settlement-bank CODE --settlement-account NUMBER] [--live-max-amount CUR:N[,CUR:N…]] [--live-daily-limit CUR:N[,CUR:N…]] [--notification-email EMAIL]   (live limits: per currency, N in its minor units)
   cli users create --merchant MERCHANT_ID --email EMAIL [--password-stdin]   (a merchant portal user; without --password-stdin a password is generated and printed once)
   cli users list --merchant MERCHANT_ID
+  cli users disable|enable USR_ID --reason TEXT [--operator NAME]   (disable: its portal sessions end at once and it cannot sign in; audited)
+  cli users revoke-sessions USR_ID --reason TEXT [--operator NAME]   (ends its portal sessions now; audited)
   cli keys create --merchant MERCHANT_ID --env test|live [--scopes a,b] [--reason TEXT]
   cli keys roll KEY_ID [--expires-in 24h] [--reason TEXT]   (the old key works until then, at most 7d)
   cli keys revoke KEY_ID [--reason TEXT]
@@ -372,6 +375,15 @@ async function run(argv: string[]): Promise<unknown> {
       if (!values.merchant) throw new UsageError('--merchant is required');
       const merchant = values.merchant;
       return withDatabase(config, (orm) => listPortalUsers(orm, merchant));
+    }
+    case 'users disable':
+    case 'users enable':
+    case 'users revoke-sessions': {
+      // Audited (operator_audit portal_user.*): src/persistence/portal-user-access.ts.
+      if (!arg || !isIdOf('portalUser', arg)) throw new UsageError('a portal user id (usr_…) is required: see users list --merchant MERCHANT_ID');
+      const actor = { operator: operatorName(values), reason: requiredReason(values), requestId: newId('request') };
+      const action = verb === 'revoke-sessions' ? 'revoke_sessions' : verb === 'enable' ? 'enable' : 'disable';
+      return withDatabase(config, (orm) => changePortalUserAccess(orm, arg, action, actor));
     }
     case 'keys create': {
       if (!values.merchant) throw new UsageError('--merchant is required');

@@ -18,6 +18,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   'users list': ['merchant'],
   // A portal user's access (src/persistence/portal-user-access.ts): audited like a key change.
   'users disable': [...KEY_CHANGE],
+  'users enable': [...KEY_CHANGE],
   'users revoke-sessions': [...KEY_CHANGE],
   'keys create': ['merchant', 'env', 'scopes', ...KEY_CHANGE],
   'keys roll': ['expires-in', ...KEY_CHANGE],

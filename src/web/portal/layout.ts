@@ -21,6 +21,7 @@ export const PORTAL_NAV: { label: string; path: string }[] = [
   { label: 'Events', path: '/events' },
   { label: 'Webhooks', path: '/webhooks' },
   { label: 'Developers → API keys', path: '/developers/api-keys' },
+  { label: 'Users', path: '/users' },
   { label: 'Settings', path: '/settings' },
 ];
 
