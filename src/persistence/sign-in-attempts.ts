@@ -92,3 +92,18 @@ export async function clearAttempts(orm: Orm, key: string): Promise<boolean> {
   );
   return rows.length > 0;
 }
+
+/** How long a count with no lock in force is kept: a refused attempt older than this no longer counts. */
+export const ATTEMPTS_KEPT_MS = 24 * 3600_000;
+
+/**
+ * Deletes the rows no attempt touched for ATTEMPTS_KEPT_MS and under no lock (a flood of made-up
+ * emails leaves one row each); returns how many.
+ */
+export async function pruneAttempts(orm: Orm): Promise<number> {
+  const rows = await orm.em.getConnection().execute<{ key: string }[]>(
+    `delete from portal_sign_in_attempts where updated_at < now() - ${lockInterval} and (locked_until is null or locked_until <= now()) returning key`,
+    [ATTEMPTS_KEPT_MS],
+  );
+  return rows.length;
+}

@@ -3,7 +3,7 @@ import { startHarness, type Harness } from '../support/harness';
 import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { PortalClient } from '../support/portal-client';
 import { randomBase62 } from '../../src/support/new-id';
-import { attemptKeyOf, LOCKOUT_FAILURES } from '../../src/persistence/sign-in-attempts';
+import { attemptKeyOf, LOCKOUT_FAILURES, pruneAttempts } from '../../src/persistence/sign-in-attempts';
 
 /**
  * The portal's sign-in under attack (issue 30; docs/security.md "Merchant portal"), against the real
@@ -172,4 +172,20 @@ test('every password-hash slot and queue place taken: 503 with Retry-After at on
   } finally {
     await tight.close();
   }
+});
+
+test('counts untouched for a day and under no lock are pruned; a lock in force is kept', async () => {
+  const stale = `nobody-${randomBase62(8).toLowerCase()}@shop.example`;
+  const locked = `nobody-${randomBase62(8).toLowerCase()}@shop.example`;
+  const fresh = `nobody-${randomBase62(8).toLowerCase()}@shop.example`;
+  const conn = h.orm.em.getConnection();
+  await conn.execute(
+    `insert into portal_sign_in_attempts (key, attempts, locked_until, updated_at) values
+       (?, 3, null, now() - interval '25 hours'), (?, 9, now() + interval '5 minutes', now() - interval '25 hours'), (?, 2, null, now())`,
+    [attemptKeyOf(stale), attemptKeyOf(locked), attemptKeyOf(fresh)],
+  );
+  expect(await pruneAttempts(h.orm)).toBeGreaterThanOrEqual(1);
+  expect(await attemptsRow(stale)).toBeUndefined();
+  expect(await attemptsRow(locked)).toEqual({ attempts: 9, locked: true });
+  expect(await attemptsRow(fresh)).toEqual({ attempts: 2, locked: false });
 });

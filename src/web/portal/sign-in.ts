@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../../services/context';
 import { recordPortalAccess } from '../../persistence/portal-audit';
 import { findPortalUserByEmail, recordSignIn } from '../../persistence/portal-user-store';
 import { createPortalSession } from '../../persistence/portal-session-store';
-import { attemptKeyOf, clearAttempts, countAttempt, recordRefusedAttempt } from '../../persistence/sign-in-attempts';
+import { attemptKeyOf, clearAttempts, countAttempt, pruneAttempts, recordRefusedAttempt } from '../../persistence/sign-in-attempts';
 import { signInLimits } from '../../persistence/sign-in-limits';
 import { HashSlotsFull, hashSlots } from '../../support/hash-slots';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
@@ -36,6 +36,16 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
   const webUrl = options.webUrl;
   const limits = signInLimits(orm, options.signInLimits);
   const slots = hashSlots(options.hashSlots?.slots, options.hashSlots?.queue);
+  // At most once an hour, after an answer: old counts of made-up emails are deleted (sign-in-attempts.ts).
+  let prunedAt = 0;
+  const prune = () => {
+    if (Date.now() - prunedAt < 3600_000) return;
+    prunedAt = Date.now();
+    pruneAttempts(orm).then(
+      (deleted) => deps.log.info({ deleted }, 'portal sign-in attempts pruned'),
+      (error: unknown) => deps.log.warn({ err: error }, 'portal sign-in attempts not pruned'),
+    );
+  };
 
   const refuse = (ctx: Context, status: number, message: string, email: string, retryAfterMs?: number) => {
     if (retryAfterMs !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
@@ -50,6 +60,7 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
     const password = fields.get('password') ?? '';
     const key = attemptKeyOf(email);
     const requestId = ctx.state.requestId as string;
+    prune();
 
     const limit = await limits.take(ctx.ip, key);
     if (!limit.allowed) return refuse(ctx, 429, tooManyMessage(limit.msBeforeNext), email, limit.msBeforeNext);
