@@ -104,8 +104,8 @@ test('sign in, create a sandbox key (shown once), revoke it, switch to live and 
 }, 90_000);
 
 
-test('axe-core: no serious or critical violation on any portal page (sign-in, its error, keys sandbox and live, the new key, an error)', async () => {
-  const { email, password } = await user();
+test('axe-core: no serious or critical violation on any portal page (sign-in, its error, keys sandbox and live, the new key, an error, users)', async () => {
+  const { email, password, merchantId } = await user();
   const p = await newPage();
   const found: Record<string, string[]> = {};
   await p.goto(`${url}/sign-in`);
@@ -127,6 +127,14 @@ test('axe-core: no serious or critical violation on any portal page (sign-in, it
   await p.getByRole('button', { name: 'Switch to live' }).click();
   await p.getByRole('heading', { name: 'Developers → API keys (live)' }).waitFor();
   found.keysLive = await axeViolations(p);
+  // Users (issue 30): a colleague's row with its Disable and End sessions buttons, then the notice after disabling it.
+  const colleague = await newPortalUser(h.orm, merchantId);
+  await p.getByRole('link', { name: 'Users' }).click();
+  await p.getByRole('heading', { name: 'Users' }).waitFor();
+  found.users = await axeViolations(p);
+  await p.getByRole('button', { name: `Disable ${colleague.email}` }).click();
+  await p.getByText('The user is disabled').waitFor();
+  found.usersNotice = await axeViolations(p);
   await p.context().close();
-  expect(found).toEqual({ signIn: [], signInError: [], keysSandbox: [], keysError: [], newKey: [], keysLive: [] });
+  expect(found).toEqual({ signIn: [], signInError: [], keysSandbox: [], keysError: [], newKey: [], keysLive: [], users: [], usersNotice: [] });
 }, 90_000);
