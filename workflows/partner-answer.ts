@@ -87,13 +87,16 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
   let flagged = false;
   let flaggedLate = false;
   let last: Asked;
+  // Callbacks counted up to the last question: one that comes while a status request is in flight
+  // wakes the next wait at once (its answer may be newer than the one in flight).
+  let seen = callbacks;
   for (let poll = 0; ; poll++) {
-    const seen = callbacks;
     const stop = () => w.stopEarly?.() ?? false;
     const delay = partnerPollDelayMs(poll, Date.now() - startedMs);
     const wait = w.deadlineMs === undefined ? delay : Math.min(delay, w.deadlineMs - Date.now());
     // At the deadline there is no wait: the partner is asked once more at once (condition's 0 would mean no timeout).
     if (wait > 0) await condition(() => callbacks > seen || stop(), wait);
+    seen = callbacks;
     last = await ask();
     const final = finalOf(last);
     if (final) return final;

@@ -23,12 +23,18 @@ export class FakeRail {
   private statuses: RailStatusAnswer[] = [{ status: 'pending' }];
   private byTime?: (nowMs: number) => RailStatusAnswer;
   private failSubmitsUntilMs?: number;
+  /**
+   * The payment the script is for: the first to submit after `partner(...)`. Other payments (a
+   * payment review an earlier test left polling, say) get `pending` and never consume the script.
+   */
+  private owner?: string;
 
   partner(submit: RailSubmitOutcome, statuses: RailStatusAnswer[]): this {
     this.submitAnswer = submit;
     this.statuses = statuses.length ? statuses : [{ status: 'pending' }];
     this.byTime = undefined;
     this.failSubmitsUntilMs = undefined;
+    this.owner = undefined;
     return this;
   }
 
@@ -54,12 +60,14 @@ export class FakeRail {
   readonly activities: RailActivities = {
     railSubmit: async (request) => {
       this.submits.push(request);
+      this.owner ??= request.paymentId;
       const now = await this.now('submit', request.paymentId);
       if (this.failSubmitsUntilMs !== undefined && now !== undefined && now < this.failSubmitsUntilMs) throw new Error('the partner cannot be reached (scripted)');
       return this.submitAnswer;
     },
     railStatus: async (request) => {
       this.statusCalls.push(request);
+      if (this.owner !== undefined && request.paymentId !== this.owner) return { status: 'pending' };
       const now = await this.now('status', request.paymentId);
       if (this.byTime && now !== undefined) return this.byTime(now);
       return this.statuses.length > 1 ? this.statuses.shift()! : this.statuses[0];
