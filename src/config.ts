@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './runtime/worker-capacity';
+import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './worker-settings';
 import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 import { cronProblem } from './domain/cron-expression';

@@ -4,7 +4,7 @@ import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
 import { openBreakTotals } from '../persistence/reconcile/break-store';
 import { openLateMoneyTotals } from '../persistence/late-answer-store';
 import type { Orm } from '../persistence/orm';
-import { countNeedingAttention } from '../services/needing-attention-counts';
+import { countNeedingAttention } from '../temporal/needing-attention-counts';
 import type { Logger } from '../support/logger';
 import { createMonitorMetrics, type MonitorMetrics, type MonitorSource } from '../support/monitor-metrics';
 import { runPeriodically, type PeriodicLoop } from '../support/periodic-loop';

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { isIdOf } from '../domain/ids';
 import { SA } from '../domain/search-attributes';
 import { newId } from '../support/new-id';
-import { paymentTypeOf } from './stuck-payments';
+import { paymentTypeOf } from '../domain/payment-types';
 
 /**
  * Bulk operator actions (`--query 'a Temporal list query'` instead of an id): the same guarded path

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { isTemporalUnavailable } from './dependency-unavailable';
-import { paymentTypeOf } from './stuck-payments';
+import { paymentTypeOf } from '../domain/payment-types';
 
 /** Who sent an operator command from this machine (`cli:<login>`), recorded with the decision. */
 export function cliSender(): string {

@@ -2,21 +2,13 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '
 import { unfinishedRecords } from '../persistence/unfinished-records';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
-import { ID_PREFIX } from '../domain/ids';
+import { paymentTypeOf, type PaymentType } from '../domain/payment-types';
 import { SA } from '../domain/search-attributes';
 import type { Orm } from '../persistence/orm';
 import { DEFAULT_RECONCILE_GRACE_MS, inspectOverdueCharges, type WorkflowState } from '../runtime/charge-reconciler';
 import { withinDeadline } from '../temporal/deadline';
 import { chargeAttentionQuery } from '../../workflows/messages';
 
-/** The payment types whose workflows may be marked NeedsAttention, by id prefix (INTERFACE.md). */
-export type PaymentType = 'charge' | 'payout' | 'refund' | 'settlement' | 'dispute';
-const PAYMENT_TYPES: readonly PaymentType[] = ['charge', 'payout', 'refund', 'settlement', 'dispute'];
-
-/** The payment type of a workflow id (= resource id), or null for another kind of workflow. */
-export function paymentTypeOf(id: string): PaymentType | null {
-  return PAYMENT_TYPES.find((type) => id.startsWith(ID_PREFIX[type])) ?? null;
-}
 
 /** One line of `payments stuck`. */
 export interface StuckPayment {

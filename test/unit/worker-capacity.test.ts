@@ -1,4 +1,5 @@
-import { defaultProcessWorkflowCache, RESERVED_CONNECTIONS, workerCapacity, workerQueueSettings, type WorkerCapacity } from '../../src/runtime/worker-capacity';
+import { defaultProcessWorkflowCache, RESERVED_CONNECTIONS, workerCapacity, type WorkerCapacity } from '../../src/runtime/worker-capacity';
+import { workerQueueSettings } from '../../src/worker-settings';
 import { loadConfig } from '../../src/config';
 
 const CACHE = 1000;

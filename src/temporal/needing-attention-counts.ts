@@ -1,14 +1,14 @@
 import type { Client } from '@temporalio/client';
 import { ENVIRONMENTS, type Environment } from '../domain/environment';
-import { deploymentTaskQueues } from '../temporal/task-queues';
-import { withinDeadline } from '../temporal/deadline';
-import type { PaymentType } from './stuck-payments';
+import { deploymentTaskQueues } from './task-queues';
+import { withinDeadline } from './deadline';
+import type { PaymentType } from '../domain/payment-types';
 
 /**
  * How many payment workflows of this deployment wait for an operator (`NeedsAttention = true`, still
  * running), by payment type and environment: the `payments_needing_attention` gauge. One Temporal count
  * query per type and environment (visibility groups counts by ExecutionStatus only), all at once,
- * within one deadline. `payments stuck` lists them, with a reason each (services/stuck-payments.ts);
+ * within one deadline. `payments stuck` lists them, with a reason each (src/services/stuck-payments.ts);
  * it also lists charges unresolved past expires_at (the worker's `payments_overdue_charges`) and
  * records whose workflow is closed, which this does not count.
  */
