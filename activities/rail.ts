@@ -59,7 +59,7 @@ export function createRailActivities(deps: RailActivityDeps) {
     async railStatus(request: RailStepRequest): Promise<RailStatusAnswer> {
       const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
       const status = await rail().status(request.product, referenceId);
-      if (status.status === 'succeeded' && status.financialTransactionId) await recordPartnerTransactionId(deps.orm, request.paymentId, status.financialTransactionId);
+      if (status.status === 'succeeded' && status.financialTransactionId) await recordPartnerTransactionId(deps.orm.em.fork(), request.paymentId, status.financialTransactionId);
       const mismatch = statusMismatch(railRequest, status);
       return mismatch ? { ...status, mismatch } : status;
     },

@@ -2,6 +2,7 @@ import type { RailStepRequest } from '../domain/live-rail';
 import type { RailParty, RailRequest } from '../rail/partner-rail';
 import { isReferenceId } from '../rail/momo-protocol';
 import type { SecretBox } from '../support/secret-box';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from './orm';
 import { paymentParty } from './payment-party-store';
 
@@ -105,8 +106,8 @@ export async function hasRailReference(orm: Orm, paymentId: string): Promise<boo
  * statement line's): the first one seen is kept; a different one later is answered, not overwritten.
  * Answers the id on record.
  */
-export async function recordPartnerTransactionId(orm: Orm, paymentId: string, financialTransactionId: string): Promise<string | null> {
-  const rows = await orm.em.getConnection().execute<Array<{ partner_transaction_id: string | null }>>(
+export async function recordPartnerTransactionId(em: Pick<EntityManager, 'execute'>, paymentId: string, financialTransactionId: string): Promise<string | null> {
+  const rows = await em.execute<Array<{ partner_transaction_id: string | null }>>(
     `update rail_references set partner_transaction_id = coalesce(partner_transaction_id, ?) where payment_id = ? returning partner_transaction_id`,
     [financialTransactionId, paymentId],
   );

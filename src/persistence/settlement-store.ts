@@ -16,6 +16,7 @@ import type { LiveRail } from '../domain/live-rail';
 import { LIVE_RAIL_UNAVAILABLE, unansweredBatchSkip } from '../domain/settlement-run';
 import { rowToSettlement, SETTLEMENT_COLUMNS, settlementValues } from './settlement-mapping';
 import { iso } from './sql-values';
+import { pendingLiveBatch } from './pending-live-batch';
 import { writeStateChange } from './state-change';
 
 export class SettlementNotFoundError extends Error {
@@ -115,11 +116,8 @@ export async function sweepSettlement(
     if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
     if (request.environment === 'live') {
       // Issue 29: while another live batch of this balance waits for the partner's word, nothing more is swept.
-      const [open] = await em.execute<{ id: string }[]>(
-        `select id from settlements where merchant_id = ? and environment = 'live' and currency = ? and status = 'pending' and id <> ? limit 1`,
-        [request.merchantId, request.currency, request.settlementId],
-      );
-      if (open) return nothing(unansweredBatchSkip(open.id));
+      const open = await pendingLiveBatch(em, request.merchantId, request.currency, request.settlementId);
+      if (open) return nothing(unansweredBatchSkip(open));
     }
     const balance = BigInt(balances[0]?.amount ?? '0');
     if (balance <= 0n) return nothing(NOTHING_TO_SETTLE.noBalance);

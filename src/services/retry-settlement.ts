@@ -6,6 +6,7 @@ import type { SettlementOutcome, SettlementRecord, SettlementStatus } from '../d
 import type { RetriedSettlement } from '../domain/settlement-retry';
 import type { Orm } from '../persistence/orm';
 import { rowToSettlement } from '../persistence/settlement-mapping';
+import { pendingLiveBatch } from '../persistence/pending-live-batch';
 import type { TemporalHandle } from '../temporal/connection';
 import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
@@ -102,10 +103,8 @@ export async function retrySettlement(
   if (batch.status !== 'failed') throw new Error(`settlement ${settlementId} is ${batch.status}: only a failed batch can be retried`);
   if (batch.environment === 'live') {
     // Issue 29: while another live batch of this balance waits for the partner's word, no new batch goes out.
-    const open = await orm.em
-      .fork()
-      .execute<{ id: string }[]>(`select id from settlements where merchant_id = ? and environment = 'live' and currency = ? and status = 'pending' limit 1`, [batch.merchantId, batch.currency]);
-    if (open.length > 0) throw new Error(`settlement ${settlementId} is not retried: ${unansweredBatchSkip(open[0].id)}. Nothing changed`);
+    const open = await pendingLiveBatch(orm.em.fork(), batch.merchantId, batch.currency);
+    if (open) throw new Error(`settlement ${settlementId} is not retried: ${unansweredBatchSkip(open)}. Nothing changed`);
   }
   const deadline = Date.now() + deadlineMs;
   let answer;

@@ -1,3 +1,4 @@
+import { recordPartnerTransactionId } from '../rail-request-store';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../orm';
 import type { PartnerStatement } from '../../rail/momo-statement';
@@ -56,7 +57,7 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
       );
     }
     for (const { paymentId, financialTransactionId } of result.transactionIds) {
-      await em.execute(`update rail_references set partner_transaction_id = coalesce(partner_transaction_id, ?) where payment_id = ?`, [financialTransactionId, paymentId]);
+      await recordPartnerTransactionId(em, paymentId, financialTransactionId);
     }
     await em.execute(`update partner_statements set matched = ? where id = ?`, [result.matched, id]);
     const breaks = zeroBreakCounts();
