@@ -30,8 +30,9 @@ export function statusMismatch(sent: Pick<RailRequest, 'amount' | 'currency'>, s
  * Temporal; the workflow keeps asking the partner and marks the payment NeedsAttention meanwhile.
  */
 export function createRailActivities(deps: RailActivityDeps) {
+  const noRail = () => ApplicationFailure.retryable('this worker has no live partner rail configured (PARTNER_BASE_URL)', 'NoLiveRail');
   const rail = (): PartnerRail => {
-    if (!deps.rail) throw ApplicationFailure.retryable('this worker has no live partner rail configured (PARTNER_BASE_URL)', 'NoLiveRail');
+    if (!deps.rail) throw noRail();
     return deps.rail;
   };
   return {
@@ -45,7 +46,8 @@ export function createRailActivities(deps: RailActivityDeps) {
      */
     async railSubmit(request: RailStepRequest): Promise<RailSubmitOutcome> {
       if (!deps.rail) {
-        if (await hasRailReference(deps.orm, request.paymentId)) rail();
+        // An earlier attempt may have reached the partner: retried, for a worker that can ask it.
+        if (await hasRailReference(deps.orm, request.paymentId)) throw noRail();
         return { kind: 'no_rail' };
       }
       const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
