@@ -28,12 +28,15 @@ export class FakeRail {
    * payment review an earlier test left polling, say) get `pending` and never consume the script.
    */
   private owner?: string;
+  /** Payments earlier scripts were for: their late polls (a payment review, say) never consume a later script. */
+  private readonly earlierOwners = new Set<string>();
 
   partner(submit: RailSubmitOutcome, statuses: RailStatusAnswer[]): this {
     this.submitAnswer = submit;
     this.statuses = statuses.length ? statuses : [{ status: 'pending' }];
     this.byTime = undefined;
     this.failSubmitsUntilMs = undefined;
+    if (this.owner !== undefined) this.earlierOwners.add(this.owner);
     this.owner = undefined;
     return this;
   }
@@ -67,6 +70,7 @@ export class FakeRail {
     },
     railStatus: async (request) => {
       this.statusCalls.push(request);
+      if (this.earlierOwners.has(request.paymentId)) return { status: 'pending' };
       if (this.owner !== undefined && request.paymentId !== this.owner) return { status: 'pending' };
       const now = await this.now('status', request.paymentId);
       if (this.byTime && now !== undefined) return this.byTime(now);
