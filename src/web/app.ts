@@ -3,7 +3,8 @@ import helmet from 'koa-helmet';
 import type { ServiceDeps } from '../services/context';
 import { newId } from '../support/new-id';
 import { webCspDirectives } from './csp';
-import { webRouters, type WebOptions } from './routers';
+import { webRouters } from './routers';
+import type { WebOptions } from './web-options';
 
 /**
  * The web port's app (INTERFACE "Web"; WEB_PORT, default 3002): the API reference, the merchant

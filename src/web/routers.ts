@@ -1,31 +1,9 @@
 import type Router from '@koa/router';
 import type { ServiceDeps } from '../services/context';
-import type { SignInLimitSettings } from '../persistence/sign-in-limits';
+import type { WebOptions } from './web-options';
 import { checkoutRouter } from './checkout/router';
 import { docsRouter } from './docs/router';
 import { portalRouter } from './portal/router';
-
-/** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
-export interface WebOptions {
-  /** The web port's own public base URL (WEB_PUBLIC_URL), e.g. http://127.0.0.1:3002. */
-  webUrl: string;
-  /** The sandbox API's base URL as a browser reaches it (the reference site's console sends there only). */
-  sandboxApiUrl: string;
-  /**
-   * The OpenAPI document the reference site renders, from src/http/openapi (passed in by src/main.ts:
-   * only main.ts reaches into http/). Without it the reference loads the sandbox listener's
-   * `GET /v1/openapi.json`, which allows the web port's origin by CORS.
-   */
-  openApiDocument?: () => Record<string, unknown>;
-  /** Where the portal links a payment's workflow: the Temporal UI's base URL (TEMPORAL_UI_URL) and namespace. */
-  temporalUi?: { baseUrl: string; namespace: string };
-  /** The API's rate limits in force (RATE_LIMIT_SANDBOX, RATE_LIMIT_LIVE), shown on the portal's Settings; the defaults when not given. */
-  rateLimits?: { sandbox: number; live: number };
-  /** The portal's sign-in limits per address and per email (src/persistence/sign-in-limits.ts); the defaults when not given. */
-  signInLimits?: SignInLimitSettings;
-  /** Password hashes in flight and waiting on this process (src/support/hash-slots.ts); the defaults when not given. */
-  hashSlots?: { slots: number; queue: number };
-}
 
 /**
  * Every part of the web port (issue 21), each its own router in its own folder: the API reference

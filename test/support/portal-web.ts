@@ -5,7 +5,7 @@ import { createPortalUser } from '../../src/persistence/portal-user-store';
 import { randomBase62 } from '../../src/support/new-id';
 import { hashPassword } from '../../src/support/password';
 import { createWebApp } from '../../src/web/app';
-import type { WebOptions } from '../../src/web/routers';
+import type { WebOptions } from '../../src/web/web-options';
 import type { Harness } from './harness';
 import { PortalClient } from './portal-client';
 

@@ -1,6 +1,6 @@
 import Router, { type RouterContext } from '@koa/router';
 import type { ServiceDeps } from '../../services/context';
-import type { WebOptions } from '../routers';
+import type { WebOptions } from '../web-options';
 import { serveAsset } from './assets';
 import { consolePage } from './console-page';
 import { docsCsp } from './csp';

@@ -4,7 +4,7 @@ import type { ChangeActor } from '../../domain/operator-action';
 import type { Caller, ServiceDeps } from '../../services/context';
 import type { PortalSession } from '../../persistence/portal-session-store';
 import { formFields } from '../form-body';
-import type { WebOptions } from '../routers';
+import type { WebOptions } from '../web-options';
 import { environmentRefusal, environmentRefusalPage } from './form-environment';
 import type { Frame } from './layout';
 import { currentSession, sameOrigin, tokensMatch } from './session';

@@ -9,7 +9,7 @@ import { signInLimits } from '../../persistence/sign-in-limits';
 import { HashSlotsFull, hashSlots } from '../../support/hash-slots';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
 import { formFields } from '../form-body';
-import type { WebOptions } from '../routers';
+import type { WebOptions } from '../web-options';
 import { forbidden, html, see } from './kit';
 import { HOME_PATH } from './pages';
 import { clearCookie, sameOrigin, setSessionCookie, SIGN_IN_COOKIE, signInToken, tokensMatch } from './session';
