@@ -1,0 +1,108 @@
+/**
+ * What the alerts of monitoring/prometheus/rules.yml do on given series (`promtool test rules`): which
+ * alerts fire, with which labels, and which stay silent (issue 31, finding 10). The rules are loaded as
+ * they are, less their annotations (promtool would compare the rendered text too; their shape is
+ * test/unit/monitoring-files.test.ts's). Where promtool is required and where it is skipped:
+ * test/support/promtool.ts.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { readRules } from '../support/monitoring-queries';
+import { promtool, promtoolTest, RUN_PROMTOOL } from '../support/promtool';
+
+const WHY = RUN_PROMTOOL ? '' : ' [skipped: no promtool here and neither PROMTOOL_PATH nor CI is set]';
+
+interface Series {
+  series: string;
+  values: string;
+}
+
+interface AlertCheck {
+  at: string;
+  alert: string;
+  /** The labels of each alert expected to fire then (severity included); [] for none. */
+  fires: Record<string, string>[];
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alert-rules-'));
+  const rules = readRules();
+  for (const group of rules.groups) for (const rule of group.rules) delete rule.annotations;
+  fs.writeFileSync(path.join(dir, 'rules.yml'), toYaml(rules));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Runs one promtool unit test: the series, sampled every minute, and the alert checks. */
+async function check(name: string, series: Series[], checks: AlertCheck[]): Promise<void> {
+  const file = path.join(dir, `${name}.test.yml`);
+  const doc = {
+    rule_files: ['rules.yml'],
+    evaluation_interval: '1m',
+    tests: [
+      {
+        interval: '1m',
+        input_series: series,
+        alert_rule_test: checks.map((c) => ({ eval_time: c.at, alertname: c.alert, exp_alerts: c.fires.map((labels) => ({ exp_labels: labels })) })),
+      },
+    ],
+  };
+  fs.writeFileSync(file, toYaml(doc));
+  const { code, output } = await promtool(['test', 'rules', file]);
+  expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('SUCCESS') });
+}
+
+/** A counter going up by `perMinute` every minute for an hour. */
+const rising = (perMinute: number) => `0+${perMinute}x60`;
+const requests = (labels: string) => `payments_http_requests_total{${labels}}`;
+
+promtoolTest(`a 503 on a live charge or payout create is an outage (PaymentsApiUnavailable, PaymentsChargeCreateErrors); a live refund's 503 is live_unavailable by design${WHY}`, async () => {
+  await check(
+    'live-creates-503',
+    [
+      { series: requests('method="POST",route="/v1/charges",status="503",environment="live"'), values: rising(60) },
+      { series: requests('method="POST",route="/v1/charges",status="200",environment="live"'), values: rising(60) },
+      { series: requests('method="GET",route="/v1/charges/:id",status="200",environment="live"'), values: rising(600) },
+    ],
+    [
+      { at: '15m', alert: 'PaymentsApiUnavailable', fires: [{ severity: 'critical', environment: 'live' }] },
+      { at: '15m', alert: 'PaymentsChargeCreateErrors', fires: [{ severity: 'critical', environment: 'live' }] },
+    ],
+  );
+  await check(
+    'live-payouts-503',
+    [
+      { series: requests('method="POST",route="/v1/payouts",status="503",environment="live"'), values: rising(60) },
+      { series: requests('method="GET",route="/v1/payouts/:id",status="200",environment="live"'), values: rising(600) },
+    ],
+    [{ at: '15m', alert: 'PaymentsApiUnavailable', fires: [{ severity: 'critical', environment: 'live' }] }],
+  );
+  await check(
+    'live-refunds-503',
+    [
+      { series: requests('method="POST",route="/v1/refunds",status="503",environment="live"'), values: rising(60) },
+      { series: requests('method="GET",route="/v1/refunds/:id",status="200",environment="live"'), values: rising(60) },
+    ],
+    [{ at: '15m', alert: 'PaymentsApiUnavailable', fires: [] }],
+  );
+});
+
+promtoolTest(`no free slot on a -webhooks queue fires TemporalWorkerSlotsExhausted; the legacy queue's single slot does not${WHY}`, async () => {
+  const slots = (queue: string, value: number) => ({
+    series: `temporal_worker_task_slots_available{task_queue="${queue}",worker_type="ActivityWorker"}`,
+    values: `${value}x30`,
+  });
+  await check(
+    'slots-webhooks',
+    [slots('payments-live-webhooks', 0), slots('payments-sandbox-webhooks', 0), slots('payments-live', 0), slots('payments-sandbox', 5), slots('payments', 0)],
+    [
+      {
+        at: '10m',
+        alert: 'TemporalWorkerSlotsExhausted',
+        fires: ['payments-live-webhooks', 'payments-sandbox-webhooks', 'payments-live'].map((q) => ({ severity: 'warning', task_queue: q, worker_type: 'ActivityWorker' })),
+      },
+    ],
+  );
+});
