@@ -28,6 +28,7 @@ import { Migration20261202000001_late_answers } from './Migration20261202000001_
 import { Migration20261203000001_live_limits_per_currency } from './Migration20261203000001_live_limits_per_currency';
 import { Migration20261205000001_portal_sign_in } from './Migration20261205000001_portal_sign_in';
 import { Migration20261207000001_partner_callback_signals } from './Migration20261207000001_partner_callback_signals';
+import { Migration20261208000001_bulk_selections } from './Migration20261208000001_bulk_selections';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261203000001_live_limits_per_currency', class: Migration20261203000001_live_limits_per_currency },
   { name: 'Migration20261205000001_portal_sign_in', class: Migration20261205000001_portal_sign_in },
   { name: 'Migration20261207000001_partner_callback_signals', class: Migration20261207000001_partner_callback_signals },
+  { name: 'Migration20261208000001_bulk_selections', class: Migration20261208000001_bulk_selections },
 ];

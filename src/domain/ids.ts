@@ -13,6 +13,8 @@ export const ID_PREFIX = {
   delivery: 'dlv_',
   audit: 'aud_',
   operatorBatch: 'opb_',
+  /** A bulk dry run's selection (src/persistence/bulk-selection-store.ts): the token `--yes --token` takes. */
+  operatorSelection: 'opsel_',
   notification: 'ntf_',
   portalUser: 'usr_',
   partnerStatement: 'pst_',

@@ -1,0 +1,47 @@
+import type { RunState } from './bulk-query';
+
+/**
+ * What each operator command does in bulk (issue 31, finding 1): which runs it selects (the code adds
+ * the run state to the list query; never left to the operator), and whether it moves live money, in
+ * which case `--yes` needs `--expect N`, N the number of live payments in the dry run's set.
+ *
+ * Moves money (decides where a live payment's money goes, or sends it):
+ * - charges resolve (credits the merchant or releases the hold), charges reverse (returns a charge);
+ * - payouts approve (sends the payout), payouts reject (fails it, releases its reservation),
+ *   payouts reverse (returns a paid-out amount);
+ * - settlements retry (sends a new batch to the bank);
+ * - payments settle-late (credits, returns or accepts late money);
+ * - payments restart (a new run that submits a payout or refund to the partner).
+ * Does not: charges retry (re-runs a stalled database step, deciding nothing), payments review-close
+ * (closes a review that was looked into).
+ */
+export interface BulkPolicy {
+  runs: RunState;
+  movesMoney: boolean;
+}
+
+export const BULK_POLICY: Readonly<Record<string, BulkPolicy>> = {
+  'charges resolve': { runs: 'running', movesMoney: true },
+  'charges retry': { runs: 'running', movesMoney: false },
+  // A reversal is a new run of the payment's completed workflow.
+  'charges reverse': { runs: 'completed', movesMoney: true },
+  'payouts approve': { runs: 'running', movesMoney: true },
+  'payouts reject': { runs: 'running', movesMoney: true },
+  'payouts reverse': { runs: 'completed', movesMoney: true },
+  'settlements retry': { runs: 'running', movesMoney: true },
+  // A restart is for a payout, refund or dispute whose workflow ended (terminated by hand, say) with its record open.
+  'payments restart': { runs: 'ended', movesMoney: true },
+  'payments settle-late': { runs: 'running', movesMoney: true },
+  'payments review-close': { runs: 'running', movesMoney: false },
+};
+
+/** The commands whose bulk `--yes` needs `--expect N` for live payments (docs/operations.md). */
+export const MONEY_MOVING_COMMANDS = Object.entries(BULK_POLICY)
+  .filter(([, p]) => p.movesMoney)
+  .map(([command]) => command);
+
+export function bulkPolicyOf(command: string): BulkPolicy {
+  const policy = BULK_POLICY[command];
+  if (!policy) throw new Error(`"${command}" cannot run in bulk`);
+  return policy;
+}
