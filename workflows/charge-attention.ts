@@ -11,6 +11,7 @@ import {
   type RetryRequester,
 } from '../src/domain/charge-attention';
 import { publishNeedsAttention } from './charge-search-attributes';
+import { attentionReason } from '../src/domain/attention-reason';
 import { operatorOf, retryStepAction } from '../src/domain/operator-action';
 import { activityRecoveredSignal, activityTroubleSignal, chargeAttentionQuery, retryStepUpdate, type RetryStepResult } from './messages';
 import { auditOperatorAction } from './operator-audit';
@@ -82,7 +83,7 @@ export function attentionDesk(chargeId: string): AttentionDesk {
     trouble = signalled;
     const reason = `${signalled.activity}: still failing at attempt ${signalled.attempt}: ${signalled.failure}`.slice(0, MAX_REASON_LENGTH);
     state = { ...state, needsAttention: true, step: signalled.activity, reason, since };
-    publishNeedsAttention(true);
+    publishNeedsAttention(true, attentionReason('activity failing', signalled.activity));
     log.warn('payment needs attention: an activity keeps failing', { chargeId, activity: signalled.activity, attempt: signalled.attempt });
   });
   setHandler(activityRecoveredSignal, ({ activity }) => {
@@ -124,7 +125,7 @@ export function attentionDesk(chargeId: string): AttentionDesk {
   return {
     flag(step, reason) {
       state = { ...state, needsAttention: true, step, reason: reason.slice(0, MAX_REASON_LENGTH), since: new Date().toISOString() };
-      publishNeedsAttention(true);
+      publishNeedsAttention(true, attentionReason('waiting', step));
       log.warn('charge needs attention', { chargeId, step, reason: state.reason });
     },
     async persist(step, attempt, options) {
@@ -147,7 +148,7 @@ export function attentionDesk(chargeId: string): AttentionDesk {
           state = { ...state, needsAttention: true, step, reason, since: new Date().toISOString(), giveUps: state.giveUps + 1 };
           trouble = undefined;
           retry = undefined;
-          publishNeedsAttention(true);
+          publishNeedsAttention(true, attentionReason('step gave up', step));
           const fail = options?.failRunOnGiveUp;
           if (fail && patched(fail.patch)) {
             log.warn('a database step gave up: the run fails', { chargeId, step, reason });

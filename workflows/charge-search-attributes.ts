@@ -1,13 +1,20 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { ChargeState } from '../src/domain/charge-state';
-import { chargeSearchAttributePairs, SA } from '../src/domain/search-attributes';
+import { needsAttentionPairs } from '../src/domain/attention-reason';
+import { chargeSearchAttributePairs } from '../src/domain/search-attributes';
 
 /** Keeps the operator-facing search attributes equal to the charge's current state. */
 export function publishChargeState(charge: ChargeState): void {
   upsertSearchAttributes(chargeSearchAttributePairs(charge));
 }
 
-/** NeedsAttention: true while the charge waits for an operator to retry a database step. */
-export function publishNeedsAttention(value: boolean): void {
-  upsertSearchAttributes([{ key: SA.NeedsAttention, value }]);
+/**
+ * NeedsAttention: true while the payment waits for an operator (a database step gave up, an activity
+ * keeps failing, a partner's answer is overdue), with NeedsAttentionReason (`attentionReason`); the
+ * reason is unset when it clears.
+ */
+export function publishNeedsAttention(value: true, reason: string): void;
+export function publishNeedsAttention(value: false): void;
+export function publishNeedsAttention(value: boolean, reason?: string): void {
+  upsertSearchAttributes(needsAttentionPairs(value ? reason! : null));
 }

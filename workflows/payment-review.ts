@@ -25,7 +25,7 @@ import {
   type PaymentReviewState,
   type SettleLateRequest,
 } from '../src/domain/payment-review';
-import { SA } from '../src/domain/search-attributes';
+import { attentionReason, needsAttentionPairs } from '../src/domain/attention-reason';
 import type { RailStatus } from '../src/rail/partner-rail';
 import { auditOperatorAction } from './operator-audit';
 import { endSettlementWait, REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
@@ -105,7 +105,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   };
   const attention = (value: boolean) => {
     state.needsAttention = value;
-    upsertSearchAttributes([{ key: SA.NeedsAttention, value }]);
+    upsertSearchAttributes(needsAttentionPairs(value ? attentionReason('payment review', state.phase) : null));
   };
 
   setHandler(paymentReviewQuery, () => state);
@@ -191,7 +191,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
     },
   );
 
-  upsertSearchAttributes([{ key: SA.NeedsAttention, value: true }]);
+  upsertSearchAttributes(needsAttentionPairs(attentionReason('payment review', state.phase)));
   refresh();
   log.warn('payment review started', { paymentId: start.paymentId, source: start.source, reason: start.reason });
 

@@ -3,6 +3,7 @@ import type { FailureClass } from '../src/domain/failure-classes';
 import { isTerminalPayoutStatus, type PayoutReview, type PayoutStatus } from '../src/domain/payout';
 import { isPayoutStart, PAYOUT_INPUT_REFUSED, PAYOUT_NOT_FOUND, type BegunPayout, type PayoutStart, type PayoutState } from '../src/domain/payout-state';
 import { SA } from '../src/domain/search-attributes';
+import { attentionReason, HELD_FOR_REVIEW_REASON } from '../src/domain/attention-reason';
 import { attentionDesk } from './charge-attention';
 import { beginPayout, payoutTransition } from './payout-activities';
 import { payoutStateQuery } from './payout-messages';
@@ -54,13 +55,13 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   const review = reviewDesk(payoutId, () => payout);
   const reversal = reversalDesk(payoutId, () => payout);
 
-  const publish = (attention: boolean) => publishPayoutState(payout!, attention);
+  const publish = (reason: string | null) => publishPayoutState(payout!, reason);
   const write = async (to: PayoutStatus, failureClass?: FailureClass, decision?: PayoutReview): Promise<PayoutState> => {
     const step = `payout -> ${to}${failureClass ? ` (${failureClass})` : ''}`;
     describeWait(`writing ${step}`);
     const request = { payoutId, to, ...(failureClass ? { failureClass } : {}), ...(decision ? { review: decision } : {}), at: new Date().toISOString() };
     payout = await desk.persist(step, () => payoutTransition(request));
-    publish(false);
+    publish(null);
     return payout;
   };
   const finished = async (): Promise<PayoutState> => {
@@ -77,7 +78,7 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   if (isTerminalPayoutStatus(payout.status)) return finished(); // started again after it finished: nothing moves
 
   if (payout.status === 'held_for_review') {
-    publish(true);
+    publish(HELD_FOR_REVIEW_REASON);
     const deadline = begun.reviewDeadline ?? payout.createdAt;
     describeWait(`held for review: waiting for decidePayout (approve|reject with a reason) until ${deadline}, then declined`);
     const decision = await review.decide(deadline, timers);
@@ -94,7 +95,7 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
     await followPayoutRail(payout, begun.sandboxOutcome, {
       timers,
       finish: (to, failureClass) => write(to, failureClass),
-      attention: (value) => publish(value),
+      attention: (value) => publish(value ? attentionReason('waiting', 'partner rail') : null),
       describe: describeWait,
     });
   }

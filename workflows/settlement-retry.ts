@@ -1,8 +1,8 @@
-import { allHandlersFinished, ApplicationFailure, condition, log, ParentClosePolicy, patched, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, log, makeContinueAsNewFunc, ParentClosePolicy, patched, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import { PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { askPartnerOnce } from './partner-answer';
 import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attention';
-import { SA } from '../src/domain/search-attributes';
+import { attentionReason, needsAttentionPairs } from '../src/domain/attention-reason';
 import { settlementFailureReason, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
 import {
   RETRY_SENDER_ALIASES,
@@ -22,11 +22,33 @@ import { operatorOf } from '../src/domain/operator-action';
 import { workflowDetails } from '../src/domain/workflow-details';
 import { chargeAttentionQuery } from './messages';
 import { auditOperatorAction } from './operator-audit';
-import { retrySettlementUpdate } from './settlement-retry-messages';
+import { RETRY_WAITS_FOR_BUILD_MOVE, retrySettlementUpdate } from './settlement-retry-messages';
 import { settlementSettledLateSignal } from './settlement-settled-late';
 
 /** The settlement workflow's signature, by its type name (no import of workflows/settlement.ts, which imports this file). */
 type SettlementWorkflowFn = (input: SettlementStart) => Promise<SettlementOutcome | RetriedSettlement>;
+
+/**
+ * Issue 31, finding 8: a failed batch waiting for its retry does not hold an old build forever. On a
+ * versioned deployment (workers/worker-versioning.ts) the run is pinned to the build it started on,
+ * and its retry's new batch (a child on the same queue) would inherit that build. With this patch the
+ * wait checks every BUILD_CHECK_INTERVAL_MS, and on every workflow task (a retry request included),
+ * whether the deployment's current build changed (`targetWorkerDeploymentVersionChanged`, Temporal
+ * server 1.31 or newer; always false on an unversioned worker). When it has, the run continues as new
+ * with `initialVersioningBehavior: 'AUTO_UPGRADE'`: the next run starts on the current build, finds
+ * its batch already written (the sweep returns it, nothing moves) and waits there. A retry that
+ * arrives before the move is refused (RETRY_WAITS_FOR_BUILD_MOVE) in the same task that moves the run;
+ * `settlements retry` sends it again to the new run, so the new batch starts on the current build.
+ */
+export const SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH = 'settlement-wait-follows-current-build';
+
+/** How often a failed batch waiting for its retry looks for a newer current build (a timer; nothing else wakes an idle run). */
+export const BUILD_CHECK_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Memo of a run continued onto the current build: the build it left (`deployment:build id`), so a run kept there (a pinned override) does not move again and again. */
+const MOVED_FROM_MEMO = 'movedFromBuild';
+
+const versionKey = (v: { deploymentName: string; buildId: string } | undefined) => (v ? `${v.deploymentName}:${v.buildId}` : '');
 
 /** A failed batch's run that ended because its payment review accepted it as paid late. */
 export type SettledLateSettlement = SettlementState & { settled_late: true };
@@ -39,6 +61,28 @@ export interface RetryDesk {
    * `retried_as` and who/why. No timer: the wait costs no history.
    */
   awaitRetry(batch: SettlementState): Promise<RetriedSettlement | SettledLateSettlement>;
+}
+
+/**
+ * The failed batch's run continues as new on the deployment's current build (a run of the same
+ * type, same id and queue; memo and search attributes carried over by the server). Its input is the
+ * batch's own start: the next run's sweep finds the batch written and returns it, so it goes straight
+ * back to waiting for its retry.
+ */
+async function continueOnCurrentBuild(batch: SettlementState): Promise<never> {
+  const info = workflowInfo();
+  const from = versionKey(info.currentDeploymentVersion);
+  log.info('settlement batch waiting for a retry moves to the current build', { settlementId: batch.id, from });
+  setCurrentDetails(`moving to the current build (from ${from}): the batch waits for its retry there`);
+  const start: SettlementStart = {
+    settlementId: batch.id,
+    merchantId: batch.merchantId,
+    environment: batch.environment,
+    currency: batch.currency,
+    outcome: batch.sandboxOutcome === 'failed' ? 'failed' : null,
+    runId: null,
+  };
+  return makeContinueAsNewFunc<SettlementWorkflowFn>({ initialVersioningBehavior: 'AUTO_UPGRADE', memo: { ...(info.memo ?? {}), [MOVED_FROM_MEMO]: from } })(start);
 }
 
 /**
@@ -58,11 +102,22 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
   /** A payment review accepted the batch as paid late (workflows/settlement-settled-late.ts): the wait ends, nothing is retried. */
   let settledLate = false;
   setHandler(settlementSettledLateSignal, () => void (settledLate = true));
+  /** The wait follows the current build (SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH). */
+  let followsCurrentBuild = false;
+  /** A newer build is current and this run has not come from a move onto the build it runs on. */
+  const buildMoveDue = () => {
+    if (!followsCurrentBuild) return false;
+    const info = workflowInfo();
+    if (!info.targetWorkerDeploymentVersionChanged) return false;
+    const from = info.memo?.[MOVED_FROM_MEMO];
+    return !(typeof from === 'string' && from !== '' && from === versionKey(info.currentDeploymentVersion));
+  };
 
   const refusal = () =>
     retryStateRefusal(settlementId, current(), retried?.as, retrying) ??
     (settledLate ? `settlement ${settlementId} was accepted as paid late (the partner paid it after all): nothing to retry` : null) ??
-    (waiting ? null : `settlement ${settlementId} is not waiting for a retry`);
+    (waiting ? null : `settlement ${settlementId} is not waiting for a retry`) ??
+    (buildMoveDue() ? `settlement ${settlementId} ${RETRY_WAITS_FOR_BUILD_MOVE}: nothing changed, send the retry again in a few seconds` : null);
 
   setHandler(
     retrySettlementUpdate,
@@ -104,7 +159,7 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       }
       retried = { as: newId, retry };
       attention = { ...(attention ?? NO_ATTENTION), needsAttention: false, operatorRetries: 1, lastRetry: { at: retry.at, by: 'operator', reason: `${retry.reason} (by ${retry.by}; retried as ${newId})` } };
-      upsertSearchAttributes([{ key: SA.NeedsAttention, value: false }]);
+      upsertSearchAttributes(needsAttentionPairs(null));
       setCurrentDetails(`finished: failed, retried as ${newId} by ${retry.by}: ${retry.reason}`);
       log.info('settlement batch retried', { settlementId, retriedAs: newId, by: retry.by, reason: retry.reason });
       await auditOperatorAction({ paymentId: settlementId, action: 'settlement.retry', operator: retry.by, reason: retry.reason, batchId: request.batch_id, before: batch, after: { ...batch, retried_as: newId } });
@@ -122,19 +177,29 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
     async awaitRetry(batch) {
       attention = { ...NO_ATTENTION, needsAttention: true, step: 'settlement payment', reason: settlementFailureReason(batch), since: batch.updatedAt };
       setHandler(chargeAttentionQuery, () => attention!);
-      upsertSearchAttributes([{ key: SA.NeedsAttention, value: true }]);
+      upsertSearchAttributes(needsAttentionPairs(attentionReason('settlement failed', batch.failureClass ?? undefined)));
       setCurrentDetails(
         `waiting for an operator: failed (${batch.failureClass ?? 'unknown'}), ${batch.amount} ${batch.currency} returned to available. ` +
           `Retry: ${retryCommand(batch.id)} (or the retrySettlement update from the Temporal UI: {"reason":"…"})`,
       );
       log.warn('settlement batch failed: waiting for an operator (retrySettlement)', { settlementId, failureClass: batch.failureClass });
       waiting = true;
-      await condition(() => retried !== undefined || settledLate);
+      if (patched(SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH)) {
+        followsCurrentBuild = true;
+        const ended = () => retried !== undefined || settledLate;
+        for (;;) {
+          await condition(() => ended() || (buildMoveDue() && !retrying && allHandlersFinished()), BUILD_CHECK_INTERVAL_MS);
+          if (ended()) break;
+          if (buildMoveDue() && !retrying && allHandlersFinished()) await continueOnCurrentBuild(batch);
+        }
+      } else {
+        await condition(() => retried !== undefined || settledLate);
+      }
       if (!retried) {
         // Accepted as paid late by its payment review: the run ends with the batch as it was written then.
         waiting = false;
         attention = { ...attention!, needsAttention: false };
-        upsertSearchAttributes([{ key: SA.NeedsAttention, value: false }]);
+        upsertSearchAttributes(needsAttentionPairs(null));
         setCurrentDetails('finished: the partner paid this batch after all; accepted as paid by its payment review (payments settle-late)');
         await condition(allHandlersFinished);
         return { ...batch, settled_late: true };

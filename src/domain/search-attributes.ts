@@ -14,6 +14,8 @@ export const SA = {
   FailureClass: defineSearchAttributeKey('FailureClass', SearchAttributeType.KEYWORD),
   /** A payment an operator should look at (INTERFACE.md); on a charge: a database step gave up. */
   NeedsAttention: defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL),
+  /** Why, in a few words (src/domain/attention-reason.ts); unset while NeedsAttention is false. */
+  NeedsAttentionReason: defineSearchAttributeKey('NeedsAttentionReason', SearchAttributeType.KEYWORD),
 } as const;
 
 /** Name and type of each, for registration on a server (`--search-attribute Name=Type`). */
@@ -26,6 +28,7 @@ export const SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: '
   { name: 'Amount', type: 'Int' },
   { name: 'FailureClass', type: 'Keyword' },
   { name: 'NeedsAttention', type: 'Bool' },
+  { name: 'NeedsAttentionReason', type: 'Keyword' },
 ];
 
 /** What a charge's search attributes say; the same list at workflow start and at every transition. */
