@@ -3,6 +3,7 @@ import {
   BOUNDED_DB_RETRIES_PATCH,
   CHARGE_NOT_RECORDED,
   DOMAIN_REFUSALS,
+  isAutomaticRetry,
   MAX_REASON_LENGTH,
   NO_ATTENTION,
   retryRefusal,
@@ -12,7 +13,7 @@ import {
 } from '../src/domain/charge-attention';
 import { publishNeedsAttention } from './charge-search-attributes';
 import { attentionReason } from '../src/domain/attention-reason';
-import { operatorOf, retryStepAction } from '../src/domain/operator-action';
+import { operatorOf, RECONCILER_OPERATOR, retryStepAction } from '../src/domain/operator-action';
 import { activityRecoveredSignal, activityTroubleSignal, chargeAttentionQuery, retryStepUpdate, type RetryStepResult } from './messages';
 import { auditOperatorAction } from './operator-audit';
 
@@ -96,7 +97,7 @@ export function attentionDesk(chargeId: string): AttentionDesk {
   setHandler(
     retryStepUpdate,
     async (request) => {
-      const by = request.by ?? 'operator';
+      const by: RetryRequester = isAutomaticRetry(request) ? 'reconciler' : 'operator';
       const before = state;
       retry = { by, reason: request.reason.trim() };
       const at = new Date().toISOString();
@@ -108,7 +109,8 @@ export function attentionDesk(chargeId: string): AttentionDesk {
       };
       log.info('charge database step retried', { chargeId, step: state.step, by, reason: retry.reason });
       const answer: RetryStepResult = { chargeId, step: state.step!, by };
-      const operator = by === 'operator' ? operatorOf(request) : 'system:reconciler';
+      // Requests recorded before issue 31 could say `by: "reconciler"` without an operator.
+      const operator = operatorOf(request) || RECONCILER_OPERATOR;
       await auditOperatorAction({ paymentId: chargeId, action: retryStepAction(chargeId), operator, reason: request.reason.trim(), batchId: request.batch_id, before, after: state });
       return answer;
     },

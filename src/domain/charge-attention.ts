@@ -1,4 +1,4 @@
-import { MAX_REASON_LENGTH, operatorRefusal } from './operator-action';
+import { MAX_REASON_LENGTH, operatorOf, operatorRefusal, RECONCILER_OPERATOR } from './operator-action';
 import { INDETERMINATE_STEP } from './charge-resolution';
 
 /**
@@ -43,13 +43,30 @@ export const CHARGE_NOT_RECORDED = 'ChargeNotRecorded';
 
 export type RetryRequester = 'operator' | 'reconciler';
 
-/** Input of the `retryStep` update (also from the Temporal UI: `{"reason":"database restored"}`). */
+/**
+ * Input of the `retryStep` update (also from the Temporal UI: `{"operator":"jane","reason":"database restored"}`).
+ * Every retry names its operator and reason, whoever sends it (issue 31): the reconciler's names
+ * RECONCILER_OPERATOR and a reason starting with RECONCILER_REASON_PREFIX, and only that makes a
+ * retry automatic (counted against MAX_AUTOMATIC_RETRIES). `by` is the older way of saying so: when
+ * sent, `reconciler` must come with the reconciler's operator, `operator` with anyone else.
+ */
 export interface RetryStepRequest {
   reason: string;
-  by?: RetryRequester;
-  /** Required when `by` is `operator` (the default): who retries (the audit log). */
+  /** Who retries (the audit log); required. */
   operator?: string;
+  by?: RetryRequester;
   batch_id?: string;
+}
+
+/** How the reconciler's reason begins (`reconciler: overdue by 180 s`). */
+export const RECONCILER_REASON_PREFIX = 'reconciler: ';
+
+/**
+ * Whether an accepted retryStep is the reconciler's automatic retry: its operator is
+ * RECONCILER_OPERATOR (requests recorded before issue 31 said so with `by` alone, and replay as they ran).
+ */
+export function isAutomaticRetry(request: RetryStepRequest): boolean {
+  return request.by === 'reconciler' || operatorOf(request) === RECONCILER_OPERATOR;
 }
 
 /** What the charge workflow tells an operator about a database step it gave up on. */
@@ -82,17 +99,21 @@ export const NO_ATTENTION: ChargeAttention = {
 
 /** Why a retry request is refused, or null when it is acceptable in this state. */
 export function retryRefusal(chargeId: string, state: ChargeAttention, request: unknown): string | null {
-  if (typeof request !== 'object' || request === null) return 'retryStep takes {"reason": "…"}';
-  const { reason, by = 'operator' } = request as { reason?: unknown; by?: unknown };
+  if (typeof request !== 'object' || request === null) return 'retryStep takes {"operator": "…", "reason": "…"}';
+  const { reason, by } = request as { reason?: unknown; by?: unknown };
   if (typeof reason !== 'string' || reason.trim() === '') return 'a reason is required';
   if (reason.length > MAX_REASON_LENGTH) return `the reason is longer than ${MAX_REASON_LENGTH} characters`;
-  if (by !== 'operator' && by !== 'reconciler') return 'by must be operator or reconciler';
-  // An operator's retry names the operator (the audit log); the reconciler is the system itself.
-  const unnamed = by === 'operator' ? operatorRefusal(request) : null;
+  if (by !== undefined && by !== 'operator' && by !== 'reconciler') return 'by must be operator or reconciler';
+  // Every retry names its operator (the audit log), the reconciler's too: a raw update cannot skip it.
+  const unnamed = operatorRefusal(request, [], [RECONCILER_OPERATOR]);
   if (unnamed) return unnamed;
+  const automatic = operatorOf(request) === RECONCILER_OPERATOR;
+  if (by === 'reconciler' && !automatic) return `"by": "reconciler" is the engine's own reconciler (operator "${RECONCILER_OPERATOR}"); an operator's retry names the operator and leaves "by" out`;
+  if (automatic && by === 'operator') return `"operator": "${RECONCILER_OPERATOR}" is the engine's reconciler, not an operator`;
+  if (automatic && !reason.startsWith(RECONCILER_REASON_PREFIX)) return `the reconciler's reason starts with "${RECONCILER_REASON_PREFIX}"`;
   if (state.step === INDETERMINATE_STEP) return `charge ${chargeId} waits for its partner's answer, not for a database step: resolve it (charges resolve ${chargeId} --as succeeded|failed --reason TEXT)`;
   if (!state.needsAttention) return `charge ${chargeId} is not waiting for an operator: nothing to retry`;
-  if (by === 'reconciler' && state.automaticRetries >= MAX_AUTOMATIC_RETRIES) {
+  if (automatic && state.automaticRetries >= MAX_AUTOMATIC_RETRIES) {
     return `charge ${chargeId}: the ${MAX_AUTOMATIC_RETRIES} automatic retries are used up; an operator must retry`;
   }
   return null;

@@ -1,4 +1,5 @@
 import { hasControlCharacter } from './control-characters';
+import { isWellFormedText } from './plain-text';
 import { isFailureClass, type FailureClass } from './failure-classes';
 import { operatorRefusal, type OperatorFields } from './operator-action';
 
@@ -59,7 +60,7 @@ export function resolutionRequestRefusal(request: unknown): string | null {
   }
   const { evidence } = request as Record<string, unknown>;
   if (evidence !== undefined) {
-    if (typeof evidence !== 'string' || evidence.trim() === '' || evidence.length > MAX_EVIDENCE_LENGTH || hasControlCharacter(evidence)) {
+    if (typeof evidence !== 'string' || evidence.trim() === '' || evidence.length > MAX_EVIDENCE_LENGTH || hasControlCharacter(evidence) || !isWellFormedText(evidence)) {
       return `"evidence", when sent, is the partner's transaction id or a statement line: 1 to ${MAX_EVIDENCE_LENGTH} printable characters`;
     }
   }

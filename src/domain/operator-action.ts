@@ -1,3 +1,5 @@
+import { plainTextProblem } from './plain-text';
+
 /**
  * The one guarded path of every operator action (docs/operations.md): resolve, reverse, approve,
  * reject, retry a step, retry a settlement, restart. Whoever sends it (the CLI, a raw update from
@@ -102,20 +104,63 @@ export interface OperatorFields {
 }
 
 /**
- * Why the operator fields of `request` are refused, or null. `aliases` are older names of the
- * operator field that one update type accepted before (`decided_by`, `requested_by`, `by`).
+ * Operator names that start with this (any case), and `system` itself, are the engine's own: the
+ * reconciler's automatic retry (`system:reconciler`), a review that timed out (`system`). A request
+ * from outside cannot take them; the update validator cannot tell who called, so this is what it can
+ * enforce: a person always names themselves, and a name the engine uses is accepted only where the
+ * engine sends it (retryStep takes `system:reconciler`, counted as an automatic retry, which has less
+ * power than an operator's: MAX_AUTOMATIC_RETRIES per charge).
  */
-export function operatorRefusal(request: unknown, aliases: readonly string[] = []): string | null {
+export const ENGINE_OPERATOR_PREFIX = 'system:';
+/** Who the charge reconciler's retryStep names (src/runtime/charge-reconciler.ts). */
+export const RECONCILER_OPERATOR = 'system:reconciler';
+
+const isEngineName = (name: string) => {
+  const lower = name.trim().toLowerCase();
+  return lower === 'system' || lower.startsWith(ENGINE_OPERATOR_PREFIX);
+};
+
+/**
+ * Why an operator's reason is refused, or null: a non-empty string of at most MAX_REASON_LENGTH
+ * characters, plain text on one line (src/domain/plain-text.ts). `label` names the field in the
+ * message (`"reason"` in an update, `--reason` on the command line). The CLI calls it too.
+ */
+export function reasonProblem(reason: unknown, label = '"reason"'): string | null {
+  if (typeof reason !== 'string' || reason.trim() === '') return `a non-empty ${label} is required (it goes to the audit log)`;
+  if (reason.length > MAX_REASON_LENGTH) return `${label} is longer than ${MAX_REASON_LENGTH} characters`;
+  return plainTextProblem(label, reason);
+}
+
+/**
+ * Why an operator's name is refused, or null: a non-empty string of at most MAX_OPERATOR_LENGTH
+ * characters, plain text on one line, and not one of the engine's names (ENGINE_OPERATOR_PREFIX)
+ * unless `engine` lists it. The CLI calls it too (`--operator`).
+ */
+export function operatorNameProblem(operator: unknown, label = '"operator"', engine: readonly string[] = []): string | null {
+  if (typeof operator !== 'string' || operator.trim() === '' || operator.length > MAX_OPERATOR_LENGTH) {
+    return `${label} must be a non-empty string of at most ${MAX_OPERATOR_LENGTH} characters`;
+  }
+  const text = plainTextProblem(label, operator);
+  if (text) return text;
+  if (isEngineName(operator) && !engine.includes(operator.trim())) return `${label} "${operator.trim()}" is a name the engine uses for itself ("system", "${ENGINE_OPERATOR_PREFIX}…"): name the person who acts`;
+  return null;
+}
+
+/**
+ * Why the operator fields of `request` are refused, or null. `aliases` are older names of the
+ * operator field that one update type accepted before (`decided_by`, `requested_by`, `by`);
+ * `engine` the engine's own operator names this request may carry (see ENGINE_OPERATOR_PREFIX).
+ */
+export function operatorRefusal(request: unknown, aliases: readonly string[] = [], engine: readonly string[] = []): string | null {
   if (typeof request !== 'object' || request === null) return 'an operator action takes {"operator":"…","reason":"…"}';
   const fields = request as Record<string, unknown>;
   const { reason, batch_id } = fields;
-  if (typeof reason !== 'string' || reason.trim() === '') return 'a non-empty "reason" is required (it goes to the audit log)';
-  if (reason.length > MAX_REASON_LENGTH) return `"reason" is longer than ${MAX_REASON_LENGTH} characters`;
+  const badReason = reasonProblem(reason);
+  if (badReason) return badReason;
   const operator = operatorField(fields, aliases);
   if (operator === undefined) return 'an "operator" is required: who takes this action (it goes to the audit log)';
-  if (typeof operator !== 'string' || operator.trim() === '' || operator.length > MAX_OPERATOR_LENGTH) {
-    return `"operator" must be a non-empty string of at most ${MAX_OPERATOR_LENGTH} characters`;
-  }
+  const badOperator = operatorNameProblem(operator, '"operator"', engine);
+  if (badOperator) return badOperator;
   if (batch_id !== undefined && (typeof batch_id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(batch_id))) return '"batch_id", when sent, is 1 to 64 letters, digits, _ or -';
   return null;
 }

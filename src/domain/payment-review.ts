@@ -1,4 +1,5 @@
 import { hasControlCharacter } from './control-characters';
+import { isWellFormedText } from './plain-text';
 import { operatorRefusal } from './operator-action';
 
 /**
@@ -119,7 +120,7 @@ export function settleLateRefusal(request: unknown): string | null {
   }
   for (const key of ['operator', 'reason', 'evidence'] as const) {
     const value = fields[key];
-    if (typeof value === 'string' && hasControlCharacter(value)) return `"${key}" must not contain control characters`;
+    if (typeof value === 'string' && (hasControlCharacter(value) || !isWellFormedText(value))) return `"${key}" must not contain control characters`;
   }
   return null;
 }

@@ -1,6 +1,7 @@
 import { MAX_REASON_LENGTH } from './charge-attention';
 import { parseDuration } from './webhook-retry';
 import { operatorRefusal } from './operator-action';
+import { plainTextProblem } from './plain-text';
 
 /** PAYOUT_REVIEW_TIMEOUT when unset: a held payout with no decision within 72 hours fails (`declined`). */
 export const DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS = 72 * 3_600_000;
@@ -50,7 +51,7 @@ export const MAX_SENDER_LENGTH = 100;
 function reasonRefusal(reason: unknown): string | null {
   if (typeof reason !== 'string' || reason.trim() === '') return 'a non-empty "reason" is required';
   if (reason.length > MAX_REASON_LENGTH) return `"reason" is longer than ${MAX_REASON_LENGTH} characters`;
-  return null;
+  return plainTextProblem('"reason"', reason);
 }
 
 function senderRefusal(name: string, sender: unknown): string | null {
@@ -58,7 +59,7 @@ function senderRefusal(name: string, sender: unknown): string | null {
   if (typeof sender !== 'string' || sender.trim() === '' || sender.length > MAX_SENDER_LENGTH) {
     return `"${name}", when sent, is a non-empty string of at most ${MAX_SENDER_LENGTH} characters`;
   }
-  return null;
+  return plainTextProblem(`"${name}"`, sender);
 }
 
 /** Why a decidePayout input is refused (its shape only), or null. */

@@ -2,6 +2,7 @@ import { MAX_REASON_LENGTH } from './charge-attention';
 import { MAX_SENDER_LENGTH, UNNAMED_SENDER } from './payout-review';
 import type { SettlementState } from './settlement';
 import { operatorRefusal } from './operator-action';
+import { plainTextProblem } from './plain-text';
 
 /**
  * An operator's retry of a failed settlement batch (`settlements retry stl_… --reason TEXT`, or the
@@ -51,7 +52,8 @@ export function retryRequestRefusal(request: unknown): string | null {
   if (by !== undefined && (typeof by !== 'string' || by.trim() === '' || by.length > MAX_SENDER_LENGTH)) {
     return `"by", when sent, is a non-empty string of at most ${MAX_SENDER_LENGTH} characters`;
   }
-  return operatorRefusal(request, RETRY_SENDER_ALIASES);
+  // The shared rule (plain text on one line, no engine name) for reason, operator and `by` alike.
+  return operatorRefusal(request, RETRY_SENDER_ALIASES) ?? (by === undefined ? null : plainTextProblem('"by"', by as string));
 }
 
 /** Older name of the `operator` field of retrySettlement. */

@@ -2,7 +2,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { withinDeadline } from '../temporal/deadline';
 import { isDeploymentTaskQueue } from '../temporal/task-queues';
 import { runPeriodically } from '../support/periodic-loop';
-import type { ChargeAttention } from '../domain/charge-attention';
+import { RECONCILER_REASON_PREFIX, type ChargeAttention } from '../domain/charge-attention';
+import { RECONCILER_OPERATOR } from '../domain/operator-action';
 import type { Environment } from '../domain/environment';
 import { SA } from '../domain/search-attributes';
 import { parseDuration } from '../domain/webhook-retry';
@@ -170,7 +171,7 @@ export type ReconcileAction = 'retry_requested' | 'retry_refused' | 'reported' |
 
 /**
  * One pass: each overdue charge is logged with its workflow's state; a workflow waiting for an
- * operator on this deployment's task queues is asked to retry (`retryStep` by `reconciler`; the workflow refuses
+ * operator on this deployment's task queues is asked to retry (`retryStep` by `system:reconciler`; the workflow refuses
  * once its automatic retries are used up); closed or missing workflows are reported.
  */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<Array<OverdueCharge & { action: ReconcileAction }>> {
@@ -185,7 +186,9 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<Array<Overdue
       try {
         await withinDeadline(deps.client, deadlineMs, () =>
           deps.client.workflow.getHandle(charge.id).executeUpdate(retryStepUpdate, {
-            args: [{ reason: `reconciler: overdue by ${charge.overdueSeconds} s`, by: 'reconciler' }],
+            // The engine's own name and reason: the only retry counted as automatic (issue 31). `by`
+            // stays for runs on builds from before, which count a retry as automatic by it alone.
+            args: [{ reason: `${RECONCILER_REASON_PREFIX}overdue by ${charge.overdueSeconds} s`, operator: RECONCILER_OPERATOR, by: 'reconciler' }],
           }),
         );
         action = 'retry_requested';

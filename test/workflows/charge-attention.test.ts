@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DB_STEP_RETRY, MAX_AUTOMATIC_RETRIES, type ChargeAttention, type RetryStepRequest } from '../../src/domain/charge-attention';
+import { RECONCILER_OPERATOR } from '../../src/domain/operator-action';
 import { SA } from '../../src/domain/search-attributes';
 import type { chargeWorkflow } from '../../workflows/charge';
 import { chargeAttentionQuery, retryStepUpdate } from '../../workflows/messages';
@@ -111,12 +112,15 @@ describe('a charge transition that keeps failing', () => {
     expect(transitionCalls(draft.id)).toBe(1); // not retried
     expect((await attentionOf(handle)).reason).toMatch(/^charge -> failed \(declined\): gave up \(not retryable\): DeterministicDatabaseError: SQLSTATE 22P05/);
 
+    // Issue 31: `by: "reconciler"` alone (what a raw update from the UI could send) names nobody: refused.
+    expect(await refusal(handle, { reason: 'reconciler: pass 0', by: 'reconciler' })).toMatch(/^an "operator" is required/);
     for (let n = 1; n <= MAX_AUTOMATIC_RETRIES; n++) {
-      await retry(handle, { reason: `reconciler pass ${n}`, by: 'reconciler' });
+      await retry(handle, { reason: `reconciler: pass ${n}`, operator: RECONCILER_OPERATOR, by: 'reconciler' });
       await untilAttention(handle, n + 1);
-      expect(await attentionOf(handle)).toMatchObject({ needsAttention: true, giveUps: n + 1, automaticRetries: n });
+      expect(await attentionOf(handle)).toMatchObject({ needsAttention: true, giveUps: n + 1, automaticRetries: n, operatorRetries: 0, lastRetry: expect.objectContaining({ by: 'reconciler' }) });
     }
-    expect(await refusal(handle, { reason: 'one more', by: 'reconciler' })).toMatch(/automatic retries are used up; an operator must retry$/);
+    expect(auditLog.of(draft.id).map((e) => e.operator)).toEqual(Array(MAX_AUTOMATIC_RETRIES).fill(RECONCILER_OPERATOR));
+    expect(await refusal(handle, { reason: 'reconciler: one more', operator: RECONCILER_OPERATOR, by: 'reconciler' })).toMatch(/automatic retries are used up; an operator must retry$/);
 
     h.store.heal(draft.id);
     await retry(handle, { reason: 'fixed the row', operator: 'ui:jane' });
