@@ -1,0 +1,18 @@
+import { ledgerCheck } from '../services/ledger-check';
+import { act, type CliCommand } from './command';
+import { withDatabase } from './connect';
+
+/** `cli ledger check`. */
+export function addLedgerCommands(program: CliCommand): void {
+  const ledger = program.command('ledger').description('the double-entry ledger');
+  const check = ledger.command('check').description('every transfer sums to zero and every balance equals its postings; otherwise the offending rows and exit 1');
+  act(check, async (config) => {
+    const report = await withDatabase(config, (orm) => ledgerCheck(orm));
+    if (!report.ok) {
+      process.stdout.write(JSON.stringify(report) + '\n');
+      process.stderr.write('error: the ledger does not balance (rows above)\n');
+      process.exit(1);
+    }
+    return report;
+  });
+}
