@@ -8,6 +8,7 @@ import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
+import { SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -29,4 +30,5 @@ export const PATCH_IDS: readonly string[] = [
   HOSTED_CHECKOUT_PATCH,
   PARTNER_WORD_PATCH,
   REVIEW_ENDS_SETTLEMENT_WAIT_PATCH,
+  SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH,
 ];

@@ -9,3 +9,10 @@ import type { RetrySettlementRequest, RetrySettlementResult } from '../src/domai
  * the failed batch's workflow then ends with `retried_as`.
  */
 export const retrySettlementUpdate = defineUpdate<RetrySettlementResult, [RetrySettlementRequest]>('retrySettlement');
+
+/**
+ * The refusal of a retry sent to a failed batch while a newer build is current: in the same workflow
+ * task the run continues as new on the current build (workflows/settlement-retry.ts), and the retry
+ * sent again reaches the new run there (`settlements retry` does so itself).
+ */
+export const RETRY_WAITS_FOR_BUILD_MOVE = 'is moving to the current build first';

@@ -7,6 +7,7 @@ import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { FAKE_ACCOUNT_NUMBER, startSettlementTestEnv, type SettlementStartOptions, type SettlementTestEnv } from './support/settlement-env';
 import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
+import { BUILD_CHECK_INTERVAL_MS } from '../../workflows/settlement-retry';
 import { timelineOf } from './support/timeline';
 import { failureOf } from './support/workflow-failure';
 import { waitFor, signalsAnswered } from './support/wait-for';
@@ -92,12 +93,25 @@ async function updateRefusal(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('a batch failed', () => {
+  test('a failed batch waiting for its retry looks for a newer current build every hour; on an unversioned worker it stays in its run (issue 31, finding 8)', async () => {
+    const handle = await failedAndWaiting({ merchantId: h.merchant(4_000), outcome: 'failed' });
+    const { runId } = await handle.describe();
+    await h.env.sleep(3 * BUILD_CHECK_INTERVAL_MS + 1_000);
+    await waitFor(async () => timelineOf(await handle.fetchHistory()).timers.filter((t) => t.firedAt !== null).length >= 4);
+    const described = await handle.describe();
+    expect([described.status.name, described.runId]).toEqual(['RUNNING', runId]);
+    expect((await handle.query<ChargeAttention>('chargeAttention')).needsAttention).toBe(true);
+    const answer = await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'retry after hours', operator: 'ui:jane' }] });
+    expect(await handle.result()).toMatchObject({ status: 'failed', retried_as: answer.retried_as });
+  });
+
   test('sandbox outcome failed: after the payment timer, failed (declined); the money returns to available; the run stays open, NeedsAttention with the reason and the retry command', async () => {
     const merchantId = h.merchant(25_000);
     const handle = await failedAndWaiting({ merchantId, outcome: 'failed' });
     expect(await handle.query('settlementState')).toMatchObject({ status: 'failed', failureClass: 'declined', amount: 25_000 });
     expect(h.store.transitionsOf(handle.workflowId).map(({ to, failureClass }) => ({ to, failureClass }))).toEqual([{ to: 'failed', failureClass: 'declined' }]);
-    expect(timelineOf(await handle.fetchHistory()).timers.map((t) => t.durationMs)).toEqual([COMPLETION_DELAY_MS]);
+    // The payment timer, then the wait's hourly look for a newer current build (issue 31, finding 8).
+    expect(timelineOf(await handle.fetchHistory()).timers.map((t) => t.durationMs)).toEqual([COMPLETION_DELAY_MS, BUILD_CHECK_INTERVAL_MS]);
     expect(h.store.balanceOf(merchantId)).toEqual({ available: 25_000, inTransit: 0 });
     expect((await handle.describe()).status.name).toBe('RUNNING');
     const sa = await h.searchAttributes(handle.workflowId);
@@ -158,11 +172,12 @@ describe('a batch failed', () => {
     expect([...h.store.batches.values()].filter((b) => b.merchantId === merchantId).map((b) => b.status)).toEqual(['failed', 'paid']);
   });
 
-  test('live (no live rail): failed at once with partner_unavailable, no timer, waits with NeedsAttention; a retry starts a live batch on the live queue, which fails and waits in turn', async () => {
+  test('live (no live rail): failed at once with partner_unavailable, no payment timer, waits with NeedsAttention; a retry starts a live batch on the live queue, which fails and waits in turn', async () => {
     const merchantId = h.merchant(9_000, 'live');
     const handle = await failedAndWaiting({ merchantId, environment: 'live' });
     expect(h.store.transitionsOf(handle.workflowId).map(({ to, failureClass }) => ({ to, failureClass }))).toEqual([{ to: 'failed', failureClass: 'partner_unavailable' }]);
-    expect(timelineOf(await handle.fetchHistory()).timers).toEqual([]);
+    // No payment timer: only the wait's hourly look for a newer current build (issue 31, finding 8).
+    expect(timelineOf(await handle.fetchHistory()).timers.map((t) => t.durationMs)).toEqual([BUILD_CHECK_INTERVAL_MS]);
     expect(h.store.balanceOf(merchantId, 'live')).toEqual({ available: 9_000, inTransit: 0 });
     const sa = await h.searchAttributes(handle.workflowId);
     expect([sa.get(SA.Environment), sa.get(SA.NeedsAttention)]).toEqual(['live', true]);
@@ -272,7 +287,8 @@ describe('advance signal (sandbox)', () => {
     const { eventTypes, timers } = timelineOf(await handle.fetchHistory());
     expect(eventTypes).toEqual(expect.arrayContaining(['WORKFLOW_EXECUTION_SIGNALED', 'TIMER_CANCELED']));
     expect(eventTypes).not.toContain('TIMER_FIRED');
-    expect(timers).toHaveLength(1);
+    // The payment timer (a failed batch's wait adds its hourly build check: issue 31, finding 8).
+    expect(timers.filter((t) => t.durationMs !== BUILD_CHECK_INTERVAL_MS)).toHaveLength(1);
     expect(eventTypes.indexOf('WORKFLOW_EXECUTION_SIGNALED')).toBeLessThan(eventTypes.indexOf('TIMER_CANCELED'));
   });
 
