@@ -1,6 +1,6 @@
 import type { Environment } from '../domain/environment';
 import { isIdOf } from '../domain/ids';
-import { MAX_OPERATOR_LENGTH, MAX_REASON_LENGTH, type ChangeActor } from '../domain/operator-action';
+import { MAX_OPERATOR_LENGTH, operatorNameProblem, reasonProblem, type ChangeActor } from '../domain/operator-action';
 import { parseDuration } from '../domain/webhook-retry';
 import { parseEmail } from '../notifications/recipient';
 import { cliSender } from '../services/operator-errors';
@@ -60,7 +60,8 @@ export function emailOption(raw: string, option: string): string {
 export function requiredReason(values: Values): string {
   const reason = values.reason?.trim();
   if (!reason) throw new UsageError('--reason is required (it goes to the audit log)');
-  if (reason.length > MAX_REASON_LENGTH) throw new UsageError(`--reason is longer than ${MAX_REASON_LENGTH} characters`);
+  const problem = reasonProblem(reason, '--reason');
+  if (problem) throw new UsageError(problem);
   return reason;
 }
 
@@ -69,6 +70,8 @@ export function operatorName(values: Values): string {
   if (values.operator === undefined) return cliSender();
   const name = values.operator.trim();
   if (!name || name.length > MAX_OPERATOR_LENGTH) throw new UsageError(`--operator must be 1 to ${MAX_OPERATOR_LENGTH} characters`);
+  const problem = operatorNameProblem(name, '--operator');
+  if (problem) throw new UsageError(problem);
   return name;
 }
 
@@ -80,7 +83,8 @@ export function auditedActor(values: Values): ChangeActor {
 /** A key change's actor: --operator (default `cli:<login>`), --reason (default: the command), a fresh request id. */
 export function changeActor(values: Values, command: string): ChangeActor {
   const reason = values.reason?.trim() || `npm run cli -- ${command}`;
-  if (reason.length > MAX_REASON_LENGTH) throw new UsageError(`--reason is longer than ${MAX_REASON_LENGTH} characters`);
+  const problem = reasonProblem(reason, '--reason');
+  if (problem) throw new UsageError(problem);
   return { operator: operatorName(values), reason, requestId: newId('request') };
 }
 
