@@ -117,11 +117,12 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
         if (polled.status === 'rejected') throw polled.reason;
         return [counted.value, polled.value] as const;
       });
-      for (const { type, environment, count } of attention) metrics.needingAttention.set({ type, environment }, count);
+      for (const { type, environment, kind, count } of attention.cells) metrics.needingAttention.set({ type, environment, kind }, count);
+      for (const { environment, count } of attention.overdueReviews) metrics.payoutReviewsOverdue.set({ environment }, count);
       for (const { environment, taskQueue, taskType, pollers: n } of pollers) metrics.pollers.set({ environment, task_queue: taskQueue, task_type: taskType }, n);
       record('temporal', true);
     } catch (error) {
-      for (const gauge of [metrics.needingAttention, metrics.pollers]) gauge.reset();
+      for (const gauge of [metrics.needingAttention, metrics.payoutReviewsOverdue, metrics.pollers]) gauge.reset();
       record('temporal', false, error);
     }
   };

@@ -10,7 +10,10 @@ export type MonitorSource = 'postgres' | 'temporal';
 export interface MonitorMetrics {
   /** 1 when the last sample of the source answered within its deadline, else 0 (and its gauges are cleared). */
   up: client.Gauge<'source'>;
-  needingAttention: client.Gauge<'type' | 'environment'>;
+  /** kind `trouble`, or `review` (payouts held for review: the normal flow); src/temporal/needing-attention-counts.ts. */
+  needingAttention: client.Gauge<'type' | 'environment' | 'kind'>;
+  /** Payouts held for review for longer than REVIEW_OVERDUE_AFTER_MS (4 h). */
+  payoutReviewsOverdue: client.Gauge<'environment'>;
   webhookBacklog: client.Gauge<'environment'>;
   webhookOldestPendingAge: client.Gauge<'environment'>;
   relayLag: client.Gauge<'relay'>;
@@ -36,8 +39,14 @@ export function createMonitorMetrics(registry: client.Registry): MonitorMetrics 
     }),
     needingAttention: new client.Gauge({
       name: 'payments_needing_attention',
-      help: 'Running payment workflows marked NeedsAttention (waiting for an operator), by payment type and environment',
-      labelNames: ['type', 'environment'],
+      help: 'Running payment workflows marked NeedsAttention (waiting for an operator), by payment type, environment and kind: trouble, or review (a payout held for review)',
+      labelNames: ['type', 'environment', 'kind'],
+      registers,
+    }),
+    payoutReviewsOverdue: new client.Gauge({
+      name: 'payments_payout_reviews_overdue',
+      help: 'Payouts held for review for more than 4 hours, still waiting for a decision (PAYOUT_REVIEW_TIMEOUT declines them), by environment',
+      labelNames: ['environment'],
       registers,
     }),
     webhookBacklog: new client.Gauge({

@@ -13,14 +13,19 @@ import net from 'node:net';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { openOrm } from '../../src/persistence/orm';
 import { startMonitorSampler, type MonitorSampler } from '../../src/runtime/monitor-sampler';
+import { HELD_FOR_REVIEW_REASON } from '../../src/domain/attention-reason';
+import { SA } from '../../src/domain/search-attributes';
 import { resolveCharge } from '../../src/services/resolve-charge';
 import { createLogger } from '../../src/support/logger';
 import { createApiMetrics, serveMetrics } from '../../src/support/metrics';
 import { freePort } from '../../src/support/free-port';
 import { newId } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
+import { countNeedingAttention, REVIEW_OVERDUE_AFTER_MS } from '../../src/temporal/needing-attention-counts';
 import { taskQueueFor } from '../../src/temporal/task-queues';
-import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { decidePayoutUpdate } from '../../workflows/payout-messages';
+import { fundMerchant } from '../support/fund-merchant';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
 import { dashboardQueries, exportedNames, metricNames, ruleQueries, withoutGrafanaVariables } from '../support/monitoring-queries';
 import { until } from '../support/webhook-fixtures';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';
@@ -36,6 +41,8 @@ let apiMetricsUrl: string;
 const probes: string[] = [];
 /** The indeterminate charge of doWork, resolved at the end (so no later file sees it wait for an operator). */
 let indeterminateId: string | undefined;
+/** The payout of doWork held for review, rejected at the end. */
+let heldPayoutId: string | undefined;
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });
@@ -56,6 +63,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (indeterminateId) await resolveCharge(h.orm, h.temporal, indeterminateId, { as: 'failed', operator: 'monitoring-test', reason: 'test cleanup' }).catch(() => undefined);
+  if (heldPayoutId) {
+    await h.temporal.client.workflow
+      .getHandle(heldPayoutId)
+      .executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'test cleanup', operator: 'monitoring-test' }] })
+      .catch(() => undefined);
+  }
   await sampler?.stop();
   await new Promise((resolve) => (apiMetricsServer ? apiMetricsServer.close(resolve) : resolve(undefined)));
   for (const id of probes) await h?.temporal.client.workflow.getHandle(id).terminate('monitoring test probe').catch(() => undefined);
@@ -80,7 +93,8 @@ let work: Promise<void> | undefined;
 /**
  * Work done once for both tests: a webhook endpoint whose receiver always fails (each delivery stays
  * pending, waiting for its retry in an hour), a charge that succeeds and an indeterminate one (marked
- * NeedsAttention at once: the partner did not answer).
+ * NeedsAttention at once: the partner did not answer), and a payout held for review (NeedsAttention
+ * too, but kind="review": the normal flow).
  */
 function doWork(): Promise<void> {
   work ??= (async () => {
@@ -100,16 +114,26 @@ function doWork(): Promise<void> {
     });
     expect(indeterminate.status).toBe(504);
     indeterminateId = indeterminate.json.error.transaction_id;
+    await fundMerchant(h, merchant.id, 1_000_000);
+    const payout = await h.request('sandbox', 'POST', '/v1/payouts', {
+      key: merchant.testKey,
+      headers: { 'Idempotency-Key': idempotencyKey() },
+      body: { amount: 100_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, recipient: { identifier: '233241234567', name: 'Kofi Boateng' }, reference: 'ops', metadata: { sandbox_outcome: 'held_for_review' } },
+    });
+    expect([payout.status, payout.json.status]).toEqual([200, 'held_for_review']);
+    heldPayoutId = payout.json.id;
     await receiver!.waitFor((ds) => ds.length >= 2, 30_000);
   })();
   return work;
 }
 
-test('the sampler exports what PostgreSQL and Temporal hold: needing attention, webhook backlog, relay lag, pollers', async () => {
+test('the sampler exports what PostgreSQL and Temporal hold: needing attention (trouble apart from review), webhook backlog, relay lag, pollers', async () => {
   await doWork();
   let text = '';
   const wanted = () => ({
-    needingAttention: value(text, 'payments_needing_attention', 'type="charge",environment="sandbox"'),
+    needingAttention: value(text, 'payments_needing_attention', 'type="charge",environment="sandbox",kind="trouble"'),
+    payoutReview: value(text, 'payments_needing_attention', 'type="payout",environment="sandbox",kind="review"'),
+    payoutTrouble: value(text, 'payments_needing_attention', 'type="payout",environment="sandbox",kind="trouble"'),
     webhookBacklog: value(text, 'payments_webhook_backlog', 'environment="sandbox"'),
     workflowPollers: value(text, 'payments_task_queue_pollers', `environment="sandbox",task_queue="${h.taskQueue}-sandbox",task_type="workflow"`),
     oldestPendingAge: value(text, 'payments_webhook_oldest_pending_age_seconds', 'environment="sandbox"'),
@@ -121,6 +145,7 @@ test('the sampler exports what PostgreSQL and Temporal hold: needing attention, 
     const now = wanted();
     return (
       now.needingAttention === 1 &&
+      now.payoutReview === 1 &&
       (now.webhookBacklog ?? 0) >= 2 &&
       (now.workflowPollers ?? 0) >= 1 &&
       // Deployment-wide figures: the suite's database is shared with other files of this jest worker,
@@ -133,9 +158,25 @@ test('the sampler exports what PostgreSQL and Temporal hold: needing attention, 
   });
   expect(value(text, 'payments_monitor_up', 'source="postgres"')).toBe(1);
   expect(value(text, 'payments_monitor_up', 'source="temporal"')).toBe(1);
-  // Every cell is exported, zero included: 5 payment types x 2 environments, 4 queues (2 payments, 2 webhook delivery) x 2 task types.
-  expect(samples(text, 'payments_needing_attention')).toHaveLength(10);
-  expect(value(text, 'payments_needing_attention', 'type="charge",environment="live"')).toBe(0);
+  // Every cell is exported, zero included: 5 payment types x 2 environments of kind trouble, and the
+  // payouts' 2 of kind review; 4 queues (2 payments, 2 webhook delivery) x 2 task types.
+  expect(samples(text, 'payments_needing_attention')).toHaveLength(12);
+  expect(value(text, 'payments_needing_attention', 'type="charge",environment="live",kind="trouble"')).toBe(0);
+  // The held payout is a review, not trouble; it has not waited 4 hours.
+  expect(value(text, 'payments_needing_attention', 'type="payout",environment="sandbox",kind="trouble"')).toBe(0);
+  expect(samples(text, 'payments_payout_reviews_overdue')).toEqual([
+    ['environment="sandbox"', 0],
+    ['environment="live"', 0],
+  ]);
+  // Seen from over 4 hours later, it is overdue.
+  const later = await countNeedingAttention(h.temporal.client, h.taskQueue, 20_000, Date.now() + REVIEW_OVERDUE_AFTER_MS + 60_000);
+  expect(later.overdueReviews).toEqual([
+    { environment: 'sandbox', count: 1 },
+    { environment: 'live', count: 0 },
+  ]);
+  // Its reason is a search attribute the Temporal UI can show (registered on the dev server).
+  const held = (await h.temporal.client.workflow.getHandle(heldPayoutId!).describe()).typedSearchAttributes;
+  expect([held.get(SA.NeedsAttention), held.get(SA.NeedsAttentionReason)]).toEqual([true, HELD_FOR_REVIEW_REASON]);
   expect(samples(text, 'payments_task_queue_pollers')).toHaveLength(8);
   expect(value(text, 'payments_task_queue_pollers', `environment="live",task_queue="${h.taskQueue}-live",task_type="activity"`)).toBeGreaterThanOrEqual(1);
   // Each environment's webhook delivery queue (issue 19) is counted too.
@@ -227,7 +268,7 @@ test('a database and a Temporal server that never answer: payments_monitor_up 0 
       const text = await metrics.registry.metrics();
       expect(value(text, 'payments_monitor_up', 'source="postgres"')).toBe(0);
       expect(value(text, 'payments_monitor_up', 'source="temporal"')).toBe(0);
-      for (const name of ['payments_needing_attention', 'payments_webhook_backlog', 'payments_webhook_oldest_pending_age_seconds', 'payments_relay_lag_seconds', 'payments_task_queue_pollers']) {
+      for (const name of ['payments_needing_attention', 'payments_payout_reviews_overdue', 'payments_webhook_backlog', 'payments_webhook_oldest_pending_age_seconds', 'payments_relay_lag_seconds', 'payments_task_queue_pollers']) {
         expect({ name, series: samples(text, name) }).toEqual({ name, series: [] });
       }
     }

@@ -1,7 +1,9 @@
 /**
  * Issue 18, proof for operators: the Temporal UI that `npm start` serves, in headless Chromium
  * (Debian's package, driven by playwright-core), as an operator uses it:
- * - the stuck list: the list query `NeedsAttention = true` shows the indeterminate charge;
+ * - the stuck list: the list query `NeedsAttention = true` shows the indeterminate charge, and its
+ *   reason in the NeedsAttentionReason column an operator adds (issue 31; docs/operations.md, "The
+ *   stuck list in the Temporal UI");
  * - a charge's history with its summaries (timer, local activities) and payloads decrypted by the
  *   codec endpoint (the stored payloads are AES-GCM ciphertext), and its static summary and details;
  * - the update dialog that resolves a charge: `resolveCharge` chosen from the workflow's own list of
@@ -73,7 +75,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, name) });
 }
 
-test('the stuck list: NeedsAttention = true lists the indeterminate charge', async () => {
+test('the stuck list: NeedsAttention = true lists the indeterminate charge, with its reason in the NeedsAttentionReason column', async () => {
   const id = await indeterminateCharge('order-stuck-1');
   await page.goto(ui(`/workflows?query=${encodeURIComponent('NeedsAttention = true')}`));
   // The list query is served by visibility, which follows the flag within moments: refresh until listed.
@@ -84,6 +86,11 @@ test('the stuck list: NeedsAttention = true lists the indeterminate charge', asy
   }
   await expect(page.getByRole('link', { name: id }).isVisible()).resolves.toBe(true);
   await expect(page.getByText('chargeWorkflow').first().isVisible()).resolves.toBe(true);
+  // The reason column: Configure Columns, then the custom search attribute NeedsAttentionReason.
+  await page.getByLabel('Configure Columns').click();
+  await page.getByLabel('Add NeedsAttentionReason column').click();
+  await page.locator('#workflows-table-configuration-drawer').getByRole('button', { name: /close/i }).first().click();
+  await expect(page.locator('tr', { hasText: id }).innerText()).resolves.toContain('waiting: partner answer');
   await shot('stuck-list.png');
 }, 120_000);
 

@@ -106,3 +106,22 @@ promtoolTest(`no free slot on a -webhooks queue fires TemporalWorkerSlotsExhaust
     ],
   );
 });
+
+promtoolTest(`a payout held for review is not trouble: PaymentsNeedingAttention fires on kind="trouble" only; a review waiting over 4 hours fires PaymentsPayoutReviewsOverdue${WHY}`, async () => {
+  const attention = (labels: string, values: string) => ({ series: `payments_needing_attention{${labels}}`, values });
+  await check(
+    'review-not-trouble',
+    [
+      attention('type="payout",environment="live",kind="review"', '3x120'),
+      attention('type="payout",environment="live",kind="trouble"', '0x120'),
+      attention('type="charge",environment="sandbox",kind="trouble"', '0x60 1x60'),
+      { series: 'payments_payout_reviews_overdue{environment="live"}', values: '0x60 2x60' },
+    ],
+    [
+      { at: '50m', alert: 'PaymentsNeedingAttention', fires: [] },
+      { at: '50m', alert: 'PaymentsPayoutReviewsOverdue', fires: [] },
+      { at: '1h30m', alert: 'PaymentsNeedingAttention', fires: [{ severity: 'warning', type: 'charge', environment: 'sandbox' }] },
+      { at: '1h30m', alert: 'PaymentsPayoutReviewsOverdue', fires: [{ severity: 'warning', environment: 'live' }] },
+    ],
+  );
+});
