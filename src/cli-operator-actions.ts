@@ -1,7 +1,7 @@
 import type { Config } from './config';
 import type { ChargeResolutionRequest } from './domain/charge-resolution';
 import type { Orm } from './persistence/orm';
-import { applyInBulk, bulkQuery, bulkRate, dryRun, selectPayments } from './services/bulk-operator';
+import { runBulk } from './services/bulk-run';
 import { decidePayout } from './services/decide-payout';
 import { resolveCharge } from './services/resolve-charge';
 import { retryChargeStep } from './services/retry-charge-step';
@@ -60,20 +60,33 @@ export const OPERATOR_COMMANDS: Record<string, Act> = {
 /** A printed answer is a JSON string (the API's serialisation) or a value to serialise. */
 const parsed = (answer: unknown) => (typeof answer === 'string' ? JSON.parse(answer) : answer);
 
+/** What the command acts on: one id, or a bulk selection (a dry run without `yes`). */
+export interface OperatorTarget {
+  id?: string | undefined;
+  /** A Temporal list query: the dry run's selection, or with `idsFile` the re-check of each id. */
+  query?: string | undefined;
+  merchantId?: string | undefined;
+  yes: boolean;
+  /** `--yes --token opsel_…`: the dry run's set. */
+  token?: string | undefined;
+  /** `--yes --ids-file PATH` (with `query`): exactly the ids in the file. */
+  idsFile?: string | undefined;
+  /** Dry run: `--save-ids PATH` writes the set's ids there. */
+  saveIds?: string | undefined;
+  /** `--expect N`: the number of live payments in the set (required for live money in bulk). */
+  expect?: number | undefined;
+}
+
 /**
- * Runs one operator command: on `id`, or on every payment `query` selects (a dry run unless `yes`).
+ * Runs one operator command: on `id`, or in bulk (src/services/bulk-run.ts): a dry run of `query`
+ * unless `yes`, then `yes` with the dry run's token or ids file.
  */
-export async function runOperatorCommand(
-  command: string,
-  ctx: Context,
-  target: { id?: string; query?: string; merchantId?: string; yes: boolean },
-  input: OperatorInput,
-): Promise<unknown> {
+export async function runOperatorCommand(command: string, ctx: Context, target: OperatorTarget, input: OperatorInput): Promise<unknown> {
   const act = OPERATOR_COMMANDS[command];
-  if (target.query === undefined) return act(ctx, target.id!, input);
-  const query = bulkQuery(target.query, target.merchantId);
-  const selected = await selectPayments(ctx.temporal.client, query);
-  if (!target.yes) return dryRun(command, query, selected);
-  const rate = bulkRate();
-  return applyInBulk(command, query, selected, async (id, batchId) => parsed(await act(ctx, id, input, batchId)), rate);
+  if (!act) throw new Error(`unknown operator command "${command}"`);
+  const bulk =
+    target.query !== undefined || target.yes || target.merchantId !== undefined || target.token !== undefined || target.idsFile !== undefined || target.saveIds !== undefined || target.expect !== undefined;
+  if (!bulk) return act(ctx, target.id!, input);
+  if (target.id !== undefined) throw new Error('give an id, or a bulk selection (--query, --merchant, --yes, --token, --ids-file, --save-ids, --expect), not both');
+  return runBulk(command, ctx, target, input, async (id, batchId) => parsed(await act(ctx, id, input, batchId)));
 }

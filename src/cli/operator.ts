@@ -3,11 +3,28 @@ import { act, flag, type CliCommand } from './command';
 import { withTemporalAndDatabase } from './connect';
 import { OPERATOR_HELP, operatorName, REASON_HELP, requiredReason, UsageError, type Values } from './shared';
 
-/** What each operator action's help adds: the bulk form. */
+/** What each operator action's help adds: the bulk form (docs/operations.md, "In bulk"). */
 export const BULK_HELP = `
-By id, or in bulk: instead of an id, --query 'a Temporal list query' [--merchant MERCHANT_ID] prints
-the count and the first 20 (a dry run), and with --yes applies the action to each at
-BULK_ACTIONS_PER_SECOND (default 5), under one batch id. Each action writes an audit row.`;
+By id, or in bulk, on exactly the set a dry run showed:
+  1. --query 'a Temporal list query' [--merchant MERCHANT_ID] [--save-ids PATH]: a dry run; nothing
+     changes. Prints the count by environment and merchant, the first 20 and a token (opsel_…) that
+     names exactly those payments, this command and its options; it lasts one hour and serves once.
+  2. --yes --token opsel_… with the same options: acts on those payments only, each re-checked first
+     (one that no longer matches the query is refused and reported), at BULK_ACTIONS_PER_SECOND
+     (default 5), under one batch id. Or --yes --ids-file PATH --query '…': exactly the ids of the file.
+  Live money (charges resolve|reverse, payouts approve|reject|reverse, settlements retry, payments
+  settle-late|restart) needs --expect N, N the live payments of the set (the dry run's "live").
+  --yes with only --query is refused. Each action writes an audit row.`;
+
+/** Options that only a bulk selection takes (camelCase, as commander names them). */
+const BULK_ONLY = ['merchant', 'token', 'idsFile', 'saveIds', 'expect'] as const;
+
+/** `--expect N`: a whole number. */
+function expectOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]{0,5})$/.test(raw)) throw new UsageError('--expect must be a whole number (the live payments in the set)');
+  return Number(raw);
+}
 
 /** What one operator action adds to the common options: its own options, and their part of the input. */
 export interface OperatorExtras {
@@ -31,19 +48,24 @@ export function operatorCommand(group: CliCommand, verb: string, idName: string,
     .option('--operator <NAME>', OPERATOR_HELP)
     .option('--query <QUERY>', 'instead of an id: every payment this Temporal list query selects (a dry run without --yes)')
     .option('--merchant <MERCHANT_ID>', 'with --query: only this merchant\'s payments')
-    .option('--yes', 'with --query: apply the action (without it: a dry run)');
+    .option('--yes', 'apply the action to a dry run\'s set: with --token, or --ids-file and --query (without --yes: a dry run)')
+    .option('--token <TOKEN>', 'with --yes: the token a dry run printed (opsel_…): act on exactly its payments')
+    .option('--ids-file <PATH>', 'with --yes and --query: act on exactly the payment ids of this file (one a line)')
+    .option('--save-ids <PATH>', 'dry run: also write the ids to this new file (never overwritten)')
+    .option('--expect <N>', 'with --yes: the number of live payments in the set (required when the action moves live money)');
   extras.options?.(command);
   command.addHelpText('after', BULK_HELP);
   return act(command, (config, values, [id]) => {
-    // By id, or in bulk with --query (a dry run without --yes).
+    // By id, or in bulk: a dry run of --query, then --yes with its token (or an ids file).
     const query = values.query;
     const yes = flag(values, 'yes');
-    if (query !== undefined && id) throw new UsageError('give an id or --query, not both');
-    if (query === undefined && !id) throw new UsageError(`${noun.replace(/s$/, '')} id is required (or --query 'a Temporal list query')`);
-    if (query === undefined && (values.merchant !== undefined || yes)) throw new UsageError('--merchant and --yes go with --query');
+    const bulk = query !== undefined || yes || BULK_ONLY.some((option) => values[option] !== undefined);
+    if (bulk && id) throw new UsageError('give an id or a bulk selection (--query, --yes --token …), not both');
+    if (!bulk && !id) throw new UsageError(`${noun.replace(/s$/, '')} id is required (or --query 'a Temporal list query' for a dry run)`);
+    const expect = expectOption(values.expect);
     const input: OperatorInput = { operator: operatorName(values), reason: requiredReason(values) };
     extras.input?.(values, input);
-    const target = { id, query, merchantId: values.merchant, yes };
+    const target = { id, query, merchantId: values.merchant, yes, token: values.token, idsFile: values.idsFile, saveIds: values.saveIds, expect };
     return withTemporalAndDatabase(config, (temporal, orm) => runOperatorCommand(name, { orm, temporal, config }, target, input));
   });
 }

@@ -1,20 +1,30 @@
 import type { Client } from '@temporalio/client';
-import { isIdOf } from '../domain/ids';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { SA } from '../domain/search-attributes';
-import { newId } from '../support/new-id';
 import { paymentTypeOf } from '../domain/payment-types';
+import { newId } from '../support/new-id';
+import { runStateAccepts, type RunState } from './bulk-query';
+import { breakdown, type Breakdown, type ListedPayment } from './bulk-selection';
+
+export { bulkQuery } from './bulk-query';
 
 /**
- * Bulk operator actions (`--query 'a Temporal list query'` instead of an id): the same guarded path
- * as one action, once per payment. Without `--yes` a dry run: the count and the first 20 rows, and
- * nothing changes. With `--yes`: one action at a time at a bounded rate (BULK_ACTIONS_PER_SECOND,
- * default 5), each with its own audit row, all with one batch id (`opb_…`, `audit list --batch`).
- * `--merchant` limits the query to that merchant's payments.
+ * Bulk operator actions (`--query 'a Temporal list query'` instead of an id; issue 31, finding 1):
+ * the same guarded path as one action, once per payment, on exactly the set a dry run showed.
+ * - Without `--yes`, a dry run: the count, a breakdown by environment and merchant, the first 20
+ *   rows, and a token (`opsel_…`, an hour) naming that set; nothing changes.
+ * - `--yes --token opsel_…` (or `--yes --ids-file PATH --query …`) acts on those ids only, one at a
+ *   time at a bounded rate (BULK_ACTIONS_PER_SECOND, default 5), each re-checked first against the
+ *   query and the run state (`refused: no longer matches the dry run's query` otherwise), each with
+ *   its own audit row, all with one batch id (`opb_…`, `audit list --batch`).
+ * The orchestration is in src/cli-operator-actions.ts; the rules in bulk-selection.ts.
  */
 
 /** Rows a dry run shows. */
 export const DRY_RUN_ROWS = 20;
 export const DEFAULT_BULK_RATE = 5;
+/** What an id dropped before its action is told. */
+export const NO_LONGER_MATCHES = "refused: no longer matches the dry run's query";
 
 export function bulkRate(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.BULK_ACTIONS_PER_SECOND;
@@ -24,26 +34,9 @@ export function bulkRate(env: NodeJS.ProcessEnv = process.env): number {
   return rate;
 }
 
-/** The list query of a bulk action: the operator's, narrowed to one merchant when asked. */
-export function bulkQuery(query: string, merchantId?: string): string {
-  const trimmed = query.trim();
-  if (!trimmed) throw new Error('--query must not be empty');
-  if (merchantId === undefined) return trimmed;
-  if (!isIdOf('merchant', merchantId)) throw new Error('--merchant must be a merchant id (mer_…)');
-  return `(${trimmed}) AND ${SA.MerchantId.name} = '${merchantId}'`;
-}
+export type SelectedPayment = ListedPayment;
 
-export interface SelectedPayment {
-  id: string;
-  type: string;
-  status: string | null;
-  merchant_id: string | null;
-  environment: string | null;
-  needs_attention: boolean;
-  workflow_status: string;
-}
-
-/** Every payment workflow the query matches (its latest run), oldest first; other workflows are left out. */
+/** Every payment workflow the query matches (its latest matching run), oldest first; other workflows are left out. */
 export async function selectPayments(client: Client, query: string): Promise<SelectedPayment[]> {
   const byId = new Map<string, SelectedPayment & { started: number }>();
   for await (const wf of client.workflow.list({ query })) {
@@ -66,56 +59,134 @@ export async function selectPayments(client: Client, query: string): Promise<Sel
   return [...byId.values()].sort((a, b) => a.started - b.started || a.id.localeCompare(b.id)).map(({ started: _, ...row }) => row);
 }
 
-export interface DryRun {
+/**
+ * Whether payment `id` still belongs to the set just before its action: its latest run is in the
+ * command's run state, of `merchantId` (when given), and matched by `query` (the query as the dry run
+ * ran it). Null when it is; else why not. `id` is a checked payment id (no quote can reach the query).
+ */
+export async function stillSelected(client: Client, query: string, id: string, merchantId: string | null, state: RunState): Promise<string | null> {
+  let latest;
+  try {
+    latest = await client.workflow.getHandle(id).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return `${NO_LONGER_MATCHES} (no workflow ${id})`;
+    throw error;
+  }
+  if (!runStateAccepts(state, latest.status.name)) return `${NO_LONGER_MATCHES} (its workflow is ${latest.status.name})`;
+  const merchant = latest.typedSearchAttributes.get(SA.MerchantId) ?? null;
+  if (merchantId !== null && merchant !== merchantId) return `${NO_LONGER_MATCHES} (its merchant is ${merchant ?? 'none'})`;
+  for await (const wf of client.workflow.list({ query: `WorkflowId = '${id}' AND RunId = '${latest.runId}' AND ${query}`, pageSize: 1 })) {
+    if (wf.workflowId === id && wf.runId === latest.runId) return null;
+  }
+  return NO_LONGER_MATCHES;
+}
+
+export interface DryRun extends Breakdown {
   dry_run: true;
   action: string;
   query: string;
   count: number;
+  /** Live payments in the set: `--yes` of a money-moving command needs `--expect` this number. */
+  live: number;
   first: SelectedPayment[];
+  token: string;
+  token_expires_at: string;
+  /** Where `--save-ids` wrote the ids. */
+  ids_file?: string;
   apply_with: string;
 }
 
-export function dryRun(action: string, query: string, selected: SelectedPayment[]): DryRun {
-  return { dry_run: true, action, query, count: selected.length, first: selected.slice(0, DRY_RUN_ROWS), apply_with: 'the same command with --yes' };
+export function dryRun(
+  action: string,
+  query: string,
+  selected: SelectedPayment[],
+  token: { token: string; expiresAt: Date; needsExpect: boolean },
+  idsFile?: string,
+): DryRun {
+  const live = selected.filter((p) => p.environment === 'live').length;
+  const expect = token.needsExpect && live > 0 ? ` --expect ${live}` : '';
+  return {
+    dry_run: true,
+    action,
+    query,
+    count: selected.length,
+    live,
+    ...breakdown(selected),
+    first: selected.slice(0, DRY_RUN_ROWS),
+    token: token.token,
+    token_expires_at: token.expiresAt.toISOString(),
+    ...(idsFile ? { ids_file: idsFile } : {}),
+    apply_with: `${action} --yes --token ${token.token}${expect} with the same options (acts on these ${selected.length} only, once, until ${token.expiresAt.toISOString()})`,
+  };
 }
+
+export type BulkResult = { id: string; ok: true } | { id: string; ok: false; error: string };
 
 export interface BulkOutcome {
   dry_run: false;
   action: string;
   query: string;
   batch_id: string;
+  /** The token or ids file the set came from. */
+  token?: string;
+  ids_file?: string;
   count: number;
   succeeded: number;
   failed: number;
-  results: Array<{ id: string; ok: true } | { id: string; ok: false; error: string }>;
+  /** Of `failed`: dropped before the action because they no longer match (never acted on). */
+  no_longer_matching: number;
+  results: BulkResult[];
+}
+
+export interface BulkRun {
+  action: string;
+  query: string;
+  ids: readonly string[];
+  batchId?: string;
+  /** Why `id` must not be acted on now, or null (run just before its action). */
+  recheck: (id: string) => Promise<string | null>;
+  act: (id: string, batchId: string) => Promise<unknown>;
+  perSecond: number;
 }
 
 /**
- * Applies `act` to each selected payment, one at a time, at most `perSecond` a second, all under one
- * batch id. A refusal (the action no longer applies) is recorded and the run goes on.
+ * Applies `act` to each id, one at a time, at most `perSecond` a second, all under one batch id.
+ * Before each, `recheck`: an id that no longer matches is reported and never acted on. A refusal
+ * (the action no longer applies) is recorded and the run goes on.
  */
-export async function applyInBulk(
-  action: string,
-  query: string,
-  selected: SelectedPayment[],
-  act: (id: string, batchId: string) => Promise<unknown>,
-  perSecond: number,
-): Promise<BulkOutcome> {
-  const batchId = newId('operatorBatch');
-  const gapMs = 1000 / perSecond;
-  const results: BulkOutcome['results'] = [];
+export async function applyInBulk(run: BulkRun): Promise<BulkOutcome> {
+  const batchId = run.batchId ?? newId('operatorBatch');
+  const gapMs = 1000 / run.perSecond;
+  const results: BulkResult[] = [];
+  let noLongerMatching = 0;
   let nextAt = Date.now();
-  for (const payment of selected) {
+  for (const id of run.ids) {
     const wait = nextAt - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     nextAt = Date.now() + gapMs;
     try {
-      await act(payment.id, batchId);
-      results.push({ id: payment.id, ok: true });
+      const refusal = await run.recheck(id);
+      if (refusal) {
+        noLongerMatching++;
+        results.push({ id, ok: false, error: refusal });
+        continue;
+      }
+      await run.act(id, batchId);
+      results.push({ id, ok: true });
     } catch (error) {
-      results.push({ id: payment.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+      results.push({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
     }
   }
   const succeeded = results.filter((r) => r.ok).length;
-  return { dry_run: false, action, query, batch_id: batchId, count: selected.length, succeeded, failed: selected.length - succeeded, results };
+  return {
+    dry_run: false,
+    action: run.action,
+    query: run.query,
+    batch_id: batchId,
+    count: run.ids.length,
+    succeeded,
+    failed: run.ids.length - succeeded,
+    no_longer_matching: noLongerMatching,
+    results,
+  };
 }

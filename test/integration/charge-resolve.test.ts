@@ -119,12 +119,13 @@ test('a charge that is not indeterminate cannot be resolved: refused with the re
   await h.temporal.client.workflow.getHandle(id).terminate('test cleanup');
 });
 
-test('bulk: --query with --merchant is a dry run without --yes (count, first rows, nothing changes); with --yes each is resolved under one batch id, another merchant untouched', async () => {
+test('bulk: --query with --merchant is a dry run without --yes (count by environment and merchant, first rows, a token; nothing changes); --yes --token resolves that set under one batch id, another merchant untouched', async () => {
   const [m, other] = [await h.merchant(), await h.merchant()];
   const mine = [await indeterminate(m), await indeterminate(m), await indeterminate(m)];
   const theirs = await indeterminate(other);
   const query = `NeedsAttention = true AND PaymentStatus IN ('pending', 'awaiting_action')`;
-  const base = ['charges', 'resolve', '--query', query, '--merchant', m.id, '--as', 'succeeded', '--reason', 'partner settlement file: all paid', '--operator', 'ops:bulk'];
+  const options = ['--as', 'succeeded', '--reason', 'partner settlement file: all paid', '--operator', 'ops:bulk'];
+  const base = ['charges', 'resolve', '--query', query, '--merchant', m.id, ...options];
 
   // Visibility follows the flag within moments: wait until the dry run sees all three.
   let dry: any;
@@ -133,12 +134,14 @@ test('bulk: --query with --merchant is a dry run without --yes (count, first row
     if (dry.count === 3) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  expect(dry).toMatchObject({ dry_run: true, action: 'charges resolve', count: 3, query: `(${query}) AND MerchantId = '${m.id}'` });
+  expect(dry).toMatchObject({ dry_run: true, action: 'charges resolve', count: 3, by_environment: { sandbox: 3 }, by_merchant: { [m.id]: 3 }, query: `ExecutionStatus = 'Running' AND MerchantId = '${m.id}' AND (${query})` });
   expect(dry.first.map((r: { id: string }) => r.id).sort()).toEqual([...mine].sort());
   expect(await events(m)).toEqual(['transaction.created', 'transaction.created', 'transaction.created']);
   expect((await cliJson('audit', 'list', '--payment', mine[0])).data).toEqual([]);
 
-  const applied = await cliJson(...base, '--yes');
+  // The token binds the dry run's options: --as failed is refused.
+  expect(await cliFails('charges', 'resolve', '--yes', '--token', dry.token, '--as', 'failed', '--reason', 'r')).toMatch(/was made with the options/);
+  const applied = await cliJson('charges', 'resolve', '--yes', '--token', dry.token, ...options);
   expect(applied).toMatchObject({ dry_run: false, count: 3, succeeded: 3, failed: 0, batch_id: expect.stringMatching(/^opb_/) });
   const rows = (await cliJson('audit', 'list', '--batch', applied.batch_id)).data as Array<{ payment_id: string; batch_id: string; operator: string }>;
   expect(rows.map((r) => r.payment_id).sort()).toEqual([...mine].sort());
@@ -147,7 +150,7 @@ test('bulk: --query with --merchant is a dry run without --yes (count, first row
   expect(await events(other)).toEqual(['transaction.created']);
   expect((await h.temporal.client.workflow.getHandle(theirs).describe()).status.name).toBe('RUNNING');
 
-  // Applied again: nothing matches any more.
+  // A new dry run: nothing matches any more (the resolved runs have closed).
   expect(await cliJson(...base)).toMatchObject({ count: 0 });
   await h.temporal.client.workflow.getHandle(theirs).terminate('test cleanup');
 });
@@ -157,7 +160,9 @@ test('payments stuck --query narrows the list; a bad id/query combination is a u
   const id = await indeterminate(m);
   const listed = await cliJson('payments', 'stuck', '--query', `MerchantId = '${m.id}'`);
   expect(listed.data.map((p: { id: string }) => p.id)).toEqual([id]);
-  expect(await cliFails('charges', 'resolve', id, '--query', 'x', '--as', 'failed', '--reason', 'r')).toMatch(/give an id or --query, not both/);
-  expect(await cliFails('charges', 'resolve', id, '--yes', '--as', 'failed', '--reason', 'r')).toMatch(/--merchant and --yes go with --query/);
+  expect(await cliFails('charges', 'resolve', id, '--query', 'x', '--as', 'failed', '--reason', 'r')).toMatch(/give an id or a bulk selection \(--query, --yes --token …\), not both/);
+  expect(await cliFails('charges', 'resolve', id, '--yes', '--as', 'failed', '--reason', 'r')).toMatch(/give an id or a bulk selection/);
+  expect(await cliFails('charges', 'resolve', id, '--merchant', m.id, '--as', 'failed', '--reason', 'r')).toMatch(/give an id or a bulk selection/);
+  expect(await cliFails('charges', 'resolve', '--as', 'failed', '--reason', 'r')).toMatch(/charge id is required \(or --query/);
   await h.temporal.client.workflow.getHandle(id).terminate('test cleanup');
 });

@@ -7,7 +7,7 @@ import { buildProgram } from '../../src/cli/program';
  */
 
 /** What each command takes: the options of issue 30's table (src/cli/command-options.ts before commander). */
-const OPERATOR_ACTION = ['reason', 'operator', 'query', 'merchant', 'yes'];
+const OPERATOR_ACTION = ['reason', 'operator', 'query', 'merchant', 'yes', 'token', 'ids-file', 'save-ids', 'expect'];
 const KEY_CHANGE = ['reason', 'operator'];
 const COMMAND_OPTIONS: Record<string, string[]> = {
   'merchants create': ['name', 'email', 'password-stdin', ...KEY_CHANGE],
@@ -88,7 +88,7 @@ test('an option a command does not take is refused, naming the option and the co
     [['ledger', 'check', '--merchant', 'mer_x'], 'error: --merchant is not an option of "ledger check" (it takes no options)'],
     [['reconcile', 'report', '--kind', 'duplicate'], 'error: --kind is not an option of "reconcile report" (it takes --date)'],
     // An option of another command: --action is payments settle-late's (and audit list's), not charges resolve's.
-    [['charges', 'resolve', 'txn_x', '--action', 'credit', '--reason', 'r'], 'error: --action is not an option of "charges resolve" (it takes --reason, --operator, --query, --merchant, --yes, --as, --failure-class, --evidence)'],
+    [['charges', 'resolve', 'txn_x', '--action', 'credit', '--reason', 'r'], 'error: --action is not an option of "charges resolve" (it takes --reason, --operator, --query, --merchant, --yes, --token, --ids-file, --save-ids, --expect, --as, --failure-class, --evidence)'],
     [['merchants', 'verify', '--reason=docs checked'], 'error: --reason is not an option of "merchants verify" (it takes no options)'],
   ] as const) {
     const r = await parse(...args);
