@@ -36,14 +36,18 @@ export function bulkRate(env: NodeJS.ProcessEnv = process.env): number {
 
 export type SelectedPayment = ListedPayment;
 
-/** Every payment workflow the query matches (its latest matching run), oldest first; other workflows are left out. */
-export async function selectPayments(client: Client, query: string): Promise<SelectedPayment[]> {
-  const byId = new Map<string, SelectedPayment & { started: number }>();
+/**
+ * Every payment workflow the query matches, oldest first; other workflows are left out. A list query
+ * matches runs: a workflow is selected when its latest run matches (an older run of a reversed
+ * payment, still `succeeded` in visibility, does not select it), as `stillSelected` checks later.
+ */
+export async function selectPayments(client: Client, query: string, state: RunState): Promise<SelectedPayment[]> {
+  const byId = new Map<string, SelectedPayment & { started: number; runId: string }>();
   for await (const wf of client.workflow.list({ query })) {
     const type = paymentTypeOf(wf.workflowId);
     if (!type) continue;
     const known = byId.get(wf.workflowId);
-    if (known && known.started >= wf.startTime.getTime()) continue; // list queries return runs: keep the latest
+    if (known && known.started >= wf.startTime.getTime()) continue; // keep the latest matching run
     const sa = wf.typedSearchAttributes;
     byId.set(wf.workflowId, {
       id: wf.workflowId,
@@ -54,9 +58,22 @@ export async function selectPayments(client: Client, query: string): Promise<Sel
       needs_attention: sa.get(SA.NeedsAttention) ?? false,
       workflow_status: wf.status.name,
       started: wf.startTime.getTime(),
+      runId: wf.runId,
     });
   }
-  return [...byId.values()].sort((a, b) => a.started - b.started || a.id.localeCompare(b.id)).map(({ started: _, ...row }) => row);
+  const rows = [...byId.values()].sort((a, b) => a.started - b.started || a.id.localeCompare(b.id));
+  // A running run is its workflow's latest; a closed one may have been followed by another (a reversal's).
+  const latest = state === 'running' ? rows : await filterLatest(client, rows);
+  return latest.map(({ started: _, runId: __, ...row }) => row);
+}
+
+async function filterLatest<T extends { id: string; runId: string }>(client: Client, rows: T[]): Promise<T[]> {
+  const kept: T[] = [];
+  for (const row of rows) {
+    const current = await client.workflow.getHandle(row.id).describe();
+    if (current.runId === row.runId) kept.push(row);
+  }
+  return kept;
 }
 
 /**

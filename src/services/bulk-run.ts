@@ -40,7 +40,7 @@ export async function runBulk(
     if (target.token !== undefined || target.idsFile !== undefined || target.expect !== undefined) throw new Error('--token, --ids-file and --expect go with --yes; without --yes the command is a dry run');
     if (target.query === undefined) throw new Error("a dry run needs --query 'a Temporal list query'");
     const query = bulkQuery(target.query, target.merchantId, policy.runs);
-    const selected = await selectPayments(client, query);
+    const selected = await selectPayments(client, query, policy.runs);
     checkListing(selected, target.merchantId, policy.runs);
     if (selected.length > MAX_BULK_SELECTION) throw new Error(`the query selects ${selected.length} payments, more than ${MAX_BULK_SELECTION} at once: narrow it (e.g. --merchant, or a time range)`);
     const saved = await saveSelection(
@@ -93,7 +93,7 @@ export async function runBulk(
   if (target.query === undefined) throw new Error("--ids-file needs --query: the dry run's query, which each id is re-checked against before its action");
   const query = bulkQuery(target.query, target.merchantId, policy.runs);
   const ids = await readIdsFile(target.idsFile!);
-  const listed = await selectPayments(client, query);
+  const listed = await selectPayments(client, query, policy.runs);
   checkListing(listed, target.merchantId, policy.runs);
   const matching = new Map(listed.map((p) => [p.id, p]));
   const expectProblem = expectRefusal(command, policy, ids.flatMap((id) => matching.get(id) ?? []), target.expect);

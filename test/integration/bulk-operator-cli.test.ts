@@ -218,6 +218,33 @@ test('live payouts in bulk need --expect N, N the live payouts of the set; refus
   for (const id of live) expect(await result(id)).toMatchObject({ status: 'succeeded' });
 });
 
+test('reversals in bulk select completed runs, each workflow by its latest run: a payout reversed already is not in the set', async () => {
+  const m = await reviewedMerchant();
+  const paid = async () => {
+    const res = await h.request('sandbox', 'POST', '/v1/payouts', {
+      key: m.testKey,
+      headers: { 'Idempotency-Key': idempotencyKey() },
+      body: { amount: 10_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, recipient: { identifier: '233240004567', name: 'Kofi Boateng' }, reference: 'bulk' },
+    });
+    expect(res.status).toBe(200);
+    expect(await result(res.json.id)).toMatchObject({ status: 'succeeded' });
+    return res.json.id as string;
+  };
+  const [reversed, open] = [await paid(), await paid()];
+  expect(await cliJson('payouts', 'reverse', reversed, '--reason', 'returned by the recipient')).toMatchObject({ status: 'reversed' });
+  // Visibility still has the reversed payout's first run as succeeded: the list query matches both.
+  const succeeded = "PaymentStatus = 'succeeded'";
+  await visible(`ExecutionStatus = 'Completed' AND MerchantId = '${m.id}' AND (${succeeded})`, [reversed, open]);
+
+  const dry = await cliJson('payouts', 'reverse', '--query', succeeded, '--merchant', m.id, '--reason', 'batch sent twice');
+  expect(dry).toMatchObject({ count: 1, query: `ExecutionStatus = 'Completed' AND MerchantId = '${m.id}' AND (${succeeded})` });
+  expect(dry.first.map((r: { id: string }) => r.id)).toEqual([open]);
+  const applied = await cliJson('payouts', 'reverse', '--yes', '--token', dry.token, '--reason', 'batch sent twice');
+  expect(applied).toMatchObject({ count: 1, succeeded: 1, results: [{ id: open, ok: true }] });
+  const audited = (await cliJson('audit', 'list', '--batch', applied.batch_id)).data as Array<{ payment_id: string; action: string }>;
+  expect(audited.map((r) => [r.payment_id, r.action])).toEqual([[open, 'payout.reverse']]);
+});
+
 test('finding 7: --merchant cannot be escaped with unbalanced parentheses; nothing is selected or changed', async () => {
   const [m, other] = [await reviewedMerchant(), await reviewedMerchant()];
   const mine = await heldPayout(m);
