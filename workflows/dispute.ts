@@ -46,7 +46,7 @@ export async function disputeWorkflow(input: DisputeStart): Promise<DisputeState
   setHandler(disputeStateQuery, () => dispute);
   answerRecord(() => dispute);
   const desk = attentionDesk(disputeId);
-  const timers = timerDesk();
+  const timers = timerDesk(disputeId, () => dispute?.environment);
   const recordEvidence = async (request: DisputeEvidenceRequest): Promise<DisputeState> => {
     dispute = await desk.persist('dispute -> under_review', () => recordDisputeEvidence(request));
     upsertSearchAttributes(disputeSearchAttributePairs(dispute));

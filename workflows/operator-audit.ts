@@ -1,6 +1,6 @@
 import { currentUpdateInfo, patched, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { OperatorAuditActivities } from '../activities/types';
-import type { OperatorAction, OperatorAuditEntry } from '../src/domain/operator-action';
+import type { AuditOfChange, OperatorAction, OperatorAuditEntry } from '../src/domain/operator-action';
 import { SA } from '../src/domain/search-attributes';
 
 /**
@@ -27,6 +27,30 @@ export interface AuditedAction {
   after: unknown;
   /** Defaults to the update's id (one per request), else the run's id. */
   requestId?: string;
+}
+
+/**
+ * `patched()` id (issue 31): an operator action that is a write of the record (a payout's approval,
+ * rejection or reversal; a charge's reversal) hands its audit row to that write, which inserts it in
+ * the same transaction and only when the record changed (src/domain/operator-action.ts AuditOfChange).
+ * Runs from before wrote the row with a separate activity after the write, and replay so.
+ */
+export const AUDIT_WITH_CHANGE_PATCH = 'audit-with-change';
+
+/**
+ * The audit row of an action about to be written with the record (AuditOfChange). Build it in the
+ * update's handler (its id is the request id) before any await, so the write that follows finds it.
+ */
+export function auditOfChange(action: Omit<AuditedAction, 'after' | 'paymentId'>): AuditOfChange {
+  return {
+    action: action.action,
+    operator: action.operator,
+    reason: action.reason,
+    requestId: action.requestId ?? currentUpdateInfo()?.id ?? workflowInfo().runId,
+    batchId: action.batchId ?? null,
+    before: action.before ?? null,
+    at: new Date().toISOString(),
+  };
 }
 
 /**

@@ -2,13 +2,15 @@ import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
 import { INDETERMINATE_ATTENTION_PATCH } from '../src/domain/charge-resolution';
 import { NO_LIVE_SIMULATOR_PATCH, REFUSE_DRAFT_INPUT_PATCH, TRUST_ONLY_THE_DATABASE_PATCH } from '../src/domain/charge-start';
 import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
-import { OPERATOR_AUDIT_PATCH } from './operator-audit';
+import { AUDIT_WITH_CHANGE_PATCH, OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
+import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
+import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -30,5 +32,8 @@ export const PATCH_IDS: readonly string[] = [
   HOSTED_CHECKOUT_PATCH,
   PARTNER_WORD_PATCH,
   REVIEW_ENDS_SETTLEMENT_WAIT_PATCH,
+  LIVE_ADVANCE_IGNORED_PATCH,
+  HANDLERS_FINISH_BEFORE_CLOSE_PATCH,
+  AUDIT_WITH_CHANGE_PATCH,
   SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH,
 ];

@@ -1,7 +1,7 @@
-import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, patched, setHandler } from '@temporalio/workflow';
 import { REVERSAL_SENDER_ALIASES, reversalRequestRefusal, UNNAMED_SENDER } from '../src/domain/payout-review';
-import { operatorOf } from '../src/domain/operator-action';
-import { auditOperatorAction } from './operator-audit';
+import { operatorOf, type AuditOfChange } from '../src/domain/operator-action';
+import { AUDIT_WITH_CHANGE_PATCH, auditOfChange, auditOperatorAction } from './operator-audit';
 import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
 import { reversePayoutUpdate } from './payout-messages';
 
@@ -14,6 +14,8 @@ export interface OperatorReversal {
 export interface ReversalDesk {
   /** The operator's reversal request this run accepted, if any. */
   requested(): OperatorReversal | undefined;
+  /** Its audit row, for the transition that writes the reversal (one transaction, AUDIT_WITH_CHANGE_PATCH); undefined without one, or in a run from before. */
+  auditFor(): AuditOfChange | undefined;
 }
 
 /**
@@ -25,6 +27,8 @@ export interface ReversalDesk {
  */
 export function reversalDesk(payoutId: string, current: () => PayoutState | undefined): ReversalDesk {
   let request: OperatorReversal | undefined;
+  let pendingAudit: AuditOfChange | undefined;
+  let auditedWithChange = false;
   const refusal = (payout: PayoutState | undefined): string | null => {
     if (request) return `payout ${payoutId}: a reversal is already under way`;
     if (payout && payout.status !== 'succeeded') return `payout ${payoutId} is ${payout.status}: only a succeeded payout can be reversed`;
@@ -36,16 +40,30 @@ export function reversalDesk(payoutId: string, current: () => PayoutState | unde
     async (input) => {
       const mine: OperatorReversal = { reason: input.reason.trim(), requestedBy: operatorOf(input, REVERSAL_SENDER_ALIASES) || UNNAMED_SENDER, requestedAt: new Date().toISOString() };
       request = mine;
+      // Before any await: the workflow's write of the reversal may follow in this same task (auditFor).
+      pendingAudit = auditOfChange({ action: 'payout.reverse', operator: mine.requestedBy, reason: mine.reason, batchId: input.batch_id, before: null });
       await condition(() => current() !== undefined);
       const payout = current()!;
       if (payout.status !== 'succeeded' && payout.status !== 'reversed') {
         request = undefined;
+        pendingAudit = undefined;
         throw ApplicationFailure.create({ type: PAYOUT_REQUEST_REFUSED, message: `payout ${payoutId} is ${payout.status}: only a succeeded payout can be reversed`, nonRetryable: true });
+      }
+      // Issue 31: a payout already reversed when the request is read (a repeated command: update-with-start
+      // of a new run) is answered as it is: the request moved nothing, so it writes no audit row.
+      if (payout.status === 'reversed' && patched(AUDIT_WITH_CHANGE_PATCH)) {
+        pendingAudit = undefined;
+        log.info('payout already reversed: the repeated reversal moves nothing and is not audited', { payoutId, requestedBy: mine.requestedBy });
+        return payout;
       }
       log.info('payout reversal requested by an operator', { payoutId, requestedBy: mine.requestedBy });
       await condition(() => current()?.status === 'reversed');
       const after = current()!;
-      await auditOperatorAction({ paymentId: payoutId, action: 'payout.reverse', operator: mine.requestedBy, reason: mine.reason, batchId: input.batch_id, before: payout, after });
+      // A reversal written without this request (the sandbox `reverse` outcome's, already under way)
+      // moved nothing for it: answered as it is, no row. Runs from before write the row here.
+      if (!auditedWithChange && !patched(AUDIT_WITH_CHANGE_PATCH)) {
+        await auditOperatorAction({ paymentId: payoutId, action: 'payout.reverse', operator: mine.requestedBy, reason: mine.reason, batchId: input.batch_id, before: payout, after });
+      }
       return after;
     },
     {
@@ -56,5 +74,12 @@ export function reversalDesk(payoutId: string, current: () => PayoutState | unde
     },
   );
 
-  return { requested: () => request };
+  return {
+    requested: () => request,
+    auditFor() {
+      if (!pendingAudit || !patched(AUDIT_WITH_CHANGE_PATCH)) return undefined;
+      auditedWithChange = true;
+      return { ...pendingAudit, before: current() ?? null };
+    },
+  };
 }

@@ -1,8 +1,8 @@
-import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, patched, setHandler } from '@temporalio/workflow';
 import type { PayoutReview } from '../src/domain/payout';
 import { DECISION_SENDER_ALIASES, decisionRequestRefusal, REVIEW_TIMEOUT_SENDER, UNNAMED_SENDER } from '../src/domain/payout-review';
-import { operatorOf } from '../src/domain/operator-action';
-import { auditOperatorAction } from './operator-audit';
+import { operatorOf, type AuditOfChange } from '../src/domain/operator-action';
+import { AUDIT_WITH_CHANGE_PATCH, auditOfChange, auditOperatorAction } from './operator-audit';
 import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
 import { decidePayoutUpdate } from './payout-messages';
 import type { TimerDesk } from './payout-timers';
@@ -13,6 +13,11 @@ export interface ReviewDesk {
    * review to record: the operator's decision, or a rejection by `system` when the timer fired first.
    */
   decide(deadline: string, timers: TimerDesk): Promise<PayoutReview>;
+  /**
+   * The audit row of the operator's decision, for the transition that writes it (one transaction,
+   * AUDIT_WITH_CHANGE_PATCH); undefined for a decision by the timeout, or in a run from before.
+   */
+  auditFor(): AuditOfChange | undefined;
 }
 
 /**
@@ -26,6 +31,9 @@ export function reviewDesk(payoutId: string, current: () => PayoutState | undefi
   let waiting = false;
   let decided = false;
   let decision: PayoutReview | undefined;
+  /** The operator's decision's audit row, and whether the transition took it (else the handler writes it, as runs from before did). */
+  let pendingAudit: AuditOfChange | undefined;
+  let auditedWithChange = false;
 
   const refusal = (): string | null => {
     const payout = current();
@@ -52,17 +60,12 @@ export function reviewDesk(payoutId: string, current: () => PayoutState | undefi
       };
       log.info('payout review decision received', { payoutId, decision: decision.decision, decidedBy: decision.decidedBy });
       const before = current();
+      const action = request.decision === 'approve' ? ('payout.approve' as const) : ('payout.reject' as const);
+      // Before any await: the workflow's write of the decision takes it (auditFor).
+      pendingAudit = auditOfChange({ action, operator: decision.decidedBy, reason: decision.reason, batchId: request.batch_id, before });
       await condition(() => current()?.status !== 'held_for_review');
       const after = current()!;
-      await auditOperatorAction({
-        paymentId: payoutId,
-        action: request.decision === 'approve' ? 'payout.approve' : 'payout.reject',
-        operator: decision.decidedBy,
-        reason: decision.reason,
-        batchId: request.batch_id,
-        before,
-        after,
-      });
+      if (!auditedWithChange) await auditOperatorAction({ paymentId: payoutId, action, operator: decision.decidedBy, reason: decision.reason, batchId: request.batch_id, before, after });
       return after;
     },
     {
@@ -84,6 +87,11 @@ export function reviewDesk(payoutId: string, current: () => PayoutState | undefi
       if (decision) return decision;
       const how = outcome === 'advanced' ? 'review timeout advanced (sandbox)' : 'no decision within PAYOUT_REVIEW_TIMEOUT';
       return { decision: 'rejected', reason: how, decidedBy: REVIEW_TIMEOUT_SENDER, decidedAt: new Date().toISOString() };
+    },
+    auditFor() {
+      if (!pendingAudit || !patched(AUDIT_WITH_CHANGE_PATCH)) return undefined;
+      auditedWithChange = true;
+      return pendingAudit;
     },
   };
 }

@@ -1,4 +1,5 @@
-import { condition, log, setHandler } from '@temporalio/workflow';
+import { condition, log, patched, setHandler } from '@temporalio/workflow';
+import type { Environment } from '../src/domain/environment';
 import { advanceSignal, nextTimerQuery, type NextTimer } from './messages';
 
 /** How a wait ended: its timer fired, the sandbox `advance` signal won the race, or what it also waited for happened. */
@@ -14,17 +15,36 @@ export interface TimerDesk {
 }
 
 /**
+ * `patched()` id (issue 31): the `advance` signal is sandbox-only for payouts, refunds, disputes and
+ * settlements too, as it always was for charges. Before, a raw `advance` (the Temporal UI, `temporal
+ * workflow signal`) fired a live payment's timer: a live payout held for review was rejected with
+ * no operator, no reason and no audit row. The patch is taken when a live advance arrives, so a run
+ * whose history already holds a live advance that fired replays as it ran.
+ */
+export const LIVE_ADVANCE_IGNORED_PATCH = 'live-advance-ignored';
+
+/**
  * Registers the `advance` signal and the `nextTimer` query of one workflow. An `advance` with no
  * timer waiting does nothing (the sandbox endpoint asks `nextTimer` first and answers 409
- * `nothing_to_advance`).
+ * `nothing_to_advance`); neither does one on a payment that is not sandbox (`environment`: the
+ * payment's environment once the run has read it), which is logged as a warning: only an operator's
+ * audited update ends a live payment's wait (a held payout's review: `decidePayout`).
  */
-export function timerDesk(): TimerDesk {
+export function timerDesk(paymentId: string, environment: () => Environment | undefined): TimerDesk {
   let next: NextTimer | null = null;
   let advanced = false;
   setHandler(nextTimerQuery, () => next);
   setHandler(advanceSignal, () => {
-    if (next) advanced = true;
-    else log.info('advance signal with no timer waiting: ignored');
+    if (!next) {
+      log.info('advance signal with no timer waiting: ignored', { paymentId });
+      return;
+    }
+    const env = environment();
+    if (env !== 'sandbox' && patched(LIVE_ADVANCE_IGNORED_PATCH)) {
+      log.warn('advance signal on a payment that is not sandbox: ignored (advance is sandbox-only; a live wait ends only through its audited update)', { paymentId, environment: env ?? 'unknown', timer: next.summary });
+      return;
+    }
+    advanced = true;
   });
   return {
     async wait(ms, summary, until = () => false) {

@@ -1,5 +1,6 @@
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
+import type { AuditOfChange } from '../src/domain/operator-action';
 import { isTerminalPayoutStatus, type PayoutReview, type PayoutStatus } from '../src/domain/payout';
 import { isPayoutStart, PAYOUT_INPUT_REFUSED, PAYOUT_NOT_FOUND, type BegunPayout, type PayoutStart, type PayoutState } from '../src/domain/payout-state';
 import { SA } from '../src/domain/search-attributes';
@@ -51,15 +52,16 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   setHandler(payoutStateQuery, () => payout);
   answerRecord(() => payout);
   const desk = attentionDesk(payoutId);
-  const timers = timerDesk();
+  const timers = timerDesk(payoutId, () => payout?.environment);
   const review = reviewDesk(payoutId, () => payout);
   const reversal = reversalDesk(payoutId, () => payout);
 
   const publish = (reason: string | null) => publishPayoutState(payout!, reason);
-  const write = async (to: PayoutStatus, failureClass?: FailureClass, decision?: PayoutReview): Promise<PayoutState> => {
+  /** Writes a transition; `audit`: the operator action it is, its audit row in the same transaction (issue 31). */
+  const write = async (to: PayoutStatus, failureClass?: FailureClass, decision?: PayoutReview, audit?: AuditOfChange): Promise<PayoutState> => {
     const step = `payout -> ${to}${failureClass ? ` (${failureClass})` : ''}`;
     describeWait(`writing ${step}`);
-    const request = { payoutId, to, ...(failureClass ? { failureClass } : {}), ...(decision ? { review: decision } : {}), at: new Date().toISOString() };
+    const request = { payoutId, to, ...(failureClass ? { failureClass } : {}), ...(decision ? { review: decision } : {}), ...(audit ? { audit } : {}), at: new Date().toISOString() };
     payout = await desk.persist(step, () => payoutTransition(request));
     publish(null);
     return payout;
@@ -83,10 +85,10 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
     describeWait(`held for review: waiting for decidePayout (approve|reject with a reason) until ${deadline}, then declined`);
     const decision = await review.decide(deadline, timers);
     if (decision.decision === 'rejected') {
-      await write('failed', 'declined', decision);
+      await write('failed', 'declined', decision, review.auditFor());
       return finished();
     }
-    await write('pending', undefined, decision);
+    await write('pending', undefined, decision, review.auditFor());
   }
 
   let onTheRail = false;
@@ -104,9 +106,9 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
     if (onTheRail && begun.sandboxOutcome === 'reverse' && payout.environment === 'sandbox') {
       describeWait('succeeded; sandbox `reverse` outcome: the rail returns it in about 3 s');
       await timers.wait(SANDBOX_REVERSAL_DELAY_MS, 'sandbox reverse outcome: the rail returns the payout', () => reversal.requested() !== undefined);
-      await write('reversed');
+      await write('reversed', undefined, undefined, reversal.auditFor());
     } else if (reversal.requested()) {
-      await write('reversed');
+      await write('reversed', undefined, undefined, reversal.auditFor());
     }
     const operator = reversal.requested();
     if (operator && statusOf(payout) === 'reversed') log.info('payout reversed', { payoutId, requestedBy: operator.requestedBy, reason: operator.reason });

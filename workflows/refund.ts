@@ -4,6 +4,7 @@ import { isTerminalRefundStatus, refundPlan, REFUND_INPUT_REFUSED, REFUND_NOT_FO
 import { refundSearchAttributePairs } from '../src/domain/refund-search-attributes';
 import { SA } from '../src/domain/search-attributes';
 import { attentionDesk } from './charge-attention';
+import { handlersFinished } from './handlers-finished';
 import { timerDesk } from './payout-timers';
 import { applyRefundTransition, beginRefund } from './refund-activities';
 import { answerRecord } from './record-query';
@@ -47,7 +48,7 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
   setHandler(refundStateQuery, () => refund);
   answerRecord(() => refund);
   const desk = attentionDesk(refundId);
-  const timers = timerDesk();
+  const timers = timerDesk(refundId, () => refund?.environment);
 
   setCurrentDetails('begin: reading the refund the API wrote');
   const begun = await desk.persist('begin refund', () => beginRefund(refundId));
@@ -86,8 +87,9 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
   }
 }
 
-function finished(refund: RefundState): RefundState {
+async function finished(refund: RefundState): Promise<RefundState> {
   setCurrentDetails(`finished: ${refund.status}${refund.failureClass ? ` (${refund.failureClass})` : ''}`);
+  await handlersFinished(); // an accepted retryStep answers (and writes its audit row) before the run closes
   return refund;
 }
 

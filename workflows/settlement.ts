@@ -10,6 +10,7 @@ import type { RetriedSettlement } from '../src/domain/settlement-retry';
 import { settlementSearchAttributePairs } from '../src/domain/settlement-search-attributes';
 import { SETTLEMENT_INPUT_REFUSED, settlementStartProblem, type SettlementStart } from '../src/domain/settlement-start';
 import { attentionDesk } from './charge-attention';
+import { handlersFinished } from './handlers-finished';
 import { timerDesk } from './payout-timers';
 import { applySettlementTransition, sweepSettlement } from './settlement-activities';
 import { settlementRetryDesk, type RetryDesk } from './settlement-retry';
@@ -62,13 +63,14 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
   setHandler(settlementStateQuery, () => batch);
   answerRecord(() => batch);
   const desk = attentionDesk(settlementId);
-  const timers = timerDesk();
+  const timers = timerDesk(settlementId, () => start.environment);
   const retries = settlementRetryDesk(settlementId, () => batch);
 
   setCurrentDetails(`sweep: moving the ${start.environment} ${start.currency} available balance of ${start.merchantId} into this batch`);
   const swept = await desk.persist('sweep settlement', () => sweepSettlement({ ...start, at: new Date().toISOString() }));
   if (swept.kind === 'nothing') {
     setCurrentDetails(`finished: nothing to settle (${swept.reason})`);
+    await handlersFinished();
     return swept;
   }
   batch = swept;
@@ -134,6 +136,7 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
 async function finished(batch: SettlementState, retries: RetryDesk): Promise<SettlementState | RetriedSettlement> {
   if (batch.status !== 'failed') {
     setCurrentDetails(`finished: ${batch.status}`);
+    await handlersFinished(); // an accepted retryStep answers (and writes its audit row) before the run closes
     return batch;
   }
   return retries.awaitRetry(batch);

@@ -2,6 +2,7 @@ import type { Channel, ChargeAction, ChargeStatus } from './charge-status';
 import type { Environment } from './environment';
 import type { FailureClass } from './failure-classes';
 import type { Fee } from './fees';
+import type { AuditOfChange } from './operator-action';
 
 /**
  * A charge as the system of record holds it. The workflow input (`ChargeDraft`) and the database
@@ -109,4 +110,6 @@ export interface ChargeTransitionRequest {
   failureClass: FailureClass | null;
   /** ISO time of the transition, from workflow time, so a retry writes the same value. */
   at: string;
+  /** An operator's reversal: its audit row, written in the transition's transaction when it changes the charge (issue 31). */
+  audit?: AuditOfChange;
 }

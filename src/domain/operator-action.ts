@@ -201,6 +201,26 @@ export interface OperatorAuditEntry {
   at: string;
 }
 
+/**
+ * The audit row of an operator action that is itself a write of the record (a reversal, a payout's
+ * review decision), handed to that write (issue 31): the write inserts the row in its own transaction,
+ * and only when it changed the record (a transition already made writes no row), with the merchant,
+ * environment and state after taken from the record itself. So a row describes only a change that
+ * happened, and a change is never made without its row.
+ */
+export interface AuditOfChange {
+  action: OperatorAction;
+  operator: string;
+  reason: string;
+  /** The update's id, or the run id of a started action (one row per payment and request). */
+  requestId: string;
+  batchId: string | null;
+  /** The record as the workflow saw it before the action. */
+  before: unknown;
+  /** Workflow time of the action (ISO). */
+  at: string;
+}
+
 /** One audit row as `audit list` shows it. */
 export interface OperatorAuditRow {
   id: string;

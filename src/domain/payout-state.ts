@@ -2,6 +2,7 @@ import type { Environment } from './environment';
 import type { FailureClass } from './failure-classes';
 import type { PayoutChannel, PayoutRecord, PayoutReview, PayoutStatus } from './payout';
 import type { PayoutStart } from './payout-start';
+import type { AuditOfChange } from './operator-action';
 
 export type { PayoutStart } from './payout-start';
 
@@ -69,6 +70,8 @@ export interface PayoutTransitionRequest {
   review?: PayoutReview;
   /** Workflow time of the transition (ISO): a retry writes the same value. */
   at: string;
+  /** An operator's decision or reversal: its audit row, written in the transition's transaction when it changes the payout (issue 31). */
+  audit?: AuditOfChange;
 }
 
 /** Error type of a payout workflow started for a payout that was never written. */

@@ -8,6 +8,8 @@ import { Charge } from './entities';
 import { rowToRecord, recordToRow } from './charge-mapping';
 import type { Orm } from './orm';
 import { writeStateChange } from './state-change';
+import { insertAuditOfChange } from './audit-of-change';
+import { chargeState } from '../domain/charge-state';
 
 /** A transition the state machine refuses (for example reversing a failed charge). */
 export class TransitionRefusedError extends Error {
@@ -130,6 +132,8 @@ export async function applyChargeTransition(
     row.failureClass = after.failureClass;
     row.updatedAt = new Date(after.updatedAt);
     await writeChargeStateChange(em, after, transfersFor(after, request.to), request.at);
+    // The operator's action and its row commit together, and only when the charge changed (issue 31).
+    if (request.audit) await insertAuditOfChange(em, request.chargeId, request.audit, after, chargeState(after));
     applied = true;
     return after;
   });

@@ -1,16 +1,43 @@
 import type { OperatorAuditEntry, OperatorAuditRow } from '../domain/operator-action';
 import type { Orm } from './orm';
 import { iso } from './sql-values';
+import { paymentTypeOf } from '../domain/payment-types';
+
+/** The table of the record an audited id names; null for an id of no record table (a settlement run). */
+function recordTable(paymentId: string): string | null {
+  switch (paymentTypeOf(paymentId)) {
+    case 'charge':
+      return 'charges';
+    case 'payout':
+      return 'payouts';
+    case 'refund':
+      return 'refunds';
+    case 'dispute':
+      return 'disputes';
+    case 'settlement':
+      return 'settlements';
+    default:
+      return null;
+  }
+}
+
+/** Anything that runs a statement: a forked EntityManager, or the one of the caller's transaction. */
+interface Executor {
+  execute<T>(sql: string, params: unknown[]): Promise<T>;
+}
 
 /**
- * `operator_audit` (migrations/Migration20261126000001_operator_audit.ts): written by the workflows'
- * recordOperatorAction activity, read by `audit list`. A second write of the same request (an
- * activity retry, a replayed update) changes nothing.
+ * Inserts one `operator_audit` row with `executor` (inside the caller's transaction when it is one).
+ * The merchant and environment are the record's own (issue 31), read in the same statement; the
+ * entry's (the run's search attributes) only for an id of no record table. A second write of the same
+ * request (an activity retry, a replayed update) changes nothing and answers recorded: false.
  */
-export async function recordOperatorAction(orm: Orm, id: string, entry: OperatorAuditEntry): Promise<{ id: string; recorded: boolean }> {
-  const rows = await orm.em.fork().execute<Array<{ id: string }>>(
+export async function insertOperatorAudit(executor: Executor, id: string, entry: OperatorAuditEntry): Promise<{ id: string; recorded: boolean }> {
+  const table = recordTable(entry.paymentId);
+  const source = table ? `(values (1)) one left join ${table} r on r.id = ?` : `(select null::text as merchant_id, null::text as environment, ?::text as id) r`;
+  const rows = await executor.execute<Array<{ id: string }>>(
     `insert into operator_audit (id, payment_id, action, operator, reason, state_before, state_after, request_id, batch_id, merchant_id, environment, created_at)
-     values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?)
+     select ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, coalesce(r.merchant_id, ?), coalesce(r.environment, ?), ?::timestamptz from ${source}
      on conflict (payment_id, request_id) do nothing returning id`,
     [
       id,
@@ -25,9 +52,19 @@ export async function recordOperatorAction(orm: Orm, id: string, entry: Operator
       entry.merchantId,
       entry.environment,
       entry.at,
+      entry.paymentId,
     ],
   );
   return rows.length > 0 ? { id: rows[0].id, recorded: true } : { id, recorded: false };
+}
+
+/**
+ * `operator_audit` (migrations/Migration20261126000001_operator_audit.ts): written by the workflows'
+ * recordOperatorAction activity (or, for an action that is a write of the record, by that write in
+ * its own transaction: insertOperatorAudit), read by `audit list`.
+ */
+export function recordOperatorAction(orm: Orm, id: string, entry: OperatorAuditEntry): Promise<{ id: string; recorded: boolean }> {
+  return insertOperatorAudit(orm.em.fork(), id, entry);
 }
 
 export interface AuditFilter {

@@ -6,6 +6,9 @@ import { payoutTransfersFor } from '../domain/payout-ledger';
 import { rowToPayout } from './payout-mapping';
 import type { Orm } from './orm';
 import { writeStateChange } from './state-change';
+import { insertAuditOfChange } from './audit-of-change';
+import type { AuditOfChange } from '../domain/operator-action';
+import { payoutState } from '../domain/payout-state';
 
 /** A transition the payout state machine refuses (for example reversing a failed payout). */
 export class PayoutTransitionRefusedError extends Error {
@@ -30,6 +33,8 @@ export interface PayoutTransition {
   to: PayoutStatus;
   failureClass?: FailureClass | null;
   review?: { decision: ReviewDecision; reason: string; decidedBy: string; decidedAt: string };
+  /** The operator action this transition is (approve, reject, reverse): its audit row, in the same transaction, only when the payout changes (issue 31). */
+  audit?: AuditOfChange;
   /**
    * ISO time of the transition (workflow time, so a retry writes the same value; default now): the
    * payout's updated_at (reversed_at) and its event's created_at. Its ledger postings are dated by the
@@ -116,6 +121,7 @@ export async function writePayoutTransition(orm: Orm, payoutId: string, change: 
       ],
     );
     await writePayoutStateChange(em, after, payoutTransfersFor(after, change.to), after.updatedAt);
+    if (change.audit) await insertAuditOfChange(em, payoutId, change.audit, after, payoutState(after));
     return after;
   });
 }

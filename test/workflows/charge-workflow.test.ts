@@ -7,6 +7,9 @@ import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
 import { timelineOf, type Timeline, type TimerSpan } from './support/timeline';
+import { auditLog } from './support/fake-audit';
+import { failureOf } from './support/workflow-failure';
+import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 
 // chargeWorkflow on the time-skipping test server, activities replaced by an in-memory store, started
 // as the API starts it (the charge written, then `{ chargeId }`; test/workflows/charge-begin.test.ts).
@@ -136,6 +139,31 @@ describe('chargeReversalWorkflow', () => {
     expect(h.store.transitionsOf(draft.id).map((t) => [t.to, t.failureClass])).toEqual([['succeeded', null], ['reversed', null]]);
     expect(h.store.transitionsOf(draft.id)[1].at).toBe(requestedAt);
     expect((await h.searchAttributes(draft.id)).get(SA.PaymentStatus)).toBe('reversed');
+    // The audit row is the transition's own (issue 31): the charge's merchant and environment.
+    expect(auditLog.of(draft.id)).toEqual([
+      expect.objectContaining({ action: 'charge.reverse', operator: 'test:operator', reason: 'workflow test reversal', merchantId: draft.merchantId, environment: draft.environment, after: expect.objectContaining({ status: 'reversed' }) }),
+    ]);
+  });
+
+  test('a second reversal run on a reversed charge moves nothing and writes no second audit row (issue 31, finding 6)', async () => {
+    const { draft } = await run({});
+    await (await h.startReversal(draft.id, new Date(await h.env.currentTimeMs()).toISOString())).result();
+    const again = await h.startReversal(draft.id, new Date(await h.env.currentTimeMs()).toISOString());
+    expect(await again.result()).toMatchObject({ status: 'reversed' });
+    expect(auditLog.of(draft.id)).toHaveLength(1);
+  });
+
+  test('a reversal run under another id than its charge, or for an id that is no charge, is refused: nothing moves, no row (issue 31, finding 6)', async () => {
+    const { draft } = await run({});
+    const input = { chargeId: draft.id, requestedAt: new Date(await h.env.currentTimeMs()).toISOString(), operator: 'ui:jane', reason: 'raw start' };
+    const start = (workflowId: string, args: typeof input) => h.env.client.workflow.start<typeof chargeReversalWorkflow>('chargeReversalWorkflow', { workflowId, taskQueue: h.taskQueue, args: [args] });
+    const elsewhere = await failureOf((await start(`rev-${draft.id}`, input)).result());
+    expect(elsewhere).toMatchObject({ type: 'OperatorRequestRefused', message: expect.stringMatching(/a reversal runs only under its charge's id/) });
+    const noCharge = await failureOf((await start('po_notacharge', { ...input, chargeId: 'po_notacharge' })).result());
+    expect(noCharge).toMatchObject({ type: 'ChargeNotFoundError' });
+    expect(h.store.charges.get(draft.id)?.status).toBe('succeeded');
+    expect(auditLog.of(draft.id)).toEqual([]);
+    expect(auditLog.of('po_notacharge')).toEqual([]);
   });
 
   test('a failed charge cannot be reversed: the run fails with TransitionRefusedError', async () => {

@@ -7,6 +7,7 @@ import { reversePayoutUpdate } from '../../workflows/payout-messages';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';
 import { timelineOf } from './support/timeline';
 import { waitFor, signalsAnswered } from './support/wait-for';
+import { auditLog } from './support/fake-audit';
 
 // Reversal of a succeeded payout: the sandbox `reverse` outcome, and an operator's reversePayout
 // update (payouts reverse), to the open run or, once it has closed, to a new run under the same id.
@@ -42,6 +43,14 @@ test('operator reversal after the run closed: a new run under the same id revers
   expect((await h.searchAttributes(record.id)).get(SA.PaymentStatus)).toBe('reversed');
   // The second run: begin, the update, the reversal; no timer.
   expect(timelineOf(await second.fetchHistory()).timers).toEqual([]);
+  // One audit row, written by the reversal's transition itself (issue 31), with the payout's own merchant and environment.
+  expect(auditLog.of(record.id)).toEqual([
+    expect.objectContaining({ action: 'payout.reverse', operator: 'ui:jane', reason: 'recipient returned the money', merchantId: record.merchantId, environment: 'sandbox', before: expect.objectContaining({ status: 'succeeded' }), after: expect.objectContaining({ status: 'reversed' }) }),
+  ]);
+  // The same command again (a raw update-with-start, past the command's own check): answered as it is, nothing moved, no second row.
+  expect(await reverse(record, { reason: 'again' })).toMatchObject({ status: 'reversed' });
+  expect(tos(record.id)).toEqual(['succeeded', 'reversed']);
+  expect(auditLog.of(record.id)).toHaveLength(1);
 });
 
 test('operator reversal during the sandbox `reverse` window: one reversal, the 3 s timer cancelled', async () => {
@@ -55,6 +64,7 @@ test('operator reversal during the sandbox `reverse` window: one reversal, the 3
   const { eventTypes } = timelineOf(await handle.fetchHistory());
   expect(eventTypes).toContain('WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
   expect(eventTypes.filter((t) => t === 'TIMER_CANCELED')).toHaveLength(1);
+  expect(auditLog.of(record.id)).toEqual([expect.objectContaining({ action: 'payout.reverse', operator: 'ui:jane', reason: 'operator' })]);
 });
 
 test('the sandbox `reverse` outcome can be advanced', async () => {
@@ -107,6 +117,8 @@ describe('refusals', () => {
     await (await h.start(record)).result();
     expect(await reverse(record, { reason: 'again' })).toMatchObject({ status: 'reversed' });
     expect(tos(record.id)).toEqual(['succeeded', 'reversed']);
+    // The rail reversed it, not an operator: no audit row claims the reversal (issue 31, finding 6).
+    expect(auditLog.of(record.id)).toEqual([]);
   });
 });
 

@@ -119,6 +119,26 @@ test('advance fires the review timeout now: declined, the history shows the sign
   expect(transitionsOf(record.id).map((t) => t.to)).toEqual(['failed']);
 });
 
+test('a raw advance on a live payout held for review is ignored: the review still waits, nothing is written (issue 31, finding 2)', async () => {
+  const { record, handle } = await held({ environment: 'live' });
+  const timer = await handle.query('nextTimer');
+  await handle.signal('advance');
+  await signalsAnswered(handle);
+  // Still held: the same review timer, no transition, no decision; the history shows the signal and the patch marker, no cancelled timer.
+  expect(await handle.query('nextTimer')).toEqual(timer);
+  expect(transitionsOf(record.id)).toEqual([]);
+  const { eventTypes } = timelineOf(await handle.fetchHistory());
+  expect(eventTypes).toEqual(expect.arrayContaining(['WORKFLOW_EXECUTION_SIGNALED', 'MARKER_RECORDED']));
+  expect(eventTypes).not.toContain('TIMER_CANCELED');
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect((await h.searchAttributes(record.id)).get(SA.NeedsAttention)).toBe(true);
+  // Only the operator's audited update ends it.
+  const answer = await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'unknown recipient', operator: 'ui:jane' }] });
+  expect(answer).toMatchObject({ status: 'failed', failureClass: 'declined', review: { decidedBy: 'ui:jane' } });
+  expect(auditLog.of(record.id)).toEqual([expect.objectContaining({ action: 'payout.reject', operator: 'ui:jane' })]);
+  await handle.result();
+});
+
 test('advance after approval fires the rail timer, not the (gone) review timer', async () => {
   const { handle } = await held();
   await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'approve', reason: 'ok', operator: 'ui:jane' }] });

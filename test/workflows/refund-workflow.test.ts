@@ -1,4 +1,7 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
+import { retryStepUpdate } from '../../workflows/messages';
+import { auditLog } from './support/fake-audit';
 import { REFUND_INPUT_REFUSED, REFUND_NOT_FOUND } from '../../src/domain/refund';
 import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
@@ -121,5 +124,19 @@ describe('trusts only the database', () => {
     expect(await handle.result()).toMatchObject({ status: 'succeeded' });
     expect(h.store.transitionsOf(record.id)).toEqual([]);
     expect(timelineOf(await handle.fetchHistory()).timers).toEqual([]);
+  });
+});
+
+describe('retryStep on the last step (issue 31, finding 3)', () => {
+  test('the update answers success and its audit row is written before the run closes', async () => {
+    const record = await h.refund();
+    h.store.breakTransition(record.id, () => ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: refused', nonRetryable: true }));
+    const handle = await h.start(record);
+    await waitFor(async () => (await h.searchAttributes(record.id)).get(SA.NeedsAttention) === true);
+    h.store.heal(record.id);
+    const answer = await handle.executeUpdate(retryStepUpdate, { args: [{ reason: 'database restored', operator: 'ui:jane' }] });
+    expect(answer).toEqual({ chargeId: record.id, step: 'refund -> succeeded', by: 'operator' });
+    expect(await handle.result()).toMatchObject({ status: 'succeeded' });
+    expect(auditLog.of(record.id)).toEqual([expect.objectContaining({ action: 'refund.retry_step', operator: 'ui:jane', reason: 'database restored' })]);
   });
 });

@@ -1,4 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { newId } from '../../src/support/new-id';
+import { retryStepUpdate } from '../../workflows/messages';
 import type { ChargeAttention } from '../../src/domain/charge-attention';
 import { NOTHING_TO_SETTLE } from '../../src/domain/settlement';
 import type { RetrySettlementResult } from '../../src/domain/settlement-retry';
@@ -295,6 +298,20 @@ describe('advance signal (sandbox)', () => {
   test('nextTimer is null once the batch is finished', async () => {
     const r = await run({ merchantId: h.merchant(1_000), environment: 'sandbox' });
     await expect(r.handle.query('nextTimer')).resolves.toBeNull();
+  });
+});
+
+describe('retryStep on the last step (issue 31, finding 3)', () => {
+  test('paid after a retry: the update answers success and its audit row is written before the run closes', async () => {
+    const settlementId = newId('settlement');
+    h.store.breakTransition(settlementId, () => ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: refused', nonRetryable: true }));
+    const handle = await h.start({ settlementId, merchantId: h.merchant(2_500) });
+    await waitFor(async () => (await h.searchAttributes(settlementId)).get(SA.NeedsAttention) === true);
+    h.store.heal(settlementId);
+    const answer = await handle.executeUpdate(retryStepUpdate, { args: [{ reason: 'database restored', operator: 'ui:jane' }] });
+    expect(answer).toEqual({ chargeId: settlementId, step: 'settlement -> paid', by: 'operator' });
+    expect(await handle.result()).toMatchObject({ status: 'paid' });
+    expect(auditLog.of(settlementId)).toEqual([expect.objectContaining({ action: 'settlement.retry_step', operator: 'ui:jane', reason: 'database restored' })]);
   });
 });
 

@@ -5,6 +5,7 @@ import { canTransition } from '../../../src/domain/charge-status';
 import { sandboxOutcomeOf } from '../../../src/domain/charge-start';
 import { chargeState } from '../../../src/domain/charge-state';
 import { isCheckoutAction } from '../../../src/domain/hosted-checkout';
+import { auditLog } from './fake-audit';
 
 export type FakeCall =
   | { activity: 'beginCharge'; chargeId: string }
@@ -87,6 +88,7 @@ export class FakeChargeStore {
       }
       const after: ChargeRecord = { ...before, status: request.to, failureClass: request.failureClass ?? before.failureClass, updatedAt: request.at };
       this.charges.set(after.id, after);
+      if (request.audit) auditLog.recordChange(after.id, request.audit, after, chargeState(after));
       return chargeState(after);
     },
   };

@@ -1,5 +1,5 @@
 import type { OperatorAuditActivities } from '../../../activities/types';
-import type { OperatorAuditEntry } from '../../../src/domain/operator-action';
+import type { AuditOfChange, OperatorAuditEntry } from '../../../src/domain/operator-action';
 
 /**
  * The audit activity in memory, with the contract of src/persistence/operator-audit-store.ts: one
@@ -16,6 +16,15 @@ export class FakeAuditLog {
       return true;
     },
   };
+
+  /**
+   * The row a transition writes in its own transaction for the operator action it is (AuditOfChange,
+   * src/persistence/audit-of-change.ts): called by the fake stores only when the transition changed the record.
+   */
+  recordChange(paymentId: string, audit: AuditOfChange, record: { merchantId: string; environment: string }, after: unknown): void {
+    if (this.entries.some((e) => e.paymentId === paymentId && e.requestId === audit.requestId)) return;
+    this.entries.push({ paymentId, action: audit.action, operator: audit.operator, reason: audit.reason, before: audit.before, after, requestId: audit.requestId, batchId: audit.batchId, merchantId: record.merchantId, environment: record.environment, at: audit.at });
+  }
 
   of(paymentId: string): OperatorAuditEntry[] {
     return this.entries.filter((e) => e.paymentId === paymentId);

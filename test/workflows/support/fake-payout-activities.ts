@@ -3,6 +3,7 @@ import type { PayoutActivities } from '../../../activities/types';
 import { canPayoutTransition, type PayoutRecord } from '../../../src/domain/payout';
 import { DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS } from '../../../src/domain/payout-review';
 import { PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, payoutState, type PayoutTransitionRequest } from '../../../src/domain/payout-state';
+import { auditLog } from './fake-audit';
 
 export type FakePayoutCall = { activity: 'beginPayout'; payoutId: string } | { activity: 'payoutTransition'; payoutId: string; request: PayoutTransitionRequest };
 
@@ -54,6 +55,7 @@ export class FakePayoutStore {
         updatedAt: request.at,
       };
       this.payouts.set(after.id, after);
+      if (request.audit) auditLog.recordChange(after.id, request.audit, after, payoutState(after));
       return payoutState(after);
     },
   };

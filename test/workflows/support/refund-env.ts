@@ -20,6 +20,20 @@ export class FakeRefundStore {
     this.refunds.set(record.id, { ...record });
   }
 
+  /** Refunds whose transition fails on every call until `heal` (a database that refuses it). */
+  private readonly broken = new Map<string, () => Error>();
+
+  /** Makes every transition of this refund throw `error()`, until `heal`. */
+  breakTransition(refundId: string, error: () => Error): this {
+    this.broken.set(refundId, error);
+    return this;
+  }
+
+  heal(refundId: string): this {
+    this.broken.delete(refundId);
+    return this;
+  }
+
   transitionsOf(refundId: string): RefundTransitionRequest[] {
     return this.calls.filter((c) => c.refundId === refundId && c.activity === 'applyRefundTransition').map((c) => c.request!);
   }
@@ -32,6 +46,8 @@ export class FakeRefundStore {
     },
     applyRefundTransition: async (request) => {
       this.calls.push({ activity: 'applyRefundTransition', refundId: request.refundId, request });
+      const broken = this.broken.get(request.refundId);
+      if (broken) throw broken();
       const before = this.refunds.get(request.refundId)!;
       if (before.status !== 'pending') return refundState(before);
       const after: RefundRecord = { ...before, status: request.to, failureClass: request.to === 'failed' ? request.failureClass : null, updatedAt: request.at };

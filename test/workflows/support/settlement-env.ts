@@ -50,6 +50,20 @@ export class FakeSettlementStore {
     return { available: this.available.get(k) ?? 0, inTransit: this.inTransit.get(k) ?? 0 };
   }
 
+  /** Batches whose transition fails on every call until `heal` (a database that refuses it). */
+  private readonly broken = new Map<string, () => Error>();
+
+  /** Makes every transition of this batch throw `error()`, until `heal`. */
+  breakTransition(settlementId: string, error: () => Error): this {
+    this.broken.set(settlementId, error);
+    return this;
+  }
+
+  heal(settlementId: string): this {
+    this.broken.delete(settlementId);
+    return this;
+  }
+
   transitionsOf(settlementId: string): SettlementTransitionRequest[] {
     return this.calls.filter((c) => c.settlementId === settlementId && c.activity === 'applySettlementTransition').map((c) => c.request as SettlementTransitionRequest);
   }
@@ -90,6 +104,8 @@ export class FakeSettlementStore {
     },
     applySettlementTransition: async (request) => {
       this.calls.push({ activity: 'applySettlementTransition', settlementId: request.settlementId, request });
+      const broken = this.broken.get(request.settlementId);
+      if (broken) throw broken();
       const before = this.batches.get(request.settlementId)!;
       if (before.status !== 'pending') return settlementState(before);
       const after: SettlementRecord = {
@@ -109,6 +125,8 @@ export class FakeSettlementStore {
 }
 
 export interface SettlementStartOptions {
+  /** The batch's id (default: a new one). */
+  settlementId?: string;
   merchantId?: string;
   environment?: Environment;
   currency?: string;
@@ -155,7 +173,7 @@ export async function startSettlementTestEnv(): Promise<SettlementTestEnv> {
     },
     async start(options = {}) {
       const input: SettlementStart = {
-        settlementId: newId('settlement'),
+        settlementId: options.settlementId ?? newId('settlement'),
         merchantId: options.merchantId ?? newId('merchant'),
         environment: options.environment ?? 'sandbox',
         currency: options.currency ?? 'GHS',
