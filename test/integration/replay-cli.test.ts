@@ -3,12 +3,17 @@
  * replays them against the current workflow code through the payload codec, prints one line a
  * history and the open runs carrying each patch, and exits 0; against a deliberately broken build
  * (test/replay/fixtures/broken-charge-workflows.ts) it exits 1 and names the workflow and the event.
+ * Issue 31, finding 9: it also exits 1 when it proves nothing: no history matched (a wrong query or
+ * namespace), a history of a workflow type this code lacks, or --limit cut it off (unless
+ * --allow-partial, which says so).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { SA } from '../../src/domain/search-attributes';
+import { newId } from '../../src/support/new-id';
 import { PATCH_IDS } from '../../workflows/patches';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { cliEnv, type CliResult } from '../support/run-cli';
@@ -78,4 +83,54 @@ test('usage errors: exit 2 with the usage on stderr', async () => {
   expect(r.stderr).toMatch(/give exactly one of --workflow-id, --query, --since/);
   expect(r.stderr).toMatch(/usage: npm run replay/);
   expect((await replay(['--since', 'soon'])).stderr).toMatch(/--since must be a duration/);
+});
+
+test('no history matched (a wrong query, or a namespace with none): exit 1 with one clear line, never a pass on nothing', async () => {
+  const r = await replay(['--query', `MerchantId = 'mer_${newId('charge').slice(4)}'`]);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(/^FAIL {2}no history matched the query on namespace \S+ at \S+: nothing was replayed \(a wrong namespace, address or query\?\)/m);
+  expect(r.stdout.trim().split('\n').pop()).toBe('0 replayed, 0 failed: the gate fails: no history matched');
+  // A namespace that does not exist: an error, exit 2.
+  const wrong = await replay(['--since', '7d'], { TEMPORAL_NAMESPACE: 'no-such-namespace' });
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toMatch(/^error: .*no-such-namespace/m);
+});
+
+test('--limit cuts the replay off: it says how many of how many and exits 1, unless --allow-partial (exit 0, still said)', async () => {
+  const cut = await replay(['--query', query(), '--limit', '1']);
+  expect(cut.code).toBe(1);
+  expect(cut.stdout.split('\n').filter((l) => l.startsWith('ok'))).toHaveLength(1);
+  const matching = /^FAIL {2}--limit 1 cut the replay off: 1 of the (\d+) matching histories replayed \(raise --limit, or accept a partial replay with --allow-partial\)$/m.exec(cut.stdout);
+  expect(Number(matching?.[1])).toBeGreaterThanOrEqual(charges.length);
+  expect(cut.stdout.trim().split('\n').pop()).toBe('1 replayed, 0 failed: the gate fails: cut off by --limit 1');
+  const partial = await replay(['--query', query(), '--limit', '1', '--allow-partial']);
+  expect({ code: partial.code, stderr: partial.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(partial.stdout).toMatch(/^PARTIAL --limit 1 cut the replay off: 1 of the \d+ matching histories replayed; accepted by --allow-partial$/m);
+  expect((await replay(['--query', query(), '--limit', '0'])).stderr).toMatch(/--limit must be a positive integer/);
+});
+
+test('a history of a workflow type this code lacks: exit 1 naming the type, the others replayed', async () => {
+  const probeMerchant = `mer_${newId('charge').slice(4)}`;
+  const probe = await h.temporal.client.workflow.start('retiredWorkflow', {
+    workflowId: `replay-probe-${newId('charge')}`,
+    taskQueue: `replay-probe-${newId('charge')}`, // nobody polls it: the run stays open, as a run of a removed type would
+    args: [],
+    typedSearchAttributes: [{ key: SA.MerchantId, value: probeMerchant }],
+  });
+  try {
+    const both = `MerchantId = '${m.id}' OR MerchantId = '${probeMerchant}'`;
+    let r: CliResult | undefined;
+    // Visibility lists the new run a moment later.
+    for (let i = 0; i < 20 && !r?.stdout.includes('retiredWorkflow'); i++) {
+      if (i) await new Promise((resolve) => setTimeout(resolve, 500));
+      r = await replay(['--query', both]);
+    }
+    expect(r!.code).toBe(1);
+    for (const id of charges) expect(r!.stdout).toMatch(new RegExp(`^ok    chargeWorkflow ${id} `, 'm'));
+    expect(r!.stdout).toMatch(new RegExp(`^skip  retiredWorkflow ${probe.workflowId} \\S+: not a workflow type of this code \\(running\\)$`, 'm'));
+    expect(r!.stdout).toMatch(/^FAIL {2}1 history\(ies\) of workflow types this code lacks, not replayed: retiredWorkflow \(1, 1 running\)$/m);
+    expect(r!.stdout.trim().split('\n').pop()).toMatch(/^\d+ replayed, 0 failed: the gate fails: workflow types this code lacks$/);
+  } finally {
+    await probe.terminate('replay-cli test probe').catch(() => undefined);
+  }
 });
