@@ -1,7 +1,7 @@
 import type { Config } from './config';
-import type { ChargeResolutionRequest } from './domain/charge-resolution';
 import type { Orm } from './persistence/orm';
 import { runBulk } from './services/bulk-run';
+import type { OperatorInput, OperatorTarget } from './services/operator-input';
 import { decidePayout } from './services/decide-payout';
 import { resolveCharge } from './services/resolve-charge';
 import { retryChargeStep } from './services/retry-charge-step';
@@ -11,20 +11,9 @@ import { reversePayout } from './services/reverse-payout';
 import { restartPayment } from './services/restart-payment';
 import { settleLate } from './services/settle-late';
 import { closeReview } from './services/close-review';
-import type { SettleLateAction } from './domain/payment-review';
 import type { TemporalHandle } from './temporal/connection';
 
-/** Who and why, from --operator and --reason; the batch id of a bulk run. */
-export interface OperatorInput {
-  operator: string;
-  reason: string;
-  /** `charges resolve` only. */
-  resolution?: Pick<ChargeResolutionRequest, 'as' | 'failure_class' | 'evidence'>;
-  /** `payments settle-late` only: how the late money is settled. */
-  settleLate?: SettleLateAction;
-  /** `charges resolve` and `payments settle-late`: the partner's evidence (a transaction id, a statement line). */
-  evidence?: string;
-}
+export type { OperatorInput, OperatorTarget } from './services/operator-input';
 
 interface Context {
   orm: Orm;
@@ -59,23 +48,6 @@ export const OPERATOR_COMMANDS: Record<string, Act> = {
 
 /** A printed answer is a JSON string (the API's serialisation) or a value to serialise. */
 const parsed = (answer: unknown) => (typeof answer === 'string' ? JSON.parse(answer) : answer);
-
-/** What the command acts on: one id, or a bulk selection (a dry run without `yes`). */
-export interface OperatorTarget {
-  id?: string | undefined;
-  /** A Temporal list query: the dry run's selection, or with `idsFile` the re-check of each id. */
-  query?: string | undefined;
-  merchantId?: string | undefined;
-  yes: boolean;
-  /** `--yes --token opsel_…`: the dry run's set. */
-  token?: string | undefined;
-  /** `--yes --ids-file PATH` (with `query`): exactly the ids in the file. */
-  idsFile?: string | undefined;
-  /** Dry run: `--save-ids PATH` writes the set's ids there. */
-  saveIds?: string | undefined;
-  /** `--expect N`: the number of live payments in the set (required for live money in bulk). */
-  expect?: number | undefined;
-}
 
 /**
  * Runs one operator command: on `id`, or in bulk (src/services/bulk-run.ts): a dry run of `query`

@@ -17,7 +17,7 @@ export { bulkQuery } from './bulk-query';
  *   time at a bounded rate (BULK_ACTIONS_PER_SECOND, default 5), each re-checked first against the
  *   query and the run state (`refused: no longer matches the dry run's query` otherwise), each with
  *   its own audit row, all with one batch id (`opb_…`, `audit list --batch`).
- * The orchestration is in src/cli-operator-actions.ts; the rules in bulk-selection.ts.
+ * The orchestration is in bulk-run.ts; the rules in bulk-selection.ts.
  */
 
 /** Rows a dry run shows. */

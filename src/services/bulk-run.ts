@@ -1,4 +1,4 @@
-import type { OperatorInput, OperatorTarget } from '../cli-operator-actions';
+import type { OperatorInput, OperatorTarget } from './operator-input';
 import { isIdOf } from '../domain/ids';
 import { claimSelection, findSelection, saveSelection } from '../persistence/bulk-selection-store';
 import type { Orm } from '../persistence/orm';

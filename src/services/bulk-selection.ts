@@ -1,4 +1,4 @@
-import type { OperatorInput } from '../cli-operator-actions';
+import type { OperatorInput } from './operator-input';
 import type { BulkSelection, SelectedRow } from '../persistence/bulk-selection-store';
 import type { BulkPolicy } from './bulk-policy';
 import { runStateAccepts, type RunState } from './bulk-query';
