@@ -1,25 +1,55 @@
 /**
- * Replay discipline (test/replay/histories/README.md): a commit that changes workflow code must not
- * re-record a committed history to make replay pass. Fails when a commit reachable from HEAD changes
- * a file under workflows/ and modifies or deletes a history under test/replay/histories/ without
- * adding a `patched(` call in its workflows/ diff. Adding a new history file is allowed.
+ * Replay discipline (test/replay/histories/README.md), on every commit reachable from HEAD:
  *
- *   npx tsx scripts/check-replay-discipline.ts [--worktree]
+ * 1. A committed history under test/replay/histories/ is never modified or deleted (it stands for
+ *    runs in flight): adding one is the only change allowed, in the same commit as a workflow change
+ *    or any later one. A deliberate rewrite (a format conversion; the histories of a branch whose
+ *    patch was removed) says why in a `Replay-history: …` line of the commit message.
+ * 2. From BASELINE on: a commit that changes the run-time code of workflow code, i.e. a file under
+ *    workflows/ or any file they import (src/domain/…: scripts/workflow-reachable.ts), registers a
+ *    new patch id in workflows/patches.ts (its `patched()` guard), or says why no command changes
+ *    in a `Replay-safe: …` line of the commit message. Comments, types and layout are not run-time
+ *    code.
  *
- * --worktree also checks the pending changes (staged, unstaged and untracked) against HEAD.
+ * Commits that landed before a rule and broke it are allow-listed below, each with its reason.
+ *
+ *   npx tsx scripts/check-replay-discipline.ts [--worktree [--note 'Replay-safe: …']]
+ *
+ * --worktree also checks the pending changes (staged, unstaged and untracked) against HEAD, with
+ * --note standing for the commit message to come.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { GitObjects, patchIdEntries, sameRuntimeCode, WORKFLOWS_DIR, workflowReachable, type SourceTree } from './workflow-reachable';
 
-export const WORKFLOWS_DIR = 'workflows/';
+export { WORKFLOWS_DIR };
 export const HISTORIES_DIR = 'test/replay/histories/';
+export const PATCHES_FILE = 'workflows/patches.ts';
+
+/**
+ * Rule 2 applies to the commits after this one (issue 31: before it, only a workflows/ change that
+ * also rewrote a history was checked, and most commits that touched workflow code named no patch).
+ */
+export const BASELINE = '4733023b12b2b04abfcd2f8eb1db732a0f340361';
+
+/** A line of the commit message that says why its workflow code change issues the same commands. */
+export const SAFE_NOTE = /^Replay-safe:[ \t]*\S/m;
+/** A line of the commit message that says why it rewrites a committed history. */
+export const HISTORY_NOTE = /^Replay-history:[ \t]*\S/m;
 
 /**
  * Commits that landed before this check and did exactly what it forbids. Rewriting them is not an
  * option, and their histories stand as recorded: they are what the current code replays.
  */
 export const ALLOWED: ReadonlyMap<string, string> = new Map([
+  [
+    // "Pin protobufjs 8.8.1 so the SDK's history JSON helpers work; replay uses them": rewrote six
+    // charge histories in the SDK's JSON format, no event changed. Landed before rule 1 covered a
+    // history rewritten without a workflow change.
+    '2f8c3bd35ebb13986f2606f5d590815aaee2229e',
+    'landed before the check; a format conversion of six histories',
+  ],
   [
     // "Immediate sandbox failures answer the failed charge": moved the `fail` transition before the
     // acceptance answer and re-recorded chargeWorkflow-immediate-failure.json in place. Landed before
@@ -39,16 +69,21 @@ export interface Violation {
   /** Commit id, or `(working tree)` for --worktree. */
   sha: string;
   subject: string;
+  /** Workflow code whose run-time code changed, with no new patch id and no `Replay-safe:` note (rule 2). */
   workflowFiles: string[];
-  /** Committed histories the commit modified or deleted, each as `<status> <path>`. */
+  /** Committed histories the commit modified or deleted, each as `<status> <path>`, with no `Replay-history:` note (rule 1). */
   historyFiles: string[];
 }
 
 export interface Report {
   violations: Violation[];
   commitsChecked: number;
+  /** Commits checked under rule 2 (after the baseline). */
+  codeCommitsChecked: number;
   allowedSeen: string[];
   shallow: boolean;
+  /** False when the baseline commit is not in this clone (shallow): rule 2 then checks every commit present but the oldest. */
+  baselineFound: boolean;
 }
 
 interface Change {
@@ -88,64 +123,79 @@ function parseNameStatus(output: string): Change[] {
   return changes;
 }
 
-/**
- * Lines a unified diff adds (a combined diff of a merge too: there the first N characters are one
- * column per parent). File headers (`+++ b/...`) are skipped.
- */
-export function addedLines(diff: string): string[] {
-  const added: string[] = [];
-  let columns = 0;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('diff ')) columns = 0;
-    const hunk = /^(@@+) /.exec(line);
-    if (hunk) {
-      columns = hunk[1].length - 1;
-      continue;
-    }
-    if (columns === 0) continue; // file header
-    const marks = line.slice(0, columns);
-    if (marks.includes('+') && !marks.includes('-')) added.push(line.slice(columns));
-  }
-  return added;
-}
-
-/** An added line that calls patched(...), not one that only mentions it in a comment. */
-export function addsPatchedCall(lines: string[]): boolean {
-  return lines.some((line) => {
-    const code = line.trim();
-    if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return false;
-    return /(^|[^\w$])patched\s*\(/.test(code.replace(/\/\/.*$/, ''));
-  });
-}
-
-const isWorkflowFile = (file: string) => file.startsWith(WORKFLOWS_DIR);
 const isHistory = (file: string) => file.startsWith(HISTORIES_DIR) && file.endsWith('.json');
 /** A history that was there before and is now changed or gone; `A` (added) is the allowed case. */
 const rerecorded = (c: Change) => isHistory(c.path) && /[^A]/.test(c.status);
 
-function judge(changes: Change[], workflowDiff: () => string): Omit<Violation, 'sha' | 'subject'> | null {
-  const workflowFiles = changes.filter((c) => isWorkflowFile(c.path)).map((c) => c.path);
-  const historyFiles = changes.filter(rerecorded).map((c) => `${c.status} ${c.path}`);
-  if (workflowFiles.length === 0 || historyFiles.length === 0) return null;
-  if (addsPatchedCall(addedLines(workflowDiff()))) return null;
-  return { workflowFiles, historyFiles };
+/** One change to judge: a commit against its parent, or the working tree against HEAD. */
+interface Pending {
+  changes: Change[];
+  message: () => string;
+  /** Rule 2 applies: after the baseline, with a parent to compare with. */
+  codeRule: boolean;
+  before: () => SourceTree;
+  after: () => SourceTree;
 }
 
+/** Rule 1 (histories) and rule 2 (workflow code) on one change; null when it keeps both. */
+function judge(pending: Pending): Omit<Violation, 'sha' | 'subject'> | null {
+  let historyFiles = pending.changes.filter(rerecorded).map((c) => `${c.status} ${c.path}`);
+  if (historyFiles.length > 0 && HISTORY_NOTE.test(pending.message())) historyFiles = [];
+  let workflowFiles: string[] = [];
+  if (pending.codeRule && pending.changes.some((c) => SOURCE_FILE.test(c.path))) {
+    const before = pending.before();
+    const after = pending.after();
+    const reachable = new Set([...workflowReachable(before), ...workflowReachable(after)]);
+    const touched = pending.changes.map((c) => c.path).filter((file) => reachable.has(file));
+    const text = (tree: SourceTree, file: string) => (tree.has(file) ? tree.read([file]).get(file) : undefined);
+    workflowFiles = touched.filter((file) => !sameRuntimeCode(file, text(before, file), text(after, file)));
+    if (workflowFiles.length > 0) {
+      const added = [...patchIdEntries(text(after, PATCHES_FILE))].filter((id) => !patchIdEntries(text(before, PATCHES_FILE)).has(id));
+      if (added.length > 0 || SAFE_NOTE.test(pending.message())) workflowFiles = [];
+    }
+  }
+  return workflowFiles.length > 0 || historyFiles.length > 0 ? { workflowFiles, historyFiles } : null;
+}
+
+const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|mjs|cjs|json)$/;
 const DIFF_FLAGS = ['-r', '--root', '--no-renames', '--no-ext-diff', '--no-textconv', '-c'];
+
+/** The commits rule 2 applies to: after the baseline (every commit present when a shallow clone lacks it). */
+function codeRuleCommits(repoDir: string, baseline: string | null): { commits: Set<string>; baselineFound: boolean } {
+  if (baseline === null) return { commits: new Set(), baselineFound: true };
+  const found = spawnSync('git', ['cat-file', '-e', `${baseline}^{commit}`], { cwd: repoDir }).status === 0;
+  const range = found ? ['rev-list', 'HEAD', '--not', baseline] : ['rev-list', 'HEAD'];
+  return { commits: new Set(git(repoDir, range).split('\n').filter(Boolean)), baselineFound: found };
+}
 
 /**
  * Every commit reachable from HEAD. A merge is judged by what it changes against all of its parents
- * (`-c`: the merge resolution itself); the commits it brings in are checked one by one anyway.
+ * (`-c`: the merge resolution itself; rule 2 compares it with its first parent); the commits it
+ * brings in are checked one by one anyway. `baseline` null: rule 2 is off.
  */
-export function findViolations(repoDir: string, allow: ReadonlyMap<string, string> = ALLOWED): Report {
+export function findViolations(repoDir: string, allow: ReadonlyMap<string, string> = ALLOWED, baseline: string | null = BASELINE): Report {
   assertRepository(repoDir);
   const shallow = git(repoDir, ['rev-parse', '--is-shallow-repository']).trim() === 'true';
-  const commits = git(repoDir, ['rev-list', 'HEAD']).split('\n').filter(Boolean);
+  const commits = git(repoDir, ['rev-list', '--parents', 'HEAD'])
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' '));
+  const { commits: afterBaseline, baselineFound } = codeRuleCommits(repoDir, baseline);
+  const objects = new GitObjects(repoDir);
   const violations: Violation[] = [];
   const allowedSeen: string[] = [];
-  for (const sha of commits) {
+  let codeCommitsChecked = 0;
+  for (const [sha, parent] of commits) {
+    const codeRule = afterBaseline.has(sha) && parent !== undefined;
+    if (codeRule) codeCommitsChecked++;
     const changes = parseNameStatus(git(repoDir, ['diff-tree', '--no-commit-id', '--name-status', '-z', ...DIFF_FLAGS, sha]));
-    const found = judge(changes, () => git(repoDir, ['diff-tree', '--no-commit-id', '-p', '-U0', ...DIFF_FLAGS, sha, '--', WORKFLOWS_DIR]));
+    const found = judge({
+      changes,
+      message: () => git(repoDir, ['log', '--no-show-signature', '-1', '--format=%B', sha]),
+      codeRule,
+      before: () => objects.sourceTree(parent!),
+      after: () => objects.sourceTree(sha),
+    });
     if (!found) continue;
     if (allow.has(sha)) {
       allowedSeen.push(sha);
@@ -153,37 +203,50 @@ export function findViolations(repoDir: string, allow: ReadonlyMap<string, strin
     }
     violations.push({ sha, subject: git(repoDir, ['log', '--no-show-signature', '-1', '--format=%s', sha]).trim(), ...found });
   }
-  return { violations, commitsChecked: commits.length, allowedSeen, shallow };
+  return { violations, commitsChecked: commits.length, codeCommitsChecked, allowedSeen, shallow, baselineFound };
 }
 
-/** The pending change against HEAD: staged, unstaged and untracked (not ignored) files. */
-export function findWorktreeViolation(repoDir: string): Violation | null {
+/** The working tree's source files: tracked and untracked (not ignored), less the deleted. */
+function worktreeSources(repoDir: string): SourceTree {
+  const listed = git(repoDir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']).split('\0');
+  const files = new Set(listed.filter((file) => SOURCE_FILE.test(file) && fs.existsSync(path.join(repoDir, file))));
+  return {
+    has: (file) => files.has(file),
+    files: () => files,
+    read: (wanted) => new Map(wanted.map((file) => [file, fs.readFileSync(path.join(repoDir, file), 'utf8')])),
+  };
+}
+
+/** The pending change against HEAD: staged, unstaged and untracked (not ignored) files; `note` stands for its commit message. */
+export function findWorktreeViolation(repoDir: string, note = '', baseline: string | null = BASELINE): Violation | null {
   assertRepository(repoDir);
   const tracked = parseNameStatus(git(repoDir, ['diff', 'HEAD', '--name-status', '-z', '--no-renames']));
   const untracked = git(repoDir, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter(Boolean);
   const changes = [...tracked, ...untracked.map((file) => ({ status: 'A', path: file }))];
-  const found = judge(changes, () => {
-    const diff = git(repoDir, ['diff', 'HEAD', '-U0', '--no-renames', '--no-ext-diff', '--no-textconv', '--', WORKFLOWS_DIR]);
-    // An untracked workflow file is all added lines.
-    const fresh = untracked.filter(isWorkflowFile).map((file) => '@@ -0,0 +1 @@\n' + fs.readFileSync(path.join(repoDir, file), 'utf8').split('\n').map((l) => `+${l}`).join('\n'));
-    return [diff, ...fresh.map((d) => `diff --git\n${d}`)].join('\n');
-  });
+  const objects = new GitObjects(repoDir);
+  const found = judge({ changes, message: () => note, codeRule: baseline !== null, before: () => objects.sourceTree('HEAD'), after: () => worktreeSources(repoDir) });
   return found && { sha: '(working tree)', subject: 'uncommitted changes', ...found };
+}
+
+function usage(): string {
+  return "usage: check-replay-discipline.ts [--worktree [--note 'Replay-safe: …']]";
 }
 
 function main(argv: string[]): number {
   const repoDir = path.resolve(__dirname, '..');
   const withWorktree = argv.includes('--worktree');
-  const unknown = argv.filter((a) => a !== '--worktree');
-  if (unknown.length > 0) {
-    console.error(`check-replay-discipline: unknown argument(s) ${unknown.join(' ')}; usage: check-replay-discipline.ts [--worktree]`);
+  const noteAt = argv.indexOf('--note');
+  const note = noteAt >= 0 ? argv[noteAt + 1] : undefined;
+  const unknown = argv.filter((a, i) => a !== '--worktree' && i !== noteAt && !(noteAt >= 0 && i === noteAt + 1));
+  if (unknown.length > 0 || (noteAt >= 0 && (note === undefined || !withWorktree))) {
+    console.error(`check-replay-discipline: ${unknown.length > 0 ? `unknown argument(s) ${unknown.join(' ')}` : '--note TEXT goes with --worktree'}; ${usage()}`);
     return 2;
   }
   let report: Report;
   let pending: Violation | null = null;
   try {
     report = findViolations(repoDir);
-    if (withWorktree) pending = findWorktreeViolation(repoDir);
+    if (withWorktree) pending = findWorktreeViolation(repoDir, note);
   } catch (error) {
     if (!(error instanceof GitUnavailableError)) throw error;
     console.error(`check-replay-discipline: cannot check: ${error.message}`);
@@ -192,24 +255,31 @@ function main(argv: string[]): number {
   if (report.shallow) {
     console.warn(
       `check-replay-discipline: WARNING shallow clone: only the ${report.commitsChecked} commit(s) present were checked, ` +
-        `and the oldest of them is compared with an empty tree. Fetch the full history (git fetch --unshallow) for a complete check.`,
+        `and the oldest of them is compared with an empty tree${report.baselineFound ? '' : ` (the baseline ${BASELINE.slice(0, 7)} is not among them)`}. ` +
+        'Fetch the full history (git fetch --unshallow) for a complete check.',
     );
   }
   const violations = pending ? [...report.violations, pending] : report.violations;
   if (violations.length === 0) {
     const scope = `${report.commitsChecked} commit(s)${withWorktree ? ' and the working tree' : ''}`;
-    console.log(`check-replay-discipline: OK (${scope}; ${report.allowedSeen.length} allow-listed commit(s) from before the check)`);
+    console.log(
+      `check-replay-discipline: OK (${scope}; ${report.codeCommitsChecked} since ${BASELINE.slice(0, 7)} checked for workflow code; ` +
+        `${report.allowedSeen.length} allow-listed commit(s) from before the rules)`,
+    );
     return 0;
   }
-  console.error('check-replay-discipline: workflow changes that re-record committed replay histories without patched():');
+  console.error('check-replay-discipline: commits that break the replay discipline (test/replay/histories/README.md):');
   for (const v of violations) {
     console.error(`  ${v.sha} ${v.subject}`);
-    console.error(`    workflows:  ${v.workflowFiles.join(', ')}`);
-    console.error(`    histories:  ${v.historyFiles.join(', ')}`);
+    if (v.historyFiles.length > 0) console.error(`    committed histories rewritten: ${v.historyFiles.join(', ')}`);
+    if (v.workflowFiles.length > 0) console.error(`    workflow code changed, no new patch id: ${v.workflowFiles.join(', ')}`);
   }
   console.error(
-    'A workflow change that alters the command sequence must be guarded with patched(); record a new scenario instead ' +
-      'of re-recording an existing history. See test/replay/histories/README.md.',
+    'A committed history stands for runs in flight: record a new one instead (a deliberate rewrite says why in a ' +
+      '`Replay-history: …` line of the commit message). A change to workflow code (workflows/ and the files it imports) ' +
+      'that alters the commands a run issues goes behind patched() with a new id in workflows/patches.ts; one that does not ' +
+      'says why in a `Replay-safe: …` line of the commit message. A commit already on the branch: check it, then add it to ' +
+      'ALLOWED in scripts/check-replay-discipline.ts with the reason.',
   );
   return 1;
 }

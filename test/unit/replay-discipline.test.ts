@@ -4,8 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ALLOWED, findViolations, findWorktreeViolation, GitUnavailableError } from '../../scripts/check-replay-discipline';
 
-// scripts/check-replay-discipline.ts (run first by npm test) on throwaway repositories: a workflow
-// change may add histories, but re-recording a committed one needs a patched() call in the same commit.
+// scripts/check-replay-discipline.ts (run first by npm test) on throwaway repositories. Rule 1: a
+// committed history is never rewritten (only added), whatever else the commit does, unless its
+// message says why (`Replay-history: …`). Rule 2 (from a baseline): a change to the run-time code of
+// workflow code, workflows/ and every file it imports, registers a new patch id or says why no command
+// changes (`Replay-safe: …`).
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -54,52 +57,109 @@ const GUARDED = `if (patched('apply-first')) {\n${NEW}} else {\n${OLD}}\n`;
 
 function baseRepo() {
   const repo = tempRepo();
-  repo.commit('root: workflow and its recorded history', { [WF]: OLD, [HIST]: '{"events": [1]}\n', 'test/replay/histories/README.md': 'rules\n' });
-  return repo;
+  const root = repo.commit('root: workflow and its recorded history', { [WF]: OLD, [HIST]: '{"events": [1]}\n', 'test/replay/histories/README.md': 'rules\n' });
+  return { ...repo, root };
 }
 
-test('flags (a) only: workflow change + re-recorded history without patched(); (b) guarded, (c) new history, (d) history alone pass', () => {
-  const repo = baseRepo();
-  const a = repo.commit('a: reorder in place, re-record', { [WF]: NEW, [HIST]: '{"events": [2]}\n' });
-  repo.commit('b: same change behind patched(), re-record', { [WF]: GUARDED, [HIST]: '{"events": [3]}\n' });
-  repo.commit('c: workflow change, new scenario recorded', { [WF]: GUARDED + '// comment\n', 'test/replay/histories/chargeWorkflow-new.json': '{}\n' });
-  repo.commit('d: history changed, no workflow change', { [HIST]: '{"events": [4]}\n' });
-  repo.commit('README of the histories with a workflow change', { [WF]: GUARDED + '// again\n', 'test/replay/histories/README.md': 'rules, edited\n' });
+const historiesOf = (dir: string, allow: ReadonlyMap<string, string> = new Map()) =>
+  findViolations(dir, allow, null).violations.map((v) => ({ subject: v.subject, historyFiles: v.historyFiles }));
 
-  const report = findViolations(repo.dir, new Map());
-  expect(report.violations).toEqual([{ sha: a, subject: 'a: reorder in place, re-record', workflowFiles: [WF], historyFiles: [`M ${HIST}`] }]);
-  expect(report.commitsChecked).toBe(6);
-  expect(report.shallow).toBe(false);
+describe('rule 1: a committed history is only ever added', () => {
+  test('a rewrite fails in any commit: with the workflow change, behind patched(), alone, or in a later commit; adding one or editing the README passes', () => {
+    const repo = baseRepo();
+    const a = repo.commit('a: reorder in place, re-record', { [WF]: NEW, [HIST]: '{"events": [2]}\n' });
+    repo.commit('b: same change behind patched(), re-record', { [WF]: GUARDED, [HIST]: '{"events": [3]}\n' });
+    repo.commit('c: workflow change, new scenario recorded', { [WF]: GUARDED + '// comment\n', 'test/replay/histories/chargeWorkflow-new.json': '{}\n' });
+    repo.commit('d: history changed, no workflow change', { [HIST]: '{"events": [4]}\n' });
+    repo.commit('e: workflow change alone', { [WF]: OLD });
+    repo.commit('f: the history re-recorded in a later commit', { 'test/replay/histories/chargeWorkflow-new.json': '{"x": 1}\n' });
+    repo.commit('README of the histories with a workflow change', { [WF]: GUARDED + '// again\n', 'test/replay/histories/README.md': 'rules, edited\n' });
 
-  // The allow-list covers what landed before the check.
-  const allowed = findViolations(repo.dir, new Map([[a, 'landed before the check']]));
-  expect(allowed.violations).toEqual([]);
-  expect(allowed.allowedSeen).toEqual([a]);
+    expect(historiesOf(repo.dir)).toEqual([
+      { subject: 'f: the history re-recorded in a later commit', historyFiles: ['M test/replay/histories/chargeWorkflow-new.json'] },
+      { subject: 'd: history changed, no workflow change', historyFiles: [`M ${HIST}`] },
+      { subject: 'b: same change behind patched(), re-record', historyFiles: [`M ${HIST}`] },
+      { subject: 'a: reorder in place, re-record', historyFiles: [`M ${HIST}`] },
+    ]);
+    const report = findViolations(repo.dir, new Map(), null);
+    expect(report.commitsChecked).toBe(8);
+    expect(report.shallow).toBe(false);
+
+    // The allow-list covers what landed before the check.
+    const allowed = findViolations(repo.dir, new Map([[a, 'landed before the check']]), null);
+    expect(allowed.violations.map((v) => v.subject)).not.toContain('a: reorder in place, re-record');
+    expect(allowed.allowedSeen).toEqual([a]);
+  });
+
+  test('deleting a committed history counts as rewriting; a `Replay-history:` line in the message says why and passes', () => {
+    const repo = baseRepo();
+    repo.commit('delete the history', { [HIST]: null });
+    repo.commit('convert the format\n\nReplay-history: the SDK JSON format, no event changed', { 'test/replay/histories/other.json': '{}\n' });
+    repo.commit('convert the format\n\nReplay-history: the SDK JSON format, no event changed', { 'test/replay/histories/other.json': '{"x": 1}\n' });
+    repo.commit('a note with no reason\n\nReplay-history:', { 'test/replay/histories/other.json': '{"x": 2}\n' });
+    expect(historiesOf(repo.dir)).toEqual([
+      { subject: 'a note with no reason', historyFiles: ['M test/replay/histories/other.json'] },
+      { subject: 'delete the history', historyFiles: [`D ${HIST}`] },
+    ]);
+  });
 });
 
-test('deleting a committed history counts as re-recording; a patched() that is only a comment does not guard', () => {
-  const repo = baseRepo();
-  const deleted = repo.commit('delete the history', { [WF]: NEW, [HIST]: null });
-  const commented = repo.commit('mention patched() in a comment only', { [WF]: `// TODO: patched('x')\n${OLD}`, 'test/replay/histories/other.json': '{}\n' });
-  const rerecordOther = repo.commit('re-record the other one', { [WF]: `/* patched('x') later */\n${NEW}`, 'test/replay/histories/other.json': '{"x": 1}\n' });
+describe('rule 2: workflow code, wherever it lives, changes with a new patch id or a `Replay-safe:` note', () => {
+  /** workflows/ importing src/domain/steps.ts (which imports helper.ts), and types.ts for its types only. */
+  function domainRepo() {
+    const repo = tempRepo();
+    const base = repo.commit('root', {
+      'workflows/index.ts': "import { next } from '../src/domain/steps';\nimport type { Step } from '../src/domain/types';\nexport const run = (s: Step) => next(s);\n",
+      'workflows/patches.ts': "import { A_PATCH } from './a';\nexport const PATCH_IDS: readonly string[] = [\n  A_PATCH,\n];\n",
+      'workflows/a.ts': "export const A_PATCH = 'a';\n",
+      'src/domain/steps.ts': "import { order } from './helper.js';\nexport const next = (s: number) => order[s];\n",
+      'src/domain/helper.ts': 'export const order = [1, 2, 3];\n',
+      'src/domain/types.ts': 'export type Step = number;\nexport const UNUSED = 1;\n',
+      'src/domain/unrelated.ts': 'export const fee = 100;\n',
+    });
+    return { ...repo, base };
+  }
+  const codeOf = (dir: string, baseline: string) => findViolations(dir, new Map(), baseline).violations.map((v) => ({ subject: v.subject, workflowFiles: v.workflowFiles }));
 
-  const shas = findViolations(repo.dir, new Map()).violations.map((v) => [v.sha, v.historyFiles]);
-  expect(shas).toEqual([
-    [rerecordOther, ['M test/replay/histories/other.json']],
-    [deleted, [`D ${HIST}`]],
-  ]);
-  expect(shas.map(([sha]) => sha)).not.toContain(commented); // it only added a history
+  test('a command-changing edit in a file workflow code imports (transitively, outside workflows/) fails; comments, types, unrelated and type-only-imported files pass', () => {
+    const repo = domainRepo();
+    repo.commit('reorder the steps in src/domain', { 'src/domain/helper.ts': 'export const order = [2, 1, 3];\n' });
+    repo.commit('comments and layout only', { 'src/domain/steps.ts': "// The next step.\nimport { order } from './helper.js';\n\nexport const next = (s: number): number =>\n  order[s];\n" });
+    repo.commit('a file only its types are imported from', { 'src/domain/types.ts': 'export type Step = number | string;\nexport const UNUSED = 2;\n' });
+    repo.commit('a file workflow code does not import', { 'src/domain/unrelated.ts': 'export const fee = 200;\n' });
+    repo.commit('in workflows/', { 'workflows/index.ts': "import { next } from '../src/domain/steps';\nexport const run = (s: number) => next(s + 1);\n" });
+    expect(codeOf(repo.dir, repo.base)).toEqual([
+      { subject: 'in workflows/', workflowFiles: ['workflows/index.ts'] },
+      { subject: 'reorder the steps in src/domain', workflowFiles: ['src/domain/helper.ts'] },
+    ]);
+    expect(findViolations(repo.dir, new Map(), repo.base).codeCommitsChecked).toBe(5);
+  });
+
+  test('passes with a new id in PATCH_IDS or a `Replay-safe:` line; commits up to the baseline are not judged by it', () => {
+    const repo = domainRepo();
+    const before = repo.commit('before the baseline', { 'src/domain/helper.ts': 'export const order = [3, 2, 1];\n' });
+    repo.commit('behind a new patch', {
+      'src/domain/helper.ts': 'export const order = [1, 3, 2];\n',
+      'workflows/b.ts': "export const B_PATCH = 'b';\n",
+      'workflows/patches.ts': "import { A_PATCH } from './a';\nimport { B_PATCH } from './b';\nexport const PATCH_IDS: readonly string[] = [\n  A_PATCH,\n  B_PATCH,\n];\n",
+    });
+    repo.commit('a validator only\n\nReplay-safe: the update validator does not run on replay', { 'src/domain/helper.ts': 'export const order = [1, 3, 2, 4];\n' });
+    repo.commit('a note with no reason\n\nReplay-safe:', { 'src/domain/helper.ts': 'export const order = [1, 3, 2, 5];\n' });
+    expect(codeOf(repo.dir, before)).toEqual([{ subject: 'a note with no reason', workflowFiles: ['src/domain/helper.ts'] }]);
+    expect(codeOf(repo.dir, repo.base).map((v) => v.subject)).toEqual(['a note with no reason', 'before the baseline']);
+  });
 });
 
-test('--worktree: the pending change is judged like a commit', () => {
+test('--worktree: the pending change is judged like a commit, --note standing for its message', () => {
   const repo = baseRepo();
-  expect(findWorktreeViolation(repo.dir)).toBeNull();
+  expect(findWorktreeViolation(repo.dir, '', repo.root)).toBeNull();
   repo.write({ [HIST]: '{"events": [9]}\n' });
-  expect(findWorktreeViolation(repo.dir)).toBeNull(); // history alone
-  repo.write({ [WF]: NEW });
-  expect(findWorktreeViolation(repo.dir)).toMatchObject({ sha: '(working tree)', workflowFiles: [WF], historyFiles: [`M ${HIST}`] });
-  repo.write({ [WF]: OLD, 'workflows/reorder.ts': `export const guard = () => patched('apply-first');\n` }); // untracked file with the guard
-  expect(findWorktreeViolation(repo.dir)).toBeNull();
+  expect(findWorktreeViolation(repo.dir, '', repo.root)).toMatchObject({ sha: '(working tree)', workflowFiles: [], historyFiles: [`M ${HIST}`] });
+  repo.write({ [HIST]: '{"events": [1]}\n', [WF]: NEW });
+  expect(findWorktreeViolation(repo.dir, '', repo.root)).toMatchObject({ workflowFiles: [WF], historyFiles: [] });
+  expect(findWorktreeViolation(repo.dir, 'reorder\n\nReplay-safe: no run has started yet', repo.root)).toBeNull();
+  repo.write({ [WF]: OLD, 'workflows/reorder.ts': `export const guard = () => patched('apply-first');\n` }); // an untracked workflow file
+  expect(findWorktreeViolation(repo.dir, '', repo.root)).toMatchObject({ workflowFiles: ['workflows/reorder.ts'] });
 });
 
 test('refuses to pass silently without a repository', () => {
@@ -108,8 +168,11 @@ test('refuses to pass silently without a repository', () => {
   expect(() => findViolations(bare)).toThrow(/no \.git/);
 });
 
-test('this repository passes, and its allow-list names exactly the two commits that re-recorded in place', () => {
+test('this repository passes, and every allow-listed commit is one the rules flag (none is listed for nothing)', () => {
   const report = findViolations(path.resolve(__dirname, '../..'));
   expect(report.violations).toEqual([]);
-  if (!report.shallow) expect(report.allowedSeen.sort()).toEqual([...ALLOWED.keys()].sort());
+  if (!report.shallow) {
+    expect(report.allowedSeen.sort()).toEqual([...ALLOWED.keys()].sort());
+    expect(report.baselineFound).toBe(true);
+  }
 });
