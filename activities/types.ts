@@ -68,6 +68,8 @@ export interface SettlementActivities {
   sweepSettlement(request: SettlementSweepRequest): Promise<SettlementOutcome>;
   /** The batch's end (`paid`: post to settlement_clearing; `failed`: release to available), with its event, in one transaction; idempotent. */
   applySettlementTransition(request: SettlementTransitionRequest): Promise<SettlementState>;
+  /** The batch's stored status (null: no batch): a failed batch's run checks it before a settlementSettledLate signal ends its wait. */
+  settlementStatus(settlementId: string): Promise<string | null>;
 }
 
 /** The settlement run's database step (activities/settlement-runs.ts). */

@@ -1,4 +1,21 @@
-import { allHandlersFinished, ApplicationFailure, condition, log, makeContinueAsNewFunc, ParentClosePolicy, patched, setCurrentDetails, setHandler, startChild, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  log,
+  makeContinueAsNewFunc,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { SettlementActivities } from '../activities/types';
 import { PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { askPartnerOnce } from './partner-answer';
 import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attention';
@@ -49,6 +66,17 @@ export const BUILD_CHECK_INTERVAL_MS = 60 * 60 * 1000;
 const MOVED_FROM_MEMO = 'movedFromBuild';
 
 const versionKey = (v: { deploymentName: string; buildId: string } | undefined) => (v ? `${v.deploymentName}:${v.buildId}` : '');
+
+/**
+ * `patched()` id (issue 31): a failed batch's run ends on `settlementSettledLate` only when the
+ * database says the batch was accepted as paid late (its status `paid`); a signal sent by hand to a
+ * batch nobody accepted is ignored. Runs from before trusted the signal, and replay so.
+ */
+export const SETTLED_LATE_CHECKED_PATCH = 'settled-late-checked';
+
+/** The stored status read: retried until the database answers (the wait must not end on a guess). */
+const STATUS_READ: ActivityOptions = { startToCloseTimeout: '30s', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' } };
+const stored = proxyActivities<Pick<SettlementActivities, 'settlementStatus'>>(STATUS_READ);
 
 /** A failed batch's run that ended because its payment review accepted it as paid late. */
 export type SettledLateSettlement = SettlementState & { settled_late: true };
@@ -111,6 +139,20 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
     if (!info.targetWorkerDeploymentVersionChanged) return false;
     const from = info.memo?.[MOVED_FROM_MEMO];
     return !(typeof from === 'string' && from !== '' && from === versionKey(info.currentDeploymentVersion));
+  };
+
+  /**
+   * Whether the batch was accepted as paid late, as the database says (its payment review's
+   * settle-late wrote it `paid` before the signal): otherwise the signal is ignored, logged as a
+   * warning, and the batch waits on. Runs from before SETTLED_LATE_CHECKED_PATCH trusted the signal.
+   */
+  const settledLateConfirmed = async (): Promise<boolean> => {
+    if (!patched(SETTLED_LATE_CHECKED_PATCH)) return true;
+    const status = await stored.settlementStatus.executeWithOptions({ ...STATUS_READ, summary: 'settled late? the batch as stored' }, [settlementId]);
+    if (status === 'paid') return true;
+    log.warn('settlementSettledLate signal for a batch not accepted as paid late (stored status is not paid): ignored; it still waits for a retry', { settlementId, status });
+    settledLate = false;
+    return false;
   };
 
   const refusal = () =>
@@ -184,17 +226,23 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       );
       log.warn('settlement batch failed: waiting for an operator (retrySettlement)', { settlementId, failureClass: batch.failureClass });
       waiting = true;
-      if (patched(SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH)) {
-        followsCurrentBuild = true;
-        const ended = () => retried !== undefined || settledLate;
-        for (;;) {
-          await condition(() => ended() || (buildMoveDue() && !retrying && allHandlersFinished()), BUILD_CHECK_INTERVAL_MS);
-          if (ended()) break;
-          if (buildMoveDue() && !retrying && allHandlersFinished()) await continueOnCurrentBuild(batch);
+      const wait = async () => {
+        if (patched(SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH)) {
+          followsCurrentBuild = true;
+          const ended = () => retried !== undefined || settledLate;
+          for (;;) {
+            await condition(() => ended() || (buildMoveDue() && !retrying && allHandlersFinished()), BUILD_CHECK_INTERVAL_MS);
+            if (ended()) break;
+            if (buildMoveDue() && !retrying && allHandlersFinished()) await continueOnCurrentBuild(batch);
+          }
+        } else {
+          await condition(() => retried !== undefined || settledLate);
         }
-      } else {
-        await condition(() => retried !== undefined || settledLate);
-      }
+      };
+      await wait();
+      // A settlementSettledLate signal sent by hand (the Temporal UI) must not end the wait of a batch
+      // nobody accepted as paid: only the payment review's audited settle-late does (issue 31).
+      while (!retried && !(await settledLateConfirmed())) await wait();
       if (!retried) {
         // Accepted as paid late by its payment review: the run ends with the batch as it was written then.
         waiting = false;

@@ -262,3 +262,9 @@ export async function findSettlement(orm: Orm, scope: { merchantId: string; envi
     .execute<Record<string, unknown>[]>(`select * from settlements where id = ? and merchant_id = ? and environment = ?`, [id, scope.merchantId, scope.environment]);
   return rows.length === 0 ? null : rowToSettlement(rows[0]);
 }
+
+/** A batch's stored status, or null when there is no batch under the id (the settlement workflow's check of a settled-late signal). */
+export async function settlementStatus(orm: Orm, id: string): Promise<string | null> {
+  const rows = await orm.em.fork().execute<Array<{ status: string }>>(`select status from settlements where id = ?`, [id]);
+  return rows[0]?.status ?? null;
+}

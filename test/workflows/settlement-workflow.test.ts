@@ -338,3 +338,29 @@ describe('refusals before any step', () => {
     expect(failure).toMatchObject({ type: SETTLEMENT_INPUT_REFUSED, nonRetryable: true });
   });
 });
+
+// After the tests that sleep through hours: a retry's update leaves the test server's time skipping
+// locked for the rest of the file (its clock then runs in real time).
+describe('settlementSettledLate is trusted only when the batch is stored paid (issue 31)', () => {
+  test('a settlementSettledLate signal sent by hand to a batch nobody accepted as paid is ignored: the batch still waits for its retry (issue 31, finding 2)', async () => {
+    const handle = await failedAndWaiting({ merchantId: h.merchant(6_000), outcome: 'failed' });
+    await handle.signal('settlementSettledLate');
+    await signalsAnswered(handle);
+    await waitFor(async () => timelineOf(await handle.fetchHistory()).eventTypes.includes('ACTIVITY_TASK_COMPLETED'));
+    await signalsAnswered(handle);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect((await handle.query<ChargeAttention>('chargeAttention')).needsAttention).toBe(true);
+    const answer = await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'account fixed', operator: 'ui:jane' }] });
+    expect(await handle.result()).toMatchObject({ status: 'failed', retried_as: answer.retried_as });
+    expect(await h.env.client.workflow.getHandle(answer.retried_as).result()).toMatchObject({ status: 'paid' });
+  });
+
+  test('once its payment review accepted it as paid late (stored paid), the signal ends the wait: settled_late, no retry', async () => {
+    const handle = await failedAndWaiting({ merchantId: h.merchant(7_000), outcome: 'failed' });
+    const batch = h.store.batches.get(handle.workflowId)!;
+    h.store.batches.set(batch.id, { ...batch, status: 'paid' }); // what settle-late --action accept writes
+    await handle.signal('settlementSettledLate');
+    await signalsAnswered(handle);
+    expect(await handle.result()).toMatchObject({ status: 'failed', settled_late: true });
+  });
+});

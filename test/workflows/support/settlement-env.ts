@@ -69,6 +69,7 @@ export class FakeSettlementStore {
   }
 
   readonly activities: SettlementActivities = {
+    settlementStatus: async (settlementId) => this.batches.get(settlementId)?.status ?? null,
     sweepSettlement: async (request) => {
       this.calls.push({ activity: 'sweepSettlement', settlementId: request.settlementId, request });
       const existing = this.batches.get(request.settlementId);
