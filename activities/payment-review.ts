@@ -19,6 +19,7 @@ import { resolutionEvidence } from '../src/persistence/resolution-evidence';
 import { evidenceMismatch } from '../src/domain/charge-resolution';
 import type { PartnerRail, RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
 import type { SecretBox } from '../src/support/secret-box';
+import { openBreaksOfPayment } from '../src/persistence/reconcile/break-store';
 
 /** What the review makes of the partner's final status against our record. */
 export type LateVerdict =
@@ -52,6 +53,8 @@ export interface PaymentReviewActivities {
   submitLateReturn(paymentId: string): Promise<RailSubmitResult | { kind: 'no_rail' } | { kind: 'nothing' }>;
   lateReturnStatus(paymentId: string): Promise<RailStatus>;
   recordLateReturn(request: { paymentId: string; status: 'submitted' | 'succeeded' | 'failed'; at: string }): Promise<void>;
+  /** The payment's open reconciliation breaks: a review checks there is none before a resolved reviewFlag closes its reconciliation reasons. */
+  openReconciliationBreaks(paymentId: string): Promise<number>;
 }
 
 function asFailure(error: unknown): unknown {
@@ -72,6 +75,9 @@ export function createPaymentReviewActivities(deps: { orm: Orm; secretBox: Secre
     return found;
   };
   return {
+    async openReconciliationBreaks(paymentId) {
+      return openBreaksOfPayment(deps.orm, paymentId);
+    },
     async compareLateAnswer(request) {
       try {
         const subject = await lateSubject(deps.orm, request.paymentId);

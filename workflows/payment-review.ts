@@ -31,6 +31,14 @@ import { auditOperatorAction } from './operator-audit';
 import { endSettlementWait, REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
 
+/**
+ * `patched()` id (issue 31): a `reviewFlag` with `resolved: true` is taken only for the reconciliation
+ * source, and only once the payment has no open break left (the database says); before, a signal sent
+ * by hand could close a contradiction or a reconciliation reason without the audited path. Runs from
+ * before took every resolved flag, and replay so.
+ */
+export const REVIEW_FLAG_CHECKED_PATCH = 'review-flag-checked';
+
 /** Waits between the partner's status requests: 1 min, 5 min, 15 min, then hourly for as long as it takes. */
 export const REVIEW_POLL_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000];
 export const REVIEW_POLL_EVERY_MS = 3_600_000;
@@ -111,8 +119,15 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   setHandler(paymentReviewQuery, () => state);
   setHandler(reviewFlagSignal, (flag: PaymentReviewFlag) => {
     if (!flag || typeof flag.reason !== 'string' || typeof flag.source !== 'string') return;
-    if (flag.resolved) resolved.add(flag.source);
-    else {
+    if (flag.resolved) {
+      // Only a reconciliation break is resolved elsewhere (reconcile resolve, audited); any other
+      // source's reason, the contradiction included, is closed by the audited closeReview update.
+      if (flag.source !== 'reconciliation' && patched(REVIEW_FLAG_CHECKED_PATCH)) {
+        log.warn('reviewFlag resolving a source only closeReview closes: ignored', { paymentId: start.paymentId, source: flag.source });
+        return;
+      }
+      resolved.add(flag.source);
+    } else {
       resolved.delete(flag.source);
       if (state.reasons.some((r) => r.source === flag.source && r.reason === flag.reason)) return refresh();
       state.reasons.push({ source: flag.source, reason: flag.reason.slice(0, 500) });
@@ -239,7 +254,17 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   const stillOpen = () => openReasons().some((r) => r.source === 'reconciliation') || contradictionOpen();
   if (state.phase === 'agreed' && stillOpen()) {
     log.warn('payment review: reasons remain open', { paymentId: start.paymentId, contradiction });
-    await condition(() => !stillOpen());
+    for (;;) {
+      await condition(() => !stillOpen());
+      // A reviewFlag sent by hand (the Temporal UI) must not close reconciliation reasons whose
+      // breaks are still open: the database says (reconcile resolve signals once none is left).
+      if (!state.reasons.some((r) => r.source === 'reconciliation') || !patched(REVIEW_FLAG_CHECKED_PATCH)) break;
+      const open = await steps.openReconciliationBreaks(start.paymentId);
+      if (open === 0) break;
+      log.warn('reviewFlag resolved the reconciliation reasons, but breaks are still open: ignored (reconcile resolve BRK_ID --reason TEXT)', { paymentId: start.paymentId, open });
+      resolved.delete('reconciliation');
+      refresh();
+    }
   }
   if (!returnNote || returnNote.startsWith('returned')) attention(false);
   refresh();

@@ -108,6 +108,35 @@ test('a reconciliation reason keeps the review open after the partner agrees, un
   expect(state).toMatchObject({ phase: 'agreed', needsAttention: false });
 });
 
+test('a resolved reviewFlag sent by hand while the payment still has open breaks is ignored; the review ends once none is left (issue 31)', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'APPROVAL_REJECTED', failureClass: 'declined' }]);
+  const { id, handle } = await review('failed', 'reconciliation');
+  store.openBreaks.set(id, 1);
+  await waitFor(async () => (await phaseOf(handle)) === 'agreed');
+  await handle.signal(reviewFlagSignal, { source: 'reconciliation', reason: 'resolved (by hand)', resolved: true });
+  await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.activityTaskCompletedEventAttributes));
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect(await needsAttention(handle)).toBe(true);
+  // reconcile resolve: the break resolved through the audited path, then the flag.
+  store.openBreaks.set(id, 0);
+  await handle.signal(reviewFlagSignal, { source: 'reconciliation', reason: 'break brk_1 resolved', resolved: true });
+  expect(await handle.result()).toMatchObject({ phase: 'agreed', needsAttention: false });
+});
+
+test('a resolved reviewFlag cannot close a contradiction: only the audited closeReview does (issue 31)', async () => {
+  rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'INTERNAL_PROCESSING_ERROR', failureClass: 'partner_unavailable' }]);
+  const { id, handle } = await review('succeeded', 'callback');
+  await waitFor(async () => (await phaseOf(handle)) === 'agreed');
+  await handle.signal(reviewFlagSignal, { source: 'callback', reason: 'closed by hand', resolved: true });
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect(await needsAttention(handle)).toBe(true);
+  await handle.executeUpdate(closeReviewUpdate, { args: [{ operator: 'cli:esi', reason: 'partner confirmed the payment by phone' }] });
+  expect(await handle.result()).toMatchObject({ needsAttention: false });
+  expect(auditLog.of(id)).toEqual([expect.objectContaining({ action: 'payment.review_close', operator: 'cli:esi' })]);
+});
+
 test('the partner contradicts a success we recorded: NeedsAttention stays with the contradiction', async () => {
   rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'INTERNAL_PROCESSING_ERROR', failureClass: 'partner_unavailable' }]);
   const { id, handle } = await review('succeeded', 'callback');

@@ -20,7 +20,11 @@ export class FakeLateStore {
   readonly settles: SettleLateActivityRequest[] = [];
   readonly returns: Array<{ paymentId: string; status: string }> = [];
 
+  /** Open reconciliation breaks by payment (none unless a test sets some). */
+  readonly openBreaks = new Map<string, number>();
+
   readonly activities: PaymentReviewActivities = {
+    openReconciliationBreaks: async (paymentId) => this.openBreaks.get(paymentId) ?? 0,
     submitLateReturn: async () => ({ kind: 'accepted' }),
     lateReturnStatus: async () => ({ status: 'succeeded', financialTransactionId: 'ft-return' }),
     recordLateReturn: async ({ paymentId, status }) => {
