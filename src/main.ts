@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     http.createServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, rateLimits: config.rateLimits, openApiDocument }).callback()).listen(config.webPort, config.host),
   ];
   // The gauges the alerts need (monitoring/prometheus/rules.yml): sampled every METRICS_SAMPLE_INTERVAL, read by scrapes.
-  const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log }, sampleIntervalMs) : undefined;
+  const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, workerDeploymentName: config.workerDeployment?.deploymentName, log }, sampleIntervalMs) : undefined;
   if (config.metricsPort > 0) servers.push(serveMetrics(metrics, config.metricsPort, config.host));
   await Promise.all(servers.map((s) => new Promise((resolve) => s.once('listening', resolve))));
   // The demo merchant belongs to a local install (embedded database); DEMO_MERCHANT=true forces it.

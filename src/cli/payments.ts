@@ -1,10 +1,27 @@
 import { SETTLE_LATE_ACTIONS, type SettleLateAction } from '../domain/payment-review';
 import { reconcilerSettings } from '../runtime/charge-reconciler';
+import { payloadCodecFor } from '../runtime/secrets-key';
+import { moveBuild } from '../services/move-build';
 import { stuckPayments } from '../services/stuck-payments';
-import { act, type CliCommand } from './command';
+import { codecDataConverter } from '../temporal/payload-codec';
+import { act, flag, type CliCommand } from './command';
 import { withTemporalAndDatabase } from './connect';
 import { operatorCommand } from './operator';
-import { parseEnv, UsageError } from './shared';
+import { OPERATOR_HELP, operatorName, parseEnv, REASON_HELP, requiredReason, UsageError } from './shared';
+
+/** What `payments move-build --help` adds (docs/operations.md, "Retiring a build"). */
+const MOVE_BUILD_HELP = `
+Moves runs pinned to an older Worker Deployment build (e.g. one retired before its runs drained) to
+the deployment's current (or ramping) build. Run it from a checkout of the build you move to: each
+run's history is replayed against this workflow code first, and a run whose replay fails is refused
+and stays where it is. Then a versioning override pins it to --to-build, and an audit row
+(payment.move_build) records who, why and both builds.
+  1. --query 'a Temporal list query' [--merchant MERCHANT_ID]: a dry run; nothing changes. Selects the
+     running workflows (of any type) on this deployment's queues pinned to another build, replays
+     them, and prints the count by build, environment and merchant, the refused, and a token.
+  2. --yes --token opsel_… with the same --to-build: moves those runs only, each re-checked and
+     replayed again just before its move, under one batch id.
+  Or one workflow at once: payments move-build WORKFLOW_ID --to-build BUILD_ID --reason TEXT.`;
 
 /** `payments settle-late --action`: credit, return or accept. */
 function settleLateActionOf(raw: string | undefined): SettleLateAction {
@@ -12,7 +29,7 @@ function settleLateActionOf(raw: string | undefined): SettleLateAction {
   return raw as SettleLateAction;
 }
 
-/** `cli payments stuck|restart|settle-late|review-close`: payments of any kind. */
+/** `cli payments stuck|move-build|restart|settle-late|review-close`: payments of any kind. */
 export function addPaymentCommands(program: CliCommand): void {
   const payments = program.command('payments').description('payments of any kind: the stuck ones, and operator actions (each audited)');
   const stuck = payments
@@ -24,7 +41,53 @@ export function addPaymentCommands(program: CliCommand): void {
     const environment = values.env === undefined ? undefined : parseEnv(values.env);
     const query = values.query?.trim() || undefined;
     return withTemporalAndDatabase(config, (temporal, orm) =>
-      stuckPayments({ orm, client: temporal.client, namespace: config.temporalNamespace, uiBaseUrl: config.temporalUiUrl, environment, query, graceMs: reconcilerSettings().graceMs, requestDeadlineMs: config.temporalRequestDeadlineMs }),
+      stuckPayments({
+        orm,
+        client: temporal.client,
+        namespace: config.temporalNamespace,
+        uiBaseUrl: config.temporalUiUrl,
+        environment,
+        query,
+        graceMs: reconcilerSettings().graceMs,
+        requestDeadlineMs: config.temporalRequestDeadlineMs,
+        builds: { temporal, taskQueue: config.taskQueue, deploymentName: config.workerDeployment?.deploymentName },
+      }),
+    );
+  });
+  const move = payments
+    .command('move-build')
+    .description("move runs pinned to an older build to the current build, each replayed first (Worker Versioning: a build retired before its runs drained)")
+    .argument('[WORKFLOW_ID]', 'one workflow (or --query)')
+    .option('--to-build <BUILD_ID>', "the deployment's current or ramping build")
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', OPERATOR_HELP)
+    .option('--query <QUERY>', 'instead of an id: the pinned runs this Temporal list query selects (a dry run without --yes)')
+    .option('--merchant <MERCHANT_ID>', "with --query: only this merchant's runs")
+    .option('--yes', "move a dry run's set: with --token (without --yes: a dry run)")
+    .option('--token <TOKEN>', 'with --yes: the token a dry run printed (opsel_…)');
+  move.addHelpText('after', MOVE_BUILD_HELP);
+  act(move, (config, values, [id]) => {
+    const toBuild = values.toBuild?.trim();
+    if (!toBuild) throw new UsageError('--to-build is required: the build to move the runs to (the current one: temporal worker deployment describe --name NAME)');
+    const operator = operatorName(values);
+    const reason = requiredReason(values);
+    return withTemporalAndDatabase(config, (temporal, orm) =>
+      moveBuild({
+        orm,
+        temporal,
+        taskQueue: config.taskQueue,
+        deploymentName: config.workerDeployment?.deploymentName,
+        dataConverter: codecDataConverter(payloadCodecFor(config)),
+        toBuild,
+        operator,
+        reason,
+        id,
+        query: values.query,
+        merchantId: values.merchant,
+        yes: flag(values, 'yes'),
+        token: values.token,
+        deadlineMs: config.temporalRequestDeadlineMs,
+      }),
     );
   });
   operatorCommand(payments, 'restart', 'PO_ID|RE_ID|DP_ID', 'a new run for an open payout, refund or dispute whose workflow is closed (it finishes the record)');

@@ -28,6 +28,8 @@ export const OPERATOR_ACTIONS = [
   'payment.settle_late',
   /** A payment review's contradiction closed by an operator (issue 29, the closeReview update). */
   'payment.review_close',
+  /** A run moved to another Worker Deployment build after a replay (issue 31, finding 8: `payments move-build`). */
+  'payment.move_build',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 

@@ -9,13 +9,15 @@ import type { Logger } from '../support/logger';
 import { createMonitorMetrics, type MonitorMetrics, type MonitorSource } from '../support/monitor-metrics';
 import { runPeriodically, type PeriodicLoop } from '../support/periodic-loop';
 import type { TemporalHandle } from '../temporal/connection';
-import { countQueuePollers } from '../temporal/task-queue-pollers';
+import { readBuildCoverage } from '../temporal/worker-builds';
+import { setBuildGauges } from './build-gauges';
 
 /**
  * The API process's metrics sampler: every METRICS_SAMPLE_INTERVAL (15 s) it reads what the alerts
  * need and neither process counts as it goes (support/monitor-metrics.ts): from PostgreSQL the relay
  * lags and the webhook backlog (one short read-only transaction), from Temporal the payments needing
- * attention (count queries) and the pollers of each task queue (DescribeTaskQueue). A scrape only
+ * attention (count queries), the pollers of each task queue by build (DescribeTaskQueue) and the open
+ * runs pinned to each build (count queries; runtime/build-gauges.ts). A scrape only
  * reads the gauges, so it never waits on a dependency. Each source has its own deadline
  * (SAMPLE_DEADLINE_MS); a source that fails or is too slow gets `payments_monitor_up{source}` 0 and
  * its gauges are cleared (absent, not stale), and the next pass tries again: nothing here throws.
@@ -30,6 +32,8 @@ export interface MonitorSamplerDeps {
   temporal: TemporalHandle;
   /** TEMPORAL_TASK_QUEUE: only this deployment's queues and workflows are counted. */
   taskQueue: string;
+  /** WORKER_DEPLOYMENT_NAME, when set: its builds are counted even when none of its workers polls (src/temporal/worker-builds.ts). */
+  workerDeploymentName?: string;
   log: Logger;
   deadlineMs?: number;
 }
@@ -111,7 +115,7 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
         // Both settle before this does (stop() waits for them), then the first failure is thrown.
         const [counted, polled] = await Promise.allSettled([
           countNeedingAttention(deps.temporal.client, deps.taskQueue, deadlineMs),
-          countQueuePollers(deps.temporal, deps.taskQueue, deadlineMs),
+          readBuildCoverage(deps.temporal, deps.taskQueue, deadlineMs, deps.workerDeploymentName ? [deps.workerDeploymentName] : []),
         ]);
         if (counted.status === 'rejected') throw counted.reason;
         if (polled.status === 'rejected') throw polled.reason;
@@ -119,10 +123,10 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
       });
       for (const { type, environment, kind, count } of attention.cells) metrics.needingAttention.set({ type, environment, kind }, count);
       for (const { environment, count } of attention.overdueReviews) metrics.payoutReviewsOverdue.set({ environment }, count);
-      for (const { environment, taskQueue, taskType, pollers: n } of pollers) metrics.pollers.set({ environment, task_queue: taskQueue, task_type: taskType }, n);
+      setBuildGauges(metrics, pollers);
       record('temporal', true);
     } catch (error) {
-      for (const gauge of [metrics.needingAttention, metrics.payoutReviewsOverdue, metrics.pollers]) gauge.reset();
+      for (const gauge of [metrics.needingAttention, metrics.payoutReviewsOverdue, metrics.pollers, metrics.openRunsByBuild]) gauge.reset();
       record('temporal', false, error);
     }
   };

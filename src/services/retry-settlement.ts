@@ -8,7 +8,7 @@ import type { Orm } from '../persistence/orm';
 import { rowToSettlement } from '../persistence/settlement-mapping';
 import { pendingLiveBatch } from '../persistence/pending-live-batch';
 import type { TemporalHandle } from '../temporal/connection';
-import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
+import { RETRY_WAITS_FOR_BUILD_MOVE, retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import { cliSender } from './operator-errors';
 
@@ -81,6 +81,36 @@ async function newBatchOutcome(orm: Orm, temporal: TemporalHandle, id: string, w
 }
 
 /**
+ * Sends the retry; when the batch's run refuses it because it is moving to the current build first
+ * (issue 31, finding 8: a failed batch pinned to an older build continues as new on the current one,
+ * workflows/settlement-retry.ts), waits for the new run and sends it there, so the new batch starts
+ * on the current build. Nothing was changed by the refused request.
+ */
+async function sendOnceMoved<T>(temporal: TemporalHandle, settlementId: string, send: () => Promise<T>, deadline: number): Promise<T> {
+  for (;;) {
+    const runId = await temporal.client.workflow
+      .getHandle(settlementId)
+      .describe()
+      .then((d) => d.runId, () => null);
+    try {
+      return await send();
+    } catch (error) {
+      const moving = error instanceof WorkflowUpdateFailedError && (error.cause?.message ?? '').includes(RETRY_WAITS_FOR_BUILD_MOVE);
+      if (!moving || Date.now() >= deadline) throw error;
+    }
+    // The refusal and the move are one workflow task: the new run follows at once.
+    while (Date.now() < deadline) {
+      const now = await temporal.client.workflow
+        .getHandle(settlementId)
+        .describe()
+        .then((d) => d.runId, () => runId);
+      if (now !== runId) break;
+      await sleep(200);
+    }
+  }
+}
+
+/**
  * Operator action (`settlements retry stl_… --reason TEXT`): sends the `retrySettlement` update to a
  * failed batch's workflow, which validates it (a reason; the batch failed and was not retried yet),
  * starts a new batch for the same merchant, environment and currency, clears NeedsAttention and
@@ -107,11 +137,13 @@ export async function retrySettlement(
     if (open) throw new Error(`settlement ${settlementId} is not retried: ${unansweredBatchSkip(open)}. Nothing changed`);
   }
   const deadline = Date.now() + deadlineMs;
-  let answer;
-  try {
-    answer = await withTemporalDeadline(temporal, deadlineMs, () =>
+  const send = () =>
+    withTemporalDeadline(temporal, Math.max(1, deadline - Date.now()), () =>
       temporal.client.workflow.getHandle(settlementId).executeUpdate(retrySettlementUpdate, { args: [{ reason, operator: requestedBy, ...(batchId ? { batch_id: batchId } : {}) }] }),
     );
+  let answer;
+  try {
+    answer = await sendOnceMoved(temporal, settlementId, send, deadline);
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw new Error(error.cause?.message ?? error.message);
     // Also what the server answers for a closed run.

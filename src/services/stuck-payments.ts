@@ -6,7 +6,9 @@ import { paymentTypeOf, type PaymentType } from '../domain/payment-types';
 import { SA } from '../domain/search-attributes';
 import type { Orm } from '../persistence/orm';
 import { DEFAULT_RECONCILE_GRACE_MS, inspectOverdueCharges, type WorkflowState } from '../runtime/charge-reconciler';
+import type { TemporalHandle } from '../temporal/connection';
 import { withinDeadline } from '../temporal/deadline';
+import { pinnedRunsQuery, readBuildCoverage, unpolledBuilds, type UnpolledBuild } from '../temporal/worker-builds';
 import { chargeAttentionQuery } from '../../workflows/messages';
 
 
@@ -21,7 +23,12 @@ export interface StuckPayment {
   /** Why an operator should look at it. */
   reason: string;
   needs_attention: boolean;
-  workflow: WorkflowState;
+  /** `build_unpolled`: pinned to a Worker Deployment build no worker of which polls its queue (issue 31, finding 8). */
+  workflow: WorkflowState | 'build_unpolled';
+  /** The Worker Deployment build the run is pinned to, when no worker of that build polls its queue; else null. */
+  build_id: string | null;
+  /** That build's Worker Deployment name; else null. */
+  deployment: string | null;
   age_seconds: number | null;
   /** Seconds past expires_at, for charges the reconciler considers overdue; else null. */
   overdue_seconds: number | null;
@@ -39,6 +46,12 @@ export interface StuckOptions {
   query?: string;
   graceMs?: number;
   requestDeadlineMs?: number;
+  /**
+   * With these, runs pinned to a build no worker polls are listed too (src/temporal/worker-builds.ts):
+   * the connection (for DescribeTaskQueue and the Worker Deployment APIs), TEMPORAL_TASK_QUEUE, and
+   * WORKER_DEPLOYMENT_NAME when set.
+   */
+  builds?: { temporal: TemporalHandle; taskQueue: string; deploymentName?: string };
 }
 
 /** Reason queries in flight at once (each bounded by the request deadline). */
@@ -116,9 +129,21 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
     // A server without the attribute answers the query with an error: nothing of this kind to list.
     if (!/TemporalReportedProblems/.test(error instanceof Error ? error.message : String(error))) throw error;
   }
+  // Runs pinned to a build that no worker polls (a build retired before its runs drained): no query
+  // could be answered, so the reason says so, with the build (issue 31, finding 8).
+  const pinned = options.builds ? await runsOfUnpolledBuilds(options, deadlineMs) : new Map<string, { wf: WorkflowExecutionInfo; build: UnpolledBuild }>();
+  for (const [id, { wf, build }] of pinned) {
+    const entry = byId.get(id) ?? { ...listedEntry(wf, url(id)), needs_attention: wf.typedSearchAttributes.get(SA.NeedsAttention) ?? false };
+    entry.environment ??= build.environment;
+    entry.workflow = 'build_unpolled';
+    entry.build_id = build.buildId;
+    entry.deployment = build.deploymentName;
+    entry.reason = unpolledReason(id, build);
+    byId.set(id, entry);
+  }
   // The reasons need queries (a worker answers them, or the deadline passes): a few at a time, so a
   // list of workflows nobody answers for costs a few deadlines, not one each.
-  const marked = [...byId.values()];
+  const marked = [...byId.values()].filter((entry) => !pinned.has(entry.id));
   let next = 0;
   const lane = async () => {
     while (next < marked.length) {
@@ -139,7 +164,9 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       status: charge.status,
       reason: known?.reason ?? overdueReason(charge.workflow.state, charge.status, charge.workflow.executionStatus, charge.workflow.reason),
       needs_attention: known?.needs_attention ?? false,
-      workflow: charge.workflow.state,
+      workflow: known?.workflow === 'build_unpolled' ? known.workflow : charge.workflow.state,
+      build_id: known?.build_id ?? null,
+      deployment: known?.deployment ?? null,
       age_seconds: charge.ageSeconds,
       overdue_seconds: charge.overdueSeconds,
       ui_url: url(charge.id),
@@ -168,6 +195,8 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       reason: `${record.type} still ${record.status}, but ${execution ? `its workflow is closed (${execution})` : 'it has no workflow'}: nothing will finish it; restart it: payments restart ${record.id} --reason TEXT`,
       needs_attention: false,
       workflow: execution ? 'closed' : 'not_found',
+      build_id: null,
+      deployment: null,
       age_seconds: record.age_seconds,
       overdue_seconds: null,
       ui_url: url(record.id),
@@ -193,8 +222,36 @@ function listedEntry(wf: WorkflowExecutionInfo, uiUrl: string): StuckPayment {
     reason: '',
     needs_attention: true,
     workflow: wf.status.name === 'RUNNING' ? 'needs_attention' : 'closed',
+    build_id: null,
+    deployment: null,
     age_seconds: Math.round((Date.now() - wf.startTime.getTime()) / 1000),
     overdue_seconds: null,
     ui_url: uiUrl,
   };
+}
+
+/**
+ * Every running workflow pinned to a build that has open runs on one of this deployment's queues and
+ * no poller there (of workflow or activity tasks), by id; narrowed by --env and --query like the rest.
+ */
+async function runsOfUnpolledBuilds(options: StuckOptions, deadlineMs: number): Promise<Map<string, { wf: WorkflowExecutionInfo; build: UnpolledBuild }>> {
+  const { temporal, taskQueue, deploymentName } = options.builds!;
+  const coverage = await readBuildCoverage(temporal, taskQueue, deadlineMs, deploymentName ? [deploymentName] : []);
+  const found = new Map<string, { wf: WorkflowExecutionInfo; build: UnpolledBuild }>();
+  for (const build of unpolledBuilds(coverage)) {
+    if (options.environment && build.environment !== options.environment) continue;
+    const query = `${pinnedRunsQuery(build.deploymentName, build.buildId, build.taskQueue)}${options.query ? ` AND (${options.query})` : ''}`;
+    for await (const wf of options.client.workflow.list({ query })) if (!found.has(wf.workflowId)) found.set(wf.workflowId, { wf, build });
+  }
+  return found;
+}
+
+/** Why a run pinned to a build nobody polls waits, and the two ways out. */
+function unpolledReason(id: string, build: UnpolledBuild): string {
+  const to = build.current && build.current !== build.buildId ? build.current : 'CURRENT_BUILD_ID';
+  return (
+    `pinned to build ${build.buildId} of worker deployment ${build.deploymentName}, which no worker polls on ${build.taskQueue} (${build.missing.join(' and ')} tasks): ` +
+    `it cannot move until that build's workers run again, or it is moved to the current build after a replay: ` +
+    `payments move-build --query "WorkflowId = '${id}'" --to-build ${to} --reason TEXT (docs/operations.md, "Retiring a build")`
+  );
 }

@@ -17,7 +17,10 @@ export interface MonitorMetrics {
   webhookBacklog: client.Gauge<'environment'>;
   webhookOldestPendingAge: client.Gauge<'environment'>;
   relayLag: client.Gauge<'relay'>;
-  pollers: client.Gauge<'environment' | 'task_queue' | 'task_type'>;
+  /** By Worker Deployment build (`build_id`; no such label for unversioned workers): issue 31, finding 8. */
+  pollers: client.Gauge<'environment' | 'task_queue' | 'task_type' | 'build_id'>;
+  /** Running workflows by the build they are pinned to (no `build_id`: pinned to none), per queue. */
+  openRunsByBuild: client.Gauge<'environment' | 'task_queue' | 'build_id'>;
   /** Open reconciliation breaks, by kind (every kind exported, zero included). */
   openBreaks: client.Gauge<'kind'>;
   /** Money in open reconciliation breaks, in minor units, by currency. */
@@ -69,8 +72,14 @@ export function createMonitorMetrics(registry: client.Registry): MonitorMetrics 
     }),
     pollers: new client.Gauge({
       name: 'payments_task_queue_pollers',
-      help: 'Worker pollers the Temporal server saw in the last minute on each environment task queue, by task type (workflow, activity)',
-      labelNames: ['environment', 'task_queue', 'task_type'],
+      help: 'Worker pollers the Temporal server saw in the last minute on each environment task queue, by task type (workflow, activity) and Worker Deployment build (build_id; none for unversioned workers)',
+      labelNames: ['environment', 'task_queue', 'task_type', 'build_id'],
+      registers,
+    }),
+    openRunsByBuild: new client.Gauge({
+      name: 'payments_open_runs_by_build',
+      help: 'Running workflows on each environment task queue by the Worker Deployment build they are pinned to (build_id; none: pinned to no build)',
+      labelNames: ['environment', 'task_queue', 'build_id'],
       registers,
     }),
     openBreaks: new client.Gauge({

@@ -33,6 +33,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'payments settle-late': [...OPERATOR_ACTION, 'action', 'evidence'],
   'payments review-close': OPERATOR_ACTION,
   'payments stuck': ['env', 'query'],
+  'payments move-build': ['to-build', 'reason', 'operator', 'query', 'merchant', 'yes', 'token'],
   'settlements run': ['merchant', 'env', 'outcome'],
   'settlements skipped': ['merchant', 'env', 'limit'],
   'secrets reseal': [],
