@@ -143,6 +143,9 @@ test('a transition the database keeps refusing: NeedsAttention with the reason, 
   expect(pass.find((c) => c.id === created)).toMatchObject({ workflow: { state: 'needs_attention', reason: attention.reason }, action: 'retry_requested' });
   const again = await eventually(() => handle.query(chargeAttentionQuery), (a) => a.giveUps === 2 && a.needsAttention);
   expect(again).toMatchObject({ giveUps: 2, automaticRetries: 1 });
+  // The reconciler names itself (issue 31): its retry is audited as system:reconciler, counted as automatic.
+  const audited = await sql<Array<{ action: string; operator: string }>>(`select action, operator from operator_audit where payment_id = ?`, [created]);
+  expect(audited).toEqual([{ action: 'charge.retry_step', operator: 'system:reconciler' }]);
 
   // The database heals; an operator retries.
   await sql(`delete from test_refuse_charge_charges where reference = ?`, [reference]);
