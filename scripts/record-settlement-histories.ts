@@ -18,6 +18,7 @@ import { COMPLETION_DELAY_MS } from '../src/domain/sandbox-outcome';
 import { startSettlementTestEnv, type SettlementStartOptions, type SettlementTestEnv } from '../test/workflows/support/settlement-env';
 import { waitFor } from '../test/workflows/support/wait-for';
 import { retrySettlementUpdate } from '../workflows/settlement-retry-messages';
+import { BUILD_CHECK_INTERVAL_MS } from '../workflows/settlement-retry';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/settlementWorkflow');
@@ -84,6 +85,20 @@ const SCENARIOS: Record<string, (h: SettlementTestEnv) => Promise<History>> = {
   'failed-retried': async (h) => (await retried(h, { merchantId: h.merchant(25_000), outcome: 'failed' })).failed,
   'retry-new-batch-paid': async (h) => (await retried(h, { merchantId: h.merchant(25_000), outcome: 'failed' })).next,
   'live-failed-retried': async (h) => (await retried(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' })).failed,
+  // Issue 31, finding 8 (patch 'settlement-wait-follows-current-build'): the failed batch's wait looks
+  // for a newer current build every hour (none on the test server), then is retried.
+  'failed-build-checks': async (h) => {
+    const handle = await failedAndWaiting(h, { merchantId: h.merchant(4_000), outcome: 'failed' });
+    await h.env.sleep(2 * BUILD_CHECK_INTERVAL_MS + 1_000);
+    return handle.fetchHistory();
+  },
+  'failed-build-checks-retried': async (h) => {
+    const handle = await failedAndWaiting(h, { merchantId: h.merchant(4_000), outcome: 'failed' });
+    await h.env.sleep(2 * BUILD_CHECK_INTERVAL_MS + 1_000);
+    await handle.executeUpdate(retrySettlementUpdate, { args: [{ reason: 'settlement account corrected', operator: 'cli:recorder' }] });
+    await handle.result();
+    return handle.fetchHistory();
+  },
   'retry-new-batch-nothing': async (h) => {
     const merchantId = h.merchant(6_000);
     return (await retried(h, { merchantId, outcome: 'failed' }, sweptFirst(h))).next;
