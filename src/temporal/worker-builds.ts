@@ -65,6 +65,9 @@ const MAY_HOLD_RUNS = new Set<number>([
   WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINING,
 ]);
 
+/** The gRPC status code of an error, raw (workflowService) or wrapped by the client (ServiceError's cause). */
+const grpcCode = (error: unknown): number | undefined => (error as { code?: number }).code ?? (error as { cause?: { code?: number } }).cause?.code;
+
 /** A string literal of a list query; a name or build id with a quote or backslash cannot be queried (the config refuses none, the server might). */
 export function queryLiteral(value: string): string {
   if (/['"\\]/.test(value)) throw new Error(`${JSON.stringify(value)} cannot be used in a list query (it has a quote or a backslash)`);
@@ -91,7 +94,7 @@ async function describeDeployment(temporal: TemporalHandle, deploymentName: stri
     return workerDeploymentInfo ?? null;
   } catch (error) {
     // A name a poller reported a moment ago may be gone (deleted); nothing to count for it.
-    if ((error as { code?: number }).code === 5 /* NOT_FOUND */) return null;
+    if (grpcCode(error) === 5 /* NOT_FOUND */) return null;
     throw error;
   }
 }
@@ -128,8 +131,14 @@ export async function readBuildCoverage(temporal: TemporalHandle, taskQueueBase:
       }
     }
     for (const { environment, taskQueue } of queues) {
-      const unpinned = `ExecutionStatus = 'Running' AND TaskQueue = ${queryLiteral(taskQueue)} AND (TemporalWorkflowVersioningBehavior IS NULL OR TemporalWorkflowVersioningBehavior != 'Pinned')`;
-      counts.push(count(unpinned).then((runs) => ({ environment, taskQueue, deploymentName: '', buildId: '', runs })));
+      const running = `ExecutionStatus = 'Running' AND TaskQueue = ${queryLiteral(taskQueue)}`;
+      const unpinned = `${running} AND (TemporalWorkflowVersioningBehavior IS NULL OR TemporalWorkflowVersioningBehavior != 'Pinned')`;
+      // A server from before Worker Versioning has no such attribute (INVALID_ARGUMENT): nothing is pinned there.
+      const runs = count(unpinned).catch((error: unknown) => {
+        if (grpcCode(error) === 3 && described.length === 0) return count(running);
+        throw error;
+      });
+      counts.push(runs.then((n) => ({ environment, taskQueue, deploymentName: '', buildId: '', runs: n })));
     }
     return { pollers, runs: await allOrFirstFailure(counts), deployments };
   });
