@@ -14,7 +14,7 @@ import path from 'node:path';
 import { payoutReversalOperation } from '../src/temporal/payout-reversal-start';
 import { decidePayoutUpdate, reversePayoutUpdate } from '../workflows/payout-messages';
 import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from '../test/workflows/support/payout-env';
-import { waitFor } from '../test/workflows/support/wait-for';
+import { signalsAnswered, waitFor } from '../test/workflows/support/wait-for';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/payoutWorkflow');
@@ -75,6 +75,41 @@ const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
     const second = h.handle(record.id);
     await second.result();
     return second.fetchHistory();
+  },
+  // Issue 31 (patch 'audit-with-change'): the decision's and the reversal's audit rows go with their transition.
+  'review-approved-audit-with-change': (h) => reviewed(h, 'approve'),
+  'operator-reversal-audit-with-change': async (h) => {
+    const record = await h.payout();
+    await (await h.start(record)).result();
+    await h.env.client.workflow.executeUpdateWithStart(reversePayoutUpdate, {
+      args: [{ reason: 'recorded scenario', operator: 'cli:recorder' }],
+      startWorkflowOperation: payoutReversalOperation(h.store.payouts.get(record.id)!, h.taskQueue),
+    });
+    const second = h.handle(record.id);
+    await second.result();
+    return second.fetchHistory();
+  },
+  // A reversal sent again to a reversed payout: answered as it is, nothing written.
+  'repeated-reversal': async (h) => {
+    const record = await h.payout({ sandboxOutcome: 'reverse' });
+    await (await h.start(record)).result();
+    await h.env.client.workflow.executeUpdateWithStart(reversePayoutUpdate, {
+      args: [{ reason: 'recorded scenario', operator: 'cli:recorder' }],
+      startWorkflowOperation: payoutReversalOperation(h.store.payouts.get(record.id)!, h.taskQueue),
+    });
+    const second = h.handle(record.id);
+    await second.result();
+    return second.fetchHistory();
+  },
+  // Issue 31 (patch 'live-advance-ignored'): a hand-sent advance on a live payout held for review is ignored; the operator rejects it.
+  'live-review-advance-ignored': async (h) => {
+    const handle = await h.start(await h.payout({ status: 'held_for_review', amount: 6_000_000, environment: 'live' }));
+    await waitFor(async () => (await handle.query('nextTimer')) !== null);
+    await handle.signal('advance');
+    await signalsAnswered(handle);
+    await handle.executeUpdate(decidePayoutUpdate, { args: [{ decision: 'reject', reason: 'recorded scenario', operator: 'cli:recorder' }] });
+    await handle.result();
+    return handle.fetchHistory();
   },
 };
 
