@@ -138,6 +138,15 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     await handle.result();
     return { workflowType: 'chargeReversalWorkflow', history: await handle.fetchHistory() };
   },
+  // Issue 31 (patch 'audit-with-change'): the run is checked to be under its charge's id, and the
+  // audit row goes with the transition (no separate audit activity).
+  'reversal-audit-with-change': async (h) => {
+    const draft = await h.draft({});
+    await (await h.start(draft)).result();
+    const handle = await h.startReversal(draft.id, new Date(await h.env.currentTimeMs()).toISOString());
+    await handle.result();
+    return { workflowType: 'chargeReversalWorkflow', history: await handle.fetchHistory() };
+  },
   // Bounded database retries (patch 'bounded-db-retries'): give up, NeedsAttention, retryStep.
   'transition-gives-up-then-retried': transitionGivesUp,
   'acceptance-not-recorded': acceptanceNotRecorded,

@@ -11,6 +11,9 @@
  * replay pass).
  */
 import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { SA } from '../src/domain/search-attributes';
+import { retryStepUpdate } from '../workflows/messages';
 import { startRefundTestEnv, type RefundOptions, type RefundTestEnv } from '../test/workflows/support/refund-env';
 import { waitFor } from '../test/workflows/support/wait-for';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
@@ -47,6 +50,18 @@ const SCENARIOS: Record<string, (h: RefundTestEnv) => Promise<History>> = {
   'not-found': async (h) => {
     const handle = await h.start(await h.refund(), { write: false });
     await handle.result().catch(() => undefined);
+    return handle.fetchHistory();
+  },
+  // Issue 31 (patch 'refund-settlement-handlers-finish'): the last step gives up, an operator's
+  // retryStep finishes it, and the run waits for the update's audit row before it closes.
+  'retry-last-step': async (h) => {
+    const record = await h.refund();
+    h.store.breakTransition(record.id, () => ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: recorded scenario', nonRetryable: true }));
+    const handle = await h.start(record);
+    await waitFor(async () => (await h.searchAttributes(record.id)).get(SA.NeedsAttention) === true);
+    h.store.heal(record.id);
+    await handle.executeUpdate(retryStepUpdate, { args: [{ reason: 'recorded scenario', operator: 'cli:recorder' }] });
+    await handle.result();
     return handle.fetchHistory();
   },
 };
