@@ -111,6 +111,9 @@ test('a charge past expires_at whose workflow is closed, or missing, is reported
     age_seconds: expect.any(Number),
     overdue_seconds: expect.any(Number),
     ui_url: `http://127.0.0.1:8233/namespaces/default/workflows/${closed}`,
+    // No open run, so no build it is pinned to (issue 31: a run pinned to an unpolled build shows its build).
+    build_id: null,
+    deployment: null,
   });
   expect(listed.get(missing)).toMatchObject({ workflow: 'not_found', reason: 'still awaiting_action past expires_at, and it has no workflow' });
   expect(listed.has(inFlight)).toBe(false);
@@ -190,6 +193,9 @@ test('payments stuck lists every payment type marked NeedsAttention: a payout he
     age_seconds: expect.any(Number),
     overdue_seconds: null,
     ui_url: `http://127.0.0.1:8233/namespaces/default/workflows/${payout}`,
+    // The suite's worker runs unversioned: the run is pinned to no build.
+    build_id: null,
+    deployment: null,
   });
   expect(listedAs(stuck)!.age_seconds).toBeGreaterThanOrEqual(0);
   expect(await stuckIds('--env', 'live')).not.toContain(payout);
