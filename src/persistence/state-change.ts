@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../domain/environment';
 import type { Transfer } from '../domain/ledger';
-import { addToBalances } from './account-balances';
-import { appendEvent } from './event-log';
-import { postingRowsOf } from './ledger';
+import { addToBalances } from './ledger/account-balances';
+import { appendEvent } from './events/event-log';
+import { postingRowsOf } from './ledger/ledger';
 
 /** The money resource a state change belongs to (a charge, payout or refund). */
 export interface MoneyResource {

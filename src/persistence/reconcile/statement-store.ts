@@ -1,4 +1,4 @@
-import { recordPartnerTransactionId } from '../rail-request-store';
+import { recordPartnerTransactionId } from '../partner/rail-request-store';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../orm';
 import type { PartnerStatement } from '../../rail/momo-statement';

@@ -1,0 +1,27 @@
+import type { DisputeRecord } from '../../domain/dispute';
+import { rowToDispute } from './dispute-mapping';
+import type { Orm } from '../orm';
+import { TEXT_ARRAY } from '../sql-values';
+
+/**
+ * Open disputes whose workflow was never confirmed started (`workflow_started_at` null), written at
+ * least `olderThanSeconds` ago (database clock), oldest first, at most `limit`. Uses the partial
+ * index disputes_workflow_unstarted.
+ */
+export async function findUnstartedDisputes(orm: Orm, olderThanSeconds: number, limit: number): Promise<DisputeRecord[]> {
+  const rows = await orm.em.fork().execute<Record<string, unknown>[]>(
+    `select * from disputes
+     where workflow_started_at is null and status in ('needs_response', 'under_review') and created_at < now() - make_interval(secs => ?)
+     order by created_at limit ?`,
+    [olderThanSeconds, limit],
+  );
+  return rows.map(rowToDispute);
+}
+
+/** Marks these disputes' workflows as known to exist (started by the API or the relay, or found started). */
+export async function markDisputeWorkflowsStarted(orm: Orm, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await orm.em
+    .getConnection()
+    .execute(`update disputes set workflow_started_at = now() where id = any(${TEXT_ARRAY}) and workflow_started_at is null`, [JSON.stringify(ids)]);
+}

@@ -1,0 +1,115 @@
+import type { RailStepRequest } from '../../domain/live-rail';
+import type { RailParty, RailRequest } from '../../rail/partner-rail';
+import { isReferenceId } from '../../rail/momo-protocol';
+import type { SecretBox } from '../../support/secret-box';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../orm';
+import { paymentParty } from '../payment-party-store';
+
+/** What a rail step sends, read from the database, and the payment's partner reference. */
+export interface StoredRailRequest {
+  referenceId: string;
+  railRequest: Omit<RailRequest, 'referenceId'>;
+}
+
+type PaymentRow = {
+  environment: string;
+  amount: string;
+  currency: string;
+  merchant_name: string;
+  channel: string | null;
+  bank_code: string | null;
+  sealed_account: string | null;
+  plain_account: string | null;
+};
+
+/** A phone number as the partner takes it (MSISDN): digits only, country code included. */
+function msisdn(identifier: string): string {
+  return identifier.replace(/[^0-9]/g, '');
+}
+
+async function paymentRow(orm: Orm, id: string): Promise<PaymentRow> {
+  const db = orm.em.getConnection();
+  const [row] = id.startsWith('txn_')
+    ? await db.execute<PaymentRow[]>(
+        `select c.environment, c.amount::text as amount, c.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account
+         from charges c join merchants m on m.id = c.merchant_id where c.id = ?`,
+        [id],
+      )
+    : id.startsWith('po_')
+      ? await db.execute<PaymentRow[]>(
+          `select p.environment, p.amount::text as amount, p.currency, m.name as merchant_name, p.channel, p.bank_code, null as sealed_account, null as plain_account
+           from payouts p join merchants m on m.id = p.merchant_id where p.id = ?`,
+          [id],
+        )
+      : await db.execute<PaymentRow[]>(
+          `select s.environment, s.amount::text as amount, s.currency, m.name as merchant_name, 'bank' as channel, s.destination_bank_code as bank_code,
+             s.destination_account_sealed as sealed_account, s.destination_account_number as plain_account
+           from settlements s join merchants m on m.id = s.merchant_id where s.id = ?`,
+          [id],
+        );
+  if (!row) throw new Error(`payment ${id} does not exist`);
+  return row;
+}
+
+async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): Promise<RailParty> {
+  if (id.startsWith('stl_')) {
+    const account = row.sealed_account ? box.open(row.sealed_account) : row.plain_account;
+    if (!account || !row.bank_code) throw new Error(`settlement ${id} has no destination account`);
+    return { partyIdType: 'BANK_ACCOUNT', partyId: `${row.bank_code}:${account}` };
+  }
+  const identifier = await paymentParty(orm, box, id);
+  if (identifier === null) throw new Error(`payment ${id} has no counterparty on record (created before issue 20): it cannot go to the partner rail`);
+  if (row.channel === 'bank' && row.bank_code) return { partyIdType: 'BANK_ACCOUNT', partyId: `${row.bank_code}:${identifier.replace(/\s/g, '')}` };
+  return { partyIdType: 'MSISDN', partyId: msisdn(identifier) };
+}
+
+/**
+ * The payment's rail request and its partner reference: a UUID chosen on the first call and kept
+ * (`rail_references`), so a retried request is the same request. Throws for an unknown payment.
+ */
+export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStepRequest): Promise<StoredRailRequest> {
+  const row = await paymentRow(orm, request.paymentId);
+  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string }>>(
+    `with made as (
+       insert into rail_references (payment_id, product, reference_id, environment) values (?, ?, gen_random_uuid(), ?)
+       on conflict (payment_id) do nothing returning reference_id)
+     select reference_id::text from made union all select reference_id::text from rail_references where payment_id = ?`,
+    [request.paymentId, request.product, row.environment, request.paymentId],
+  );
+  const party = await partyOf(orm, box, request.paymentId, row);
+  const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : `From ${row.merchant_name}`;
+  return {
+    referenceId: ref.reference_id,
+    railRequest: { amount: Number(row.amount), currency: row.currency, externalId: request.paymentId, party, message: message.slice(0, 160) },
+  };
+}
+
+/** The payment a partner reference belongs to (the callback route's lookup); null when unknown. */
+export async function paymentOfReference(orm: Orm, product: string, referenceId: string): Promise<{ paymentId: string; environment: string } | null> {
+  if (!isReferenceId(referenceId)) return null;
+  const rows = await orm.em.getConnection().execute<Array<{ payment_id: string; environment: string }>>(
+    `select payment_id, environment from rail_references where product = ? and reference_id = ?::uuid`,
+    [product, referenceId],
+  );
+  return rows[0] ? { paymentId: rows[0].payment_id, environment: rows[0].environment } : null;
+}
+
+/** Whether the payment already has a partner reference: an earlier attempt chose it, so a request may have reached the partner. */
+export async function hasRailReference(orm: Orm, paymentId: string): Promise<boolean> {
+  const rows = await orm.em.getConnection().execute<Array<{ one: number }>>(`select 1 as one from rail_references where payment_id = ?`, [paymentId]);
+  return rows.length > 0;
+}
+
+/**
+ * Keeps the partner's transaction id of a payment (its status's financialTransactionId, or a
+ * statement line's): the first one seen is kept; a different one later is answered, not overwritten.
+ * Answers the id on record.
+ */
+export async function recordPartnerTransactionId(em: Pick<EntityManager, 'execute'>, paymentId: string, financialTransactionId: string): Promise<string | null> {
+  const rows = await em.execute<Array<{ partner_transaction_id: string | null }>>(
+    `update rail_references set partner_transaction_id = coalesce(partner_transaction_id, ?) where payment_id = ? returning partner_transaction_id`,
+    [financialTransactionId, paymentId],
+  );
+  return rows[0]?.partner_transaction_id ?? null;
+}

@@ -1,0 +1,98 @@
+import type { Orm } from '../orm';
+import { newId } from '../../support/new-id';
+import { attemptKeySql, normalizeEmail } from './sign-in-attempts';
+
+/**
+ * Portal users (`portal_users`, migration 20261128000006): who may sign in to a merchant's portal.
+ * Emails are stored lower-cased; only the argon2id hash of a password is stored.
+ */
+
+export interface PortalUser {
+  id: string;
+  merchantId: string;
+  email: string;
+  passwordHash: string;
+  /** Disabled by an operator or a colleague: no session, no sign-in. */
+  disabledAt: Date | null;
+  createdAt: Date;
+  lastSignInAt: Date | null;
+}
+
+export class PortalUserRefused extends Error {}
+
+interface Row {
+  id: string;
+  merchant_id: string;
+  email: string;
+  password_hash: string;
+  disabled_at: Date | string | null;
+  created_at: Date | string;
+  last_sign_in_at: Date | string | null;
+}
+
+const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+function userOf(row: Row): PortalUser {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    disabledAt: date(row.disabled_at),
+    createdAt: new Date(row.created_at),
+    lastSignInAt: date(row.last_sign_in_at),
+  };
+}
+
+export { normalizeEmail };
+
+/** `users create`: a user of an existing merchant; a taken email or an unknown merchant is refused, nothing written. */
+export async function createPortalUser(orm: Orm, merchantId: string, email: string, passwordHash: string): Promise<{ id: string; merchant_id: string; email: string; created_at: string }> {
+  const conn = orm.em.getConnection();
+  const merchants = await conn.execute<{ id: string }[]>(`select id from merchants where id = ?`, [merchantId]);
+  if (!merchants[0]) throw new PortalUserRefused(`merchant ${merchantId} does not exist`);
+  const rows = await conn.execute<Row[]>(
+    `insert into portal_users (id, merchant_id, email, password_hash) values (?, ?, ?, ?) on conflict (email) do nothing returning *`,
+    [newId('portalUser'), merchantId, normalizeEmail(email), passwordHash],
+  );
+  if (!rows[0]) throw new PortalUserRefused(`a portal user with email ${normalizeEmail(email)} already exists`);
+  const user = userOf(rows[0]);
+  return { id: user.id, merchant_id: user.merchantId, email: user.email, created_at: user.createdAt.toISOString() };
+}
+
+/** One user as `users list` and the portal's Users page show it: never a hash. */
+export interface PortalUserView {
+  id: string;
+  email: string;
+  status: 'active' | 'disabled';
+  created_at: string;
+  last_sign_in_at: string | null;
+  /** The sign-in lock-out's end while one is in force (src/persistence/portal/sign-in-attempts.ts). */
+  locked_until: string | null;
+}
+
+/** `users list --merchant ID`, the portal's Users page: a merchant's users, oldest first. */
+export async function listPortalUsers(orm: Orm, merchantId: string): Promise<{ object: 'list'; data: PortalUserView[] }> {
+  const rows = await orm.em.getConnection().execute<(Row & { lock: Date | string | null })[]>(
+    `select u.*, case when a.locked_until > now() then a.locked_until end as lock
+       from portal_users u left join portal_sign_in_attempts a on a.key = ${attemptKeySql('u.email')}
+      where u.merchant_id = ? order by u.created_at, u.id`,
+    [merchantId],
+  );
+  return {
+    object: 'list',
+    data: rows.map((row) => {
+      const u = userOf(row);
+      return { id: u.id, email: u.email, status: u.disabledAt ? 'disabled' : 'active', created_at: u.createdAt.toISOString(), last_sign_in_at: u.lastSignInAt?.toISOString() ?? null, locked_until: date(row.lock)?.toISOString() ?? null };
+    }),
+  };
+}
+
+export async function findPortalUserByEmail(orm: Orm, email: string): Promise<PortalUser | null> {
+  const rows = await orm.em.getConnection().execute<Row[]>(`select * from portal_users where email = ?`, [normalizeEmail(email)]);
+  return rows[0] ? userOf(rows[0]) : null;
+}
+
+export async function recordSignIn(orm: Orm, userId: string): Promise<void> {
+  await orm.em.getConnection().execute(`update portal_users set last_sign_in_at = now() where id = ?`, [userId]);
+}

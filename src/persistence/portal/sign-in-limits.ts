@@ -1,0 +1,72 @@
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Orm } from '../orm';
+
+/**
+ * The portal's sign-in limits (docs/security.md "Merchant portal"), on the API's rate-limit table
+ * (rate_limits, the same rate-limiter-flexible PostgreSQL store as src/persistence/merchants/rate-limit-store.ts,
+ * so every process counts in the same rows): sign-in attempts per client address and per email
+ * (its sha256, as the lock-out keys it: known or not), each over a window. An attempt is counted
+ * before anything else; a successful sign-in gives its point back, so only refused attempts add up.
+ */
+export interface SignInLimitSettings {
+  perAddress: number;
+  perAccount: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: SignInLimitSettings = { perAddress: 50, perAccount: 30, windowSeconds: 15 * 60 };
+
+export interface SignInDecision {
+  allowed: boolean;
+  /** Until a refused attempt may be made again. */
+  msBeforeNext: number;
+  /** Which limit refused it. */
+  by?: 'address' | 'account';
+}
+
+export interface SignInLimits {
+  readonly settings: SignInLimitSettings;
+  /** Counts one attempt from `address` for the email key `account`. */
+  take(address: string, account: string): Promise<SignInDecision>;
+  /** A successful sign-in: its points back. */
+  giveBack(address: string, account: string): Promise<void>;
+}
+
+export function signInLimits(orm: Orm, settings: SignInLimitSettings = DEFAULT_SIGN_IN_LIMITS): SignInLimits {
+  let built: Promise<{ address: RateLimiterPostgres; account: RateLimiterPostgres }> | undefined;
+  const ready = () =>
+    (built ??= (async () => {
+      const pool = await orm.em.getConnection().getNativeClient();
+      const common = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, duration: settings.windowSeconds };
+      return {
+        address: new RateLimiterPostgres({ ...common, keyPrefix: 'signin_address', points: settings.perAddress }),
+        account: new RateLimiterPostgres({ ...common, keyPrefix: 'signin_account', points: settings.perAccount }),
+      };
+    })().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    }));
+  const consume = async (limiter: RateLimiterPostgres, key: string): Promise<number | null> => {
+    try {
+      await limiter.consume(key);
+      return null;
+    } catch (outcome) {
+      if (!(outcome instanceof RateLimiterRes)) throw outcome;
+      return outcome.msBeforeNext;
+    }
+  };
+  return {
+    settings,
+    async take(address, account) {
+      const rl = await ready();
+      const [byAddress, byAccount] = await Promise.all([consume(rl.address, address), consume(rl.account, account)]);
+      if (byAddress !== null) return { allowed: false, msBeforeNext: byAddress, by: 'address' };
+      if (byAccount !== null) return { allowed: false, msBeforeNext: byAccount, by: 'account' };
+      return { allowed: true, msBeforeNext: 0 };
+    },
+    async giveBack(address, account) {
+      const rl = await ready();
+      await Promise.all([rl.address.reward(address, 1), rl.account.reward(account, 1)]);
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../../domain/environment';
+import { LIVE_RAIL, type LiveRail } from '../../domain/live-rail';
+import {
+  LIVE_RAIL_UNAVAILABLE,
+  NO_SETTLEMENT_ACCOUNT,
+  settlementCurrencyMismatch,
+  unansweredBatchSkip,
+  type BalanceKey,
+  type SettlementRunPage,
+  type SettlementRunPageRequest,
+  type SkippedBalance,
+} from '../../domain/settlement-run';
+import type { Orm } from '../orm';
+import { clearSettlementSkips, recordSettlementSkips } from './settlement-skips';
+
+/** A balance a settlement run may settle: positive available money of one merchant, environment and currency. */
+export interface SettleableBalance {
+  merchantId: string;
+  environment: Environment;
+  currency: string;
+  /** Minor units, as text (bigint). What the batch sweeps is read again under its row lock. */
+  available: string;
+  /** Whether the merchant has a settlement account (bank code and number: sealed, or plain on a row from before migration 20261125000005). */
+  hasAccount: boolean;
+  /** The merchant's settlement bank code, or null (no account). */
+  bankCode: string | null;
+  /** That bank's currency (banks.currency), or null: no account, or a code the banks reference does not know. */
+  bankCurrency: string | null;
+  /**
+   * A live batch of this balance without the partner's final answer (issue 29), or null: one still
+   * pending (its transfer may be on its way), or one failed with `timeout` by a run from before
+   * PARTNER_WORD_PATCH (failed without the partner's word) that no later batch followed.
+   */
+  unansweredBatch?: string | null;
+}
+
+export interface SettleableBalanceQuery {
+  /** Keyset: the page starts after this balance key (merchant, environment, currency). */
+  after?: BalanceKey | null;
+  /** Keyset by merchant only: the page starts after every balance of this merchant. */
+  afterMerchantId?: string;
+  limit: number;
+  merchantId?: string;
+  environment?: Environment;
+}
+
+type Row = {
+  merchant_id: string;
+  environment: Environment;
+  currency: string;
+  available: string;
+  has_account: boolean;
+  bank_code: string | null;
+  bank_currency: string | null;
+  unanswered_batch: string | null;
+};
+
+/**
+ * One page of settleable balances (merchant_available > 0), ordered by merchant_id, environment,
+ * currency and paged by that key: a range scan of account_balances' primary key from the key on (no
+ * offset), so the 1,000th page of 100,000 merchants costs what the first does.
+ */
+export function listSettleableBalances(orm: Orm, query: SettleableBalanceQuery): Promise<SettleableBalance[]> {
+  return selectSettleableBalances(orm.em.fork() as EntityManager, query);
+}
+
+async function selectSettleableBalances(em: EntityManager, query: SettleableBalanceQuery): Promise<SettleableBalance[]> {
+  const where = [`b.account = 'merchant_available'`, 'b.amount > 0'];
+  const params: unknown[] = [];
+  if (query.after) {
+    where.push('(b.merchant_id, b.environment, b.currency) > (?, ?, ?)');
+    params.push(query.after.merchantId, query.after.environment, query.after.currency);
+  }
+  if (query.afterMerchantId !== undefined) {
+    where.push('b.merchant_id > ?');
+    params.push(query.afterMerchantId);
+  }
+  if (query.merchantId !== undefined) {
+    where.push('b.merchant_id = ?');
+    params.push(query.merchantId);
+  }
+  if (query.environment !== undefined) {
+    where.push('b.environment = ?');
+    params.push(query.environment);
+  }
+  const rows = await em.execute<Row[]>(
+    `select b.merchant_id, b.environment, b.currency, b.amount::text as available,
+            (m.settlement_bank_code is not null and (m.settlement_account_sealed is not null or m.settlement_account_number is not null)) as has_account,
+            m.settlement_bank_code as bank_code, k.currency as bank_currency,
+            (select s.id from settlements s
+              where s.merchant_id = b.merchant_id and s.environment = b.environment and s.currency = b.currency and s.environment = 'live'
+                and (s.status = 'pending'
+                     or (s.status = 'failed' and s.failure_class = 'timeout'
+                         and not exists (select 1 from settlements n where n.merchant_id = s.merchant_id and n.environment = s.environment
+                                           and n.currency = s.currency and n.created_at > s.created_at)))
+              order by s.created_at limit 1) as unanswered_batch
+     from account_balances b join merchants m on m.id = b.merchant_id
+       left join banks k on k.code = m.settlement_bank_code
+     where ${where.join(' and ')}
+     order by b.merchant_id, b.environment, b.currency
+     limit ?`,
+    [...params, query.limit],
+  );
+  return rows.map((r) => ({
+    merchantId: r.merchant_id,
+    environment: r.environment,
+    currency: r.currency,
+    available: r.available,
+    hasAccount: r.has_account,
+    bankCode: r.bank_code,
+    bankCurrency: r.bank_currency,
+    unansweredBatch: r.unanswered_batch,
+  }));
+}
+
+/** Keeps why a run skipped one balance (the latest skip per balance), for `settlements skipped`. */
+export async function recordSettlementSkip(orm: Orm, skip: SkippedBalance & { runId: string }): Promise<void> {
+  const { runId, ...balance } = skip;
+  await recordSettlementSkips(orm.em.fork() as EntityManager, runId, [balance]);
+}
+
+/**
+ * Why the run does not start a batch for a balance, or null, in the order an operator can fix them:
+ *
+ * 1. the merchant has no settlement account (NO_SETTLEMENT_ACCOUNT: `merchants set` fixes it now);
+ * 2. the account's bank takes another currency than the balance's (SETTLEMENT_CURRENCY_MISMATCH,
+ *    naming both: the merchant has one account, so this balance waits for an account in its
+ *    currency; the sweep refuses it too);
+ * 3. the balance is live and no live rail exists (LIVE_RAIL_UNAVAILABLE: the batch could only fail
+ *    at once and wait for an operator, filling `payments stuck` every run; no operator can fix it);
+ * 4. the balance is live and one of its batches has no final answer from the partner (issue 29:
+ *    unansweredBatchSkip): its money may be on its way, so nothing more is swept until it answers.
+ */
+export function skipReason(
+  balance: Pick<SettleableBalance, 'environment' | 'currency' | 'hasAccount' | 'bankCode' | 'bankCurrency' | 'unansweredBatch'>,
+  rail: LiveRail = LIVE_RAIL,
+): string | null {
+  if (!balance.hasAccount || balance.bankCode === null) return NO_SETTLEMENT_ACCOUNT;
+  if (balance.bankCurrency !== balance.currency) return settlementCurrencyMismatch(balance.bankCode, balance.bankCurrency, balance.currency);
+  if (balance.environment === 'live' && rail === 'none') return LIVE_RAIL_UNAVAILABLE;
+  if (balance.environment === 'live' && balance.unansweredBatch) return unansweredBatchSkip(balance.unansweredBatch);
+  return null;
+}
+
+/**
+ * The settlement run's page step, in one transaction: a page of settleable balances after
+ * `request.after`; the skips (skipReason: no settlement account; an account in another currency;
+ * live while no live rail exists) recorded with the run; the earlier skips of the balances it will settle forgotten. Answers balance
+ * keys only (no amounts, no account numbers: the answer goes into the run's history). Idempotent: a
+ * retried page writes the same rows. The skips are decided here, not in the workflow, so the
+ * histories of runs from before a rule changed replay unchanged.
+ */
+export async function settlementRunPage(orm: Orm, request: SettlementRunPageRequest, rail: LiveRail = LIVE_RAIL): Promise<SettlementRunPage> {
+  return orm.em.fork().transactional(async (em) => {
+    const rows = await selectSettleableBalances(em as EntityManager, {
+      after: request.after,
+      limit: request.limit,
+      ...(request.merchantId !== undefined ? { merchantId: request.merchantId } : {}),
+      ...(request.environment !== undefined ? { environment: request.environment } : {}),
+    });
+    const key = (r: SettleableBalance): BalanceKey => ({ merchantId: r.merchantId, environment: r.environment, currency: r.currency });
+    const settle: BalanceKey[] = [];
+    const skipped: SkippedBalance[] = [];
+    for (const row of rows) {
+      const reason = skipReason(row, rail);
+      if (reason === null) settle.push(key(row));
+      else skipped.push({ ...key(row), reason });
+    }
+    await recordSettlementSkips(em as EntityManager, request.runId, skipped);
+    await clearSettlementSkips(em as EntityManager, settle);
+    return { settle, skipped, next: rows.length === request.limit ? key(rows[rows.length - 1]) : null };
+  });
+}
