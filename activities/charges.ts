@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import { chargeState } from '../src/domain/charge-state';
-import { applyChargeTransition, beginCharge, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charge-store';
+import { applyChargeTransition, beginCharge, ChargeNotFoundError, recordAcceptedCharge, TransitionRefusedError } from '../src/persistence/charges/charge-store';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
 import type { ChargeActivities } from './types';

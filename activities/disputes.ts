@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { disputeEvidenceWindowMs } from '../src/config';
 import { disputeState, type DisputeEvidenceRequest, type DisputeOutcomeRequest, type DisputeRecord } from '../src/domain/dispute';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
-import { applyDisputeOutcome, beginDispute, recordDisputeEvidence } from '../src/persistence/dispute-store';
+import { applyDisputeOutcome, beginDispute, recordDisputeEvidence } from '../src/persistence/disputes/dispute-store';
 import type { Orm } from '../src/persistence/orm';
 import type { DisputeActivities } from './types';
 

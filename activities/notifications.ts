@@ -8,7 +8,7 @@ import {
   type MessageParts,
   type NotificationContext,
   type RecordedNotificationAttempt,
-} from '../src/persistence/notification-attempt-store';
+} from '../src/persistence/notifications/notification-attempt-store';
 import type { Orm } from '../src/persistence/orm';
 import { addressOf, type NotificationConfig } from '../src/notifications/notification-config';
 import { notificationTransports } from '../src/notifications/notification-transports';

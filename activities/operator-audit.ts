@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { OperatorAuditEntry } from '../src/domain/operator-action';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
-import { recordOperatorAction } from '../src/persistence/operator-audit-store';
+import { recordOperatorAction } from '../src/persistence/operators/operator-audit-store';
 import type { Orm } from '../src/persistence/orm';
 import { newId } from '../src/support/new-id';
 import type { OperatorAuditActivities } from './types';

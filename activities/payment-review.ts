@@ -12,10 +12,10 @@ import {
   recordLateSuccess,
   settleLateMoney,
   type SettledLate,
-} from '../src/persistence/late-answer-store';
+} from '../src/persistence/partner/late-answer-store';
 import type { Orm } from '../src/persistence/orm';
-import { railRequestFor } from '../src/persistence/rail-request-store';
-import { resolutionEvidence } from '../src/persistence/resolution-evidence';
+import { railRequestFor } from '../src/persistence/partner/rail-request-store';
+import { resolutionEvidence } from '../src/persistence/charges/resolution-evidence';
 import { evidenceMismatch } from '../src/domain/charge-resolution';
 import type { PartnerRail, RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
 import type { SecretBox } from '../src/support/secret-box';

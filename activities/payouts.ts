@@ -4,7 +4,7 @@ import { payoutReviewTimeoutMs } from '../src/domain/payout-review';
 import { PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, payoutState, type BegunPayout, type PayoutTransitionRequest } from '../src/domain/payout-state';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
-import { markPayoutWorkflowStarted, PayoutNotFoundError, PayoutTransitionRefusedError, writePayoutTransition } from '../src/persistence/payout-store';
+import { markPayoutWorkflowStarted, PayoutNotFoundError, PayoutTransitionRefusedError, writePayoutTransition } from '../src/persistence/payouts/payout-store';
 import type { PayoutActivities } from './types';
 
 /** Refusals by the payout's rules and permanent database errors: non-retryable, with a stable type. Anything else is retried. */

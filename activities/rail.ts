@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { RailStepRequest } from '../src/domain/live-rail';
 import type { Orm } from '../src/persistence/orm';
-import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/rail-request-store';
+import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/partner/rail-request-store';
 import type { PartnerRail, RailRequest, RailStatus } from '../src/rail/partner-rail';
 import type { RailStatusAnswer, RailSubmitOutcome } from './types';
 import type { SecretBox } from '../src/support/secret-box';

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { refundState, type RefundRecord, type RefundTransitionRequest } from '../src/domain/refund';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
-import { applyRefundTransition, beginRefund } from '../src/persistence/refund-store';
+import { applyRefundTransition, beginRefund } from '../src/persistence/refunds/refund-store';
 import type { RefundActivities } from './types';
 
 /** Permanent database errors are non-retryable with a stable type; anything else (connection lost, lock timeout, deadlock) is retried. */

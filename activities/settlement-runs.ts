@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { SettlementRunPageRequest } from '../src/domain/settlement-run';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
-import { settlementRunPage } from '../src/persistence/settlement-balances';
+import { settlementRunPage } from '../src/persistence/settlements/settlement-balances';
 import type { SettlementRunActivities } from './types';
 import type { LiveRail } from '../src/domain/live-rail';
 

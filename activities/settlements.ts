@@ -4,7 +4,7 @@ import { settlementState, type SettlementRecord, type SettlementSweepRequest, ty
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
-import { applySettlementTransition, SettlementConflictError, SettlementLedgerMismatchError, SettlementNotFoundError, settlementStatus, sweepSettlement } from '../src/persistence/settlement-store';
+import { applySettlementTransition, SettlementConflictError, SettlementLedgerMismatchError, SettlementNotFoundError, settlementStatus, sweepSettlement } from '../src/persistence/settlements/settlement-store';
 import type { SettlementActivities } from './types';
 import type { LiveRail } from '../src/domain/live-rail';
 

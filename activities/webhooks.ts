@@ -7,7 +7,7 @@ import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
 import { nextRetryDelay, parseRetryAfter } from '../src/domain/webhook-retry';
 import { isDeterministicDbError, sqlStateOf } from '../src/persistence/db-errors';
-import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhook-attempt-store';
+import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhooks/webhook-attempt-store';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { MerchantBusyError, merchantSlotKey, processMerchantSlots, type MerchantSlots } from '../src/webhooks/merchant-slots';

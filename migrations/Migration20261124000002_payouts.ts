@@ -2,8 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Payouts (issue 10). `payouts` holds one row per payout: written by POST /v1/payouts with its
- * reservation and first event (src/persistence/payout-create-store.ts), then only by the payout
- * workflow's activities (src/persistence/payout-store.ts). `metadata_json` keeps the merchant's
+ * reservation and first event (src/persistence/payouts/payout-create-store.ts), then only by the payout
+ * workflow's activities (src/persistence/payouts/payout-store.ts). `metadata_json` keeps the merchant's
  * metadata as the text it was sent in (key order kept), like charges. `sandbox_outcome` is the
  * sandbox switch read once at acceptance (null on live). `workflow_started_at` is set once the
  * payout's workflow is known to exist (the payout-start relay starts the others). The list index

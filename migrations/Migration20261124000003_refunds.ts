@@ -2,8 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Refunds (issue 10). `refunds` holds one row per refund: written by POST /v1/refunds with its
- * reservation and `refund.created` (src/persistence/refund-create-store.ts), then only by the refund
- * workflow's activities (src/persistence/refund-store.ts). `metadata_json` keeps the merchant's
+ * reservation and `refund.created` (src/persistence/refunds/refund-create-store.ts), then only by the refund
+ * workflow's activities (src/persistence/refunds/refund-store.ts). `metadata_json` keeps the merchant's
  * metadata as the text it was sent in (key order kept), like charges and payouts; `sandbox_outcome`
  * is the sandbox switch read once at acceptance (null on live). `workflow_started_at` is set once the
  * refund's workflow is known to exist (the refund-start relay starts the others).

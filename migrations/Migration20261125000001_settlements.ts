@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - `merchants.settlement_bank_code` / `settlement_account_number`: the merchant's settlement
  *   account (`merchants set ID --settlement-bank CODE --settlement-account NUMBER`), set together or
  *   not at all. A merchant without one is never swept.
- * - `settlements`: one row per batch, written by the batch's sweep (src/persistence/settlement-store.ts:
+ * - `settlements`: one row per batch, written by the batch's sweep (src/persistence/settlements/settlement-store.ts:
  *   the row, the sweep transfer available -> reserved and `settlement.created` in one transaction),
  *   then only by its workflow (paid: reserved -> settlement_clearing; failed: reserved -> available).
  *   `destination_*` is the account as it was at the sweep (the API shows the number masked);

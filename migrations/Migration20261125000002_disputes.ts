@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Disputes (issue 11). `disputes` holds one row per dispute: written by POST
  * /v1/sandbox/charges/{id}/disputes with its hold and `dispute.opened`
- * (src/persistence/dispute-create-store.ts), then only by the dispute workflow's activities
- * (src/persistence/dispute-store.ts): `evidence_due_by` with `dispute.evidence_required`, the
+ * (src/persistence/disputes/dispute-create-store.ts), then only by the dispute workflow's activities
+ * (src/persistence/disputes/dispute-store.ts): `evidence_due_by` with `dispute.evidence_required`, the
  * evidence (`under_review`), the end (`won` | `lost`). `workflow_started_at` is set once the
  * dispute's workflow is known to exist (the dispute-start relay starts the others).
  *

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Balance transactions (issue 11): the index GET /v1/balance-transactions pages on
- * (src/persistence/balance-transaction-store.ts): a merchant's postings on available and reserved, in
+ * (src/persistence/ledger/balance-transaction-store.ts): a merchant's postings on available and reserved, in
  * the list's order (created_at, transfer_id, account, all descending). Partial: the other accounts'
  * postings (customer clearing, pending, fees, clearing accounts) are never listed.
  *

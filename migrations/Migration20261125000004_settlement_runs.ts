@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * currency), the latest reason a settlement run did not start a batch for it (today: the merchant
  * has no settlement account), with the run and the time: `settlements skipped` reads it, so an
  * operator can see why a merchant was not settled. Written by the run's page step
- * (src/persistence/settlement-skips.ts); a later run that does start a batch for the balance deletes
+ * (src/persistence/settlements/settlement-skips.ts); a later run that does start a batch for the balance deletes
  * its row.
  *
  * The run pages through account_balances by its primary key (merchant_id, environment, currency,

@@ -13,7 +13,7 @@ import { Migration } from '@mikro-orm/migrations';
  * and `destination_account_number` stay, for rows written before this migration only. The code seals
  * them (and clears the plain text) in batches: every worker at start, before it polls; `cli secrets
  * reseal`; and a sweep that meets one (src/services/reseal-secrets.ts sealSettlementAccounts,
- * src/persistence/sealed-secret-store.ts). Nothing writes a plain number any more. The partial indexes
+ * src/persistence/merchants/sealed-secret-store.ts). Nothing writes a plain number any more. The partial indexes
  * find the rows left to seal without reading the whole table, and are empty once they are sealed.
  *
  * The constraints: a merchant's bank code and number are still set together (the number plain or

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The API's rate-limit counters (src/persistence/rate-limit-store.ts, issue 20): the table of
+ * The API's rate-limit counters (src/persistence/merchants/rate-limit-store.ts, issue 20): the table of
  * rate-limiter-flexible's PostgreSQL store, in the exact shape the library would create (`key`
  * primary key, `points`, `expire` in epoch milliseconds); the library is told it exists
  * (`tableCreated: true`) and never runs DDL, so the API's role needs no CREATE. One row per bucket:

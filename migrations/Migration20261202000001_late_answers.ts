@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Late money (issue 29): one row per payment the partner answered SUCCESSFUL after we had ended it
  * (a charge expired or failed; a payout or settlement failed). Written with its ledger posting into
- * `late_funds` and its event, in one transaction (src/persistence/late-answer-store.ts); settled once
+ * `late_funds` and its event, in one transaction (src/persistence/partner/late-answer-store.ts); settled once
  * by an operator (`settled_action`: credit, return or accept). A `return` keeps its own partner
  * reference for the transfer back to the payer.
  *

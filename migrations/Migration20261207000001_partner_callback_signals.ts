@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The partner callbacks' signal claims (issue 30, src/persistence/callback-signal-store.ts): one row
+ * The partner callbacks' signal claims (issue 30, src/persistence/partner/callback-signal-store.ts): one row
  * per workflow that a verified callback has signalled, keyed by its id in `payment_id` (the payment's
  * own id for its wake-up, `review-<paymentId>` for a late callback's review flag), with when it last
  * signalled it (`last_signal_at`) and how many times in its life (`signals`). The callback route takes a claim with one conditional

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * A bulk operator action's dry run (issue 31, finding 1; src/persistence/bulk-selection-store.ts):
+ * A bulk operator action's dry run (issue 31, finding 1; src/persistence/operators/bulk-selection-store.ts):
  * one row per dry run, keyed by its token (`opsel_…`), naming the exact payments it showed (`payments`:
  * id, environment and merchant of each, in the order shown), the command and its options, the list
  * query, who ran it, and until when `--yes --token` may use it. Used once: `used_at`, `used_by` and

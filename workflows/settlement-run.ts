@@ -31,7 +31,7 @@ export const settlementRunQuery = defineQuery<SettlementRunResult>('settlementRu
  * with a positive available balance. Started by the Schedule (src/temporal/settlement-schedule.ts,
  * input `{}`) or by `settlements run` (filters: merchant, environment; sandbox outcome).
  *
- * 1. Page (local activity, one transaction; src/persistence/settlement-balances.ts): the next
+ * 1. Page (local activity, one transaction; src/persistence/settlements/settlement-balances.ts): the next
  *    settleable balances after the last key (merchant, environment, currency), 100 by default. The
  *    balances of merchants without a settlement account, and live balances while no live rail
  *    exists (src/domain/live-rail.ts), are skipped there: recorded with the reason in

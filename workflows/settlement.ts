@@ -27,7 +27,7 @@ export const settlementStateQuery = defineQuery<SettlementState | undefined>('se
  * 0. Refuse to run (non-retryably, `SettlementInputRefused`, nothing written) unless the input is a
  *    SettlementStart, the workflow id is its settlement id, and the run's MerchantId, Environment
  *    and Currency search attributes (when set) are the input's.
- * 1. Sweep (local activity, one transaction; src/persistence/settlement-store.ts): the batch row, the
+ * 1. Sweep (local activity, one transaction; src/persistence/settlements/settlement-store.ts): the batch row, the
  *    swept postings marked, available → reserved (in transit), `settlement.created`. No settlement
  *    account or no positive balance: nothing is written and the run ends `{ kind: 'nothing', reason }`.
  *    A batch already written under this id is returned as it is (nothing moves twice).

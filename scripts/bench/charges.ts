@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { createMerchant } from '../../src/persistence/merchant-store';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import { randomBase62 } from '../../src/support/new-id';
 import { completionWaiter, type CompletionMode } from './completion';
 import type { BenchInfra } from './infra';

@@ -1,8 +1,8 @@
 import { Pool } from 'undici';
 import { ACCOUNTS, type Transfer } from '../../src/domain/ledger';
 import { computePayoutFee } from '../../src/domain/payout';
-import { addToBalances } from '../../src/persistence/account-balances';
-import { postTransfer } from '../../src/persistence/ledger';
+import { addToBalances } from '../../src/persistence/ledger/account-balances';
+import { postTransfer } from '../../src/persistence/ledger/ledger';
 import { randomBase62 } from '../../src/support/new-id';
 import type { BenchInfra } from './infra';
 import { runPhase, type PhaseResult } from './load';

@@ -1,5 +1,5 @@
 import { AUDITED_ACTIONS, isAuditedAction } from '../domain/operator-action';
-import { listOperatorAudit, type AuditFilter } from '../persistence/operator-audit-store';
+import { listOperatorAudit, type AuditFilter } from '../persistence/operators/operator-audit-store';
 import { act, type CliCommand } from './command';
 import { withDatabase } from './connect';
 import { merchantIdOption, parseLimit, sinceOption, UsageError, type Values } from './shared';

@@ -1,7 +1,7 @@
 import { ALL_SCOPES, isScope, type Scope } from '../domain/scopes';
 import { parseDuration } from '../domain/webhook-retry';
-import { DEFAULT_ROLL_OVERLAP_MS, listKeys, rollKey } from '../persistence/api-key-store';
-import { issueKey, revokeKey } from '../persistence/merchant-store';
+import { DEFAULT_ROLL_OVERLAP_MS, listKeys, rollKey } from '../persistence/merchants/api-key-store';
+import { issueKey, revokeKey } from '../persistence/merchants/merchant-store';
 import { act, type CliCommand } from './command';
 import { withDatabase } from './connect';
 import { changeActor, OPERATOR_HELP, parseEnv, UsageError } from './shared';

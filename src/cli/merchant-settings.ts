@@ -1,6 +1,6 @@
 import { parseCurrencyLimits } from '../domain/live-limits';
 import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from '../domain/settlement-account';
-import { parseThreshold, type MerchantSettingsChange } from '../persistence/merchant-settings-store';
+import { parseThreshold, type MerchantSettingsChange } from '../persistence/merchants/merchant-settings-store';
 import type { SecretBox } from '../support/secret-box';
 import { emailOption, UsageError, type Values } from './shared';
 

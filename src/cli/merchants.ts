@@ -1,6 +1,6 @@
-import { createMerchant, verifyMerchant } from '../persistence/merchant-store';
-import { updateMerchantSettings } from '../persistence/merchant-settings-store';
-import { createPortalUser, findPortalUserByEmail } from '../persistence/portal-user-store';
+import { createMerchant, verifyMerchant } from '../persistence/merchants/merchant-store';
+import { updateMerchantSettings } from '../persistence/merchants/merchant-settings-store';
+import { createPortalUser, findPortalUserByEmail } from '../persistence/portal/portal-user-store';
 import { secretBoxFor } from '../runtime/secrets-key';
 import { randomBase62 } from '../support/new-id';
 import { hashPassword, passwordProblem } from '../support/password';

@@ -1,5 +1,5 @@
 import type { SettlementRunInput } from '../domain/settlement-run';
-import { listSettlementSkips } from '../persistence/settlement-skips';
+import { listSettlementSkips } from '../persistence/settlements/settlement-skips';
 import { runSettlements } from '../services/settlement-run';
 import { act, type CliCommand } from './command';
 import { withDatabase, withTemporalAndDatabase } from './connect';

@@ -1,13 +1,13 @@
 import { isIdOf } from '../domain/ids';
-import { changePortalUserAccess } from '../persistence/portal-user-access';
-import { createPortalUser, listPortalUsers } from '../persistence/portal-user-store';
+import { changePortalUserAccess } from '../persistence/portal/portal-user-access';
+import { createPortalUser, listPortalUsers } from '../persistence/portal/portal-user-store';
 import { randomBase62 } from '../support/new-id';
 import { hashPassword, passwordProblem } from '../support/password';
 import { act, flag, type CliCommand } from './command';
 import { withDatabase } from './connect';
 import { auditedActor, emailOption, merchantIdOption, OPERATOR_HELP, readPasswordFromStdin, REASON_HELP, UsageError } from './shared';
 
-/** The access changes of a portal user (audited as operator_audit portal_user.*: src/persistence/portal-user-access.ts). */
+/** The access changes of a portal user (audited as operator_audit portal_user.*: src/persistence/portal/portal-user-access.ts). */
 const ACCESS = [
   ['disable', 'disable', 'its portal sessions end at once and it cannot sign in (audited)'],
   ['enable', 'enable', 'it can sign in again (audited)'],

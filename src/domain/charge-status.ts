@@ -21,7 +21,7 @@ export function canTransition(from: ChargeStatus, to: ChargeStatus): boolean {
 /**
  * The one way out of `expired` or `failed` (issue 29), never taken by the normal machine above: an
  * operator settles late money (the partner said SUCCESSFUL after we ended the charge) with `credit`,
- * and the charge becomes succeeded late (src/persistence/late-answer-store.ts, through the payment
+ * and the charge becomes succeeded late (src/persistence/partner/late-answer-store.ts, through the payment
  * review's audited `settleLateAnswer` update). Nothing else may use it.
  */
 export function canSettleLate(from: ChargeStatus, to: ChargeStatus): boolean {

@@ -13,7 +13,7 @@ export const ID_PREFIX = {
   delivery: 'dlv_',
   audit: 'aud_',
   operatorBatch: 'opb_',
-  /** A bulk dry run's selection (src/persistence/bulk-selection-store.ts): the token `--yes --token` takes. */
+  /** A bulk dry run's selection (src/persistence/operators/bulk-selection-store.ts): the token `--yes --token` takes. */
   operatorSelection: 'opsel_',
   notification: 'ntf_',
   portalUser: 'usr_',

@@ -107,7 +107,7 @@ export const NOTHING_TO_SETTLE = {
 
 /**
  * The sweep, as the workflow asks for it: the start, and `at` (workflow time). The sweep dates its
- * batch by the database instead, once it holds the balance row (src/persistence/settlement-store.ts);
+ * batch by the database instead, once it holds the balance row (src/persistence/settlements/settlement-store.ts);
  * `at` stays in the request, which recorded histories carry.
  */
 export interface SettlementSweepRequest {

@@ -1,5 +1,5 @@
 import { settlementEntryObject, type SettlementEntryRecord } from '../domain/settlement';
-import type { SettlementEntryCursor } from '../persistence/settlement-entries-store';
+import type { SettlementEntryCursor } from '../persistence/settlements/settlement-entries-store';
 import { parseLimit, strictQuery } from '../services/list-filters';
 import { listCursor, renderList } from './routes/list-page';
 

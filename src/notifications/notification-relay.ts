@@ -10,7 +10,7 @@ import {
   type NotificationDraft,
   type NotificationToStart,
   type OutboxEvent,
-} from '../persistence/notification-fanout-store';
+} from '../persistence/notifications/notification-fanout-store';
 import type { Orm } from '../persistence/orm';
 import type { Logger } from '../support/logger';
 import type { SecretBox } from '../support/secret-box';

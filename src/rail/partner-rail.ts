@@ -84,7 +84,7 @@ export interface PartnerRail {
 /** What the API's callback route needs to check a callback (src/rail/momo-callback.ts): the secret its URLs are signed with. */
 export interface PartnerCallbackSettings {
   callbackSecret: string;
-  /** At most one signal per payment per this window (default CALLBACK_DEBOUNCE_MS, src/persistence/callback-signal-store.ts); tests shorten it. */
+  /** At most one signal per payment per this window (default CALLBACK_DEBOUNCE_MS, src/persistence/partner/callback-signal-store.ts); tests shorten it. */
   debounceMs?: number;
   /** At most this many signals in a payment's life (default CALLBACK_SIGNAL_CAP); tests lower it. */
   signalCap?: number;

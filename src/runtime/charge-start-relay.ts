@@ -1,4 +1,4 @@
-import { findUnstartedCharges, markChargeWorkflowsStarted } from '../persistence/charge-workflow-start-store';
+import { findUnstartedCharges, markChargeWorkflowsStarted } from '../persistence/charges/charge-workflow-start-store';
 import type { PeriodicLoop } from '../support/periodic-loop';
 import { startChargeWorkflow } from '../temporal/charge-start';
 import { runStartRelay, START_RELAY_POLL_MS, startUnstarted, type StartRelayDeps, type StartRelayKind } from './start-relay';

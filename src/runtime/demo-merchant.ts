@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createMerchant } from '../persistence/merchant-store';
+import { createMerchant } from '../persistence/merchants/merchant-store';
 import type { Orm } from '../persistence/orm';
 
 export interface DemoMerchant {

@@ -1,4 +1,4 @@
-import { findUnstartedDisputes, markDisputeWorkflowsStarted } from '../persistence/dispute-workflow-start-store';
+import { findUnstartedDisputes, markDisputeWorkflowsStarted } from '../persistence/disputes/dispute-workflow-start-store';
 import type { PeriodicLoop } from '../support/periodic-loop';
 import { startDisputeWorkflow } from '../temporal/dispute-start';
 import { runStartRelay, START_RELAY_POLL_MS, startUnstarted, type StartRelayDeps, type StartRelayKind } from './start-relay';

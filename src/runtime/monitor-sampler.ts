@@ -2,7 +2,7 @@ import type client from 'prom-client';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../config';
 import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
 import { openBreakTotals } from '../persistence/reconcile/break-store';
-import { openLateMoneyTotals } from '../persistence/late-answer-store';
+import { openLateMoneyTotals } from '../persistence/partner/late-answer-store';
 import type { Orm } from '../persistence/orm';
 import { countNeedingAttention } from '../temporal/needing-attention-counts';
 import type { Logger } from '../support/logger';

@@ -1,4 +1,4 @@
-import { findUnstartedPayouts, markPayoutWorkflowsStarted } from '../persistence/payout-workflow-start-store';
+import { findUnstartedPayouts, markPayoutWorkflowsStarted } from '../persistence/payouts/payout-workflow-start-store';
 import type { PeriodicLoop } from '../support/periodic-loop';
 import { startPayoutWorkflow } from '../temporal/payout-start';
 import { runStartRelay, START_RELAY_POLL_MS, startUnstarted, type StartRelayDeps, type StartRelayKind } from './start-relay';

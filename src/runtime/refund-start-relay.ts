@@ -1,4 +1,4 @@
-import { findUnstartedRefunds, markRefundWorkflowsStarted } from '../persistence/refund-workflow-start-store';
+import { findUnstartedRefunds, markRefundWorkflowsStarted } from '../persistence/refunds/refund-workflow-start-store';
 import type { PeriodicLoop } from '../support/periodic-loop';
 import { startRefundWorkflow } from '../temporal/refund-start';
 import { runStartRelay, START_RELAY_POLL_MS, startUnstarted, type StartRelayDeps, type StartRelayKind } from './start-relay';

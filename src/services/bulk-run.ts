@@ -1,6 +1,6 @@
 import type { OperatorInput, OperatorTarget } from './operator-input';
 import { isIdOf } from '../domain/ids';
-import { claimSelection, findSelection, saveSelection } from '../persistence/bulk-selection-store';
+import { claimSelection, findSelection, saveSelection } from '../persistence/operators/bulk-selection-store';
 import type { Orm } from '../persistence/orm';
 import { newId } from '../support/new-id';
 import type { TemporalHandle } from '../temporal/connection';

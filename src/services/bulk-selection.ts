@@ -1,5 +1,5 @@
 import type { OperatorInput } from './operator-input';
-import type { BulkSelection, SelectedRow } from '../persistence/bulk-selection-store';
+import type { BulkSelection, SelectedRow } from '../persistence/operators/bulk-selection-store';
 import type { BulkPolicy } from './bulk-policy';
 import { runStateAccepts, type RunState } from './bulk-query';
 

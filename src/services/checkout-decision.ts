@@ -1,5 +1,5 @@
 import type { CheckoutDecision } from '../domain/hosted-checkout';
-import { claimCheckout, releaseCheckout } from '../persistence/checkout-token-store';
+import { claimCheckout, releaseCheckout } from '../persistence/charges/checkout-token-store';
 import { withinDeadline } from '../temporal/deadline';
 import { checkoutTokenHash } from '../support/checkout-token';
 import { checkoutDecisionSignal } from '../../workflows/messages';

@@ -1,11 +1,11 @@
 import { ApiError } from '../domain/errors';
 import { computePayoutFee, payoutJson } from '../domain/payout';
 import type { IdempotencyScope } from '../persistence/idempotency-store';
-import { writePayoutOnce } from '../persistence/payout-create-store';
-import { applyLiveLimits } from '../persistence/live-limits-store';
+import { writePayoutOnce } from '../persistence/payouts/payout-create-store';
+import { applyLiveLimits } from '../persistence/merchants/live-limits-store';
 import { recordPaymentParty } from '../persistence/payment-party-store';
-import { findBank } from '../persistence/payout-reference';
-import { markPayoutWorkflowStarted } from '../persistence/payout-store';
+import { findBank } from '../persistence/payouts/payout-reference';
+import { markPayoutWorkflowStarted } from '../persistence/payouts/payout-store';
 import { findCurrency, findMomoNetwork } from '../persistence/reference-store';
 import { newId } from '../support/new-id';
 import { startPayoutWorkflow } from '../temporal/payout-start';

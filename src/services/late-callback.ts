@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { paymentReviewWorkflowId, reviewedKind } from '../domain/payment-review';
-import { claimCallbackSignal, type CallbackSignalClaim, type CallbackSignalLimits } from '../persistence/callback-signal-store';
-import { endedWithMoney, endedWithoutMoney, lateSubject } from '../persistence/late-answer-store';
+import { claimCallbackSignal, type CallbackSignalClaim, type CallbackSignalLimits } from '../persistence/partner/callback-signal-store';
+import { endedWithMoney, endedWithoutMoney, lateSubject } from '../persistence/partner/late-answer-store';
 import type { Orm } from '../persistence/orm';
 import type { RailProduct, RailStatus } from '../rail/partner-rail';
 import { flagPaymentReview } from './payment-review';

@@ -1,7 +1,7 @@
-import { readLedgerSnapshot, type DriftedBalance, type UnbalancedTransfer } from '../persistence/ledger-check-store';
-import type { ReservedMismatch, UnfinishedResource, UnsweptMismatch } from '../persistence/ledger-resource-checks';
+import { readLedgerSnapshot, type DriftedBalance, type UnbalancedTransfer } from '../persistence/ledger/ledger-check-store';
+import type { ReservedMismatch, UnfinishedResource, UnsweptMismatch } from '../persistence/ledger/ledger-resource-checks';
 import type { Orm } from '../persistence/orm';
-import type { LateMoneyMismatch } from '../persistence/late-answer-checks';
+import type { LateMoneyMismatch } from '../persistence/partner/late-answer-checks';
 
 export type LedgerCheckReport =
   | { ok: true; transfers: number; balances: number }
@@ -21,7 +21,7 @@ export type LedgerCheckReport =
  * `ledger check` (INTERFACE "Admin command line, continued"), over the whole database in one
  * snapshot: every transfer sums to zero (within one merchant, environment and currency); every
  * balance row equals the sum of its account's postings; and the resources agree with the money
- * (src/persistence/ledger-resource-checks.ts): every finished payout and refund has its reserve and
+ * (src/persistence/ledger/ledger-resource-checks.ts): every finished payout and refund has its reserve and
  * its post or release, every ended charge its hold voided (and a succeeded one its capture), `reserved` equals what is open against it (payouts, refunds, disputes,
  * settlements), and the postings no settlement swept add up to `available`; late money
  * (issue 29): `late_funds` and `returns_in_transit` hold what the late_answers rows say is not

@@ -15,7 +15,7 @@ import { listCursor } from './list-cursor';
  *     channels: ['mobile_money', 'bank'], referenceColumn: 'your_reference' });
  *   // in the route: 400 invalid_request with `param` for anything wrong, before any query
  *   const filters = PAYOUT_LIST.parse({ ...ctx.query });
- *   // in the store (src/persistence/charge-list-store.ts shows one): `where merchant_id = ? and environment = ?` + page.sql, params [m, e, ...page.params]
+ *   // in the store (src/persistence/charges/charge-list-store.ts shows one): `where merchant_id = ? and environment = ?` + page.sql, params [m, e, ...page.params]
  *   const page = PAYOUT_LIST.pageSql(filters);
  *   // rows fetched with `limit + 1` (page.sql ends with `limit ?`), rendered with renderList
  *   // (routes/list-page.ts, objects) or renderListText (below, objects already JSON text): both need

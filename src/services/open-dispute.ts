@@ -1,7 +1,7 @@
 import { DEFAULT_DISPUTE_REASON, disputeJson, type DisputeRecord, type OpenDisputeRequest } from '../domain/dispute';
 import { ApiError } from '../domain/errors';
-import { writeDisputeOnce, type DisputableCharge } from '../persistence/dispute-create-store';
-import { markDisputeWorkflowsStarted } from '../persistence/dispute-workflow-start-store';
+import { writeDisputeOnce, type DisputableCharge } from '../persistence/disputes/dispute-create-store';
+import { markDisputeWorkflowsStarted } from '../persistence/disputes/dispute-workflow-start-store';
 import type { IdempotencyScope } from '../persistence/idempotency-store';
 import { newId } from '../support/new-id';
 import { startDisputeWorkflow } from '../temporal/dispute-start';

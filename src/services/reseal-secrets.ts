@@ -1,6 +1,6 @@
 import { sealAccountNumber } from '../domain/settlement-account';
 import type { Orm } from '../persistence/orm';
-import { MERCHANT_ACCOUNT_COLUMNS, resealAccountBatch, resealSecretBatch, SETTLEMENT_DESTINATION_COLUMNS, type AccountReseal } from '../persistence/sealed-secret-store';
+import { MERCHANT_ACCOUNT_COLUMNS, resealAccountBatch, resealSecretBatch, SETTLEMENT_DESTINATION_COLUMNS, type AccountReseal } from '../persistence/merchants/sealed-secret-store';
 import type { SecretBox } from '../support/secret-box';
 import { resealPartyBatch } from '../persistence/payment-party-store';
 

@@ -1,7 +1,7 @@
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { chargeJson } from '../domain/charge';
 import type { ChargeResolutionRequest } from '../domain/charge-resolution';
-import { rowToRecord } from '../persistence/charge-mapping';
+import { rowToRecord } from '../persistence/charges/charge-mapping';
 import { Charge } from '../persistence/entities';
 import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';

@@ -3,10 +3,10 @@ import { operatorRefusal, type OperatorFields } from '../domain/operator-action'
 import { DISPUTE_WORKFLOW_TYPE } from '../domain/dispute';
 import { PAYOUT_WORKFLOW_TYPE } from '../domain/payout-start';
 import { REFUND_WORKFLOW_TYPE } from '../domain/refund';
-import { findDispute } from '../persistence/dispute-store';
+import { findDispute } from '../persistence/disputes/dispute-store';
 import type { Orm } from '../persistence/orm';
-import { loadPayout } from '../persistence/payout-store';
-import { findRefund } from '../persistence/refund-store';
+import { loadPayout } from '../persistence/payouts/payout-store';
+import { findRefund } from '../persistence/refunds/refund-store';
 import type { TemporalHandle } from '../temporal/connection';
 import { withinDeadline } from '../temporal/deadline';
 import { disputeStartOptions } from '../temporal/dispute-start';

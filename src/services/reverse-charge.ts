@@ -1,7 +1,7 @@
 import { ServiceError, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { chargeJson, type ChargeRecord } from '../domain/charge';
 import { Charge } from '../persistence/entities';
-import { rowToRecord } from '../persistence/charge-mapping';
+import { rowToRecord } from '../persistence/charges/charge-mapping';
 import type { Orm } from '../persistence/orm';
 import { reversalStartOptions } from '../temporal/charge-start';
 import type { TemporalHandle } from '../temporal/connection';

@@ -1,7 +1,7 @@
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { payoutJson } from '../domain/payout';
 import type { Orm } from '../persistence/orm';
-import { loadPayout } from '../persistence/payout-store';
+import { loadPayout } from '../persistence/payouts/payout-store';
 import type { TemporalHandle } from '../temporal/connection';
 import { payoutReversalOperation } from '../temporal/payout-reversal-start';
 import { reversePayoutUpdate } from '../../workflows/payout-messages';

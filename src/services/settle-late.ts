@@ -1,6 +1,6 @@
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { paymentReviewWorkflowId, reviewedPaymentId, type SettleLateRequest } from '../domain/payment-review';
-import { findLateAnswer } from '../persistence/late-answer-store';
+import { findLateAnswer } from '../persistence/partner/late-answer-store';
 import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';
 import { settleLateAnswerUpdate } from '../../workflows/payment-review-messages';

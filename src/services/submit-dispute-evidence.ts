@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { disputeJson } from '../domain/dispute';
 import { evidenceRefusal } from '../domain/dispute-evidence';
 import { ApiError } from '../domain/errors';
-import { findDispute } from '../persistence/dispute-store';
+import { findDispute } from '../persistence/disputes/dispute-store';
 import { submitEvidenceUpdate } from '../../workflows/dispute-messages';
 import { serviceUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import type { Caller, ServiceDeps } from './context';

@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors';
 import { DEFAULT_TIMEOUT_SECONDS, type WebhookEndpointRecord } from '../domain/webhook-endpoint';
-import { insertEndpointWithinLimit } from '../persistence/webhook-endpoint-limit';
+import { insertEndpointWithinLimit } from '../persistence/webhooks/webhook-endpoint-limit';
 import type { ChangeActor } from '../domain/operator-action';
 import {
   deleteEndpoint,
@@ -8,7 +8,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
   type EndpointPatch,
-} from '../persistence/webhook-endpoint-store';
+} from '../persistence/webhooks/webhook-endpoint-store';
 import { newId } from '../support/new-id';
 import { urlPolicyFor } from '../webhooks/policies';
 import { newSigningSecret } from '../webhooks/signature';

@@ -1,4 +1,4 @@
-import type { SignInLimitSettings } from '../persistence/sign-in-limits';
+import type { SignInLimitSettings } from '../persistence/portal/sign-in-limits';
 
 /** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
 export interface WebOptions {
@@ -16,7 +16,7 @@ export interface WebOptions {
   temporalUi?: { baseUrl: string; namespace: string };
   /** The API's rate limits in force (RATE_LIMIT_SANDBOX, RATE_LIMIT_LIVE), shown on the portal's Settings; the defaults when not given. */
   rateLimits?: { sandbox: number; live: number };
-  /** The portal's sign-in limits per address and per email (src/persistence/sign-in-limits.ts); the defaults when not given. */
+  /** The portal's sign-in limits per address and per email (src/persistence/portal/sign-in-limits.ts); the defaults when not given. */
   signInLimits?: SignInLimitSettings;
   /** Password hashes in flight and waiting on this process (src/support/hash-slots.ts); the defaults when not given. */
   hashSlots?: { slots: number; queue: number };

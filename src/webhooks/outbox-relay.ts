@@ -4,7 +4,7 @@ import pLimit from 'p-limit';
 import type { Environment } from '../domain/environment';
 import type { Orm } from '../persistence/orm';
 import { TEXT_ARRAY } from '../persistence/sql-values';
-import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery } from '../persistence/webhook-delivery-store';
+import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery } from '../persistence/webhooks/webhook-delivery-store';
 import type { Logger } from '../support/logger';
 import { startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
 import { fanOutDeliveryId } from './delivery-id';

@@ -5,7 +5,7 @@
  * Queries are counted at the ORM connection the API uses (real PostgreSQL).
  */
 import { randomBase62 } from '../../src/support/new-id';
-import { issueKey, revokeKey } from '../../src/persistence/merchant-store';
+import { issueKey, revokeKey } from '../../src/persistence/merchants/merchant-store';
 import { expectError } from '../support/api-errors';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 

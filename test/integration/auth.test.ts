@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { issueKey, revokeKey, verifyMerchant } from '../../src/persistence/merchant-store';
+import { issueKey, revokeKey, verifyMerchant } from '../../src/persistence/merchants/merchant-store';
 import { countRows } from '../support/db-counts';
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';

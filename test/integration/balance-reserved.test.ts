@@ -5,8 +5,8 @@
  */
 import { ACCOUNTS, type Transfer } from '../../src/domain/ledger';
 import type { Environment } from '../../src/domain/environment';
-import { addToBalances } from '../../src/persistence/account-balances';
-import { postTransfer } from '../../src/persistence/ledger';
+import { addToBalances } from '../../src/persistence/ledger/account-balances';
+import { postTransfer } from '../../src/persistence/ledger/ledger';
 import { startHarness, type Harness } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
 import { accept, draftCharge, succeed } from '../support/stored-charges';

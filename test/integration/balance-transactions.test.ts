@@ -1,11 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { issueKey } from '../../src/persistence/merchant-store';
+import { issueKey } from '../../src/persistence/merchants/merchant-store';
 import { listBanks } from '../../src/persistence/reference-store';
 import { encodeListCursor } from '../../src/persistence/sql-values';
 import { decidePayout } from '../../src/services/decide-payout';
 import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 import { runSettlements } from '../../src/services/settlement-run';
-import { applyChargeTransition } from '../../src/persistence/charge-store';
+import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
 import { expectError } from '../support/api-errors';
 import { fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SA } from '../../src/domain/search-attributes';
-import { updateMerchantSettings } from '../../src/persistence/merchant-settings-store';
+import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
 import { MomoPartnerRail } from '../../src/rail/momo-adapter';
 import type { PartnerRail } from '../../src/rail/partner-rail';

@@ -2,7 +2,7 @@
  * Issue 31, finding 1: a bulk dry run's token (`bulk_selections`) serves one `--yes`: of two runs
  * that claim it, one gets it; an expired token is never claimed.
  */
-import { claimSelection, findSelection, saveSelection } from '../../src/persistence/bulk-selection-store';
+import { claimSelection, findSelection, saveSelection } from '../../src/persistence/operators/bulk-selection-store';
 import { newId } from '../../src/support/new-id';
 import { startHarness, type Harness } from '../support/harness';
 

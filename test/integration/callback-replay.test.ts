@@ -1,9 +1,9 @@
 import { temporal } from '@temporalio/proto';
 import { paymentReviewWorkflowId, REVIEW_FLAG_SIGNAL } from '../../src/domain/payment-review';
 import { PARTNER_CALLBACK_SIGNAL } from '../../src/domain/live-rail';
-import { applyChargeTransition } from '../../src/persistence/charge-store';
+import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';
-import { CALLBACK_DEBOUNCE_MS } from '../../src/persistence/callback-signal-store';
+import { CALLBACK_DEBOUNCE_MS } from '../../src/persistence/partner/callback-signal-store';
 import type { FakePartner } from '../../src/rail/fake-partner';
 import { callbackToken } from '../../src/rail/momo-callback';
 import { balanceRows } from '../support/fund-merchant';

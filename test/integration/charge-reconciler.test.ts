@@ -8,8 +8,8 @@
  */
 import pino from 'pino';
 import { SA } from '../../src/domain/search-attributes';
-import { applyChargeTransition, insertAcceptedCharge } from '../../src/persistence/charge-store';
-import { rowToRecord } from '../../src/persistence/charge-mapping';
+import { applyChargeTransition, insertAcceptedCharge } from '../../src/persistence/charges/charge-store';
+import { rowToRecord } from '../../src/persistence/charges/charge-mapping';
 import { Charge } from '../../src/persistence/entities';
 import { reconcileOnce, type ReconcilerDeps } from '../../src/runtime/charge-reconciler';
 import { newId } from '../../src/support/new-id';

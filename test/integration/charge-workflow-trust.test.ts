@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { CHARGE_INPUT_REFUSED } from '../../src/domain/charge-start';
-import { findCharge } from '../../src/persistence/charge-store';
+import { findCharge } from '../../src/persistence/charges/charge-store';
 import { buildChargeDraft, type ChargeRequest } from '../../src/services/charge-draft';
 import { newId } from '../../src/support/new-id';
 import { chargeStartOptions } from '../../src/temporal/charge-start';

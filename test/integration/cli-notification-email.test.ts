@@ -13,7 +13,7 @@ beforeAll(async () => {
   h = await startHarness({ worker: false });
 });
 afterAll(() => h?.close());
-import { findPortalUserByEmail } from '../../src/persistence/portal-user-store';
+import { findPortalUserByEmail } from '../../src/persistence/portal/portal-user-store';
 import { verifyPassword } from '../../src/support/password';
 
 const cli = (...args: string[]) => runCli(h.taskQueue, ...args);

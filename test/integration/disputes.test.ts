@@ -1,10 +1,10 @@
 import { DEFAULT_DISPUTE_EVIDENCE_WINDOW_MS } from '../../src/config';
 import { disputeJson } from '../../src/domain/dispute';
 import { MAX_EVIDENCE_LENGTH } from '../../src/domain/dispute-evidence';
-import { applyChargeTransition } from '../../src/persistence/charge-store';
-import { writeDisputeOnce } from '../../src/persistence/dispute-create-store';
-import { findDispute } from '../../src/persistence/dispute-store';
-import { issueKey } from '../../src/persistence/merchant-store';
+import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
+import { writeDisputeOnce } from '../../src/persistence/disputes/dispute-create-store';
+import { findDispute } from '../../src/persistence/disputes/dispute-store';
+import { issueKey } from '../../src/persistence/merchants/merchant-store';
 import { startUnstartedDisputes } from '../../src/runtime/dispute-start-relay';
 import { newId } from '../../src/support/new-id';
 import { expectError } from '../support/api-errors';

@@ -5,7 +5,7 @@
  */
 import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
 import type { Environment } from '../../src/domain/environment';
-import { issueKey } from '../../src/persistence/merchant-store';
+import { issueKey } from '../../src/persistence/merchants/merchant-store';
 import { writeLiveCharge } from '../support/live-charge';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/http/app';
-import { hashSecret } from '../../src/persistence/merchant-store';
+import { hashSecret } from '../../src/persistence/merchants/merchant-store';
 import type { Resolver } from '../../src/webhooks/url-policy';
 import { startHarness, type Harness } from '../support/harness';
 import { userInfo } from 'node:os';

@@ -1,7 +1,7 @@
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { SA } from '../../src/domain/search-attributes';
-import { applyChargeTransition } from '../../src/persistence/charge-store';
-import { findLateAnswer } from '../../src/persistence/late-answer-store';
+import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
+import { findLateAnswer } from '../../src/persistence/partner/late-answer-store';
 import type { FakePartner } from '../../src/rail/fake-partner';
 import { ledgerCheck } from '../../src/services/ledger-check';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';

@@ -5,8 +5,8 @@
  * and exits 1 with the offending rows. (Every integration file also runs it over the suite database
  * when its harness closes: test/support/harness.ts.)
  */
-import { addToBalances } from '../../src/persistence/account-balances';
-import { postTransfer } from '../../src/persistence/ledger';
+import { addToBalances } from '../../src/persistence/ledger/account-balances';
+import { postTransfer } from '../../src/persistence/ledger/ledger';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { ledgerCheck } from '../../src/services/ledger-check';
 import { randomBase62 } from '../../src/support/new-id';

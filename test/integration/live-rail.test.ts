@@ -4,7 +4,7 @@ import { MomoPartnerRail } from '../../src/rail/momo-adapter';
 import { callbackToken } from '../../src/rail/momo-callback';
 import type { PartnerRail } from '../../src/rail/partner-rail';
 import type { Resolver } from '../../src/webhooks/url-policy';
-import { updateMerchantSettings } from '../../src/persistence/merchant-settings-store';
+import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 import { runSettlements } from '../../src/services/settlement-run';
 import { expectError } from '../support/api-errors';
 import { countRows } from '../support/db-counts';

@@ -1,8 +1,8 @@
 import { newId } from '../../src/support/new-id';
-import { applyDisputeOutcome, beginDispute } from '../../src/persistence/dispute-store';
-import { writePayoutTransition } from '../../src/persistence/payout-store';
-import { applyRefundTransition } from '../../src/persistence/refund-store';
-import { applySettlementTransition, sweepSettlement } from '../../src/persistence/settlement-store';
+import { applyDisputeOutcome, beginDispute } from '../../src/persistence/disputes/dispute-store';
+import { writePayoutTransition } from '../../src/persistence/payouts/payout-store';
+import { applyRefundTransition } from '../../src/persistence/refunds/refund-store';
+import { applySettlementTransition, sweepSettlement } from '../../src/persistence/settlements/settlement-store';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';

@@ -18,7 +18,7 @@ import { killAllWorkers, startWorkerChild, type WorkerChild } from '../support/w
  * The crash the idempotency of every money step exists for: the worker process dies (SIGKILL) after a
  * step's transaction COMMITTED and before its workflow recorded the result, for a payout, a refund, a
  * dispute and a settlement sweep at once; a new worker replays each workflow, runs the same step
- * again (the real store function, same request: src/persistence/payout-store.ts writePayoutTransition,
+ * again (the real store function, same request: src/persistence/payouts/payout-store.ts writePayoutTransition,
  * refund-store.ts applyRefundTransition, dispute-store.ts applyDisputeOutcome, settlement-store.ts
  * sweepSettlement), which finds its work done and answers the stored record; every payment finishes
  * with each posting and each event exactly once, balances equal to the sums done by hand, and

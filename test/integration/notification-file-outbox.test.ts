@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { updateMerchantSettings } from '../../src/persistence/merchant-settings-store';
+import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 import { completeNow } from '../support/advance';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { emitNotifyingEvent, settlementData, startNotificationWorker, type NotificationWorker } from '../support/notification-worker';

@@ -9,7 +9,7 @@
 import { buildChargeDraft, type ChargeRequest } from '../../src/services/charge-draft';
 import { chargeJson } from '../../src/domain/charge';
 import type { Environment } from '../../src/domain/environment';
-import { updateMerchantSettings } from '../../src/persistence/merchant-settings-store';
+import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 import { runSettlements } from '../../src/services/settlement-run';
 import { newId, randomBase62 } from '../../src/support/new-id';
 import { webhookTaskQueueFor } from '../../src/temporal/task-queues';

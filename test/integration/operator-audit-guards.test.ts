@@ -6,7 +6,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { OperatorAuditRow } from '../../src/domain/operator-action';
-import { loadPayout } from '../../src/persistence/payout-store';
+import { loadPayout } from '../../src/persistence/payouts/payout-store';
 import { reverseCharge } from '../../src/services/reverse-charge';
 import { reversalStartOptions } from '../../src/temporal/charge-start';
 import { payoutReversalOperation } from '../../src/temporal/payout-reversal-start';

@@ -7,9 +7,9 @@
  * hundred arrive at once. The ledger check runs in afterAll (harness close).
  */
 import { SA } from '../../src/domain/search-attributes';
-import { issueKey, verifyMerchant } from '../../src/persistence/merchant-store';
-import { setPayoutReviewThreshold } from '../../src/persistence/merchant-settings-store';
-import { loadPayout, writePayoutTransition } from '../../src/persistence/payout-store';
+import { issueKey, verifyMerchant } from '../../src/persistence/merchants/merchant-store';
+import { setPayoutReviewThreshold } from '../../src/persistence/merchants/merchant-settings-store';
+import { loadPayout, writePayoutTransition } from '../../src/persistence/payouts/payout-store';
 import { stuckPayments } from '../../src/services/stuck-payments';
 import { restartPayment } from '../../src/services/restart-payment';
 import { startUnstartedPayouts } from '../../src/runtime/payout-start-relay';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path_ from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
-import { applyLiveLimits } from '../../src/persistence/live-limits-store';
+import { applyLiveLimits } from '../../src/persistence/merchants/live-limits-store';
 import { csvCell, csvLine } from '../../src/web/portal/balances-csv';
 import { formatMoney, majorDecimal } from '../../src/web/portal/balances-money';
 import { indentJson } from '../../src/web/portal/events-page';

@@ -3,7 +3,7 @@ import { startHarness, type Harness } from '../support/harness';
 import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { PortalClient } from '../support/portal-client';
 import { randomBase62 } from '../../src/support/new-id';
-import { attemptKeyOf, LOCKOUT_FAILURES, pruneAttempts } from '../../src/persistence/sign-in-attempts';
+import { attemptKeyOf, LOCKOUT_FAILURES, pruneAttempts } from '../../src/persistence/portal/sign-in-attempts';
 
 /**
  * The portal's sign-in under attack (issue 30; docs/security.md "Merchant portal"), against the real

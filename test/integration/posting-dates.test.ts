@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { setTimeout as delay } from 'node:timers/promises';
-import { applyChargeTransition } from '../../src/persistence/charge-store';
+import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
 import { openOrm, type Orm } from '../../src/persistence/orm';
-import { sweepSettlement } from '../../src/persistence/settlement-store';
+import { sweepSettlement } from '../../src/persistence/settlements/settlement-store';
 import { retryChargeStep } from '../../src/services/retry-charge-step';
 import { newId, randomBase62 } from '../../src/support/new-id';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
@@ -16,7 +16,7 @@ import { succeededCharge } from '../support/succeeded-charge';
 /**
  * Issue 18, review finding 4: a posting is dated when it commits, not when its workflow decided to
  * write it. The database dates every posting of a state change in the statement that takes the
- * merchant's event counter (src/persistence/event-log.ts), so for one merchant and environment a
+ * merchant's event counter (src/persistence/events/event-log.ts), so for one merchant and environment a
  * posting committed after another is never dated earlier (ties within a millisecond aside), and a
  * merchant who synced balance transactions and asks again with `created_after` = the newest
  * `created_at` it holds misses nothing committed since.

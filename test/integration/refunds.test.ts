@@ -1,8 +1,8 @@
 import { refundJson } from '../../src/domain/refund';
-import { applyChargeTransition } from '../../src/persistence/charge-store';
-import { issueKey } from '../../src/persistence/merchant-store';
-import { writeRefundOnce } from '../../src/persistence/refund-create-store';
-import { findRefund } from '../../src/persistence/refund-store';
+import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
+import { issueKey } from '../../src/persistence/merchants/merchant-store';
+import { writeRefundOnce } from '../../src/persistence/refunds/refund-create-store';
+import { findRefund } from '../../src/persistence/refunds/refund-store';
 import { startUnstartedRefunds } from '../../src/runtime/refund-start-relay';
 import { newId } from '../../src/support/new-id';
 import { completeNow } from '../support/advance';

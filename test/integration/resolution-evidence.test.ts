@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPaymentReviewActivities } from '../../activities/payment-review';
 import { evidenceMismatch } from '../../src/domain/charge-resolution';
-import { recordOperatorAction } from '../../src/persistence/operator-audit-store';
+import { recordOperatorAction } from '../../src/persistence/operators/operator-audit-store';
 import { newId } from '../../src/support/new-id';
 import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';

@@ -8,7 +8,7 @@
 import { temporal } from '@temporalio/proto';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
-import { issueKey } from '../../src/persistence/merchant-store';
+import { issueKey } from '../../src/persistence/merchants/merchant-store';
 
 let h: Harness;
 let merchant: TestMerchant;

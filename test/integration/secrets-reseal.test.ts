@@ -9,9 +9,9 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { maskAccountNumber } from '../../src/domain/settlement-account';
-import { createMerchant } from '../../src/persistence/merchant-store';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
-import { insertEndpoint, rotateEndpointSecret } from '../../src/persistence/webhook-endpoint-store';
+import { insertEndpoint, rotateEndpointSecret } from '../../src/persistence/webhooks/webhook-endpoint-store';
 import { newId } from '../../src/support/new-id';
 import { resealSecrets, sealSettlementAccounts } from '../../src/services/reseal-secrets';
 import { createSecretBox, keyId } from '../../src/support/secret-box';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sqlStateOf } from '../../src/persistence/db-errors';
-import { createMerchant } from '../../src/persistence/merchant-store';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import { openOrm, type Orm } from '../../src/persistence/orm';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
 import { accept, draftCharge, succeed } from '../support/stored-charges';
@@ -9,7 +9,7 @@ import { accept, draftCharge, succeed } from '../support/stored-charges';
 /**
  * The per-merchant event counter is the hottest row: a state change takes it last, after its
  * projection and balance rows are written, in the statement that also inserts its ledger entries
- * (dated once the counter is held: src/persistence/event-log.ts). Shown with the counter row held by
+ * (dated once the counter is held: src/persistence/events/event-log.ts). Shown with the counter row held by
  * the test: the state change waits in that statement, already holding write locks on everything it
  * writes before it, and no lock on events yet. Lock waits here are long (60 s) so that the test never
  * races the store's lock timeout.

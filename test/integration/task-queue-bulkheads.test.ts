@@ -7,8 +7,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Environment } from '../../src/domain/environment';
-import { createMerchant } from '../../src/persistence/merchant-store';
-import { insertEndpoint } from '../../src/persistence/webhook-endpoint-store';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
+import { insertEndpoint } from '../../src/persistence/webhooks/webhook-endpoint-store';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
 import { createLogger } from '../../src/support/logger';

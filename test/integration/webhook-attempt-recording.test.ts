@@ -16,7 +16,7 @@ import { createWebhookActivities } from '../../activities/webhooks';
 import type { DeliverWebhookInput, DeliverWebhookOutcome } from '../../activities/types';
 import { responseExcerpt } from '../../src/domain/response-excerpt';
 import { openOrm } from '../../src/persistence/orm';
-import { recordAttempt, type AttemptResult } from '../../src/persistence/webhook-attempt-store';
+import { recordAttempt, type AttemptResult } from '../../src/persistence/webhooks/webhook-attempt-store';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
 import { newId } from '../../src/support/new-id';

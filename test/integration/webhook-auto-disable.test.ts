@@ -8,10 +8,10 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { appendEvent } from '../../src/persistence/event-log';
-import { createMerchant } from '../../src/persistence/merchant-store';
+import { appendEvent } from '../../src/persistence/events/event-log';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import { openOrm, type Orm } from '../../src/persistence/orm';
-import { updateEndpoint } from '../../src/persistence/webhook-endpoint-store';
+import { updateEndpoint } from '../../src/persistence/webhooks/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../src/services/context';
 import { replayDelivery } from '../../src/services/replay-delivery';
 import { createEndpoint } from '../../src/services/webhook-endpoints';

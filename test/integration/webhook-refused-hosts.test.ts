@@ -9,7 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
 import { createWebhookActivities } from '../../activities/webhooks';
 import type { DeliverWebhookOutcome } from '../../activities/types';
-import { createMerchant } from '../../src/persistence/merchant-store';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
 import { newId, randomBase62 } from '../../src/support/new-id';

@@ -9,7 +9,7 @@ import { Client } from 'pg';
  *
  * `CRASH_AFTER_COMMIT_OF` names the steps: a comma-separated list of event dedupe keys
  * (`<resource id>:<event type>`, e.g. `po_…:payout.succeeded`). Every state change inserts its event
- * as its last write (src/persistence/event-log.ts) with that key among the values (the ORM sends
+ * as its last write (src/persistence/events/event-log.ts) with that key among the values (the ORM sends
  * them inlined as literals), so the transaction that inserts the key is the step's; a later run of
  * the step only reads it. The hook wraps pg's `Client.prototype.query` (every statement of the ORM
  * goes through it, on the connection that holds the transaction): an INSERT carrying an armed key

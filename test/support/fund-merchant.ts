@@ -1,7 +1,7 @@
 import { ACCOUNTS, type Transfer } from '../../src/domain/ledger';
 import type { Environment } from '../../src/domain/environment';
-import { addToBalances } from '../../src/persistence/account-balances';
-import { postTransfer } from '../../src/persistence/ledger';
+import { addToBalances } from '../../src/persistence/ledger/account-balances';
+import { postTransfer } from '../../src/persistence/ledger/ledger';
 import { randomBase62 } from '../../src/support/new-id';
 import type { Harness } from './harness';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ChargeState } from '../../src/domain/charge-state';
 import type { Environment } from '../../src/domain/environment';
 import { createApp } from '../../src/http/app';
-import { createMerchant, verifyMerchant } from '../../src/persistence/merchant-store';
+import { createMerchant, verifyMerchant } from '../../src/persistence/merchants/merchant-store';
 import { openOrm, type Orm } from '../../src/persistence/orm';
 import type { ServiceDeps } from '../../src/services/context';
 import { createLogger } from '../../src/support/logger';

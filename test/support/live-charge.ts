@@ -1,5 +1,5 @@
 import type { ChargeRecord } from '../../src/domain/charge';
-import { insertAcceptedCharge } from '../../src/persistence/charge-store';
+import { insertAcceptedCharge } from '../../src/persistence/charges/charge-store';
 import { buildChargeDraft, type ChargeRequest } from '../../src/services/charge-draft';
 import { newId } from '../../src/support/new-id';
 import { startChargeWorkflow } from '../../src/temporal/charge-start';

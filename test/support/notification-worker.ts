@@ -9,7 +9,7 @@ import pino from 'pino';
 import type { Environment } from '../../src/domain/environment';
 import { loadNotificationConfig, type NotificationConfig } from '../../src/notifications/notification-config';
 import { startNotificationRelay, type NotificationRelay } from '../../src/notifications/notification-relay';
-import { appendEvent } from '../../src/persistence/event-log';
+import { appendEvent } from '../../src/persistence/events/event-log';
 import type { Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
 import type { Harness } from './harness';

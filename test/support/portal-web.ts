@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Orm } from '../../src/persistence/orm';
-import { createPortalUser } from '../../src/persistence/portal-user-store';
+import { createPortalUser } from '../../src/persistence/portal/portal-user-store';
 import { randomBase62 } from '../../src/support/new-id';
 import { hashPassword } from '../../src/support/password';
 import { createWebApp } from '../../src/web/app';

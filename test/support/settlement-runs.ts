@@ -1,7 +1,7 @@
 import type { Environment } from '../../src/domain/environment';
 import type { SettlementOutcome, SettlementState } from '../../src/domain/settlement';
 import { sealAccountNumber } from '../../src/domain/settlement-account';
-import { updateMerchantSettings } from '../../src/persistence/merchant-settings-store';
+import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 import type { Harness } from './harness';
 
 /** A settlement account as `merchants set --settlement-bank --settlement-account` sets it (the number sealed with the suite's key). */

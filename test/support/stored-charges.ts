@@ -1,6 +1,6 @@
 import type { ChargeDraft, ChargeRecord } from '../../src/domain/charge';
 import type { Environment } from '../../src/domain/environment';
-import { applyChargeTransition, recordAcceptedCharge } from '../../src/persistence/charge-store';
+import { applyChargeTransition, recordAcceptedCharge } from '../../src/persistence/charges/charge-store';
 import type { Orm } from '../../src/persistence/orm';
 import { buildChargeDraft } from '../../src/services/charge-draft';
 import { newId } from '../../src/support/new-id';

@@ -6,8 +6,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { appendEvent } from '../../src/persistence/event-log';
-import { createMerchant } from '../../src/persistence/merchant-store';
+import { appendEvent } from '../../src/persistence/events/event-log';
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import type { Orm } from '../../src/persistence/orm';
 import type { Caller } from '../../src/services/context';
 import { randomBase62 } from '../../src/support/new-id';

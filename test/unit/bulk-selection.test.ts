@@ -4,7 +4,7 @@
  * `--merchant` or the command's run state is refused whole; the dry run shows the count by
  * environment and merchant.
  */
-import type { BulkSelection } from '../../src/persistence/bulk-selection-store';
+import type { BulkSelection } from '../../src/persistence/operators/bulk-selection-store';
 import { BULK_POLICY } from '../../src/services/bulk-policy';
 import { breakdown, bulkParams, canonicalJson, checkListing, expectRefusal, tokenRefusal, type ListedPayment } from '../../src/services/bulk-selection';
 

@@ -15,7 +15,7 @@ import {
   settlementCurrencyMismatch,
   settlementIdFromHex,
 } from '../../src/domain/settlement-run';
-import { skipReason } from '../../src/persistence/settlement-balances';
+import { skipReason } from '../../src/persistence/settlements/settlement-balances';
 import { createSecretBox } from '../../src/support/secret-box';
 import { isIdOf } from '../../src/domain/ids';
 import { StartupError } from '../../src/support/startup-error';

@@ -1,6 +1,6 @@
-/** The negative cache of API key lookups (src/persistence/unknown-key-cache.ts) and the key shape check. */
-import { isWellFormedKey } from '../../src/persistence/merchant-store';
-import { UnknownKeyCache } from '../../src/persistence/unknown-key-cache';
+/** The negative cache of API key lookups (src/persistence/merchants/unknown-key-cache.ts) and the key shape check. */
+import { isWellFormedKey } from '../../src/persistence/merchants/merchant-store';
+import { UnknownKeyCache } from '../../src/persistence/merchants/unknown-key-cache';
 import { roundRobinByMerchant } from '../../src/webhooks/fair-order';
 
 test('remembers unknown hashes for the TTL only', () => {

@@ -9,7 +9,7 @@ import { waitFor } from './support/wait-for';
 
 // The payment review (issue 29) on the time-skipping test server: the real workflow, the partner's
 // status scripted (FakeRail), the database steps in memory with the contract of
-// src/persistence/late-answer-store.ts (a late SUCCESSFUL for an ended payment is late money, settled once).
+// src/persistence/partner/late-answer-store.ts (a late SUCCESSFUL for an ended payment is late money, settled once).
 
 let env: PaymentReviewTestEnv;
 let h: PaymentReviewTestEnv['workers'];

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { Environment } from '../../domain/environment';
 import { ApiError } from '../../domain/errors';
 import type { Scope } from '../../domain/scopes';
-import { findKeyBySecret, isWellFormedKey } from '../../persistence/merchant-store';
+import { findKeyBySecret, isWellFormedKey } from '../../persistence/merchants/merchant-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Environment } from '../../domain/environment';
 import { ApiError } from '../../domain/errors';
-import { rateLimitStore, type RateLimitDecision } from '../../persistence/rate-limit-store';
+import { rateLimitStore, type RateLimitDecision } from '../../persistence/merchants/rate-limit-store';
 import type { Caller } from '../../services/context';
 import type { Orm } from '../../persistence/orm';
 
@@ -25,7 +25,7 @@ function setHeaders(ctx: Context, perSecond: number, decision: RateLimitDecision
 
 /**
  * Issue 20's rate limits (INTERFACE.md "Rate limits"), per merchant and environment, in PostgreSQL
- * (persistence/rate-limit-store.ts) so that every API process shares them: `perSecond` requests per
+ * (persistence/merchants/rate-limit-store.ts) so that every API process shares them: `perSecond` requests per
  * second, bursts up to twice that. Every counted answer carries `RateLimit-Limit` (the per-second
  * rate), `RateLimit-Remaining` and `RateLimit-Reset` (whole seconds); over the limit the request is
  * refused before any route runs: 429 `rate_limited` with `Retry-After`, nothing written. A request

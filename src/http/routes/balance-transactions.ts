@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { balanceTransactionJson, balanceTransactionOf, parseBalanceTransactionId } from '../../domain/balance-transaction';
 import { ApiError } from '../../domain/errors';
-import { findBalanceTransaction, listBalanceTransactions } from '../../persistence/balance-transaction-store';
+import { findBalanceTransaction, listBalanceTransactions } from '../../persistence/ledger/balance-transaction-store';
 import { findCurrency } from '../../persistence/reference-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { renderListText } from '../../services/list-filters';

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { readBalances, type BalanceAmount } from '../../persistence/account-balances';
+import { readBalances, type BalanceAmount } from '../../persistence/ledger/account-balances';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requireScope } from '../middleware/auth';
 

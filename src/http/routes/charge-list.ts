@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { chargeJson } from '../../domain/charge';
-import { listCharges } from '../../persistence/charge-list-store';
+import { listCharges } from '../../persistence/charges/charge-list-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { renderListText } from '../../services/list-filters';
 import { CHARGE_LIST } from '../../services/payment-lists';

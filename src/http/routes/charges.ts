@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { chargeJson } from '../../domain/charge';
 import { memberSourceJson } from '../../support/raw-json';
 import { ApiError } from '../../domain/errors';
-import { findCharge } from '../../persistence/charge-store';
+import { findCharge } from '../../persistence/charges/charge-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { createCharge, requestHash } from '../../services/create-charge';
 import { jsonBody } from '../middleware/json-body';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { disputeJson } from '../../domain/dispute';
 import { ApiError } from '../../domain/errors';
-import { findDispute, listDisputes } from '../../persistence/dispute-store';
+import { findDispute, listDisputes } from '../../persistence/disputes/dispute-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { submitDisputeEvidence } from '../../services/submit-dispute-evidence';
 import { renderListText } from '../../services/list-filters';

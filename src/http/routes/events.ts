@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { EVENT_TYPES } from '../../domain/event-types';
 import { ApiError } from '../../domain/errors';
-import { eventsAfter, eventsNewestFirst, type EventPage } from '../../persistence/event-store';
+import { eventsAfter, eventsNewestFirst, type EventPage } from '../../persistence/events/event-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requireScope } from '../middleware/auth';
 import { validateListEvents } from '../schemas/list-events';

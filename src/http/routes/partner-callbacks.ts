@@ -2,8 +2,8 @@ import Router, { type RouterContext } from '@koa/router';
 import getRawBody from 'raw-body';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { PARTNER_CALLBACK_SIGNAL } from '../../domain/live-rail';
-import { claimCallbackSignal } from '../../persistence/callback-signal-store';
-import { paymentOfReference } from '../../persistence/rail-request-store';
+import { claimCallbackSignal } from '../../persistence/partner/callback-signal-store';
+import { paymentOfReference } from '../../persistence/partner/rail-request-store';
 import { CALLBACK_ROUTE, callbackAnswer, verifyCallback, type CallbackOutcome } from '../../rail/momo-callback';
 import type { ServiceDeps } from '../../services/context';
 import { lateCallbackOutcome } from '../../services/late-callback';
@@ -19,7 +19,7 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * payment already ended (its workflow closed, or still open after the end) whose claim contradicts
  * how it ended is `late`: the payment is flagged for a payment review
  * (src/services/late-callback.ts), logged as a warning. Each signal (the wake-up, the review's
- * flag) takes a claim first (src/persistence/callback-signal-store.ts): one for a workflow signalled
+ * flag) takes a claim first (src/persistence/partner/callback-signal-store.ts): one for a workflow signalled
  * less than CALLBACK_DEBOUNCE_MS ago is `debounced`, one past CALLBACK_SIGNAL_CAP signals `capped`
  * (a warning); neither signals nor flags anything (the workflow's own polls go on). Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the

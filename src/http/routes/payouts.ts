@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
 import { payoutJson } from '../../domain/payout';
-import { listPayouts } from '../../persistence/payout-list-store';
-import { findPayout } from '../../persistence/payout-store';
+import { listPayouts } from '../../persistence/payouts/payout-list-store';
+import { findPayout } from '../../persistence/payouts/payout-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { createPayout } from '../../services/create-payout';
 import { requestHash } from '../../services/create-charge';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
 import { refundJson, type RefundRecord } from '../../domain/refund';
-import { findRefund, listRefunds } from '../../persistence/refund-store';
+import { findRefund, listRefunds } from '../../persistence/refunds/refund-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requestHash } from '../../services/create-charge';
 import { createRefund } from '../../services/create-refund';

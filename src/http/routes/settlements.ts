@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
 import { settlementJson } from '../../domain/settlement';
-import { listSettlementEntries } from '../../persistence/settlement-entries-store';
-import { listSettlements } from '../../persistence/settlement-list-store';
-import { findSettlement } from '../../persistence/settlement-store';
+import { listSettlementEntries } from '../../persistence/settlements/settlement-entries-store';
+import { listSettlements } from '../../persistence/settlements/settlement-list-store';
+import { findSettlement } from '../../persistence/settlements/settlement-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { renderListText } from '../../services/list-filters';
 import { SETTLEMENT_LIST } from '../../services/payment-lists';

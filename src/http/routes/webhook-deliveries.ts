@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import { deliveryJson, type DeliveryStatus } from '../../domain/webhook-delivery';
 import { ApiError } from '../../domain/errors';
-import { findDelivery, listDeliveries } from '../../persistence/webhook-delivery-store';
-import { findEndpoint } from '../../persistence/webhook-endpoint-store';
+import { findDelivery, listDeliveries } from '../../persistence/webhooks/webhook-delivery-store';
+import { findEndpoint } from '../../persistence/webhooks/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { replayDeliveryOnce } from '../../services/replay-delivery';
 import { apiActor, notFound } from '../../services/webhook-endpoints';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { endpointJson } from '../../domain/webhook-endpoint';
 import { ApiError } from '../../domain/errors';
-import { findEndpoint, listEndpoints } from '../../persistence/webhook-endpoint-store';
+import { findEndpoint, listEndpoints } from '../../persistence/webhooks/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { apiActor, createEndpoint, notFound, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { jsonBody } from '../middleware/json-body';

@@ -1,7 +1,7 @@
 import { BALANCE_TRANSACTION_TYPES, parseBalanceTransactionId, SOURCE_KINDS, type BalanceTransactionType } from '../../domain/balance-transaction';
 import { ApiError } from '../../domain/errors';
 import { ID_PREFIX, isIdOf } from '../../domain/ids';
-import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
+import type { BalanceTransactionQuery } from '../../persistence/ledger/balance-transaction-store';
 import { createdRange, parseLimit, strictQuery } from '../../services/list-filters';
 import { listCursor } from '../../services/list-cursor';
 

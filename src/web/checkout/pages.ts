@@ -1,7 +1,7 @@
 import { SANDBOX_CHALLENGE_CODE } from '../../domain/hosted-checkout';
 import { formatIsoAmount } from '../../domain/money-format';
 import { escapeHtml } from '../../support/escape-html';
-import type { CheckoutView } from '../../persistence/checkout-token-store';
+import type { CheckoutView } from '../../persistence/charges/checkout-token-store';
 
 /**
  * The hosted checkout pages (docs/checkout.md): server-rendered HTML, no script, one stylesheet

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { SANDBOX_CHALLENGE_CODE, CHECKOUT_STATUS, type CheckoutDecision } from '../../domain/hosted-checkout';
-import { findCheckout, type CheckoutView } from '../../persistence/checkout-token-store';
+import { findCheckout, type CheckoutView } from '../../persistence/charges/checkout-token-store';
 import { decideCheckout } from '../../services/checkout-decision';
 import type { ServiceDeps } from '../../services/context';
 import { checkoutTokenHash, isCheckoutTokenShape } from '../../support/checkout-token';

@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from '../../domain/scopes';
-import type { ListedKey } from '../../persistence/api-key-store';
+import type { ListedKey } from '../../persistence/merchants/api-key-store';
 import { escapeHtml } from '../../support/escape-html';
 import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';

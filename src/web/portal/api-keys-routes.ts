@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { PortalSession } from '../../persistence/portal-session-store';
+import type { PortalSession } from '../../persistence/portal/portal-session-store';
 import { apiKeysPage, newSecretPage } from './api-keys-page';
 import { createKey, environmentKeys, KeyActionRefused, revokeOwnKey, rollOwnKey } from './key-actions';
 import { frameOf, html, type PortalRoutes } from './kit';

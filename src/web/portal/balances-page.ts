@@ -1,5 +1,5 @@
 import { BALANCE_TRANSACTION_TYPES, type BalanceTransaction } from '../../domain/balance-transaction';
-import type { BalanceFigures } from '../../persistence/account-balances';
+import type { BalanceFigures } from '../../persistence/ledger/account-balances';
 import { escapeHtml } from '../../support/escape-html';
 import { chartHtml, type ChartDay } from './balances-chart';
 import { formatMoney, type MinorUnits } from './balances-money';

@@ -2,7 +2,7 @@ import { BALANCE_TRANSACTION_TYPES, SOURCE_KINDS, type BalanceTransactionType } 
 import { ApiError } from '../../domain/errors';
 import { isIdOf } from '../../domain/ids';
 import { parseBalanceTransactionQuery } from '../../http/schemas/list-balance-transactions';
-import type { BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
+import type { BalanceTransactionQuery } from '../../persistence/ledger/balance-transaction-store';
 import { encodeListCursor } from '../../persistence/sql-values';
 import { createdAfterDay, createdBeforeDay, utcDay } from './day-range';
 

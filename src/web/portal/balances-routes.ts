@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { recordPortalAccess } from '../../persistence/portal-audit';
-import { readBalances } from '../../persistence/account-balances';
+import { recordPortalAccess } from '../../persistence/portal/portal-audit';
+import { readBalances } from '../../persistence/ledger/account-balances';
 import { availableByDay } from './balances-chart';
 import { csvLine } from './balances-csv';
 import { majorDecimal, minorUnitsOf } from './balances-money';

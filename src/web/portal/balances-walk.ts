@@ -1,5 +1,5 @@
 import { balanceTransactionOf, parseBalanceTransactionId, type BalanceTransaction } from '../../domain/balance-transaction';
-import { listBalanceTransactions, type BalanceTransactionQuery } from '../../persistence/balance-transaction-store';
+import { listBalanceTransactions, type BalanceTransactionQuery } from '../../persistence/ledger/balance-transaction-store';
 import type { Orm } from '../../persistence/orm';
 import type { Caller } from '../../services/context';
 

@@ -1,5 +1,5 @@
 import { isIdOf } from '../../domain/ids';
-import { eventsAfter, eventsNewestFirst, findEventBody } from '../../persistence/event-store';
+import { eventsAfter, eventsNewestFirst, findEventBody } from '../../persistence/events/event-store';
 import { eventPage, eventRowOf, eventsPage } from './events-page';
 import { callerOf, frameOf, html, notFoundText, type PortalRoutes } from './kit';
 

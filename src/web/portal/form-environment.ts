@@ -1,5 +1,5 @@
 import type { Environment } from '../../domain/environment';
-import type { PortalSession } from '../../persistence/portal-session-store';
+import type { PortalSession } from '../../persistence/portal/portal-session-store';
 import { escapeHtml } from '../../support/escape-html';
 import { portalPage, PORTAL_NAV, type Frame } from './layout';
 

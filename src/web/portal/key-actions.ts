@@ -1,10 +1,10 @@
 import type { Environment } from '../../domain/environment';
 import type { ChangeActor } from '../../domain/operator-action';
 import { isScope, type Scope } from '../../domain/scopes';
-import { KeyRollRefused, listKeys, rollKey, type ListedKey, type RolledKey } from '../../persistence/api-key-store';
-import { issueKey, revokeKey, type IssuedKey } from '../../persistence/merchant-store';
+import { KeyRollRefused, listKeys, rollKey, type ListedKey, type RolledKey } from '../../persistence/merchants/api-key-store';
+import { issueKey, revokeKey, type IssuedKey } from '../../persistence/merchants/merchant-store';
 import type { Orm } from '../../persistence/orm';
-import type { PortalSession } from '../../persistence/portal-session-store';
+import type { PortalSession } from '../../persistence/portal/portal-session-store';
 import { ROLL_OVERLAPS } from './api-keys-page';
 import { portalActor } from './kit';
 

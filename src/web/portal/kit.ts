@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ChangeActor } from '../../domain/operator-action';
 import type { Caller, ServiceDeps } from '../../services/context';
-import type { PortalSession } from '../../persistence/portal-session-store';
+import type { PortalSession } from '../../persistence/portal/portal-session-store';
 import { formFields } from '../form-body';
 import type { WebOptions } from '../web-options';
 import { environmentRefusal, environmentRefusalPage } from './form-environment';

@@ -1,4 +1,4 @@
-import { eventsOfResource } from '../../persistence/event-store';
+import { eventsOfResource } from '../../persistence/events/event-store';
 import type { Orm } from '../../persistence/orm';
 import type { Caller } from '../../services/context';
 import type { Payment } from './payments-data';

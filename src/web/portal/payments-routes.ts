@@ -1,4 +1,4 @@
-import { isUnderReview } from '../../persistence/payment-review-flag';
+import { isUnderReview } from '../../persistence/partner/payment-review-flag';
 import { workflowUiUrl } from '../../services/stuck-payments';
 import { callerOf, frameOf, html, notFoundText, type PortalRoutes } from './kit';
 import { paymentDetailPage } from './payment-detail-page';
@@ -14,7 +14,7 @@ export const PAYMENTS_PATH = '/payments';
  * in its environment, with the API lists' filters and cursors, and each payment's page (the object as
  * the API shows it, its timeline from the event log, related objects, its workflow in the Temporal
  * UI, and a plain "Under review" notice while it has an open payment review, issue 29:
- * src/persistence/payment-review-flag.ts). Everything goes through the API's stores and mappers
+ * src/persistence/partner/payment-review-flag.ts). Everything goes through the API's stores and mappers
  * (src/web/portal/payments-data.ts), scoped by callerOf(session): another merchant's or the other
  * environment's id is 404.
  */

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { ServiceDeps } from '../../services/context';
-import { recordPortalAccess } from '../../persistence/portal-audit';
-import { revokePortalSession, setSessionEnvironment } from '../../persistence/portal-session-store';
+import { recordPortalAccess } from '../../persistence/portal/portal-audit';
+import { revokePortalSession, setSessionEnvironment } from '../../persistence/portal/portal-session-store';
 import type { WebOptions } from '../web-options';
 import { html, portalKit, see } from './kit';
 import { HOME_PATH, PORTAL_PAGES } from './pages';

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Orm } from '../../persistence/orm';
-import { findPortalSession, SESSION_TTL_MS, type PortalSession } from '../../persistence/portal-session-store';
+import { findPortalSession, SESSION_TTL_MS, type PortalSession } from '../../persistence/portal/portal-session-store';
 
 /**
  * The portal's cookies and request checks (docs/security.md "Merchant portal"):

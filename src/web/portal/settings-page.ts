@@ -1,5 +1,5 @@
-import type { MerchantAccount } from '../../persistence/merchant-settings-store';
-import type { UsageToday } from '../../persistence/live-limits-store';
+import type { MerchantAccount } from '../../persistence/merchants/merchant-settings-store';
+import type { UsageToday } from '../../persistence/merchants/live-limits-store';
 import { escapeHtml } from '../../support/escape-html';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { when } from './time-html';

@@ -1,6 +1,6 @@
 import { DEFAULT_RATE_LIMITS } from '../../config';
-import { liveDailyUsageToday } from '../../persistence/live-limits-store';
-import { readMerchantAccount } from '../../persistence/merchant-settings-store';
+import { liveDailyUsageToday } from '../../persistence/merchants/live-limits-store';
+import { readMerchantAccount } from '../../persistence/merchants/merchant-settings-store';
 import { listBanks } from '../../persistence/reference-store';
 import { minorUnitsOf } from './balances-money';
 import { callerOf, frameOf, html, notFoundText, type PortalRoutes } from './kit';

@@ -27,7 +27,7 @@ export function lockedMessage(until: Date): string {
   return `Too many failed sign-ins: this account is locked for ${minutes} more minute${minutes === 1 ? '' : 's'}. Try again later.`;
 }
 
-/** The sign-in limits per address and per email (src/persistence/sign-in-limits.ts) refused the attempt. */
+/** The sign-in limits per address and per email (src/persistence/portal/sign-in-limits.ts) refused the attempt. */
 export function tooManyMessage(msBeforeNext: number): string {
   const minutes = Math.max(1, Math.ceil(msBeforeNext / 60_000));
   return `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;

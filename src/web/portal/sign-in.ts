@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ServiceDeps } from '../../services/context';
-import { recordPortalAccess } from '../../persistence/portal-audit';
-import { findPortalUserByEmail, recordSignIn } from '../../persistence/portal-user-store';
-import { createPortalSession } from '../../persistence/portal-session-store';
-import { attemptKeyOf, clearAttempts, countAttempt, pruneAttempts, recordRefusedAttempt } from '../../persistence/sign-in-attempts';
-import { signInLimits } from '../../persistence/sign-in-limits';
+import { recordPortalAccess } from '../../persistence/portal/portal-audit';
+import { findPortalUserByEmail, recordSignIn } from '../../persistence/portal/portal-user-store';
+import { createPortalSession } from '../../persistence/portal/portal-session-store';
+import { attemptKeyOf, clearAttempts, countAttempt, pruneAttempts, recordRefusedAttempt } from '../../persistence/portal/sign-in-attempts';
+import { signInLimits } from '../../persistence/portal/sign-in-limits';
 import { HashSlotsFull, hashSlots } from '../../support/hash-slots';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
 import { formFields } from '../form-body';

@@ -1,4 +1,4 @@
-import type { PortalUserView } from '../../persistence/portal-user-store';
+import type { PortalUserView } from '../../persistence/portal/portal-user-store';
 import { escapeHtml } from '../../support/escape-html';
 import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';

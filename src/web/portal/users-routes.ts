@@ -1,5 +1,5 @@
-import { changePortalUserAccess, type PortalUserAccessAction } from '../../persistence/portal-user-access';
-import { listPortalUsers, PortalUserRefused } from '../../persistence/portal-user-store';
+import { changePortalUserAccess, type PortalUserAccessAction } from '../../persistence/portal/portal-user-access';
+import { listPortalUsers, PortalUserRefused } from '../../persistence/portal/portal-user-store';
 import { frameOf, html, portalActor, type PortalRoutes } from './kit';
 import { USERS_PATH, usersPage } from './users-page';
 
@@ -12,7 +12,7 @@ const DONE: Record<PortalUserAccessAction, string> = {
 /**
  * Users (issue 30; docs/security.md "Disabling a portal user"): the session's merchant's own users,
  * and disable, enable or end the sessions of another of them, through the audited path
- * (src/persistence/portal-user-access.ts, as `portal:<email>`). A user of another merchant is
+ * (src/persistence/portal/portal-user-access.ts, as `portal:<email>`). A user of another merchant is
  * refused as one that does not exist; no one disables or signs out themself here.
  */
 export const usersRoutes: PortalRoutes = (router, kit) => {

@@ -16,7 +16,7 @@ export type FakeDisputeCall =
   | { activity: 'applyDisputeOutcome'; disputeId: string; request: DisputeOutcomeRequest };
 
 /**
- * Dispute activities in memory, with the contract of activities/disputes.ts (src/persistence/dispute-store.ts):
+ * Dispute activities in memory, with the contract of activities/disputes.ts (src/persistence/disputes/dispute-store.ts):
  * begin sets evidence_due_by once (created_at + evidenceWindowMs) and counts `dispute.evidence_required`;
  * evidence and outcome are idempotent. Every call is logged in order.
  */

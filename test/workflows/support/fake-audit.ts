@@ -2,7 +2,7 @@ import type { OperatorAuditActivities } from '../../../activities/types';
 import type { AuditOfChange, OperatorAuditEntry } from '../../../src/domain/operator-action';
 
 /**
- * The audit activity in memory, with the contract of src/persistence/operator-audit-store.ts: one
+ * The audit activity in memory, with the contract of src/persistence/operators/operator-audit-store.ts: one
  * entry per payment and request id; a repeated call records nothing and answers false. Shared by
  * every workflow test worker of a file (entries are told apart by payment id).
  */
@@ -19,7 +19,7 @@ export class FakeAuditLog {
 
   /**
    * The row a transition writes in its own transaction for the operator action it is (AuditOfChange,
-   * src/persistence/audit-of-change.ts): called by the fake stores only when the transition changed the record.
+   * src/persistence/operators/audit-of-change.ts): called by the fake stores only when the transition changed the record.
    */
   recordChange(paymentId: string, audit: AuditOfChange, record: { merchantId: string; environment: string }, after: unknown): void {
     if (this.entries.some((e) => e.paymentId === paymentId && e.requestId === audit.requestId)) return;

@@ -35,7 +35,7 @@ const order = (a: BalanceKey, b: BalanceKey) =>
 
 /**
  * settlement_balances in memory: the settleable balances (positive available), paged by key as
- * src/persistence/settlement-balances.ts does, skips kept per balance. Every page request is logged.
+ * src/persistence/settlements/settlement-balances.ts does, skips kept per balance. Every page request is logged.
  */
 export class FakeSettlementBalances {
   balances: FakeBalance[] = [];
