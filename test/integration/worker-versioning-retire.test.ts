@@ -1,7 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { temporal as proto } from '@temporalio/proto';
 import type { ChargeAttention } from '../../src/domain/charge-attention';
 import { startMonitorSampler } from '../../src/runtime/monitor-sampler';
@@ -13,6 +9,7 @@ import { taskQueueFor } from '../../src/temporal/task-queues';
 import { readBuildCoverage, unpolledBuilds } from '../../src/temporal/worker-builds';
 import { ok, refused } from '../support/cli-results';
 import { until } from '../support/crash-probes';
+import { bundleNextBuild, type NextBuildBundle } from '../support/next-build-bundle';
 import { fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { checkAlerts, scrapedSeries } from '../support/promtool-alerts';
@@ -42,7 +39,7 @@ jest.setTimeout(420_000);
 
 let h: Harness;
 let deployment: string;
-let bundleDir: string;
+let nextBuild: NextBuildBundle | undefined;
 let nextBuildBundle: string;
 const workers: Record<string, WorkerChild> = {};
 
@@ -53,16 +50,13 @@ beforeAll(async () => {
   deployment = `payments-${h.taskQueue}`;
   // A checkout whose payout workflow differs (test/support/next-build-workflows.ts): a payout of this
   // code does not replay on it.
-  bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-next-build-'));
-  nextBuildBundle = path.join(bundleDir, 'workflows.js');
-  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../support/next-build-workflows.ts'), logger: quiet });
-  fs.writeFileSync(nextBuildBundle, code);
+  nextBuild = await bundleNextBuild();
+  nextBuildBundle = nextBuild.path;
 });
 afterAll(async () => {
   await killAllWorkers();
   await h?.close();
-  if (bundleDir) fs.rmSync(bundleDir, { recursive: true, force: true });
+  nextBuild?.remove();
 });
 
 const cli = (...args: string[]) => runCli(h.taskQueue, ...args);

@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { temporal as proto } from '@temporalio/proto';
 import { decidePayout } from '../../src/services/decide-payout';
 import { until } from '../support/crash-probes';
+import { bundleNextBuild, type NextBuildBundle } from '../support/next-build-bundle';
 import { fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { decodedJson } from '../support/payload-codec';
@@ -31,7 +28,7 @@ const { VersioningBehavior } = proto.api.enums.v1;
 
 let h: Harness;
 let rx: TestReceiver;
-let bundleDir: string;
+let nextBuild: NextBuildBundle | undefined;
 let nextBuildBundle: string;
 let deployment: string;
 
@@ -41,17 +38,14 @@ beforeAll(async () => {
   await requireWorkerDeployments(serverVersion ?? '');
   deployment = `payments-${h.taskQueue}`;
   rx = await startTestReceiver();
-  bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-next-build-'));
-  nextBuildBundle = path.join(bundleDir, 'workflows.js');
-  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../support/next-build-workflows.ts'), logger: quiet });
-  fs.writeFileSync(nextBuildBundle, code);
+  nextBuild = await bundleNextBuild();
+  nextBuildBundle = nextBuild.path;
 });
 afterAll(async () => {
   await killAllWorkers();
   await rx?.close();
   await h?.close();
-  if (bundleDir) fs.rmSync(bundleDir, { recursive: true, force: true });
+  nextBuild?.remove();
 });
 
 /** The real worker process, registering `buildId` of this file's deployment; B runs the next build's bundle. */
