@@ -9,6 +9,7 @@ import { callbackToken } from '../../src/rail/momo-callback';
 import { balanceRows } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
+import { until } from '../support/webhook-fixtures';
 
 /**
  * Issue 30, "Partner callbacks": a callback URL never expires, so a leaked one can be replayed at will.
@@ -39,15 +40,6 @@ afterEach(() => {
   delete h.deps.partnerCallbacks!.signalCap;
 });
 
-async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const sql = <R>(text: string, params: unknown[] = []) => h.orm.em.getConnection().execute<R[]>(text, params);
 
@@ -60,7 +52,7 @@ async function pendingLiveCharge(): Promise<{ id: string; ref: string }> {
   });
   expect(res.status).toBe(200);
   const id: string = res.json.id;
-  const ref = await until(async () => {
+  const ref = await until('the charge submitted to the partner', async () => {
     const rows = await sql<{ reference_id: string }>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
     return rows[0] && fake.transaction('collection', rows[0].reference_id) ? rows[0].reference_id : undefined;
   });
@@ -149,7 +141,7 @@ test('past the cap, callbacks are answered 200, logged capped at warn, and no lo
   // The workflow's own status polls go on.
   const polls = () => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith(ref)).length;
   const before = polls();
-  await until(async () => polls() > before, 15_000);
+  await until('another status poll', async () => polls() > before, 15_000);
   expect((await h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey })).json.status).toBe('awaiting_action');
 });
 
@@ -162,9 +154,9 @@ test('a closed payment\'s late callback replayed: debounced and capped like any 
   const info = jest.spyOn(h.deps.log, 'info');
   expect(fake.settle('collection', ref, { status: 'SUCCESSFUL' })).toBe(true);
   const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
-  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
   expect(outcomesOf(warn, id)).toEqual(['late']);
-  const sent = await until(async () => fake.callbacksSent.find((c) => c.referenceId === ref));
+  const sent = await until("the partner's callback", async () => fake.callbacksSent.find((c) => c.referenceId === ref));
   const send = replay(ref, sent.body);
   // The review ends (an operator closed it, say); the genuine callback is replayed again and again.
   await review.terminate('test: the review ended');
@@ -191,6 +183,6 @@ test('a closed payment\'s late callback replayed: debounced and capped like any 
   // One new review run at most (the first flag started it, the second joined it as one more reason).
   const latest = await review.describe();
   expect((await signalsIn(paymentReviewWorkflowId(id), REVIEW_FLAG_SIGNAL, latest.runId)).signals).toBeLessThanOrEqual(2);
-  await until(async () => (await runs()) >= 2, 10_000);
+  await until('a second run', async () => (await runs()) >= 2, 10_000);
   expect(await runs()).toBe(2);
 });

@@ -11,6 +11,7 @@ import { startPartnerHarness, type PartnerHarness } from '../support/partner-har
 import { runCli } from '../support/run-cli';
 import { giveSettlementAccount } from '../support/settlement-runs';
 import { runSettlements } from '../../src/services/settlement-run';
+import { until } from '../support/webhook-fixtures';
 
 /**
  * Issue 29, "A late answer is never dropped", on the real stack (PostgreSQL, the Temporal dev server,
@@ -35,15 +36,6 @@ afterAll(async () => {
   await partner?.close(); // runs `ledger check` over the whole database first
 });
 
-async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function cliJson(...args: string[]): Promise<any> {
   const r = await runCli(h.taskQueue, ...args);
@@ -65,7 +57,7 @@ async function expiredLiveCharge(): Promise<{ id: string; ref: string; charge: a
   });
   expect(res.status).toBe(200);
   const id: string = res.json.id;
-  const ref = await until(async () => {
+  const ref = await until('the charge submitted to the partner', async () => {
     const rows = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
     return rows[0] && fake.transaction('collection', rows[0].reference_id) ? rows[0].reference_id : undefined;
   });
@@ -84,7 +76,7 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   // Then the customer approves: the partner calls back.
   expect(fake.settle('collection', ref, { status: 'SUCCESSFUL' })).toBe(true);
   const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
-  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
   expect(warn).toHaveBeenCalledWith(expect.objectContaining({ paymentId: id, outcome: 'late' }), expect.stringContaining('payment review'));
 
   const late = await findLateAnswer(h.orm, id);
@@ -121,13 +113,13 @@ test('late money returned to the payer: the transfer goes out on the partner rai
   const { id, ref, charge } = await expiredLiveCharge();
   expect(fake.settle('collection', ref, { status: 'SUCCESSFUL' })).toBe(true);
   const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
-  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
   const settled = await cliJson('payments', 'settle-late', id, '--action', 'return', '--reason', 'merchant declined the late payment', '--operator', 'ops:kojo');
   expect(settled).toMatchObject({ action: 'return', status: 'expired', late_answer: { settled_action: 'return', return_status: 'requested' } });
   const returnRef: string = settled.late_answer.return_reference_id;
   expect(returnRef).not.toBe(ref);
   // The transfer reaches the partner (payee: the payer of the charge); the partner pays it.
-  const transfer = await until(async () => fake.transaction('disbursement', returnRef));
+  const transfer = await until('the return transfer at the partner', async () => fake.transaction('disbursement', returnRef));
   expect(transfer.state).toMatchObject({ amount: expect.any(String), currency: 'GHS', payee: { partyIdType: 'MSISDN', partyId: '233240000004' } });
   expect(fake.settle('disbursement', returnRef, { status: 'SUCCESSFUL' }, { callback: false })).toBe(true);
   const state = await review.result();
@@ -156,7 +148,7 @@ test('a live payout the partner paid after it failed: recorded, then accepted as
 
   expect(fake.settle('disbursement', ref, { status: 'SUCCESSFUL' })).toBe(true);
   const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
-  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
   expect(await findLateAnswer(h.orm, id)).toMatchObject({ kind: 'payout', product: 'disbursement', our_status: 'failed', amount: 20_000 });
   expect((await balanceRows(h, p.id, 'GHS', 'live')).late_funds).toBe(-20_000);
   const refused = await runCli(h.taskQueue, 'payments', 'settle-late', id, '--action', 'credit', '--reason', 'x');
@@ -197,12 +189,12 @@ test('a live settlement the partner paid after it failed (its workflow still wai
   expect(run.batches).toHaveLength(1);
   const id = run.batches[0].id;
   const settlementStatus = async () => (await h.orm.em.getConnection().execute<Array<{ status: string }>>(`select status from settlements where id = ?`, [id]))[0]?.status;
-  await until(async () => (await settlementStatus()) === 'failed');
+  await until('the settlement to fail', async () => (await settlementStatus()) === 'failed');
   const [{ reference_id: ref }] = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
 
   expect(fake.settle('disbursement', ref, { status: 'SUCCESSFUL' })).toBe(true);
   const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
-  await until(async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
   expect(await findLateAnswer(h.orm, id)).toMatchObject({ kind: 'settlement', our_status: 'failed', amount: 70_000 });
   expect((await balanceRows(h, s.id, 'GHS', 'live')).late_funds).toBe(-70_000);
   expect((await ledgerCheck(h.orm)).ok).toBe(true);
