@@ -1,8 +1,8 @@
 // First: on a Node.js older than 24, one clear line and exit before anything else loads.
 import './support/node-version';
-import http from 'node:http';
 import { loadConfig, metricsSampleIntervalMs } from './config';
 import { createApp } from './http/app';
+import { createLimitedServer, serverLimitsFromEnv } from './http/server-limits';
 import { openApiDocument } from './http/openapi/document';
 import { ensureDemoMerchant } from './runtime/demo-merchant';
 import { ownShutdownSignals } from './persistence/embedded-postgres';
@@ -43,11 +43,13 @@ async function main(): Promise<void> {
   }
   const metrics = createApiMetrics();
   const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
+  // Header size and count, header and request timeouts (HTTP_* settings): src/http/server-limits.ts.
+  const limits = serverLimitsFromEnv();
   const servers = [
-    http.createServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox, webOrigin: config.webPublicUrl }).callback()).listen(config.sandboxPort, config.host),
-    http.createServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback()).listen(config.livePort, config.host),
+    createLimitedServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox, webOrigin: config.webPublicUrl }).callback(), limits, 'api').listen(config.sandboxPort, config.host),
+    createLimitedServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback(), limits, 'api').listen(config.livePort, config.host),
     // The web port: API reference, merchant portal, hosted checkout (src/web/).
-    http.createServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, rateLimits: config.rateLimits, openApiDocument }).callback()).listen(config.webPort, config.host),
+    createLimitedServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, rateLimits: config.rateLimits, openApiDocument }).callback(), limits, 'web').listen(config.webPort, config.host),
   ];
   // The gauges the alerts need (monitoring/prometheus/rules.yml): sampled every METRICS_SAMPLE_INTERVAL, read by scrapes.
   const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, workerDeploymentName: config.workerDeployment?.deploymentName, log }, sampleIntervalMs) : undefined;

@@ -3,6 +3,7 @@ import helmet from 'koa-helmet';
 import type { ServiceDeps } from '../services/context';
 import { newId } from '../support/new-id';
 import { webCspDirectives } from './csp';
+import { WebInputError } from './form-body';
 import { webRouters } from './routers';
 import type { WebOptions } from './web-options';
 
@@ -11,8 +12,8 @@ import type { WebOptions } from './web-options';
  * portal and hosted checkout, started by `npm start` beside the API listeners. Pages are served with
  * strict browser headers (helmet: the Content-Security-Policy of ./csp.ts, 'self' only, no framing,
  * nosniff, no referrer across origins); a part that needs more (a script or style source) widens it for its own
- * routes only. Every answer carries a `Request-Id`; an unexpected error is a plain page that says
- * nothing internal, and is logged.
+ * routes only. Every answer carries a `Request-Id`; a refused form body (./form-body.ts) is a plain page
+ * with its 4xx; an unexpected error is a plain page that says nothing internal, and is logged.
  */
 export function createWebApp(deps: ServiceDeps, options: WebOptions): Koa {
   const app = new Koa();
@@ -24,6 +25,14 @@ export function createWebApp(deps: ServiceDeps, options: WebOptions): Koa {
     try {
       await next();
     } catch (error) {
+      if (error instanceof WebInputError) {
+        // A refused form body (./form-body.ts): its status and a plain page saying why; nothing was done.
+        ctx.status = error.status;
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = `${error.message} Go back, reload the page and try again. (request ${ctx.state.requestId})`;
+        if (error.status !== 400) ctx.set('Connection', 'close');
+        return;
+      }
       deps.log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'web request failed');
       ctx.status = 500;
       ctx.type = 'text/plain; charset=utf-8';

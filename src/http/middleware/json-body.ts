@@ -1,24 +1,23 @@
 import type { Middleware } from 'koa';
-import getRawBody from 'raw-body';
 import { ApiError } from '../../domain/errors';
+import { readBodyText } from '../body-text';
 import { findDepthExcess, MAX_JSON_DEPTH } from '../json-depth';
+import { API_BODY, findJsonProblem } from '../json-guard';
 
 /**
- * Reads and parses a JSON object body with a size limit; anything else is refused before any work.
- * Nesting deeper than MAX_JSON_DEPTH is refused before parsing (400 `invalid_request`, `param` the
- * top-level field it is under), so a crafted body cannot make the parser or the validators recurse.
+ * Reads and parses a JSON object body with a size limit; anything else is refused before any work,
+ * each with 400 `invalid_request` (413 `request_too_large` over the limit), in this order:
+ * - bytes that are not UTF-8 (body-text.ts);
+ * - nesting deeper than MAX_JSON_DEPTH, before parsing (`param` the top-level field it is under), so
+ *   a crafted body cannot make the parser or the validators recurse;
+ * - text that is not JSON, or JSON that is not an object;
+ * - a duplicate key, a `__proto__` or `constructor` key, an integer beyond 2^53 − 1, or a number in an
+ *   API field not written as plain digits (`1.5`, `1e2`, `1.0`, `-0`): json-guard.ts, `param` its path.
  */
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
     if (!ctx.is('application/json')) throw new ApiError('invalid_request', 'Send the body as JSON with "Content-Type: application/json".');
-    let raw: string;
-    try {
-      raw = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
-    } catch (error) {
-      const type = (error as { type?: string }).type;
-      if (type === 'entity.too.large') throw new ApiError('request_too_large', `The body exceeds ${limitBytes} bytes.`);
-      throw new ApiError('invalid_request', 'The request body could not be read.');
-    }
+    const raw = await readBodyText(ctx.req, limitBytes, ctx.get('Content-Length'));
     const tooDeep = findDepthExcess(raw);
     if (tooDeep) {
       const under = tooDeep.member === undefined ? '' : ` (in ${tooDeep.member})`;
@@ -31,6 +30,8 @@ export function jsonBody(limitBytes: number): Middleware {
       throw new ApiError('invalid_request', 'The body is not valid JSON.');
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError('invalid_request', 'The body must be a JSON object.');
+    const problem = findJsonProblem(raw, API_BODY);
+    if (problem) throw new ApiError('invalid_request', problem.message, problem.param === undefined ? {} : { param: problem.param });
     ctx.state.body = parsed;
     ctx.state.rawBody = raw;
     await next();

@@ -1,6 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
-import getRawBody from 'raw-body';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { refuseHostileJson } from '../hostile-json';
+import { readBodyText } from '../body-text';
 import { PARTNER_CALLBACK_SIGNAL } from '../../domain/live-rail';
 import { claimCallbackSignal } from '../../persistence/partner/callback-signal-store';
 import { paymentOfReference } from '../../persistence/partner/rail-request-store';
@@ -23,7 +24,7 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * less than CALLBACK_DEBOUNCE_MS ago is `debounced`, one past CALLBACK_SIGNAL_CAP signals `capped`
  * (a warning); neither signals nor flags anything (the workflow's own polls go on). Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the
- * token).
+ * token); only a hostile body (issue 32: see `handle`) is refused with a 4xx in the API's envelope.
  */
 export function partnerCallbackRoutes(deps: ServiceDeps): Router {
   const router = new Router();
@@ -32,12 +33,12 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
     let outcome: CallbackOutcome;
     let paymentId: string | undefined;
     const settings = deps.partnerCallbacks;
-    let raw = '';
-    try {
-      raw = await getRawBody(ctx.req, { limit: MAX_CALLBACK_BYTES, encoding: 'utf8' });
-    } catch {
-      raw = '';
-    }
+    // A hostile body (over the limit, not UTF-8, nested too deep, a duplicate or `__proto__` key, an
+    // integer beyond 2^53) is refused in the API's envelope before anything else, token included: it
+    // is no callback the partner sends, and it tells a forger nothing about tokens. Any other body that
+    // is not a transaction status is `malformed`, answered 200 as below.
+    const raw = await readBodyText(ctx.req, MAX_CALLBACK_BYTES, ctx.get('Content-Length'));
+    refuseHostileJson(raw);
     const verified = settings ? verifyCallback(settings, product, referenceId, typeof ctx.query.token === 'string' ? ctx.query.token : undefined, raw) : { refused: 'forged' as const };
     if ('refused' in verified) {
       outcome = verified.refused;

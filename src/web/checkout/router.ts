@@ -5,7 +5,7 @@ import { findCheckout, type CheckoutView } from '../../persistence/charges/check
 import { decideCheckout } from '../../services/checkout-decision';
 import type { ServiceDeps } from '../../services/context';
 import { checkoutTokenHash, isCheckoutTokenShape } from '../../support/checkout-token';
-import { formFields } from '../form-body';
+import { formFields, WebInputError } from '../form-body';
 import { challengePage, CHECKOUT_CSS, CHECKOUT_ICON, checkoutPage, decidedPage, gonePage, unavailablePage, type GoneReason } from './pages';
 
 /**
@@ -86,6 +86,7 @@ function guarded(deps: ServiceDeps, handler: (ctx: Context, token: string) => Pr
     try {
       await handler(ctx, ctx.params.token ?? '');
     } catch (error) {
+      if (error instanceof WebInputError) throw error; // a refused form body: the web app answers its 4xx
       deps.log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, route: 'checkout' }, 'checkout request failed');
       html(ctx, 500, unavailablePage());
     }
