@@ -9,8 +9,11 @@ import { webhooksSection } from './webhooks';
 /** The path of the document on both API listeners (mounted before authentication, src/http/app.ts). */
 export const OPENAPI_PATH = '/v1/openapi.json';
 
-/** Error statuses any operation can answer: a bad path or query, the key, scopes and environment, limits, failures. */
-export const COMMON_ERRORS = [400, 401, 403, 404, 429, 500, 503];
+/**
+ * Error statuses any operation can answer: a bad path or query, the key, scopes and environment, limits, failures;
+ * 408 and 431 from the listener itself (src/http/server-limits.ts: a request too slow, headers too large or too many).
+ */
+export const COMMON_ERRORS = [400, 401, 403, 404, 408, 429, 431, 500, 503];
 
 const SCHEMAS: Record<string, unknown> = {
   Charge: objects.CHARGE,
