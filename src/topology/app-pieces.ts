@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { projectRoot } from './paths';
+import type { PieceSpec } from './piece';
+import type { TopologyPorts } from './ports';
+import { httpStatus, tcpAnswers } from './probes';
+import type { TopologySecrets } from './secrets';
+
+/** What every Node piece of the topology shares. */
+export interface AppContext {
+  dir: string;
+  ports: TopologyPorts;
+  databaseUrl: string;
+  temporalAddress: string;
+  namespace: string;
+  secrets: TopologySecrets;
+  deployment: { deploymentName: string; buildId: string };
+}
+
+const ROOT = projectRoot();
+
+/** `node --import tsx <entry>`: the Node process is the piece (its pid the one to signal). */
+function node(entry: string, env: NodeJS.ProcessEnv) {
+  return { file: process.execPath, args: ['--import', 'tsx', path.join(ROOT, entry)], env, cwd: ROOT };
+}
+
+/** The environment every API and worker gets: where the database, Temporal and the fake partner are. */
+function sharedEnv(ctx: AppContext): NodeJS.ProcessEnv {
+  const { ports, secrets } = ctx;
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+    DATA_DIR: path.join(ctx.dir, 'data'),
+    DATABASE_URL: ctx.databaseUrl,
+    TEMPORAL_ADDRESS: ctx.temporalAddress,
+    TEMPORAL_NAMESPACE: ctx.namespace,
+    SECRETS_KEY: secrets.secrets_key,
+    WORKER_DEPLOYMENT_NAME: ctx.deployment.deploymentName,
+    WORKER_BUILD_ID: ctx.deployment.buildId,
+    PARTNER_BASE_URL: `http://127.0.0.1:${ports.fakePartner}`,
+    PARTNER_API_USER: secrets.partner.apiUser,
+    PARTNER_API_KEY: secrets.partner.apiKey,
+    PARTNER_SUBSCRIPTION_KEY: secrets.partner.subscriptionKey,
+    PARTNER_TARGET_ENVIRONMENT: 'sandbox',
+    // Callbacks go to the live port of the proxy, whichever API answers.
+    PARTNER_CALLBACK_BASE_URL: `http://127.0.0.1:${ports.live}`,
+    PARTNER_CALLBACK_SECRET: secrets.callback_secret,
+    // Only the knobs an operator may set for the whole topology pass through.
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE))/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
+  };
+}
+
+/** The fake partner (src/rail/fake-partner) as its own process on a fixed port, with the topology's credentials. */
+export function fakePartnerSpec(ctx: AppContext): PieceSpec {
+  const env = { ...sharedEnv(ctx), FAKE_PARTNER_PORT: String(ctx.ports.fakePartner), FAKE_PARTNER_API_USER: ctx.secrets.partner.apiUser, FAKE_PARTNER_API_KEY: ctx.secrets.partner.apiKey, FAKE_PARTNER_SUBSCRIPTION_KEY: ctx.secrets.partner.subscriptionKey };
+  return {
+    name: 'fake-partner',
+    kind: 'node',
+    port: ctx.ports.fakePartner,
+    command: () => node('src/topology/fake-partner-main.ts', env),
+    probe: async () => ((await tcpAnswers(ctx.ports.fakePartner)) ? 'ok' : 'starting'),
+  };
+}
+
+/** A worker (workers/main.ts) with Worker Versioning on: it tells its readiness over IPC. */
+export function workerSpec(ctx: AppContext, index: number): PieceSpec {
+  const env = { ...sharedEnv(ctx), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) };
+  return {
+    name: `worker-${index + 1}`,
+    kind: 'node',
+    port: ctx.ports.workerMetrics[index]!,
+    ipc: true,
+    command: () => node('workers/main.ts', env),
+    probe: async (ready) => (ready ? 'ok' : 'starting'),
+  };
+}
+
+/** An API process (src/main.ts without its worker): sandbox, live and web on its own internal ports. */
+export function apiSpec(ctx: AppContext, index: number): PieceSpec {
+  const own = ctx.ports.apis[index]!;
+  const env = {
+    ...sharedEnv(ctx),
+    RUN_WORKER: 'false',
+    DEMO_MERCHANT: 'false',
+    HOST: '127.0.0.1',
+    PORT: String(own.sandbox),
+    LIVE_PORT: String(own.live),
+    WEB_PORT: String(own.web),
+    METRICS_PORT: String(own.metrics),
+    CODEC_PORT: '0',
+    // What browsers reach: the proxy's ports and the topology's UI.
+    WEB_PUBLIC_URL: `http://127.0.0.1:${ctx.ports.web}`,
+    SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ctx.ports.sandbox}`,
+    TEMPORAL_UI_URL: `http://127.0.0.1:${ctx.ports.temporalUi}`,
+  };
+  return {
+    name: `api-${index + 1}`,
+    kind: 'node',
+    port: own.sandbox,
+    ports: { sandbox: own.sandbox, live: own.live, web: own.web, metrics: own.metrics },
+    command: () => node('src/main.ts', env),
+    // 200 once the database and Temporal answer and a worker polls (src/http/routes/health.ts).
+    probe: async () => ((await httpStatus(`http://127.0.0.1:${own.sandbox}/health`)) === 200 ? 'ok' : 'starting'),
+  };
+}
+
+/** The proxy: the public ports, each spread over the APIs' matching listeners. */
+export function proxySpec(ctx: AppContext): PieceSpec {
+  const routes = [
+    { listen: ctx.ports.sandbox, backends: ctx.ports.apis.map((a) => a.sandbox) },
+    { listen: ctx.ports.live, backends: ctx.ports.apis.map((a) => a.live) },
+    { listen: ctx.ports.web, backends: ctx.ports.apis.map((a) => a.web) },
+  ];
+  return {
+    name: 'proxy',
+    kind: 'node',
+    port: ctx.ports.sandbox,
+    ports: { sandbox: ctx.ports.sandbox, live: ctx.ports.live, web: ctx.ports.web },
+    command: () => node('src/topology/proxy-main.ts', { PATH: process.env.PATH, HOME: process.env.HOME, TOPOLOGY_PROXY_ROUTES: JSON.stringify(routes) }),
+    probe: async () => ((await httpStatus(`http://127.0.0.1:${ctx.ports.sandbox}/health`)) > 0 ? 'ok' : 'starting'),
+  };
+}
