@@ -96,6 +96,9 @@ async function main(): Promise<void> {
       taskQueue: config.taskQueue,
       retryScheduleMs: config.webhooks.retryScheduleMs,
       log,
+      // Only this worker's environments (WORKER_ENVIRONMENTS): a live-only worker claims no sandbox event.
+      environments: config.worker.environments,
+      requestDeadlineMs: config.temporalRequestDeadlineMs,
     },
     config.webhooks.outboxPollMs,
   );

@@ -1,11 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { subscribes } from '../domain/webhook-endpoint';
 import pLimit from 'p-limit';
-import type { Environment } from '../domain/environment';
+import { ENVIRONMENTS, type Environment } from '../domain/environment';
 import type { Orm } from '../persistence/orm';
 import { TEXT_ARRAY } from '../persistence/sql-values';
 import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery } from '../persistence/webhooks/webhook-delivery-store';
 import type { Logger } from '../support/logger';
+import { withinDeadline } from '../temporal/deadline';
 import { startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
 import { fanOutDeliveryId } from './delivery-id';
 import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
@@ -38,7 +39,17 @@ export interface RelayDeps {
    * given; null to rely on the poll alone.
    */
   listenUrl?: string | null;
+  /**
+   * The environments whose events and deliveries this relay claims and starts (WORKER_ENVIRONMENTS of
+   * its worker; both unless given): a live-only worker leaves sandbox's outbox to the sandbox workers.
+   */
+  environments?: readonly Environment[];
+  /** Longest wait for one workflow start (TEMPORAL_REQUEST_DEADLINE_MS), like the four other start relays. */
+  requestDeadlineMs?: number;
 }
+
+/** The environments a relay serves, as a text[] parameter. */
+const environmentsOf = (deps: RelayDeps): string => JSON.stringify(deps.environments ?? ENVIRONMENTS);
 
 const BATCH = 100;
 // Long enough for one pass; short, so events a crashed relay claimed are taken over soon (redoing a
@@ -92,7 +103,9 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
     while (!failure && next < deliveries.length) {
       const d = deliveries[next++];
       try {
-        const start = () => startDeliveryWorkflow(
+        // Bounded like every Temporal call of the relays (TEMPORAL_REQUEST_DEADLINE_MS): a server that
+        // accepts the call and never answers fails the start, not the whole pass for good.
+        const start = () => withinDeadline(deps.client, deps.requestDeadlineMs, () => startDeliveryWorkflow(
           deps.client,
           deps.taskQueue,
           {
@@ -106,7 +119,7 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
             localFirstAttempt: d.timeout_seconds !== null && localFirstAttemptFor(d.timeout_seconds),
           },
           { eager: deps.eagerStart === true },
-        );
+        ));
         const how = await (deps.startLimit ? deps.startLimit(start) : start());
         deps.onStart?.(d.environment, how);
         started.push(d.id);
@@ -138,12 +151,13 @@ export async function relayOnce(deps: RelayDeps): Promise<number> {
     `update events set dispatch_lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?))
      where id in (select id from events where id in (
                     select id from (select id, created_at, row_number() over (partition by merchant_id, environment order by created_at, id) as turn
-                                    from events where dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())) claimable
+                                    from events where dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())
+                                      and environment = any(${TEXT_ARRAY})) claimable
                     order by turn, created_at limit ?)
                   and dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())
                   for update skip locked)
      returning id, merchant_id, environment, type, dispatch_lease_until`,
-    [deps.leaseSeconds ?? LEASE_SECONDS, BATCH],
+    [deps.leaseSeconds ?? LEASE_SECONDS, environmentsOf(deps), BATCH],
   );
   if (events.length === 0) return 0;
   const ids = JSON.stringify(events.map((e) => e.id));
@@ -229,7 +243,7 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
  * twice. Returns how many it started or confirmed.
  */
 export async function startUnstartedDeliveries(deps: RelayDeps): Promise<number> {
-  const unstarted = await findUnstartedDeliveries(deps.orm, deps.unstartedAfterSeconds ?? UNSTARTED_AFTER_SECONDS, BATCH);
+  const unstarted = await findUnstartedDeliveries(deps.orm, deps.unstartedAfterSeconds ?? UNSTARTED_AFTER_SECONDS, BATCH, deps.environments ?? ENVIRONMENTS);
   const { started, failure } = await startDeliveries(deps, unstarted);
   await markWorkflowsStarted(deps.orm, started);
   if (failure) throw failure.error;
@@ -245,7 +259,7 @@ export interface OutboxRelay {
 /**
  * Runs `relayOnce` until stopped: at once when woken (a NOTIFY from an event insert, or `wake`),
  * back to back while there is a backlog, else every `pollMs` (the fallback for a missed
- * notification); and the sweep every SWEEP_EVERY_MS. A wake-up during a pass begins a second pass
+ * notification, on its own clock: a pass that hangs does not stop it); and the sweep every SWEEP_EVERY_MS. A wake-up during a pass begins a second pass
  * at once (PASSES_AT_ONCE), or, with both running, is kept for the next one: an event committed while
  * a pass ran is never left for the poll.
  * A failed pass (database or Temporal unreachable) is logged and retried after at least a second
@@ -279,7 +293,6 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
         active--;
         passes.delete(run);
         if (wanted) kick();
-        else if (active === 0) later(pollMs);
       });
       passes.add(run);
     }
@@ -311,6 +324,11 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
   const wake = () => {
     if (!stopped) kick();
   };
+  // The fallback poll runs on its own clock, not after a pass ends: a pass that hangs (a start or a
+  // statement waiting past its deadline) no longer stops it, and the next poll begins a pass beside it.
+  const poll = setInterval(() => {
+    if (!stopped) kick();
+  }, pollMs);
   const listenUrl = deps.listenUrl === undefined ? (deps.orm.config.get('clientUrl') as string | undefined) : deps.listenUrl;
   const listener = listenUrl ? startOutboxListener({ url: listenUrl, onWake: wake, log: deps.log }) : undefined;
   kick();
@@ -319,6 +337,7 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(poll);
       while (passes.size > 0) await Promise.allSettled([...passes]);
       await listener?.stop();
     },

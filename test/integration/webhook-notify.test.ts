@@ -130,6 +130,7 @@ test('a notification during a pass leads to another pass at once (no lost wake-u
   const gate = new Promise<void>((resolve) => (release = resolve));
   let held = false;
   const gated = {
+    withDeadline: <T>(deadline: number, fn: () => Promise<T>) => h.temporal.client.withDeadline(deadline, fn),
     workflow: {
       start: async (...args: Parameters<Client['workflow']['start']>) => {
         if (!held) {

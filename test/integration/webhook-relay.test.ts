@@ -84,7 +84,7 @@ test('Temporal down: the pass fails and logs, the events stay undispatched; once
 
   // One running relay; its Temporal is down first, then back.
   let temporalUp = false;
-  const switchable = { workflow: { start: (...args: Parameters<Client['workflow']['start']>) => (temporalUp ? h.temporal.client : dead.client).workflow.start(...args) } } as unknown as Client;
+  const switchable = { withDeadline: <T>(deadline: number, fn: () => Promise<T>) => (temporalUp ? h.temporal.client : dead.client).withDeadline(deadline, fn), workflow: { start: (...args: Parameters<Client['workflow']['start']>) => (temporalUp ? h.temporal.client : dead.client).workflow.start(...args) } } as unknown as Client;
   const logged: Array<{ level: number; msg: string }> = [];
   const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line)) });
   const relay = startOutboxRelay(relayDeps(switchable, { log }), 50);
@@ -116,7 +116,7 @@ test('a relay that claimed events and died: another relay takes them over once t
   const deliveryId = fanOutDeliveryId(eventId, ep);
 
   // The "crashed" relay: it claims the event, writes the delivery, and never gets further.
-  const hung = { workflow: { start: () => new Promise(() => {}) } } as unknown as Client;
+  const hung = { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(), workflow: { start: () => new Promise(() => {}) } } as unknown as Client;
   void relayOnce(relayDeps(hung, { leaseSeconds: 3600 }));
   await until('the claim', async () => (await sql(`select 1 from webhook_deliveries where id = ?`, [deliveryId])).length === 1);
 

@@ -1,7 +1,7 @@
 import { deliveryJson, type DeliveryAttemptRecord, type DeliveryRecord, type DeliveryStatus } from '../../domain/webhook-delivery';
 import type { ChangeActor } from '../../domain/operator-action';
 import { recordChange } from '../operators/change-audit';
-import type { Environment } from '../../domain/environment';
+import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import type { Orm } from '../orm';
 import { iso, isoOrNull, TEXT_ARRAY, type ListCursor } from '../sql-values';
 import type { Owner } from './webhook-endpoint-store';
@@ -155,12 +155,13 @@ export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_
  * Pending deliveries with no attempt whose workflow was never confirmed started, older than
  * `olderThanSeconds` (younger ones are still being started by whoever created them), oldest first.
  */
-export async function findUnstartedDeliveries(orm: Orm, olderThanSeconds: number, limit: number): Promise<UnstartedDelivery[]> {
+export async function findUnstartedDeliveries(orm: Orm, olderThanSeconds: number, limit: number, environments: readonly Environment[] = ENVIRONMENTS): Promise<UnstartedDelivery[]> {
   return orm.em.getConnection().execute<UnstartedDelivery[]>(
     `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds
      from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
      where d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null and d.created_at < now() - make_interval(secs => ?)
+       and d.environment = any(${TEXT_ARRAY})
      order by d.created_at limit ?`,
-    [olderThanSeconds, limit],
+    [olderThanSeconds, JSON.stringify(environments), limit],
   );
 }
