@@ -123,7 +123,8 @@ export function balanceTransactionId(key: BalanceTransactionKey): string {
 }
 
 /** A resource id (`<prefix>_` + 24 base62), `:`, a step. Test funding uses resource prefixes of its own. */
-const ID_SHAPE = /^bt_([a-z]{1,16}_[0-9A-Za-z]{24}:[a-z_]{1,32}):(available|reserved)(:fee)?$/;
+export const BALANCE_TRANSACTION_ID_PATTERN = '^bt_([a-z]{1,16}_[0-9A-Za-z]{24}:[a-z_]{1,32}):(available|reserved)(:fee)?$';
+const ID_SHAPE = new RegExp(BALANCE_TRANSACTION_ID_PATTERN);
 
 /** The key of an id this API gave out, or null for anything else. */
 export function parseBalanceTransactionId(id: string): BalanceTransactionKey | null {

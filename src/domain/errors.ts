@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   identity_verification_required: 403,
   not_found: 404,
+  method_not_allowed: 405,
   request_timeout: 408,
   request_too_large: 413,
   idempotency_key_in_use: 409,

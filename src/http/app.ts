@@ -6,6 +6,7 @@ import type { ServiceDeps } from '../services/context';
 import { accessLog } from './middleware/access-log';
 import { apiHeaders } from './middleware/api-headers';
 import { authenticate } from './middleware/auth';
+import { methodNotAllowed } from './middleware/method-not-allowed';
 import { rateLimits } from './middleware/rate-limit';
 import { sandboxCors } from './middleware/sandbox-cors';
 import { errorHandler } from './middleware/errors';
@@ -88,7 +89,9 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   if (limits) v1.use(limits.merchant);
   for (const router of v1Routers(deps, options)) v1.use(router.routes());
   const v1Routes = v1.routes();
-  const dispatch: Koa.Middleware = limits ? (ctx, next) => limits.others(ctx, () => v1Routes(ctx as never, next)) : (ctx, next) => v1Routes(ctx as never, next);
+  const notAllowed = methodNotAllowed();
+  const routed: Koa.Middleware = (ctx, next) => notAllowed(ctx, () => v1Routes(ctx as never, next));
+  const dispatch: Koa.Middleware = limits ? (ctx, next) => limits.others(ctx, () => routed(ctx, next)) : routed;
   app.use(async (ctx, next) => (ctx.path.startsWith('/v1/') ? dispatch(ctx, next) : next()));
   return app;
 }

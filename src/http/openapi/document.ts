@@ -5,6 +5,8 @@ import { EVERY_ANSWER, headerRefs, IDEMPOTENCY_KEY, RESPONSE_HEADERS, type Respo
 import * as objects from './object-schemas';
 import { OPERATIONS, type Operation } from './operations';
 import { webhooksSection } from './webhooks';
+import { createBodySchema } from './exact';
+import { LINKS } from './links';
 
 /** The path of the document on both API listeners (mounted before authentication, src/http/app.ts). */
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -76,10 +78,16 @@ export function statusesOf(op: Operation): number[] {
 }
 
 function operationObject(op: Operation): Record<string, unknown> {
-  const parameters = [...(op.parameters ?? []), ...(op.idempotency ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [])];
+  const idempotency = op.idempotency === 'required' ? 'IdempotencyKeyRequired' : 'IdempotencyKey';
+  const parameters = [...(op.parameters ?? []), ...(op.idempotency ? [{ $ref: `#/components/parameters/${idempotency}` }] : [])];
   const successHeaders: ResponseHeader[] = op.idempotency ? [...EVERY_ANSWER, 'Idempotent-Replayed'] : EVERY_ANSWER;
   const responses: Record<string, unknown> = {
-    [op.success.status]: { description: op.success.description, headers: headerRefs(successHeaders), content: jsonContent(schemaRef(op.success.schema)) },
+    [op.success.status]: {
+      description: op.success.description,
+      headers: headerRefs(successHeaders),
+      content: jsonContent(schemaRef(op.success.schema)),
+      ...(LINKS[op.id] ? { links: LINKS[op.id] } : {}),
+    },
   };
   for (const status of statusesOf(op).slice(1)) responses[status] = { $ref: `#/components/responses/Error${status}` };
   const notes = [
@@ -94,10 +102,24 @@ function operationObject(op: Operation): Record<string, unknown> {
     ...(notes.length ? { description: notes.join(' ') } : {}),
     tags: [op.tag],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: jsonContent(op.body.schema) } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: jsonContent(createBodySchema(op.id, op.body.schema)) } } : {}),
     responses,
     ...(op.scope ? { 'x-scope': op.scope } : {}),
     ...(op.sandboxOnly ? { 'x-sandbox-only': true } : {}),
+    ...queryRules(op),
+  };
+}
+
+/**
+ * Rules across query parameters that JSON Schema cannot state per parameter, for clients and fuzzers
+ * (scripts/schemathesis_hooks.py reads them): `x-exclusive-parameters`, sets of which at most one
+ * may be sent; `x-ordered-parameters`, pairs whose first must be earlier than the second.
+ */
+function queryRules(op: Operation): Record<string, unknown> {
+  const names = new Set((op.parameters ?? []).map((p) => p.name));
+  return {
+    ...(names.has('after_sequence') && names.has('cursor') ? { 'x-exclusive-parameters': [['after_sequence', 'cursor']] } : {}),
+    ...(names.has('created_after') && names.has('created_before') ? { 'x-ordered-parameters': [['created_after', 'created_before']] } : {}),
   };
 }
 
@@ -153,7 +175,7 @@ export function openApiDocument(): Record<string, unknown> {
         ...SCHEMAS,
         ...Object.fromEntries(OPERATIONS.map((op) => /^List<(\w+)>$/.exec(op.success.schema)?.[1]).filter((n): n is string => !!n).map((n) => [`${n}List`, listSchema(n)])),
       },
-      parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY, IdempotencyKeyRequired: { ...IDEMPOTENCY_KEY, required: true } },
       headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [name, { ...header }])),
       responses: Object.fromEntries(allErrorStatuses().map((status) => [`Error${status}`, errorResponse(status)])),
     },
@@ -162,5 +184,6 @@ export function openApiDocument(): Record<string, unknown> {
 }
 
 function allErrorStatuses(): number[] {
-  return [...new Set([...COMMON_ERRORS, ...OPERATIONS.flatMap((op) => op.errors ?? [])])].sort((a, b) => a - b);
+  // 405 answers a method a path does not have (middleware/method-not-allowed.ts): no operation of the document.
+  return [...new Set([...COMMON_ERRORS, ...OPERATIONS.flatMap((op) => op.errors ?? []), 405])].sort((a, b) => a - b);
 }

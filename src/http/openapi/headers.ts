@@ -24,5 +24,5 @@ export const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   in: 'header',
   description: 'A fresh key (a UUID) per attempt, kept at least 24 hours per merchant and environment. A repeat with the same body answers the first answer byte for byte with `Idempotent-Replayed: true`; with another body, 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  schema: { type: 'string', pattern: '^[!-~]{1,255}$' },
 };

@@ -8,6 +8,7 @@ import { validateDisputeEvidence } from '../schemas/dispute-evidence';
 import { validateListEvents } from '../schemas/list-events';
 import { validateOpenDispute } from '../schemas/open-dispute';
 import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { BALANCE_TRANSACTION_ID_PATTERN } from '../../domain/balance-transaction';
 import { balanceTransactionParameters, idParameter, listFilterParameters, PAGE_PARAMETERS, queryFromSchema, type Parameter } from './parameters';
 
 /** One route of `v1Routers` as the document describes it. */
@@ -60,7 +61,7 @@ export const OPERATIONS: Operation[] = [
 
   { method: 'get', path: '/v1/balances', id: 'getBalance', summary: 'The balance of the key\'s environment', tag: 'Balances', scope: 'balances:read', success: ok('Balance', 'Available, pending and reserved amounts per currency.') },
   { method: 'get', path: '/v1/balance-transactions', id: 'listBalanceTransactions', summary: 'Postings that moved the available or reserved balance, newest first', tag: 'Balances', scope: 'balances:read', parameters: balanceTransactionParameters(), success: ok(list('BalanceTransaction'), 'A page of balance transactions.') },
-  { method: 'get', path: '/v1/balance-transactions/{id}', id: 'getBalanceTransaction', summary: 'Get a balance transaction', tag: 'Balances', scope: 'balances:read', parameters: [{ ...idParameter('any'), schema: { type: 'string', pattern: '^bt_' } }], success: ok('BalanceTransaction', 'The balance transaction.') },
+  { method: 'get', path: '/v1/balance-transactions/{id}', id: 'getBalanceTransaction', summary: 'Get a balance transaction', tag: 'Balances', scope: 'balances:read', parameters: [{ ...idParameter('charge'), schema: { type: 'string', pattern: BALANCE_TRANSACTION_ID_PATTERN } }], success: ok('BalanceTransaction', 'The balance transaction.') },
 
   { method: 'get', path: '/v1/events', id: 'listEvents', summary: 'Walk the event log: oldest first after a sequence, or newest first by cursor', tag: 'Events', scope: 'events:read', parameters: queryFromSchema(validateListEvents), success: ok(list('Event'), 'A page of events, each the stored body byte for byte.') },
   { method: 'get', path: '/v1/event-types', id: 'listEventTypes', summary: 'Every event type', tag: 'Events', success: ok(list('EventType'), 'Every event type.') },
@@ -80,6 +81,6 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/webhook-deliveries/{id}', id: 'getWebhookDelivery', summary: 'A delivery with its attempts', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('delivery')], success: ok('WebhookDelivery', 'The delivery and its attempts.') },
   { method: 'post', path: '/v1/webhook-deliveries/{id}/replay', id: 'replayWebhookDelivery', summary: 'Send a delivery\'s event again (a new delivery)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('delivery')], idempotency: 'optional', success: { status: 202, schema: 'WebhookDelivery', description: 'The new delivery, queued.' }, errors: [409, 422] },
 
-  { method: 'post', path: '/v1/sandbox/advance/{id}', id: 'sandboxAdvance', summary: 'Fire the next timer of a payment workflow now', tag: 'Sandbox', parameters: [idParameter('any', 'A charge, payout, refund, settlement or dispute id; the key needs that resource\'s write scope.')], success: ok('SandboxAdvance', 'The timer fired.'), errors: [409], sandboxOnly: true },
+  { method: 'post', path: '/v1/sandbox/advance/{id}', id: 'sandboxAdvance', summary: 'Fire the next timer of a payment workflow now', tag: 'Sandbox', parameters: [idParameter(['charge', 'payout', 'refund', 'settlement', 'dispute'], 'A charge, payout, refund, settlement or dispute id; the key needs that resource\'s write scope.')], success: ok('SandboxAdvance', 'The timer fired.'), errors: [409], sandboxOnly: true },
   { method: 'post', path: '/v1/sandbox/charges/{id}/disputes', id: 'sandboxOpenDispute', summary: 'The cardholder disputes a succeeded charge', tag: 'Sandbox', scope: 'disputes:write', parameters: [idParameter('charge')], body: validateOpenDispute, idempotency: 'required', success: ok('Dispute', 'The dispute, opened.'), errors: money, sandboxOnly: true },
 ];
