@@ -26,6 +26,8 @@ test('no worker polling the task queue: 503 naming the worker; with a worker: 20
     status: 503,
     body: { status: 'unavailable', database: true, temporal: true, worker: false },
   });
+  // Like every 503 of the API (issue 32: the chaos runs found /health's without it).
+  expect(without.headers.get('retry-after')).toBe('2');
 
   await h.startWorker();
   // The worker's first poll reaches the server shortly after it starts; ask again until it shows (bounded).
@@ -65,6 +67,7 @@ describe('database unreachable', () => {
   test('/health is 503 with database: false', async () => {
     const response = await fetch(`${url}/health`);
     expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
     expect(await response.json()).toMatchObject({ status: 'unavailable', database: false, temporal: true });
   });
 });

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Environment } from '../../domain/environment';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../domain/errors';
 import type { ServiceDeps } from '../../services/context';
 import { freshPollerCount } from '../../temporal/task-queue-pollers';
 import { taskQueueFor } from '../../temporal/task-queues';
@@ -39,7 +40,9 @@ async function workerPolls(deps: ServiceDeps, taskQueue: string): Promise<boolea
  * `-live` on the live one): each listener reports whether its own environment's payments can run, so
  * a load balancer never takes the sandbox listener out because the live workers are down, or the
  * reverse. Otherwise 503 naming each part, e.g.
- * `{"status":"unavailable","database":true,"temporal":true,"worker":false}`. No authentication.
+ * `{"status":"unavailable","database":true,"temporal":true,"worker":false}`, with `Retry-After` as
+ * every 503 of the API (a client or load balancer polling it knows when to ask again; the chaos
+ * runs hold every 503 to that). No authentication.
  */
 export function healthRoutes(deps: ServiceDeps, environment: Environment): Router {
   const router = new Router();
@@ -52,6 +55,7 @@ export function healthRoutes(deps: ServiceDeps, environment: Environment): Route
     ]);
     const ok = database && temporal && worker;
     ctx.status = ok ? 200 : 503;
+    if (!ok) ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
     ctx.body = ok ? { status: 'ok' } : { status: 'unavailable', database, temporal, worker };
   });
   return router;
