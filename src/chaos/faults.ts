@@ -1,0 +1,160 @@
+import type { ChaosReceiver } from './receiver';
+import type { RequestLog } from './request-log';
+import type { FaultKind, PlannedFault } from './schedule';
+import { processTree, signal, type TopologyView } from './topology-view';
+import { apiRequest } from './api-client';
+
+/** A fault as injected, with how long everything took to come back. */
+export interface InjectedFault {
+  n: number;
+  kind: FaultKind;
+  target: string | null;
+  /** The processes signalled. */
+  pids: number[];
+  startedAt: number;
+  /** When the fault was lifted (a kill: at once; a pause, a bad spell, an outage: after its hold). */
+  liftedAt: number;
+  /** When everything was healthy again (null: not within the bound). */
+  recoveredAt: number | null;
+  /** Seconds from the fault's start to recovery (null: not recovered). */
+  recoveryS: number | null;
+  /** For a kill: the piece came back with another pid (the supervisor restarted it). */
+  restarted: boolean | null;
+  note: string | null;
+}
+
+export interface InjectorDeps {
+  topology: TopologyView;
+  log: RequestLog;
+  receiver: ChaosReceiver;
+  /** The longest a recovery may take before it counts as not recovered. */
+  recoveryLimitS: number;
+  say: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** /health on both API ports answers 200 (recorded as probe requests). */
+async function apiHealthy(deps: InjectorDeps): Promise<boolean> {
+  const { sandbox, live } = deps.topology.ports();
+  const answers = await Promise.all([sandbox, live].map((port) => apiRequest(deps.log, 'probe', port, 'GET', '/health', { timeoutMs: 5_000 })));
+  return answers.every((a) => a.status === 200);
+}
+
+/** Polls until every piece is ok, `extra` holds and both /health answer 200; the time it did, or null. */
+async function waitRecovered(deps: InjectorDeps, since: number, extra: () => boolean | Promise<boolean>): Promise<number | null> {
+  const limit = since + deps.recoveryLimitS * 1000;
+  while (Date.now() < limit) {
+    let ok = false;
+    try {
+      ok = deps.topology.unhealthy().length === 0 && (await extra()) && (await apiHealthy(deps));
+    } catch {
+      ok = false;
+    }
+    if (ok) return Date.now();
+    await sleep(500);
+  }
+  return null;
+}
+
+function finish(fault: Omit<InjectedFault, 'recoveryS'>): InjectedFault {
+  return { ...fault, recoveryS: fault.recoveredAt === null ? null : Math.round((fault.recoveredAt - fault.startedAt) / 100) / 10 };
+}
+
+async function kill(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  const piece = deps.topology.piece(plan.target!);
+  if (!piece.pid) throw new Error(`${plan.target} has no pid to kill (health ${piece.health})`);
+  const pid = piece.pid;
+  const restartsBefore = piece.restarts;
+  const startedAt = Date.now();
+  deps.log.faultStarted(plan.n, plan.kind);
+  signal(pid, 'SIGKILL');
+  const back = () => {
+    const now = deps.topology.piece(plan.target!);
+    return now.pid !== null && now.pid !== pid && now.health === 'ok';
+  };
+  const recoveredAt = await waitRecovered(deps, startedAt, back);
+  deps.log.faultEnded(plan.n);
+  const after = deps.topology.piece(plan.target!);
+  return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids: [pid], startedAt, liftedAt: startedAt, recoveredAt, restarted: after.pid !== pid && after.restarts > restartsBefore, note: null });
+}
+
+async function pause(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  const piece = deps.topology.piece(plan.target!);
+  if (!piece.pid) throw new Error(`${plan.target} has no pid to pause (health ${piece.health})`);
+  const pids = processTree(piece.pid);
+  const startedAt = Date.now();
+  deps.log.faultStarted(plan.n, plan.kind);
+  for (const pid of pids) signal(pid, 'SIGSTOP');
+  await sleep(plan.holdS * 1000);
+  for (const pid of pids) signal(pid, 'SIGCONT');
+  const liftedAt = Date.now();
+  const recoveredAt = await waitRecovered(deps, startedAt, () => true);
+  deps.log.faultEnded(plan.n);
+  return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids, startedAt, liftedAt, recoveredAt, restarted: null, note: `SIGSTOP ${plan.holdS} s, then SIGCONT` });
+}
+
+/** The bad spell is over once every event that got a bad answer during it has since been answered 2xx. */
+async function receiverSpell(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  const startedAt = Date.now();
+  const from = deps.receiver.received.length;
+  deps.log.faultStarted(plan.n, plan.kind);
+  deps.receiver.setMode('bad');
+  await sleep(plan.holdS * 1000);
+  deps.receiver.setMode('ok');
+  const liftedAt = Date.now();
+  const refused = new Set(deps.receiver.received.slice(from).filter((r) => r.answered < 200 || r.answered >= 300).map((r) => `${r.endpoint} ${r.eventId}`));
+  const redelivered = () => {
+    const ok = new Set(deps.receiver.received.filter((r) => r.at >= liftedAt && r.answered >= 200 && r.answered < 300).map((r) => `${r.endpoint} ${r.eventId}`));
+    return [...refused].every((k) => ok.has(k) || deps.receiver.received.some((r) => r.at < liftedAt && r.answered === 200 && `${r.endpoint} ${r.eventId}` === k));
+  };
+  const recoveredAt = await waitRecovered(deps, startedAt, redelivered);
+  deps.log.faultEnded(plan.n);
+  return finish({ n: plan.n, kind: plan.kind, target: null, pids: [], startedAt, liftedAt, recoveredAt, restarted: null, note: `${plan.holdS} s of slow, failing and dropped answers; ${refused.size} event deliveries refused, recovered once each was redelivered` });
+}
+
+/** The partner stops answering: its process is stopped (connections open, nothing answers), then continued. */
+async function partnerOutage(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  const piece = deps.topology.piece('fake-partner');
+  if (!piece.pid) throw new Error(`fake-partner has no pid (health ${piece.health})`);
+  const startedAt = Date.now();
+  deps.log.faultStarted(plan.n, plan.kind);
+  signal(piece.pid, 'SIGSTOP');
+  await sleep(plan.holdS * 1000);
+  signal(piece.pid, 'SIGCONT');
+  const liftedAt = Date.now();
+  const recoveredAt = await waitRecovered(deps, startedAt, () => true);
+  deps.log.faultEnded(plan.n);
+  return finish({ n: plan.n, kind: plan.kind, target: 'fake-partner', pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note: `the partner answered nothing for ${plan.holdS} s (SIGSTOP)` });
+}
+
+export async function injectFault(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  switch (plan.kind) {
+    case 'pause_process':
+      return pause(deps, plan);
+    case 'receiver_slow_failing':
+      return receiverSpell(deps, plan);
+    case 'partner_unreachable':
+      return partnerOutage(deps, plan);
+    default:
+      return kill(deps, plan);
+  }
+}
+
+/**
+ * Runs the schedule in turn until its end or `until` (a full run's duration): the gap of load, the
+ * fault, then its recovery, before the next. Stops early when a fault did not recover.
+ */
+export async function runFaults(deps: InjectorDeps, plan: PlannedFault[], until: number): Promise<InjectedFault[]> {
+  const done: InjectedFault[] = [];
+  for (const fault of plan) {
+    if (Date.now() + fault.gapS * 1000 > until && done.length > 0) break;
+    await sleep(fault.gapS * 1000);
+    deps.say(`fault ${fault.n}: ${fault.kind}${fault.target ? ` (${fault.target})` : ''}${fault.holdS ? ` for ${fault.holdS} s` : ''}`);
+    const injected = await injectFault(deps, fault);
+    done.push(injected);
+    deps.say(`fault ${fault.n}: ${injected.recoveryS === null ? `NOT recovered within ${deps.recoveryLimitS} s` : `recovered in ${injected.recoveryS} s`}`);
+    if (injected.recoveryS === null) break;
+  }
+  return done;
+}

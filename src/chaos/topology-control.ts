@@ -1,0 +1,39 @@
+import { readTopologyState } from '../topology/state';
+import { runningTopology, topologyDown, topologyUp } from '../topology';
+
+/**
+ * What the topology's APIs and workers need for a chaos run: webhooks to the in-process receiver
+ * on 127.0.0.1 over http (sandbox only), retried within seconds rather than the production
+ * schedule's minutes, so the run can wait for every delivery. The topology passes WEBHOOK_*
+ * through to its pieces from the environment of `up`.
+ */
+export const CHAOS_TOPOLOGY_ENV: Readonly<Record<string, string>> = {
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s,15s,30s,30s,60s,60s,120s',
+};
+
+export interface EnsuredTopology {
+  /** True when this run started it (and stops it at the end unless kept). */
+  started: boolean;
+}
+
+/** Uses the topology of `dir` when it runs (in the mode asked), else starts one with `up`. */
+export async function ensureTopology(dir: string, temporal: 'server' | 'dev', up: boolean, say: (line: string) => void): Promise<EnsuredTopology> {
+  const running = runningTopology(dir);
+  if (running) {
+    if (running.mode !== temporal) throw new Error(`the topology in ${dir} runs with --temporal ${running.mode}, not ${temporal}: pass --temporal ${running.mode}, or stop it first`);
+    return { started: false };
+  }
+  if (!up) throw new Error(`no topology runs in ${dir}: start one with \`npm run topology -- up --temporal ${temporal}\` (with ${Object.entries(CHAOS_TOPOLOGY_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}), or pass --up`);
+  Object.assign(process.env, CHAOS_TOPOLOGY_ENV);
+  say(`starting the topology (--temporal ${temporal}) in ${dir}`);
+  await topologyUp({ temporal, dir, onProgress: (line) => say(`topology: ${line}`) });
+  return { started: true };
+}
+
+export async function stopTopology(dir: string, say: (line: string) => void): Promise<void> {
+  if (!readTopologyState(dir)) return;
+  say(`stopping the topology in ${dir}`);
+  await topologyDown(dir);
+}
