@@ -18,6 +18,9 @@ export const TEMPORAL_DATABASES = ['temporal', 'temporal_visibility'] as const;
 
 export const INSTALL_HINT = 'bash scripts/install-temporal-server.sh';
 
+/** A path relative to the working directory when it lies inside it, else absolute. */
+const shown = (file: string) => (path.relative(process.cwd(), file).startsWith('..') ? file : path.relative(process.cwd(), file));
+
 /** The built binaries and the schema folder, or a StartupError naming the install script. */
 export function temporalServerInstall(env: NodeJS.ProcessEnv = process.env): { server: string; sqlTool: string; uiServer: string; schemaDir: string } {
   const bin = temporalServerBinDir(env);
@@ -25,7 +28,7 @@ export function temporalServerInstall(env: NodeJS.ProcessEnv = process.env): { s
   const missing = [install.server, install.sqlTool, install.uiServer, install.schemaDir].filter((f) => !fs.existsSync(f));
   if (missing.length > 0) {
     throw new StartupError(
-      `the Temporal server ${TEMPORAL_SERVER_VERSION} is not built (missing ${missing.map((m) => path.relative(process.cwd(), m)).join(', ')}): run \`${INSTALL_HINT}\` (about 5 minutes on 2 cores), or use \`npm run topology -- up --temporal dev\``,
+      `the Temporal server ${TEMPORAL_SERVER_VERSION} is not built (missing ${missing.map(shown).join(', ')}): run \`${INSTALL_HINT}\` (about 5 minutes on 2 cores), or use \`npm run topology -- up --temporal dev\``,
     );
   }
   return install;

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { ComposeFileError, loadComposeFile } from '../support/compose-file';
 import { interpolateString } from '../support/compose-interpolate';
 import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/domain/search-attributes';
+import { TEMPORAL_SERVER_VERSION } from '../../src/topology/temporal-server';
+import { TEMPORAL_UI_VERSION } from '../../src/topology/temporal-ui';
 
 interface ServiceModel {
   image: string | undefined;
@@ -109,6 +111,13 @@ describe('docker-compose.yml', () => {
     expect(images.filter((i) => i.includes('auto-setup'))).toEqual([]);
     const release = (service('temporal').image ?? '').split(':')[1];
     for (const name of ['temporal-schema', 'temporal-namespace']) expect(service(name).image).toBe(`temporalio/admin-tools:${release}`);
+  });
+
+  test('the server and UI releases are the ones npm run topology builds (scripts/install-temporal-server.sh)', () => {
+    expect([service('temporal').image, service('temporal-ui').image]).toEqual([`temporalio/server:${TEMPORAL_SERVER_VERSION}`, `temporalio/ui:${TEMPORAL_UI_VERSION}`]);
+    const script = fs.readFileSync(path.join(__dirname, '../../scripts/install-temporal-server.sh'), 'utf8');
+    expect(script).toContain(`TEMPORAL_SERVER_VERSION=v${TEMPORAL_SERVER_VERSION}\n`);
+    expect(script).toContain(`TEMPORAL_UI_VERSION=v${TEMPORAL_UI_VERSION}\n`);
   });
 
   test('temporal-schema sets up both Temporal databases before the server, as the temporal role', () => {
