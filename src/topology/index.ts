@@ -65,7 +65,7 @@ export async function topologyUp(options: TopologyOptions = {}): Promise<Topolog
   const taken: number[] = [];
   for (const port of allPorts(ports, mode)) if (!(await isPortFree('127.0.0.1', port))) taken.push(port);
   if (taken.length > 0) {
-    throw new StartupError(`port${taken.length > 1 ? 's' : ''} ${taken.join(', ')} on 127.0.0.1 ${taken.length > 1 ? 'are' : 'is'} in use (is \`npm start\` or another topology running? stop it, or set TOPOLOGY_PORT_OFFSET)`);
+    throw new StartupError(`port${taken.length > 1 ? 's' : ''} ${taken.join(', ')} on 127.0.0.1 ${taken.length > 1 ? 'are' : 'is'} in use (is \`npm start\` or another topology running? stop it, or set TOPOLOGY_PORT_OFFSET; pieces left by a killed supervisor: npm run topology -- down)`);
   }
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
   fs.rmSync(path.join(dir, 'topology.json'), { force: true });

@@ -1,16 +1,13 @@
 import { postgresUrl } from './postgres';
 import { httpStatus, postgresAnswers, tcpAnswers } from './probes';
 import { isAlive, type Health, type PieceState, type TopologyState } from './state';
-import { temporalProbe } from './temporal-probe';
+import { temporalAnswersOnce } from './temporal-probe';
 
 /** One piece's health now, by what it is: its process alive, then its own probe. */
 async function healthNow(piece: PieceState, state: TopologyState): Promise<Health> {
   if (!isAlive(piece.pid)) return 'down';
   if (piece.kind === 'postgres') return (await postgresAnswers(postgresUrl(piece.port, 'postgres'))) ? 'ok' : 'starting';
-  if (piece.name === 'temporal') {
-    const probe = temporalProbe(state.temporal_address, state.temporal_namespace);
-    return probe();
-  }
+  if (piece.name === 'temporal') return (await temporalAnswersOnce(state.temporal_address)) ? 'ok' : 'starting';
   if (piece.name === 'temporal-ui') return (await httpStatus(`http://127.0.0.1:${piece.port}/`)) === 200 ? 'ok' : 'starting';
   if (piece.name.startsWith('api-')) return (await httpStatus(`http://127.0.0.1:${piece.port}/health`)) === 200 ? 'ok' : 'starting';
   if (piece.name === 'proxy') return (await httpStatus(`http://127.0.0.1:${piece.port}/health`)) > 0 ? 'ok' : 'starting';

@@ -20,3 +20,18 @@ export function temporalProbe(address: string, _namespace: string): () => Promis
     }
   };
 }
+
+/** One GetSystemInfo on a connection of its own, closed after: for a one-off `status`. */
+export async function temporalAnswersOnce(address: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 2_000 });
+    const c = connection;
+    await c.withDeadline(Date.now() + 2_000, () => c.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => {});
+  }
+}
