@@ -45,8 +45,9 @@ function sharedEnv(ctx: AppContext): NodeJS.ProcessEnv {
     // Callbacks go to the live port of the proxy, whichever API answers.
     PARTNER_CALLBACK_BASE_URL: `http://127.0.0.1:${ports.live}`,
     PARTNER_CALLBACK_SECRET: secrets.callback_secret,
-    // Only the knobs an operator may set for the whole topology pass through.
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE))/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
+    // Only the knobs an operator may set for the whole topology pass through (and a prebuilt
+    // workflow bundle, WORKFLOW_BUNDLE_PATH, as the test suite makes one).
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE)|WORKFLOW_BUNDLE_PATH$)/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
   };
 }
 

@@ -63,7 +63,7 @@ afterAll(async () => {
 test('up (dev): every piece healthy; a charge through the proxy; api-1 and worker-1 SIGKILLed come back while reads keep answering; down leaves nothing', async () => {
   const offset = await freeOffset();
   const ports = topologyPorts(offset);
-  const { state: upState } = await topologyUp({ temporal: 'dev', dir, portOffset: offset, timeoutMs: 150_000 });
+  const { state: upState } = await topologyUp({ temporal: 'dev', dir, portOffset: offset, timeoutMs: 200_000 });
   expect(upState.ready).toBe(true);
 
   const status = (await topologyStatus(dir))!;
@@ -120,4 +120,4 @@ test('up (dev): every piece healthy; a charge through the proxy; api-1 and worke
   for (const port of allPorts(ports, 'dev')) if (!(await isPortFree('127.0.0.1', port))) open.push(port);
   expect(open).toEqual([]);
   expect(await topologyStatus(dir)).toBeUndefined();
-}, 300_000);
+}, 360_000);
