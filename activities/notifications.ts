@@ -17,7 +17,9 @@ import { renderEmail, renderSms } from '../src/notifications/templates';
 import { oneLine, SendFailure, type NotificationTransports, type Sent } from '../src/notifications/transport';
 import type { SecretBox } from '../src/support/secret-box';
 import type { NotificationActivities, SendNotificationInput, SendNotificationOutcome } from './notification-types';
-import { processDbLimit } from './webhooks';
+import { processDbQueues, READ_WAIT_MAX_MS, RECORD_RESERVE_MS } from './webhooks';
+import { environmentOfQueue } from '../src/webhooks/db-queue';
+import type { Environment } from '../src/domain/environment';
 import { heartbeatingAttempt } from './attempt-heartbeat';
 
 export interface NotificationActivityDeps {
@@ -28,8 +30,8 @@ export interface NotificationActivityDeps {
   config: NotificationConfig;
   /** Instead of the transports the settings name (tests). */
   transports?: NotificationTransports;
-  /** The process's webhook database connections (WEBHOOK_DB_CONNECTIONS), which notification attempts share. */
-  dbConnections?: number;
+  /** The process's webhook database lanes (WEBHOOK_DB_CONNECTIONS by environment), which notification attempts share. */
+  dbLanes?: Partial<Record<Environment, number>>;
 }
 
 type Composed = { skip: string } | { contact: Contact; subject: string | null; text: string; html: string | null };
@@ -69,7 +71,15 @@ function count(outcome: string, n: NotificationContext, channel: string): void {
 }
 
 export function createNotificationActivities(deps: NotificationActivityDeps): NotificationActivities {
-  const db = processDbLimit(deps.dbConnections);
+  const queues = processDbQueues(deps.dbLanes);
+  /**
+   * The lane of the notification's environment (from its task queue, `<base>-<environment>-webhooks`);
+   * reads wait READ_WAIT_MAX_MS at most and end on cancellation, records go first (src/webhooks/db-queue.ts).
+   */
+  const db = <T>(fn: () => Promise<T>, step: 'read' | 'record' = 'read'): Promise<T> => {
+    const activity = Context.current();
+    return queues.run(environmentOfQueue(activity.info.taskQueue), step, fn, step === 'read' ? { waitMs: READ_WAIT_MAX_MS, signal: activity.cancellationSignal } : { waitMs: RECORD_RESERVE_MS });
+  };
   const from = deps.config.from;
   const domain = addressOf(from).split('@')[1];
   // Built once per process; none of them connects before its first message.
@@ -83,7 +93,7 @@ export function createNotificationActivities(deps: NotificationActivityDeps): No
     if (n.status !== 'pending') return closed(n);
     const composed = compose(n, await db(() => loadMessageParts(deps.orm, n)), deps.secretBox);
     if ('skip' in composed) {
-      await db(() => markNotificationSkipped(deps.orm, n.id, composed.skip));
+      await db(() => markNotificationSkipped(deps.orm, n.id, composed.skip), 'record');
       count('skipped', n, n.channel ?? 'none');
       Context.current().log.info('notification skipped', { notificationId: n.id, kind: n.kind, environment: n.environment, reason: composed.skip });
       return { outcome: 'skipped', reason: composed.skip, retryInMs: null, providerMessageId: null };
@@ -120,6 +130,7 @@ export function createNotificationActivities(deps: NotificationActivityDeps): No
         retryInMs,
         providerMessageId: sent ? sent.providerMessageId : null,
       }),
+      'record',
     );
     count(sent ? 'sent' : 'failed', n, contact.channel);
     const log = { notificationId: n.id, kind: n.kind, environment: n.environment, channel: contact.channel, attempt: input.attempt };

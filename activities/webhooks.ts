@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import pLimit from 'p-limit';
 import type { Dispatcher } from 'undici';
-import { DEFAULT_WEBHOOK_DB_CONNECTIONS } from '../src/runtime/worker-capacity';
+import { DEFAULT_WEBHOOK_DB_CONNECTIONS, webhookDbLanes } from '../src/runtime/worker-capacity';
+import { DbQueueTimeout, environmentOfQueue, processWebhookDbQueues, type WebhookDbQueues } from '../src/webhooks/db-queue';
 import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
 import { nextRetryDelay, parseRetryAfter } from '../src/domain/webhook-retry';
@@ -27,23 +27,33 @@ export interface WebhookActivityDeps {
   /** The semaphore itself (tests); the process's shared one for `merchantConcurrency` otherwise. */
   merchantSlots?: MerchantSlots;
   /**
-   * WEBHOOK_DB_CONNECTIONS: database steps of webhook attempts running at once in this process (the
-   * process's shared limit for that number; default 4). The send itself holds no connection.
+   * WEBHOOK_DB_CONNECTIONS by environment (WorkerCapacity.webhookDbLanes): database steps of webhook
+   * and notification attempts running at once in this process, one lane per environment
+   * (src/webhooks/db-queue.ts). Default: 4 split between sandbox and live. The send holds no connection.
    */
-  dbConnections?: number;
+  dbLanes?: Partial<Record<Environment, number>>;
 }
 
-const dbLimits = new Map<number, pLimit.Limit>();
-
-/** The process's limit on webhook database steps: every Worker of the process shares it (like the merchant slots), and so do notification attempts. */
-export function processDbLimit(connections = DEFAULT_WEBHOOK_DB_CONNECTIONS): pLimit.Limit {
-  let limit = dbLimits.get(connections);
-  if (!limit) {
-    limit = pLimit(connections);
-    dbLimits.set(connections, limit);
-  }
-  return limit;
+/** The process's webhook database queues for these lanes (every Worker of the process shares them, and so do notification attempts). */
+export function processDbQueues(lanes: Partial<Record<Environment, number>> = webhookDbLanes(DEFAULT_WEBHOOK_DB_CONNECTIONS)): WebhookDbQueues {
+  return processWebhookDbQueues(lanes);
 }
+
+/**
+ * Issue 32, bounded waits. An attempt's deadline is its start plus the activity's start-to-close
+ * timeout (90 s; 40 s for a first attempt run locally), less DEADLINE_MARGIN_MS. A new attempt waits
+ * for a database connection at most READ_WAIT_MAX_MS (and never into the time the send and the
+ * record need); it sends only if the endpoint's timeout plus RECORD_RESERVE_MS still fit before the
+ * deadline, so an execution Temporal has given up on does not post after its retry did. A record
+ * waits until the deadline (RECORD_RESERVE_MS at least) and is not cut by cancellation: the send is
+ * done, and recording it is what keeps the next execution from sending it again.
+ */
+export const READ_WAIT_MAX_MS = 5_000;
+/** Time kept after the send for recording it: a record's wait for the queue plus its statement (statement_timeout 8 s). */
+export const RECORD_RESERVE_MS = 10_000;
+const DEADLINE_MARGIN_MS = 1_000;
+/** The retryable failure of an attempt that sent nothing because its database wait or its time ran out. */
+export const ATTEMPT_DEFERRED = 'WebhookAttemptDeferred';
 
 /** The activity failure type of a send that found its merchant's slots taken; Temporal retries it with backoff. */
 export const MERCHANT_BUSY = 'MerchantBusy';
@@ -83,7 +93,7 @@ function outcomeOf(recorded: RecordedAttempt, autoDisabled = false): DeliverWebh
  * Records the attempt. Should the database still refuse the response excerpt (it is made storable
  * first, so this is a last resort), the attempt is recorded without it rather than sent again.
  */
-async function record(deps: WebhookActivityDeps, db: pLimit.Limit, result: AttemptResult) {
+async function record(deps: WebhookActivityDeps, db: RecordStep, result: AttemptResult) {
   try {
     return await db(() => recordAttempt(deps.orm, result, deps.disableRule));
   } catch (error) {
@@ -91,6 +101,16 @@ async function record(deps: WebhookActivityDeps, db: pLimit.Limit, result: Attem
     Context.current().log.warn('webhook attempt recorded without its response excerpt', { deliveryId: result.deliveryId, sqlState: sqlStateOf(error) });
     return db(() => recordAttempt(deps.orm, { ...result, responseBody: null }, deps.disableRule));
   }
+}
+
+type RecordStep = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/** Nothing was sent: the database queue or the attempt's time ran out first. Retried by Temporal (not a delivery attempt). */
+function deferred(environment: Environment, why: string): ApplicationFailure {
+  Context.current()
+    .metricMeter.createCounter('payments_webhook_attempts_deferred', '1', 'Webhook attempts that sent nothing because their database wait or their time ran out')
+    .add(1, { environment });
+  return ApplicationFailure.create({ type: ATTEMPT_DEFERRED, message: `webhook attempt deferred, nothing sent: ${why}`, nonRetryable: false, category: ApplicationFailureCategory.BENIGN });
 }
 
 function countAttempt(outcome: string, environment: Environment): void {
@@ -135,23 +155,35 @@ async function takeMerchantSlot(slots: MerchantSlots, merchantId: string, enviro
 
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
   const slots = deps.merchantSlots ?? processMerchantSlots(deps.merchantConcurrency);
-  const db = processDbLimit(deps.dbConnections);
+  const queues = processDbQueues(deps.dbLanes);
   async function attempt(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
+    const activity = Context.current();
+    const deadline = Date.now() + activity.info.startToCloseTimeoutMs - DEADLINE_MARGIN_MS;
     // Issue 19: the merchant's send slot first when the input names the merchant, so an attempt
     // deferred for a busy merchant has read nothing (one merchant's backlog leaves the webhook
     // connections to the others). Runs started before issue 19 take it after the read, as before.
     const held = input.merchantId && input.environment ? await takeMerchantSlot(slots, input.merchantId, input.environment) : undefined;
     try {
-      return await attemptHolding(input, held);
+      return await attemptHolding(input, held, deadline);
     } finally {
       held?.(); // released once the send is over already; a no-op then
     }
   }
 
   /** One attempt; `held` is the merchant's send slot when taken before the read. */
-  async function attemptHolding(input: DeliverWebhookInput, held: (() => void) | undefined): Promise<DeliverWebhookOutcome> {
-    const ctx = await db(() => loadAttemptContext(deps.orm, input.deliveryId, input.attempt));
+  async function attemptHolding(input: DeliverWebhookInput, held: (() => void) | undefined, deadline: number): Promise<DeliverWebhookOutcome> {
+    const activity = Context.current();
+    const signal = activity.cancellationSignal;
+    const readIn = input.environment ?? environmentOfQueue(activity.info.taskQueue);
+    // A new attempt's read: bounded, cut by cancellation, and never into the time a send and its record need.
+    const read = <T>(environment: typeof readIn, fn: () => Promise<T>): Promise<T> =>
+      queues.run(environment, 'read', fn, { waitMs: Math.min(READ_WAIT_MAX_MS, deadline - Date.now() - RECORD_RESERVE_MS), signal }).catch((error: unknown) => {
+        throw error instanceof DbQueueTimeout ? deferred(environment, error.message) : error;
+      });
+    const ctx = await read(readIn, () => loadAttemptContext(deps.orm, input.deliveryId, input.attempt));
     if (!ctx) throw ApplicationFailure.create({ type: 'DeliveryNotFoundError', message: `delivery ${input.deliveryId} does not exist`, nonRetryable: true });
+    // A record goes before new attempts' reads, waits until the deadline at least, and is not cut by cancellation.
+    const recordStep: RecordStep = (fn) => queues.run(ctx.environment, 'record', fn, { waitMs: Math.max(RECORD_RESERVE_MS, deadline - Date.now()) });
     // A retried activity whose attempt was recorded: answer what was recorded, never send it twice.
     if (ctx.recorded) return outcomeOf(ctx.recorded);
     if (ctx.deliveryStatus !== 'pending') {
@@ -160,12 +192,24 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }
     if (ctx.endpointDeleted || ctx.endpointStatus === 'disabled') {
       const reason = ctx.endpointDeleted ? 'endpoint deleted' : 'endpoint disabled';
-      await db(() => markDeliverySkipped(deps.orm, ctx.deliveryId, reason));
+      await recordStep(() => markDeliverySkipped(deps.orm, ctx.deliveryId, reason));
       countAttempt('skipped', ctx.environment);
       return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
     }
 
     const release = held ?? (await takeMerchantSlot(slots, ctx.merchantId, ctx.environment));
+    // Issue 32: the last look before the POST. Cancelled (Temporal gave up on this execution, the
+    // worker shuts down): nothing is sent. Too late to send and still record before the deadline:
+    // nothing is sent either, and the retry sends it with time to record it.
+    if (signal.aborted) {
+      release();
+      throw signal.reason;
+    }
+    const needed = ctx.timeoutSeconds * 1000 + RECORD_RESERVE_MS;
+    if (deadline - Date.now() < needed) {
+      release();
+      throw deferred(ctx.environment, `${Math.max(0, deadline - Date.now())} ms left before the attempt's deadline, ${needed} ms needed to send and record`);
+    }
     // Signed when sent (after any wait for a slot), so the timestamp is the send's.
     const now = Date.now();
     const timestamp = String(Math.floor(now / 1000));
@@ -189,7 +233,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const reason = succeeded ? null : failureReason(sent.statusCode, sent.error);
     const retryInMs = succeeded || input.retryDelayMs === null ? null : nextRetryDelay(input.retryDelayMs, sent.statusCode, parseRetryAfter(sent.retryAfter, now));
     const attemptedAt = new Date(input.attemptedAtMs);
-    const recorded = await record(deps, db, {
+    const recorded = await record(deps, recordStep, {
       deliveryId: ctx.deliveryId,
       endpointId: ctx.endpointId,
       attempt: input.attempt,

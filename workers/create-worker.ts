@@ -119,7 +119,7 @@ export async function createPaymentsWorker(
       agents: policyAgents(options.webhooks),
       disableRule: options.webhooks.disableRule,
       merchantConcurrency: options.webhooks.merchantConcurrency,
-      dbConnections: capacity.webhookDbConnections,
+      dbLanes: capacity.webhookDbLanes,
     },
     notifications: options.notifications,
     rail: options.rail,

@@ -62,6 +62,8 @@ export interface WorkerCapacity {
   poolMax: number;
   /** Connections the webhook attempts of the whole process share for their short database steps (WEBHOOK_DB_CONNECTIONS). */
   webhookDbConnections: number;
+  /** Those connections by environment (webhookDbLanes): a sandbox flood never waits in front of live. */
+  webhookDbLanes: Partial<Record<Environment, number>>;
   /** The delivery Worker of each environment this process polls. */
   deliveries: Partial<Record<Environment, DeliveryBudget>>;
   /** Totals over the process's Workers. */
@@ -83,6 +85,19 @@ export const DEFAULT_LIVE_SHARE = 0.5;
 export const DEFAULT_LEGACY_SLOTS = 1;
 /** The SDK's floor for a Worker's workflow cache. */
 const MIN_CACHED_WORKFLOWS = 10;
+
+/**
+ * WEBHOOK_DB_CONNECTIONS split between the environments the process polls (issue 32): one lane each
+ * (src/webhooks/db-queue.ts), live taking the larger half, so sandbox's attempts never wait in front
+ * of live's. A process of one environment gives it all of them. Both environments need 2 at least.
+ */
+export function webhookDbLanes(connections: number, environments: readonly Environment[] = ENVIRONMENTS): Partial<Record<Environment, number>> {
+  const polled = ENVIRONMENTS.filter((e) => environments.includes(e));
+  if (polled.length === 1) return { [polled[0]]: connections };
+  if (connections < 2) throw new Error(`WEBHOOK_DB_CONNECTIONS must be at least 2 for a worker of both environments (one lane each), got ${connections}.`);
+  const live = Math.ceil(connections / 2);
+  return { live, sandbox: connections - live };
+}
 
 /** The SDK's default maxCachedWorkflows for one Worker (reuseV8Context) on this process's heap. */
 export function defaultProcessWorkflowCache(heapLimitBytes = v8.getHeapStatistics().heap_size_limit): number {
@@ -126,7 +141,7 @@ export function workerCapacity(poolMax: number, settings: SlotSettings = {}): Wo
   for (const environment of environments) {
     deliveries[environment] = { sendSlots, cachedWorkflows: deliveryCache, workflowTaskSlots: Math.min(DELIVERY_WORKFLOW_TASK_SLOTS, deliveryCache) };
   }
-  return { poolMax, webhookDbConnections, deliveries, localActivitySlots, activitySlots, queues };
+  return { poolMax, webhookDbConnections, webhookDbLanes: webhookDbLanes(webhookDbConnections, environments), deliveries, localActivitySlots, activitySlots, queues };
 }
 
 type Slots = Omit<SlotBudget, 'cachedWorkflows'>;

@@ -45,7 +45,7 @@ const quiet = new DefaultLogger('ERROR');
 const activities = () =>
   createWebhookActivities({ orm: h.orm, secretBox: h.deps.secretBox, agents: policyAgents(h.deps.webhooks), disableRule: h.deps.webhooks.disableRule });
 const runAttempt = (input: DeliverWebhookInput, attempt = 1): Promise<DeliverWebhookOutcome> =>
-  new MockActivityEnvironment({ attempt }, { logger: quiet }).run(activities().deliverWebhook, input);
+  new MockActivityEnvironment({ attempt, startToCloseTimeoutMs: 90_000 }, { logger: quiet }).run(activities().deliverWebhook, input);
 
 /**
  * An endpoint the relay never fans out to (it subscribes to transaction.failed only) and a pending
@@ -217,7 +217,7 @@ test('the attempt heartbeats through its database steps, not only while it sends
   try {
     // Another transaction holds the endpoint row: recording the failure has to wait for it.
     await conn.execute(`select id from webhook_endpoints where id = ? for update`, [endpointId], 'all', holder);
-    const env = new MockActivityEnvironment({ attempt: 1 }, { logger: quiet });
+    const env = new MockActivityEnvironment({ attempt: 1, startToCloseTimeoutMs: 90_000 }, { logger: quiet });
     let beats = 0;
     env.on('heartbeat', () => beats++);
     const acts = createWebhookActivities({ orm, secretBox: h.deps.secretBox, agents: policyAgents(h.deps.webhooks), disableRule: h.deps.webhooks.disableRule });

@@ -48,7 +48,7 @@ async function deliveryTo(caller: Caller, url: string): Promise<{ deliveryId: st
 
 async function attempt(deliveryId: string, logger: Logger): Promise<DeliverWebhookOutcome> {
   const activities = createWebhookActivities({ orm: h.orm, secretBox: h.deps.secretBox, agents: policyAgents(h.deps.webhooks), disableRule: h.deps.webhooks.disableRule });
-  return new MockActivityEnvironment({ attempt: 1 }, { logger }).run(activities.deliverWebhook, { deliveryId, attempt: 1, attemptedAtMs: Date.now(), retryDelayMs: 60_000 });
+  return new MockActivityEnvironment({ attempt: 1, startToCloseTimeoutMs: 90_000 }, { logger }).run(activities.deliverWebhook, { deliveryId, attempt: 1, attemptedAtMs: Date.now(), retryDelayMs: 60_000 });
 }
 
 async function stored(deliveryId: string, endpointId: string): Promise<string[]> {
