@@ -1,4 +1,5 @@
 import { visit, type JSONPath } from 'jsonc-parser';
+import { FORBIDDEN_KEYS } from '../support/forbidden-keys';
 
 /**
  * What `JSON.parse` lets through silently and the API refuses (issue 32, "Hostile bodies"), found in
@@ -31,9 +32,6 @@ export interface JsonGuardOptions {
 export const API_BODY: JsonGuardOptions = { freeForm: (path) => path[0] === 'metadata' };
 /** A body that is not the API's (the partner's callbacks): no integer fields, the other rules hold. */
 export const FOREIGN_BODY: JsonGuardOptions = { freeForm: () => true };
-
-/** Keys refused anywhere in a JSON body. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
 
 const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { FORBIDDEN_KEYS } from '../http/json-guard';
+import { FORBIDDEN_KEYS } from '../support/forbidden-keys';
 
 /** The largest form body read: a portal form (an endpoint's URL up to 2048 characters, its description, every event type ticked) fits well inside. */
 const LIMIT_BYTES = 16 * 1024;

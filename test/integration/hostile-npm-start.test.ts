@@ -63,5 +63,5 @@ test('a body that never ends on the sandbox port (the demo key, POST /v1/charges
   expect(JSON.parse(answer.body).error.code).toBe('request_timeout');
   expect(answer.closedAfterMs).toBeLessThan(1_500 + 1_500);
   const list = await fetch(`http://127.0.0.1:${port('sandbox')}/v1/charges`, { headers: { authorization: `Bearer ${key}` } });
-  expect((await list.json()).data).toEqual([]);
+  expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
 });
