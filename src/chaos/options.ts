@@ -28,7 +28,7 @@ export function parseDurationSeconds(text: string): number {
 }
 
 /** The default durations: the short mode's load (one fault of each kind) and a full run's. */
-export const SHORT_DURATION_S = 100;
+export const SHORT_DURATION_S = 60;
 export const FULL_DURATION_S = 15 * 60;
 
 export function parseChaosOptions(argv: string[]): ChaosOptions {

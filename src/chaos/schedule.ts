@@ -48,10 +48,10 @@ export interface ScheduleSettings {
 export const MAX_FAULTS = 60;
 
 function planOne(rng: Rng, n: number, kind: FaultKind, short: boolean): PlannedFault {
-  const gapS = short ? rng.int(3, 6) : rng.int(10, 40);
-  if (kind === 'pause_process') return { n, kind, target: rng.pick(PAUSE_TARGETS), gapS, holdS: short ? 8 : 30 };
-  if (kind === 'receiver_slow_failing') return { n, kind, target: null, gapS, holdS: short ? 10 : rng.int(30, 60) };
-  if (kind === 'partner_unreachable') return { n, kind, target: 'fake-partner', gapS, holdS: short ? 10 : rng.int(30, 60) };
+  const gapS = short ? rng.int(2, 4) : rng.int(10, 40);
+  if (kind === 'pause_process') return { n, kind, target: rng.pick(PAUSE_TARGETS), gapS, holdS: short ? 6 : 30 };
+  if (kind === 'receiver_slow_failing') return { n, kind, target: null, gapS, holdS: short ? 8 : rng.int(30, 60) };
+  if (kind === 'partner_unreachable') return { n, kind, target: 'fake-partner', gapS, holdS: short ? 8 : rng.int(30, 60) };
   return { n, kind, target: rng.pick(KILL_TARGETS[kind]), gapS, holdS: 0 };
 }
 

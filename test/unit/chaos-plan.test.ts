@@ -1,0 +1,65 @@
+/**
+ * npm run chaos (src/chaos/): a seed reproduces the schedule of faults and the load's draws; the
+ * short mode injects each fault kind once; what counts as a broken promise in an API answer.
+ */
+import { LIVE_PARTY_SUFFIXES, chargeBody, livePhone } from '../../src/chaos/load-bodies';
+import { parseChaosOptions } from '../../src/chaos/options';
+import { Rng } from '../../src/chaos/random';
+import { judge, type RequestRecord } from '../../src/chaos/request-log';
+import { FAULT_KINDS, MAX_FAULTS, planFaults } from '../../src/chaos/schedule';
+
+const plan = (seed: number, short: boolean, notApplicable: (typeof FAULT_KINDS)[number][] = []) => planFaults(new Rng(seed).fork('faults'), { short, durationS: 600, notApplicable });
+
+test('a seed gives the same faults, targets and spacing; another seed another schedule', () => {
+  expect(plan(32, false)).toEqual(plan(32, false));
+  expect(plan(32, true)).toEqual(plan(32, true));
+  expect(plan(33, false)).not.toEqual(plan(32, false));
+  const load = (seed: number) => {
+    const rng = new Rng(seed).fork('load');
+    return Array.from({ length: 20 }, (_, n) => chargeBody(rng.fork(`op-${n}`), n % 2 ? 'live' : 'sandbox', n));
+  };
+  expect(load(32)).toEqual(load(32));
+  expect(load(32)).not.toEqual(load(33));
+});
+
+test('the short mode injects each kind once, in a seeded order; on the dev server without Temporal’s PostgreSQL', () => {
+  const short = plan(7, true, ['kill_temporal_postgres']);
+  expect(short.map((f) => f.kind).sort()).toEqual(FAULT_KINDS.filter((k) => k !== 'kill_temporal_postgres').sort());
+  expect(short.every((f) => f.gapS >= 2 && f.gapS <= 4)).toBe(true);
+  expect(plan(7, true).map((f) => f.kind)).toContain('kill_temporal_postgres');
+  const full = plan(7, false);
+  expect(full).toHaveLength(MAX_FAULTS);
+  expect(full.filter((f) => f.kind === 'pause_process').every((f) => f.holdS === 30)).toBe(true);
+});
+
+test('live phones end in the fake partner’s behaviour suffixes (late, twice, not at all) or a plain number', () => {
+  const rng = new Rng(1);
+  const suffixes = new Set(Object.keys(LIVE_PARTY_SUFFIXES).filter((k) => k !== 'plain'));
+  for (let i = 0; i < 200; i++) {
+    const phone = livePhone(rng);
+    expect(phone).toMatch(/^23324[0-9]{7}$/);
+    const tail = phone.slice(-4);
+    expect(suffixes.has(tail) || Number(tail) >= 5000).toBe(true);
+  }
+});
+
+test('options: --short defaults to the dev server; a bad seed or duration is a usage error', () => {
+  expect(parseChaosOptions(['--short', '--seed', '5'])).toMatchObject({ short: true, seed: 5, temporal: 'dev' });
+  expect(parseChaosOptions(['--seed', '5', '--duration', '15m'])).toMatchObject({ short: false, temporal: 'server', durationS: 900 });
+  expect(() => parseChaosOptions(['--seed', 'x'])).toThrow(/--seed/);
+  expect(() => parseChaosOptions(['--duration', '5'])).toThrow(/--duration/);
+  expect(() => parseChaosOptions(['--temporal', 'cloud'])).toThrow(/--temporal/);
+});
+
+test('an answer breaks the promise when it is a 500, a 503 without Retry-After, a hang or no answer', () => {
+  const base: RequestRecord = { at: 0, source: 'load', method: 'GET', route: '/v1/balances', port: 3000, status: 200, code: null, retryAfter: null, latencyMs: 20, error: null, faults: [], faultKinds: [] };
+  expect(judge(base).ok).toBe(true);
+  expect(judge({ ...base, status: 503, retryAfter: '2' }).ok).toBe(true);
+  expect(judge({ ...base, status: 503 }).ok).toBe(false);
+  expect(judge({ ...base, status: 500, code: 'internal_error' }).ok).toBe(false);
+  expect(judge({ ...base, status: 504, code: 'partner_timeout' }).ok).toBe(true);
+  expect(judge({ ...base, status: 200, latencyMs: 31_000 }).ok).toBe(false);
+  expect(judge({ ...base, status: 0, error: 'ECONNRESET' }).ok).toBe(false);
+  expect(judge({ ...base, status: 502, code: 'bad_gateway' }).ok).toBe(false);
+  expect(judge({ ...base, status: 502, code: 'bad_gateway', faultKinds: ['kill_api'] }).ok).toBe(true);
+});
