@@ -12,9 +12,13 @@ import { FORBIDDEN_KEYS } from '../support/forbidden-keys';
  * - an integer written beyond ±(2^53 − 1), or a number that overflows to Infinity: `JSON.parse`
  *   would round it (9007199254740993 becomes …992) and the API would act on another number;
  * - in the API's own fields (all of whose numbers are integers: amounts, timeout_seconds), a number
- *   not written as plain digits: `1.5`, `1e2`, `1.0` and `-0` are refused, not rounded or read as
- *   the integer they equal (a `1.0` or `100.00` is most likely a major-unit amount). A free-form
- *   member (metadata) may hold any finite JSON number.
+ *   whose written value is not exactly a safe integer: `1.5`, and also `4503599627370496.5` (which
+ *   `JSON.parse` rounds to an integer) or `9007199254740993.0` and `1e16` (beyond 2^53). A written
+ *   integer in another notation is the integer it is, as JSON Schema's `integer` says: `1.0`, `1e2`,
+ *   `150E2` and `-0` are read as 1, 100, 15000 and 0 (then the schema's bounds apply), so what the
+ *   OpenAPI document allows is accepted. The check is on the text, digit by digit, never on the
+ *   rounded double. A free-form member (metadata) may hold any finite JSON number; only an integer
+ *   written in plain digits beyond 2^53 is refused there (it would be rounded).
  * Keys are compared decoded, so `"\u005f_proto__"` is `__proto__`.
  */
 export interface JsonProblem {
@@ -34,6 +38,25 @@ export const API_BODY: JsonGuardOptions = { freeForm: (path) => path[0] === 'met
 export const FOREIGN_BODY: JsonGuardOptions = { freeForm: () => true };
 
 const PLAIN_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+const JSON_NUMBER = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * What a JSON number's text is exactly, digit by digit: `fraction` when it has a nonzero digit after
+ * the point (once the exponent is applied), else an integer, `safe` within ±(2^53 − 1) or `unsafe`.
+ */
+export function writtenInteger(lexeme: string): 'safe' | 'unsafe' | 'fraction' {
+  const match = JSON_NUMBER.exec(lexeme);
+  if (!match) return 'fraction';
+  const digits = match[1] + (match[2] ?? '');
+  const point = match[1].length + Number(match[3] ?? '0'); // where the point falls in `digits`
+  const fraction = digits.slice(Math.max(0, Math.min(point, digits.length)));
+  if (/[1-9]/.test(fraction)) return 'fraction';
+  if (!/[1-9]/.test(digits)) return 'safe'; // zero, however written
+  if (point - digits.length > 16) return 'unsafe'; // at least 10^17
+  const whole = point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point);
+  return BigInt(whole) <= MAX_SAFE ? 'safe' : 'unsafe';
+}
 
 class Found extends Error {
   constructor(readonly problem: JsonProblem) {
@@ -48,17 +71,14 @@ function problemAt(path: JSONPath, message: (name: string) => string): Found {
   return new Found(param === undefined ? { message: message('The body') } : { message: message(param), param });
 }
 
+const BEYOND = (name: string) => `${name} is beyond 2^53 - 1 (9007199254740991), the largest integer the API reads exactly.`;
+
 function numberProblem(lexeme: string, path: JSONPath, options: JsonGuardOptions): Found | undefined {
-  const value = Number(lexeme);
-  if (!Number.isFinite(value)) return problemAt(path, (name) => `${name} is a number too large to be represented.`);
-  const integerLiteral = PLAIN_INTEGER.test(lexeme);
-  if (integerLiteral && !Number.isSafeInteger(value)) {
-    return problemAt(path, (name) => `${name} is beyond 2^53 - 1 (9007199254740991), the largest integer the API reads exactly.`);
-  }
-  if (options.freeForm(path)) return undefined;
-  if (!integerLiteral || lexeme === '-0') {
-    return problemAt(path, (name) => `${name} must be a whole number written in digits (no fraction, exponent or -0; got ${lexeme.slice(0, 40)}).`);
-  }
+  if (!Number.isFinite(Number(lexeme))) return problemAt(path, (name) => `${name} is a number too large to be represented.`);
+  const written = writtenInteger(lexeme);
+  if (options.freeForm(path)) return PLAIN_INTEGER.test(lexeme) && written === 'unsafe' ? problemAt(path, BEYOND) : undefined;
+  if (written === 'unsafe') return problemAt(path, BEYOND);
+  if (written === 'fraction') return problemAt(path, (name) => `${name} must be a whole number (got ${lexeme.slice(0, 40)}).`);
   return undefined;
 }
 

@@ -12,7 +12,8 @@ import { API_BODY, findJsonProblem } from '../json-guard';
  *   a crafted body cannot make the parser or the validators recurse;
  * - text that is not JSON, or JSON that is not an object;
  * - a duplicate key, a `__proto__` or `constructor` key, an integer beyond 2^53 − 1, or a number in an
- *   API field not written as plain digits (`1.5`, `1e2`, `1.0`, `-0`): json-guard.ts, `param` its path.
+ *   API field whose text is not exactly a safe integer (`1.5`, `4503599627370496.5`; `1.0` and `1e2`
+ *   are the integers they are): json-guard.ts, `param` its path.
  */
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
