@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   );
   // Fans the events that notify someone out into notifications, one workflow each (docs/notifications.md).
   const notificationRelay = startNotificationRelay(
-    { orm, client: temporal.client, taskQueue: config.taskQueue, secretBox, log, retryScheduleMs: notifications.retryScheduleMs, disputeDeadlineWithinMs: notifications.disputeDeadlineWithinMs },
+    { orm, client: temporal.client, taskQueue: config.taskQueue, secretBox, log, retryScheduleMs: notifications.retryScheduleMs, disputeDeadlineWithinMs: notifications.disputeDeadlineWithinMs, requestDeadlineMs: config.temporalRequestDeadlineMs },
     notifications.pollMs,
   );
   log.info(describeNotificationTransports(notifications), 'notifications: where messages go');

@@ -14,6 +14,7 @@ import {
 import type { Orm } from '../persistence/orm';
 import type { Logger } from '../support/logger';
 import type { SecretBox } from '../support/secret-box';
+import { withinDeadline } from '../temporal/deadline';
 import { startNotificationWorkflow } from '../temporal/notification-start';
 import { notificationId } from './notification-id';
 import { NOTIFYING_EVENTS } from './notification-kinds';
@@ -37,6 +38,8 @@ export interface NotificationRelayDeps {
   unstartedAfterSeconds?: number;
   /** How often the running relay reminds of due disputes and sweeps (SWEEP_EVERY_MS unless a test shortens it). */
   sweepEveryMs?: number;
+  /** Longest wait for one workflow start (TEMPORAL_REQUEST_DEADLINE_MS), as in every start relay. */
+  requestDeadlineMs?: number;
 }
 
 const BATCH = 100;
@@ -99,7 +102,9 @@ async function startAll(deps: NotificationRelayDeps, pending: NotificationToStar
     while (!failure && next < pending.length) {
       const n = pending[next++];
       try {
-        await startNotificationWorkflow(deps.client, deps.taskQueue, { notificationId: n.id, merchantId: n.merchantId, environment: n.environment, kind: n.kind, retryScheduleMs: deps.retryScheduleMs });
+        await withinDeadline(deps.client, deps.requestDeadlineMs, () =>
+          startNotificationWorkflow(deps.client, deps.taskQueue, { notificationId: n.id, merchantId: n.merchantId, environment: n.environment, kind: n.kind, retryScheduleMs: deps.retryScheduleMs }),
+        );
         started.push(n.id);
       } catch (error) {
         failure ??= { error };

@@ -14,8 +14,9 @@ import type { TaskQueueRole } from '../temporal/task-queues';
  * short database steps (context read, result write) take one of WEBHOOK_DB_CONNECTIONS (default 4,
  * a semaphore in activities/webhooks.ts) and it holds nothing while the receiver answers, so its
  * delivery Worker has WEBHOOK_SEND_SLOTS (default 200) slots (DeliveryBudget below). The outbox
- * relay, the charge-start relay, the charge reconciler and the idempotency retention job use one each.
- * Defaults (pool 24): 8 local activity slots, 8 activity slots, 4 webhook connections.
+ * relay (two), the notification relay, the four start relays (charges, payouts, refunds, disputes),
+ * the charge reconciler and the idempotency retention job (one each) have RESERVED_CONNECTIONS (9).
+ * Defaults (pool 29): 8 local activity slots, 8 activity slots, 4 webhook connections, 9 reserved.
  * Each can be set (WORKER_DB_POOL_MAX, WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS,
  * WEBHOOK_DB_CONNECTIONS, WEBHOOK_SEND_SLOTS); a combination that could exhaust the pool is refused
  * at start-up with the numbers in the message.
@@ -73,8 +74,27 @@ export interface WorkerCapacity {
   queues: Partial<Record<TaskQueueRole, SlotBudget>>;
 }
 
-/** The outbox relay, the charge-start relay, the charge reconciler and the idempotency retention job. */
-export const RESERVED_CONNECTIONS = 4;
+/**
+ * The worker process's background loops (workers/main.ts) and the most pool connections each holds
+ * at once (issue 32: the reservation of 4 covered only the outbox relay's first pass, the charge-start
+ * relay, the reconciler and the retention job). Each loop runs its statements one after another; the
+ * outbox relay runs two passes at once (PASSES_AT_ONCE; its sweep runs inside a pass), and its LISTEN
+ * connection is its own, outside the pool. A new loop gets its line here, or it can be starved
+ * (test/integration/background-loop-connections.test.ts holds every other connection and runs one pass
+ * of each loop at once).
+ */
+export const BACKGROUND_LOOP_CONNECTIONS = {
+  'webhook outbox relay (two passes at once)': 2,
+  'notification relay': 1,
+  'charge-start relay': 1,
+  'payout-start relay': 1,
+  'refund-start relay': 1,
+  'dispute-start relay': 1,
+  'charge reconciler': 1,
+  'idempotency retention': 1,
+} as const satisfies Record<string, number>;
+/** Pool connections kept for the background loops: their sum (9). */
+export const RESERVED_CONNECTIONS = Object.values(BACKGROUND_LOOP_CONNECTIONS).reduce((a: number, b: number) => a + b, 0);
 export const DEFAULT_WEBHOOK_SEND_SLOTS = 200;
 export const DEFAULT_WEBHOOK_DB_CONNECTIONS = 4;
 /** The share of the process's workflow cache kept for the delivery Workers (split between environments). */

@@ -45,8 +45,8 @@ function slotsOf(group: WorkerGroup) {
   );
 }
 
-test('a worker on a pool of 24 runs at most 8 local activities and 8 activities at once, split live 4, sandbox 3, legacy 1, beside 200 send slots per delivery Worker', async () => {
-  const { worker, connection } = await workerOn(24);
+test('a worker on a pool of 29 (9 kept for the background loops) runs at most 8 local activities and 8 activities at once, split live 4, sandbox 3, legacy 1, beside 200 send slots per delivery Worker', async () => {
+  const { worker, connection } = await workerOn(29);
   const base = worker.taskQueues.legacy!;
   // A created worker must run (and shut down) before its connection can close.
   await worker.runUntil(async () => {
@@ -62,7 +62,7 @@ test('a worker on a pool of 24 runs at most 8 local activities and 8 activities 
 });
 
 test('a live-only worker process without the legacy queue gives live every slot', async () => {
-  const { worker, connection } = await workerOn(24, { environments: ['live'], legacySlots: 0 });
+  const { worker, connection } = await workerOn(29, { environments: ['live'], legacySlots: 0 });
   await worker.runUntil(async () => {
     expect(Object.keys(slotsOf(worker))).toEqual(['live', 'live-webhooks']);
     expect(slotsOf(worker).live).toMatchObject({ local: 8, activity: 8 });
@@ -71,5 +71,5 @@ test('a live-only worker process without the legacy queue gives live every slot'
 });
 
 test('slots that could exhaust the pool are refused at start-up', async () => {
-  await expect(workerOn(10, { localActivitySlots: 100, activitySlots: 100 })).rejects.toThrow(/exceed the database pool/);
+  await expect(workerOn(17, { localActivitySlots: 100, activitySlots: 100 })).rejects.toThrow(/exceed the database pool/);
 });
