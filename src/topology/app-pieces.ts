@@ -47,9 +47,12 @@ function sharedEnv(ctx: AppContext): NodeJS.ProcessEnv {
     PARTNER_CALLBACK_SECRET: secrets.callback_secret,
     // Only the knobs an operator may set for the whole topology pass through (and a prebuilt
     // workflow bundle, WORKFLOW_BUNDLE_PATH, as the test suite makes one).
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE)|WORKFLOW_BUNDLE_PATH$)/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE)|HTTP_|BODY_LIMIT_BYTES$|WORKFLOW_BUNDLE_PATH$)/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
   };
 }
+
+/** The listener limits (HTTP_*, src/http/server-limits.ts) the proxy shares with the APIs. */
+const httpLimitsEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('HTTP_')));
 
 /** The fake partner (src/rail/fake-partner) as its own process on a fixed port, with the topology's credentials. */
 export function fakePartnerSpec(ctx: AppContext): PieceSpec {
@@ -108,16 +111,16 @@ export function apiSpec(ctx: AppContext, index: number): PieceSpec {
 /** The proxy: the public ports, each spread over the APIs' matching listeners. */
 export function proxySpec(ctx: AppContext): PieceSpec {
   const routes = [
-    { listen: ctx.ports.sandbox, backends: ctx.ports.apis.map((a) => a.sandbox) },
-    { listen: ctx.ports.live, backends: ctx.ports.apis.map((a) => a.live) },
-    { listen: ctx.ports.web, backends: ctx.ports.apis.map((a) => a.web) },
+    { listen: ctx.ports.sandbox, backends: ctx.ports.apis.map((a) => a.sandbox), style: 'api' as const },
+    { listen: ctx.ports.live, backends: ctx.ports.apis.map((a) => a.live), style: 'api' as const },
+    { listen: ctx.ports.web, backends: ctx.ports.apis.map((a) => a.web), style: 'web' as const },
   ];
   return {
     name: 'proxy',
     kind: 'node',
     port: ctx.ports.sandbox,
     ports: { sandbox: ctx.ports.sandbox, live: ctx.ports.live, web: ctx.ports.web },
-    command: () => node('src/topology/proxy-main.ts', { PATH: process.env.PATH, HOME: process.env.HOME, TOPOLOGY_PROXY_ROUTES: JSON.stringify(routes) }),
+    command: () => node('src/topology/proxy-main.ts', { PATH: process.env.PATH, HOME: process.env.HOME, TOPOLOGY_PROXY_ROUTES: JSON.stringify(routes), ...httpLimitsEnv() }),
     probe: async () => ((await httpStatus(`http://127.0.0.1:${ctx.ports.sandbox}/health`)) > 0 ? 'ok' : 'starting'),
   };
 }

@@ -6,6 +6,7 @@ import { startProxy, type ProxyRoute } from './proxy';
 async function main(): Promise<void> {
   const routes = JSON.parse(process.env.TOPOLOGY_PROXY_ROUTES ?? '[]') as ProxyRoute[];
   if (routes.length === 0) throw new Error('TOPOLOGY_PROXY_ROUTES is empty: nothing to proxy');
+  // The listener limits: HTTP_* as the APIs read them (src/http/server-limits.ts).
   const servers = await Promise.all(routes.map((r) => startProxy(r)));
   for (const r of routes) process.stdout.write(`proxy: 127.0.0.1:${r.listen} -> ${r.backends.map((b) => `127.0.0.1:${b}`).join(', ')} (round robin)\n`);
   const stop = () => {

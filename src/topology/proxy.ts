@@ -1,9 +1,32 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { ApiError, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/errors';
+import { createLimitedServer, serverLimitsFromEnv, type RefusalStyle, type ServerLimits } from '../http/server-limits';
+import { renderError } from '../services/render-error';
+import { newId } from '../support/new-id';
 
 export interface ProxyRoute {
   listen: number;
   backends: number[];
+  /** How its own refusals look: the API's error envelope (sandbox, live) or the web port's plain text. */
+  style: RefusalStyle;
+}
+
+/** The proxy's own answer when no API can take the request: 503 with Retry-After, as the API's own 503s. */
+function unavailable(res: http.ServerResponse, style: RefusalStyle, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const requestId = newId('request');
+  const body = style === 'api' ? renderError(new ApiError('service_unavailable', message), requestId).body : `${message} (request ${requestId})`;
+  res.writeHead(503, {
+    'content-type': style === 'api' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+    'request-id': requestId,
+    'cache-control': 'no-store',
+  });
+  res.end(body);
 }
 
 /** Headers that belong to one connection (RFC 9110 §7.6.1), never forwarded. */
@@ -20,14 +43,15 @@ const DEAD_FOR_MS = 1_000;
  * in turn (round robin). A backend that refuses the connection (its process is gone) is skipped and
  * the request goes to the next one: the request's body is not read until a backend accepted the
  * connection, so nothing is sent twice. Once a backend accepted, its answer (or its failure: 502) is
- * the answer, since the request may have been acted on; only a GET, HEAD or OPTIONS reset before any
- * answer goes on to the next backend (a POST is the client's to retry, with its Idempotency-Key).
+ * the answer, since the request may have been acted on (a backend that dies before answering: 503
+ * with Retry-After, the client's to retry with its Idempotency-Key); only a GET, HEAD or OPTIONS reset
+ * before any answer goes on to the next backend. No backend at all: 503 with Retry-After.
  *
  * Hand-written on node:http rather than on a proxy library: the libraries (http-proxy-3, …) read the
  * body into the first attempt, so a retry on another backend needs the body buffered, which would
  * change what a slow or endless body does to the API (its own limits and deadlines).
  */
-export function startProxy(route: ProxyRoute, host = '127.0.0.1'): Promise<http.Server> {
+export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimitsFromEnv(), host = '127.0.0.1'): Promise<http.Server> {
   let next = 0;
   const deadUntil = new Map<number, number>();
   const agent = new http.Agent({ keepAlive: false });
@@ -44,8 +68,7 @@ export function startProxy(route: ProxyRoute, host = '127.0.0.1'): Promise<http.
   const forward = (req: http.IncomingMessage, res: http.ServerResponse, candidates: number[]): void => {
     const port = candidates[0];
     if (port === undefined) {
-      if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-      res.end(JSON.stringify({ error: { type: 'api_error', code: 'service_unavailable', message: 'No API process is reachable; retry shortly' } }));
+      unavailable(res, route.style, 'No API process is reachable; retry shortly.');
       return;
     }
     const headers: http.OutgoingHttpHeaders = {};
@@ -78,10 +101,8 @@ export function startProxy(route: ProxyRoute, host = '127.0.0.1'): Promise<http.
         forward(req, res, candidates.slice(1));
         return;
       }
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'api_error', code: 'bad_gateway', message: `The API process failed while answering (${error.code ?? error.message})` } }));
-      } else res.destroy();
+      // It may have been acted on: the client retries (a money request with its Idempotency-Key).
+      unavailable(res, route.style, `The API process stopped while answering (${error.code ?? 'error'}); retry with the same Idempotency-Key.`);
     });
     // The client went away: so does the request to the backend.
     res.once('close', () => {
@@ -89,10 +110,9 @@ export function startProxy(route: ProxyRoute, host = '127.0.0.1'): Promise<http.
     });
   };
 
-  const server = http.createServer((req, res) => forward(req, res, order()));
-  // The APIs keep their own limits on slow requests; the proxy does not add a shorter one.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+  // The same listener limits as the APIs' own (HTTP_*; src/http/server-limits.ts): a slow or oversized
+  // client is refused here, in the listener's format, as npm start's listener refuses it.
+  const server = createLimitedServer((req, res) => forward(req, res, order()), limits, route.style);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(route.listen, host, () => resolve(server));
