@@ -216,3 +216,23 @@ test('the answer check fails on a body or a status the document does not allow, 
   expect(() => checkAnswer('GET', '/v1/balances', 418, {}, headers)).toThrow(/418, a status the document does not list/);
   expect(() => checkAnswer('POST', '/v1/charges', 404, { error: { type: 'invalid_request_error', code: 'insufficient_balance', message: 'x', request_id: 'req_x' } }, headers)).toThrow(/POST \/v1\/charges/);
 });
+
+test('a known path asked with a method it does not have: 405 method_not_allowed with Allow; OPTIONS 204 with Allow; an unknown path 404', async () => {
+  const ask = (method: string, path: string) => fetch(h.urls.sandbox + path, { method, headers: { authorization: `Bearer ${merchant.testKey}` } });
+  for (const method of ['PUT', 'DELETE', 'PATCH']) {
+    const res = await ask(method, '/v1/balances');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD']);
+    const body = (await res.json()) as { error: { code: string; message: string; request_id: string } };
+    expect(body.error).toMatchObject({ code: 'method_not_allowed', request_id: res.headers.get('request-id') });
+    expect(body.error.message).toContain('GET');
+  }
+  const charges = await ask('PUT', '/v1/charges');
+  expect(charges.status).toBe(405);
+  expect(charges.headers.get('allow')?.split(', ')).toEqual(expect.arrayContaining(['GET', 'POST']));
+  const options = await ask('OPTIONS', '/v1/charges');
+  expect(options.status).toBe(204);
+  expect(options.headers.get('allow')?.split(', ')).toEqual(expect.arrayContaining(['GET', 'POST']));
+  expect((await ask('PUT', '/v1/no-such-thing')).status).toBe(404);
+  expect(doc.components.responses.Error405).toBeDefined();
+});
