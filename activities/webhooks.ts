@@ -60,10 +60,15 @@ export const MERCHANT_BUSY = 'MerchantBusy';
 /** Longest wait for a merchant's send slot before the activity gives its own slot back. */
 export const MERCHANT_SLOT_WAIT_MS = 250;
 
-/** Current secret first; the previous one while its overlap lasts (SPEC 6.2). */
+/**
+ * Current secret first; the previous one while its overlap lasts (SPEC 6.2); then any secret rotated
+ * out before it whose own overlap lasts (issue 32: two rotations within 24 h), newest first. Each
+ * promised secret signs until its own `expires_at`.
+ */
 function signingSecrets(ctx: AttemptContext, box: SecretBox, nowMs: number): string[] {
   const secrets = [box.open(ctx.secretBox)];
   if (ctx.previousSecretBox && ctx.previousSecretExpiresAt && ctx.previousSecretExpiresAt.getTime() > nowMs) secrets.push(box.open(ctx.previousSecretBox));
+  for (const retired of ctx.retiredSecrets) if (retired.expiresAt.getTime() > nowMs) secrets.push(box.open(retired.box));
   return secrets;
 }
 

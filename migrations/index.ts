@@ -29,6 +29,7 @@ import { Migration20261203000001_live_limits_per_currency } from './Migration202
 import { Migration20261205000001_portal_sign_in } from './Migration20261205000001_portal_sign_in';
 import { Migration20261207000001_partner_callback_signals } from './Migration20261207000001_partner_callback_signals';
 import { Migration20261208000001_bulk_selections } from './Migration20261208000001_bulk_selections';
+import { Migration20261209000001_webhook_retired_secrets } from './Migration20261209000001_webhook_retired_secrets';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261205000001_portal_sign_in', class: Migration20261205000001_portal_sign_in },
   { name: 'Migration20261207000001_partner_callback_signals', class: Migration20261207000001_partner_callback_signals },
   { name: 'Migration20261208000001_bulk_selections', class: Migration20261208000001_bulk_selections },
+  { name: 'Migration20261209000001_webhook_retired_secrets', class: Migration20261209000001_webhook_retired_secrets },
 ];

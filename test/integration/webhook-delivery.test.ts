@@ -207,6 +207,31 @@ test('rotation: both signatures, current first, until the overlap ends; then onl
   expect(d2.validFor).toEqual([fresh]);
 });
 
+test('two rotations within the overlap: the first old secret still signs until its own expiry, then the second until its own', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  const first = await h.request('sandbox', 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: m.testKey });
+  await new Promise((r) => setTimeout(r, 4_000));
+  const second = await h.request('sandbox', 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: m.testKey });
+  const [a, b, c] = [ep.secret, first.json.secret as string, second.json.secret as string];
+  rx.setSecrets([c, b, a]);
+  const during = await charge(m);
+  const [d1] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, during).length >= 1, 20_000), during);
+  // Before the fix the second rotation dropped a at once: two signatures, c and b.
+  expect(d1.validFor).toEqual([c, b, a]);
+  // The endpoint's view: the overlap lasts until the last promised secret expires (b's).
+  const view = await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey });
+  expect(view.json.previous_secret_expires_at).toBe(second.json.previous_secret_expires_at);
+
+  await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(first.json.previous_secret_expires_at) - Date.now() + 200)));
+  const later = await charge(m);
+  const [d2] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, later).length >= 1, 20_000), later);
+  expect(d2.validFor).toEqual([c, b]);
+  expect(d2.signatures).toHaveLength(2);
+  const [{ retired }] = await h.orm.em.getConnection().execute(`select jsonb_array_length(retired_secrets) as retired from webhook_endpoints where id = ?`, [ep.id]);
+  expect(retired).toBe(1); // a, kept until a third rotation drops it as expired
+}, 60_000);
+
 test('replay re-sends the same event, freshly signed, as a new delivery', async () => {
   const m = await h.merchant();
   const ep = await endpoint(m);

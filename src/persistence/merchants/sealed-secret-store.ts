@@ -5,6 +5,8 @@ export interface SealedSecretRow {
   id: string;
   secret_box: string;
   previous_secret_box: string | null;
+  /** Secrets rotated out before the previous one (migration 20261209000001), each sealed. */
+  retired_secrets: Array<{ box: string; expires_at: string }>;
 }
 
 /** What to store instead of a sealed value; `null` keeps it. */
@@ -18,16 +20,19 @@ export type Reseal = (sealed: string, endpointId: string) => string | null;
 export async function resealSecretBatch(orm: Orm, afterId: string, limit: number, reseal: Reseal): Promise<string | null> {
   return orm.em.fork().transactional(async (em) => {
     const rows = await em.execute<SealedSecretRow[]>(
-      `select id, secret_box, previous_secret_box from webhook_endpoints where id > ? order by id limit ? for update`,
+      `select id, secret_box, previous_secret_box, retired_secrets from webhook_endpoints where id > ? order by id limit ? for update`,
       [afterId, limit],
     );
     for (const row of rows) {
       const current = reseal(row.secret_box, row.id);
       const previous = row.previous_secret_box === null ? null : reseal(row.previous_secret_box, row.id);
-      if (current === null && previous === null) continue;
-      await em.execute(`update webhook_endpoints set secret_box = ?, previous_secret_box = ? where id = ?`, [
+      const retired = row.retired_secrets.map((r) => ({ ...r, resealed: reseal(r.box, row.id) }));
+      const retiredChanged = retired.some((r) => r.resealed !== null);
+      if (current === null && previous === null && !retiredChanged) continue;
+      await em.execute(`update webhook_endpoints set secret_box = ?, previous_secret_box = ?, retired_secrets = ?::jsonb where id = ?`, [
         current ?? row.secret_box,
         previous ?? row.previous_secret_box,
+        JSON.stringify(retired.map((r) => ({ box: r.resealed ?? r.box, expires_at: r.expires_at }))),
         row.id,
       ]);
     }

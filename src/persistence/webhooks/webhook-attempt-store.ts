@@ -45,6 +45,8 @@ export interface AttemptContext {
   secretBox: string;
   previousSecretBox: string | null;
   previousSecretExpiresAt: Date | null;
+  /** Secrets rotated out before the previous one, still within their overlap when rotated (issue 32), newest first. */
+  retiredSecrets: Array<{ box: string; expiresAt: Date }>;
   /** Set when this attempt number was already recorded (a retried activity): it is not sent again. */
   recorded: RecordedAttempt | null;
 }
@@ -52,7 +54,7 @@ export interface AttemptContext {
 export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: number): Promise<AttemptContext | null> {
   const rows = await orm.em.getConnection().execute<Record<string, never>[]>(
     `select d.id, d.merchant_id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds,
-            w.status as endpoint_status, w.deleted_at, w.secret_box, w.previous_secret_box, w.previous_secret_expires_at,
+            w.status as endpoint_status, w.deleted_at, w.secret_box, w.previous_secret_box, w.previous_secret_expires_at, w.retired_secrets,
             a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
      from webhook_deliveries d
      join events e on e.id = d.event_id
@@ -80,6 +82,7 @@ export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: 
     secretBox: r.secret_box as string,
     previousSecretBox: (r.previous_secret_box as string | null) ?? null,
     previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at as string) : null,
+    retiredSecrets: ((r.retired_secrets as Array<{ box: string; expires_at: string }> | null) ?? []).map((x) => ({ box: x.box, expiresAt: new Date(x.expires_at) })),
     recorded: r.outcome ? recordedFromRow(r) : null,
   };
 }

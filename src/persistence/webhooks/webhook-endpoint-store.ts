@@ -201,12 +201,23 @@ export async function deleteEndpoint(orm: Orm, owner: Owner, id: string, actor: 
   return deleted !== null;
 }
 
-/** The current secret becomes the previous one, valid for `overlapMs` more; the new one signs at once. */
+/**
+ * The current secret becomes the previous one, valid for `overlapMs` more; the new one signs at once.
+ * A previous secret whose overlap has not ended moves to `retired_secrets` and keeps signing until its
+ * own expiry (issue 32: a second rotation within the overlap used to drop it at once); entries of
+ * `retired_secrets` that have expired are dropped.
+ */
 export async function rotateEndpointSecret(orm: Orm, owner: Owner, id: string, sealedSecret: string, overlapMs: number, actor: ChangeActor): Promise<WebhookEndpointRecord | null> {
   return changeEndpoint(orm, owner, id, actor, 'webhook_endpoint.rotate_secret', async (em) => {
     const rows = await em.execute<EndpointRow[]>(
       `update webhook_endpoints
-       set previous_secret_box = secret_box, secret_box = ?, previous_secret_expires_at = now() + make_interval(secs => ?), updated_at = now()
+       set retired_secrets = (
+             select coalesce(jsonb_agg(kept.s order by (kept.s ->> 'expires_at')::timestamptz desc), '[]'::jsonb)
+             from (select r.s from jsonb_array_elements(retired_secrets) as r(s) where (r.s ->> 'expires_at')::timestamptz > now()
+                   union all
+                   select jsonb_build_object('box', previous_secret_box, 'expires_at', previous_secret_expires_at)
+                   where previous_secret_box is not null and previous_secret_expires_at > now()) kept),
+           previous_secret_box = secret_box, secret_box = ?, previous_secret_expires_at = now() + make_interval(secs => ?), updated_at = now()
        where id = ? and merchant_id = ? and environment = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
       [sealedSecret, overlapMs / 1000, id, owner.merchantId, owner.environment],
     );
