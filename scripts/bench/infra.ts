@@ -18,6 +18,7 @@ import { createPayloadCodec } from '../../src/temporal/payload-codec';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { startPayments, type PaymentsSide } from './payments';
+import { startTopologyInfra } from './topology';
 import type { Variant } from './variants';
 
 export interface BenchInfra {
@@ -56,9 +57,10 @@ export function benchEnv(): NodeJS.ProcessEnv {
  * DB_POOL_MAX), a Temporal dev server (on disk in that folder with `npm start`'s SQLite pragmas, or in
  * memory for the tuned variant), the payments worker and outbox relay (own process or this one), and
  * the sandbox API on an ephemeral loopback port with its access log and metrics. `stop` tears
- * everything down and removes the folder.
+ * everything down and removes the folder. The `topology` variant: scripts/bench/topology.ts.
  */
 export async function startBenchInfra(variant: Variant, log: (m: string) => void): Promise<BenchInfra> {
+  if (variant.topology) return startTopologyInfra(variant, benchEnv(), log);
   const stops: Array<() => Promise<unknown>> = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o777);

@@ -1,4 +1,5 @@
 import type { Config } from '../../src/config';
+import type { CpuRoots, CpuTarget } from './procs';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../../src/persistence/orm';
 import { startChargeStartRelay } from '../../src/runtime/charge-start-relay';
 import { startWorkerProcess } from '../../src/runtime/worker-process';
@@ -14,6 +15,8 @@ import { createPaymentsWorker } from '../../workers/create-worker';
 export interface PaymentsSide {
   /** The forked worker process, when the worker runs as its own process. */
   pid?: number;
+  /** The topology's process trees, read from its state file now (their pids change when a piece restarts). */
+  cpuRoots?: () => CpuRoots;
   /** Set when the worker process exited or the in-process worker failed before `stop`. */
   failure(): string | undefined;
   stop(): Promise<void>;
@@ -108,4 +111,9 @@ async function inThisProcess(o: PaymentsOptions): Promise<PaymentsSide> {
 
 export function startPayments(options: PaymentsOptions): Promise<PaymentsSide> {
   return options.separate ? separateProcess(options) : inThisProcess(options);
+}
+
+/** What the CPU and memory figures count apart from the bench process: the worker's pid, or the topology's trees. */
+export function cpuTarget(side: PaymentsSide | undefined): CpuTarget {
+  return side?.cpuRoots?.() ?? side?.pid;
 }

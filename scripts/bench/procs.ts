@@ -4,14 +4,20 @@ import fs from 'node:fs';
  * CPU seconds and peak memory of this process and the servers it started (Linux /proc): the
  * Temporal dev server (`temporal`), PostgreSQL (`postgres`, postmaster plus backends) and, when the
  * worker runs as its own process (`startWorkerProcess`), that process and its children (`worker`).
+ * For the topology (its pieces are the supervisor's children, not this process's), the process trees
+ * are named by `CpuRoots` instead.
  */
 export interface CpuSnapshot {
   /** This process: the API, the load generator, the bare worker, and in-process workers. */
   node: number;
-  /** The forked worker process tree (0 when the worker runs in this process). */
+  /** The forked worker process tree (0 when the worker runs in this process); the topology: both workers. */
   worker: number;
+  /** The dev server; the topology: the Temporal server and its UI server. */
   temporal: number;
+  /** The variant's PostgreSQL; the topology: the service's and Temporal's. */
   postgres: number;
+  /** The topology only: both API processes, the proxy, the fake partner and the supervisor (0 elsewhere). */
+  apis: number;
   /** Busy CPU seconds of the whole machine (/proc/stat), to see saturation and other load. */
   machine: number;
 }
@@ -73,11 +79,36 @@ function machineBusy(): number {
   }
 }
 
-/** `workerPid`: the forked worker process, whose tree is counted apart from the servers. */
-export function cpuSnapshot(workerPid?: number): CpuSnapshot {
+/** The topology's process trees by column (the root pids of its pieces, from its state file). */
+export interface CpuRoots {
+  worker: number[];
+  temporal: number[];
+  postgres: number[];
+  apis: number[];
+  /** Counted into `apis` without their children (the supervisor, whose children are every piece). */
+  apisOwnOnly: number[];
+}
+
+/** What to count apart from this process: the forked worker's pid, or the topology's process trees. */
+export type CpuTarget = number | CpuRoots | undefined;
+
+function treeTicks(all: Proc[], root: number): { pids: number[]; seconds: number } {
+  const self = all.find((p) => p.pid === root);
+  const tree = self ? [self, ...descendantsOf(all, root)] : [];
+  return { pids: tree.map((p) => p.pid), seconds: tree.reduce((sum, p) => sum + p.cpuTicks, 0) / TICKS_PER_SECOND };
+}
+
+/** `target`: the forked worker process, whose tree is counted apart from the servers; or the topology's trees. */
+export function cpuSnapshot(target?: CpuTarget): CpuSnapshot {
   const u = process.cpuUsage();
-  const snap: CpuSnapshot = { node: (u.user + u.system) / 1e6, worker: 0, temporal: 0, postgres: 0, machine: machineBusy() };
+  const snap: CpuSnapshot = { node: (u.user + u.system) / 1e6, worker: 0, temporal: 0, postgres: 0, apis: 0, machine: machineBusy() };
   const all = allProcs();
+  if (typeof target === 'object') {
+    for (const column of ['worker', 'temporal', 'postgres', 'apis'] as const) for (const root of target[column]) snap[column] += treeTicks(all, root).seconds;
+    for (const pid of target.apisOwnOnly) snap.apis += (all.find((p) => p.pid === pid)?.cpuTicks ?? 0) / TICKS_PER_SECOND;
+    return snap;
+  }
+  const workerPid = target;
   const workerTree = new Set<number>();
   if (workerPid !== undefined) {
     const root = all.find((p) => p.pid === workerPid);
@@ -99,6 +130,7 @@ export function cpuDelta(from: CpuSnapshot, to: CpuSnapshot): CpuSnapshot {
     worker: to.worker - from.worker,
     temporal: to.temporal - from.temporal,
     postgres: to.postgres - from.postgres,
+    apis: to.apis - from.apis,
     machine: to.machine - from.machine,
   };
 }
@@ -115,13 +147,18 @@ function vmHwmMiB(pid: number): number {
 export interface PeakRss {
   /** This process (MiB; over the whole run, so it carries over from earlier variants). */
   node: number;
-  /** The forked worker process, when there is one. */
+  /** The forked worker process, when there is one; the topology: both workers together. */
   worker: number;
   temporal: number;
 }
 
 /** Peak resident set sizes in MiB. */
-export function peakRss(workerPid?: number): PeakRss {
+export function peakRss(target?: CpuTarget): PeakRss {
+  if (typeof target === 'object') {
+    const sum = (pids: number[]) => (pids.length ? pids.reduce((a, pid) => a + vmHwmMiB(pid), 0) : NaN);
+    return { node: process.resourceUsage().maxRSS / 1024, worker: sum(target.worker), temporal: sum(target.temporal.slice(0, 1)) };
+  }
+  const workerPid = target;
   const temporal = descendantsOf(allProcs(), process.pid).find((p) => p.comm === 'temporal');
   return {
     node: process.resourceUsage().maxRSS / 1024,

@@ -57,12 +57,13 @@ function cpuRow(name: string, cpu: CpuSnapshot, wallMs: number, elu: number): st
     fmt(cpu.worker),
     fmt(cpu.temporal),
     fmt(cpu.postgres),
-    fmt(Math.max(0, cpu.machine - cpu.node - cpu.worker - cpu.temporal - cpu.postgres)),
+    fmt(cpu.apis),
+    fmt(Math.max(0, cpu.machine - cpu.node - cpu.worker - cpu.temporal - cpu.postgres - cpu.apis)),
     `${fmt((100 * cpu.machine) / ((wallMs / 1000) * cores()), 0)} % of ${cores()} cores`,
     `${fmt(100 * elu, 0)} %`,
   ];
 }
-const CPU_HEAD = ['phase (CPU seconds during the phase)', 'bench process', 'worker process', 'temporal dev server', 'postgres', 'other', 'machine busy', 'bench main-thread ELU'];
+const CPU_HEAD = ['phase (CPU seconds during the phase)', 'bench process', 'worker process(es)', 'Temporal server', 'postgres', 'API processes (topology)', 'other', 'machine busy', 'bench main-thread ELU'];
 
 function createRow(r: PhaseResult, delayMs: number): string[] {
   const s = summarize(r.create.latenciesMs);
@@ -196,7 +197,7 @@ function renderVariant(v: VariantReport): string[] {
     out.push('', '### Webhooks', '', `One endpoint (all event types) per phase, for a fresh merchant, on a local node:http receiver; outbox relay poll ${v.webhooks[0].result.pollMs} ms. Latency = receiver 2xx send time − the event's created_at, first delivery of each event.`);
     for (const w of v.webhooks) out.push('', ...renderWebhooks(w.title, w.result));
   }
-  const rss = [`bench process ${fmt(v.rss.node, 0)} MiB (whole run so far)`, ...(Number.isFinite(v.rss.worker) ? [`worker process ${fmt(v.rss.worker, 0)} MiB`] : []), `Temporal dev server ${fmt(v.rss.temporal, 0)} MiB`];
+  const rss = [`bench process ${fmt(v.rss.node, 0)} MiB (whole run so far)`, ...(Number.isFinite(v.rss.worker) ? [`worker process${v.name === 'topology' ? 'es (both)' : ''} ${fmt(v.rss.worker, 0)} MiB`] : []), `Temporal ${v.name === 'topology' ? 'server' : 'dev server'} ${fmt(v.rss.temporal, 0)} MiB`];
   out.push('', `Peak RSS: ${rss.join('; ')}. Variant wall time: ${fmt(v.wallS, 0)} s.`);
   return out;
 }

@@ -22,6 +22,9 @@ import type { ReportMessage } from './launcher';
 import type { PhaseResult } from './load';
 import { fundForPayouts, runPayoutPhase } from './payouts';
 import { cpuDelta, cpuSnapshot, peakRss } from './procs';
+import { cpuTarget } from './payments';
+import { checkTopologyInstall } from './topology';
+import { StartupError } from '../../src/support/startup-error';
 import { machineLine, renderRun, type MeasuredPhase, type VariantReport } from './report';
 import { fmt } from './stats';
 import { judgeTargets, type TargetInputs } from './targets';
@@ -114,11 +117,10 @@ async function machineBusy(): Promise<number> {
 }
 
 async function measure(infra: BenchInfra, delayMs: number, run: () => Promise<PhaseResult>): Promise<MeasuredPhase> {
-  const pid = infra.payments.pid;
-  const before = cpuSnapshot(pid);
+  const before = cpuSnapshot(cpuTarget(infra.payments));
   const elu = performance.eventLoopUtilization();
   const result = await run();
-  const phase = { result, cpu: cpuDelta(before, cpuSnapshot(pid)), delayMs, elu: performance.eventLoopUtilization(elu).utilization };
+  const phase = { result, cpu: cpuDelta(before, cpuSnapshot(cpuTarget(infra.payments))), delayMs, elu: performance.eventLoopUtilization(elu).utilization };
   log(`${infra.variant.name}: ${result.name}: ${result.completed}/${result.n} done in ${fmt(result.completeWallMs / 1000, 2)} s`);
   return phase;
 }
@@ -143,7 +145,7 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
   const report: VariantReport = { name: variant.name, title: variant.title, notes: [], phases: [], charged: !ONLY_WEBHOOKS && !ONLY_RATELIMIT, payouts: [], webhooks: [], targets: [], rss: peakRss(), wallS: NaN };
   const inputs: TargetInputs = {};
   reportRef.current = report;
-  log(`${variant.name}: starting PostgreSQL and the Temporal dev server (${variant.persistentDevServer ? 'on disk' : 'in memory'})`);
+  log(variant.topology ? `${variant.name}: starting the production topology` : `${variant.name}: starting PostgreSQL and the Temporal dev server (${variant.persistentDevServer ? 'on disk' : 'in memory'})`);
   let infra: BenchInfra | undefined;
   try {
     infra = infraRef.current = await startBenchInfra(variant, log);
@@ -234,7 +236,7 @@ async function runVariant(variant: Variant): Promise<VariantReport> {
     report.failure = error instanceof Error ? error.message : String(error);
     log(`${variant.name}: failed: ${report.failure}`);
   } finally {
-    report.rss = peakRss(infra?.payments.pid);
+    report.rss = peakRss(cpuTarget(infra?.payments));
     report.targets = judgeTargets(inputs);
     report.wallS = (performance.now() - t0) / 1000;
     log(`${variant.name}: stopping its servers`);
@@ -258,7 +260,7 @@ function failed(r: VariantReport): boolean {
 function renderAll(extraFooter: string[] = []): string {
   return renderRun(header, reports, [
     `Machine: ${machineLine()}.`,
-    '"done/s after delay" divides by the wall-clock minus the fixed 3 s timer. CPU: "bench process" holds the API, the load generator and the bare worker (and, in the single and tuned variants, the payments worker and relay); "other" is machine CPU outside these (kernel threads, other processes).',
+    '"done/s after delay" divides by the wall-clock minus the fixed 3 s timer. CPU: "bench process" holds the API, the load generator and the bare worker (and, in the single and tuned variants, the payments worker and relay; in `topology` only the load generator, the bare worker and the rate-limit listeners); `topology`: "worker process(es)" is both workers, "Temporal server" the server and its UI server, "postgres" both PostgreSQL servers, "API processes" both APIs, the proxy, the fake partner and the supervisor; "other" is machine CPU outside these (kernel threads, other processes).',
     `Whole run: ${fmt((performance.now() - runStarted) / 1000, 0)} s.`,
     ...extraFooter,
   ]);
@@ -277,6 +279,15 @@ async function main(): Promise<number> {
   // The bench process's SDK runtime, as in workers/main.ts (the metrics exporter on a free port);
   // before the dev server, which would otherwise create a default runtime.
   installRuntime(undefined, `127.0.0.1:${await freePort()}`);
+  if (VARIANTS.some((v) => v.topology)) {
+    try {
+      checkTopologyInstall();
+    } catch (error) {
+      if (!(error instanceof StartupError)) throw error;
+      log(`topology variant: ${error.message}`);
+      return 1;
+    }
+  }
   header = [
     ONLY_RATELIMIT
       ? `--only ratelimit: issue 20's rate-limit phase alone, ${N_RATELIMIT} measured pairs per variant.`
@@ -288,7 +299,7 @@ async function main(): Promise<number> {
       : [
           `Issue 19: capacity ${ISSUE19.capacityCharges} charges × ${ISSUE19.capacityEndpoints} endpoints at c=${CONCURRENCY}; latency ${ISSUE19.latencyCharges} charges at c=4 and ${ISSUE19.sequentialCharges} at c=1; fairness ${ISSUE19.quietCharges} quiet charges at c=2 (wait ≤ ${ISSUE19.quietWaitMs / 1000} s), ${ISSUE19.noisyEvents} noisy events to a ${NOISY_DELAY_S} s endpoint (wait ≤ ${ISSUE19.noisyWaitMs / 1000} s more).`,
         ]),
-    `Variants: ${VARIANTS.map((v) => v.name).join(', ')}; each on fresh servers (new PostgreSQL, new dev server, new worker). Targets are reported, not asserted.`,
+    `Variants: ${VARIANTS.map((v) => v.name).join(', ')}; each on fresh servers (new PostgreSQL, new dev server, new worker; \`topology\`: a new topology with its own Temporal server, PostgreSQL servers, workers and APIs). Targets are reported, not asserted.`,
   ];
   log(`N=${N} CONCURRENCY=${CONCURRENCY} variants=${VARIANTS.map((v) => v.name).join(',')}${ONLY ? ` only=${ONLY}` : ''}`);
   for (const variant of VARIANTS) reports.push(await runVariant(variant));

@@ -6,9 +6,15 @@ export interface Variant {
   persistentDevServer: boolean;
   /** The worker and relay in their own process (`startWorkerProcess`, as `npm start`) or in the bench process. */
   separateWorker: boolean;
+  /**
+   * The production topology (src/topology, `npm run topology -- up`) instead of the bench's own
+   * servers: the real Temporal server on its PostgreSQL, two versioned workers, two APIs behind the
+   * proxy (scripts/bench/topology.ts). The two fields above do not apply then.
+   */
+  topology?: boolean;
 }
 
-export type VariantName = 'deployed' | 'single' | 'tuned';
+export type VariantName = 'deployed' | 'single' | 'tuned' | 'topology';
 
 export const VARIANTS: Record<VariantName, Variant> = {
   deployed: {
@@ -29,12 +35,19 @@ export const VARIANTS: Record<VariantName, Variant> = {
     persistentDevServer: false,
     separateWorker: false,
   },
+  topology: {
+    name: 'topology',
+    title: 'topology: as `npm run topology -- up` (Temporal server 1.32.0 on its own PostgreSQL; two workers with Worker Versioning; two APIs behind the proxy)',
+    persistentDevServer: true,
+    separateWorker: true,
+    topology: true,
+  },
 };
 
 /** `--variants deployed,single,tuned` → the variants in that order (no repeats). */
 export function parseVariants(raw: string): Variant[] {
   const names = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (names.length === 0) throw new Error('--variants needs at least one of deployed, single, tuned');
+  if (names.length === 0) throw new Error('--variants needs at least one of deployed, single, tuned, topology');
   return names.map((n) => {
     if (!(n in VARIANTS)) throw new Error(`unknown variant "${n}" (known: ${Object.keys(VARIANTS).join(', ')})`);
     return VARIANTS[n as VariantName];

@@ -5,6 +5,7 @@ import { newMerchantKey, runChargePhase } from './charges';
 import type { CompletionMode } from './completion';
 import type { PhaseResult } from './load';
 import { cpuDelta, cpuSnapshot, peakRss, type CpuSnapshot, type PeakRss } from './procs';
+import { cpuTarget } from './payments';
 import { startReceiver, type ReceivedDelivery, type WebhookReceiver } from './receiver';
 import { fmt } from './stats';
 
@@ -231,7 +232,7 @@ export async function startWebhookBench(infra: BenchInfra, options: WebhookBench
   async function load(specs: EndpointSpec[]): Promise<WebhookLoad> {
     const merchant = await merchantWithEndpoints(specs);
     const loadNo = ++phases;
-    const workerPid = infra.payments.pid;
+    const workerPid = cpuTarget(infra.payments);
     let started: { before: CpuSnapshot; elu: ReturnType<typeof performance.eventLoopUtilization>; startedAtMs: number; t0: number } | undefined;
     let result: PhaseResult | undefined;
     let chargesDoneAtMs = NaN;
