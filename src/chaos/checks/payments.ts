@@ -69,6 +69,6 @@ export async function checkPayments(ctx: CheckContext): Promise<CheckResult> {
     violations.push(`${r.id} (${r.environment} ${r.kind}) is ${r.status} after ${Math.round(Number(r.age_ms) / 1000)} s, not NeedsAttention`);
   }
   const notes = [`${rows.length} payments: ${rows.length - open.length} terminal, ${flaggedCount} NeedsAttention with a reason, ${awaitingEvidence} disputes awaiting evidence, ${waiting} still within their wait`];
-  for (const [id, reason] of [...flagged].slice(0, 10)) notes.push(`  NeedsAttention ${id}: ${reason}`);
+  for (const r of open.filter((o) => flagged.has(o.id)).slice(0, 10)) notes.push(`  NeedsAttention ${r.id}: ${flagged.get(r.id)}`);
   return result('every payment terminal or NeedsAttention with a reason', rows.length, violations, notes);
 }
