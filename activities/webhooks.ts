@@ -7,7 +7,7 @@ import type { Environment } from '../src/domain/environment';
 import { failureReason, isSuccessStatus, type DisableRule } from '../src/domain/webhook-health';
 import { nextRetryDelay, parseRetryAfter } from '../src/domain/webhook-retry';
 import { isDeterministicDbError, sqlStateOf } from '../src/persistence/db-errors';
-import { loadAttemptContext, markDeliverySkipped, recordAttempt, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhooks/webhook-attempt-store';
+import { loadAttemptContext, markDeliverySkipped, recordAttempt, recordUnsentFailure, type AttemptContext, type AttemptResult, type RecordedAttempt } from '../src/persistence/webhooks/webhook-attempt-store';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { MerchantBusyError, merchantSlotKey, processMerchantSlots, type MerchantSlots } from '../src/webhooks/merchant-slots';
@@ -52,6 +52,8 @@ export const READ_WAIT_MAX_MS = 5_000;
 /** Time kept after the send for recording it: a record's wait for the queue plus its statement (statement_timeout 8 s). */
 export const RECORD_RESERVE_MS = 10_000;
 const DEADLINE_MARGIN_MS = 1_000;
+/** What the merchant sees on a delivery that could not be signed (the fault is the service's; the detail is in its log). */
+export const UNSIGNED_REASON = 'not sent: the delivery could not be signed (a fault on our side, not your endpoint); it can be replayed';
 /** The retryable failure of an attempt that sent nothing because its database wait or its time ran out. */
 export const ATTEMPT_DEFERRED = 'WebhookAttemptDeferred';
 
@@ -202,6 +204,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       return { outcome: 'skipped', statusCode: null, reason, retryInMs: null, autoDisabled: false };
     }
 
+    // Issue 32: a secret that does not open (SECRETS_KEY changed without a reseal, a damaged row) would
+    // fail every retry for ever, unrecorded. It ends the delivery instead, recorded as failed with
+    // nothing sent, and is flagged for the operator (error log, payments_webhook_unsigned); a replay
+    // sends the event once the key is fixed.
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(ctx, deps.secretBox, Date.now());
+    } catch (error) {
+      return unsigned(ctx, input, error);
+    }
     const release = held ?? (await takeMerchantSlot(slots, ctx.merchantId, ctx.environment));
     // Issue 32: the last look before the POST. Cancelled (Temporal gave up on this execution, the
     // worker shuts down): nothing is sent. Too late to send and still record before the deadline:
@@ -220,7 +232,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const timestamp = String(Math.floor(now / 1000));
     let sent: Awaited<ReturnType<typeof sendWebhook>>;
     try {
-      const signature = signatureHeader(signingSecrets(ctx, deps.secretBox, now), timestamp, ctx.eventBody);
+      const signature = signatureHeader(secrets, timestamp, ctx.eventBody);
       sent = await sendWebhook(deps.agents[ctx.environment], {
         url: ctx.url,
         body: ctx.eventBody,
@@ -259,6 +271,22 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     }
     if (recorded.autoDisabled) Context.current().log.warn('webhook endpoint auto-disabled', { endpointId: ctx.endpointId, deliveryId: ctx.deliveryId });
     return outcomeOf(recorded.recorded, recorded.autoDisabled);
+  }
+
+  /** The delivery ended, recorded, when its secret cannot be opened (see attemptHolding). */
+  async function unsigned(ctx: AttemptContext, input: DeliverWebhookInput, error: unknown): Promise<DeliverWebhookOutcome> {
+    const activity = Context.current();
+    // The error names no secret (SecretBox.open's messages carry none); the reason the merchant sees is generic.
+    activity.log.error('webhook delivery cannot be signed: the endpoint secret does not open with SECRETS_KEY; delivery ended as failed, replay it once the key is fixed', {
+      deliveryId: ctx.deliveryId, endpointId: ctx.endpointId, environment: ctx.environment, error: error instanceof Error ? error.name : 'unknown',
+    });
+    activity.metricMeter.createCounter('payments_webhook_unsigned', '1', 'Webhook deliveries ended because the endpoint secret could not be opened (operator: SECRETS_KEY)').add(1, { environment: ctx.environment });
+    const recorded = await queues.run(ctx.environment, 'record', () =>
+      recordUnsentFailure(deps.orm, { deliveryId: ctx.deliveryId, attempt: input.attempt, attemptedAt: new Date(input.attemptedAtMs), reason: UNSIGNED_REASON }),
+      { waitMs: RECORD_RESERVE_MS },
+    );
+    countAttempt('failed', ctx.environment);
+    return outcomeOf(recorded.recorded);
   }
 
   return {

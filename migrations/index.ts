@@ -30,6 +30,7 @@ import { Migration20261205000001_portal_sign_in } from './Migration2026120500000
 import { Migration20261207000001_partner_callback_signals } from './Migration20261207000001_partner_callback_signals';
 import { Migration20261208000001_bulk_selections } from './Migration20261208000001_bulk_selections';
 import { Migration20261209000001_webhook_retired_secrets } from './Migration20261209000001_webhook_retired_secrets';
+import { Migration20261209000002_webhook_redispatches } from './Migration20261209000002_webhook_redispatches';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261207000001_partner_callback_signals', class: Migration20261207000001_partner_callback_signals },
   { name: 'Migration20261208000001_bulk_selections', class: Migration20261208000001_bulk_selections },
   { name: 'Migration20261209000001_webhook_retired_secrets', class: Migration20261209000001_webhook_retired_secrets },
+  { name: 'Migration20261209000002_webhook_redispatches', class: Migration20261209000002_webhook_redispatches },
 ];

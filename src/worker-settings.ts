@@ -6,9 +6,9 @@ import { ENVIRONMENTS, type Environment } from './domain/environment';
  */
 
 /** The worker process's database pool (WORKER_DB_POOL_MAX) when unset. */
-// 8 local activity + 8 activity slots + 4 webhook connections + 9 for the background loops
+// 8 local activity + 8 activity slots + 4 webhook connections + 10 for the background loops
 // (RESERVED_CONNECTIONS, src/runtime/worker-capacity.ts; 24 before issue 32 reserved only 4).
-export const DEFAULT_WORKER_POOL_MAX = 29;
+export const DEFAULT_WORKER_POOL_MAX = 30;
 
 export interface SlotSettings {
   /** WORKER_LOCAL_ACTIVITY_SLOTS: total over the process. */

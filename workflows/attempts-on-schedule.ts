@@ -26,8 +26,10 @@ export async function attemptsOnSchedule<O extends AttemptOutcome>(
   schedule: readonly number[],
   state: AttemptsState<O>,
   attemptOnce: (attempt: number, retryDelayMs: number | null) => Promise<O>,
+  /** The first attempt's number (1 unless a run takes over from a closed one, issue 32). */
+  first = 1,
 ): Promise<{ status: O['outcome']; attempts: number; reason: string | null }> {
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = first; ; attempt++) {
     state.attempt = attempt;
     state.nextAttemptAt = null;
     const retryDelayMs = attempt <= schedule.length ? jittered(schedule[attempt - 1], Math.random()) : null;

@@ -4,7 +4,7 @@ import { NO_LIVE_SIMULATOR_PATCH, REFUSE_DRAFT_INPUT_PATCH, TRUST_ONLY_THE_DATAB
 import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { AUDIT_WITH_CHANGE_PATCH, OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
-import { LOCAL_FIRST_ATTEMPT_PATCH } from './webhook-delivery';
+import { LOCAL_FIRST_ATTEMPT_PATCH, RESUME_AFTER_CLOSED_RUN_PATCH } from './webhook-delivery';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
@@ -39,4 +39,5 @@ export const PATCH_IDS: readonly string[] = [
   SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH,
   SETTLED_LATE_CHECKED_PATCH,
   REVIEW_FLAG_CHECKED_PATCH,
+  RESUME_AFTER_CLOSED_RUN_PATCH,
 ];

@@ -18,6 +18,12 @@ export interface WebhookDeliveryInput {
    * allows it (LOCAL_FIRST_ATTEMPT_MAX_TIMEOUT_S). Absent in runs started before issue 19.
    */
   localFirstAttempt?: boolean;
+  /**
+   * Issue 32: set when the relay starts the delivery again after a run that closed without ending it
+   * (failed, terminated, timed out; src/webhooks/closed-deliveries.ts): the attempt to begin with (its
+   * recorded attempts + 1), at once. Absent in every other run.
+   */
+  firstAttempt?: number;
 }
 
 export interface WebhookDeliveryResult {
@@ -68,6 +74,8 @@ const LOCAL_OPTIONS: LocalActivityOptions = {
 const local = proxyLocalActivities<WebhookActivities>(LOCAL_OPTIONS);
 /** The patch that marks runs whose first attempt may be local (histories from before replay without it). */
 export const LOCAL_FIRST_ATTEMPT_PATCH = 'webhook-local-first-attempt';
+/** The patch of runs that take over a closed run's delivery at `firstAttempt` (issue 32); only asked when the input has one. */
+export const RESUME_AFTER_CLOSED_RUN_PATCH = 'webhook-resume-after-closed-run';
 
 /** Attempt 1 locally when the input asks for it (falling back to the activity); every other attempt as an activity. */
 async function runAttempt(input: WebhookDeliveryInput, args: Parameters<WebhookActivities['deliverWebhook']>, summary: string) {
@@ -91,11 +99,13 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const state: WebhookDeliveryState = { attempt: 0, last: null, nextAttemptAt: null };
   setHandler(deliveryStateQuery, () => state);
   answerRecord(() => state);
+  const first = input.firstAttempt !== undefined && input.firstAttempt > 1 && patched(RESUME_AFTER_CLOSED_RUN_PATCH) ? input.firstAttempt : 1;
   return attemptsOnSchedule(input.retryScheduleMs, state, (attempt, retryDelayMs) =>
     runAttempt(
       input,
       [{ deliveryId: input.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs, merchantId: input.merchantId, environment: input.environment }],
       `attempt ${attempt}: POST ${input.eventType} ${input.eventId} to ${input.endpointId}`,
     ),
+    first,
   );
 }

@@ -14,9 +14,10 @@ import type { TaskQueueRole } from '../temporal/task-queues';
  * short database steps (context read, result write) take one of WEBHOOK_DB_CONNECTIONS (default 4,
  * a semaphore in activities/webhooks.ts) and it holds nothing while the receiver answers, so its
  * delivery Worker has WEBHOOK_SEND_SLOTS (default 200) slots (DeliveryBudget below). The outbox
- * relay (two), the notification relay, the four start relays (charges, payouts, refunds, disputes),
- * the charge reconciler and the idempotency retention job (one each) have RESERVED_CONNECTIONS (9).
- * Defaults (pool 29): 8 local activity slots, 8 activity slots, 4 webhook connections, 9 reserved.
+ * relay (three: two passes and its closed-run sweep), the notification relay, the four start relays
+ * (charges, payouts, refunds, disputes), the charge reconciler and the idempotency retention job (one
+ * each) have RESERVED_CONNECTIONS (10).
+ * Defaults (pool 30): 8 local activity slots, 8 activity slots, 4 webhook connections, 10 reserved.
  * Each can be set (WORKER_DB_POOL_MAX, WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS,
  * WEBHOOK_DB_CONNECTIONS, WEBHOOK_SEND_SLOTS); a combination that could exhaust the pool is refused
  * at start-up with the numbers in the message.
@@ -78,13 +79,14 @@ export interface WorkerCapacity {
  * The worker process's background loops (workers/main.ts) and the most pool connections each holds
  * at once (issue 32: the reservation of 4 covered only the outbox relay's first pass, the charge-start
  * relay, the reconciler and the retention job). Each loop runs its statements one after another; the
- * outbox relay runs two passes at once (PASSES_AT_ONCE; its sweep runs inside a pass), and its LISTEN
+ * outbox relay runs two passes at once (PASSES_AT_ONCE; its unstarted sweep runs inside a pass) and its
+ * closed-run sweep (src/webhooks/closed-deliveries.ts) on a loop of its own, and its LISTEN
  * connection is its own, outside the pool. A new loop gets its line here, or it can be starved
  * (test/integration/background-loop-connections.test.ts holds every other connection and runs one pass
  * of each loop at once).
  */
 export const BACKGROUND_LOOP_CONNECTIONS = {
-  'webhook outbox relay (two passes at once)': 2,
+  'webhook outbox relay (two passes at once, and its closed-run sweep)': 3,
   'notification relay': 1,
   'charge-start relay': 1,
   'payout-start relay': 1,
@@ -93,7 +95,7 @@ export const BACKGROUND_LOOP_CONNECTIONS = {
   'charge reconciler': 1,
   'idempotency retention': 1,
 } as const satisfies Record<string, number>;
-/** Pool connections kept for the background loops: their sum (9). */
+/** Pool connections kept for the background loops: their sum (10). */
 export const RESERVED_CONNECTIONS = Object.values(BACKGROUND_LOOP_CONNECTIONS).reduce((a: number, b: number) => a + b, 0);
 export const DEFAULT_WEBHOOK_SEND_SLOTS = 200;
 export const DEFAULT_WEBHOOK_DB_CONNECTIONS = 4;

@@ -25,14 +25,19 @@ export async function startDeliveryWorkflow(
   client: Client,
   baseQueue: string,
   input: WebhookDeliveryInput,
-  options: { eager?: boolean } = {},
+  /**
+   * `afterClosedRun` (issue 32): the delivery's run closed without ending it (failed, terminated,
+   * cancelled, timed out); a new run may take the id (ALLOW_DUPLICATE_FAILED_ONLY: never after a run that
+   * completed).
+   */
+  options: { eager?: boolean; afterClosedRun?: boolean } = {},
 ): Promise<DeliveryStart> {
   try {
     const handle = await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: input.deliveryId,
       taskQueue: webhookTaskQueueFor(baseQueue, input.environment),
       args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdReusePolicy: options.afterClosedRun ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',
       staticSummary: `${input.environment} webhook ${input.eventType} ${input.eventId} to ${input.endpointId}`,
       staticDetails: workflowDetails({ kind: 'Webhook delivery', id: input.deliveryId, merchantId: input.merchantId, environment: input.environment, extra: { event: `${input.eventType} ${input.eventId}`, endpoint: input.endpointId } }),

@@ -12,6 +12,8 @@ import { fanOutDeliveryId } from './delivery-id';
 import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
 import { roundRobinByMerchant } from './fair-order';
 import { startOutboxListener } from './outbox-listener';
+import { CLOSED_SWEEP_EVERY_MS, closedDeliverySweep } from './closed-deliveries';
+import { runPeriodically } from '../support/periodic-loop';
 
 export interface RelayDeps {
   orm: Orm;
@@ -300,6 +302,10 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
   // Both passes share START_CONCURRENCY starts in flight: a second pass overlaps the first one's
   // database work, not its load on Temporal.
   const passDeps: RelayDeps = { ...deps, startLimit: pLimit(START_CONCURRENCY) };
+  // Issue 32: deliveries whose run closed without ending them are started again (closed-deliveries.ts),
+  // on a loop of its own, so a slow visibility query never holds a pass.
+  const closed = closedDeliverySweep(deps);
+  const closedLoop = runPeriodically(CLOSED_SWEEP_EVERY_MS, () => closed.run(), () => undefined);
   async function pass(): Promise<void> {
     try {
       if ((await relayOnce(passDeps)) >= BATCH) wanted = true;
@@ -338,7 +344,9 @@ export function startOutboxRelay(deps: RelayDeps, pollMs: number): OutboxRelay {
       stopped = true;
       clearTimeout(timer);
       clearInterval(poll);
+      const closing = closedLoop.stop();
       while (passes.size > 0) await Promise.allSettled([...passes]);
+      await closing;
       await listener?.stop();
     },
   };

@@ -157,7 +157,7 @@ test('SIGKILL after the commit of a payout, refund, dispute and settlement step,
       CRASH_AFTER_COMMIT_OF: steps.map((s) => s.key).join(','),
       DISPUTE_EVIDENCE_WINDOW: '1s',
       WORKER_LOCAL_ACTIVITY_SLOTS: '12',
-      WORKER_DB_POOL_MAX: '29',
+      WORKER_DB_POOL_MAX: '30',
     },
   });
   first.child.on('message', (message) => reports.push(message));

@@ -45,8 +45,8 @@ function slotsOf(group: WorkerGroup) {
   );
 }
 
-test('a worker on a pool of 29 (9 kept for the background loops) runs at most 8 local activities and 8 activities at once, split live 4, sandbox 3, legacy 1, beside 200 send slots per delivery Worker', async () => {
-  const { worker, connection } = await workerOn(29);
+test('a worker on a pool of 30 (10 kept for the background loops) runs at most 8 local activities and 8 activities at once, split live 4, sandbox 3, legacy 1, beside 200 send slots per delivery Worker', async () => {
+  const { worker, connection } = await workerOn(30);
   const base = worker.taskQueues.legacy!;
   // A created worker must run (and shut down) before its connection can close.
   await worker.runUntil(async () => {
@@ -62,7 +62,7 @@ test('a worker on a pool of 29 (9 kept for the background loops) runs at most 8 
 });
 
 test('a live-only worker process without the legacy queue gives live every slot', async () => {
-  const { worker, connection } = await workerOn(29, { environments: ['live'], legacySlots: 0 });
+  const { worker, connection } = await workerOn(30, { environments: ['live'], legacySlots: 0 });
   await worker.runUntil(async () => {
     expect(Object.keys(slotsOf(worker))).toEqual(['live', 'live-webhooks']);
     expect(slotsOf(worker).live).toMatchObject({ local: 8, activity: 8 });

@@ -110,10 +110,10 @@ export const idempotencyKey = () => `idem-${randomBase62(20)}`;
  * against the suite's real PostgreSQL and Temporal dev server.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  // Pool 27: the in-process worker gets 7 local activity and 7 activity slots: 3 + 3 on each
-  // environment's queue and 1 + 1 on the legacy base queue, 4 webhook connections and 9 for the
+  // Pool 28: the in-process worker gets 7 local activity and 7 activity slots: 3 + 3 on each
+  // environment's queue and 1 + 1 on the legacy base queue, 4 webhook connections and 10 for the
   // background loops, as in production (runtime/worker-capacity.ts).
-  const orm = await openOrm(env('TEST_DATABASE_URL'), 27);
+  const orm = await openOrm(env('TEST_DATABASE_URL'), 28);
   const address = env('TEST_TEMPORAL_ADDRESS');
   const temporal = await connectTemporal(address, 'default', testPayloadCodec());
   const taskQueue = `test-${randomBase62(8)}`;

@@ -9,7 +9,7 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RETRY_JITTER } from '../../
 import { newId } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
 import { workflowBundle } from '../../workers/create-worker';
-import { deliveryStateQuery, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { deliveryStateQuery, RESUME_AFTER_CLOSED_RUN_PATCH, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { deliveryInput, failed, FakeWebhookReceiver, infrastructureError, skipped, succeeded, type Script } from './support/fake-webhook-activities';
 import { timelineOf } from './support/timeline';
 import { startDeliveryQueueWorker, type TimeSkippingWorkers } from './support/time-skipping-workers';
@@ -273,4 +273,26 @@ describe('the first attempt as a local activity (issue 19, patch webhook-local-f
     const r = await deliverLocal([failed(500), succeeded()]);
     await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, r.history, r.input.deliveryId)).resolves.toBeUndefined();
   });
+});
+
+test('a run that takes over a closed run (issue 32, firstAttempt): its first attempt is the next one, at once, with the rest of the schedule; the patch is marked', async () => {
+  const input = { ...deliveryInput(newId('delivery')), firstAttempt: 3 };
+  fake.script(input.deliveryId, [failed(500), succeeded()]);
+  await startDeliveryWorkflow(env.client, taskQueue, input);
+  const handle = env.client.workflow.getHandle<typeof webhookDeliveryWorkflow>(input.deliveryId);
+  expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 4, reason: null });
+  const calls = fake.callsFor(input.deliveryId).map((c) => c.input);
+  expect(calls.map((c) => c.attempt)).toEqual([3, 4]);
+  // Attempt 3 is told the schedule's third delay (±jitter), not the first's.
+  expect(calls[0].retryDelayMs).toBeGreaterThanOrEqual(SCHEDULE[2] * (1 - RETRY_JITTER));
+  expect(calls[0].retryDelayMs).toBeLessThanOrEqual(SCHEDULE[2] * (1 + RETRY_JITTER));
+  const history = await handle.fetchHistory();
+  const patches = eventsOf(history, T.EVENT_TYPE_MARKER_RECORDED)
+    .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
+    .flatMap((e) => Object.values(e.markerRecordedEventAttributes!.details ?? {}).flatMap((p) => p.payloads ?? []))
+    .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
+    .join(' ');
+  expect(patches).toContain(RESUME_AFTER_CLOSED_RUN_PATCH);
+  // No timer before attempt 3: it runs at once.
+  expect(eventsOf(history, T.EVENT_TYPE_TIMER_STARTED)).toHaveLength(1);
 });

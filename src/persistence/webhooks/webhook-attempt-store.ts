@@ -210,3 +210,28 @@ async function recordedFirst(run: (sql: string, params: unknown[]) => Promise<Re
   );
   return { inserted: false, recorded: recordedFromRow(rows[0]), autoDisabled: false };
 }
+
+/**
+ * Issue 32: an attempt that could not even be signed (the endpoint's secret does not open with
+ * SECRETS_KEY) is recorded as the delivery's last, failed, with nothing sent: the attempt row (no
+ * status code), the delivery `failed` with the reason, in one statement. The endpoint's failure streak
+ * is left alone: the fault is ours, not the receiver's, and must not auto-disable it. A replay, once
+ * the key is fixed, sends the event.
+ */
+export async function recordUnsentFailure(orm: Orm, a: { deliveryId: string; attempt: number; attemptedAt: Date; reason: string }): Promise<RecordOutcome> {
+  const conn = orm.em.getConnection();
+  const rows = await conn.execute<{ inserted: number }[]>(
+    `with ins as (
+       insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body)
+       values (?, ?, ?, 'failed', null, 0, ?, null) on conflict do nothing returning 1),
+     delivery as (
+       update webhook_deliveries set status = 'failed', attempt_count = greatest(attempt_count, ?), next_attempt_at = null, last_status_code = null,
+         last_error = ?, completed_at = now(), updated_at = now()
+       where id = ? and status = 'pending' and exists (select 1 from ins) returning 1)
+     select (select count(*) from ins)::int as inserted`,
+    [a.deliveryId, a.attempt, a.attemptedAt, a.reason, a.attempt, a.reason, a.deliveryId],
+  );
+  const result: AttemptResult = { deliveryId: a.deliveryId, endpointId: '', attempt: a.attempt, attemptedAt: a.attemptedAt, outcome: 'failed', statusCode: null, durationMs: 0, error: a.reason, responseBody: null, nextAttemptAt: null, failureReason: a.reason };
+  if (rows[0].inserted === 1) return { inserted: true, recorded: { outcome: 'failed', statusCode: null, error: a.reason, retryInMs: null }, autoDisabled: false };
+  return recordedFirst((sql, params) => conn.execute(sql, params), result);
+}
