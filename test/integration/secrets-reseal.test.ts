@@ -65,11 +65,11 @@ function sealV1(key: Buffer, plaintext: string): string {
 
 const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) => orm.em.fork().getConnection().execute<T[]>(q, params);
 
-/** Endpoints sealed with key A: some rotated (a previous secret), one deleted, one in the v1 format. */
-async function seedWithKeyA(): Promise<Map<string, { current: string; previous: string | null }>> {
+/** Endpoints sealed with key A: some rotated (a previous secret), one twice (a retired secret, issue 32), one deleted, one in the v1 format. */
+async function seedWithKeyA(): Promise<Map<string, { current: string; previous: string | null; retired?: string }>> {
   const m = await createMerchant(orm, 'Reseal Merchant');
   const owner = { merchantId: m.id, environment: 'sandbox' as const };
-  const plain = new Map<string, { current: string; previous: string | null }>();
+  const plain = new Map<string, { current: string; previous: string | null; retired?: string }>();
   for (let i = 0; i < 5; i++) {
     const id = newId('webhookEndpoint');
     const secret = `whsec_${i}_${randomBytes(8).toString('hex')}`;
@@ -80,6 +80,11 @@ async function seedWithKeyA(): Promise<Map<string, { current: string; previous: 
       await rotateEndpointSecret(orm, owner, id, boxA.seal(next), 3_600_000, testActor());
       plain.set(id, { current: next, previous: secret });
     }
+    if (i === 2) {
+      const third = `whsec_again_${i}`;
+      await rotateEndpointSecret(orm, owner, id, boxA.seal(third), 3_600_000, testActor());
+      plain.set(id, { current: third, previous: `whsec_rotated_${i}`, retired: plain.get(id)!.previous! });
+    }
   }
   const [legacy, deleted] = [...plain.keys()];
   await sql(`update webhook_endpoints set secret_box = ? where id = ?`, [sealV1(keyA, plain.get(legacy)!.current), legacy]);
@@ -89,14 +94,14 @@ async function seedWithKeyA(): Promise<Map<string, { current: string; previous: 
 
 const cli = (env: Record<string, string>) => execCli(['secrets', 'reseal'], { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: url, ...env });
 
-async function rows(): Promise<Array<{ id: string; secret_box: string; previous_secret_box: string | null }>> {
-  return sql(`select id, secret_box, previous_secret_box from webhook_endpoints order by id`);
+async function rows(): Promise<Array<{ id: string; secret_box: string; previous_secret_box: string | null; retired_secrets: Array<{ box: string }> }>> {
+  return sql(`select id, secret_box, previous_secret_box, retired_secrets from webhook_endpoints order by id`);
 }
 
 test('seal with A, rotate to B (A previous), reseal: every secret opens with B alone; a second run changes nothing', async () => {
   await sql(`delete from webhook_endpoints`);
   const plain = await seedWithKeyA();
-  const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0), 0);
+  const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0) + (p.retired ? 1 : 0), 0);
 
   // Without A in the ring nothing can be opened: exit 1, the endpoint named, nothing on stdout.
   const refused = await cli({ SECRETS_KEY: keyB.toString('base64') });
@@ -114,6 +119,7 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
     expect(row.secret_box.split('.').slice(0, 2)).toEqual(['v2', keyId(keyB)]);
     expect(onlyB.open(row.secret_box)).toBe(plain.get(row.id)!.current);
     expect(row.previous_secret_box === null ? null : onlyB.open(row.previous_secret_box)).toBe(plain.get(row.id)!.previous);
+    expect(row.retired_secrets.map((r) => onlyB.open(r.box))).toEqual(plain.get(row.id)!.retired ? [plain.get(row.id)!.retired] : []);
   }
 
   const second = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
@@ -126,7 +132,7 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
 test('in batches: small batches reach every row, and the counts add up', async () => {
   await sql(`delete from webhook_endpoints`);
   const plain = await seedWithKeyA();
-  const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0), 0);
+  const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0) + (p.retired ? 1 : 0), 0);
   const ring = createSecretBox({ current: keyB, previous: [keyA] });
   const none = { sealed: 0, resealed: 0, already_current: 0 };
   expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0, settlement_accounts: none, payment_parties: noParties });
