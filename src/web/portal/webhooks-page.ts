@@ -85,7 +85,7 @@ ${EVENT_TYPES.map((t) => `<label class="check wh-event"><input type="checkbox" n
 export function endpointSecretPage(frame: Frame, what: 'created' | 'rotated', endpoint: WebhookEndpointRecord, secret: string): string {
   const overlap =
     what === 'rotated' && endpoint.previousSecretExpiresAt
-      ? `<p id="previous-secret">Deliveries carry a second signature, made with the previous secret, until ${when(endpoint.previousSecretExpiresAt)}: update your receiver before then.</p>`
+      ? `<p id="previous-secret">Deliveries carry a second signature, made with the previous secret (and one for each secret rotated out within the last 24 hours), until ${when(endpoint.previousSecretExpiresAt)}: update your receiver before then.</p>`
       : '';
   return portalPage(
     what === 'created' ? 'Endpoint registered' : 'New signing secret',
