@@ -1,0 +1,32 @@
+/**
+ * A database outage is 503 `service_unavailable` (src/services/dependency-unavailable.ts), whichever
+ * way pg reports it; anything else stays what it is (a 500). Issue 32: a chaos run that killed
+ * PostgreSQL in the middle of a create got 500 for pg's "not queryable" errors.
+ */
+import { ApiError } from '../../src/domain/errors';
+import { asServiceUnavailable, isDatabaseUnreachable } from '../../src/services/dependency-unavailable';
+
+/** As MikroORM wraps a driver error: its own exception with the driver's message, the driver's error as cause. */
+function wrapped(message: string): Error {
+  const driver = new Error(message);
+  return Object.assign(new Error(message), { name: 'DriverException', cause: driver });
+}
+
+test.each([
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Connection terminated unexpectedly',
+  'timeout exceeded when trying to connect',
+])('"%s" is the database being unreachable: 503 service_unavailable', (message) => {
+  expect(isDatabaseUnreachable(wrapped(message))).toBe(true);
+  const mapped = asServiceUnavailable(wrapped(message));
+  expect(mapped).toBeInstanceOf(ApiError);
+  expect((mapped as ApiError).code).toBe('service_unavailable');
+});
+
+test('other errors are not an outage', () => {
+  const error = wrapped('duplicate key value violates unique constraint "charges_pkey"');
+  expect(isDatabaseUnreachable(error)).toBe(false);
+  expect(asServiceUnavailable(error)).toBe(error);
+  expect(isDatabaseUnreachable(Object.assign(new Error('protocol'), { code: '08P01' }))).toBe(false);
+});
