@@ -13,9 +13,11 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
  * pg and pg-pool say so in words only: a connect that timed out, a pool wait that timed out, a dropped
  * link, and a query on a client whose link dropped under it (`Client has encountered a connection
  * error and is not queryable`, `Client was closed and is not queryable`: seen as a 500 by a chaos run
- * when PostgreSQL was killed in the middle of a create's transaction).
+ * when PostgreSQL was killed in the middle of a create's transaction), and pg's own `query_timeout`
+ * (`Query read timeout`: the server stopped answering on a connection the request already held;
+ * src/persistence/orm.ts).
  */
-const DB_DOWN_MESSAGE = /timeout exceeded when trying to connect|connection terminated|and is not queryable/i;
+const DB_DOWN_MESSAGE = /timeout exceeded when trying to connect|connection terminated|and is not queryable|query read timeout/i;
 /** gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4). */
 const GRPC_DOWN_CODES = new Set([14, 4]);
 

@@ -17,6 +17,7 @@ test.each([
   'Client was closed and is not queryable',
   'Connection terminated unexpectedly',
   'timeout exceeded when trying to connect',
+  'Query read timeout',
 ])('"%s" is the database being unreachable: 503 service_unavailable', (message) => {
   expect(isDatabaseUnreachable(wrapped(message))).toBe(true);
   const mapped = asServiceUnavailable(wrapped(message));
