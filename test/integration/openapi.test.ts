@@ -236,3 +236,16 @@ test('a known path asked with a method it does not have: 405 method_not_allowed 
   expect((await ask('PUT', '/v1/no-such-thing')).status).toBe(404);
   expect(doc.components.responses.Error405).toBeDefined();
 });
+
+test('text fields say the control-character rule the API applies, nullable ones too (schemathesis found PATCH description without it)', async () => {
+  const patch = doc.paths['/v1/webhook-endpoints/{id}'].patch.requestBody.content['application/json'].schema;
+  const description = patch.properties.description;
+  expect(description.type).toEqual(['string', 'null']);
+  const pattern = new RegExp(description.pattern, 'u');
+  expect(pattern.test('a\rb')).toBe(false);
+  expect(pattern.test('line one\nline two\ttabbed')).toBe(true);
+  const created = await h.request('sandbox', 'POST', '/v1/webhook-endpoints', { key: merchant.testKey, body: { url: 'https://hooks.example.com/ctl', subscribed_events: ['transaction.succeeded'] } });
+  expect(created.status).toBe(201);
+  const refused = await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${created.json.id}`, { key: merchant.testKey, body: { description: 'a\rb' } });
+  expect(refused.status).toBe(400);
+});

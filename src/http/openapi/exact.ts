@@ -21,7 +21,9 @@ type Schema = Record<string, unknown>;
 
 /** A string schema with the control-character rule: anchored patterns of their own already exclude controls. */
 function textRule(schema: Schema): Schema {
-  if (schema.type !== 'string' || 'enum' in schema || 'const' in schema || 'format' in schema) return schema;
+  // `type: ['string', 'null']` too (an endpoint's `description` on PATCH): a pattern binds strings only.
+  const isString = schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'));
+  if (!isString || 'enum' in schema || 'const' in schema || 'format' in schema) return schema;
   const pattern = schema.pattern as string | undefined;
   if (pattern === undefined) return { ...schema, pattern: CONTROL_FREE };
   if (pattern === '\\S') return { ...schema, pattern: CONTROL_FREE_NOT_BLANK };
