@@ -19,21 +19,6 @@ export interface DbTimeouts {
   acquireTimeoutMs: number;
 }
 
-/**
- * The client's own bound on one query (pg's `query_timeout`): `statement_timeout` plus this margin.
- * `statement_timeout` is enforced by the server, so a server that stopped answering (SIGSTOP, a
- * network that drops packets) would hold a request on a connection it already has for as long as the
- * stop lasts; the client gives up after the statement's own bound and a little (issue 32, found by
- * `npm run chaos`). The error ("Query read timeout") is a database outage: 503 at the API, a retry
- * in the worker.
- */
-export const QUERY_TIMEOUT_MARGIN_MS = 2_000;
-
-/** pg's `query_timeout` for these timeouts. */
-export function queryTimeoutMs(timeouts: DbTimeouts): number {
-  return timeouts.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS;
-}
-
 export const API_DB_TIMEOUTS: DbTimeouts = { lockTimeoutMs: 5_000, statementTimeoutMs: 20_000, acquireTimeoutMs: 5_000 };
 export const WORKER_DB_TIMEOUTS: DbTimeouts = { lockTimeoutMs: 3_000, statementTimeoutMs: 8_000, acquireTimeoutMs: 3_000 };
 
@@ -57,7 +42,6 @@ export async function openOrm(clientUrl: string, options: OrmOptions | number = 
     driverOptions: {
       lock_timeout: timeouts.lockTimeoutMs,
       statement_timeout: timeouts.statementTimeoutMs,
-      query_timeout: queryTimeoutMs(timeouts),
       idle_in_transaction_session_timeout: 60_000,
       connectionTimeoutMillis: timeouts.acquireTimeoutMs,
     },
