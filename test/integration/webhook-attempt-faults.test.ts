@@ -16,10 +16,9 @@ import type { DeliverWebhookInput } from '../../activities/types';
 import { openOrm, type Orm } from '../../src/persistence/orm';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
-import { newId } from '../../src/support/new-id';
 import { policyAgents } from '../../src/webhooks/policy-agents';
 import { startHarness, type Harness } from '../support/harness';
-import { emitEvent, sandboxCaller, until } from '../support/webhook-fixtures';
+import { handMadeDelivery, sandboxCaller, until } from '../support/webhook-fixtures';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 let h: Harness;
@@ -56,13 +55,7 @@ async function endpointAt(caller: Caller, path: string, timeoutSeconds = 5): Pro
   return endpoint.id;
 }
 async function pendingDelivery(caller: Caller, endpointId: string): Promise<DeliverWebhookInput> {
-  const eventId = await emitEvent(h.orm, caller, 'transaction.succeeded');
-  const id = newId('delivery');
-  await sql(
-    `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, created_at, updated_at, workflow_started_at)
-     values (?, ?, ?, ?, ?, 'transaction.succeeded', 'pending', date_trunc('milliseconds', now()), now(), now())`,
-    [id, endpointId, eventId, caller.merchantId, caller.environment],
-  );
+  const id = await handMadeDelivery(h.orm, caller, endpointId);
   return { deliveryId: id, attempt: 1, attemptedAtMs: Date.now(), retryDelayMs: 5000, merchantId: caller.merchantId, environment: caller.environment };
 }
 

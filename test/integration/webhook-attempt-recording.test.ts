@@ -19,11 +19,10 @@ import { openOrm } from '../../src/persistence/orm';
 import { recordAttempt, type AttemptResult } from '../../src/persistence/webhooks/webhook-attempt-store';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
-import { newId } from '../../src/support/new-id';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';
 import { policyAgents } from '../../src/webhooks/policy-agents';
 import { startHarness, type Harness } from '../support/harness';
-import { emitEvent, sandboxCaller, until } from '../support/webhook-fixtures';
+import { emitEvent, handMadeDelivery as handMadeDeliveryOf, sandboxCaller, until } from '../support/webhook-fixtures';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 let h: Harness;
@@ -38,6 +37,7 @@ afterAll(async () => {
 });
 beforeEach(() => rx.respond(() => ({ status: 200, body: 'ok' })));
 
+const handMadeDelivery = (caller: Caller, endpointId: string) => handMadeDeliveryOf(h.orm, caller, endpointId);
 const sql = <T = Record<string, any>>(query: string, params: unknown[] = []) => h.orm.em.getConnection().execute<T[]>(query, params);
 const onPath = (path: string) => (ds: ReceivedDelivery[]) => ds.filter((d) => d.path === path);
 // The activity's warnings (e.g. "already recorded by another execution") are expected here.
@@ -54,16 +54,6 @@ const runAttempt = (input: DeliverWebhookInput, attempt = 1): Promise<DeliverWeb
 async function quietEndpoint(caller: Caller, path: string): Promise<string> {
   const { endpoint } = await createEndpoint(h.deps, caller, { url: `${rx.url}/${path}`, subscribed_events: ['transaction.failed'] });
   return endpoint.id;
-}
-async function handMadeDelivery(caller: Caller, endpointId: string): Promise<string> {
-  const eventId = await emitEvent(h.orm, caller, 'transaction.succeeded');
-  const id = newId('delivery');
-  await sql(
-    `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, created_at, updated_at, workflow_started_at)
-     values (?, ?, ?, ?, ?, 'transaction.succeeded', 'pending', date_trunc('milliseconds', now()), now(), now())`,
-    [id, endpointId, eventId, caller.merchantId, caller.environment],
-  );
-  return id;
 }
 
 test('a receiver answering binary, UTF-16 or NUL bytes: one attempt recorded with a storable excerpt, nothing sent again', async () => {

@@ -10,7 +10,7 @@ import { appendEvent } from '../../src/persistence/events/event-log';
 import { createMerchant } from '../../src/persistence/merchants/merchant-store';
 import type { Orm } from '../../src/persistence/orm';
 import type { Caller } from '../../src/services/context';
-import { randomBase62 } from '../../src/support/new-id';
+import { newId, randomBase62 } from '../../src/support/new-id';
 import { createPaymentsWorker, type PaymentsWorkerOptions } from '../../workers/create-worker';
 import type { WorkerGroup } from '../../workers/worker-group';
 import type { Harness } from './harness';
@@ -36,6 +36,21 @@ export async function emitEvent(orm: Orm, caller: Caller, type = 'transaction.su
 }
 
 /** Polls `probe` until it returns something other than undefined/false; throws after `timeoutMs`. */
+/**
+ * A pending delivery of a new `transaction.succeeded` event to an endpoint, written by hand (no
+ * relay, no workflow): for tests that run the delivery activity themselves. Returns its id.
+ */
+export async function handMadeDelivery(orm: Orm, caller: Caller, endpointId: string): Promise<string> {
+  const eventId = await emitEvent(orm, caller, 'transaction.succeeded');
+  const id = newId('delivery');
+  await orm.em.getConnection().execute(
+    `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, created_at, updated_at, workflow_started_at)
+     values (?, ?, ?, ?, ?, 'transaction.succeeded', 'pending', date_trunc('milliseconds', now()), now(), now())`,
+    [id, endpointId, eventId, caller.merchantId, caller.environment],
+  );
+  return id;
+}
+
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
