@@ -19,7 +19,8 @@ import { webhookTaskQueueFor } from '../src/temporal/task-queues';
 import { workflowBundle } from '../workers/create-worker';
 import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { ApplicationFailure } from '@temporalio/common';
-import { chargeAttentionQuery, checkoutDecisionSignal, nextTimerQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
+import { advanceSignal, chargeAttentionQuery, checkoutDecisionSignal, nextTimerQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
+import { chargeQueriedBeforeItsWorker } from '../test/workflows/support/query-before-worker';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
@@ -70,6 +71,26 @@ async function checkoutApproved(h: ChargeTestEnv): Promise<Recorded> {
   await handle.signal(checkoutDecisionSignal, { decision: 'approved' });
   await handle.result();
   return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
+/**
+ * Issue 32 (patch 'rail-patches-at-start'): a sandbox `pending` charge that expires in a minute, queried
+ * while `beginCharge` runs, so the first workflow task ends with the begin marker and the rail starts
+ * in the next one (test/workflows/support/query-before-worker.ts); then advanced: it expires.
+ */
+async function queriedDuringBegin(h: ChargeTestEnv): Promise<Recorded> {
+  const draft = await h.draft({ metadata: { sandbox_outcome: 'pending' }, lifetimeMs: 60_000 });
+  const { handle, worker, firstAnswer } = await chargeQueriedBeforeItsWorker(h, draft);
+  return worker.runUntil(async () => {
+    await firstAnswer;
+    for (let i = 0; !(await handle.query(nextTimerQuery).catch(() => null)); i++) {
+      if (i > 200) throw new Error('the charge never waited on its expiry');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await handle.signal(advanceSignal);
+    await h.settle(draft.id);
+    return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+  });
 }
 
 async function begunNotFound(h: ChargeTestEnv): Promise<Recorded> {
@@ -186,6 +207,8 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   // `checkoutDecision` signal), and a bank charge left undecided until it expires.
   'checkout-card-approved': checkoutApproved,
   'checkout-bank-expiry': (h) => begun(h, { channel: 'bank' }),
+  // Issue 32 (patch 'rail-patches-at-start'): a query splits the first task after beginCharge's marker.
+  'begin-query-splits-first-task': queriedDuringBegin,
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
   // Issue 19 (patch 'webhook-local-first-attempt'): attempt 1 as a local activity, answered 2xx.

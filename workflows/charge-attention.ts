@@ -70,7 +70,7 @@ export interface AttentionDesk {
 }
 
 /** Registers the `chargeAttention` query and the `retryStep` update of one charge workflow. */
-export function attentionDesk(chargeId: string): AttentionDesk {
+export function attentionDesk(chargeId: string, isPatched: (patchId: string) => boolean = patched): AttentionDesk {
   let state: ChargeAttention = { ...NO_ATTENTION };
   let retry: { by: RetryRequester; reason: string } | undefined;
 
@@ -144,7 +144,7 @@ export function attentionDesk(chargeId: string): AttentionDesk {
         } catch (error) {
           // Runs recorded before bounded retries never reach this point; the patch keeps any run
           // that does (new, or in flight during the deploy) on one path when replayed.
-          if (!gaveUp(error) || !patched(BOUNDED_DB_RETRIES_PATCH)) throw error;
+          if (!gaveUp(error) || !isPatched(BOUNDED_DB_RETRIES_PATCH)) throw error;
           const { how, what } = lastError(error);
           const reason = `${step}: gave up (${how}): ${what}`.slice(0, MAX_REASON_LENGTH);
           state = { ...state, needsAttention: true, step, reason, since: new Date().toISOString(), giveUps: state.giveUps + 1 };

@@ -10,6 +10,7 @@ import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcom
 import { applyTransition } from './charge-activities';
 import type { AttentionDesk } from './charge-attention';
 import { publishChargeState } from './charge-search-attributes';
+import type { PatchCheck } from './charge-patches';
 import { chargeTimers, type ChargeTimers } from './charge-timers';
 import type { ResolutionDesk } from './charge-resolution';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
@@ -27,7 +28,9 @@ import { INDETERMINATE_ATTENTION_PATCH, INDETERMINATE_STEP, indeterminateReason 
  * In the sandbox every timer races the `advance` signal (`POST /v1/sandbox/advance/{id}`,
  * workflows/charge-timers.ts): whichever comes first, the charge goes on as if the timer had fired.
  * A sandbox card or bank charge on hosted checkout (`checkout`) waits for the customer's decision
- * against its expiry instead (workflows/charge-checkout.ts).
+ * against its expiry instead (workflows/charge-checkout.ts). `isPatched` answers the rail's patches
+ * as the run decided them in its first activation (workflows/charge-patches.ts; `patched()` for runs
+ * recorded before).
  */
 export function followRail(
   charge: ChargeState,
@@ -36,6 +39,7 @@ export function followRail(
   onChange: (charge: ChargeState) => void,
   resolutions?: ResolutionDesk,
   checkout = false,
+  isPatched: PatchCheck = patched,
 ): Promise<ChargeState> {
   const plan = railPlan(charge.environment, sandboxOutcome);
   const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeState> => {
@@ -45,7 +49,7 @@ export function followRail(
     publishChargeState(after);
     return after;
   };
-  const timers = chargeTimers(charge.id, charge.environment);
+  const timers = chargeTimers(charge.id, charge.environment, isPatched);
   const untilExpiry = Math.max(0, Date.parse(charge.expiresAt) - Date.now());
   const railOrExpiry = async (afterMs: number, summary: string, to: ChargeStatus, failureClass: FailureClass | null) => {
     if (afterMs >= untilExpiry) {
@@ -58,15 +62,15 @@ export function followRail(
 
   // Live: the partner rail (issue 20). Runs from before it replay as they ran: a live charge then
   // failed at once (no live rail existed) instead of succeeding through the simulator.
-  if (charge.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) {
+  if (charge.environment === 'live' && isPatched(LIVE_PARTNER_RAIL_PATCH)) {
     // Issue 29: only the partner's word ends it. Runs from before follow the rail as they did.
-    if (patched(PARTNER_WORD_PATCH)) return followLiveChargeToTheWord(charge, desk, finish, resolutions);
+    if (isPatched(PARTNER_WORD_PATCH)) return followLiveChargeToTheWord(charge, desk, finish, resolutions);
     return followLiveCharge(charge, desk, finish, resolutions);
   }
-  if (charge.environment === 'live' && patched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');
+  if (charge.environment === 'live' && isPatched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');
 
   // Hosted checkout (sandbox card/bank without sandbox_outcome): the customer decides on the page.
-  if (checkout && patched(HOSTED_CHECKOUT_PATCH)) return awaitCheckout(charge, untilExpiry, timers, finish);
+  if (checkout && isPatched(HOSTED_CHECKOUT_PATCH)) return awaitCheckout(charge, untilExpiry, timers, finish);
 
   switch (plan.kind) {
     case 'fail':
@@ -78,7 +82,7 @@ export function followRail(
     case 'unresolved':
       // The customer's money may have moved: flag it now and let an operator resolve it
       // (workflows/charge-resolution.ts); unresolved by expires_at, it expires as before.
-      if (resolutions && patched(INDETERMINATE_ATTENTION_PATCH)) return awaitResolution(charge, untilExpiry, desk, resolutions, timers, finish);
+      if (resolutions && isPatched(INDETERMINATE_ATTENTION_PATCH)) return awaitResolution(charge, untilExpiry, desk, resolutions, timers, finish);
       return timers.wait(untilExpiry, 'indeterminate: unresolved until expires_at').then(() => finish('expired', UNRESOLVED_FAILURE_CLASS));
   }
 }

@@ -25,8 +25,10 @@ export interface ChargeTimers {
  * Registers the `advance` signal and the `nextTimer` query of one charge workflow. `nextTimer` names
  * the timer waiting now (null when none); an `advance` with no timer waiting, or on a live charge,
  * does nothing (the sandbox endpoint asks `nextTimer` first and answers 409 `nothing_to_advance`).
+ * `isPatched`: the run's answer for SANDBOX_ADVANCE_PATCH when it decided it at start
+ * (workflows/charge-patches.ts), else `patched()` here.
  */
-export function chargeTimers(chargeId: string, environment: Environment): ChargeTimers {
+export function chargeTimers(chargeId: string, environment: Environment, isPatched: (patchId: string) => boolean = patched): ChargeTimers {
   let next: NextTimer | null = null;
   let advanced = false;
   setHandler(nextTimerQuery, () => next);
@@ -39,7 +41,7 @@ export function chargeTimers(chargeId: string, environment: Environment): Charge
       if (until?.()) return 'interrupted';
       if (until && ms <= 0) return 'timer';
       if (until && environment !== 'sandbox') return (await condition(until, ms, { summary })) ? 'interrupted' : 'timer';
-      if (!until && (ms <= 0 || environment !== 'sandbox' || !patched(SANDBOX_ADVANCE_PATCH))) {
+      if (!until && (ms <= 0 || environment !== 'sandbox' || !isPatched(SANDBOX_ADVANCE_PATCH))) {
         await sleep(ms, { summary });
         return 'timer';
       }

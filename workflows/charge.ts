@@ -14,6 +14,7 @@ import { SA } from '../src/domain/search-attributes';
 import { beginCharge } from './charge-activities';
 import { acceptedByUpdate } from './charge-accepted';
 import { attentionDesk } from './charge-attention';
+import { railPatchesAtStart } from './charge-patches';
 import { followRail } from './charge-rail';
 import { resolutionDesk } from './charge-resolution';
 import { chargeStateQuery } from './messages';
@@ -62,10 +63,13 @@ async function begunByApi(chargeId: string): Promise<ChargeState> {
   const checked = patched(TRUST_ONLY_THE_DATABASE_PATCH);
   const { workflowId } = workflowInfo();
   if (checked && workflowId !== chargeId) throw refused(`workflow ${workflowId} was started for charge ${chargeId}: a charge workflow runs only under its charge's id`);
+  // Before the first local activity: replay reads these markers at the same point whatever the
+  // workflow tasks of the first run were (workflows/charge-patches.ts, issue 32).
+  const isPatched = railPatchesAtStart(workflowInfo().typedSearchAttributes.get(SA.Environment));
   let charge: ChargeState | undefined;
   setHandler(chargeStateQuery, () => charge);
   answerRecord(() => charge);
-  const desk = attentionDesk(chargeId);
+  const desk = attentionDesk(chargeId, isPatched);
   const resolutions = resolutionDesk(chargeId, () => charge);
   let begun: BegunCharge;
   try {
@@ -84,7 +88,7 @@ async function begunByApi(chargeId: string): Promise<ChargeState> {
   // Started again after a run that finished it: nothing to do, and nothing is written again.
   if (checked && isTerminalStatus(charge.status)) return charge;
   // Search attributes were set at start from the same record: nothing to publish until a transition.
-  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions, begun.checkout === true);
+  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions, begun.checkout === true, isPatched);
   // An operator's update (resolveCharge, retryStep) answers, and writes its audit row, before the run closes.
   await condition(allHandlersFinished);
   return final;

@@ -12,6 +12,7 @@ import { REVIEW_FLAG_CHECKED_PATCH } from './payment-review';
 import { SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
+import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -40,4 +41,5 @@ export const PATCH_IDS: readonly string[] = [
   SETTLED_LATE_CHECKED_PATCH,
   REVIEW_FLAG_CHECKED_PATCH,
   RESUME_AFTER_CLOSED_RUN_PATCH,
+  RAIL_PATCHES_AT_START_PATCH,
 ];

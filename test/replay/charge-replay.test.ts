@@ -40,7 +40,7 @@ test('the recorded scenarios are all there', () => {
     expect.arrayContaining(
       ['succeed', 'pending-timeout', 'indeterminate-expiry', 'immediate-failure']
         // Write first, then start (input `{ chargeId }`); the runs above were started by update-with-start.
-        .concat(['begin-succeed', 'begin-pending-timeout', 'begin-indeterminate-expiry', 'begin-immediate-failure', 'begin-not-found', 'begin-succeed-id-checked'])
+        .concat(['begin-succeed', 'begin-pending-timeout', 'begin-indeterminate-expiry', 'begin-immediate-failure', 'begin-not-found', 'begin-succeed-id-checked', 'begin-query-splits-first-task'])
         .map((s) => `chargeWorkflow-${s}.json`)
         .concat('chargeReversalWorkflow-reversal.json'),
     ),
@@ -71,4 +71,24 @@ test('the guard works: an incompatible edit of chargeWorkflow fails replay with 
   const replay = Worker.runReplayHistory({ workflowBundle: altered }, load('chargeWorkflow-succeed.json'));
   await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
   await expect(replay).rejects.toThrow(/TimerStarted/); // the reordered timer, not some other difference
+});
+
+test('issue 32: a run whose first task a query split after beginCharge replays when recorded with rail-patches-at-start; one recorded before it (the CI flake, kept as evidence) cannot', async () => {
+  // Recorded after the patch (scripts/record-histories.ts begin-query-splits-first-task): the begin
+  // marker closes the first task, the expiry timer starts in the second; replay resolves the activity
+  // in the first, and the rail's patches were decided before it.
+  const after = load('chargeWorkflow-begin-query-splits-first-task.json');
+  const events = after.events ?? [];
+  const begin = events.findIndex((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  const timer = events.findIndex((e) => e.timerStartedEventAttributes);
+  expect(begin).toBeGreaterThan(0);
+  expect(events.slice(begin, timer).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(true);
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, after, await workflowIdOf(after, 'after'))).resolves.toBeUndefined();
+  // The same split under load before the patch (a CI-like run, workflow code of 177936e): on replay
+  // patched('sandbox-advance') is asked before the second task's marker is known, and answers false.
+  // Such a run can only be replayed by code that does not exist; the patch keeps new runs out of it.
+  const before = historyFromJSON(JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'chargeWorkflow-query-split-before-rail-patches-at-start.json'), 'utf8')));
+  const replay = Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, before, await workflowIdOf(before, 'before'));
+  await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);
+  await expect(replay).rejects.toThrow(/sandbox-advance/);
 });

@@ -23,14 +23,24 @@ test('the registry lists distinct ids', () => {
 });
 
 test('every patched() call in workflows/ passes a constant whose id is registered', () => {
-  const args = workflowSources.flatMap((s) => [...s.matchAll(/\bpatched\(([^)]*)\)/g)].map((m) => m[1].trim())).filter((a) => a !== ''); // `patched()` in comments
+  // `isPatched(…)`: a charge's rail asks the answers its run decided at start (workflows/charge-patches.ts).
+  const args = workflowSources.flatMap((s) => [...s.matchAll(/\b(?:patched|isPatched)\(([^)]*)\)/g)].map((m) => m[1].trim())).filter((a) => a !== ''); // `patched()` in comments
   expect(args.length).toBeGreaterThan(0);
   // `fail.patch` is the settlement run's (PersistOptions): its constant is checked below by name.
+  // `id` (twice) is workflows/charge-patches.ts deciding the ids of its AFTER_BEGIN lists, checked below.
   const constants = args.filter((a) => /^[A-Z][A-Z0-9_]*$/.test(a));
-  expect(args.filter((a) => !/^[A-Z][A-Z0-9_]*$/.test(a))).toEqual(['fail.patch']);
+  expect(args.filter((a) => !/^[A-Z][A-Z0-9_]*$/.test(a)).sort()).toEqual(['fail.patch', 'id', 'id']);
   for (const name of [...constants, 'SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH']) {
     const id = valueOf(name);
     expect({ name, id }).toEqual({ name, id: expect.any(String) });
     expect(PATCH_IDS).toContain(id);
   }
+});
+
+test('every patch a charge decides at start (workflows/charge-patches.ts) is a registered constant', () => {
+  const source = fs.readFileSync(path.resolve(__dirname, '../../workflows/charge-patches.ts'), 'utf8');
+  const lists = /const AFTER_BEGIN[^=]*=\s*\{([\s\S]*?)\n\};/.exec(source)?.[1] ?? '';
+  const names = [...lists.matchAll(/\b[A-Z][A-Z0-9_]*_PATCH\b/g)].map((m) => m[0]);
+  expect(names).toEqual(expect.arrayContaining(['SANDBOX_ADVANCE_PATCH', 'LIVE_PARTNER_RAIL_PATCH']));
+  for (const name of [...names, 'RAIL_PATCHES_AT_START_PATCH']) expect(PATCH_IDS).toContain(valueOf(name));
 });

@@ -1,6 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { CHARGE_LIFETIME_MS } from '../../src/domain/sandbox-outcome';
+import { CHARGE_LIFETIME_MS, COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { HOSTED_CHECKOUT_PATCH } from '../../src/domain/hosted-checkout';
+import { RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
 import { advanceSignal, checkoutDecisionSignal } from '../../workflows/messages';
 import { waitingTimer } from './support/wait-for';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
@@ -85,5 +86,9 @@ test('card with an explicit sandbox_outcome: no checkout, the simulator decides 
   const handle = await h.start(draft);
   expect((await waitingTimer(handle)).summary).toBe('sandbox completion: the customer approves');
   expect(await h.settle(draft.id)).toMatchObject({ status: 'succeeded' });
-  expect(await markers(handle)).not.toContain(HOSTED_CHECKOUT_PATCH);
+  // No checkout wait: the run's one timer is the simulator's. (Its history carries the hosted-checkout
+  // marker all the same: a sandbox run decides its rail's patches at start, before it knows the
+  // charge's channel: workflows/charge-patches.ts, issue 32.)
+  expect(timelineOf(await handle.fetchHistory()).timers).toEqual([expect.objectContaining({ durationMs: COMPLETION_DELAY_MS })]);
+  expect(await markers(handle)).toContain(RAIL_PATCHES_AT_START_PATCH);
 });

@@ -1,0 +1,81 @@
+import type { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
+import { workflowBundle } from '../../workers/create-worker';
+import { RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
+import { SANDBOX_ADVANCE_PATCH } from '../../workflows/charge-timers';
+import { advanceSignal, nextTimerQuery } from '../../workflows/messages';
+import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
+import { chargeQueriedBeforeItsWorker } from './support/query-before-worker';
+import { timelineOf } from './support/timeline';
+import { waitingTimer } from './support/wait-for';
+
+// Issue 32, the replay flake of charge-advance.test.ts: a query answered while `beginCharge` (a local
+// activity) runs makes sdk-core close the first workflow task with that activity's marker and take
+// its result in a second task. A replay resolves the activity in the first task, so whatever the run
+// decided after it must not depend on where the tasks were cut: before the `rail-patches-at-start`
+// patch, `patched('sandbox-advance')` answered false on replay, and the run could not be replayed
+// (a query on the closed run, or the run evicted from the worker's cache, failed with TMPRL1100).
+// Here the split is made certain (test/workflows/support/query-before-worker.ts).
+
+let h: ChargeTestEnv;
+beforeAll(async () => {
+  h = await startChargeTestEnv();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+type History = temporal.api.history.v1.IHistory;
+
+const patchIds = (history: History) =>
+  (history.events ?? [])
+    .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
+    .flatMap((e) => Object.values(e.markerRecordedEventAttributes!.details ?? {}).flatMap((p) => p.payloads ?? []))
+    .map((p) => (JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as { id: string }).id);
+
+async function splitAndAdvanced(options: DraftOptions) {
+  const draft = await h.draft(options);
+  const { handle, worker, firstAnswer } = await chargeQueriedBeforeItsWorker(h, draft);
+  return worker.runUntil(async () => {
+    expect(await firstAnswer).toBeFalsy(); // answered in the first task, before beginCharge loaded the charge
+    const timer = await waitingTimer(handle);
+    await handle.signal(advanceSignal);
+    const result = await h.settle(draft.id);
+    const history = await handle.fetchHistory();
+    // The query on the closed run replays its whole history on this worker.
+    const after = await handle.query(nextTimerQuery);
+    return { draft, timer, result, history, after, transitions: h.store.transitionsOf(draft.id) };
+  });
+}
+
+/** The first task ended with the begin marker; the timer was started in a later one (the split). */
+function expectSplit(history: History) {
+  const types = timelineOf(history).eventTypes;
+  const begin = (history.events ?? []).findIndex((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  expect(begin).toBeGreaterThan(0);
+  const nextTaskDone = types.indexOf('WORKFLOW_TASK_COMPLETED', begin);
+  expect(nextTaskDone).toBeGreaterThan(begin);
+  expect(nextTaskDone).toBeLessThan(types.indexOf('TIMER_STARTED'));
+}
+
+test('expiry before the rail answers, its begin split from its rail by a query: the run replays, advance wins, the charge expires', async () => {
+  const r = await splitAndAdvanced({ metadata: { sandbox_outcome: 'pending' }, lifetimeMs: 60_000 });
+  expectSplit(r.history);
+  expect(r.timer.summary).toBe('expires_at reached before the rail answered');
+  expect(r.transitions).toEqual([expect.objectContaining({ to: 'expired', failureClass: null })]);
+  expect(r.result.status).toBe('expired');
+  expect(r.after).toBeNull();
+  expect(patchIds(r.history)).toEqual(expect.arrayContaining([RAIL_PATCHES_AT_START_PATCH, SANDBOX_ADVANCE_PATCH]));
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, r.history, r.draft.id)).resolves.toBeUndefined();
+});
+
+test('sandbox completion, its begin split from its rail by a query: the run replays, advance wins, the charge succeeds once', async () => {
+  const r = await splitAndAdvanced({});
+  expectSplit(r.history);
+  expect(r.timer.summary).toBe('sandbox completion: the customer approves');
+  expect(Date.parse(r.timer.firesAt!) - Date.parse(r.draft.createdAt)).toBeLessThanOrEqual(COMPLETION_DELAY_MS + 10_000);
+  expect(r.transitions).toEqual([expect.objectContaining({ to: 'succeeded', failureClass: null })]);
+  expect(r.after).toBeNull();
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, r.history, r.draft.id)).resolves.toBeUndefined();
+});

@@ -1,0 +1,46 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { ChargeDraft } from '../../../src/domain/charge';
+import { randomBase62 } from '../../../src/support/new-id';
+import { chargeStartOptions } from '../../../src/temporal/charge-start';
+import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
+import { workflowBundle } from '../../../workers/create-worker';
+import type { chargeWorkflow } from '../../../workflows/charge';
+import { chargeStateQuery } from '../../../workflows/messages';
+import type { ChargeTestEnv } from './charge-env';
+
+/** Real time the query is given to reach the server before the worker starts polling. */
+const QUERY_LEAD_MS = 300;
+
+export interface QueriedBeforeItsWorker {
+  handle: WorkflowHandle<typeof chargeWorkflow>;
+  /** A worker of its own for the run's task queue: `worker.runUntil(...)` drives the run. */
+  worker: Worker;
+  /** The first query's answer: no charge yet (the run answers it in its first workflow task, before `beginCharge` loaded it). */
+  firstAnswer: Promise<unknown>;
+}
+
+/**
+ * The workflow-task split behind the issue 32 replay flake, made certain instead of left to load: the
+ * charge is written and its run started on a task queue no worker polls yet, a `chargeState` query is
+ * sent, and only then a worker starts. The server hands the query over with the run's first workflow
+ * task, so the query is answered while `beginCharge` (a local activity) runs; sdk-core then completes
+ * that task with the activity's marker and forces a new one, where the workflow takes the result.
+ * On a loaded CI machine the polling of `waitingTimer` did the same by chance.
+ */
+export async function chargeQueriedBeforeItsWorker(h: ChargeTestEnv, draft: ChargeDraft): Promise<QueriedBeforeItsWorker> {
+  const { sandboxOutcome: _, ...record } = draft;
+  h.store.write(record);
+  const taskQueue = `charges-${randomBase62(8)}`;
+  const handle = await h.env.client.workflow.start<typeof chargeWorkflow>('chargeWorkflow', chargeStartOptions(record, taskQueue));
+  const firstAnswer = handle.query(chargeStateQuery);
+  firstAnswer.catch(() => undefined); // awaited by the caller; never an unhandled rejection meanwhile
+  await new Promise((resolve) => setTimeout(resolve, QUERY_LEAD_MS));
+  const worker = await Worker.create({
+    connection: h.env.nativeConnection,
+    taskQueue: deploymentTaskQueues(taskQueue)[record.environment],
+    workflowBundle: await workflowBundle(),
+    activities: h.store.activities,
+  });
+  return { handle, worker, firstAnswer };
+}

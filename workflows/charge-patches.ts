@@ -1,0 +1,44 @@
+import { patched } from '@temporalio/workflow';
+import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
+import { INDETERMINATE_ATTENTION_PATCH } from '../src/domain/charge-resolution';
+import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
+import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
+import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
+
+/**
+ * `patched()` id (issue 32, the replay flake): a charge run decides the patches of its rail in its
+ * first activation, before the `beginCharge` local activity, instead of where each branch is met.
+ *
+ * Why: a query that reaches the run while that local activity's result waits for the workflow makes
+ * the SDK (sdk-core's query-with-pending-LA path) complete the workflow task with the activity's
+ * marker and force a new task, in which the workflow then takes the result. On replay, sdk-core
+ * resolves the activity from its marker in the first task already, so the code after it runs one
+ * task earlier than it first did, before the patch markers it wrote in the second task are known:
+ * `patched()` answers false there, and the replay fails ("Non-deprecated patch marker encountered
+ * for change sandbox-advance, but there is no corresponding change command"). Markers written in the
+ * first activation are read at the same point whatever the tasks did. Runs recorded before this patch
+ * decide as they did (lazily).
+ */
+export const RAIL_PATCHES_AT_START_PATCH = 'rail-patches-at-start';
+
+/** `patched()`, or the answer a run gave in its first activation. */
+export type PatchCheck = (patchId: string) => boolean;
+
+/** The patches a charge of each environment may meet after `beginCharge` (the ones its rail can take). */
+const AFTER_BEGIN: Readonly<Record<string, readonly string[]>> = {
+  sandbox: [BOUNDED_DB_RETRIES_PATCH, HOSTED_CHECKOUT_PATCH, INDETERMINATE_ATTENTION_PATCH, SANDBOX_ADVANCE_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH],
+};
+
+/**
+ * Call in the run's first activation, before any local activity. `environment` is the run's start
+ * search attribute (in the history, so replay sees the same; a run whose stored charge disagrees is
+ * refused before its rail). A new run records the markers of every patch its environment's rail may
+ * meet, now, and answers from them later; an id not decided here falls back to `patched()`.
+ */
+export function railPatchesAtStart(environment: string | undefined): PatchCheck {
+  const ids = environment === undefined ? undefined : AFTER_BEGIN[environment];
+  if (!ids || !patched(RAIL_PATCHES_AT_START_PATCH)) return patched;
+  const decided = new Map(ids.map((id) => [id, patched(id)] as const));
+  return (id) => decided.get(id) ?? patched(id);
+}
