@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { startEmbeddedPostgres } from '../persistence/embedded-postgres';
-import { migrate, openOrm, type Orm } from '../persistence/orm';
+import { API_DB_TIMEOUTS, migrateDatabase, openOrm, type Orm } from '../persistence/orm';
 import { connectTemporal, registerSearchAttributes, type TemporalHandle } from '../temporal/connection';
 import { startDevServer } from '../temporal/dev-server';
 import type { Logger } from '../support/logger';
@@ -30,9 +30,11 @@ export async function startInfrastructure(config: Config, log: Logger): Promise<
       stops.push(pg.stop);
       databaseUrl = pg.url;
     }
-    const orm = await openOrm(databaseUrl, config.dbPoolMax);
+    // Migrations on a connection of their own (they may lift statement_timeout); requests on a pool
+    // whose queries have the client's bound (src/persistence/orm.ts, queryTimeoutMs).
+    await migrateDatabase(databaseUrl);
+    const orm = await openOrm(databaseUrl, { poolMax: config.dbPoolMax, timeouts: API_DB_TIMEOUTS });
     stops.push(() => orm.close());
-    await migrate(orm);
 
     let temporalAddress = config.temporalAddress;
     let temporalUiUrl: string | null = null;
