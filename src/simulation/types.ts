@@ -12,6 +12,7 @@
  *   this process), waits until the engine is quiet, then checks every invariant.
  */
 
+import type { Config } from '../config';
 import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';
 
@@ -151,6 +152,12 @@ export interface SimContext {
   };
   /** Waits until nothing runs: no workflow task or activity pending, outboxes and start relays drained. */
   settle(): Promise<void>;
+  /**
+   * The engine's configuration (optional, added by helper B): the operator services' request deadline
+   * and the secret box that seals a merchant's settlement account (`secretBoxFor(config)`). Absent: the
+   * steps use defaults and merchants get no settlement account (settlement runs then skip them).
+   */
+  config?: Config;
 }
 
 /** The objects a run created, by kind, in creation order (what a `Ref` names). */
@@ -159,8 +166,11 @@ export interface SimRegistry {
   resolve(ref: Ref): { id: string; extra: Record<string, string> } | null;
   count(kind: Ref['kind']): number;
   merchants: SimMerchant[];
-  /** Requests sent with an Idempotency-Key and their first answers (for `repeat_request` and its invariant). */
-  requests: Array<{ environment: 'sandbox' | 'live'; method: string; path: string; key: string; idempotencyKey: string; body: unknown; status: number; json: unknown }>;
+  /**
+   * Requests sent with an Idempotency-Key and their first answers (for `repeat_request` and its invariant);
+   * `repeats`: the answers of each `repeat_request` of it, in order (added by helper B).
+   */
+  requests: Array<{ environment: 'sandbox' | 'live'; method: string; path: string; key: string; idempotencyKey: string; body: unknown; status: number; json: unknown; repeats?: Array<{ status: number; json: unknown }> }>;
 }
 
 /** A step handler: does the step, returns what it did (never throws for a refused request: that is an outcome). */
