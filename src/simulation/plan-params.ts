@@ -1,0 +1,147 @@
+import type { Rng } from '../chaos/random';
+import { DISPUTE_REASONS } from '../domain/dispute';
+import { FAILURE_CLASSES } from '../domain/failure-classes';
+import { SETTLE_LATE_ACTIONS } from '../domain/payment-review';
+import { REFUND_REASONS } from '../domain/refund';
+import type { StepKind } from './types';
+
+/* What the planner draws besides the step's kind and references: plain values only (src/simulation/plan.ts). */
+
+export type Params = Record<string, string | number | boolean | null>;
+
+/** How often each kind is picked (a weight, not a probability). */
+export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
+  create_merchant: 1,
+  create_endpoint: 1,
+  rotate_endpoint_secret: 1,
+  disable_endpoint: 1,
+  replay_delivery: 2,
+  sandbox_charge: 14,
+  live_charge: 8,
+  repeat_request: 4,
+  payout: 6,
+  review_payout: 3,
+  refund: 5,
+  dispute: 3,
+  dispute_evidence: 2,
+  settlement_run: 2,
+  operator_action: 4,
+  partner_behaviour: 2,
+  partner_statement: 1,
+  receiver_failure: 2,
+  restart_worker: 1,
+  cut_db_connections: 1,
+  fail_activity: 2,
+  time_jump: 10,
+};
+
+/** How many webhook receivers the plan spreads its endpoints over (the engine's receivers by index). */
+export const RECEIVERS = 3;
+
+/** `metadata.sandbox_outcome` (src/domain/sandbox-outcome.ts): success mostly, every failure class, the slow ones. */
+const SANDBOX_OUTCOMES: Readonly<Record<string, number>> = {
+  succeed: 20,
+  pending: 1,
+  indeterminate: 1,
+  ...Object.fromEntries(FAILURE_CLASSES.map((c) => [c, 1])),
+};
+
+/** The fake partner's behaviour by the phone's last four digits (src/rail/fake-partner/behaviours.ts). */
+const LIVE_SUFFIXES: Readonly<Record<string, number>> = {
+  plain: 12,
+  ...Object.fromEntries(Array.from({ length: 13 }, (_, i) => [String(i + 1).padStart(4, '0'), 1])),
+};
+
+/** The activities a `fail_activity` step makes fail (activities/*.ts). */
+export const ACTIVITIES_TO_FAIL = [
+  'beginCharge',
+  'recordAcceptedCharge',
+  'applyChargeTransition',
+  'railSubmit',
+  'railStatus',
+  'beginPayout',
+  'payoutTransition',
+  'beginRefund',
+  'applyRefundTransition',
+  'beginDispute',
+  'applyDisputeOutcome',
+  'recordDisputeEvidence',
+  'applySettlementTransition',
+  'settlementStatus',
+  'deliverWebhook',
+] as const;
+
+/** The operator's actions (src/cli-operator-actions.ts OPERATOR_COMMANDS) and what each acts on. */
+export const OPERATOR_ACTIONS = {
+  'charges reverse': 'charge',
+  'charges resolve': 'charge',
+  'charges retry': 'charge',
+  'payouts approve': 'payout',
+  'payouts reject': 'payout',
+  'payouts reverse': 'payout',
+  'settlements retry': 'merchant',
+  'payments restart': 'any',
+  'payments settle-late': 'any',
+  'payments review-close': 'charge',
+} as const;
+
+export type OperatorActionName = keyof typeof OPERATOR_ACTIONS;
+
+const MOMO_NETWORKS = ['3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01'];
+
+/** A Ghanaian mobile number; `suffix` chooses the fake partner's behaviour for live payments. */
+export function phone(rng: Rng, live: boolean): string {
+  if (!live) return `23324${rng.int(1_000_000, 9_999_999)}`;
+  const suffix = rng.weighted(LIVE_SUFFIXES);
+  return `23324${rng.int(100, 999)}${suffix === 'plain' ? String(rng.int(5000, 9999)) : suffix}`;
+}
+
+export function chargeParams(rng: Rng, live: boolean): Params {
+  const channel = live ? (rng.chance(0.9) ? 'mobile_money' : rng.pick(['card', 'bank'])) : rng.weighted({ mobile_money: 7, card: 2, bank: 1 });
+  return {
+    amount: rng.int(1, 400) * 100 + (rng.chance(0.2) ? rng.int(1, 99) : 0),
+    currency: 'GHS',
+    channel,
+    momo_network_id: channel === 'mobile_money' ? rng.pick(MOMO_NETWORKS) : null,
+    identifier: live && channel === 'mobile_money' ? phone(rng, true) : phone(rng, false),
+    outcome: live ? null : rng.weighted(SANDBOX_OUTCOMES),
+    idempotency_key: rng.uuid(),
+  };
+}
+
+export function payoutParams(rng: Rng, live: boolean): Params {
+  const channel = rng.weighted({ mobile_money: 4, bank: 1 });
+  return {
+    environment: live ? 'live' : 'sandbox',
+    amount: rng.chance(0.25) ? rng.int(200, 600) * 100 : rng.int(1, 30) * 100,
+    currency: 'GHS',
+    channel,
+    momo_network_id: channel === 'mobile_money' ? rng.pick(MOMO_NETWORKS) : null,
+    bank_code: channel === 'bank' ? 'GCB' : null,
+    identifier: channel === 'mobile_money' ? phone(rng, live) : String(rng.int(1_000_000_000, 1_999_999_999)),
+    idempotency_key: rng.uuid(),
+  };
+}
+
+/** A time jump: seconds mostly, then minutes, hours, and days. */
+export function jumpMs(rng: Rng): number {
+  const unit = rng.weighted({ seconds: 4, minutes: 3, hours: 2, days: 1 });
+  if (unit === 'seconds') return rng.int(1, 59) * 1000;
+  if (unit === 'minutes') return rng.int(1, 59) * 60_000;
+  if (unit === 'hours') return rng.int(1, 23) * 3_600_000;
+  return rng.int(1, 3) * 86_400_000;
+}
+
+export function operatorParams(rng: Rng, action: OperatorActionName): Params {
+  const params: Params = { action, reason: `simulation: ${action}` };
+  if (action === 'charges resolve') {
+    params.as = rng.pick(['succeeded', 'failed']);
+    params.failure_class = params.as === 'failed' ? rng.pick(FAILURE_CLASSES) : null;
+  }
+  if (action === 'payments settle-late') params.settle_late = rng.pick(SETTLE_LATE_ACTIONS);
+  return params;
+}
+
+export const RECEIVER_MODES = { ok: 4, fail_500: 2, slow: 1, drop: 1 } as const;
+export const PARTNER_BEHAVIOURS = { normal: 4, late: 2, twice: 2, never: 1 } as const;
+export { DISPUTE_REASONS, REFUND_REASONS };

@@ -1,0 +1,150 @@
+import { Rng } from '../chaos/random';
+import {
+  ACTIVITIES_TO_FAIL, chargeParams, DISPUTE_REASONS, jumpMs, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
+  type OperatorActionName, type Params,
+} from './plan-params';
+import type { Plan, Ref, Step, StepKind } from './types';
+
+/**
+ * What the plan's earlier steps WOULD create, by kind, in plan order (a step's creation may be refused
+ * when it runs: a later reference to it is then skipped). Charges and payouts keep their environment.
+ */
+interface Made {
+  merchant: number;
+  endpoint: number;
+  charges: Array<'sandbox' | 'live'>;
+  payouts: number;
+  refund: number;
+  dispute: number;
+  request: number;
+}
+
+/** A built step, or the kind of step that must come first to create what it needs. */
+type Built = { refs?: Ref[]; params: Params } | { need: StepKind };
+
+/** One of `count` earlier creations: the last three half the time, else any. */
+function earlier(rng: Rng, count: number): number {
+  return rng.chance(0.5) ? rng.int(Math.max(0, count - 3), count - 1) : rng.int(0, count - 1);
+}
+
+const ref = (kind: Ref['kind'], index: number): Ref => ({ kind, index });
+
+/** A creation: its index among its kind, and for requests with an Idempotency-Key the request's index. */
+function creating(made: Made, kind: 'merchant' | 'endpoint' | 'refund' | 'dispute', params: Params, request = false): Params {
+  const out: Params = { ...params, ref_index: made[kind]++ };
+  if (request) out.request_index = made.request++;
+  return out;
+}
+
+function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
+  const merchant = () => [ref('merchant', earlier(rng, made.merchant))];
+  const needsMerchant = made.merchant === 0;
+  switch (kind) {
+    case 'create_merchant':
+      return { params: creating(made, 'merchant', { name: `Sim ${seed} #${made.merchant + 1}`, review_threshold: rng.int(20, 200) * 100, verified: rng.chance(0.9), settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}` }) };
+    case 'create_endpoint':
+      if (needsMerchant) return { need: 'create_merchant' };
+      return { refs: merchant(), params: creating(made, 'endpoint', { receiver: rng.int(0, RECEIVERS - 1), timeout_seconds: rng.int(1, 5) }) };
+    case 'rotate_endpoint_secret':
+    case 'disable_endpoint':
+    case 'replay_delivery': {
+      if (made.endpoint === 0) return { need: 'create_endpoint' };
+      const refs = [ref('endpoint', earlier(rng, made.endpoint))];
+      if (kind === 'disable_endpoint') return { refs, params: { status: rng.chance(0.7) ? 'disabled' : 'active' } };
+      if (kind === 'replay_delivery') return { refs, params: { pick: rng.int(0, 999_999), idempotency_key: rng.uuid(), request_index: made.request++ } };
+      return { refs, params: {} };
+    }
+    case 'sandbox_charge':
+    case 'live_charge': {
+      if (needsMerchant) return { need: 'create_merchant' };
+      const live = kind === 'live_charge';
+      const refs = merchant();
+      const params = { ...chargeParams(rng, live), ref_index: made.charges.length, request_index: made.request++ };
+      made.charges.push(live ? 'live' : 'sandbox');
+      return { refs, params };
+    }
+    case 'repeat_request':
+      if (made.request === 0) return { need: 'sandbox_charge' };
+      return { refs: [ref('request', earlier(rng, made.request))], params: {} };
+    case 'payout': {
+      if (needsMerchant) return { need: 'create_merchant' };
+      const refs = merchant();
+      return { refs, params: { ...payoutParams(rng, rng.chance(0.35)), ref_index: made.payouts++, request_index: made.request++ } };
+    }
+    case 'review_payout':
+      if (made.payouts === 0) return { need: 'payout' };
+      return { refs: [ref('payout', earlier(rng, made.payouts))], params: { decision: rng.chance(0.6) ? 'approve' : 'reject', reason: 'simulation: review' } };
+    case 'refund': {
+      if (made.charges.length === 0) return { need: 'sandbox_charge' };
+      const refs = [ref('charge', earlier(rng, made.charges.length))];
+      return { refs, params: creating(made, 'refund', { amount: rng.chance(0.5) ? null : rng.int(1, 50) * 100, reason: rng.pick(REFUND_REASONS), idempotency_key: rng.uuid() }, true) };
+    }
+    case 'dispute': {
+      // Disputes are a sandbox control (POST /v1/sandbox/charges/{id}/disputes): a sandbox charge.
+      const sandbox = made.charges.flatMap((env, i) => (env === 'sandbox' ? [i] : []));
+      if (sandbox.length === 0) return { need: 'sandbox_charge' };
+      const refs = [ref('charge', sandbox[earlier(rng, sandbox.length)]!)];
+      return { refs, params: creating(made, 'dispute', { amount: rng.chance(0.6) ? null : rng.int(1, 50) * 100, reason: rng.pick(DISPUTE_REASONS), idempotency_key: rng.uuid() }, true) };
+    }
+    case 'dispute_evidence':
+      if (made.dispute === 0) return { need: 'dispute' };
+      return { refs: [ref('dispute', earlier(rng, made.dispute))], params: { text: `Delivery note ${rng.int(1000, 9999)}: the customer signed for the goods.` } };
+    case 'settlement_run': {
+      if (needsMerchant) return { need: 'create_merchant' };
+      const environment = rng.weighted({ sandbox: 2, live: 1, all: 1 });
+      return { refs: rng.chance(0.5) ? merchant() : [], params: { environment, failed: environment === 'sandbox' && rng.chance(0.25) } };
+    }
+    case 'operator_action':
+      return operatorStep(rng, made);
+    case 'partner_behaviour':
+      return { params: { behaviour: rng.weighted(PARTNER_BEHAVIOURS) } };
+    case 'partner_statement':
+      return { params: { days_ago: rng.int(0, 2), breaks: rng.int(0, 3) } };
+    case 'receiver_failure':
+      return { params: { receiver: rng.int(0, RECEIVERS - 1), mode: rng.weighted(RECEIVER_MODES) } };
+    case 'restart_worker':
+    case 'cut_db_connections':
+      return { params: {} };
+    case 'fail_activity':
+      return { params: { activity: rng.pick(ACTIVITIES_TO_FAIL), times: rng.int(1, 5) } };
+    case 'time_jump':
+      return { params: { ms: jumpMs(rng) } };
+  }
+}
+
+/** An operator action on an earlier creation of the kind it acts on (any payment for restart and settle-late). */
+function operatorStep(rng: Rng, made: Made): Built {
+  const action = rng.pick(Object.keys(OPERATOR_ACTIONS) as OperatorActionName[]);
+  const params = operatorParams(rng, action);
+  const target = OPERATOR_ACTIONS[action];
+  if (target === 'merchant') return made.merchant === 0 ? { need: 'create_merchant' } : { refs: [ref('merchant', earlier(rng, made.merchant))], params };
+  if (target === 'payout') return made.payouts === 0 ? { need: 'payout' } : { refs: [ref('payout', earlier(rng, made.payouts))], params };
+  if (target === 'charge') return made.charges.length === 0 ? { need: 'sandbox_charge' } : { refs: [ref('charge', earlier(rng, made.charges.length))], params };
+  // `payments restart` takes a payout, refund or dispute (PO_ID|RE_ID|DP_ID); settle-late any payment.
+  const kinds = (['charge', 'payout', 'refund', 'dispute'] as const).filter((k) => !(k === 'charge' && action === 'payments restart')).filter((k) => (k === 'charge' ? made.charges.length : k === 'payout' ? made.payouts : made[k]) > 0);
+  if (kinds.length === 0) return { need: action === 'payments restart' ? 'payout' : 'sandbox_charge' };
+  const kind = rng.pick(kinds);
+  const count = kind === 'charge' ? made.charges.length : kind === 'payout' ? made.payouts : made[kind];
+  return { refs: [ref(kind, earlier(rng, count))], params };
+}
+
+/**
+ * The plan of a run: `steps` steps drawn from `seed` (pure: the same arguments give the same plan).
+ * It opens with a merchant and a webhook endpoint; then each step's kind is drawn by STEP_WEIGHTS, and
+ * a step that needs something no earlier step creates is replaced by the step that creates it.
+ */
+export function plan(seed: number, steps: number): Plan {
+  const rng = new Rng(seed);
+  const made: Made = { merchant: 0, endpoint: 0, charges: [], payouts: 0, refund: 0, dispute: 0, request: 0 };
+  const out: Step[] = [];
+  for (let n = 0; n < steps; n++) {
+    let kind: StepKind = n === 0 ? 'create_merchant' : n === 1 ? 'create_endpoint' : rng.weighted(STEP_WEIGHTS);
+    let built = build(kind, rng, made, seed);
+    while ('need' in built) {
+      kind = built.need;
+      built = build(kind, rng, made, seed);
+    }
+    out.push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params: built.params });
+  }
+  return { seed, steps: out };
+}

@@ -1,0 +1,65 @@
+/**
+ * The simulation's plan (src/simulation/plan.ts): a pure function of the seed, plain JSON, every kind
+ * of step in a long plan, references only to earlier creations; and the registry that resolves them.
+ */
+import { plan } from '../../src/simulation/plan';
+import { STEP_WEIGHTS } from '../../src/simulation/plan-params';
+import { createRegistry } from '../../src/simulation/registry';
+import type { Ref, StepKind } from '../../src/simulation/types';
+
+test('the same seed gives the same plan; another seed another plan', () => {
+  expect(plan(7, 300)).toEqual(plan(7, 300));
+  expect(plan(7, 300).steps).not.toEqual(plan(8, 300).steps);
+  expect(plan(7, 300).seed).toBe(7);
+  expect(plan(7, 300).steps).toHaveLength(300);
+  // A shorter plan of the same seed is its beginning.
+  expect(plan(7, 300).steps.slice(0, 40)).toEqual(plan(7, 40).steps);
+});
+
+test('a plan opens with a merchant and an endpoint, and a long one has every kind of step', () => {
+  const steps = plan(11, 2000).steps;
+  expect(steps[0]!.kind).toBe('create_merchant');
+  expect(steps[1]!.kind).toBe('create_endpoint');
+  const kinds = new Set(steps.map((s) => s.kind));
+  expect([...kinds].sort()).toEqual((Object.keys(STEP_WEIGHTS) as StepKind[]).sort());
+  expect(steps.map((s) => s.n)).toEqual(steps.map((_, i) => i));
+});
+
+test('a reference names only what an earlier step creates', () => {
+  for (const seed of [1, 2, 3, 99, 123456]) {
+    const created = new Map<Ref['kind'], Set<number>>();
+    const add = (kind: Ref['kind'], index: unknown) => {
+      if (typeof index !== 'number') return;
+      if (!created.has(kind)) created.set(kind, new Set());
+      expect(created.get(kind)!.has(index)).toBe(false);
+      created.get(kind)!.add(index);
+    };
+    for (const step of plan(seed, 600).steps) {
+      for (const r of step.refs ?? []) expect(created.get(r.kind)?.has(r.index)).toBe(true);
+      const kind = ({ create_merchant: 'merchant', create_endpoint: 'endpoint', sandbox_charge: 'charge', live_charge: 'charge', payout: 'payout', refund: 'refund', dispute: 'dispute' } as Partial<Record<StepKind, Ref['kind']>>)[step.kind];
+      if (kind) add(kind, step.params.ref_index);
+      add('request', step.params.request_index);
+      // Every request with an Idempotency-Key has one of its own.
+      if ('request_index' in step.params) expect(typeof step.params.idempotency_key).toBe('string');
+    }
+  }
+});
+
+test('a plan is plain JSON: it survives a round trip unchanged', () => {
+  const p = plan(42, 500);
+  expect(JSON.parse(JSON.stringify(p))).toEqual(p);
+  for (const step of p.steps) for (const v of Object.values(step.params)) expect(['string', 'number', 'boolean'].includes(typeof v) || v === null).toBe(true);
+});
+
+test('the registry resolves a reference by the index the plan gave it; a cut or refused creation resolves to null', () => {
+  const registry = createRegistry();
+  registry.add('charge', 'txn_a', { ref_index: '0' });
+  registry.add('charge', 'txn_c', { ref_index: '2', merchant: 'mer_1' });
+  expect(registry.resolve({ kind: 'charge', index: 2 })).toEqual({ id: 'txn_c', extra: { ref_index: '2', merchant: 'mer_1' } });
+  expect(registry.resolve({ kind: 'charge', index: 1 })).toBeNull();
+  expect(registry.resolve({ kind: 'payout', index: 0 })).toBeNull();
+  expect(registry.count('charge')).toBe(2);
+  registry.add('charge', 'txn_d');
+  expect(registry.resolve({ kind: 'charge', index: 3 })?.id).toBe('txn_d');
+  expect(() => registry.add('charge', 'txn_e', { ref_index: '0' })).toThrow(/second charge #0/);
+});
