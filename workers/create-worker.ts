@@ -90,6 +90,11 @@ export interface PaymentsWorkerOptions {
   notifications?: NotificationConfig;
   /** The live partner rail (PARTNER_* settings, src/rail/partner-config.ts); unset: live rail steps fail and wait (NeedsAttention). */
   rail?: PartnerRail;
+  /**
+   * Wraps the activities before they are registered (the deterministic simulation's hooks,
+   * src/simulation/activity-hooks.ts: a failure injected into an activity, a defect after one); unset: as built.
+   */
+  wrapActivities?: <T extends object>(activities: T) => T;
 }
 
 /** The ORM's pool size, which bounds how many activities may run at once. */
@@ -112,7 +117,7 @@ export async function createPaymentsWorker(
   const capacity = workerCapacity(poolMaxOf(options.orm), options.slots);
   const connection = await NativeConnection.connect({ address: options.address });
   const queues = deploymentTaskQueues(options.taskQueue);
-  const activities = createActivities({
+  const built = createActivities({
     orm: options.orm,
     webhooks: {
       secretBox: options.secretBox,
@@ -124,6 +129,7 @@ export async function createPaymentsWorker(
     notifications: options.notifications,
     rail: options.rail,
   });
+  const activities = options.wrapActivities ? options.wrapActivities(built) : built;
   // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).
   const signals = new Client({ connection, namespace: options.namespace, dataConverter: codecDataConverter(options.payloadCodec) });
   const trouble = activityTroubleInterceptor(signals, activityAttentionAttempts(), (error) =>

@@ -14,6 +14,22 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** Where newId draws its 24 characters from: crypto (randomBase62) unless the simulator set a seeded source. */
+let idSource: (length: number) => string = randomBase62;
+
+/**
+ * Makes every newId() of this process draw from `next` (the deterministic simulation, src/simulation/
+ * engine.ts, sets a seeded source so that the same seed mints the same ids); `resetIdSource` goes back
+ * to crypto. Only ids: secrets and keys never come from it.
+ */
+export function setIdSource(next: (length: number) => string): void {
+  idSource = next;
+}
+
+export function resetIdSource(): void {
+  idSource = randomBase62;
+}
+
 export function newId(kind: IdKind): string {
-  return ID_PREFIX[kind] + randomBase62(24);
+  return ID_PREFIX[kind] + idSource(24);
 }

@@ -6,11 +6,10 @@ import type { ChargeDraft } from '../../../src/domain/charge';
 import type { ChargeState } from '../../../src/domain/charge-state';
 import type { Channel } from '../../../src/domain/charge-status';
 import type { Environment } from '../../../src/domain/environment';
-import { SEARCH_ATTRIBUTE_DEFINITIONS } from '../../../src/domain/search-attributes';
 import { chargeStartOperation, chargeStartOptions, reversalStartOptions } from '../../../src/temporal/charge-start';
 import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
 import { WorkerGroup } from '../../../workers/worker-group';
-import { indexedValueType } from '../../../src/temporal/connection';
+import { declareSearchAttributes } from '../../../src/temporal/test-server-attributes';
 import { buildChargeDraft } from '../../../src/services/charge-draft';
 import { newId, randomBase62 } from '../../../src/support/new-id';
 import { installRuntime, workflowBundle } from '../../../workers/create-worker';
@@ -65,15 +64,8 @@ export interface ChargeTestEnv {
   close(): Promise<void>;
 }
 
-/**
- * The test server refuses undeclared custom search attributes ("search attribute MerchantId is not
- * defined") and does not implement ListSearchAttributes (so src/temporal/connection.ts'
- * registerSearchAttributes cannot be used), but it does implement OperatorService.AddSearchAttributes.
- */
-export async function declareSearchAttributes(env: TestWorkflowEnvironment): Promise<void> {
-  const searchAttributes = Object.fromEntries(SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => [d.name, indexedValueType(d.type)]));
-  await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes });
-}
+/** Moved to src/temporal (the simulation uses it too); re-exported for the tests that import it from here. */
+export { declareSearchAttributes };
 
 export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
   // ERROR, not WARN: the expected failures (refused reversal) would log whole failure objects.
