@@ -1,0 +1,21 @@
+import type { Invariant } from '../types';
+import { balancesMatch } from './balances';
+import { deliveriesRecorded } from './deliveries';
+import { eventSequencesGapless } from './event-sequences';
+import { idempotentReplays } from './idempotent-replays';
+import { ledgerBalanced } from './ledger';
+import { openPaymentsWatched } from './open-payments';
+import { transitionsAllowed } from './transitions';
+
+/** Every invariant the simulation checks after each step (docs/simulation.md, "Invariants"), in this order. */
+export const ALL_INVARIANTS: Invariant[] = [
+  ledgerBalanced,
+  balancesMatch,
+  eventSequencesGapless,
+  transitionsAllowed,
+  deliveriesRecorded,
+  openPaymentsWatched,
+  idempotentReplays,
+];
+
+export { balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, transitionsAllowed };

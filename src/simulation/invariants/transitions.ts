@@ -1,0 +1,91 @@
+import { canTransition, CHARGE_STATUSES, type ChargeStatus } from '../../domain/charge-status';
+import { DISPUTE_STATUSES } from '../../domain/dispute';
+import { canPayoutTransition, PAYOUT_STATUSES, type PayoutStatus } from '../../domain/payout';
+import { isTerminalRefundStatus, REFUND_STATUSES } from '../../domain/refund';
+import { isTerminalSettlementStatus, SETTLEMENT_STATUSES } from '../../domain/settlement';
+import type { Invariant } from '../types';
+import { rows } from './sql';
+
+type Pair = [resourceType: string, from: string, to: string];
+
+/** Every (from, to) a status machine allows, by the events' resource_type. */
+function allowedPairs(): Pair[] {
+  const pairs: Pair[] = [];
+  const each = <S extends string>(type: string, statuses: readonly S[], allowed: (from: S, to: S) => boolean) => {
+    for (const from of statuses) for (const to of statuses) if (from !== to && allowed(from, to)) pairs.push([type, from, to]);
+  };
+  each<ChargeStatus>('transaction', CHARGE_STATUSES, canTransition);
+  each<PayoutStatus>('payout', PAYOUT_STATUSES, canPayoutTransition);
+  // Refunds and settlements (src/domain/refund.ts, settlement.ts): `pending` → either end, nothing after.
+  each('refund', REFUND_STATUSES, (from) => !isTerminalRefundStatus(from));
+  each('settlement', SETTLEMENT_STATUSES, (from) => !isTerminalSettlementStatus(from));
+  // Disputes (src/domain/dispute.ts): needs_response → under_review (evidence) → won | lost, or
+  // needs_response → won | lost (the deadline); never back, nothing after an end.
+  const rank = (s: string) => DISPUTE_STATUSES.indexOf(s as (typeof DISPUTE_STATUSES)[number]);
+  each('dispute', DISPUTE_STATUSES, (from, to) => rank(from) <= 1 && rank(to) > rank(from));
+  return pairs;
+}
+
+/**
+ * The one way out of an end, never taken by the normal machines: late money an operator settles
+ * (issue 29: src/domain/charge-status.ts canSettleLate, payout.ts canPayoutSettleLate, a settlement
+ * accepted as paid), allowed only after that resource's `<type>.late_success` event.
+ */
+const LATE_PAIRS: Pair[] = [
+  ['transaction', 'expired', 'succeeded'],
+  ['transaction', 'failed', 'succeeded'],
+  ['payout', 'failed', 'succeeded'],
+  ['settlement', 'failed', 'paid'],
+];
+
+const RESOURCE_TABLES = `
+  select id, 'transaction' as resource_type, status from charges
+  union all select id, 'payout', status from payouts
+  union all select id, 'refund', status from refunds
+  union all select id, 'dispute', status from disputes
+  union all select id, 'settlement', status from settlements`;
+
+/**
+ * No payment in two terminal states, no transition its state machine forbids: each payment's history
+ * is the `status` of the resource in its events (`data.status`, in sequence order: every state change
+ * writes one event, state-change.ts); each consecutive pair of different statuses must be allowed by
+ * the domain's machine (the pairs are enumerated from `canTransition` and kin and passed to the
+ * query, which returns only the pairs that are not). A terminal status followed by another is such a
+ * pair. Second, each projection's status is its last event's (a status written without its event, or
+ * a payment without any event). Two queries over the events.
+ */
+export const transitionsAllowed: Invariant = {
+  name: 'no forbidden transition, no payment in two terminal states',
+  async check(ctx) {
+    const allowed = JSON.stringify(allowedPairs().map(([t, f, to]) => ({ t, f, to })));
+    const late = JSON.stringify(LATE_PAIRS.map(([t, f, to]) => ({ t, f, to })));
+    const bad = await rows<{ resource_id: string; resource_type: string; from: string; to: string; type: string; sequence: string }>(
+      ctx,
+      `with h as (
+         select resource_id, resource_type, type, sequence, (body::jsonb)->'data'->>'status' as status,
+                lag((body::jsonb)->'data'->>'status') over w as prev,
+                coalesce(bool_or(type like '%.late_success') over (w rows between unbounded preceding and 1 preceding), false) as late_seen
+           from events where resource_type in ('transaction', 'payout', 'refund', 'dispute', 'settlement')
+         window w as (partition by resource_id order by sequence))
+       select resource_id, resource_type, prev as "from", status as "to", type, sequence::text
+         from h
+        where prev is not null and status is distinct from prev
+          and not exists (select 1 from jsonb_to_recordset(?::jsonb) a(t text, f text, "to" text) where a.t = h.resource_type and a.f = h.prev and a."to" = h.status)
+          and not (late_seen and exists (select 1 from jsonb_to_recordset(?::jsonb) a(t text, f text, "to" text) where a.t = h.resource_type and a.f = h.prev and a."to" = h.status))
+        order by resource_id, sequence`,
+      [allowed, late],
+    );
+    const lines = bad.map((b) => `${b.resource_type} ${b.resource_id}: ${b.from} → ${b.to} (event ${b.type}, sequence ${b.sequence}) is not an allowed transition`);
+    const drift = await rows<{ id: string; resource_type: string; status: string; last: string | null }>(
+      ctx,
+      `with last as (
+         select distinct on (resource_id) resource_id, (body::jsonb)->'data'->>'status' as status
+           from events where resource_type in ('transaction', 'payout', 'refund', 'dispute', 'settlement') order by resource_id, sequence desc)
+       select p.id, p.resource_type, p.status, l.status as last
+         from (${RESOURCE_TABLES}) p left join last l on l.resource_id = p.id
+        where l.status is distinct from p.status order by p.id`,
+    );
+    for (const d of drift) lines.push(`${d.resource_type} ${d.id}: status ${d.status}, but ${d.last === null ? 'it has no event' : `its last event says ${d.last}`}`);
+    return lines;
+  },
+};
