@@ -16,6 +16,9 @@ import pg from 'pg';
  *    commit (the server aborts it), so the ROLLBACK is answered as done, the connection is released,
  *    and the pool drops it (the client is ended first, so `_ending`) instead of handing it out again. A
  *    ROLLBACK refused by a live server still fails.
+ *
+ * A submittable (pg-cursor: MikroORM's `stream()`) that times out is not closed by rule 1: nothing in
+ * this project streams; a caller that starts to must close its client itself on a read timeout.
  */
 export class BoundedQueryClient extends pg.Client {
   // pg's overloads (text, config, submittable; promise or callback) are passed through untouched.
