@@ -1,0 +1,67 @@
+import { randomInt } from 'node:crypto';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFECTS, type DefectName } from './defects';
+
+/** `npm run simulate -- [--seed S] [--steps N] [--hours H] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N]`. */
+export interface SimulateOptions {
+  /** The (first) seed; drawn at random when not given (and printed first). */
+  seed: number;
+  seedGiven: boolean;
+  /** Steps per seed. */
+  steps: number;
+  /** Run seed after seed (seed, seed + 1, …) until this many hours have passed; undefined: one seed. */
+  hours: number | undefined;
+  /** Shrink a failing plan and write its reproduction (default on). */
+  shrink: boolean;
+  /** Keep each run's database (its name is printed) instead of dropping it. */
+  keepDb: boolean;
+  /** An injected defect (to see the simulator find one): src/simulation/defects.ts. */
+  defect: DefectName | undefined;
+  /** Where the reproduction file goes. */
+  reproDir: string;
+  /** The shrinker's trial budget. */
+  maxTrials: number;
+}
+
+export const DEFAULT_STEPS = 200;
+export const MAX_SEED = 2 ** 31 - 1;
+
+const whole = (name: string, min: number, max: number) => (text: string) => {
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) < min || Number(text) > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+  return Number(text);
+};
+
+const hoursOf = (text: string) => {
+  const n = Number(text);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || !(n > 0) || n > 24 * 30) throw new InvalidArgumentError(`--hours must be a number of hours above 0 (e.g. 0.5, 8), not "${text}"`);
+  return n;
+};
+
+/** The command (for `--help` and the parse); `action` is what runs. */
+export function simulateCommand(action: (options: SimulateOptions) => Promise<void>): Command {
+  return new Command('simulate')
+    .description('The deterministic simulation of the whole engine, with invariants after every step: docs/simulation.md')
+    .addOption(new Option('--seed <seed>', 'the seed (default: random, printed first); with --hours the first of consecutive seeds').argParser(whole('--seed', 0, MAX_SEED)))
+    .addOption(new Option('--steps <n>', 'steps per seed').argParser(whole('--steps', 1, 1_000_000)).default(DEFAULT_STEPS))
+    .addOption(new Option('--hours <h>', 'run seed after seed, each --steps long, until H hours have passed').argParser(hoursOf))
+    .option('--shrink', 'on a failure, shrink the plan and write a reproduction (the default)', true)
+    .option('--no-shrink', 'on a failure, print it and stop: no shrinking, no file')
+    .option('--keep-db', 'keep each run\'s database (its name is printed) instead of dropping it', false)
+    .addOption(new Option('--defect <name>', 'inject a defect on purpose, to watch the simulator find it').choices([...DEFECTS]))
+    .addOption(new Option('--repro-dir <dir>', 'where the reproduction file is written').default('test/integration'))
+    .addOption(new Option('--max-trials <n>', 'the shrinker\'s budget of trial runs').argParser(whole('--max-trials', 1, 100_000)).default(200))
+    .allowExcessArguments(false)
+    .action(async (opts: { seed?: number; steps: number; hours?: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number }) => {
+      await action({
+        seed: opts.seed ?? randomInt(1, MAX_SEED),
+        seedGiven: opts.seed !== undefined,
+        steps: opts.steps,
+        hours: opts.hours,
+        shrink: opts.shrink,
+        keepDb: opts.keepDb,
+        defect: opts.defect,
+        reproDir: opts.reproDir,
+        maxTrials: opts.maxTrials,
+      });
+    });
+}

@@ -1,0 +1,37 @@
+/**
+ * `npm run simulate`'s options (src/simulation/cli-options.ts, issue 33): defaults, a random seed when
+ * none is given, --no-shrink, and clear refusals of bad values.
+ */
+import { DEFAULT_STEPS, simulateCommand, type SimulateOptions } from '../../src/simulation/cli-options';
+
+async function parse(args: string[]): Promise<SimulateOptions> {
+  let got: SimulateOptions | undefined;
+  const command = simulateCommand(async (options) => {
+    got = options;
+  }).exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  await command.parseAsync(args, { from: 'user' });
+  return got!;
+}
+
+test('defaults: a random seed, 200 steps, one seed, shrink on, the database dropped, the file in test/integration', async () => {
+  const a = await parse([]);
+  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, hours: undefined, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200 });
+  expect(Number.isInteger(a.seed) && a.seed > 0).toBe(true);
+});
+
+test('every option', async () => {
+  expect(await parse(['--seed', '42', '--steps', '30', '--hours', '0.5', '--no-shrink', '--keep-db', '--defect', 'skip-charge-posting', '--repro-dir', '/tmp/x', '--max-trials', '9'])).toEqual({
+    seed: 42, seedGiven: true, steps: 30, hours: 0.5, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9,
+  });
+});
+
+test.each([
+  [['--seed', '-1'], /--seed must be a whole number/],
+  [['--seed', '2147483648'], /--seed must be a whole number from 0 to 2147483647/],
+  [['--steps', '0'], /--steps must be a whole number from 1/],
+  [['--hours', 'x'], /--hours must be a number of hours/],
+  [['--defect', 'nope'], /Allowed choices are skip-charge-posting/],
+  [['--sed', '1'], /unknown option '--sed'/],
+])('%j is refused: %s', async (args, message) => {
+  await expect(parse(args)).rejects.toThrow(message);
+});
