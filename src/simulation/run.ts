@@ -1,0 +1,44 @@
+import { STEP_HANDLERS } from './steps';
+import type { Invariant, Plan, RunResult, SimContext, StepOutcome, Violation } from './types';
+
+export interface RunOptions {
+  /** Called with each step's outcome as soon as it is known (progress lines). */
+  onStep?(outcome: StepOutcome): void;
+  /** Stop after the first step that breaks an invariant (default true). */
+  stopAtFirstFailure?: boolean;
+}
+
+/** Every invariant on the engine as it is now: the broken ones, each with its lines. */
+export async function checkInvariants(ctx: SimContext, invariants: Invariant[]): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  for (const invariant of invariants) {
+    const lines = await invariant.check(ctx);
+    if (lines.length > 0) violations.push({ invariant: invariant.name, lines });
+  }
+  return violations;
+}
+
+/**
+ * Runs a plan on an engine: for each step its handler, then the engine settles, then every invariant.
+ * A step that breaks an invariant ends the run (unless `stopAtFirstFailure` is false: the first such
+ * step is still the one reported). A handler's throw (an engine failure) propagates.
+ */
+export async function runPlan(ctx: SimContext, plan: Plan, invariants: Invariant[], options: RunOptions = {}): Promise<RunResult> {
+  const stopAtFirstFailure = options.stopAtFirstFailure ?? true;
+  const trace: StepOutcome[] = [];
+  let failure: RunResult['failure'] = null;
+  for (const step of plan.steps) {
+    const handler = STEP_HANDLERS[step.kind];
+    if (!handler) throw new Error(`no handler for step kind "${step.kind}" (src/simulation/steps/index.ts)`);
+    const outcome = await handler(ctx, step);
+    trace.push(outcome);
+    options.onStep?.(outcome);
+    await ctx.settle();
+    const violations = await checkInvariants(ctx, invariants);
+    if (violations.length > 0 && !failure) {
+      failure = { step, violations };
+      if (stopAtFirstFailure) break;
+    }
+  }
+  return { seed: plan.seed, stepsRun: trace.length, trace, failure };
+}
