@@ -2,9 +2,18 @@
  * The simulation's plan (src/simulation/plan.ts): a pure function of the seed, plain JSON, every kind
  * of step in a long plan, references only to earlier creations; and the registry that resolves them.
  */
+import { validateCreateCharge } from '../../src/http/schemas/create-charge';
+import { validateCreatePayout } from '../../src/http/schemas/create-payout';
+import { validateCreateRefund } from '../../src/http/schemas/create-refund';
+import { validateDisputeEvidence } from '../../src/http/schemas/dispute-evidence';
+import { validateOpenDispute } from '../../src/http/schemas/open-dispute';
+import { check } from '../../src/http/validate';
 import { plan } from '../../src/simulation/plan';
 import { STEP_WEIGHTS } from '../../src/simulation/plan-params';
 import { createRegistry } from '../../src/simulation/registry';
+import { chargeBody } from '../../src/simulation/steps/charges';
+import { payoutBody } from '../../src/simulation/steps/payouts';
+import { disputeBody, refundBody } from '../../src/simulation/steps/refunds-disputes';
 import type { Ref, StepKind } from '../../src/simulation/types';
 
 test('the same seed gives the same plan; another seed another plan', () => {
@@ -62,4 +71,20 @@ test('the registry resolves a reference by the index the plan gave it; a cut or 
   registry.add('charge', 'txn_d');
   expect(registry.resolve({ kind: 'charge', index: 3 })?.id).toBe('txn_d');
   expect(() => registry.add('charge', 'txn_e', { ref_index: '0' })).toThrow(/second charge #0/);
+});
+
+test("every request body a plan draws is valid by the API's own schemas (a refusal in a run is the engine's, not a malformed step)", () => {
+  const steps = plan(5, 3000).steps;
+  const valid = (validate: Parameters<typeof check>[0], body: unknown) => expect(() => check(validate, JSON.parse(JSON.stringify(body)))).not.toThrow();
+  for (const step of steps) {
+    if (step.kind === 'sandbox_charge' || step.kind === 'live_charge') valid(validateCreateCharge, chargeBody(step));
+    if (step.kind === 'payout') valid(validateCreatePayout, payoutBody(step));
+    if (step.kind === 'refund') valid(validateCreateRefund, refundBody(step, 'txn_' + 'a'.repeat(24)));
+    if (step.kind === 'dispute') valid(validateOpenDispute, disputeBody(step));
+    if (step.kind === 'dispute_evidence') valid(validateDisputeEvidence, { text: step.params.text });
+  }
+  // Sandbox charges carry their outcome, live ones none; some live phones pick a partner behaviour.
+  const charges = steps.filter((s) => s.kind === 'sandbox_charge');
+  expect(new Set(charges.map((s) => s.params.outcome)).size).toBeGreaterThan(8);
+  expect(steps.some((s) => s.kind === 'live_charge' && /000[1-9]$|001[0-3]$/.test(String(s.params.identifier)))).toBe(true);
 });

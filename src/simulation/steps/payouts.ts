@@ -1,15 +1,11 @@
-import type { StepHandler } from '../types';
+import type { Step, StepHandler } from '../types';
 import { answerLine, done, keyOf, merchantById, ok, refIndex, resolveRef, sendRecorded, skipped } from './common';
 import { operatorAct } from './operator';
 
-/** `payout`: POST /v1/payouts (sandbox or live), some above the merchant's review threshold (held for review). */
-export const payoutStep: StepHandler = async (ctx, step) => {
-  const ref = resolveRef(ctx, step, 'merchant');
-  if (typeof ref === 'string') return skipped(step, ref);
-  const merchant = merchantById(ctx, ref.id)!;
+/** The payout body of a `payout` step (mobile money or bank). */
+export function payoutBody(step: Step): Record<string, unknown> {
   const p = step.params;
-  const environment = p.environment === 'live' ? 'live' : 'sandbox';
-  const body = {
+  return {
     amount: p.amount,
     currency: p.currency,
     channel: p.channel,
@@ -18,7 +14,16 @@ export const payoutStep: StepHandler = async (ctx, step) => {
     recipient: { identifier: p.identifier, name: 'Kofi Boateng' },
     reference: `sim-po-${step.n}`,
   };
-  const answer = await sendRecorded(ctx, step, { environment, method: 'POST', path: '/v1/payouts', key: keyOf(merchant, environment), body, idempotencyKey: String(p.idempotency_key) });
+}
+
+/** `payout`: POST /v1/payouts (sandbox or live), some above the merchant's review threshold (held for review). */
+export const payoutStep: StepHandler = async (ctx, step) => {
+  const ref = resolveRef(ctx, step, 'merchant');
+  if (typeof ref === 'string') return skipped(step, ref);
+  const merchant = merchantById(ctx, ref.id)!;
+  const p = step.params;
+  const environment = p.environment === 'live' ? 'live' : 'sandbox';
+  const answer = await sendRecorded(ctx, step, { environment, method: 'POST', path: '/v1/payouts', key: keyOf(merchant, environment), body: payoutBody(step), idempotencyKey: String(p.idempotency_key) });
   const line = answerLine(answer);
   const id = (answer.json as { id?: string } | null)?.id;
   if (!ok(answer) || !id) return done(step, line);

@@ -1,4 +1,4 @@
-import type { StepHandler } from '../types';
+import type { Step, StepHandler } from '../types';
 import { answerLine, done, keyOf, merchantById, ok, refIndex, resolveRef, sendRecorded, skipped } from './common';
 
 /** The charge a step acts on, with its merchant and environment, or why not. */
@@ -11,13 +11,18 @@ function chargeOf(ctx: Parameters<StepHandler>[0], step: Parameters<StepHandler>
   return { id: ref.id, merchant, environment, key: keyOf(merchant, environment) };
 }
 
+/** The body of a `refund` step of the charge `chargeId` (no amount: all that is left). */
+export const refundBody = (step: Step, chargeId: string) => ({ charge: chargeId, ...(step.params.amount === null ? {} : { amount: step.params.amount }), reason: step.params.reason });
+
+/** The body of a `dispute` step (no amount: all that is still disputable). */
+export const disputeBody = (step: Step) => ({ ...(step.params.amount === null ? {} : { amount: step.params.amount }), reason: step.params.reason });
+
 /** `refund`: POST /v1/refunds of an earlier charge, all that is left or a part; refused unless it can be refunded. */
 export const refundStep: StepHandler = async (ctx, step) => {
   const charge = chargeOf(ctx, step);
   if (typeof charge === 'string') return skipped(step, charge);
   const p = step.params;
-  const body = { charge: charge.id, ...(p.amount === null ? {} : { amount: p.amount }), reason: p.reason };
-  const answer = await sendRecorded(ctx, step, { environment: charge.environment, method: 'POST', path: '/v1/refunds', key: charge.key, body, idempotencyKey: String(p.idempotency_key) });
+  const answer = await sendRecorded(ctx, step, { environment: charge.environment, method: 'POST', path: '/v1/refunds', key: charge.key, body: refundBody(step, charge.id), idempotencyKey: String(p.idempotency_key) });
   const line = answerLine(answer);
   const id = (answer.json as { id?: string } | null)?.id;
   if (!ok(answer) || !id) return done(step, line);
@@ -30,7 +35,7 @@ export const disputeStep: StepHandler = async (ctx, step) => {
   const charge = chargeOf(ctx, step);
   if (typeof charge === 'string') return skipped(step, charge);
   const p = step.params;
-  const body = { ...(p.amount === null ? {} : { amount: p.amount }), reason: p.reason };
+  const body = disputeBody(step);
   const path = `/v1/sandbox/charges/${charge.id}/disputes`;
   const answer = await sendRecorded(ctx, step, { environment: charge.environment, method: 'POST', path, key: charge.key, body, idempotencyKey: String(p.idempotency_key) });
   const line = answerLine(answer);
