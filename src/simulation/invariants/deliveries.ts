@@ -24,9 +24,9 @@ export const deliveriesRecorded: Invariant = {
       const recorded = await rows<{ event_id: string; attempts: string }>(
         ctx,
         `select e.id as event_id, count(a.attempt)::text as attempts
-           from unnest(?::text[]) as e(id) left join webhook_deliveries d on d.event_id = e.id left join webhook_attempts a on a.delivery_id = d.id
+           from jsonb_array_elements_text(?::jsonb) as e(id) left join webhook_deliveries d on d.event_id = e.id left join webhook_attempts a on a.delivery_id = d.id
           group by e.id`,
-        [[...byEvent.keys()]],
+        [JSON.stringify([...byEvent.keys()])],
       );
       for (const r of recorded) {
         const got = byEvent.get(r.event_id)!;
