@@ -140,8 +140,13 @@ export interface SimContext {
   receivers: {
     url(index: number): string;
     setMode(index: number, mode: 'ok' | 'fail_500' | 'slow' | 'drop'): void;
-    /** Every request received so far (signature checked against the endpoint's secrets by the invariant). */
-    received(): ReadonlyArray<{ receiver: number; eventId: string; signatureOk: boolean; at: number }>;
+    /**
+     * Every request received so far (signature checked against the endpoint's secrets by the invariant).
+     * `deliveryId` and `attempt` (X-Service-Delivery-Id, X-Service-Attempt; optional, added by helper C)
+     * let the deliveries invariant match each request to its recorded attempt exactly; `refusal` says
+     * why a signature did not verify.
+     */
+    received(): ReadonlyArray<{ receiver: number; eventId: string; signatureOk: boolean; at: number; deliveryId?: string; attempt?: number; refusal?: string }>;
   };
   /** The fake partner in this process: its behaviour for the next live payments, and its statement. */
   partner: {
