@@ -101,7 +101,7 @@ beforeAll(async () => {
     process.env.TEST_DATABASE_URL = suiteUrl;
   }
   rx = await startTestReceiver();
-  const received: Array<{ receiver: number; eventId: string; signatureOk: boolean; at: number }> = [];
+  const received: Array<{ receiver: number; eventId: string; signatureOk: boolean; at: number; deliveryId?: string; attempt?: number }> = [];
   ctx = {
     orm: h.orm,
     temporal: h.temporal,
@@ -121,7 +121,10 @@ beforeAll(async () => {
       setMode: unused('setMode'),
       received: () => {
         received.length = 0;
-        for (const d of rx.deliveries) received.push({ receiver: 0, eventId: (JSON.parse(d.body) as { id: string }).id, signatureOk: d.validFor.length > 0, at: d.receivedAt });
+        for (const d of rx.deliveries) {
+          const named = d.headers['x-service-delivery-id'] ? { deliveryId: d.headers['x-service-delivery-id'], attempt: Number(d.headers['x-service-attempt']) } : {};
+          received.push({ receiver: 0, eventId: (JSON.parse(d.body) as { id: string }).id, signatureOk: d.validFor.length > 0, at: d.receivedAt, ...named });
+        }
         return received;
       },
     },
@@ -259,7 +262,7 @@ test('transitions: a forbidden transition (succeeded → failed) in a charge his
   expect(await transitionsAllowed.check(ctx)).toEqual([]);
 });
 
-test('deliveries: a request without a valid signature, and a request received whose attempt is not recorded, are reported', async () => {
+test('deliveries: a request received whose attempt is not recorded, a request of no recorded delivery, one without a valid signature are reported', async () => {
   const [attempt] = await sql<Record<string, unknown>>(
     `select a.*, d.event_id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.merchant_id = ? order by a.attempted_at limit 1`,
     [m.webhooks.id],
@@ -269,7 +272,7 @@ test('deliveries: a request without a valid signature, and a request received wh
   await sql(`delete from webhook_attempts where delivery_id = ? and attempt = ?`, [attempt.delivery_id, attempt.attempt]);
   try {
     expect(await deliveriesRecorded.check(ctx)).toEqual([
-      `event ${eventId}: received 1 time(s), 0 attempt(s) recorded`,
+      `delivery ${attempt.delivery_id} (event ${eventId}): attempt 1 received, not recorded`,
       `delivery ${attempt.delivery_id} (succeeded): attempt_count 1, 0 attempt row(s) numbered up to 0, 0 succeeded, the last none`,
     ]);
   } finally {
@@ -277,18 +280,23 @@ test('deliveries: a request without a valid signature, and a request received wh
     await sql(`insert into webhook_attempts (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`, columns.map((c) => attempt[c]));
   }
   expect(await deliveriesRecorded.check(ctx)).toEqual([]);
-  // A request signed with a secret the receiver does not know (it arrives as a real POST).
-  const forged = await fetch(`${rx.url}/forged`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'ab'.repeat(32)}` },
-    body: JSON.stringify({ id: eventId, type: 'transaction.created' }),
-  });
-  expect(forged.status).toBe(200);
-  expect(await deliveriesRecorded.check(ctx)).toEqual([
-    expect.stringMatching(new RegExp(`^receiver 0: a request for event ${eventId} at .* carried no valid signature$`)),
-    `event ${eventId}: received 2 time(s), 1 attempt(s) recorded`,
-  ]);
-  rx.deliveries.pop();
+  // Requests that arrive as real POSTs: one naming a delivery nobody recorded, signed with a secret the
+  // receiver does not know; one naming no delivery, for an event that was never delivered.
+  const [undelivered] = await sql<{ id: string }>(`select id from events where merchant_id = ? order by sequence limit 1`, [m.gap.id]);
+  const post = (id: string, headers: Record<string, string>) =>
+    fetch(`${rx.url}/forged`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ id, type: 'transaction.created' }) });
+  expect((await post(eventId, { 'x-service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'ab'.repeat(32)}`, 'x-service-delivery-id': 'dlv_forged', 'x-service-attempt': '1' })).status).toBe(200);
+  expect((await post(undelivered.id, { 'x-service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'cd'.repeat(32)}` })).status).toBe(200);
+  try {
+    expect(await deliveriesRecorded.check(ctx)).toEqual([
+      expect.stringMatching(new RegExp(`^receiver 0: a request for event ${eventId} \\(delivery dlv_forged, attempt 1\\) at .* carried no valid signature$`)),
+      expect.stringMatching(new RegExp(`^receiver 0: a request for event ${undelivered.id} at .* carried no valid signature$`)),
+      `delivery dlv_forged (event ${eventId}): received, but no such delivery is recorded`,
+      `event ${undelivered.id}: received 1 time(s), 0 attempt(s) recorded`,
+    ]);
+  } finally {
+    rx.deliveries.splice(-2);
+  }
 });
 
 test('open payments: a charge in flight has a running workflow; once the workflow is gone it is reported', async () => {

@@ -4,22 +4,48 @@ import { rows } from './sql';
 /**
  * Every delivery signed and recorded:
  * - every request a receiver got carried a signature that verifies with its endpoint's secret (the
- *   receivers check it: `signatureOk`);
- * - every request received is a recorded attempt: per event, the requests received are at most the
- *   attempts recorded over that event's deliveries (an attempt may be recorded for a request that
- *   never arrived, a refused connection; a request that arrived unrecorded is a send nobody knows of);
+ *   receivers check it: `signatureOk`, and `refusal` says why not);
+ * - every request received is a recorded attempt. A request that names its delivery and attempt
+ *   (X-Service-Delivery-Id, X-Service-Attempt) must match that attempt's row, of a delivery of the
+ *   event it names: the same attempt sent twice (delivery is at least once: a send whose record was
+ *   lost is sent again under the same number) is one row. A request without them is counted per
+ *   event: the requests received at most the attempts recorded over that event's deliveries;
  * - every delivery row has its attempts: attempts 1..attempt_count, each recorded once; a succeeded
  *   delivery ends with its one succeeded attempt, a pending or failed one has none.
- * Two queries (the first only over the events the receivers saw).
+ * Two or three queries (the first ones only over what the receivers saw).
  */
 export const deliveriesRecorded: Invariant = {
   name: 'every delivery signed and recorded',
   async check(ctx) {
     const received = ctx.receivers.received();
     const lines: string[] = [];
-    for (const r of received) if (!r.signatureOk) lines.push(`receiver ${r.receiver}: a request for event ${r.eventId} at ${new Date(r.at).toISOString()} carried no valid signature`);
+    for (const r of received) {
+      if (r.signatureOk) continue;
+      lines.push(`receiver ${r.receiver}: a request for event ${r.eventId}${r.deliveryId ? ` (delivery ${r.deliveryId}, attempt ${r.attempt})` : ''} at ${new Date(r.at).toISOString()} carried no valid signature${r.refusal ? `: ${r.refusal}` : ''}`);
+    }
+    const named = new Map<string, { delivery_id: string; attempt: number; event_id: string }>();
     const byEvent = new Map<string, number>();
-    for (const r of received) byEvent.set(r.eventId, (byEvent.get(r.eventId) ?? 0) + 1);
+    for (const r of received) {
+      if (r.deliveryId && r.attempt) named.set(`${r.deliveryId}/${r.attempt}/${r.eventId}`, { delivery_id: r.deliveryId, attempt: r.attempt, event_id: r.eventId });
+      else byEvent.set(r.eventId, (byEvent.get(r.eventId) ?? 0) + 1);
+    }
+    if (named.size > 0) {
+      const missing = await rows<{ delivery_id: string; attempt: number; event_id: string; delivery_event: string | null }>(
+        ctx,
+        `select r.delivery_id, r.attempt, r.event_id, d.event_id as delivery_event
+           from jsonb_to_recordset(?::jsonb) as r(delivery_id text, attempt int, event_id text)
+           left join webhook_deliveries d on d.id = r.delivery_id
+           left join webhook_attempts a on a.delivery_id = r.delivery_id and a.attempt = r.attempt
+          where a.delivery_id is null or d.event_id is distinct from r.event_id
+          order by r.delivery_id, r.attempt`,
+        [JSON.stringify([...named.values()])],
+      );
+      for (const m of missing) {
+        if (m.delivery_event === null) lines.push(`delivery ${m.delivery_id} (event ${m.event_id}): received, but no such delivery is recorded`);
+        else if (m.delivery_event !== m.event_id) lines.push(`delivery ${m.delivery_id}: received for event ${m.event_id}, recorded for ${m.delivery_event}`);
+        else lines.push(`delivery ${m.delivery_id} (event ${m.event_id}): attempt ${m.attempt} received, not recorded`);
+      }
+    }
     if (byEvent.size > 0) {
       const recorded = await rows<{ event_id: string; attempts: string }>(
         ctx,
