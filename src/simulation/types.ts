@@ -14,6 +14,7 @@
 
 import type { Config } from '../config';
 import type { Orm } from '../persistence/orm';
+import type { SecretBox } from '../support/secret-box';
 import type { TemporalHandle } from '../temporal/connection';
 
 /** Every kind of step the planner may pick. */
@@ -163,6 +164,8 @@ export interface SimContext {
    * steps use defaults and merchants get no settlement account (settlement runs then skip them).
    */
   config?: Config;
+  /** The engine's secret box (optional, added by helper B): seals a merchant's settlement account; before `config`'s. */
+  secretBox?: SecretBox;
 }
 
 /** The objects a run created, by kind, in creation order (what a `Ref` names). */

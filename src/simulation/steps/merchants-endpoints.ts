@@ -9,7 +9,7 @@ import { answerLine, done, keyOf, merchantById, ok, refIndex, resolveRef, sendRe
 /**
  * `create_merchant`, as `merchants create|verify|set` do it (the operator's stores): a merchant and its
  * keys, verified for live unless the plan says not, live limits wide enough, its payout review
- * threshold, and a settlement account when the engine gives its configuration (the secret box).
+ * threshold, and a settlement account when the engine gives its secret box (or its configuration).
  */
 export const createMerchantStep: StepHandler = async (ctx, step) => {
   const actor = { operator: 'simulation', reason: 'simulation: merchants create', requestId: newId('request') };
@@ -21,7 +21,8 @@ export const createMerchantStep: StepHandler = async (ctx, step) => {
     liveDailyLimit: { GHS: 10_000_000_000 },
   };
   const account = parseSettlementAccountNumber(String(step.params.settlement_account));
-  if (ctx.config && account) change.settlementAccount = { bankCode: normalizeBankCode('GCB')!, account: sealAccountNumber(secretBoxFor(ctx.config), account) };
+  const box = ctx.secretBox ?? (ctx.config ? secretBoxFor(ctx.config) : null);
+  if (box && account) change.settlementAccount = { bankCode: normalizeBankCode('GCB')!, account: sealAccountNumber(box, account) };
   await updateMerchantSettings(ctx.orm, m.id, change);
   ctx.registry.merchants.push({ id: m.id, testKey: m.testKey.secret, liveKey: m.liveKey.secret });
   ctx.registry.add('merchant', m.id, refIndex(step));
