@@ -8,7 +8,10 @@ import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
  */
 export const HANDLERS_FINISH_BEFORE_CLOSE_PATCH = 'refund-settlement-handlers-finish';
 
-/** Waits until every accepted update has answered (its audit row written); runs from before the patch close at once. */
-export async function handlersFinished(): Promise<void> {
-  if (patched(HANDLERS_FINISH_BEFORE_CLOSE_PATCH)) await condition(allHandlersFinished);
+/**
+ * Waits until every accepted update has answered (its audit row written); runs from before the patch
+ * close at once. `isPatched`: the run's answer decided at start (workflows/patches-at-start.ts), else `patched()`.
+ */
+export async function handlersFinished(isPatched: (patchId: string) => boolean = patched): Promise<void> {
+  if (isPatched(HANDLERS_FINISH_BEFORE_CLOSE_PATCH)) await condition(allHandlersFinished);
 }

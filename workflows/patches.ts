@@ -13,6 +13,7 @@ import { SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH
 import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
+import { PATCHES_AT_START_PATCH } from './patches-at-start';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -42,4 +43,5 @@ export const PATCH_IDS: readonly string[] = [
   REVIEW_FLAG_CHECKED_PATCH,
   RESUME_AFTER_CLOSED_RUN_PATCH,
   RAIL_PATCHES_AT_START_PATCH,
+  PATCHES_AT_START_PATCH,
 ];

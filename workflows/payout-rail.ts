@@ -8,6 +8,7 @@ import type { PayoutStatus } from '../src/domain/payout';
 import type { PayoutState } from '../src/domain/payout-state';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS, railPlan } from '../src/domain/sandbox-outcome';
 import type { TimerDesk } from './payout-timers';
+import type { PatchCheck } from './patches-at-start';
 
 /** Sandbox `indeterminate`, runs from before PARTNER_WORD_PATCH: pending this long (NeedsAttention), then failed with `timeout`. */
 export const PAYOUT_UNRESOLVED_MS = 15 * 60_000;
@@ -27,6 +28,8 @@ export interface RailHooks {
   /** Marks the payout NeedsAttention (true while it is unresolved past its expected time). */
   attention(value: boolean): void;
   describe(details: string): void;
+  /** The run's answers decided in its first activation (workflows/patches-at-start.ts); `patched()` for runs recorded before. */
+  isPatched?: PatchCheck;
 }
 
 /**
@@ -39,9 +42,10 @@ export interface RailHooks {
  * from before it failed at once with `partner_unavailable`. Every sandbox timer races the `advance` signal.
  */
 export async function followPayoutRail(payout: PayoutState, sandboxOutcome: string | null, hooks: RailHooks): Promise<PayoutState> {
+  const isPatched = hooks.isPatched ?? patched;
   if (payout.environment === 'live') {
     // Runs from before the partner rail (issue 20) replay as they ran: failed at once.
-    if (patched(LIVE_PARTNER_RAIL_PATCH)) return patched(PARTNER_WORD_PATCH) ? followLivePayoutToTheWord(payout, hooks) : followLivePayout(payout, hooks);
+    if (isPatched(LIVE_PARTNER_RAIL_PATCH)) return isPatched(PARTNER_WORD_PATCH) ? followLivePayoutToTheWord(payout, hooks) : followLivePayout(payout, hooks);
     return hooks.finish('failed', 'partner_unavailable');
   }
   const plan = railPlan(payout.environment, sandboxOutcome);
@@ -58,7 +62,7 @@ export async function followPayoutRail(payout: PayoutState, sandboxOutcome: stri
       return hooks.finish('failed', 'timeout');
     case 'unresolved': {
       hooks.attention(true);
-      if (patched(PARTNER_WORD_PATCH)) {
+      if (isPatched(PARTNER_WORD_PATCH)) {
         // As live: no answer is not a failure. The reservation stays, the payout stays NeedsAttention,
         // until the simulated partner's late SUCCESSFUL (or `advance`, which plays it now).
         hooks.describe(

@@ -14,6 +14,7 @@ import { reviewDesk } from './payout-review';
 import { describeWait, publishPayoutState } from './payout-search-attributes';
 import { timerDesk } from './payout-timers';
 import { answerRecord } from './record-query';
+import { PAYOUT_PATCHES_AT_START, patchesAtStart } from './patches-at-start';
 import { auditRestart } from './operator-restart';
 
 /**
@@ -46,12 +47,16 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   if (!isPayoutStart(input)) throw refused(`a payout workflow takes { payoutId } of a payout the API wrote: refused to run ${workflowId}`);
   const { payoutId } = input;
   if (workflowId !== payoutId) throw refused(`workflow ${workflowId} was started for payout ${payoutId}: a payout workflow runs only under its payout's id`);
+  // Before the first local activity: replay reads these markers at the same point whatever the
+  // workflow tasks of the first run were (workflows/patches-at-start.ts, issue 32 follow-up). A run
+  // whose stored payout is of another environment is refused before its rail.
+  const isPatched = patchesAtStart(PAYOUT_PATCHES_AT_START, workflowInfo().typedSearchAttributes.get(SA.Environment));
   await auditRestart(payoutId, 'payout.restart', input.restart);
 
   let payout: PayoutState | undefined;
   setHandler(payoutStateQuery, () => payout);
   answerRecord(() => payout);
-  const desk = attentionDesk(payoutId);
+  const desk = attentionDesk(payoutId, isPatched);
   const timers = timerDesk(payoutId, () => payout?.environment);
   const review = reviewDesk(payoutId, () => payout);
   const reversal = reversalDesk(payoutId, () => payout);
@@ -99,6 +104,7 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
       finish: (to, failureClass) => write(to, failureClass),
       attention: (value) => publish(value ? attentionReason('waiting', 'partner rail') : null),
       describe: describeWait,
+      isPatched,
     });
   }
 

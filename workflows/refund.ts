@@ -5,6 +5,7 @@ import { refundSearchAttributePairs } from '../src/domain/refund-search-attribut
 import { SA } from '../src/domain/search-attributes';
 import { attentionDesk } from './charge-attention';
 import { handlersFinished } from './handlers-finished';
+import { patchesAtStart, REFUND_PATCHES_AT_START, type PatchCheck } from './patches-at-start';
 import { timerDesk } from './payout-timers';
 import { applyRefundTransition, beginRefund } from './refund-activities';
 import { answerRecord } from './record-query';
@@ -42,12 +43,15 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
   if (typeof input?.refundId !== 'string') throw refused(`a refund workflow takes { refundId } of a refund the API wrote: refused to run ${workflowId}`);
   const { refundId } = input;
   if (workflowId !== refundId) throw refused(`workflow ${workflowId} was started for refund ${refundId}: a refund workflow runs only under its refund's id`);
+  // Before the first local activity: replay reads these markers at the same point whatever the
+  // workflow tasks of the first run were (workflows/patches-at-start.ts, issue 32 follow-up).
+  const isPatched = patchesAtStart(REFUND_PATCHES_AT_START, workflowInfo().typedSearchAttributes.get(SA.Environment));
   await auditRestart(refundId, 'refund.restart', input.restart);
 
   let refund: RefundState | undefined;
   setHandler(refundStateQuery, () => refund);
   answerRecord(() => refund);
-  const desk = attentionDesk(refundId);
+  const desk = attentionDesk(refundId, isPatched);
   const timers = timerDesk(refundId, () => refund?.environment);
 
   setCurrentDetails('begin: reading the refund the API wrote');
@@ -58,14 +62,14 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
   refund = begun.refund;
   const mismatch = startedForAnother(refund);
   if (mismatch) throw refused(`refund ${refundId}: ${mismatch}; the refund workflow refuses to run`);
-  if (isTerminalRefundStatus(refund.status)) return finished(refund);
+  if (isTerminalRefundStatus(refund.status)) return finished(refund, isPatched);
 
   const finish = async (to: 'succeeded' | 'failed', failureClass: FailureClass | null): Promise<RefundState> => {
     const step = `refund -> ${to}${failureClass ? ` (${failureClass})` : ''}`;
     setCurrentDetails(`writing ${step}`);
     refund = await desk.persist(step, () => applyRefundTransition({ refundId, to, failureClass, at: new Date().toISOString() }));
     upsertSearchAttributes(refundSearchAttributePairs(refund));
-    return finished(refund);
+    return finished(refund, isPatched);
   };
 
   const plan = refundPlan(refund.environment, begun.sandboxOutcome);
@@ -87,9 +91,9 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
   }
 }
 
-async function finished(refund: RefundState): Promise<RefundState> {
+async function finished(refund: RefundState, isPatched: PatchCheck): Promise<RefundState> {
   setCurrentDetails(`finished: ${refund.status}${refund.failureClass ? ` (${refund.failureClass})` : ''}`);
-  await handlersFinished(); // an accepted retryStep answers (and writes its audit row) before the run closes
+  await handlersFinished(isPatched); // an accepted retryStep answers (and writes its audit row) before the run closes
   return refund;
 }
 

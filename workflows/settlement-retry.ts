@@ -122,7 +122,7 @@ async function continueOnCurrentBuild(batch: SettlementState): Promise<never> {
  * attributes MerchantId, Environment, Currency, NeedsAttention false; outcome null), then clears
  * NeedsAttention and answers.
  */
-export function settlementRetryDesk(settlementId: string, current: () => SettlementState | undefined): RetryDesk {
+export function settlementRetryDesk(settlementId: string, current: () => SettlementState | undefined, isPatched: (patchId: string) => boolean = patched): RetryDesk {
   let waiting = false;
   let retrying = false;
   let retried: { as: string; retry: SettlementRetry } | undefined;
@@ -227,7 +227,8 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       log.warn('settlement batch failed: waiting for an operator (retrySettlement)', { settlementId, failureClass: batch.failureClass });
       waiting = true;
       const wait = async () => {
-        if (patched(SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH)) {
+        // Asked right after the failed transition (a local activity): decided at start by new runs (workflows/patches-at-start.ts).
+        if (isPatched(SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH)) {
           followsCurrentBuild = true;
           const ended = () => retried !== undefined || settledLate;
           for (;;) {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { SA } from '../src/domain/search-attributes';
 import { isTerminalSettlementStatus, settlementPlan, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
@@ -15,6 +15,7 @@ import { timerDesk } from './payout-timers';
 import { applySettlementTransition, sweepSettlement } from './settlement-activities';
 import { settlementRetryDesk, type RetryDesk } from './settlement-retry';
 import { answerRecord } from './record-query';
+import { patchesAtStart, SETTLEMENT_PATCHES_AT_START, type PatchCheck } from './patches-at-start';
 
 /** Current state of the batch as the workflow last wrote it (`temporal workflow query --type settlementState`; no account data). */
 export const settlementStateQuery = defineQuery<SettlementState | undefined>('settlementState');
@@ -58,38 +59,41 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
   if (workflowId !== settlementId) throw refused(`workflow ${workflowId} was started for settlement ${settlementId}: a settlement workflow runs only under its settlement's id`);
   const mismatch = startedForAnother(start);
   if (mismatch) throw refused(`settlement ${settlementId}: ${mismatch}; the settlement workflow refuses to run`);
+  // Before the sweep (the first local activity): replay reads these markers at the same point whatever
+  // the workflow tasks of the first run were (workflows/patches-at-start.ts, issue 32 follow-up).
+  const isPatched = patchesAtStart(SETTLEMENT_PATCHES_AT_START, start.environment);
 
   let batch: SettlementState | undefined;
   setHandler(settlementStateQuery, () => batch);
   answerRecord(() => batch);
-  const desk = attentionDesk(settlementId);
+  const desk = attentionDesk(settlementId, isPatched);
   const timers = timerDesk(settlementId, () => start.environment);
-  const retries = settlementRetryDesk(settlementId, () => batch);
+  const retries = settlementRetryDesk(settlementId, () => batch, isPatched);
 
   setCurrentDetails(`sweep: moving the ${start.environment} ${start.currency} available balance of ${start.merchantId} into this batch`);
   const swept = await desk.persist('sweep settlement', () => sweepSettlement({ ...start, at: new Date().toISOString() }));
   if (swept.kind === 'nothing') {
     setCurrentDetails(`finished: nothing to settle (${swept.reason})`);
-    await handlersFinished();
+    await handlersFinished(isPatched);
     return swept;
   }
   batch = swept;
   upsertSearchAttributes(settlementSearchAttributePairs(batch));
-  if (isTerminalSettlementStatus(batch.status)) return finished(batch, retries);
+  if (isTerminalSettlementStatus(batch.status)) return finished(batch, retries, isPatched);
 
   const finish = async (to: 'paid' | 'failed', failureClass: FailureClass | null): Promise<SettlementState | RetriedSettlement> => {
     const step = `settlement -> ${to}${failureClass ? ` (${failureClass})` : ''}`;
     setCurrentDetails(`writing ${step}`);
     batch = await desk.persist(step, () => applySettlementTransition({ settlementId, to, failureClass, at: new Date().toISOString() }));
     upsertSearchAttributes(settlementSearchAttributePairs(batch));
-    return finished(batch, retries);
+    return finished(batch, retries, isPatched);
   };
 
   // Live (issue 20): the partner rail's transfer to the settlement account. Runs from before it
   // replay as they ran (failed at once: no live rail).
-  if (batch.environment === 'live' && patched(LIVE_PARTNER_RAIL_PATCH)) {
+  if (batch.environment === 'live' && isPatched(LIVE_PARTNER_RAIL_PATCH)) {
     setCurrentDetails(`on the partner rail: transfer of ${batch.amount} ${batch.currency} to the settlement account; waiting for the partner`);
-    if (patched(PARTNER_WORD_PATCH)) {
+    if (isPatched(PARTNER_WORD_PATCH)) {
       // Issue 29: only the partner's word ends the batch; without it the money stays in transit
       // (reserved), the batch NeedsAttention, and the settlement run skips this balance meanwhile.
       const answer = await awaitPartnerWord({
@@ -133,10 +137,10 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
  * The run's last words: a paid batch ends here. A failed batch needs an operator: the run waits for
  * `retrySettlement` (NeedsAttention = true until then) and ends once the new batch has started.
  */
-async function finished(batch: SettlementState, retries: RetryDesk): Promise<SettlementState | RetriedSettlement> {
+async function finished(batch: SettlementState, retries: RetryDesk, isPatched: PatchCheck): Promise<SettlementState | RetriedSettlement> {
   if (batch.status !== 'failed') {
     setCurrentDetails(`finished: ${batch.status}`);
-    await handlersFinished(); // an accepted retryStep answers (and writes its audit row) before the run closes
+    await handlersFinished(isPatched); // an accepted retryStep answers (and writes its audit row) before the run closes
     return batch;
   }
   return retries.awaitRetry(batch);

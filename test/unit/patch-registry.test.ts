@@ -27,9 +27,10 @@ test('every patched() call in workflows/ passes a constant whose id is registere
   const args = workflowSources.flatMap((s) => [...s.matchAll(/\b(?:patched|isPatched)\(([^)]*)\)/g)].map((m) => m[1].trim())).filter((a) => a !== ''); // `patched()` in comments
   expect(args.length).toBeGreaterThan(0);
   // `fail.patch` is the settlement run's (PersistOptions): its constant is checked below by name.
-  // `id` (twice) is workflows/charge-patches.ts deciding the ids of its AFTER_BEGIN lists, checked below.
+  // `id` (twice each) is workflows/charge-patches.ts and workflows/patches-at-start.ts deciding the ids
+  // of their lists, checked below.
   const constants = args.filter((a) => /^[A-Z][A-Z0-9_]*$/.test(a));
-  expect(args.filter((a) => !/^[A-Z][A-Z0-9_]*$/.test(a)).sort()).toEqual(['fail.patch', 'id', 'id']);
+  expect(args.filter((a) => !/^[A-Z][A-Z0-9_]*$/.test(a)).sort()).toEqual(['fail.patch', 'id', 'id', 'id', 'id']);
   for (const name of [...constants, 'SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH']) {
     const id = valueOf(name);
     expect({ name, id }).toEqual({ name, id: expect.any(String) });
@@ -43,4 +44,15 @@ test('every patch a charge decides at start (workflows/charge-patches.ts) is a r
   const names = [...lists.matchAll(/\b[A-Z][A-Z0-9_]*_PATCH\b/g)].map((m) => m[0]);
   expect(names).toEqual(expect.arrayContaining(['SANDBOX_ADVANCE_PATCH', 'LIVE_PARTNER_RAIL_PATCH']));
   for (const name of [...names, 'RAIL_PATCHES_AT_START_PATCH']) expect(PATCH_IDS).toContain(valueOf(name));
+});
+
+test('every patch a payout, refund or settlement run decides at start (workflows/patches-at-start.ts) is a registered constant', () => {
+  const source = fs.readFileSync(path.resolve(__dirname, '../../workflows/patches-at-start.ts'), 'utf8');
+  for (const list of ['PAYOUT_PATCHES_AT_START', 'SETTLEMENT_PATCHES_AT_START', 'REFUND_PATCHES_AT_START']) {
+    const body = new RegExp(`const ${list}[^=]*=\\s*\\{([\\s\\S]*?)\\n\\};`).exec(source)?.[1] ?? '';
+    const names = [...body.matchAll(/\b[A-Z][A-Z0-9_]*_PATCH\b/g)].map((m) => m[0]);
+    expect({ list, names }).toEqual({ list, names: expect.arrayContaining(['BOUNDED_DB_RETRIES_PATCH']) });
+    for (const name of names) expect({ name, id: PATCH_IDS.includes(valueOf(name) ?? '') }).toEqual({ name, id: true });
+  }
+  expect(PATCH_IDS).toContain(valueOf('PATCHES_AT_START_PATCH'));
 });

@@ -1,4 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeDraft } from '../../../src/domain/charge';
 import { randomBase62 } from '../../../src/support/new-id';
@@ -8,6 +9,7 @@ import { workflowBundle } from '../../../workers/create-worker';
 import type { chargeWorkflow } from '../../../workflows/charge';
 import { chargeStateQuery } from '../../../workflows/messages';
 import type { ChargeTestEnv } from './charge-env';
+import { auditLog } from './fake-audit';
 
 /** Real time the query is given to reach the server before the worker starts polling. */
 const QUERY_LEAD_MS = 300;
@@ -41,6 +43,37 @@ export async function chargeQueriedBeforeItsWorker(h: ChargeTestEnv, draft: Char
     taskQueue: deploymentTaskQueues(taskQueue)[record.environment],
     workflowBundle: await workflowBundle(),
     activities: h.store.activities,
+  });
+  return { handle, worker, firstAnswer };
+}
+
+/** What `queriedBeforeItsWorker` needs: how to start the run on a base queue, the queue to poll, the query, the activities. */
+export interface QueryBeforeWorkerPlan<H extends WorkflowHandle> {
+  env: ChargeTestEnv['env'];
+  /** Starts the run on `baseQueue` (a fresh one no worker polls yet). */
+  start(baseQueue: string): Promise<H>;
+  /** The queue the run's workflow tasks go to, of `baseQueue`. */
+  queueOf(baseQueue: string): string;
+  query: QueryDefinition<unknown>;
+  activities: object;
+}
+
+/**
+ * The same split for any workflow type (issue 32 follow-up): the run started on a queue no worker
+ * polls, `query` sent, then a worker of its own started: the query comes with the run's first
+ * workflow task, so the first local activity's result is taken in a second task.
+ */
+export async function queriedBeforeItsWorker<H extends WorkflowHandle>(plan: QueryBeforeWorkerPlan<H>): Promise<{ handle: H; worker: Worker; firstAnswer: Promise<unknown> }> {
+  const base = `split-${randomBase62(8)}`;
+  const handle = await plan.start(base);
+  const firstAnswer = handle.query(plan.query);
+  firstAnswer.catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, QUERY_LEAD_MS));
+  const worker = await Worker.create({
+    connection: plan.env.nativeConnection,
+    taskQueue: plan.queueOf(base),
+    workflowBundle: await workflowBundle(),
+    activities: { ...auditLog.activities, ...plan.activities },
   });
   return { handle, worker, firstAnswer };
 }
