@@ -52,40 +52,39 @@ const RESOURCE_TABLES = `
  * the domain's machine (the pairs are enumerated from `canTransition` and kin and passed to the
  * query, which returns only the pairs that are not). A terminal status followed by another is such a
  * pair. Second, each projection's status is its last event's (a status written without its event, or
- * a payment without any event). Two queries over the events.
+ * a payment without any event). One query, each event's body parsed once.
  */
 export const transitionsAllowed: Invariant = {
   name: 'no forbidden transition, no payment in two terminal states',
   async check(ctx) {
     const allowed = JSON.stringify(allowedPairs().map(([t, f, to]) => ({ t, f, to })));
     const late = JSON.stringify(LATE_PAIRS.map(([t, f, to]) => ({ t, f, to })));
-    const bad = await rows<{ resource_id: string; resource_type: string; from: string; to: string; type: string; sequence: string }>(
+    const found = await rows<{ kind: 'pair' | 'last'; resource_id: string; resource_type: string; from: string | null; to: string | null; type: string | null; sequence: string | null }>(
       ctx,
-      `with h as (
-         select resource_id, resource_type, type, sequence, (body::jsonb)->'data'->>'status' as status,
-                lag((body::jsonb)->'data'->>'status') over w as prev,
+      `with e as materialized (
+         select resource_id, resource_type, type, sequence, (body::jsonb)->'data'->>'status' as status
+           from events where resource_type in ('transaction', 'payout', 'refund', 'dispute', 'settlement')),
+       h as (
+         select e.*, lag(status) over w as prev, row_number() over (partition by resource_id order by sequence desc) as from_end,
                 coalesce(bool_or(type like '%.late_success') over (w rows between unbounded preceding and 1 preceding), false) as late_seen
-           from events where resource_type in ('transaction', 'payout', 'refund', 'dispute', 'settlement')
-         window w as (partition by resource_id order by sequence))
-       select resource_id, resource_type, prev as "from", status as "to", type, sequence::text
+           from e window w as (partition by resource_id order by sequence))
+       select 'pair' as kind, resource_id, resource_type, prev as "from", status as "to", type, sequence
          from h
         where prev is not null and status is distinct from prev
           and not exists (select 1 from jsonb_to_recordset(?::jsonb) a(t text, f text, "to" text) where a.t = h.resource_type and a.f = h.prev and a."to" = h.status)
           and not (late_seen and exists (select 1 from jsonb_to_recordset(?::jsonb) a(t text, f text, "to" text) where a.t = h.resource_type and a.f = h.prev and a."to" = h.status))
-        order by resource_id, sequence`,
+       union all
+       select 'last', p.id, p.resource_type, p.status, l.status, null, null::bigint
+         from (${RESOURCE_TABLES}) p left join (select resource_id, status from h where from_end = 1) l on l.resource_id = p.id
+        where l.status is distinct from p.status
+       order by 1 desc, 2, 7`,
       [allowed, late],
     );
-    const lines = bad.map((b) => `${b.resource_type} ${b.resource_id}: ${b.from} → ${b.to} (event ${b.type}, sequence ${b.sequence}) is not an allowed transition`);
-    const drift = await rows<{ id: string; resource_type: string; status: string; last: string | null }>(
-      ctx,
-      `with last as (
-         select distinct on (resource_id) resource_id, (body::jsonb)->'data'->>'status' as status
-           from events where resource_type in ('transaction', 'payout', 'refund', 'dispute', 'settlement') order by resource_id, sequence desc)
-       select p.id, p.resource_type, p.status, l.status as last
-         from (${RESOURCE_TABLES}) p left join last l on l.resource_id = p.id
-        where l.status is distinct from p.status order by p.id`,
+    const lines = found.map((f) =>
+      f.kind === 'pair'
+        ? `${f.resource_type} ${f.resource_id}: ${f.from} → ${f.to} (event ${f.type}, sequence ${f.sequence}) is not an allowed transition`
+        : `${f.resource_type} ${f.resource_id}: status ${f.from}, but ${f.to === null ? 'it has no event' : `its last event says ${f.to}`}`,
     );
-    for (const d of drift) lines.push(`${d.resource_type} ${d.id}: status ${d.status}, but ${d.last === null ? 'it has no event' : `its last event says ${d.last}`}`);
     return lines;
   },
 };
