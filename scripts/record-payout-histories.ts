@@ -15,6 +15,10 @@ import { payoutReversalOperation } from '../src/temporal/payout-reversal-start';
 import { decidePayoutUpdate, reversePayoutUpdate } from '../workflows/payout-messages';
 import { startPayoutTestEnv, type PayoutOptions, type PayoutTestEnv } from '../test/workflows/support/payout-env';
 import { signalsAnswered, waitFor } from '../test/workflows/support/wait-for';
+import { payoutStartOptions } from '../src/temporal/payout-start';
+import { taskQueueFor } from '../src/temporal/task-queues';
+import { payoutStateQuery } from '../workflows/payout-messages';
+import { queriedBeforeItsWorker } from '../test/workflows/support/query-before-worker';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/payoutWorkflow');
@@ -33,7 +37,32 @@ async function reviewed(h: PayoutTestEnv, decision: 'approve' | 'reject'): Promi
   return handle.fetchHistory();
 }
 
+/**
+ * Issue 32 follow-up (patch 'patches-at-start'): a live payout queried while `beginPayout` runs, so
+ * the first workflow task ends with the begin marker and the rail starts in the next one
+ * (test/workflows/support/query-before-worker.ts); the partner pays it.
+ */
+async function queriedDuringBegin(h: PayoutTestEnv): Promise<History> {
+  const record = await h.payout({ environment: 'live' });
+  h.store.write(record);
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-recorded-split' }]);
+  const { handle, worker, firstAnswer } = await queriedBeforeItsWorker({
+    env: h.env,
+    start: (base) => h.env.client.workflow.start('payoutWorkflow', payoutStartOptions(record, base)),
+    queueOf: (base) => taskQueueFor(base, record.environment),
+    query: payoutStateQuery,
+    activities: { ...h.store.activities, ...h.rail.activities },
+  });
+  return worker.runUntil(async () => {
+    await firstAnswer;
+    await handle.result();
+    return handle.fetchHistory();
+  });
+}
+
 const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
+  // Issue 32 follow-up (patch 'patches-at-start'): a query splits the first task after beginPayout's marker.
+  'live-begin-query-splits-first-task': queriedDuringBegin,
   succeed: (h) => run(h, {}),
   'immediate-failure': (h) => run(h, { sandboxOutcome: 'insufficient_funds' }),
   'pending-timeout': (h) => run(h, { sandboxOutcome: 'pending' }),

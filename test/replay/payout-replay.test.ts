@@ -23,7 +23,7 @@ installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
 test('the recorded scenarios are all there', () => {
   expect(files).toEqual(
     expect.arrayContaining(
-      ['succeed', 'immediate-failure', 'pending-timeout', 'pending-advanced', 'sandbox-reverse', 'review-approved', 'review-rejected', 'review-timeout', 'not-found', 'operator-reversal'].map(
+      ['succeed', 'immediate-failure', 'pending-timeout', 'pending-advanced', 'sandbox-reverse', 'review-approved', 'review-rejected', 'review-timeout', 'not-found', 'operator-reversal', 'live-begin-query-splits-first-task'].map(
         (s) => `${s}.json`,
       ),
     ),
