@@ -19,6 +19,12 @@ import { startSettlementTestEnv, type SettlementStartOptions, type SettlementTes
 import { waitFor } from '../test/workflows/support/wait-for';
 import { retrySettlementUpdate } from '../workflows/settlement-retry-messages';
 import { BUILD_CHECK_INTERVAL_MS } from '../workflows/settlement-retry';
+import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../src/domain/settlement-start';
+import { settlementStartSearchAttributePairs } from '../src/domain/settlement-search-attributes';
+import { newId } from '../src/support/new-id';
+import { taskQueueFor } from '../src/temporal/task-queues';
+import { settlementStateQuery } from '../workflows/settlement';
+import { queriedBeforeItsWorker } from '../test/workflows/support/query-before-worker';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/settlementWorkflow');
@@ -67,7 +73,38 @@ const sweptFirst = (h: SettlementTestEnv) => async (merchantId: string) => {
   await (await h.start({ merchantId })).result();
 };
 
+/**
+ * Issue 32 follow-up (patch 'patches-at-start'): a live batch queried while its sweep runs, so the
+ * first workflow task ends with the sweep's marker and the rail starts in the next one
+ * (test/workflows/support/query-before-worker.ts); the partner pays it.
+ */
+async function queriedDuringSweep(h: SettlementTestEnv): Promise<History> {
+  const merchantId = h.merchant(30_000, 'live');
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-recorded-split' }]);
+  const input: SettlementStart = { settlementId: newId('settlement'), merchantId, environment: 'live', currency: 'GHS', outcome: null, runId: 'run_recorded' };
+  const { handle, worker, firstAnswer } = await queriedBeforeItsWorker({
+    env: h.env,
+    start: (base) =>
+      h.env.client.workflow.start(SETTLEMENT_WORKFLOW_TYPE, {
+        workflowId: input.settlementId,
+        taskQueue: taskQueueFor(base, 'live'),
+        args: [input],
+        typedSearchAttributes: settlementStartSearchAttributePairs(input),
+      }),
+    queueOf: (base) => taskQueueFor(base, 'live'),
+    query: settlementStateQuery,
+    activities: { ...h.store.activities, ...h.rail.activities },
+  });
+  return worker.runUntil(async () => {
+    await firstAnswer;
+    await handle.result();
+    return handle.fetchHistory();
+  });
+}
+
 const SCENARIOS: Record<string, (h: SettlementTestEnv) => Promise<History>> = {
+  // Issue 32 follow-up (patch 'patches-at-start'): a query splits the first task after the sweep's marker.
+  'live-sweep-query-splits-first-task': queriedDuringSweep,
   paid: (h) => run(h, { merchantId: h.merchant(40_000) }),
   // A failed batch's run stays open until retried: these three are the history up to that wait.
   failed: async (h) => (await failedAndWaiting(h, { merchantId: h.merchant(25_000), outcome: 'failed' })).fetchHistory(),

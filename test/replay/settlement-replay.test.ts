@@ -37,6 +37,7 @@ test('the recorded scenarios are all there', () => {
         'live-failed-retried',
         'retry-new-batch-paid',
         'retry-new-batch-nothing',
+        'live-sweep-query-splits-first-task',
       ].map((s) => `${s}.json`),
     ),
   );
