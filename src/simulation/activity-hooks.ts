@@ -14,16 +14,20 @@ type After = (result: unknown, args: unknown[]) => unknown;
 export interface ActivityHooks {
   /** For createPaymentsWorker's `wrapActivities`. */
   wrap<T extends object>(activities: T): T;
+  /** The next `times` calls of `name` fail (replacing what was due: 0 cancels). */
   failActivity(name: string, times: number): void;
   /** Replaces the activity's result by what `fn` answers (it may throw); returns a function that removes the hook. */
   afterActivity(name: string, fn: After): () => void;
   /** Failures still due, by activity (for a clear message when one never ran). */
   pendingFailures(): Record<string, number>;
+  /** Activities running in this process now (local ones included), by name. */
+  inFlight(): Record<string, number>;
 }
 
 export function createActivityHooks(): ActivityHooks {
   const failures = new Map<string, number>();
   const after = new Map<string, After>();
+  const running = new Map<string, number>();
   return {
     wrap<T extends object>(activities: T): T {
       const wrapped: Record<string, AnyActivity> = {};
@@ -34,21 +38,29 @@ export function createActivityHooks(): ActivityHooks {
             failures.set(name, due - 1);
             throw ApplicationFailure.retryable(`simulated failure of ${name} (${due - 1} more to come)`, 'SimulatedActivityFailure');
           }
-          const result = await fn(...args);
-          const hook = after.get(name);
-          return hook ? hook(result, args) : result;
+          running.set(name, (running.get(name) ?? 0) + 1);
+          try {
+            const result = await fn(...args);
+            const hook = after.get(name);
+            return hook ? await hook(result, args) : result;
+          } finally {
+            running.set(name, running.get(name)! - 1);
+          }
         };
       }
       return wrapped as T;
     },
     failActivity(name, times) {
-      failures.set(name, (failures.get(name) ?? 0) + times);
+      failures.set(name, Math.max(0, times));
     },
     afterActivity(name, fn) {
       after.set(name, fn);
       return () => {
         if (after.get(name) === fn) after.delete(name);
       };
+    },
+    inFlight() {
+      return Object.fromEntries([...running].filter(([, n]) => n > 0));
     },
     pendingFailures() {
       return Object.fromEntries([...failures].filter(([, n]) => n > 0));

@@ -1,0 +1,225 @@
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Rng } from '../chaos/random';
+import { loadWebhookConfig } from '../config';
+import type { ServiceDeps } from '../services/context';
+import { startChargeReconciler } from '../runtime/charge-reconciler';
+import { startChargeStartRelay } from '../runtime/charge-start-relay';
+import { startDisputeStartRelay } from '../runtime/dispute-start-relay';
+import { startPayoutStartRelay } from '../runtime/payout-start-relay';
+import { startRefundStartRelay } from '../runtime/refund-start-relay';
+import { createLogger } from '../support/logger';
+import { createApiMetrics } from '../support/metrics';
+import { resetIdSource, setIdSource } from '../support/new-id';
+import { createSecretBox, parseKeyring, parseSecretsKey } from '../support/secret-box';
+import type { TemporalHandle } from '../temporal/connection';
+import { codecDataConverter, createPayloadCodec } from '../temporal/payload-codec';
+import { declareSearchAttributes } from '../temporal/test-server-attributes';
+import { startOutboxRelay } from '../webhooks/outbox-relay';
+import { createPaymentsWorker, installRuntime } from '../../workers/create-worker';
+import { createActivityHooks, type ActivityHooks } from './activity-hooks';
+import { startListeners } from './listeners';
+import { waitUntilQuiet } from './quiet';
+import { startReceivers } from './receivers';
+import { createRegistry } from './registry';
+import { realNow, setSqlOffset, shiftProcessDate } from './sim-clock';
+import { createSimDatabase, simServerUrl } from './sim-database';
+import { startSimPartner } from './sim-partner';
+import type { SimAnswer, SimContext } from './types';
+
+/**
+ * The deterministic simulation's engine (docs/simulation.md "The engine"), all in this process: a
+ * database of its own, Temporal's time-skipping test server, the real payments worker and its relays,
+ * the API's two listeners, the fake partner with the real MoMo adapter, webhook receivers; one clock;
+ * ids from the seed. `close` stops everything and puts the process back (Date, id source).
+ */
+
+export interface EngineOptions {
+  seed: number;
+  /** A PostgreSQL URL whose user may CREATE DATABASE; default TEST_DATABASE_URL, else DATABASE_URL. */
+  serverUrl?: string;
+  /** Keep the run's database after close (its name: `engine.database`). */
+  keepDatabase?: boolean;
+  /** Alias of keepDatabase. */
+  keepDb?: boolean;
+  /** How many webhook receivers (default 3). */
+  receivers?: number;
+  /** SECRETS_KEY of the run (base64, 32 bytes); default TEST_SECRETS_KEY, else a random one. */
+  secretsKey?: string;
+  /** Real-time bound of one settle (default 60 s). */
+  settleBoundMs?: number;
+}
+
+export type Engine = SimContext & {
+  seed: number;
+  /** The run's database name. */
+  database: string;
+  /** The activity hooks of the worker (failActivity, afterActivity: an injected defect). */
+  hooks: ActivityHooks;
+  /** The API's listeners. */
+  urls: { sandbox: string; live: string };
+  close(): Promise<void>;
+};
+
+const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** TEMPORAL_TEST_SERVER_PATH, checked: one line when it is missing. */
+function testServerBinary(): string {
+  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: the simulation needs Temporal\'s time-skipping test server (bash scripts/install-temporal.sh)');
+  if (!fs.existsSync(path)) throw new Error(`TEMPORAL_TEST_SERVER_PATH=${path} does not exist: install it with bash scripts/install-temporal.sh`);
+  return path;
+}
+
+export async function startEngine(options: EngineOptions): Promise<Engine> {
+  const seed = options.seed;
+  const binary = testServerBinary();
+  const serverUrl = simServerUrl(options.serverUrl);
+  const keep = options.keepDatabase ?? options.keepDb ?? false;
+  const secretsKey = options.secretsKey ?? process.env.TEST_SECRETS_KEY ?? randomBytes(32).toString('base64');
+  const stops: Array<() => Promise<unknown>> = [];
+  const closeAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error('simulation engine: a stop failed:', error));
+    stops.length = 0;
+  };
+
+  const clock = shiftProcessDate();
+  stops.push(async () => clock.restore());
+  const ids = new Rng(seed).fork('ids');
+  setIdSource((length) => Array.from({ length }, () => ID_ALPHABET[ids.int(0, 61)]).join(''));
+  stops.push(async () => resetIdSource());
+  try {
+    // Pool 28 as the harness: the worker's activity slots, its webhook lanes and the relays.
+    const db = await createSimDatabase(serverUrl, seed, 28);
+    stops.push(() => db.close(keep));
+    const orm = db.orm;
+
+    installRuntime('ERROR');
+    const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binary } } });
+    stops.push(() => env.teardown());
+    await declareSearchAttributes(env);
+    const codec = createPayloadCodec(parseKeyring(secretsKey));
+    const secretBox = createSecretBox(parseSecretsKey(secretsKey));
+    // A plain client on the test server's connection (not its time-skipping client): time moves only
+    // when the engine says so (timeJump), never because someone awaits a result.
+    const client = new Client({ connection: env.connection, namespace: 'default', dataConverter: codecDataConverter(codec) });
+    const temporal: TemporalHandle = { connection: env.connection, client, namespace: 'default' };
+    const taskQueue = `sim-${seed >>> 0}-${randomBytes(3).toString('hex')}`;
+    const log = createLogger('silent');
+    const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '50' });
+
+    const syncClock = async () => {
+      const offset = (await env.currentTimeMs()) - realNow();
+      clock.setOffset(offset);
+      await setSqlOffset((sql, params) => orm.em.getConnection().execute(sql, params), offset);
+    };
+    await syncClock();
+
+    const partner = await startSimPartner();
+    stops.push(() => partner.close());
+    const callbackSecret = randomBytes(32).toString('base64url');
+    const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, liveRail: 'partner', partnerCallbacks: { callbackSecret } };
+    const listeners = await startListeners(deps);
+    stops.push(() => listeners.close());
+    partner.connect(listeners.urls.live, callbackSecret);
+
+    const receivers = await startReceivers(options.receivers ?? 3, async (deliveryId) => {
+      const rows = await orm.em.getConnection().execute<Array<{ secret_box: string; previous_secret_box: string | null; retired_secrets: Array<{ box: string }> }>>(
+        `select e.secret_box, e.previous_secret_box, e.retired_secrets from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where d.id = ?`,
+        [deliveryId],
+      );
+      return rows.flatMap((r) => [r.secret_box, r.previous_secret_box, ...(r.retired_secrets ?? []).map((s) => s.box)]).filter((b): b is string => !!b).map((b) => secretBox.open(b));
+    });
+    stops.push(() => receivers.close());
+
+    const hooks = createActivityHooks();
+    const inFlight = () => Object.entries(hooks.inFlight()).map(([name, n]) => `${n} ${name} running in this process`);
+    let running: { stop(): Promise<void> } | undefined;
+    const startWorker = async () => {
+      const { worker, connection, client: workerClient } = await createPaymentsWorker({
+        orm, address: env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap,
+      });
+      const done = worker.run();
+      // As workers/main.ts: the outbox relay on the worker's connection with eager start; the start relays and the reconciler.
+      const relay = startOutboxRelay({ orm, client: workerClient, eagerStart: true, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);
+      const relayDeps = { orm, client, taskQueue, log };
+      const loops = [startChargeStartRelay(relayDeps), startPayoutStartRelay(relayDeps), startRefundStartRelay(relayDeps), startDisputeStartRelay(relayDeps), startChargeReconciler(relayDeps)];
+      running = {
+        async stop() {
+          await relay.stop();
+          for (const loop of loops) await loop.stop();
+          worker.shutdown();
+          await done;
+          await connection.close();
+        },
+      };
+    };
+    const stopWorker = async () => {
+      const current = running;
+      running = undefined;
+      await current?.stop();
+    };
+    await startWorker();
+    stops.push(stopWorker);
+
+    const registry = createRegistry();
+    const now = () => env.currentTimeMs();
+    const engine: Engine = {
+      seed,
+      database: db.name,
+      hooks,
+      urls: listeners.urls,
+      orm,
+      temporal,
+      taskQueue,
+      registry,
+      async api(environment, method, path, opts = {}): Promise<SimAnswer> {
+        const headers: Record<string, string> = {};
+        if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+        if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
+        let body: string | undefined;
+        if (opts.body !== undefined) {
+          body = JSON.stringify(opts.body);
+          headers['content-type'] = 'application/json';
+        }
+        const response = await fetch(listeners.urls[environment] + path, { method, headers, body });
+        const text = await response.text();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        return { status: response.status, json, headers: response.headers };
+      },
+      async timeJump(ms) {
+        await env.sleep(ms);
+        await syncClock();
+      },
+      now,
+      async restartWorker() {
+        await stopWorker();
+        await startWorker();
+      },
+      async cutDbConnections() {
+        await db.cutConnections();
+      },
+      failActivity: (name, times) => hooks.failActivity(name, times),
+      receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
+      partner: { setBehaviour: (b) => partner.setBehaviour(b), statement: (day, breaks) => partner.statement(day, breaks) },
+      async settle() {
+        await waitUntilQuiet({ orm, client, now, alsoBusy: inFlight }, { boundMs: options.settleBoundMs });
+        await syncClock();
+      },
+      async close() {
+        await closeAll();
+      },
+    };
+    return engine;
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The simulation's engine (src/simulation/engine.ts) on its own: a database of its own with the one
+ * clock, Temporal's time-skipping test server, the real worker and API. Each control of SimContext is
+ * used once and shown to act; two engines of one seed mint the same first ids.
+ */
+import { createMerchant } from '../../src/persistence/merchants/merchant-store';
+import { startEngine, type Engine } from '../../src/simulation/engine';
+import { waitUntilQuiet } from '../../src/simulation/quiet';
+
+const SEED = 4242;
+const DAY = 86_400_000;
+let engine: Engine;
+let firstIds: string[];
+let key: string;
+const timings: Record<string, number> = {};
+
+const timed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+  const started = performance.now();
+  try {
+    return await run();
+  } finally {
+    timings[name] = Math.round(performance.now() - started);
+  }
+};
+
+const sql = <T extends object[]>(text: string, params: unknown[] = []) => engine.orm.em.getConnection().execute<T>(text, params);
+
+const body = (reference: string) => ({
+  amount: 15000,
+  currency: 'GHS',
+  channel: 'mobile_money',
+  momo_network_id: '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01',
+  customer: { identifier: '233241234567', name: 'Ama Mensah' },
+  reference,
+  metadata: {},
+});
+
+/** A sandbox charge through the API, then settle, the sandbox's 3 s (a time jump), settle: its status. */
+async function chargeToTheEnd(reference: string): Promise<{ id: string; status: string }> {
+  const created = await engine.api('sandbox', 'POST', '/v1/charges', { key, body: body(reference), idempotencyKey: `idem-${reference}` });
+  expect(created.status).toBe(200);
+  await engine.settle();
+  await engine.timeJump(10_000);
+  await engine.settle();
+  const read = await engine.api('sandbox', 'GET', `/v1/charges/${created.json.id}`, { key });
+  return { id: created.json.id, status: read.json.status };
+}
+
+beforeAll(async () => {
+  engine = await timed('engine start', () => startEngine({ seed: SEED }));
+  const m = await createMerchant(engine.orm, 'Simulated merchant');
+  firstIds = [m.id, m.testKey.id, m.liveKey.id];
+  key = m.testKey.secret;
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.close();
+  console.log(`simulation engine timings (ms): ${JSON.stringify(timings)}`);
+});
+
+test('a sandbox charge through the API reaches succeeded after settle and a time jump', async () => {
+  const charge = await timed('first charge', () => chargeToTheEnd('sim-1'));
+  expect(charge.status).toBe('succeeded');
+  // The engine's database is its own: the charge is there, nowhere else.
+  const [row] = await sql<Array<{ status: string }>>(`select status from charges where id = ?`, [charge.id]);
+  expect(row.status).toBe('succeeded');
+});
+
+test('a time jump of 2 days moves Date.now(), the test server, SQL now() and a new row\'s default created_at together', async () => {
+  const before = { date: Date.now(), server: await engine.now(), sql: await sqlNow() };
+  await timed('time jump 2 days', () => engine.timeJump(2 * DAY));
+  const after = { date: Date.now(), server: await engine.now(), sql: await sqlNow() };
+  for (const clock of ['date', 'server', 'sql'] as const) {
+    expect(after[clock] - before[clock]).toBeGreaterThan(2 * DAY - 5_000);
+    expect(after[clock] - before[clock]).toBeLessThan(2 * DAY + 60_000);
+  }
+  expect(Math.abs(after.date - after.server)).toBeLessThan(5_000);
+  expect(Math.abs(after.sql - after.server)).toBeLessThan(5_000);
+  // A column default (created_at default now(), made by the migrations) follows the offset too.
+  const m = await createMerchant(engine.orm, 'Created after the jump');
+  const [row] = await sql<Array<{ at: number; clock: number }>>(
+    `select extract(epoch from created_at) * 1000 as at, extract(epoch from clock_timestamp()) * 1000 as clock from merchants where id = ?`,
+    [m.id],
+  );
+  expect(Math.abs(Number(row.at) - after.server)).toBeLessThan(10_000);
+  expect(Math.abs(Number(row.clock) - after.server)).toBeLessThan(10_000);
+  const [defaulted] = await sql<Array<{ at: number }>>(`insert into sim_clock_probe default values returning extract(epoch from at) * 1000 as at`).catch(async () => {
+    await sql(`create table sim_clock_probe (at timestamptz not null default now())`);
+    return sql<Array<{ at: number }>>(`insert into sim_clock_probe default values returning extract(epoch from at) * 1000 as at`);
+  });
+  expect(Math.abs(Number(defaulted.at) - after.server)).toBeLessThan(10_000);
+});
+
+async function sqlNow(): Promise<number> {
+  const [row] = await sql<Array<{ ms: number }>>(`select extract(epoch from now()) * 1000 as ms`);
+  return Number(row.ms);
+}
+
+test('after cutDbConnections a request still works', async () => {
+  const cut = await engine.orm.em.getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from pg_stat_activity where datname = current_database()`);
+  expect(cut[0].n).toBeGreaterThanOrEqual(2);
+  await engine.cutDbConnections();
+  const list = await engine.api('sandbox', 'GET', '/v1/charges', { key });
+  expect(list.status).toBe(200);
+});
+
+test('after restartWorker a charge still completes', async () => {
+  await timed('restart worker', () => engine.restartWorker());
+  expect((await chargeToTheEnd('sim-restart')).status).toBe('succeeded');
+});
+
+test('failActivity: the activity fails the times asked, then the charge completes', async () => {
+  engine.failActivity('applyChargeTransition', 2);
+  let calls = 0;
+  const stop = engine.hooks.afterActivity('applyChargeTransition', (result) => {
+    calls++;
+    return result;
+  });
+  const charge = await chargeToTheEnd('sim-fail');
+  expect(engine.hooks.pendingFailures()).toEqual({});
+  expect(charge.status).toBe('succeeded');
+  // The failures were taken (a failure is consumed only by a call), then a call succeeded.
+  expect(calls).toBeGreaterThanOrEqual(1);
+  stop();
+});
+
+test('settle fails with a clear message naming what is busy', async () => {
+  engine.failActivity('applyChargeTransition', 1000);
+  const created = await engine.api('sandbox', 'POST', '/v1/charges', { key, body: body('sim-busy'), idempotencyKey: 'idem-sim-busy' });
+  expect(created.status).toBe(200);
+  await engine.timeJump(10_000);
+  await expect(settleWithin(3_000)).rejects.toThrow(/^the engine did not settle within 3 s; still busy: .*(applyChargeTransition|workflow txn_\w+: a workflow task under way)/);
+  engine.failActivity('applyChargeTransition', 0);
+});
+
+async function settleWithin(boundMs: number): Promise<void> {
+  await waitUntilQuiet({ orm: engine.orm, client: engine.temporal.client, now: () => engine.now() }, { boundMs });
+}
+
+test('two engines of one seed mint the same first ids', async () => {
+  await engine.close();
+  const again = await timed('second engine start', () => startEngine({ seed: SEED }));
+  engine = again;
+  const m = await createMerchant(again.orm, 'Simulated merchant');
+  expect([m.id, m.testKey.id, m.liveKey.id]).toEqual(firstIds);
+}, 60_000);
