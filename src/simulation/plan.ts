@@ -41,7 +41,7 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
   const needsMerchant = made.merchant === 0;
   switch (kind) {
     case 'create_merchant':
-      return { params: creating(made, 'merchant', { name: `Sim ${seed} #${made.merchant + 1}`, review_threshold: rng.int(20, 200) * 100, verified: rng.chance(0.9), settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}` }) };
+      return { params: creating(made, 'merchant', { name: `Sim ${seed} #${made.merchant + 1}`, review_threshold: rng.int(20, 200) * 100, verified: made.merchant === 0 || rng.chance(0.8), settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}` }) };
     case 'create_endpoint':
       if (needsMerchant) return { need: 'create_merchant' };
       return { refs: merchant(), params: creating(made, 'endpoint', { receiver: rng.int(0, RECEIVERS - 1), timeout_seconds: rng.int(1, 5) }) };
@@ -130,7 +130,7 @@ function operatorStep(rng: Rng, made: Made): Built {
 
 /**
  * The plan of a run: `steps` steps drawn from `seed` (pure: the same arguments give the same plan).
- * It opens with a merchant and a webhook endpoint; then each step's kind is drawn by STEP_WEIGHTS, and
+ * It opens with a merchant (verified for live: later merchants are, mostly) and a webhook endpoint; then each step's kind is drawn by STEP_WEIGHTS, and
  * a step that needs something no earlier step creates is replaced by the step that creates it.
  */
 export function plan(seed: number, steps: number): Plan {

@@ -28,6 +28,7 @@ test('the same seed gives the same plan; another seed another plan', () => {
 test('a plan opens with a merchant and an endpoint, and a long one has every kind of step', () => {
   const steps = plan(11, 2000).steps;
   expect(steps[0]!.kind).toBe('create_merchant');
+  expect(steps[0]!.params.verified).toBe(true);
   expect(steps[1]!.kind).toBe('create_endpoint');
   const kinds = new Set(steps.map((s) => s.kind));
   expect([...kinds].sort()).toEqual((Object.keys(STEP_WEIGHTS) as StepKind[]).sort());
