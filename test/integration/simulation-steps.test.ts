@@ -1,0 +1,43 @@
+/**
+ * The simulation's steps on a real engine (src/simulation/engine.ts): a short plan runs through
+ * runPlan with no invariants; every step is done, or skipped with why; and the same seed gives the
+ * same trace (kinds, results, created ids) and the same answers' statuses.
+ */
+import { startEngine } from '../../src/simulation/engine';
+import { plan } from '../../src/simulation/plan';
+import { runPlan } from '../../src/simulation/run';
+import type { RunResult } from '../../src/simulation/types';
+
+const SEED = 3303;
+const STEPS = 25;
+
+async function runOnce(): Promise<{ result: RunResult; statuses: number[] }> {
+  const engine = await startEngine({ seed: SEED });
+  try {
+    const result = await runPlan(engine, plan(SEED, STEPS), []);
+    return { result, statuses: engine.registry.requests.map((r) => r.status) };
+  } finally {
+    await engine.close();
+  }
+}
+
+const shape = (result: RunResult) => result.trace.map(({ n, kind, result: r, created }) => ({ n, kind, result: r, created: created ?? [] }));
+
+test('a short plan runs step by step, and the same seed gives the same trace', async () => {
+  const first = await runOnce();
+  expect(first.result.stepsRun).toBe(STEPS);
+  expect(first.result.failure).toBeNull();
+  for (const outcome of first.result.trace) {
+    expect(['done', 'skipped']).toContain(outcome.result);
+    expect(outcome.detail.length).toBeGreaterThan(0);
+  }
+  // The plan opens with a merchant and an endpoint, both created.
+  expect(first.result.trace[0]!.created?.[0]?.kind).toBe('merchant');
+  expect(first.result.trace[1]!.created?.[0]?.kind).toBe('endpoint');
+  // Steps reach the engine: charges are created through the API, and requests recorded with their answers.
+  expect(first.result.trace.flatMap((o) => o.created ?? []).some((c) => c.kind === 'charge')).toBe(true);
+  expect(first.statuses.length).toBeGreaterThan(0);
+  const second = await runOnce();
+  expect(shape(second.result)).toEqual(shape(first.result));
+  expect(second.statuses).toEqual(first.statuses);
+}, 240_000);
