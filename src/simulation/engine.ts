@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Rng } from '../chaos/random';
-import { loadWebhookConfig } from '../config';
+import { loadConfig, loadWebhookConfig } from '../config';
 import type { ServiceDeps } from '../services/context';
 import { startChargeReconciler } from '../runtime/charge-reconciler';
 import { startChargeStartRelay } from '../runtime/charge-start-relay';
@@ -18,6 +18,7 @@ import type { TemporalHandle } from '../temporal/connection';
 import { codecDataConverter, createPayloadCodec } from '../temporal/payload-codec';
 import { declareSearchAttributes } from '../temporal/test-server-attributes';
 import { startOutboxRelay } from '../webhooks/outbox-relay';
+import type { FakePartner } from '../rail/fake-partner';
 import { createPaymentsWorker, installRuntime } from '../../workers/create-worker';
 import { createActivityHooks, type ActivityHooks } from './activity-hooks';
 import { startListeners } from './listeners';
@@ -60,6 +61,8 @@ export type Engine = SimContext & {
   hooks: ActivityHooks;
   /** The API's listeners. */
   urls: { sandbox: string; live: string };
+  /** The fake partner itself (its requests, transactions and callbacks: what a test looks at). */
+  fakePartner: FakePartner;
   close(): Promise<void>;
 };
 
@@ -165,16 +168,20 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     stops.push(stopWorker);
 
     const registry = createRegistry();
+    // The configuration an operator's tools would run with against this engine (SimContext.config).
+    const config = loadConfig({ DATABASE_URL: db.url, SECRETS_KEY: secretsKey, TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'silent' });
     const now = () => env.currentTimeMs();
     const engine: Engine = {
       seed,
       database: db.name,
       hooks,
       urls: listeners.urls,
+      fakePartner: partner.fake,
       orm,
       temporal,
       taskQueue,
       registry,
+      config,
       async api(environment, method, path, opts = {}): Promise<SimAnswer> {
         const headers: Record<string, string> = {};
         if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -194,6 +201,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         }
         return { status: response.status, json, headers: response.headers };
       },
+      // The test server skips no time while a workflow task or an activity is under way: a jump made
+      // while the engine is busy passes at the pace of real time. Settle first (the runner does).
       async timeJump(ms) {
         await env.sleep(ms);
         await syncClock();
