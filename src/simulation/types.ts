@@ -147,7 +147,7 @@ export interface SimContext {
      * let the deliveries invariant match each request to its recorded attempt exactly; `refusal` says
      * why a signature did not verify.
      */
-    received(): ReadonlyArray<{ receiver: number; eventId: string; signatureOk: boolean; at: number; deliveryId?: string; attempt?: number; refusal?: string }>;
+    received(): ReadonlyArray<{ receiver: number; eventId: string; signatureOk: boolean; at: number; deliveryId?: string; attempt?: number; refusal?: string; answered?: number }>;
   };
   /** The fake partner in this process: its behaviour for the next live payments, and its statement. */
   partner: {
