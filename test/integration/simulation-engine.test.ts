@@ -66,6 +66,22 @@ test('a sandbox charge through the API reaches succeeded after settle and a time
   expect(row.status).toBe('succeeded');
 });
 
+test('webhook receivers check the signatures of the deliveries they get, and answer as their mode says', async () => {
+  const endpoint = await engine.api('sandbox', 'POST', '/v1/webhook-endpoints', { key, body: { url: engine.receivers.url(0), subscribed_events: [] } });
+  expect(endpoint.status).toBe(201);
+  expect((await chargeToTheEnd('sim-hooks')).status).toBe('succeeded');
+  const ok = engine.receivers.received().filter((r) => r.receiver === 0);
+  expect(ok.length).toBeGreaterThanOrEqual(2); // created and succeeded at least
+  expect(ok.every((r) => r.signatureOk && r.eventId.startsWith('evt_'))).toBe(true);
+  engine.receivers.setMode(0, 'fail_500');
+  const before = engine.receivers.received().length;
+  await chargeToTheEnd('sim-hooks-500');
+  const failed = engine.receivers.received().slice(before);
+  expect(failed.length).toBeGreaterThanOrEqual(1);
+  expect(failed.every((r) => r.answered === 500 && r.signatureOk)).toBe(true);
+  engine.receivers.setMode(0, 'ok');
+});
+
 test('a time jump of 2 days moves Date.now(), the test server, SQL now() and a new row\'s default created_at together', async () => {
   const before = { date: Date.now(), server: await engine.now(), sql: await sqlNow() };
   await timed('time jump 2 days', () => engine.timeJump(2 * DAY));
