@@ -28,7 +28,7 @@ export interface ShrinkOptions {
   invariant?: string;
   /** At most this many trials (default 500); then the smallest failing plan found so far. */
   maxTrials?: number;
-  /** Stop trying after this time (ms since the epoch); then the smallest failing plan found so far. */
+  /** Stop trying once `performance.now()` passes this; then the smallest failing plan found so far. */
   deadline?: number;
   /** Called after every trial (progress lines). */
   onTrial?: (trial: ShrinkTrial) => void;
@@ -60,7 +60,7 @@ export async function shrink(
   let best: Step[] = plan.steps;
 
   const keyOf = (steps: Step[]) => steps.map((s) => s.n).join(',');
-  const outOfBudget = () => trials >= maxTrials || (options.deadline !== undefined && Date.now() >= options.deadline);
+  const outOfBudget = () => trials >= maxTrials || (options.deadline !== undefined && performance.now() >= options.deadline);
 
   /** Runs a candidate (once per distinct subset); true when it fails with the target invariant. */
   const fails = async (steps: Step[]): Promise<Step[] | null> => {

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, type RunningPostgres } from '../persistence/embedded-postgres';
+import { privateDirMode } from '../support/private-dir';
+import type { SimulateOptions } from './cli-options';
+import { plan } from './plan';
+import { writeReproFile } from './repro-file';
+import { describeFailure, runSession, shrinkSession, stepLine } from './session';
+import { MAX_SEED } from './cli-options';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The time-skipping test server: TEMPORAL_TEST_SERVER_PATH, else what scripts/install-temporal.sh installs. */
+export function testServerBinary(env: NodeJS.ProcessEnv = process.env): { path: string } | { missing: string } {
+  const candidates = [env.TEMPORAL_TEST_SERVER_PATH, path.join(ROOT, '.cache/temporal/bin/temporal-test-server')].filter((c): c is string => !!c);
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (found) return { path: found };
+  return { missing: `the Temporal test server is missing (looked at ${candidates.join(', ')}): install it with "bash scripts/install-temporal.sh" or set TEMPORAL_TEST_SERVER_PATH` };
+}
+
+/** A free TCP port on 127.0.0.1 (for the embedded PostgreSQL). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The PostgreSQL server the runs' databases go on: DATABASE_URL's, else an embedded one in a temporary folder. */
+async function databaseServer(say: (line: string) => void, keep: boolean): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simulate-pg-'));
+  // Started by root, PostgreSQL runs as `postgres`, which must pass through the folder (0711, as DATA_DIR).
+  fs.chmodSync(dir, privateDirMode());
+  const port = await freePort();
+  say(`no DATABASE_URL: an embedded PostgreSQL in ${dir} on port ${port}`);
+  let server: RunningPostgres;
+  try {
+    server = await startEmbeddedPostgres(path.join(dir, 'data'), port, () => {}, ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']);
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      if (keep) say(`the embedded PostgreSQL's data stays in ${dir}`);
+      else fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/**
+ * `npm run simulate`: one seed, or seed after seed for --hours; prints a line per seed, the failure
+ * (seed, step, invariant and its lines), the shrinking and the reproduction's path, then a summary.
+ * Answers the exit code: 0 no violation, 1 a violation, 2 the run could not happen.
+ */
+export async function runSimulateCli(options: SimulateOptions, say: (line: string) => void): Promise<number> {
+  say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
+  const binary = testServerBinary();
+  if ('missing' in binary) {
+    say(`simulate: ${binary.missing}`);
+    return 2;
+  }
+  process.env.TEMPORAL_TEST_SERVER_PATH = binary.path;
+  let server: { url: string; stop(): Promise<void> };
+  try {
+    server = await databaseServer(say, options.keepDb);
+  } catch (error) {
+    say(`simulate: no PostgreSQL: set DATABASE_URL to a server whose user may create databases, or let the embedded one start (${(error as Error).message.split('\n')[0]})`);
+    return 2;
+  }
+  // performance.now(), not Date: the engine shifts the process's Date with workflow time while it runs.
+  const started = performance.now();
+  const deadline = options.hours === undefined ? undefined : started + options.hours * 3_600_000;
+  let seeds = 0;
+  let steps = 0;
+  let violations = 0;
+  try {
+    let seed = options.seed;
+    do {
+      const thePlan = plan(seed, options.steps);
+      const result = await runSession(thePlan, { defect: options.defect, keepDb: options.keepDb, serverUrl: server.url });
+      seeds += 1;
+      steps += result.stepsRun;
+      say(`seed ${seed}: ${result.stepsRun} steps in ${seconds(result.ms)} s (${(result.stepsRun / (result.ms / 1000)).toFixed(1)} steps/s): ${result.failure ? 'FAILED' : 'no violation'}${result.database ? `; database ${result.database}` : ''}`);
+      if (result.failure) {
+        violations += 1;
+        for (const line of describeFailure(seed, result.failure)) say(line);
+        if (options.shrink) {
+          const invariant = result.failure.violations[0]!.invariant;
+          say(`shrinking ${result.failure.step.n + 1} steps, keeping "${invariant}" failing (at most ${options.maxTrials} trials)…`);
+          const shrunk = await shrinkSession(thePlan, result.failure, invariant, {
+            defect: options.defect,
+            serverUrl: server.url,
+            maxTrials: options.maxTrials,
+            onTrial: (t) => say(`  trial ${t.trial}: ${t.size} steps ${t.failed ? 'still fail' : t.invariant ? `fail otherwise (${t.invariant})` : 'pass'}; smallest so far ${t.best}`),
+          });
+          say(`shrunk to ${shrunk.plan.steps.length} steps in ${shrunk.trials} trials, ${seconds(shrunk.ms)} s:`);
+          for (const s of shrunk.plan.steps) say(`  ${s.n}: ${stepLine(s)}`);
+          const file = writeReproFile(options.reproDir, {
+            plan: shrunk.plan,
+            step: result.failure.step,
+            violation: result.failure.violations.find((v) => v.invariant === invariant)!,
+            originalSteps: thePlan.steps.length,
+          });
+          say(`reproduction: ${file}`);
+        }
+        break;
+      }
+      seed = seed >= MAX_SEED ? 1 : seed + 1;
+    } while (deadline !== undefined && performance.now() < deadline);
+  } finally {
+    await server.stop();
+  }
+  const ms = performance.now() - started;
+  say(`summary: seeds ${seeds}, steps ${steps}, violations ${violations}, ${seconds(ms)} s (${(steps / (ms / 1000)).toFixed(1)} steps/s)`);
+  return violations > 0 ? 1 : 0;
+}

@@ -1,0 +1,102 @@
+import { injectDefect, type DefectName } from './defects';
+import { startEngine } from './engine';
+import { ALL_INVARIANTS } from './invariants';
+import { runPlan } from './run';
+import { shrink, type ShrinkTrial, type TrialFailure } from './shrink';
+import type { Invariant, Plan, RunResult, Step, StepOutcome } from './types';
+
+/**
+ * One simulation run from a plan to its result, on a fresh engine (its own database, its own test
+ * server), as `npm run simulate`, the short test in npm test, the defect test and a reproduction file
+ * run it; and the shrinking of a failure, each trial on a fresh engine.
+ */
+
+export interface SessionOptions {
+  /** An injected defect (src/simulation/defects.ts). */
+  defect?: DefectName;
+  /** Keep the run's database instead of dropping it. */
+  keepDb?: boolean;
+  /** The PostgreSQL server the run's database goes on (default: the engine's, TEST_DATABASE_URL else DATABASE_URL). */
+  serverUrl?: string;
+  /** Every invariant unless told. */
+  invariants?: Invariant[];
+  /** Each step's outcome as it happens (progress). */
+  onStep?: (outcome: StepOutcome) => void;
+}
+
+export interface SessionResult extends RunResult {
+  /** Wall time of the run, engine start and stop included. */
+  ms: number;
+  /** The run's database, when kept. */
+  database?: string;
+}
+
+/** Runs `plan` on a fresh engine with every invariant (or those given); the engine is closed after. */
+export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionResult> {
+  const started = performance.now();
+  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl });
+  try {
+    if (options.defect) injectDefect(options.defect, { hooks: engine.hooks, orm: engine.orm });
+    const result = await runPlan(engine, plan, options.invariants ?? ALL_INVARIANTS, { onStep: options.onStep });
+    return { ...result, ms: Math.round(performance.now() - started), ...(options.keepDb ? { database: engine.database } : {}) };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** A failure as the CLI prints it: the seed, the step (n, kind, refs, params), each broken invariant and its lines. */
+export function describeFailure(seed: number, failure: NonNullable<RunResult['failure']>): string[] {
+  const { step, violations } = failure;
+  return [
+    `FAILED seed ${seed} after step ${step.n}: ${stepLine(step)}`,
+    ...violations.flatMap((v) => [`  invariant: ${v.invariant}`, ...v.lines.slice(0, 30).map((l) => `    ${l}`), ...(v.lines.length > 30 ? [`    … ${v.lines.length - 30} more`] : [])]),
+  ];
+}
+
+/** `sandbox_charge refs=[merchant#0] {"amount":1500,…}`. */
+export function stepLine(step: Step): string {
+  const refs = step.refs && step.refs.length > 0 ? ` refs=[${step.refs.map((r) => `${r.kind}#${r.index}`).join(',')}]` : '';
+  return `${step.kind}${refs} ${JSON.stringify(step.params)}`;
+}
+
+/** What a trial reports to the shrinker: the target invariant when it failed among others, else the first. */
+export function trialFailure(result: RunResult, target: string): TrialFailure | null {
+  if (!result.failure) return null;
+  const names = result.failure.violations.map((v) => v.invariant);
+  return { invariant: names.includes(target) ? target : names[0]!, step: result.failure.step.n };
+}
+
+export interface ShrinkReport {
+  plan: Plan;
+  trials: number;
+  ms: number;
+}
+
+/**
+ * Shrinks a failing run's plan keeping `invariant` failing, each trial on a fresh engine with the same
+ * options (the defect, if any, included). The steps after the failing one never ran: they go first.
+ */
+export async function shrinkSession(
+  plan: Plan,
+  failure: NonNullable<RunResult['failure']>,
+  invariant: string,
+  options: SessionOptions & { maxTrials?: number; deadline?: number; onTrial?: (trial: ShrinkTrial) => void } = {},
+): Promise<ShrinkReport> {
+  const started = performance.now();
+  let trials = 0;
+  const upToFailure: Plan = { seed: plan.seed, steps: plan.steps.filter((s) => s.n <= failure.step.n) };
+  const shrunk = await shrink(
+    upToFailure,
+    async (candidate) => trialFailure(await runSession(candidate, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl }), invariant),
+    {
+      invariant,
+      maxTrials: options.maxTrials,
+      deadline: options.deadline,
+      onTrial: (t) => {
+        trials = t.trial;
+        options.onTrial?.(t);
+      },
+    },
+  );
+  return { plan: shrunk, trials, ms: Math.round(performance.now() - started) };
+}
