@@ -138,7 +138,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     stops.push(() => receivers.close());
 
     const hooks = createActivityHooks();
-    const inFlight = () => Object.entries(hooks.inFlight()).map(([name, n]) => `${n} ${name} running in this process`);
+    const inFlight = () => [...Object.entries(hooks.inFlight()).map(([name, n]) => `${n} ${name} running in this process`), ...partner.busy()];
     let running: { stop(): Promise<void> } | undefined;
     const startWorker = async () => {
       const { worker, connection, client: workerClient } = await createPaymentsWorker({
@@ -206,6 +206,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       async timeJump(ms) {
         await env.sleep(ms);
         await syncClock();
+        partner.releaseLate(); // `late` answers come now, after workflow time moved (sim-partner.ts)
       },
       now,
       async restartWorker() {

@@ -1,8 +1,10 @@
-import { startFakePartner, type FakePartner } from '../rail/fake-partner';
+import { behaviourOf, startFakePartner, type FakePartner } from '../rail/fake-partner';
+import { endingOf } from '../rail/fake-partner/behaviours';
 import { MomoPartnerRail } from '../rail/momo-adapter';
 import { formatMomoAmount, parseMomoAmount } from '../rail/momo-amount';
 import { statementToCsv } from '../rail/momo-statement';
-import type { PartnerRail, RailRequest } from '../rail/partner-rail';
+import type { PartnerRail, RailProduct, RailRequest } from '../rail/partner-rail';
+import { realNow } from './sim-clock';
 
 /**
  * The simulation's partner: the fake partner (src/rail/fake-partner) over real HTTP on 127.0.0.1 and
@@ -12,18 +14,28 @@ import type { PartnerRail, RailRequest } from '../rail/partner-rail';
  * `setBehaviour` makes the NEXT references submitted play a behaviour whatever the plan's phone
  * number: at a reference's first submission the party's last four digits are replaced, at the rail's
  * edge, by the behaviour's suffix, and every later submission of that reference gets the same party.
- * `normal` leaves the party as the plan drew it. `late` is `0012` (SUCCESSFUL only after LATE_SUCCESS_MS
- * of real time, past any deadline a time jump has passed), `twice` is `0005` (two callbacks), `never`
- * is `0004` (PENDING forever, no callback). The fake's timers are real time (they do not follow a
- * time jump).
+ * `normal` leaves the party as the plan drew it. `twice` is `0005` (two callbacks), `never` is `0004`
+ * (PENDING forever, no callback). `late` plays `0004` too, until the next time jump: then the engine
+ * calls `releaseLate`, which makes each such reference SUCCESSFUL with its callback (the fake's
+ * `settle`), so the answer comes after workflow time has moved (past the payment's deadline when the
+ * jump was long enough) at a point of the run the plan fixes, not at a moment of real time.
+ *
+ * The fake's own timers run in real time (its approval after APPROVE_AFTER_MS, its callbacks).
+ * `busy` names the references whose answer the fake has scheduled and not yet given (from the
+ * behaviour's ending, fake-partner/behaviours.ts), so the engine's settle waits for them: a step's
+ * outcome does not depend on how fast the machine is.
  */
 
 export type PartnerBehaviour = 'normal' | 'late' | 'twice' | 'never';
 
-const SUFFIX: Record<Exclude<PartnerBehaviour, 'normal'>, string> = { late: '0012', twice: '0005', never: '0004' };
+const SUFFIX: Record<Exclude<PartnerBehaviour, 'normal'>, string> = { late: '0004', twice: '0005', never: '0004' };
 
-/** Real milliseconds after acceptance before a `late` payment becomes SUCCESSFUL. */
+/** The fake's approval delay (real ms). */
+export const APPROVE_AFTER_MS = 300;
+/** A plan's own `0012` party: SUCCESSFUL this long (real ms) after acceptance. */
 export const LATE_SUCCESS_MS = 3_000;
+/** Room for a due callback to reach the live listener and be answered. */
+const CALLBACK_MARGIN_MS = 500;
 
 export interface SimPartner {
   fake: FakePartner;
@@ -32,23 +44,37 @@ export interface SimPartner {
   /** Points the adapter's callbacks at the live listener. */
   connect(liveUrl: string, callbackSecret: string): void;
   setBehaviour(behaviour: PartnerBehaviour): void;
+  /** Answers every `late` reference held so far (SUCCESSFUL, one callback); how many. */
+  releaseLate(): number;
+  /** The references whose scheduled answer is still to come, one line each. */
+  busy(): string[];
   /** The collection statement of a UTC day as CSV (what `reconcile import` reads), its first `breaks` lines one minor unit more. */
   statement(day: string, breaks: number): Promise<string>;
   close(): Promise<void>;
 }
 
 export async function startSimPartner(): Promise<SimPartner> {
-  const fake = await startFakePartner({ approveAfterMs: 300, lateSuccessMs: LATE_SUCCESS_MS, latePayoutSuccessMs: LATE_SUCCESS_MS });
+  const timing = { approveAfterMs: APPROVE_AFTER_MS, lateCallbackMs: 5 * APPROVE_AFTER_MS, lateSuccessMs: LATE_SUCCESS_MS, latePayoutSuccessMs: LATE_SUCCESS_MS };
+  const fake = await startFakePartner(timing);
   let adapter: MomoPartnerRail | undefined;
   let behaviour: PartnerBehaviour = 'normal';
   const parties = new Map<string, string>();
-  const played = (request: RailRequest): RailRequest => {
+  const late = new Map<string, RailProduct>();
+  /** Real time by which each reference's scheduled answer (final status, callbacks) has been given. */
+  const due = new Map<string, number>();
+  const played = (product: RailProduct, request: RailRequest): RailRequest => {
     let partyId = parties.get(request.referenceId);
     if (partyId === undefined) {
       partyId = behaviour === 'normal' || request.party.partyIdType !== 'MSISDN' ? request.party.partyId : request.party.partyId.slice(0, -4) + SUFFIX[behaviour];
       parties.set(request.referenceId, partyId);
+      if (behaviour === 'late') late.set(request.referenceId, product);
     }
     return { ...request, party: { ...request.party, partyId } };
+  };
+  const submitted = (product: RailProduct, request: RailRequest) => {
+    const ending = endingOf(behaviourOf(request.party.partyId), timing, product);
+    const last = Math.max(ending.final ? ending.finalAfterMs : 0, ...ending.callbackDelaysMs);
+    if (last > 0 && !due.has(request.referenceId)) due.set(request.referenceId, realNow() + last + CALLBACK_MARGIN_MS);
   };
   const connected = () => {
     if (!adapter) throw new Error('the simulation partner is not connected to the live listener yet');
@@ -56,12 +82,42 @@ export async function startSimPartner(): Promise<SimPartner> {
   };
   return {
     fake,
-    rail: { submit: (product, request) => connected().submit(product, played(request)), status: (product, ref) => connected().status(product, ref) },
+    rail: {
+      async submit(product, request) {
+        const sent = played(product, request);
+        try {
+          return await connected().submit(product, sent);
+        } finally {
+          submitted(product, sent);
+        }
+      },
+      status: (product, ref) => connected().status(product, ref),
+    },
     connect(liveUrl, callbackSecret) {
       adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: liveUrl, callbackSecret, timeoutMs: 1_000 }));
     },
     setBehaviour(next) {
       behaviour = next;
+    },
+    releaseLate() {
+      let released = 0;
+      // A reference the fake does not keep yet (its submission still to come) waits for the next jump.
+      for (const [referenceId, product] of late) {
+        if (!fake.settle(product, referenceId, { status: 'SUCCESSFUL' })) continue;
+        late.delete(referenceId);
+        released++;
+        due.set(referenceId, realNow() + CALLBACK_MARGIN_MS);
+      }
+      return released;
+    },
+    busy() {
+      const now = realNow();
+      const lines: string[] = [];
+      for (const [referenceId, at] of due) {
+        if (at <= now) due.delete(referenceId);
+        else lines.push(`partner reference ${referenceId} answers within ${Math.ceil(at - now)} ms`);
+      }
+      return lines;
     },
     async statement(day, breaks) {
       const statement = fake.statement('collection', day);

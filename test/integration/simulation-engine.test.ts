@@ -151,8 +151,17 @@ test('a live charge goes through the fake partner and its callback; setBehaviour
     engine.api('live', 'POST', '/v1/charges', { key: m.liveKey.secret, body: body(reference), idempotencyKey: `idem-${reference}` });
   const normal = await live('sim-live-1');
   expect(normal.status).toBe(200);
+  await engine.settle(); // waits for the partner's approval and callback (real-time timers of the fake)
+  expect(await liveStatus(normal.json.id, m.liveKey.secret)).toBe('succeeded');
+
+  // `late`: no answer until the next time jump, then SUCCESSFUL with its callback.
+  engine.partner.setBehaviour('late');
+  const late = await live('sim-live-late');
   await engine.settle();
-  expect(await statusWithin(normal.json.id, m.liveKey.secret, 'succeeded', 10_000)).toBe('succeeded');
+  expect(await liveStatus(late.json.id, m.liveKey.secret)).toBe('awaiting_action'); // the customer's approval, as the partner says
+  await engine.timeJump(60_000);
+  await engine.settle();
+  expect(await liveStatus(late.json.id, m.liveKey.secret)).toBe('succeeded');
 
   engine.partner.setBehaviour('never');
   const never = await live('sim-live-2');
@@ -162,18 +171,10 @@ test('a live charge goes through the fake partner and its callback; setBehaviour
   expect(engine.fakePartner.transaction('collection', ref.reference_id)?.behaviour).toBe('no_answer');
   engine.partner.setBehaviour('normal');
   const csv = await engine.partner.statement(new Date(await engine.now()).toISOString().slice(0, 10), 1);
-  expect(csv.split('\n').filter((l) => l.trim()).length).toBeGreaterThanOrEqual(3); // header and the two charges
+  expect(csv.split('\n').filter((l) => l.trim()).length).toBeGreaterThanOrEqual(4); // header and the three charges
 });
 
-/** Polls the charge (real time: the partner's approval and callback are real-time timers) until it has `wanted`. */
-async function statusWithin(id: string, liveKey: string, wanted: string, boundMs: number): Promise<string> {
-  const started = performance.now();
-  for (;;) {
-    const read = await engine.api('live', 'GET', `/v1/charges/${id}`, { key: liveKey });
-    if (read.json.status === wanted || performance.now() - started > boundMs) return read.json.status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const liveStatus = async (id: string, liveKey: string): Promise<string> => (await engine.api('live', 'GET', `/v1/charges/${id}`, { key: liveKey })).json.status;
 
 test('settle fails with a clear message naming what is busy', async () => {
   const created = await engine.api('sandbox', 'POST', '/v1/charges', { key, body: body('sim-busy'), idempotencyKey: 'idem-sim-busy' });
