@@ -95,6 +95,12 @@ export interface PaymentsWorkerOptions {
    * src/simulation/activity-hooks.ts: a failure injected into an activity, a defect after one); unset: as built.
    */
   wrapActivities?: <T extends object>(activities: T) => T;
+  /**
+   * false: no workflow cache, so no sticky task queues (every workflow task replays its history). The
+   * simulation's worker runs so: Temporal's time-skipping test server never moves a task off a stopped
+   * worker's sticky queue, so after a restart a cached workflow would wait forever. Default true.
+   */
+  workflowCache?: boolean;
 }
 
 /** The ORM's pool size, which bounds how many activities may run at once. */
@@ -171,8 +177,9 @@ async function queueWorker(
     interceptors: { activity: [trouble] },
     maxConcurrentLocalActivityExecutions: budget.localActivitySlots,
     maxConcurrentActivityTaskExecutions: budget.activitySlots,
-    maxCachedWorkflows: budget.cachedWorkflows,
-    maxConcurrentWorkflowTaskExecutions: Math.min(budget.workflowTaskSlots ?? WORKFLOW_TASK_SLOTS, budget.cachedWorkflows),
+    ...(options.workflowCache === false
+      ? { maxCachedWorkflows: 0, maxConcurrentWorkflowTaskExecutions: budget.workflowTaskSlots ?? WORKFLOW_TASK_SLOTS }
+      : { maxCachedWorkflows: budget.cachedWorkflows, maxConcurrentWorkflowTaskExecutions: Math.min(budget.workflowTaskSlots ?? WORKFLOW_TASK_SLOTS, budget.cachedWorkflows) }),
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerVersioningOptions(options.deployment),
   });

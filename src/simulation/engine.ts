@@ -143,6 +143,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const startWorker = async () => {
       const { worker, connection, client: workerClient } = await createPaymentsWorker({
         orm, address: env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap,
+        // No sticky queues: the test server never moves a task off a stopped worker's sticky queue,
+        // so after restartWorker a cached workflow would wait forever (create-worker.ts).
+        workflowCache: false,
       });
       const done = worker.run();
       // As workers/main.ts: the outbox relay on the worker's connection with eager start; the start relays and the reconciler.

@@ -3,8 +3,9 @@ import type { Orm } from '../persistence/orm';
 
 /**
  * When the simulated engine is quiet (docs/simulation.md "After every step"): no event left to fan
- * out, no payment or delivery whose workflow is not confirmed started, and no open workflow of an
- * object the database knows about with a workflow task or an activity under way. An activity waiting
+ * out, no payment or delivery whose workflow is not confirmed started, and no open workflow (of an
+ * object the database knows about, or any the test server lists as open) with a workflow task or an
+ * activity under way. An activity waiting
  * for a retry further than WAITING_ON_TIME_MS of workflow time ahead is waiting on time (only a time
  * jump moves it), not busy. Workflows waiting on a timer, a signal or the partner are quiet.
  */
@@ -30,6 +31,23 @@ const OPEN_OBJECTS = `
   union all select id from disputes where status in ('needs_response', 'under_review')
   union all select id from webhook_deliveries where status = 'pending'`;
 
+/** The ids of the workflows of every object the database knows may be running. */
+export async function openObjectIds(orm: Orm): Promise<string[]> {
+  return (await orm.em.getConnection().execute<Array<{ id: string }>>(OPEN_OBJECTS)).map((r) => r.id);
+}
+
+/** Every open workflow of the namespace (the test server answers ListOpenWorkflowExecutions): settlement runs, reviews, imports too. */
+async function openWorkflowIds(client: Client): Promise<string[]> {
+  const ids: string[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.listOpenWorkflowExecutions({ namespace: client.options.namespace, maximumPageSize: 1000, nextPageToken });
+    for (const e of page.executions ?? []) if (e.execution?.workflowId) ids.push(e.execution.workflowId);
+    nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return ids;
+}
+
 export interface QuietDeps {
   orm: Orm;
   client: Client;
@@ -47,7 +65,7 @@ export async function busyNow(deps: QuietDeps): Promise<string[]> {
     const [{ n }] = await conn.execute<Array<{ n: number }>>(sql);
     if (n > 0) busy.push(`${n} ${what}`);
   }
-  const ids = (await conn.execute<Array<{ id: string }>>(OPEN_OBJECTS)).map((r) => r.id);
+  const ids = [...new Set([...(await openObjectIds(deps.orm)), ...(await openWorkflowIds(deps.client))])];
   if (ids.length === 0) return busy;
   const now = await deps.now();
   await Promise.all(

@@ -124,9 +124,15 @@ test('after cutDbConnections a request still works', async () => {
   expect(statuses.slice(0, -1).every((s) => s === 503)).toBe(true);
 });
 
-test('after restartWorker a charge still completes', async () => {
+test('after restartWorker a charge started on the old worker completes on the new one', async () => {
+  const created = await engine.api('sandbox', 'POST', '/v1/charges', { key, body: body('sim-restart'), idempotencyKey: 'idem-sim-restart' });
+  expect(created.status).toBe(200);
+  await engine.settle(); // its workflow waits for the sandbox's 3 s on the old worker
   await timed('restart worker', () => engine.restartWorker());
-  expect((await chargeToTheEnd('sim-restart')).status).toBe('succeeded');
+  await engine.timeJump(10_000);
+  await engine.settle();
+  expect((await engine.api('sandbox', 'GET', `/v1/charges/${created.json.id}`, { key })).json.status).toBe('succeeded');
+  expect((await chargeToTheEnd('sim-after-restart')).status).toBe('succeeded');
 });
 
 test('failActivity: the activity fails the times asked, then the charge completes', async () => {
