@@ -63,6 +63,9 @@ export function refIndex(step: Step): Record<string, string> {
 /** A refusal by an operator's service (it throws an Error with why): a short line; a programming error is rethrown. */
 export function refusal(error: unknown): string {
   if (error instanceof TypeError || error instanceof ReferenceError || error instanceof SyntaxError) throw error;
-  const message = error instanceof Error ? error.message : String(error);
+  // A workflow's refusal comes wrapped ("Workflow execution failed", its cause the why): the innermost message.
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const message = inner instanceof Error ? inner.message : String(inner);
   return `refused: ${message.split('\n')[0]!.slice(0, 160)}`;
 }
