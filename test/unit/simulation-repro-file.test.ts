@@ -91,3 +91,19 @@ test('writeReproFile writes it into the folder given and answers its path', () =
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the file type-checks against the real engine, runner and invariants, as if in test/integration/', () => {
+  const root = path.resolve(__dirname, '../..');
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(String(d.messageText)); } })!;
+  const fileName = path.join(root, 'test/integration', reproFileName(repro.plan.seed, repro.step.n));
+  const text = reproFileText(repro);
+  const host = ts.createCompilerHost(config.options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, language, onError) => (path.resolve(name) === fileName ? ts.createSourceFile(name, text, language) : getSourceFile(name, language, onError));
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => path.resolve(name) === fileName || fileExists(name);
+  const program = ts.createProgram({ rootNames: [fileName], options: { ...config.options, noEmit: true }, host });
+  const source = program.getSourceFile(fileName)!;
+  const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  expect(diagnostics).toEqual([]);
+}, 60_000);
