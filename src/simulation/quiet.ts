@@ -97,11 +97,24 @@ async function workflowBusy(client: Client, id: string, now: number): Promise<st
   // The test server does not fill pendingWorkflowTask, and a local activity (retrying inside a
   // workflow task) is no pending activity: a history that ends with a workflow task scheduled or
   // started has a workflow task under way.
-  const { events } = await client.workflow.getHandle(id).fetchHistory();
-  const last = events?.[events.length - 1];
-  if (last?.workflowTaskScheduledEventAttributes || last?.workflowTaskStartedEventAttributes) return 'a workflow task under way';
-  return null;
+  // A history that has not grown since the last look ends as it did then: read it only when it grew.
+  const length = Number(raw.workflowExecutionInfo?.historyLength ?? 0);
+  const key = `${id}/${raw.workflowExecutionInfo?.execution?.runId ?? ''}`;
+  const seen = lastEvents.get(key);
+  let taskUnderWay: boolean;
+  if (seen && seen.length === length) taskUnderWay = seen.taskUnderWay;
+  else {
+    const { events } = await client.workflow.getHandle(id).fetchHistory();
+    const last = events?.[events.length - 1];
+    taskUnderWay = !!(last?.workflowTaskScheduledEventAttributes || last?.workflowTaskStartedEventAttributes);
+    if (lastEvents.size > 10_000) lastEvents.clear(); // a long `--hours` run: only a cache
+    lastEvents.set(key, { length, taskUnderWay });
+  }
+  return taskUnderWay ? 'a workflow task under way' : null;
 }
+
+/** Per workflow run: the history length last read and whether it ended with a workflow task under way. */
+const lastEvents = new Map<string, { length: number; taskUnderWay: boolean }>();
 
 /** Polls `busyNow` every `pollMs` until quiet; after `boundMs` of real time fails naming what is still busy. */
 export async function waitUntilQuiet(deps: QuietDeps, options: { boundMs?: number; pollMs?: number } = {}): Promise<void> {
