@@ -85,11 +85,24 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
   let seeds = 0;
   let steps = 0;
   let violations = 0;
+  let engineErrors = 0;
   try {
     let seed = options.seed;
     do {
       const thePlan = plan(seed, options.steps);
-      const result = await runSession(thePlan, { defect: options.defect, keepDb: options.keepDb, serverUrl: server.url });
+      let result;
+      try {
+        result = await runSession(thePlan, { defect: options.defect, keepDb: options.keepDb, serverUrl: server.url });
+      } catch (error) {
+        // The engine itself failed (a hang past the run's bound, a step that threw): not an invariant's
+        // verdict. One seed: exit 2; with --hours, counted and the next seed runs.
+        engineErrors += 1;
+        seeds += 1;
+        say(`seed ${seed}: ENGINE ERROR: ${(error as Error).message.split('\n')[0]}`);
+        if (deadline === undefined) break;
+        seed = seed >= MAX_SEED ? 1 : seed + 1;
+        continue;
+      }
       seeds += 1;
       steps += result.stepsRun;
       say(`seed ${seed}: ${result.stepsRun} steps in ${seconds(result.ms)} s (${(result.stepsRun / (result.ms / 1000)).toFixed(1)} steps/s): ${result.failure ? 'FAILED' : 'no violation'}${result.database ? `; database ${result.database}` : ''}`);
@@ -103,6 +116,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
             defect: options.defect,
             serverUrl: server.url,
             maxTrials: options.maxTrials,
+            onEngineError: (error) => say(`  (a trial's engine failed: ${error.message.split('\n')[0]})`),
             onTrial: (t) => say(`  trial ${t.trial}: ${t.size} steps ${t.failed ? 'still fail' : t.invariant ? `fail otherwise (${t.invariant})` : 'pass'}; smallest so far ${t.best}`),
           });
           say(`shrunk to ${shrunk.plan.steps.length} steps in ${shrunk.trials} trials, ${seconds(shrunk.ms)} s:`);
@@ -123,6 +137,6 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
     await server.stop();
   }
   const ms = performance.now() - started;
-  say(`summary: seeds ${seeds}, steps ${steps}, violations ${violations}, ${seconds(ms)} s (${(steps / (ms / 1000)).toFixed(1)} steps/s)`);
-  return violations > 0 ? 1 : 0;
+  say(`summary: seeds ${seeds}, steps ${steps}, violations ${violations}, engine errors ${engineErrors}, ${seconds(ms)} s (${(steps / (ms / 1000)).toFixed(1)} steps/s)`);
+  return violations > 0 ? 1 : engineErrors > 0 ? 2 : 0;
 }

@@ -22,6 +22,21 @@ export interface SessionOptions {
   invariants?: Invariant[];
   /** Each step's outcome as it happens (progress). */
   onStep?: (outcome: StepOutcome) => void;
+  /** Real-time bound of the whole run (default 30 minutes): past it the run throws, naming the last step done. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
+
+/** The engine's close gets this long before the run gives up on it (a hung close must not hang the CLI). */
+const CLOSE_BOUND_MS = 60_000;
+
+function bounded<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message())), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export interface SessionResult extends RunResult {
@@ -35,12 +50,25 @@ export interface SessionResult extends RunResult {
 export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionResult> {
   const started = performance.now();
   const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl });
+  let last: StepOutcome | undefined;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {
     if (options.defect) injectDefect(options.defect, { hooks: engine.hooks, orm: engine.orm });
-    const result = await runPlan(engine, plan, options.invariants ?? ALL_INVARIANTS, { onStep: options.onStep });
+    const run = runPlan(engine, plan, options.invariants ?? ALL_INVARIANTS, {
+      onStep: (outcome) => {
+        last = outcome;
+        options.onStep?.(outcome);
+      },
+    });
+    const result = await bounded(run, timeoutMs, () => {
+      const next = plan.steps[last ? plan.steps.findIndex((s) => s.n === last!.n) + 1 : 0];
+      return `seed ${plan.seed}: the run did not finish within ${Math.round(timeoutMs / 1000)} s (an engine hang): ${last ? `the last step done was ${last.n} ${last.kind}` : 'no step done'}${next ? `; step ${next.n} ${next.kind} (or the settle and checks after the last) never ended` : ''}`;
+    });
     return { ...result, ms: Math.round(performance.now() - started), ...(options.keepDb ? { database: engine.database } : {}) };
   } finally {
-    await engine.close();
+    await bounded(engine.close(), CLOSE_BOUND_MS, () => `seed ${plan.seed}: the engine did not close within ${CLOSE_BOUND_MS / 1000} s`).catch((error: unknown) => {
+      console.error(`simulation: ${(error as Error).message}`);
+    });
   }
 }
 
@@ -80,14 +108,22 @@ export async function shrinkSession(
   plan: Plan,
   failure: NonNullable<RunResult['failure']>,
   invariant: string,
-  options: SessionOptions & { maxTrials?: number; deadline?: number; onTrial?: (trial: ShrinkTrial) => void } = {},
+  options: SessionOptions & { maxTrials?: number; deadline?: number; onTrial?: (trial: ShrinkTrial) => void; onEngineError?: (error: Error) => void } = {},
 ): Promise<ShrinkReport> {
   const started = performance.now();
   let trials = 0;
   const upToFailure: Plan = { seed: plan.seed, steps: plan.steps.filter((s) => s.n <= failure.step.n) };
   const shrunk = await shrink(
     upToFailure,
-    async (candidate) => trialFailure(await runSession(candidate, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl }), invariant),
+    // A trial the engine could not finish (it threw) does not count as failing with the invariant.
+    async (candidate) => {
+      try {
+        return trialFailure(await runSession(candidate, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, timeoutMs: options.timeoutMs }), invariant);
+      } catch (error) {
+        options.onEngineError?.(error as Error);
+        return null;
+      }
+    },
     {
       invariant,
       maxTrials: options.maxTrials,
