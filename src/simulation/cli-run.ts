@@ -117,7 +117,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
             serverUrl: server.url,
             maxTrials: options.maxTrials,
             onEngineError: (error) => say(`  (a trial's engine failed: ${error.message.split('\n')[0]})`),
-            onTrial: (t) => say(`  trial ${t.trial}: ${t.size} steps ${t.failed ? 'still fail' : t.invariant ? `fail otherwise (${t.invariant})` : 'pass'}; smallest so far ${t.best}`),
+            onTrial: (t) => say(`  trial ${t.trial}: ${t.size} step${t.size === 1 ? '' : 's'} ${t.failed ? 'still fail' : t.invariant ? `fail otherwise (${t.invariant})` : 'pass'}; smallest so far ${t.best}`),
           });
           say(`shrunk to ${shrunk.plan.steps.length} steps in ${shrunk.trials} trials, ${seconds(shrunk.ms)} s:`);
           for (const s of shrunk.plan.steps) say(`  ${s.n}: ${stepLine(s)}`);
@@ -128,6 +128,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
             originalSteps: thePlan.steps.length,
           });
           say(`reproduction: ${file}`);
+          if (options.defect) say(`  (the defect came from --defect, not from the code: the reproduction replays without it, so it passes)`);
         }
         break;
       }
