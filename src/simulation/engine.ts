@@ -5,6 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Rng } from '../chaos/random';
 import { loadConfig, loadWebhookConfig } from '../config';
 import type { ServiceDeps } from '../services/context';
+import { openOrm } from '../persistence/orm';
 import { startChargeReconciler } from '../runtime/charge-reconciler';
 import { startChargeStartRelay } from '../runtime/charge-start-relay';
 import { startDisputeStartRelay } from '../runtime/dispute-start-relay';
@@ -66,6 +67,9 @@ export type Engine = SimContext & {
   close(): Promise<void>;
 };
 
+/** Connections of the engine's own pool (settle, the clock, steps and invariants). */
+const OBSERVER_POOL = 6;
+
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** TEMPORAL_TEST_SERVER_PATH, checked: one line when it is missing. */
@@ -98,6 +102,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const db = await createSimDatabase(serverUrl, seed, 28);
     stops.push(() => db.close(keep));
     const orm = db.orm;
+    // The engine's own reads and writes (the clock, settle, the receivers' secrets) and what steps and
+    // invariants use (SimContext.orm: the operator's tools, a process of their own in production) go
+    // through a pool of their own: a cut leaves the API's and the worker's pools to meet their dead
+    // connections as they would, while the engine drains this one (cutDbConnections).
+    const observer = await openOrm(db.url, OBSERVER_POOL);
+    stops.push(() => observer.close());
 
     installRuntime('ERROR');
     const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binary } } });
@@ -116,7 +126,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const syncClock = async () => {
       const offset = (await env.currentTimeMs()) - realNow();
       clock.setOffset(offset);
-      await setSqlOffset((sql, params) => orm.em.getConnection().execute(sql, params), offset);
+      await setSqlOffset((sql, params) => observer.em.getConnection().execute(sql, params), offset);
     };
     await syncClock();
 
@@ -129,7 +139,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     partner.connect(listeners.urls.live, callbackSecret);
 
     const receivers = await startReceivers(options.receivers ?? 3, async (deliveryId) => {
-      const rows = await orm.em.getConnection().execute<Array<{ secret_box: string; previous_secret_box: string | null; retired_secrets: Array<{ box: string }> }>>(
+      const rows = await observer.em.getConnection().execute<Array<{ secret_box: string; previous_secret_box: string | null; retired_secrets: Array<{ box: string }> }>>(
         `select e.secret_box, e.previous_secret_box, e.retired_secrets from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where d.id = ?`,
         [deliveryId],
       );
@@ -180,7 +190,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       hooks,
       urls: listeners.urls,
       fakePartner: partner.fake,
-      orm,
+      orm: observer,
       temporal,
       taskQueue,
       registry,
@@ -218,12 +228,16 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       },
       async cutDbConnections() {
         await db.cutConnections();
+        // Every connection of the observer's pool is dead now: a borrow of each fails once and drops it.
+        for (let round = 0; round < 2; round++) {
+          await Promise.allSettled(Array.from({ length: OBSERVER_POOL }, () => observer.em.getConnection().execute('select 1')));
+        }
       },
       failActivity: (name, times) => hooks.failActivity(name, times),
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
       partner: { setBehaviour: (b) => partner.setBehaviour(b), statement: (day, breaks) => partner.statement(day, breaks) },
       async settle() {
-        await waitUntilQuiet({ orm, client, now, alsoBusy: inFlight }, { boundMs: options.settleBoundMs });
+        await waitUntilQuiet({ orm: observer, client, now, alsoBusy: inFlight }, { boundMs: options.settleBoundMs });
         await syncClock();
       },
       async close() {
