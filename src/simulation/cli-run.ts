@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import net from 'node:net';
+import { freePort } from '../support/free-port';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type RunningPostgres } from '../persistence/embedded-postgres';
@@ -20,17 +20,6 @@ export function testServerBinary(env: NodeJS.ProcessEnv = process.env, root = RO
   return { missing: `the Temporal test server is missing (looked at ${candidates.join(', ')}): install it with "bash scripts/install-temporal.sh" or set TEMPORAL_TEST_SERVER_PATH` };
 }
 
-/** A free TCP port on 127.0.0.1 (for the embedded PostgreSQL). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The PostgreSQL server the runs' databases go on: DATABASE_URL's, else an embedded one in a temporary folder. */
 async function databaseServer(say: (line: string) => void, keep: boolean): Promise<{ url: string; stop(): Promise<void> }> {
