@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Environment } from '../domain/environment';
 import { createApp } from '../http/app';
 import type { ServiceDeps } from '../services/context';
+import { closeServers } from '../support/close-servers';
 
 /**
  * The API's sandbox and live listeners for the simulation, on ephemeral ports of 127.0.0.1, as
@@ -23,13 +24,7 @@ export async function startListeners(deps: ServiceDeps): Promise<Listeners> {
   return {
     urls: { sandbox: url(servers[0]), live: url(servers[1]) },
     async close() {
-      await Promise.all(
-        servers.map((s) => {
-          const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-          s.closeAllConnections();
-          return closed;
-        }),
-      );
+      await closeServers(servers);
     },
   };
 }

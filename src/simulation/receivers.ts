@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook } from '../verifier';
+import { closeServers } from '../support/close-servers';
 
 /**
  * The simulation's webhook receivers: N small HTTP servers on 127.0.0.1 that check every request's
@@ -101,13 +102,7 @@ export async function startReceivers(count: number, secretsFor: (deliveryId: str
     },
     received: () => received,
     async close() {
-      await Promise.all(
-        servers.map((s) => {
-          const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-          s.closeAllConnections();
-          return closed;
-        }),
-      );
+      await closeServers(servers);
     },
   };
 }
