@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFECTS, type DefectName } from './defects';
 
-/** `npm run simulate -- [--seed S] [--steps N] [--hours H] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N]`. */
+/** `npm run simulate -- [--seed S] [--steps N] [--hours H] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N] [--verbose]`. */
 export interface SimulateOptions {
   /** The (first) seed; drawn at random when not given (and printed first). */
   seed: number;
@@ -21,6 +21,8 @@ export interface SimulateOptions {
   reproDir: string;
   /** The shrinker's trial budget. */
   maxTrials: number;
+  /** A line per step (its outcome, real seconds of step, settle and checks, the simulated clock), and what keeps a slow jump busy. */
+  verbose: boolean;
 }
 
 export const DEFAULT_STEPS = 200;
@@ -50,8 +52,9 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .addOption(new Option('--defect <name>', 'inject a defect on purpose, to watch the simulator find it').choices([...DEFECTS]))
     .addOption(new Option('--repro-dir <dir>', 'where the reproduction file is written').default('test/integration'))
     .addOption(new Option('--max-trials <n>', 'the shrinker\'s budget of trial runs').argParser(whole('--max-trials', 1, 100_000)).default(200))
+    .option('--verbose', 'a line per step (outcome, real time of step, settle and checks) and, every 20 s of a slow time jump or settle, what keeps it busy', false)
     .allowExcessArguments(false)
-    .action(async (opts: { seed?: number; steps: number; hours?: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number }) => {
+    .action(async (opts: { seed?: number; steps: number; hours?: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
       await action({
         seed: opts.seed ?? randomInt(1, MAX_SEED),
         seedGiven: opts.seed !== undefined,
@@ -62,6 +65,7 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
         defect: opts.defect,
         reproDir: opts.reproDir,
         maxTrials: opts.maxTrials,
+        verbose: opts.verbose,
       });
     });
 }

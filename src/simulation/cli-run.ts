@@ -81,7 +81,17 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
       const thePlan = plan(seed, options.steps);
       let result;
       try {
-        result = await runSession(thePlan, { defect: options.defect, keepDb: options.keepDb, serverUrl: server.url });
+        result = await runSession(thePlan, {
+          defect: options.defect,
+          keepDb: options.keepDb,
+          serverUrl: server.url,
+          ...(options.verbose
+            ? {
+                onSlow: say,
+                onChecked: (o, t) => say(`  step ${o.n + 1}/${thePlan.steps.length} ${o.kind}: ${o.result === 'skipped' ? 'skipped, ' : ''}${o.detail} (step ${seconds(t.stepMs)} s, settle ${seconds(t.settleMs)} s, checks ${seconds(t.checkMs)} s)`),
+              }
+            : {}),
+        });
       } catch (error) {
         // The engine itself failed (a hang past the run's bound, a step that threw): not an invariant's
         // verdict. One seed: exit 2; with --hours, counted and the next seed runs.

@@ -23,12 +23,13 @@ import type { FakePartner } from '../rail/fake-partner';
 import { createPaymentsWorker, installRuntime } from '../../workers/create-worker';
 import { createActivityHooks, type ActivityHooks } from './activity-hooks';
 import { startListeners } from './listeners';
-import { waitUntilQuiet } from './quiet';
+import { busyNow, waitUntilQuiet, type QuietDeps } from './quiet';
 import { startReceivers } from './receivers';
 import { createRegistry } from './registry';
 import { realNow, setSqlOffset, shiftProcessDate } from './sim-clock';
 import { createSimDatabase, simServerUrl } from './sim-database';
 import { startSimPartner } from './sim-partner';
+import { timeLockReleaser } from './time-locks';
 import type { SimAnswer, SimContext } from './types';
 
 /**
@@ -52,7 +53,21 @@ export interface EngineOptions {
   secretsKey?: string;
   /** Real-time bound of one settle (default 60 s). */
   settleBoundMs?: number;
+  /**
+   * Told, every SLOW_REPORT_MS of real time, what is still busy while a time jump or a settle takes
+   * that long (`npm run simulate -- --verbose`): why a jump passes at the pace of real time.
+   */
+  onSlow?: (line: string) => void;
 }
+
+/** How often a slow jump or settle reports what keeps it busy (real time). */
+const SLOW_REPORT_MS = 20_000;
+
+/** How often, during a time jump, the engine gives back the test server's leaked time locks (time-locks.ts). */
+const RELEASE_LOCKS_EVERY_MS = 1_000;
+
+/** A jump may end this much past its length (the real time it took); more means time ran free. */
+const JUMP_SLACK_MS = 10 * 60_000;
 
 export type Engine = SimContext & {
   seed: number;
@@ -60,6 +75,8 @@ export type Engine = SimContext & {
   database: string;
   /** The activity hooks of the worker (failActivity, afterActivity: an injected defect). */
   hooks: ActivityHooks;
+  /** How many of the test server's leaked time locks the engine gave back (time-locks.ts). */
+  releasedTimeLocks(): number;
   /** The API's listeners. */
   urls: { sandbox: string; live: string };
   /** The fake partner itself (its requests, transactions and callbacks: what a test looks at). */
@@ -123,8 +140,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const log = createLogger('silent');
     const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '50' });
 
-    const syncClock = async () => {
+    // Workflow time moves ahead of real time only in a jump: more than JUMP_SLACK_MS outside one means
+    // the test server's time ran free (time-locks.ts gave back a lock that was not leaked).
+    let lastOffset: number | undefined;
+    const syncClock = async (jumpedMs = 0) => {
       const offset = (await env.currentTimeMs()) - realNow();
+      if (lastOffset !== undefined && offset - lastOffset > jumpedMs + JUMP_SLACK_MS) {
+        throw new Error(`workflow time moved ${Math.round(offset - lastOffset)} ms past real time where ${jumpedMs} ms were asked: the test server's time ran free (a time lock given back that was not leaked: src/simulation/time-locks.ts)`);
+      }
+      lastOffset = offset;
       clock.setOffset(offset);
       await setSqlOffset((sql, params) => observer.em.getConnection().execute(sql, params), offset);
     };
@@ -184,10 +208,34 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     // The configuration an operator's tools would run with against this engine (SimContext.config).
     const config = loadConfig({ DATABASE_URL: db.url, SECRETS_KEY: secretsKey, TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'silent' });
     const now = () => env.currentTimeMs();
+    const timeLocks = timeLockReleaser(env);
+    const releaseLocks = async () => {
+      for (const child of await timeLocks.release()) options.onSlow?.(`  (gave back the test server's time lock leaked by ${child}: it closed after its parent)`);
+    };
+    const quietDeps: QuietDeps = { orm: observer, client, now, alsoBusy: inFlight };
+    /** Runs `work`; while it lasts past SLOW_REPORT_MS, tells options.onSlow what is busy, every SLOW_REPORT_MS. */
+    const watched = async <T>(what: string, work: Promise<T>): Promise<T> => {
+      const onSlow = options.onSlow;
+      if (!onSlow) return work;
+      const started = performance.now();
+      const timer = setInterval(() => {
+        void (async () => {
+          const busy = await busyNow(quietDeps).catch((error: unknown) => [`(could not look: ${(error as Error).message})`]);
+          const simAhead = ((await now().catch(() => realNow())) - realNow()) / 3_600_000;
+          onSlow(`  … ${what}: ${Math.round((performance.now() - started) / 1000)} s so far, simulated clock ${simAhead.toFixed(2)} h ahead; busy: ${busy.length === 0 ? 'nothing' : busy.slice(0, 6).join('; ')}${busy.length > 6 ? `; and ${busy.length - 6} more` : ''}`);
+        })();
+      }, SLOW_REPORT_MS);
+      try {
+        return await work;
+      } finally {
+        clearInterval(timer);
+      }
+    };
     const engine: Engine = {
       seed,
       database: db.name,
       hooks,
+      releasedTimeLocks: () => timeLocks.released(),
       urls: listeners.urls,
       fakePartner: partner.fake,
       orm: observer,
@@ -216,9 +264,20 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       },
       // The test server skips no time while a workflow task or an activity is under way: a jump made
       // while the engine is busy passes at the pace of real time. Settle first (the runner does).
+      // A child workflow that closed after its parent leaves the test server a time lock for good
+      // (time-locks.ts): given back before the jump and every second while it lasts (children close
+      // during a jump too). Time that ran free (a lock given back twice) fails the jump.
       async timeJump(ms) {
-        await env.sleep(ms);
-        await syncClock();
+        await releaseLocks();
+        const releasing = setInterval(() => {
+          releaseLocks().catch((error: unknown) => options.onSlow?.(`  (giving back leaked time locks failed: ${(error as Error).message})`));
+        }, RELEASE_LOCKS_EVERY_MS);
+        try {
+          await watched(`time jump of ${ms} ms`, env.sleep(ms));
+        } finally {
+          clearInterval(releasing);
+        }
+        await syncClock(ms);
         partner.releaseLate(); // `late` answers come now, after workflow time moved (sim-partner.ts)
       },
       now,
@@ -237,7 +296,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
       partner: { setBehaviour: (b) => partner.setBehaviour(b), statement: (day, breaks) => partner.statement(day, breaks) },
       async settle() {
-        await waitUntilQuiet({ orm: observer, client, now, alsoBusy: inFlight }, { boundMs: options.settleBoundMs });
+        await watched('settle', waitUntilQuiet(quietDeps, { boundMs: options.settleBoundMs }));
         await syncClock();
       },
       async close() {

@@ -4,8 +4,17 @@ import type { Invariant, Plan, RunResult, SimContext, StepOutcome, Violation } f
 export interface RunOptions {
   /** Called with each step's outcome as soon as it is known (progress lines). */
   onStep?(outcome: StepOutcome): void;
+  /** Called after each step's settle and checks, with the real time each part took (`--verbose`). */
+  onChecked?(outcome: StepOutcome, timings: StepTimings): void;
   /** Stop after the first step that breaks an invariant (default true). */
   stopAtFirstFailure?: boolean;
+}
+
+/** Real milliseconds of one step: its handler, the settle after it, the invariants. */
+export interface StepTimings {
+  stepMs: number;
+  settleMs: number;
+  checkMs: number;
 }
 
 /** Every invariant on the engine as it is now: the broken ones, each with its lines. */
@@ -30,11 +39,15 @@ export async function runPlan(ctx: SimContext, plan: Plan, invariants: Invariant
   for (const step of plan.steps) {
     const handler = STEP_HANDLERS[step.kind];
     if (!handler) throw new Error(`no handler for step kind "${step.kind}" (src/simulation/steps/index.ts)`);
+    const t0 = performance.now();
     const outcome = await handler(ctx, step);
     trace.push(outcome);
     options.onStep?.(outcome);
+    const t1 = performance.now();
     await ctx.settle();
+    const t2 = performance.now();
     const violations = await checkInvariants(ctx, invariants);
+    options.onChecked?.(outcome, { stepMs: Math.round(t1 - t0), settleMs: Math.round(t2 - t1), checkMs: Math.round(performance.now() - t2) });
     if (violations.length > 0 && !failure) {
       failure = { step, violations };
       if (stopAtFirstFailure) break;

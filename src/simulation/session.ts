@@ -1,7 +1,7 @@
 import { injectDefect, type DefectName } from './defects';
 import { startEngine } from './engine';
 import { ALL_INVARIANTS } from './invariants';
-import { runPlan } from './run';
+import { runPlan, type StepTimings } from './run';
 import { shrink, type ShrinkTrial, type TrialFailure } from './shrink';
 import type { Invariant, Plan, RunResult, Step, StepOutcome } from './types';
 
@@ -22,6 +22,10 @@ export interface SessionOptions {
   invariants?: Invariant[];
   /** Each step's outcome as it happens (progress). */
   onStep?: (outcome: StepOutcome) => void;
+  /** Each step after its settle and checks, with the real time of each part (`--verbose`). */
+  onChecked?: (outcome: StepOutcome, timings: StepTimings) => void;
+  /** What keeps a slow time jump or settle busy, every 20 s of real time (`--verbose`). */
+  onSlow?: (line: string) => void;
   /** Real-time bound of the whole run (default 30 minutes): past it the run throws, naming the last step done. */
   timeoutMs?: number;
 }
@@ -49,7 +53,7 @@ export interface SessionResult extends RunResult {
 /** Runs `plan` on a fresh engine with every invariant (or those given); the engine is closed after. */
 export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionResult> {
   const started = performance.now();
-  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl });
+  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, onSlow: options.onSlow });
   let last: StepOutcome | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {
@@ -59,6 +63,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
         last = outcome;
         options.onStep?.(outcome);
       },
+      onChecked: options.onChecked,
     });
     const result = await bounded(run, timeoutMs, () => {
       const next = plan.steps[last ? plan.steps.findIndex((s) => s.n === last!.n) + 1 : 0];
