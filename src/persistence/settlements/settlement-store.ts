@@ -18,6 +18,7 @@ import { rowToSettlement, SETTLEMENT_COLUMNS, settlementValues } from './settlem
 import { iso } from '../sql-values';
 import { pendingLiveBatch } from './pending-live-batch';
 import { writeStateChange } from '../state-change';
+import { advanceSweepMark, unsweptSet } from './sweep-mark';
 
 export class SettlementNotFoundError extends Error {
   constructor(readonly settlementId: string) {
@@ -47,11 +48,6 @@ export class SettlementLedgerMismatchError extends Error {
 
 const AVAILABLE = ACCOUNTS.merchantAvailable;
 
-/** The not-yet-swept merchant_available postings of one balance (parameters: merchant, environment, currency, account). */
-const UNSWEPT = `from ledger_entries le
-  where le.merchant_id = ? and le.environment = ? and le.currency = ? and le.account = ?
-    and not exists (select 1 from settlement_entries se where se.transfer_id = le.transfer_id and se.account = le.account)`;
-
 /**
  * The batch's first step, in one transaction (INTERFACE "Money movement"; the issue 11 contract):
  *
@@ -74,7 +70,9 @@ const UNSWEPT = `from ledger_entries le
  *    SettlementLedgerMismatchError and nothing is written), the sweep transfer (available →
  *    reserved, in transit) with its balance rows, `settlement.created`, and the mark of the sweep's
  *    own available posting, so the unswept postings keep adding up to the balance. The primary key
- *    of `settlement_entries` is the posting's: two batches never sweep the same money.
+ *    of `settlement_entries` is the posting's: two batches never sweep the same money. The unswept
+ *    postings are read from the balance's sweep mark on (issue 34: sweep-mark.ts, the whole set
+ *    only when those do not add up to the balance), and the mark moves to the sweep's own posting.
  *
  * `onCommitted` runs once, after the commit of a batch that was written.
  */
@@ -87,7 +85,7 @@ export async function sweepSettlement(
 ): Promise<SettlementRecord | SettlementNothing> {
   let written = false;
   const result = await orm.em.fork().transactional(async (em): Promise<SettlementRecord | SettlementNothing> => {
-    const scope = [request.merchantId, request.environment, request.currency];
+    const scope = [request.merchantId, request.environment, request.currency] as const;
     const balances = await em.execute<{ amount: string }[]>(
       `select amount::text as amount from account_balances where merchant_id = ? and environment = ? and currency = ? and account = ? for update`,
       [...scope, AVAILABLE],
@@ -123,8 +121,9 @@ export async function sweepSettlement(
     if (balance <= 0n) return nothing(NOTHING_TO_SETTLE.noBalance);
     if (balance > BigInt(Number.MAX_SAFE_INTEGER)) return nothing(NOTHING_TO_SETTLE.tooLarge);
 
-    const [unswept] = await em.execute<{ n: number; total: string }[]>(`select count(*)::int as n, coalesce(sum(le.amount), 0)::text as total ${UNSWEPT}`, [...scope, AVAILABLE]);
-    if (BigInt(unswept.total) !== balance) throw new SettlementLedgerMismatchError(request.settlementId, balance, BigInt(unswept.total));
+    // Issue 34: the postings at or after the balance's sweep mark, not the whole history (sweep-mark.ts).
+    const unswept = await unsweptSet(em, scope, balance);
+    if (unswept.total !== balance) throw new SettlementLedgerMismatchError(request.settlementId, balance, unswept.total);
 
     const account = await sealedAccountOf(em, request.merchantId, merchants[0], box);
     // The batch is dated by the database while it holds the balance row (not at request.at, the
@@ -141,7 +140,7 @@ export async function sweepSettlement(
       currency: request.currency,
       status: 'pending',
       amount: Number(balance),
-      entryCount: Number(unswept.n),
+      entryCount: unswept.count,
       periodEnd: at,
       destinationBankCode: bank,
       destinationAccountSealed: account.sealed,
@@ -155,9 +154,9 @@ export async function sweepSettlement(
     };
     await em.execute(`insert into settlements (${SETTLEMENT_COLUMNS.join(', ')}) values (${SETTLEMENT_COLUMNS.map(() => '?').join(', ')})`, settlementValues(batch));
     const marked = await em.execute<{ n: number }[]>(
-      `with swept as (insert into settlement_entries (settlement_id, transfer_id, account, created_at) select ?, le.transfer_id, le.account, le.created_at ${UNSWEPT} returning 1)
+      `with swept as (insert into settlement_entries (settlement_id, transfer_id, account, created_at) select ?, le.transfer_id, le.account, le.created_at ${unswept.from} returning 1)
        select count(*)::int as n from swept`,
-      [batch.id, ...scope, AVAILABLE],
+      [batch.id, ...scope, ...unswept.params],
     );
     if (Number(marked[0].n) !== batch.entryCount) throw new Error(`settlement ${batch.id}: ${marked[0].n} postings marked, ${batch.entryCount} counted under the balance lock`);
 
@@ -167,6 +166,7 @@ export async function sweepSettlement(
       `insert into settlement_entries (settlement_id, transfer_id, account, created_at) select ?, transfer_id, account, created_at from ledger_entries where transfer_id = ? and account = ?`,
       [batch.id, sweep.id, AVAILABLE],
     );
+    await advanceSweepMark(em, scope, sweep.id);
     written = true;
     return batch;
   });
