@@ -14,6 +14,9 @@ import { nonRetryableRail } from './rail-errors';
 import { createPaymentReviewActivities } from './payment-review';
 import type { PartnerRail } from '../src/rail/partner-rail';
 import { createReconcileActivities, type StatementSource } from './reconcile';
+import { createRetentionActivities } from './retention';
+import type { RetentionPlan } from '../src/domain/retention';
+import { retentionSettings } from '../src/retention-settings';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -27,9 +30,11 @@ export interface ActivityDeps {
   rail?: PartnerRail;
   /** Where the statement import gets the partner's statements; absent: the partner of PARTNER_* (activities/reconcile.ts). */
   statements?: StatementSource;
+  /** The retention job's windows, batch and pause (src/retention-settings.ts); absent: read from the environment. */
+  retention?: RetentionPlan;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbLanes: deps.webhooks.dbLanes, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createReconcileActivities({ orm: deps.orm, statements: deps.statements }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbLanes: deps.webhooks.dbLanes, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createReconcileActivities({ orm: deps.orm, statements: deps.statements }), ...createRetentionActivities({ orm: deps.orm, plan: deps.retention ?? retentionSettings().plan }) };
 }

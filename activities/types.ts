@@ -9,6 +9,7 @@ import type { BegunDispute, DisputeEvidenceRequest, DisputeOutcomeRequest, Dispu
 import type { BegunPayout, PayoutState, PayoutTransitionRequest } from '../src/domain/payout-state';
 import type { SettlementOutcome, SettlementState, SettlementSweepRequest, SettlementTransitionRequest } from '../src/domain/settlement';
 import type { SettlementRunPage, SettlementRunPageRequest } from '../src/domain/settlement-run';
+import type { RetentionBatchRequest, RetentionBatchResult, RetentionPlan } from '../src/domain/retention';
 import type { OperatorAuditEntry } from '../src/domain/operator-action';
 
 /** The activity interface workflows import as a type only. */
@@ -80,6 +81,14 @@ export interface SettlementRunActivities {
    * forgotten. Answers balance keys only; idempotent.
    */
   settlementRunPage(request: SettlementRunPageRequest): Promise<SettlementRunPage>;
+}
+
+/** The retention workflow's steps (activities/retention.ts). */
+export interface RetentionActivities {
+  /** The windows, batch size and pause of this worker's settings (src/retention-settings.ts). */
+  retentionPlan(): Promise<RetentionPlan>;
+  /** One statement: at most `request.batch` rows of `request.kind` past `request.windowMs`, with their attempts. */
+  deleteRetentionBatch(request: RetentionBatchRequest): Promise<RetentionBatchResult>;
 }
 
 /** One webhook attempt, as the delivery workflow asks for it. */

@@ -4,6 +4,7 @@ import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health'
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 import { cronProblem } from './domain/cron-expression';
 import { StartupError } from './support/startup-error';
+import { retentionSettings, type RetentionSettings } from './retention-settings';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 
 /** Configuration, read from the environment once. */
@@ -64,6 +65,8 @@ export interface Config {
   workerDeployment: WorkerDeploymentVersion | undefined;
   /** RATE_LIMIT_SANDBOX and RATE_LIMIT_LIVE: requests per second per merchant and environment, bursts up to twice that (http/middleware/rate-limit.ts). */
   rateLimits: { sandbox: number; live: number };
+  /** Retention (src/retention-settings.ts): RETENTION_SCHEDULE, the windows, RETENTION_BATCH(_PAUSE), EVENTS_WALK_WINDOW. */
+  retention: RetentionSettings;
 }
 
 /** INTERFACE.md "Webhooks" settings. */
@@ -222,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workerDeployment: workerDeployment(env),
     rateLimits: { sandbox: rateLimit('RATE_LIMIT_SANDBOX', DEFAULT_RATE_LIMITS.sandbox, env), live: rateLimit('RATE_LIMIT_LIVE', DEFAULT_RATE_LIMITS.live, env) },
+    retention: retentionSettings(env),
   };
 }
 

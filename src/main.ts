@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config), ...partner.workerEnv });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, eventsWalkWindowMs: config.retention.eventsWalkWindowMs, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
   // Header size and count, header and request timeouts (HTTP_* settings): src/http/server-limits.ts.
   const limits = serverLimitsFromEnv();
   const servers = [

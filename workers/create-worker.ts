@@ -20,6 +20,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { workerVersioningOptions } from './worker-versioning';
 import type { NotificationConfig } from '../src/notifications/notification-config';
 import type { PartnerRail } from '../src/rail/partner-rail';
+import type { RetentionPlan } from '../src/domain/retention';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
@@ -90,6 +91,8 @@ export interface PaymentsWorkerOptions {
   notifications?: NotificationConfig;
   /** The live partner rail (PARTNER_* settings, src/rail/partner-config.ts); unset: live rail steps fail and wait (NeedsAttention). */
   rail?: PartnerRail;
+  /** The retention job's windows, batch and pause (config.retention.plan, src/retention-settings.ts); unset: read from the environment. */
+  retention?: RetentionPlan;
   /**
    * Wraps the activities before they are registered (the deterministic simulation's hooks,
    * src/simulation/activity-hooks.ts: a failure injected into an activity, a defect after one); unset: as built.
@@ -134,6 +137,7 @@ export async function createPaymentsWorker(
     },
     notifications: options.notifications,
     rail: options.rail,
+    retention: options.retention,
   });
   const activities = options.wrapActivities ? options.wrapActivities(built) : built;
   // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).

@@ -9,7 +9,6 @@ import { payloadCodecFor, secretBoxFor } from '../src/runtime/secrets-key';
 import { requireProductionSettings } from '../src/runtime/production-settings';
 import { StartupError } from '../src/support/startup-error';
 import { reconcilerSettings, startChargeReconciler } from '../src/runtime/charge-reconciler';
-import { idempotencyRetentionSettings, startIdempotencyRetention } from '../src/runtime/idempotency-retention';
 import { startChargeStartRelay } from '../src/runtime/charge-start-relay';
 import { startPayoutStartRelay } from '../src/runtime/payout-start-relay';
 import { startRefundStartRelay } from '../src/runtime/refund-start-relay';
@@ -17,6 +16,7 @@ import { startDisputeStartRelay } from '../src/runtime/dispute-start-relay';
 import { connectTemporal } from '../src/temporal/connection';
 import { ensureSettlementSchedule } from '../src/temporal/settlement-schedule';
 import { ensureStatementImportSchedule } from '../src/temporal/statement-import-schedule';
+import { ensureRetentionSchedule } from '../src/temporal/retention-schedule';
 import { startOutboxRelay } from '../src/webhooks/outbox-relay';
 import { describeNotificationTransports, loadNotificationConfig } from '../src/notifications/notification-config';
 import { startNotificationRelay } from '../src/notifications/notification-relay';
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     deployment: config.workerDeployment,
     rail,
     notifications,
+    retention: config.retention.plan,
   });
   const temporal = await connectTemporal(address, config.temporalNamespace, payloadCodec);
   // The settlement Schedule (SETTLEMENT_SCHEDULE), created or brought up to date here: the worker is
@@ -72,6 +73,12 @@ async function main(): Promise<void> {
     throw error instanceof Error && error.message.startsWith('SETTLEMENT_SCHEDULE') ? new StartupError(error.message) : error;
   });
   log.info({ scheduleId: schedule.scheduleId, cron: config.settlementSchedule, created: schedule.created }, 'settlement schedule ensured');
+  // The retention Schedule (RETENTION_SCHEDULE, hourly by default): ended deliveries, idempotency keys,
+  // rate-limit counters and ended notifications past their windows, deleted in batches (docs/operations.md, Retention).
+  const retention = await ensureRetentionSchedule(temporal.client, { taskQueue: config.taskQueue, cron: config.retention.schedule }).catch((error: unknown) => {
+    throw error instanceof Error && error.message.startsWith('RETENTION_SCHEDULE') ? new StartupError(error.message) : error;
+  });
+  log.info({ scheduleId: retention.scheduleId, cron: config.retention.schedule, created: retention.created }, 'retention schedule ensured');
   // With a partner: the daily import of yesterday's statements (STATEMENT_IMPORT_SCHEDULE, default 03:00 UTC; docs/operations.md, Reconciliation).
   if (partner) {
     const cron = process.env.STATEMENT_IMPORT_SCHEDULE?.trim() || undefined;
@@ -116,9 +123,6 @@ async function main(): Promise<void> {
   const refundStarts = startRefundStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
   // The same for disputes (src/runtime/dispute-start-relay.ts).
   const disputeStarts = startDisputeStartRelay({ orm, client: temporal.client, taskQueue: config.taskQueue, log, requestDeadlineMs: config.temporalRequestDeadlineMs });
-  // Deletes Idempotency-Key records past IDEMPOTENCY_RETENTION (default 24h) whose request finished.
-  const retention = idempotencyRetentionSettings();
-  const idempotencyRetention = startIdempotencyRetention({ orm, log, retentionMs: retention.retentionMs, batch: retention.batch }, retention.intervalMs);
   const reconcile = reconcilerSettings();
   const overdue = Runtime.instance().metricMeter.createGauge('payments_overdue_charges', 'int', '1', 'Charges unresolved past expires_at + grace, by workflow state');
   const reconciler = startChargeReconciler(
@@ -140,7 +144,6 @@ async function main(): Promise<void> {
   await relay.stop();
   await notificationRelay.stop();
   await reconciler.stop();
-  await idempotencyRetention.stop();
   await chargeStarts.stop();
   await payoutStarts.stop();
   await refundStarts.stop();

@@ -10,3 +10,4 @@ export { settlementRunWorkflow } from './settlement-run';
 export { notificationWorkflow } from './notification';
 export { paymentReviewWorkflow } from './payment-review';
 export { statementImportWorkflow } from './statement-import';
+export { retentionWorkflow } from './retention';

@@ -7,6 +7,7 @@ import { addMerchantCommands } from './merchants';
 import { addPaymentCommands } from './payments';
 import { addPayoutCommands } from './payouts';
 import { addReconcileCommands } from './reconcile';
+import { addRetentionCommands } from './retention';
 import { addSecretCommands } from './secrets';
 import { addSettlementCommands } from './settlements';
 import { addUserCommands } from './users';
@@ -47,6 +48,7 @@ export function buildProgram(): CliCommand {
   addLedgerCommands(program);
   addAuditCommands(program);
   addReconcileCommands(program);
+  addRetentionCommands(program);
   addUsageHints(program);
   return program;
 }

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  events_expired: 410,
   request_too_large: 413,
   idempotency_key_in_use: 409,
   endpoint_disabled: 409,

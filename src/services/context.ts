@@ -31,6 +31,8 @@ export interface ServiceDeps {
   partnerCallbacks?: PartnerCallbackSettings;
   /** The web port's public base URL (WEB_PUBLIC_URL): hosted checkout's `action.url` points there. */
   webUrl?: string;
+  /** How far back GET /v1/events walks (EVENTS_WALK_WINDOW, default 90 days; src/http/routes/events.ts). */
+  eventsWalkWindowMs?: number;
 }
 
 /** The caller: a merchant's key on one environment. Every query is scoped by this. */

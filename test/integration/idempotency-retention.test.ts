@@ -1,25 +1,30 @@
 /**
  * Idempotency-Key retention (issue 9, storage amplification; INTERFACE.md "Kept at least 24
- * hours"): the worker's retention job deletes records older than IDEMPOTENCY_RETENTION (default and
+ * hours"): the retention job (issue 34: the retention Schedule's workflow, whose batches are the
+ * statements runRetentionPass runs here) deletes records older than IDEMPOTENCY_RETENTION (default and
  * minimum 24 h) whose request finished, in batches, and keeps young records and any whose request may
  * still be running. The guarantee window is the retention: after a record is gone, the same key
  * creates a new charge. Ages are set in PostgreSQL (created_at, locked_until), the clock the job uses.
  */
 import { deleteExpiredIdempotencyKeys } from '../../src/persistence/idempotency-store';
-import {
-  DEFAULT_IDEMPOTENCY_RETENTION_BATCH,
-  DEFAULT_IDEMPOTENCY_RETENTION_INTERVAL_MS,
-  idempotencyRetentionSettings,
-  pruneIdempotencyKeys,
-  startIdempotencyRetention,
-} from '../../src/runtime/idempotency-retention';
-import { createLogger } from '../../src/support/logger';
+import { runRetentionPass } from '../../src/runtime/retention-pass';
+import { DEFAULT_RETENTION_BATCH, retentionSettings } from '../../src/retention-settings';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 
 let h: Harness;
 let m: TestMerchant;
-const log = createLogger('silent');
 const DAY_MS = 24 * 60 * 60_000;
+
+/** One pass of the idempotency part of the retention job: `retentionMs` (default 24 h), `batch` rows per statement. */
+async function pruneIdempotencyKeys(options: { retentionMs?: number; batch?: number } = {}): Promise<number> {
+  const plan = retentionSettings({}).plan;
+  const pass = await runRetentionPass(
+    h.orm,
+    { ...plan, windowsMs: { ...plan.windowsMs, idempotency_keys: options.retentionMs ?? DAY_MS }, batch: options.batch ?? DEFAULT_RETENTION_BATCH, pauseMs: 0 },
+    { kinds: ['idempotency_keys'] },
+  );
+  return pass.deleted.idempotency_keys;
+}
 
 beforeAll(async () => {
   h = await startHarness();
@@ -43,16 +48,14 @@ async function keysLeft(keys: string[]): Promise<string[]> {
   return rows.map((r) => r.key);
 }
 
-test('settings: 24 h by default, never less, batches of 1000 every 10 minutes', () => {
-  expect(idempotencyRetentionSettings({})).toEqual({ retentionMs: DAY_MS, intervalMs: DEFAULT_IDEMPOTENCY_RETENTION_INTERVAL_MS, batch: DEFAULT_IDEMPOTENCY_RETENTION_BATCH });
-  expect(DEFAULT_IDEMPOTENCY_RETENTION_BATCH).toBe(1000);
-  expect(idempotencyRetentionSettings({ IDEMPOTENCY_RETENTION: '7d', IDEMPOTENCY_RETENTION_INTERVAL: '1m', IDEMPOTENCY_RETENTION_BATCH: '50' })).toEqual({
-    retentionMs: 7 * DAY_MS,
-    intervalMs: 60_000,
-    batch: 50,
-  });
-  expect(() => idempotencyRetentionSettings({ IDEMPOTENCY_RETENTION: '23h' })).toThrow(/at least 24h/);
-  expect(() => idempotencyRetentionSettings({ IDEMPOTENCY_RETENTION_BATCH: '0' })).toThrow(/IDEMPOTENCY_RETENTION_BATCH/);
+test('settings: 24 h by default, never less; the loop settings of before issue 34 are refused with what replaced them', () => {
+  expect(retentionSettings({}).plan.windowsMs.idempotency_keys).toBe(DAY_MS);
+  expect(retentionSettings({}).plan.batch).toBe(1000);
+  expect(retentionSettings({ IDEMPOTENCY_RETENTION: '7d', RETENTION_BATCH: '50' }).plan).toMatchObject({ windowsMs: { idempotency_keys: 7 * DAY_MS }, batch: 50 });
+  expect(() => retentionSettings({ IDEMPOTENCY_RETENTION: '23h' })).toThrow(/IDEMPOTENCY_RETENTION must be from 1d .*at least 24 hours/);
+  expect(() => retentionSettings({ RETENTION_BATCH: '0' })).toThrow(/RETENTION_BATCH/);
+  expect(() => retentionSettings({ IDEMPOTENCY_RETENTION_INTERVAL: '10m' })).toThrow(/IDEMPOTENCY_RETENTION_INTERVAL is no longer read: the retention Schedule runs it \(RETENTION_SCHEDULE/);
+  expect(() => retentionSettings({ IDEMPOTENCY_RETENTION_BATCH: '50' })).toThrow(/IDEMPOTENCY_RETENTION_BATCH is no longer read: RETENTION_BATCH/);
 });
 
 test('an index on created_at serves the delete', async () => {
@@ -82,11 +85,11 @@ test('old finished records go, in batches; young ones and any whose request may 
   );
 
   // Batches of 2: the pass runs statement after statement until one comes back short.
-  const deleted = await pruneIdempotencyKeys({ orm: h.orm, log, retentionMs: DAY_MS, batch: 2 });
+  const deleted = await pruneIdempotencyKeys({ retentionMs: DAY_MS, batch: 2 });
   expect(deleted).toBeGreaterThanOrEqual(gone.length);
   expect(await keysLeft([...gone, ...kept])).toEqual([...kept].sort());
   // A second pass finds nothing of ours.
-  await pruneIdempotencyKeys({ orm: h.orm, log, retentionMs: DAY_MS, batch: 2 });
+  await pruneIdempotencyKeys({ retentionMs: DAY_MS, batch: 2 });
   expect(await keysLeft(kept)).toEqual([...kept].sort());
 });
 
@@ -103,9 +106,9 @@ test('one statement deletes at most its batch', async () => {
 test('a longer retention keeps records the default would delete', async () => {
   const key = `${idempotencyKey()}-two-days`;
   await record(key, 'done', 48, 'now()');
-  await pruneIdempotencyKeys({ orm: h.orm, log, retentionMs: 7 * DAY_MS });
+  await pruneIdempotencyKeys({ retentionMs: 7 * DAY_MS });
   expect(await keysLeft([key])).toEqual([key]);
-  await pruneIdempotencyKeys({ orm: h.orm, log, retentionMs: DAY_MS });
+  await pruneIdempotencyKeys({ retentionMs: DAY_MS });
   expect(await keysLeft([key])).toEqual([]);
 });
 
@@ -118,7 +121,7 @@ test('within 24 h a retry answers the first charge; once the record is removed, 
 
   // 23 hours on: still the first answer, byte for byte.
   await conn().execute(`update idempotency_keys set created_at = now() - interval '23 hours' where merchant_id = ? and key = ?`, [m.id, key]);
-  await pruneIdempotencyKeys({ orm: h.orm, log });
+  await pruneIdempotencyKeys();
   const replay = await post();
   expect(replay.status).toBe(200);
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -126,7 +129,7 @@ test('within 24 h a retry answers the first charge; once the record is removed, 
 
   // 25 hours on: the retention job removes the record; the key is new again.
   await conn().execute(`update idempotency_keys set created_at = now() - interval '25 hours' where merchant_id = ? and key = ?`, [m.id, key]);
-  await pruneIdempotencyKeys({ orm: h.orm, log });
+  await pruneIdempotencyKeys();
   expect(await keysLeft([key])).toEqual([]);
   const again = await post();
   expect(again.status).toBe(200);
@@ -135,14 +138,4 @@ test('within 24 h a retry answers the first charge; once the record is removed, 
   await h.settled(again.json.id);
   const charges = await conn().execute<{ n: number }[]>(`select count(*)::int as n from charges where id in (?, ?)`, [first.json.id, again.json.id]);
   expect(Number(charges[0].n)).toBe(2);
-});
-
-test('the worker loop runs a pass at start and stops cleanly', async () => {
-  const key = `${idempotencyKey()}-loop`;
-  await record(key, 'done', 25, 'now()');
-  const loop = startIdempotencyRetention({ orm: h.orm, log }, 60_000);
-  const deadline = Date.now() + 10_000;
-  while ((await keysLeft([key])).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  await loop.stop();
-  expect(await keysLeft([key])).toEqual([]);
 });

@@ -95,6 +95,7 @@ function operationObject(op: Operation): Record<string, unknown> {
     op.idempotency === 'required' ? 'Moves money: `Idempotency-Key` is required.' : undefined,
     op.idempotency === 'optional' ? 'With an `Idempotency-Key`, a retried request answers the first one.' : undefined,
     op.sandboxOnly ? 'Sandbox listener only: the live listener answers 404.' : undefined,
+    op.notes,
   ].filter(Boolean);
   return {
     operationId: op.id,

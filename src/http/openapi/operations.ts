@@ -32,11 +32,20 @@ export interface Operation {
   idempotency?: 'required' | 'optional';
   /** Served by the sandbox listener only (the live one answers 404). */
   sandboxOnly?: boolean;
+  /** What else a client must know, appended to the operation's description. */
+  notes?: string;
 }
 
 const list = (name: string) => `List<${name}>`;
 const ok = (schema: string, description: string) => ({ status: 200, schema, description });
 const money = [409, 413, 422];
+
+/** GET /v1/events and its window (src/http/routes/events.ts, EVENTS_WALK_WINDOW). */
+const EVENTS_WINDOW_NOTE =
+  'The log is walkable for its window (EVENTS_WALK_WINDOW, default and at least 90 days): a position whose next event is older than the window ' +
+  '(`after_sequence`, or a `cursor` of the newest-first walk) is answered 410 `events_expired`, never with a page that skips events; ' +
+  'for `after_sequence` its message names the `after_sequence` to go on from (the oldest walkable event). ' +
+  'The first page of a walk (no `after_sequence`, no `cursor`) is always answered; a page that begins inside the window is answered whole.';
 
 export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/v1/charges', id: 'createCharge', summary: 'Create a charge', tag: 'Charges', scope: 'charges:write', body: validateCreateCharge, idempotency: 'required', success: ok('Charge', 'The charge, accepted.'), errors: [...money, 504] },
@@ -63,7 +72,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/balance-transactions', id: 'listBalanceTransactions', summary: 'Postings that moved the available or reserved balance, newest first', tag: 'Balances', scope: 'balances:read', parameters: balanceTransactionParameters(), success: ok(list('BalanceTransaction'), 'A page of balance transactions.') },
   { method: 'get', path: '/v1/balance-transactions/{id}', id: 'getBalanceTransaction', summary: 'Get a balance transaction', tag: 'Balances', scope: 'balances:read', parameters: [{ ...idParameter('charge'), schema: { type: 'string', pattern: BALANCE_TRANSACTION_ID_PATTERN } }], success: ok('BalanceTransaction', 'The balance transaction.') },
 
-  { method: 'get', path: '/v1/events', id: 'listEvents', summary: 'Walk the event log: oldest first after a sequence, or newest first by cursor', tag: 'Events', scope: 'events:read', parameters: queryFromSchema(validateListEvents), success: ok(list('Event'), 'A page of events, each the stored body byte for byte.') },
+  { method: 'get', path: '/v1/events', id: 'listEvents', summary: 'Walk the event log: oldest first after a sequence, or newest first by cursor', tag: 'Events', scope: 'events:read', parameters: queryFromSchema(validateListEvents), success: ok(list('Event'), 'A page of events, each the stored body byte for byte.'), errors: [410], notes: EVENTS_WINDOW_NOTE },
   { method: 'get', path: '/v1/event-types', id: 'listEventTypes', summary: 'Every event type', tag: 'Events', success: ok(list('EventType'), 'Every event type.') },
 
   { method: 'get', path: '/v1/reference/momo-networks', id: 'listMomoNetworks', summary: 'Mobile money networks', tag: 'Reference', scope: 'reference:read', success: ok(list('MomoNetwork'), 'Every network.') },

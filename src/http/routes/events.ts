@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { EVENT_TYPES } from '../../domain/event-types';
 import { ApiError } from '../../domain/errors';
-import { eventsAfter, eventsNewestFirst, type EventPage } from '../../persistence/events/event-store';
+import { eventsAfter, eventsNewestFirst, firstSequenceSince, type EventPage } from '../../persistence/events/event-store';
+import { DEFAULT_EVENTS_WALK_WINDOW_MS } from '../../retention-settings';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requireScope } from '../middleware/auth';
 import { validateListEvents } from '../schemas/list-events';
@@ -29,6 +30,28 @@ function renderPage(page: EventPage, withCursor: boolean): string {
   return `{"object":"list","data":[${page.bodies.join(',')}],"has_more":${page.hasMore}${next}}`;
 }
 
+const windowText = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : `${Math.round(ms / 3_600_000)} hours`);
+
+/**
+ * The walkable window (SPEC 8: 90 days; EVENTS_WALK_WINDOW): events are never deleted, but a walk
+ * whose position is behind the window (its next event is older) is refused with 410 `events_expired`
+ * rather than answered, so the window a client can rely on is the one the spec promises, and a walk
+ * never silently skips events if older ones are ever archived. The position is checked, not each
+ * event: a page that begins inside the window is answered whole, and the first page of a walk always is.
+ */
+async function refuseBeforeWindow(deps: ServiceDeps, caller: Caller, page: EventPage, position: { afterSequence: number } | { cursor: true }): Promise<void> {
+  const windowMs = deps.eventsWalkWindowMs ?? DEFAULT_EVENTS_WALK_WINDOW_MS;
+  if (!page.firstCreatedAt) return;
+  const since = new Date(Date.now() - windowMs);
+  if (page.firstCreatedAt >= since) return;
+  if ('cursor' in position) {
+    throw new ApiError('events_expired', `The events before this cursor are older than the walkable window (${windowText(windowMs)}): the newest-first walk ends here.`, { param: 'cursor' });
+  }
+  const resume = await firstSequenceSince(deps.orm, caller.merchantId, caller.environment, position.afterSequence, since);
+  const next = resume === null ? 'no event after it is inside the window yet: walk on from the newest (GET /v1/events without after_sequence)' : `go on with after_sequence=${resume - 1}`;
+  throw new ApiError('events_expired', `after_sequence ${position.afterSequence} is before the walkable window (${windowText(windowMs)}): the events after it are older than that; ${next}.`, { param: 'after_sequence' });
+}
+
 export function eventRoutes(deps: ServiceDeps): Router {
   const router = new Router();
 
@@ -44,10 +67,14 @@ export function eventRoutes(deps: ServiceDeps): Router {
     if (q.after_sequence !== undefined) {
       const after = exactSequence(q.after_sequence);
       if (after === undefined) throw new ApiError('invalid_request', `after_sequence must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}.`, { param: 'after_sequence' });
-      ctx.body = renderPage(await eventsAfter(deps.orm, caller.merchantId, caller.environment, after, limit), false);
+      const page = await eventsAfter(deps.orm, caller.merchantId, caller.environment, after, limit);
+      await refuseBeforeWindow(deps, caller, page, { afterSequence: after });
+      ctx.body = renderPage(page, false);
     } else {
       const before = q.cursor ? decodeCursor(q.cursor) : null;
-      ctx.body = renderPage(await eventsNewestFirst(deps.orm, caller.merchantId, caller.environment, before, limit), true);
+      const page = await eventsNewestFirst(deps.orm, caller.merchantId, caller.environment, before, limit);
+      if (before !== null) await refuseBeforeWindow(deps, caller, page, { cursor: true });
+      ctx.body = renderPage(page, true);
     }
   });
 

@@ -35,7 +35,9 @@ export function rateLimitStore(orm: Orm, perSecond: number): RateLimitStore {
   let limiter: Promise<BurstyRateLimiter> | undefined;
   const build = async () => {
     const pool = await orm.em.getConnection().getNativeClient();
-    const common = { storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true, points: perSecond };
+    // clearExpiredByTimeout false: expired counters are deleted by the retention job (RATE_LIMIT_RETENTION,
+    // in batches; src/persistence/retention-store.ts), not by an unbounded DELETE every 5 minutes from each API process.
+    const common = { storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false, points: perSecond };
     return new BurstyRateLimiter(
       new RateLimiterPostgres({ ...common, keyPrefix: 'rate', duration: RATE_WINDOW_SECONDS }),
       new RateLimiterPostgres({ ...common, keyPrefix: 'burst', duration: BURST_WINDOW_SECONDS }),
