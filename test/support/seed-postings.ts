@@ -11,7 +11,7 @@ export async function seedFundings(orm: Orm, scope: { merchantId: string; enviro
   return orm.em.fork().transactional(async (em) => {
     await em.execute(
       `insert into ledger_entries (transfer_id, account, kind, merchant_id, environment, currency, amount, resource_id, created_at)
-       select 'fund_' || r.id || ':capture', a.account, 'capture', ?, ?, ?, a.sign * (1000 + g % 977), 'fund_' || r.id, ?::timestamptz + (g * ?) * interval '1 millisecond'
+       select 'fund_' || r.id || ':capture', a.account, 'capture', ?, ?, ?, a.sign * (1000 + g % 977), 'fund_' || r.id, ?::timestamptz + (g::bigint * ?::bigint) * interval '1 millisecond'
        from generate_series(0, ? - 1) g
        cross join lateral (select substr(md5(? || ':' || g), 1, 24) as id) r
        cross join (values ('customer_clearing', -1), ('merchant_available', 1)) a(account, sign)`,

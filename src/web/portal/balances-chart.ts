@@ -2,7 +2,7 @@ import type { Orm } from '../../persistence/orm';
 import type { Caller } from '../../services/context';
 import { escapeHtml } from '../../support/escape-html';
 import { formatMoney, type MinorUnits } from './balances-money';
-import { walkBalanceTransactions } from './balances-walk';
+import { readAvailableDays } from '../../persistence/ledger/balance-days';
 
 export const CHART_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -17,27 +17,32 @@ export interface ChartDay {
 }
 
 /**
- * The last 30 UTC days (today included) of one currency's available balance, from its balance
- * transactions (the store GET /v1/balance-transactions reads, every page of the window walked):
- * today's close is the available balance now (GET /v1/balances's figure), and each earlier day's close
- * is the next day's close less the next day's net movement. A transaction committed between the two
- * reads would shift the earlier closes by its amount until the next view.
+ * The last 30 UTC days (today included) of one currency's available balance (issue 34: from the
+ * daily snapshots, src/persistence/ledger/balance-days.ts, not by walking every balance transaction
+ * of the window): a closed day shows its stored net movement and closing balance; today's close is
+ * the available balance now (GET /v1/balances's figure) and its net the sum of today's available
+ * postings; a day not yet closed before today (its last postings may still be committing, for a
+ * moment after midnight) closes at the next day's close less the next day's net.
+ *
+ * The figures are those of the walk it replaces (the sum of a day's available balance transactions'
+ * nets is the sum of its merchant_available postings; the closes are the balance row less the
+ * later nets, which the snapshots keep). One difference: a transaction committed between the
+ * balance's read and the chart's no longer shifts the closed days' closes, only today's bar.
  */
 export async function availableByDay(orm: Orm, caller: Caller, currency: string, availableNow: string, now: Date): Promise<ChartDay[]> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const start = today - (CHART_DAYS - 1) * DAY_MS;
   const days = Array.from({ length: CHART_DAYS }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10));
-  const nets = new Map<string, bigint>(days.map((d) => [d, 0n]));
-  for await (const item of walkBalanceTransactions(orm, caller, { currency, createdAfter: new Date(start - 1).toISOString() })) {
-    const day = item.createdAt.slice(0, 10);
-    if (item.balance === 'available' && nets.has(day)) nets.set(day, nets.get(day)! + item.net);
-  }
+  const read = await readAvailableDays(orm, { merchantId: caller.merchantId, environment: caller.environment, currency }, days[0], days[days.length - 1]);
+  const closed = new Map(read.closed.map((d) => [d.day, d]));
+  const nets = new Map(read.open.map((d) => [d.day, d.net]));
   const out: ChartDay[] = [];
   let close = BigInt(availableNow);
   for (let i = days.length - 1; i >= 0; i--) {
-    const net = nets.get(days[i])!;
-    out.unshift({ day: days[i], net, close });
-    close -= net;
+    const stored = closed.get(days[i]);
+    const day = stored ?? { day: days[i], net: nets.get(days[i]) ?? 0n, close };
+    out.unshift({ day: day.day, net: day.net, close: day.close });
+    close = day.close - day.net;
   }
   return out;
 }
