@@ -1,6 +1,23 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
+ * Each balance's sweep mark from the ledger: its oldest unswept available posting's date, else (every
+ * posting swept) its newest posting's, else `-infinity`. Ends with the `where` on the balance rows,
+ * so a test may narrow it to one merchant (`and b.merchant_id = ?`).
+ */
+export const SWEEP_MARKS_BACKFILL = `insert into settlement_sweep_marks (merchant_id, environment, currency, unswept_from, updated_at)
+  select b.merchant_id, b.environment, b.currency, coalesce(u.first_unswept, a.last_posted, '-infinity'), now()
+  from account_balances b
+  cross join lateral (
+    select min(le.created_at) as first_unswept from ledger_entries le
+    where le.merchant_id = b.merchant_id and le.environment = b.environment and le.currency = b.currency and le.account = 'merchant_available'
+      and not exists (select 1 from settlement_entries se where se.transfer_id = le.transfer_id and se.account = le.account)) u
+  cross join lateral (
+    select max(le.created_at) as last_posted from ledger_entries le
+    where le.merchant_id = b.merchant_id and le.environment = b.environment and le.currency = b.currency and le.account = 'merchant_available') a
+  where b.account = 'merchant_available'`;
+
+/**
  * Issue 34, "make the costly paths incremental":
  *
  * - `settlement_sweep_marks`: per balance (merchant, environment, currency of merchant_available),
@@ -31,17 +48,7 @@ export class Migration20261212000001_sweep_marks_balance_days extends Migration 
       unswept_from timestamptz not null,
       updated_at timestamptz not null,
       primary key (merchant_id, environment, currency))`);
-    this.addSql(`insert into settlement_sweep_marks (merchant_id, environment, currency, unswept_from, updated_at)
-      select b.merchant_id, b.environment, b.currency, coalesce(u.first_unswept, a.last_posted, '-infinity'), now()
-      from account_balances b
-      cross join lateral (
-        select min(le.created_at) as first_unswept from ledger_entries le
-        where le.merchant_id = b.merchant_id and le.environment = b.environment and le.currency = b.currency and le.account = 'merchant_available'
-          and not exists (select 1 from settlement_entries se where se.transfer_id = le.transfer_id and se.account = le.account)) u
-      cross join lateral (
-        select max(le.created_at) as last_posted from ledger_entries le
-        where le.merchant_id = b.merchant_id and le.environment = b.environment and le.currency = b.currency and le.account = 'merchant_available') a
-      where b.account = 'merchant_available'`);
+    this.addSql(SWEEP_MARKS_BACKFILL);
     this.addSql(`create table balance_days (
       merchant_id text not null,
       environment text not null check (environment in ('sandbox','live')),

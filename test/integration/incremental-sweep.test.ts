@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SWEEP_MARKS_BACKFILL } from '../../migrations/Migration20261212000001_sweep_marks_balance_days';
 import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
 import { openOrm, type Orm } from '../../src/persistence/orm';
 import { applySettlementTransition, sweepSettlement } from '../../src/persistence/settlements/settlement-store';
@@ -174,4 +175,31 @@ test('a capture that waited for the sweep on the balance row commits after the m
   const next = batchOf(result);
   expect(await sweptIds(next)).toEqual(expected.ids);
   expect(BigInt(next.amount)).toBe(expected.total);
+});
+
+test('the migration\'s backfill: the oldest unswept posting\'s date (or, all swept, the newest posting\'s), from which the next sweep is incremental and exact', async () => {
+  const m = await sweptHistory();
+  const backfill = async () => {
+    await sql(`delete from settlement_sweep_marks where merchant_id = ?`, [m.id]);
+    await sql(`${SWEEP_MARKS_BACKFILL} and b.merchant_id = ?`, [m.id]);
+  };
+  // Every posting swept: the newest posting's date (the first sweep's own).
+  await backfill();
+  const [{ newest }] = await sql<{ newest: Date }>(`select max(created_at) as newest from ledger_entries where merchant_id = ? and account = 'merchant_available'`, [m.id]);
+  expect(await markOf(m)).toBe(new Date(newest).getTime());
+  // Unswept postings, one dated before the newest swept one: the oldest of them.
+  await seedFundings(one, scopeOf(m), 1, new Date(new Date(newest).getTime() - 60_000), 1);
+  await seedFundings(one, scopeOf(m), 2, new Date(), 1);
+  await backfill();
+  const expected = await fullScanUnswept(m);
+  const [{ oldest }] = await sql<{ oldest: Date }>(
+    `select min(le.created_at) as oldest from ledger_entries le where le.merchant_id = ? and le.account = 'merchant_available' and le.transfer_id = any(?::text[])`,
+    [m.id, `{${expected.ids.join(',')}}`],
+  );
+  expect(await markOf(m)).toBe(new Date(oldest).getTime());
+  const { result, reads } = await tableReads(one, ['ledger_entries'], () => sweep(one, m));
+  expect(reads.ledger_entries).toBeLessThan(FEW_ROWS);
+  const batch = batchOf(result);
+  expect(await sweptIds(batch)).toEqual(expected.ids);
+  expect(BigInt(batch.amount)).toBe(expected.total);
 });
