@@ -32,6 +32,7 @@ import { Migration20261208000001_bulk_selections } from './Migration202612080000
 import { Migration20261209000001_webhook_retired_secrets } from './Migration20261209000001_webhook_retired_secrets';
 import { Migration20261209000002_webhook_redispatches } from './Migration20261209000002_webhook_redispatches';
 import { Migration20261210000001_retention_indexes } from './Migration20261210000001_retention_indexes';
+import { Migration20261211000001_relay_claim_indexes } from './Migration20261211000001_relay_claim_indexes';
 import { Migration20261212000001_sweep_marks_balance_days } from './Migration20261212000001_sweep_marks_balance_days';
 
 /**
@@ -74,5 +75,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261209000001_webhook_retired_secrets', class: Migration20261209000001_webhook_retired_secrets },
   { name: 'Migration20261209000002_webhook_redispatches', class: Migration20261209000002_webhook_redispatches },
   { name: 'Migration20261210000001_retention_indexes', class: Migration20261210000001_retention_indexes },
+  { name: 'Migration20261211000001_relay_claim_indexes', class: Migration20261211000001_relay_claim_indexes },
   { name: 'Migration20261212000001_sweep_marks_balance_days', class: Migration20261212000001_sweep_marks_balance_days },
 ];

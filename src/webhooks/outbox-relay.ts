@@ -4,6 +4,7 @@ import pLimit from 'p-limit';
 import { ENVIRONMENTS, type Environment } from '../domain/environment';
 import type { Orm } from '../persistence/orm';
 import { TEXT_ARRAY } from '../persistence/sql-values';
+import { claimUndispatchedEvents, type ClaimedEvent } from '../persistence/webhooks/outbox-claim';
 import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery } from '../persistence/webhooks/webhook-delivery-store';
 import type { Logger } from '../support/logger';
 import { withinDeadline } from '../temporal/deadline';
@@ -50,9 +51,6 @@ export interface RelayDeps {
   requestDeadlineMs?: number;
 }
 
-/** The environments a relay serves, as a text[] parameter. */
-const environmentsOf = (deps: RelayDeps): string => JSON.stringify(deps.environments ?? ENVIRONMENTS);
-
 const BATCH = 100;
 // Long enough for one pass; short, so events a crashed relay claimed are taken over soon (redoing a
 // pass is harmless: every step is idempotent).
@@ -74,14 +72,6 @@ const PASSES_AT_ONCE = 2;
 export const UNSTARTED_AFTER_SECONDS = 30;
 /** How often the running relay sweeps for unstarted deliveries. */
 export const SWEEP_EVERY_MS = 5_000;
-
-interface ClaimedEvent {
-  id: string;
-  merchant_id: string;
-  environment: Environment;
-  type: string;
-  dispatch_lease_until: Date;
-}
 
 interface EndpointRow {
   id: string;
@@ -146,21 +136,8 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
  */
 export async function relayOnce(deps: RelayDeps): Promise<number> {
   const conn = deps.orm.em.getConnection();
-  // Millisecond precision, so the release below can name this pass's lease exactly. Fair per merchant:
-  // the claim takes each merchant's (and environment's) oldest claimable event, then each one's second,
-  // and so on up to BATCH, so a merchant with a flood of events takes no more than its turn of a pass.
-  const events = await conn.execute<ClaimedEvent[]>(
-    `update events set dispatch_lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?))
-     where id in (select id from events where id in (
-                    select id from (select id, created_at, row_number() over (partition by merchant_id, environment order by created_at, id) as turn
-                                    from events where dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())
-                                      and environment = any(${TEXT_ARRAY})) claimable
-                    order by turn, created_at limit ?)
-                  and dispatched_at is null and (dispatch_lease_until is null or dispatch_lease_until < now())
-                  for update skip locked)
-     returning id, merchant_id, environment, type, dispatch_lease_until`,
-    [deps.leaseSeconds ?? LEASE_SECONDS, environmentsOf(deps), BATCH],
-  );
+  // Fair per merchant, oldest first within each; leased for this pass (outbox-claim.ts).
+  const events = await claimUndispatchedEvents(deps.orm, deps.leaseSeconds ?? LEASE_SECONDS, deps.environments ?? ENVIRONMENTS, BATCH);
   if (events.length === 0) return 0;
   const ids = JSON.stringify(events.map((e) => e.id));
   let outcome: Awaited<ReturnType<typeof startDeliveries>>;

@@ -33,25 +33,30 @@ export interface NotificationToStart {
   kind: NotificationKind;
 }
 
-/**
- * Claims up to `batch` events of the outbox for `leaseSeconds` (oldest first; `for update skip
- * locked`, so relays of several workers share the work and never hold the same event), with their
- * merchant's email presence and, for a receipt, the customer's sealed identifier. `leaseUntil` names
- * this claim exactly (millisecond precision), so a failed pass releases only its own.
- */
-export async function claimOutboxEvents(orm: Orm, leaseSeconds: number, batch: number): Promise<{ events: OutboxEvent[]; claimed: string[]; leaseUntil: Date | null }> {
-  const rows = await orm.em.getConnection().execute<Array<Record<string, unknown>>>(
-    `with claimed as (
+/** The claim (parameters: lease seconds, batch); exported for its plan test (test/integration/relay-claim-plans.test.ts). */
+export const CLAIM_OUTBOX_SQL = `with claimed as (
        update notification_outbox set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?))
-       where event_id in (select event_id from notification_outbox where lease_until is null or lease_until < now()
-                          order by created_at, event_id limit ? for update skip locked)
+       where event_id = any(array(select event_id from notification_outbox where lease_until is null or lease_until < now()
+                                  order by created_at, event_id limit ? for update skip locked))
        returning event_id, lease_until)
      select c.event_id, c.lease_until, e.merchant_id, e.environment, e.type, e.resource_id, (e.body::jsonb #>> '{data,channel}') as channel,
             m.notification_email is not null as merchant_has_email, p.party_sealed
      from claimed c
      left join events e on e.id = c.event_id
      left join merchants m on m.id = e.merchant_id
-     left join payment_parties p on p.payment_id = e.resource_id and e.type = 'transaction.succeeded'`,
+     left join payment_parties p on p.payment_id = e.resource_id and e.type = 'transaction.succeeded'`;
+
+/**
+ * Claims up to `batch` events of the outbox for `leaseSeconds` (oldest first; `for update skip
+ * locked`, so relays of several workers share the work and never hold the same event), with their
+ * merchant's email presence and, for a receipt, the customer's sealed identifier. Reads the index
+ * notification_outbox_claim (created_at, event_id) in order and stops at the batch, then updates the rows
+ * it chose by primary key (`= any(array(…))`: never a scan of the outbox, however small) (issue 34). `leaseUntil` names
+ * this claim exactly (millisecond precision), so a failed pass releases only its own.
+ */
+export async function claimOutboxEvents(orm: Orm, leaseSeconds: number, batch: number): Promise<{ events: OutboxEvent[]; claimed: string[]; leaseUntil: Date | null }> {
+  const rows = await orm.em.getConnection().execute<Array<Record<string, unknown>>>(
+    CLAIM_OUTBOX_SQL,
     [leaseSeconds, batch],
   );
   const events = rows

@@ -3,16 +3,20 @@ import { rowToPayout } from './payout-mapping';
 import type { Orm } from '../orm';
 import { TEXT_ARRAY } from '../sql-values';
 
+/** The start relay's query (parameters: seconds, limit); exported for its plan test (test/integration/relay-claim-plans.test.ts). */
+export const UNSTARTED_PAYOUTS_SQL = `select * from payouts
+     where workflow_started_at is null and status in ('pending', 'held_for_review') and created_at < now() - make_interval(secs => ?)
+     order by created_at limit ?`;
+
 /**
  * Non-terminal payouts whose workflow was never confirmed started (`workflow_started_at` null),
  * written at least `olderThanSeconds` ago (database clock), oldest first, at most `limit`. Uses the
- * partial index payouts_workflow_unstarted.
+ * partial index payouts_workflow_unstarted_open (its predicate is this
+ * query's: a payment that ended unconfirmed is not in it).
  */
 export async function findUnstartedPayouts(orm: Orm, olderThanSeconds: number, limit: number): Promise<PayoutRecord[]> {
   const rows = await orm.em.fork().execute<Record<string, unknown>[]>(
-    `select * from payouts
-     where workflow_started_at is null and status in ('pending', 'held_for_review') and created_at < now() - make_interval(secs => ?)
-     order by created_at limit ?`,
+    UNSTARTED_PAYOUTS_SQL,
     [olderThanSeconds, limit],
   );
   return rows.map(rowToPayout);

@@ -1,0 +1,141 @@
+/**
+ * The relays' claims read an index, not the table (issue 34, "A backlog after an outage"), on a
+ * database of its own seeded like the outage backlog (scripts/backlog/seed.ts) at a size where a scan
+ * shows: 20,000 undispatched events over 200 merchants (400 merchant-environment scopes) and 20,000
+ * unstarted payments of each kind, half of the charges, payouts, refunds and disputes ended without
+ * their start confirmed (the old partial indexes held those; the relays walked past them every pass).
+ * For each claim, EXPLAIN (ANALYZE, FORMAT JSON) (the claims that write run in a transaction rolled
+ * back): its index is used, no Seq Scan reads the big table, and the rows read from it stay far below
+ * its size. The fair claim also still takes one event from each of the 100 scopes with the oldest heads.
+ */
+import { Client } from 'pg';
+import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
+import { randomBase62 } from '../../src/support/new-id';
+import { FAIR_CLAIM_IDS, FAIR_CLAIM_SQL, claimUndispatchedEvents, fairClaimParams } from '../../src/persistence/webhooks/outbox-claim';
+import { CLAIM_OUTBOX_SQL } from '../../src/persistence/notifications/notification-fanout-store';
+import { UNSTARTED_CHARGES_SQL } from '../../src/persistence/charges/charge-workflow-start-store';
+import { UNSTARTED_PAYOUTS_SQL } from '../../src/persistence/payouts/payout-workflow-start-store';
+import { UNSTARTED_REFUNDS_SQL } from '../../src/persistence/refunds/refund-workflow-start-store';
+import { UNSTARTED_DISPUTES_SQL } from '../../src/persistence/disputes/dispute-workflow-start-store';
+import { seedBacklog } from '../../scripts/backlog/seed';
+import { planScans, type PlanNode } from '../support/plan-scans';
+
+const MERCHANTS = 200;
+const EVENTS = 20_000;
+const PAYMENTS = 20_000;
+const BATCH = 100;
+
+let orm: Orm;
+let databaseName: string;
+
+async function admin(sql: string): Promise<void> {
+  const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  databaseName = `relay_claims_${randomBase62(8).toLowerCase()}`;
+  await admin(`create database ${databaseName}`);
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${databaseName}`;
+  orm = await openOrm(url.toString(), 2);
+  await migrate(orm);
+  await seedBacklog(orm, { merchants: MERCHANTS, events: EVENTS, charges: PAYMENTS, payouts: PAYMENTS, refunds: PAYMENTS, disputes: PAYMENTS });
+  // Half of each kind, the oldest, ended without its start confirmed: out of the relays' reach.
+  const conn = orm.em.getConnection();
+  await conn.execute(`update charges set status = 'succeeded' where workflow_started_at is null and created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from charges where workflow_started_at is null)`);
+  await conn.execute(`update payouts set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from payouts)`);
+  await conn.execute(`update refunds set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from refunds)`);
+  await conn.execute(`update disputes set status = 'won' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from disputes)`);
+  await conn.execute(`analyze charges, payouts, refunds, disputes`);
+}, 180_000);
+
+afterAll(async () => {
+  await orm?.close();
+  if (databaseName) await admin(`drop database if exists ${databaseName}`);
+});
+
+/** EXPLAIN (ANALYZE, FORMAT JSON) of `sql`, in a transaction that is rolled back (the claims write). */
+async function explain(sql: string, params: unknown[]): Promise<PlanNode> {
+  let plan: PlanNode | undefined;
+  const rollback = new Error('rollback');
+  await orm.em
+    .fork()
+    .transactional(async (em) => {
+      const rows = await em.execute<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(`explain (analyze, format json) ${sql}`, params);
+      plan = rows[0]['QUERY PLAN'][0].Plan;
+      throw rollback;
+    })
+    .catch((error: unknown) => {
+      if (error !== rollback) throw error;
+    });
+  return plan!;
+}
+
+/**
+ * The plan reads `table` through `index` and never whole (no Seq Scan; a bitmap scan of a few primary
+ * keys is fine), and reads at most `maxRows` of its rows (each scan's rows and those its filter
+ * removed, times its loops).
+ */
+function expectIndexOnly(plan: PlanNode, table: string, index: string, maxRows: number): void {
+  const scans = planScans(plan, table);
+  expect(scans.map((s) => s.nodeType)).not.toContain('Seq Scan');
+  expect(scans.map((s) => s.index)).toContain(index);
+  const read = scans.reduce((sum, s) => sum + s.rowsRead, 0);
+  expect(read).toBeLessThanOrEqual(maxRows);
+}
+
+test('the webhook outbox relay\'s fair claim walks events_undispatched_scope: one descent per scope, not every undispatched event', async () => {
+  const environments = JSON.stringify(['sandbox', 'live']);
+  const plan = await explain(FAIR_CLAIM_IDS, [environments, BATCH, BATCH, BATCH, BATCH]);
+  // 400 scopes' heads plus the batch's own events: under 1,000 of the 20,000 (the old claim numbered them all).
+  expectIndexOnly(plan, 'events', 'events_undispatched_scope', 1_000);
+  const whole = await explain(FAIR_CLAIM_SQL, fairClaimParams(15, ['sandbox', 'live'], BATCH));
+  // The claim itself locks and leases the chosen 100 by primary key: still no scan, still under 1,000 rows.
+  expectIndexOnly(whole, 'events', 'events_undispatched_scope', 1_000);
+});
+
+test('the fair claim takes the oldest head of 100 different scopes, and each scope\'s oldest event', async () => {
+  const conn = orm.em.getConnection();
+  // The choice the claim made before issue 34, which numbered every undispatched event.
+  const expected = await conn.execute<{ id: string }[]>(
+    `select id from (select id, created_at, row_number() over (partition by merchant_id, environment order by created_at, id) as turn
+                     from events where dispatched_at is null) t order by turn, created_at, id limit ?`,
+    [BATCH],
+  );
+  const claimed = await claimUndispatchedEvents(orm, 15, ['sandbox', 'live'], BATCH);
+  try {
+    expect(claimed).toHaveLength(BATCH);
+    expect(new Set(claimed.map((e) => `${e.merchant_id}|${e.environment}`)).size).toBe(BATCH);
+    expect(claimed.map((e) => e.id).sort()).toEqual(expected.map((e) => e.id).sort());
+    // Leased: the next claim passes over them and takes the next 100 scopes' heads.
+    const next = await claimUndispatchedEvents(orm, 15, ['sandbox', 'live'], BATCH);
+    expect(next).toHaveLength(BATCH);
+    expect(next.filter((e) => claimed.some((c) => c.id === e.id))).toEqual([]);
+    expect(new Set([...claimed, ...next].map((e) => `${e.merchant_id}|${e.environment}`)).size).toBe(2 * BATCH);
+  } finally {
+    await conn.execute(`update events set dispatch_lease_until = null where dispatch_lease_until is not null`);
+  }
+});
+
+test('the notification relay\'s claim reads notification_outbox_claim in order and stops at its batch', async () => {
+  const plan = await explain(CLAIM_OUTBOX_SQL, [15, BATCH]);
+  expectIndexOnly(plan, 'notification_outbox', 'notification_outbox_claim', 2 * BATCH);
+  expect(planScans(plan, 'events').map((s) => s.nodeType)).not.toContain('Seq Scan');
+});
+
+test.each([
+  ['charges', UNSTARTED_CHARGES_SQL],
+  ['payouts', UNSTARTED_PAYOUTS_SQL],
+  ['refunds', UNSTARTED_REFUNDS_SQL],
+  ['disputes', UNSTARTED_DISPUTES_SQL],
+])('the %s start relay reads its open unstarted index and passes over no ended payment', async (table, sql) => {
+  const plan = await explain(sql, [5, BATCH]);
+  // The batch itself: the 10,000 older payments that ended unconfirmed are not in the index at all.
+  expectIndexOnly(plan, table, `${table}_workflow_unstarted_open`, BATCH);
+});
