@@ -5,7 +5,9 @@ import type { Caller } from '../../src/services/context';
 import { newId } from '../../src/support/new-id';
 import { availableByDay, type ChartDay } from '../../src/web/portal/balances-chart';
 import { availableByDayByWalk } from '../support/chart-by-walk';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
+import { until } from '../support/crash-probes';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { seedFundings } from '../support/seed-postings';
 import { giveSettlementAccount } from '../support/settlement-runs';
@@ -104,4 +106,24 @@ test('a day that closes is written from its own postings and the day before\'s s
 test('a view asked for a later day (the days up to the database\'s today closed, the rest open) shows the walk\'s figures for that day', async () => {
   const later = new Date(Date.now() + 2 * DAY_MS);
   expect(figures(await chart(h.orm, later))).toEqual(figures(await walked(later)));
+});
+
+test('a view waits for a transaction that holds the merchant\'s event counter (it may be dating a posting in the day about to be written), then reads the clock', async () => {
+  const em = h.orm.em.fork() as EntityManager;
+  await em.begin();
+  let view: Promise<ChartDay[]> | undefined;
+  try {
+    const [{ pid }] = await em.execute<{ pid: number }[]>(`select pg_backend_pid() as pid`);
+    await em.execute(`select 1 from event_counters where merchant_id = ? and environment = 'sandbox' for update`, [m.id]);
+    view = chart(h.orm);
+    let settled = false;
+    void view.then(() => (settled = true));
+    await until('the view waits for the counter', async () =>
+      (await h.orm.em.getConnection().execute<{ pid: number }[]>(`select pid from pg_stat_activity where wait_event_type = 'Lock' and ? = any(pg_blocking_pids(pid))`, [Number(pid)])).length === 1,
+    );
+    expect(settled).toBe(false);
+  } finally {
+    await em.rollback();
+  }
+  expect(figures(await view!)).toEqual(figures(await walked()));
 });

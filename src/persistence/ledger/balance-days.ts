@@ -16,7 +16,7 @@ import type { Orm } from '../orm';
  *
  * - a posting is dated by the database (clock_timestamp) while its transaction holds the merchant's
  *   event counter row, until it commits (src/persistence/events/event-log.ts);
- * - the read takes that row FOR SHARE, for one statement, and reads the clock then: every posting
+ * - the read takes that row FOR SHARE, then reads the clock: every posting
  *   dated before that instant has committed (its transaction held the row until then), and every
  *   later one is dated after it (the database's clock not stepping back, the ledger's one
  *   assumption). A day is closed when its end is at or before that instant.
@@ -97,16 +97,17 @@ export async function readAvailableDays(orm: Orm, scope: BalanceScope, firstDay:
 
 /**
  * The UTC day of an instant before which every posting of the merchant and environment has
- * committed: the database's clock, read once the merchant's event counter row is held FOR SHARE
- * (one statement: the row is held only while the clock is read). A merchant without a counter row has
- * never posted.
+ * committed: the database's clock, read while the merchant's event counter row is held FOR SHARE
+ * (a transaction of two statements, the lock then the clock, so the clock is read once the lock is
+ * granted; the row is held for that round trip only). A merchant without a counter row has never
+ * posted.
  */
 async function settledDay(em: EntityManager, scope: BalanceScope): Promise<string> {
-  const clock = `to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD')`;
-  const held = await em.execute<{ day: string }[]>(`select ${clock} as day from event_counters where merchant_id = ? and environment = ? for share`, [scope.merchantId, scope.environment]);
-  if (held.length > 0) return held[0].day;
-  const [{ day }] = await em.execute<{ day: string }[]>(`select ${clock} as day`);
-  return day;
+  return em.transactional(async (tx) => {
+    await tx.execute(`select 1 from event_counters where merchant_id = ? and environment = ? for share`, [scope.merchantId, scope.environment]);
+    const [{ day }] = await tx.execute<{ day: string }[]>(`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD') as day`);
+    return day;
+  });
 }
 
 async function storedDays(em: EntityManager, key: unknown[], from: string, to: string): Promise<BalanceDay[]> {
