@@ -1,4 +1,4 @@
-import type { Plan, Step } from './types';
+import type { Plan, Ref, Step, StepKind } from './types';
 
 /**
  * What a trial of a candidate plan reports: the invariant that failed (and, when known, the step
@@ -42,8 +42,10 @@ export class NothingToShrinkError extends Error {}
 class OutOfTrials extends Error {}
 
 /**
- * Cuts a failing plan down to a short one that still fails with the SAME invariant: delta debugging
- * (Zeller's ddmin) over the steps, then a pass that removes single steps until none can go. Steps
+ * Cuts a failing plan down to a short one that still fails with the SAME invariant. First two guesses
+ * (referenceGuesses: the failing step with the steps that create what it references, then with the
+ * time jumps too); when one still fails, single steps are removed from it until none can go;
+ * otherwise delta debugging (Zeller's ddmin) over the steps, then that single-step pass. Steps
  * keep their `n`; a candidate is any subset of the steps in their order (a step whose reference was
  * cut is skipped by the runner, so every subset is a valid plan). Pure given `stillFails`: the same
  * plan and the same answers give the same trials in the same order and the same result.
@@ -88,13 +90,65 @@ export async function shrink(
     } else {
       cache.set(keyOf(plan.steps), true);
     }
-    let current = await ddmin(best, fails);
+    // First the cheap guesses (two trials at most): the failing step with what it references, then
+    // with the time jumps too; ddmin starts from the first of them that still fails.
+    // A guess that still fails is small and mostly needed: single removals cost fewer trials than ddmin.
+    let guessed = false;
+    for (const guess of referenceGuesses(best)) {
+      if (guess.length >= best.length) continue;
+      if (await fails(guess)) {
+        guessed = true;
+        break;
+      }
+    }
+    let current = guessed ? best : await ddmin(best, fails);
     current = await removeSingles(current, fails);
     best = current;
   } catch (error) {
     if (!(error instanceof OutOfTrials)) throw error;
   }
   return { seed: plan.seed, steps: best };
+}
+
+/** What each creating step kind creates (its `params.ref_index` is the index of the creation): plan.ts. */
+const CREATES: Partial<Record<StepKind, Ref['kind']>> = {
+  create_merchant: 'merchant',
+  create_endpoint: 'endpoint',
+  sandbox_charge: 'charge',
+  live_charge: 'charge',
+  payout: 'payout',
+  refund: 'refund',
+  dispute: 'dispute',
+};
+
+/**
+ * The last step (the one after which the invariant failed) with, transitively, every step that
+ * creates what it references (a request's index counts too); then the same with every time jump
+ * before it (a charge succeeds, a deadline passes, only when time moves). In plan order.
+ */
+export function referenceGuesses(steps: Step[]): Step[][] {
+  const last = steps.at(-1);
+  if (!last) return [];
+  const creator = new Map<string, Step>();
+  for (const step of steps) {
+    const made = CREATES[step.kind];
+    if (made && step.params.ref_index !== undefined) creator.set(`${made}#${String(step.params.ref_index)}`, step);
+    if (step.params.request_index !== undefined) creator.set(`request#${String(step.params.request_index)}`, step);
+  }
+  const kept = new Set<Step>([last]);
+  const todo = [last];
+  while (todo.length > 0) {
+    for (const r of todo.pop()!.refs ?? []) {
+      const source = creator.get(`${r.kind}#${r.index}`);
+      if (source && !kept.has(source)) {
+        kept.add(source);
+        todo.push(source);
+      }
+    }
+  }
+  const closure = steps.filter((s) => kept.has(s));
+  const withJumps = steps.filter((s) => kept.has(s) || s.kind === 'time_jump');
+  return [closure, withJumps];
 }
 
 /** ddmin: try chunks, then complements, at finer and finer granularity. */

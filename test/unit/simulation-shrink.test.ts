@@ -76,3 +76,20 @@ test('deterministic: the same plan and answers give the same trials and the same
 test('a plan that does not fail is refused, not shrunk', async () => {
   await expect(shrink(planOf(10), async () => null)).rejects.toThrow(NothingToShrinkError);
 });
+
+test('tries the failing step with what it references first, then with the time jumps: a long plan shrinks in few trials', async () => {
+  // 0 creates merchant#0; 10 a charge (charge#3) of it; 20 a dispute (dispute#0) of that charge; 12 a
+  // time jump (the charge succeeds); 30 submits evidence to dispute#0: fails iff all five are there.
+  const steps: Step[] = Array.from({ length: 31 }, (_, n): Step => ({ n, kind: n % 4 === 0 ? 'time_jump' : 'repeat_request', params: { i: n } }));
+  steps[0] = { n: 0, kind: 'create_merchant', params: { ref_index: 0 } };
+  steps[10] = { n: 10, kind: 'sandbox_charge', refs: [{ kind: 'merchant', index: 0 }], params: { ref_index: 3, request_index: 5 } };
+  steps[20] = { n: 20, kind: 'dispute', refs: [{ kind: 'charge', index: 3 }], params: { ref_index: 0, request_index: 9 } };
+  steps[30] = { n: 30, kind: 'dispute_evidence', refs: [{ kind: 'dispute', index: 0 }], params: {} };
+  const needs = async (c: Plan): Promise<TrialFailure | null> => (has(c, 0, 10, 12, 20, 30) ? { invariant: 'transitions', step: 30 } : null);
+  const trials: ShrinkTrial[] = [];
+  const shrunk = await shrink({ seed: 1, steps }, needs, { invariant: 'transitions', onTrial: (t) => trials.push(t) });
+  expect(shrunk.steps.map((s) => s.n)).toEqual([0, 10, 12, 20, 30]);
+  // The references alone (4 steps) pass; with the six time jumps (10 steps) they fail; ddmin goes on from 10, not 31.
+  expect(trials.slice(0, 2).map((t) => [t.size, t.failed])).toEqual([[4, false], [10, true]]);
+  expect(trials.length).toBeLessThan(25);
+});
