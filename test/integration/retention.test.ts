@@ -17,6 +17,7 @@ import { runRetentionNow } from '../../src/temporal/retention-schedule';
 import type { Caller } from '../../src/services/context';
 import { newId, randomBase62 } from '../../src/support/new-id';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { runCli } from '../support/run-cli';
 import { emitEvent, sandboxCaller } from '../support/webhook-fixtures';
 
 let h: Harness;
@@ -192,3 +193,14 @@ test('a run through Temporal (as the Schedule and `retention run` start it) dele
   expect(await left('webhook_deliveries', 'id', [gone.id, kept.id])).toEqual([kept.id]);
   expect(await left('notifications', 'id', [ntf])).toEqual([]);
 }, 60_000);
+
+test('`cli retention run` starts a run on the running worker, waits, and prints what it deleted as one JSON object', async () => {
+  const gone = await delivery('failed', 120, 1);
+  const run = await runCli(h.taskQueue, 'retention', 'run');
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const printed = JSON.parse(run.stdout);
+  expect(printed).toMatchObject({ workflowId: expect.stringMatching(/^retention-run-/), plan: retentionSettings({}).plan, continuations: 0 });
+  expect(printed.deleted.webhook_deliveries).toBeGreaterThanOrEqual(1);
+  expect(await left('webhook_deliveries', 'id', [gone.id])).toEqual([]);
+}, 90_000);

@@ -40,6 +40,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'ledger check': [],
   'audit list': ['payment', 'merchant', 'since', 'action', 'batch', 'limit'],
   'reconcile run': ['date', 'product'],
+  'retention run': [],
   'reconcile import': ['product', 'date'],
   'reconcile breaks': ['since', 'kind', 'status', 'limit'],
   'reconcile resolve': KEY_CHANGE,
