@@ -85,7 +85,7 @@ export async function readAvailableDays(orm: Orm, scope: BalanceScope, firstDay:
   const open: AvailableDays['open'] = [];
   if (openFrom < end) {
     const nets = await em.execute<{ day: string; net: string }[]>(
-      `select to_char(le.created_at at time zone 'UTC', 'YYYY-MM-DD') as day, sum(le.amount)::text as net ${POSTINGS}
+      `select to_char((le.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, sum(le.amount)::text as net ${POSTINGS}
          and le.created_at >= ?::timestamptz and le.created_at < ?::timestamptz group by 1`,
       [...key, new Date(openFrom).toISOString(), new Date(end).toISOString()],
     );
@@ -121,27 +121,25 @@ async function storedDays(em: EntityManager, key: unknown[], from: string, to: s
 /**
  * Writes the snapshots of the closed days `from` to `to` (UTC midnights, in ms): their nets from
  * their postings, their closes from the stored close of the day before, else from the balance row
- * (see above). A row another view wrote meanwhile is kept (the same figures: a closed day).
+ * less every posting dated since `from` (read in the same statement as those postings: one snapshot;
+ * one pass over them, the closed days' nets grouped out of it). A row another view wrote meanwhile is
+ * kept (the same figures: a closed day).
  */
 async function writeDays(em: EntityManager, key: unknown[], from: number, to: number): Promise<void> {
-  const start = new Date(from).toISOString();
   const before = await em.execute<{ close: string }[]>(`select close::text as close from balance_days where ${KEY} and day = ?::date`, [...key, dayText(from - DAY_MS)]);
-  let close: bigint;
-  if (before.length > 0) close = BigInt(before[0].close);
-  else {
-    const [anchor] = await em.execute<{ close: string }[]>(
-      `select ((select coalesce(sum(amount), 0) from account_balances where ${KEY})
-             - (select coalesce(sum(le.amount), 0) ${POSTINGS} and le.created_at >= ?::timestamptz))::text as close`,
-      [...key, ...key, start],
-    );
-    close = BigInt(anchor.close);
-  }
-  const nets = await em.execute<{ day: string; net: string }[]>(
-    `select to_char(le.created_at at time zone 'UTC', 'YYYY-MM-DD') as day, sum(le.amount)::text as net ${POSTINGS}
-       and le.created_at >= ?::timestamptz and le.created_at < ?::timestamptz group by 1`,
-    [...key, start, new Date(to + DAY_MS).toISOString()],
+  const anchored = before.length === 0;
+  // Without the day before's close, every posting since `from` (today's too) goes into the anchor.
+  const upper = anchored ? '' : ' and le.created_at < ?::timestamptz';
+  const [read] = await em.execute<{ balance: string; nets: { day: string; net: string }[] }[]>(
+    `select (select coalesce(sum(amount), 0) from account_balances where ${KEY})::text as balance,
+            coalesce((select json_agg(json_build_object('day', to_char(g.day, 'YYYY-MM-DD'), 'net', g.net::text))
+                      from (select (le.created_at at time zone 'UTC')::date as day, sum(le.amount) as net ${POSTINGS}
+                              and le.created_at >= ?::timestamptz${upper} group by 1) g), '[]'::json) as nets`,
+    [...key, ...key, new Date(from).toISOString(), ...(anchored ? [] : [new Date(to + DAY_MS).toISOString()])],
   );
+  const nets = typeof read.nets === 'string' ? (JSON.parse(read.nets) as { day: string; net: string }[]) : read.nets;
   const byDay = new Map(nets.map((r) => [r.day, BigInt(r.net)]));
+  let close = anchored ? BigInt(read.balance) - nets.reduce((sum, r) => sum + BigInt(r.net), 0n) : BigInt(before[0].close);
   const rows: { day: string; net: string; close: string }[] = [];
   for (let d = from; d <= to; d += DAY_MS) {
     const net = byDay.get(dayText(d)) ?? 0n;
