@@ -1,96 +1,51 @@
 import { WorkflowClient, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type LogLevel } from '@temporalio/worker';
-import type { RetentionActivities } from '../../activities/types';
-import { RETENTION_BATCHES_PER_RUN, RETENTION_KINDS, type RetentionBatchRequest, type RetentionInput, type RetentionKind, type RetentionPlan, type RetentionResult } from '../../src/domain/retention';
+import { RETENTION_BATCHES_PER_RUN, RETENTION_KINDS, type RetentionInput, type RetentionResult } from '../../src/domain/retention';
 import { randomBase62 } from '../../src/support/new-id';
-import { installRuntime } from '../../workers/create-worker';
+import { retentionQueue } from '../../src/temporal/retention-schedule';
 import { RETENTION_INPUT_REFUSED } from '../../workflows/retention';
-import { testServerPath } from '../support/binaries';
+import { startRetentionEnv, TEST_PLAN, type RetentionTestEnv } from './support/retention-env';
 
-// retentionWorkflow on the time-skipping test server, its two activities in memory: rows of each
-// kind waiting past their window, deleted `batch` at a time as the store does.
+// retentionWorkflow on the time-skipping test server (the worker's bundle), its two activities in
+// memory (support/retention-env.ts): rows of each kind waiting past their window, deleted `batch` at
+// a time as the store does.
 
 const T = temporal.api.enums.v1.EventType;
 const DAY_MS = 86_400_000;
 
-class FakeRows {
-  left: Record<RetentionKind, number> = { webhook_deliveries: 0, idempotency_keys: 0, rate_limits: 0, notifications: 0 };
-  plan: RetentionPlan = { windowsMs: { webhook_deliveries: 90 * DAY_MS, idempotency_keys: DAY_MS, rate_limits: 3_600_000, notifications: 90 * DAY_MS }, batch: 3, pauseMs: 60_000 };
-  readonly requests: RetentionBatchRequest[] = [];
-  plans = 0;
-  /** Batches that fail (retryable, as an unreachable database) before answering. */
-  failures = 0;
-  readonly activities: RetentionActivities = {
-    retentionPlan: async () => {
-      this.plans++;
-      return this.plan;
-    },
-    deleteRetentionBatch: async (request) => {
-      if (this.failures > 0) {
-        this.failures--;
-        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-      }
-      this.requests.push(request);
-      const rows = Math.min(request.batch, this.left[request.kind]);
-      this.left[request.kind] -= rows;
-      const attempts = request.kind === 'webhook_deliveries' ? { webhook_attempts: 2 * rows } : request.kind === 'notifications' ? { notification_attempts: rows } : {};
-      return { rows, deleted: { [request.kind]: rows, ...attempts } };
-    },
-  };
-}
-
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-const rows = new FakeRows();
-const taskQueue = `retention-${randomBase62(8)}`;
-
+let h: RetentionTestEnv;
 beforeAll(async () => {
-  installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
-  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows/retention'), logger: quiet });
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: rows.activities });
-  running = worker.run();
+  h = await startRetentionEnv();
 }, 120_000);
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
+  await h?.close();
 });
-beforeEach(() => {
-  rows.left = { webhook_deliveries: 0, idempotency_keys: 0, rate_limits: 0, notifications: 0 };
-  rows.requests.length = 0;
-  rows.plans = 0;
-  rows.failures = 0;
-});
+beforeEach(() => h.rows.reset());
 
-const start = (input: RetentionInput = {}) => env.client.workflow.start('retentionWorkflow', { taskQueue, workflowId: `retention-test-${randomBase62(10)}`, args: [input] });
-const historyOf = async (workflowId: string, runId?: string) => (await env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+const start = (input: RetentionInput = {}) => h.start(input);
+const historyOf = async (workflowId: string, runId?: string) => (await h.env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
 
 test('kind after kind, batch after batch until one comes back short, a pause timer between two batches; the plan read once; counts in the result', async () => {
-  rows.left = { webhook_deliveries: 7, idempotency_keys: 3, rate_limits: 0, notifications: 2 };
+  h.rows.left = { webhook_deliveries: 7, idempotency_keys: 3, rate_limits: 0, notifications: 2 };
   const handle = await start();
   const result = (await handle.result()) as RetentionResult;
 
   expect(result).toEqual({
-    plan: rows.plan,
+    plan: h.rows.plan,
     deleted: { webhook_deliveries: 7, webhook_attempts: 14, idempotency_keys: 3, rate_limits: 0, notifications: 2, notification_attempts: 2 },
     // deliveries 3 + 3 + 1, keys 3 + 0, counters 0, notifications 2
     batches: 7,
     continuations: 0,
   });
-  expect(rows.plans).toBe(1);
-  expect(rows.requests.map((r) => `${r.kind}:${r.batch}:${r.windowMs}`)).toEqual([
+  expect(h.rows.plans).toBe(1);
+  expect(h.rows.requests.map((r) => `${r.kind}:${r.batch}:${r.windowMs}`)).toEqual([
     ...Array(3).fill(`webhook_deliveries:3:${90 * DAY_MS}`),
     ...Array(2).fill(`idempotency_keys:3:${DAY_MS}`),
     `rate_limits:3:3600000`,
     `notifications:3:${90 * DAY_MS}`,
   ]);
-  expect(Object.values(rows.left).every((n) => n === 0)).toBe(true);
+  expect(Object.values(h.rows.left).every((n) => n === 0)).toBe(true);
   // A timer after each full batch (deliveries 2, keys 1), of the plan's pause.
   const timers = (await historyOf(handle.workflowId)).filter((e) => e.eventType === T.EVENT_TYPE_TIMER_STARTED);
   expect(timers).toHaveLength(3);
@@ -106,26 +61,26 @@ test('nothing past any window: one batch per kind, no timer', async () => {
 });
 
 test(`a backlog continues as new after ${RETENTION_BATCHES_PER_RUN} batches with its progress and plan; the totals add up`, async () => {
-  rows.plan = { ...rows.plan, batch: 1, pauseMs: 0 };
+  h.rows.plan = { ...h.rows.plan, batch: 1, pauseMs: 0 };
   try {
-    rows.left = { webhook_deliveries: 2, idempotency_keys: RETENTION_BATCHES_PER_RUN + 3, rate_limits: 0, notifications: 0 };
+    h.rows.left = { webhook_deliveries: 2, idempotency_keys: RETENTION_BATCHES_PER_RUN + 3, rate_limits: 0, notifications: 0 };
     const handle = await start();
     const result = (await handle.result()) as RetentionResult;
     expect(result.continuations).toBe(1);
     expect(result.deleted).toMatchObject({ webhook_deliveries: 2, idempotency_keys: RETENTION_BATCHES_PER_RUN + 3 });
     // 3 for deliveries (1, 1, 0), keys until a short one, 1 each for the last two kinds.
     expect(result.batches).toBe(3 + RETENTION_BATCHES_PER_RUN + 4 + 2);
-    expect(rows.plans).toBe(1); // the continued run carries the plan
+    expect(h.rows.plans).toBe(1); // the continued run carries the plan
     const first = await historyOf(handle.workflowId, handle.firstExecutionRunId);
     expect(first.at(-1)?.eventType).toBe(T.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
   } finally {
-    rows.plan = { ...rows.plan, batch: 3, pauseMs: 60_000 };
+    h.rows.plan = TEST_PLAN;
   }
 }, 120_000);
 
 test('a batch that fails (database unreachable) is retried; nothing is counted twice', async () => {
-  rows.left = { webhook_deliveries: 2, idempotency_keys: 0, rate_limits: 0, notifications: 0 };
-  rows.failures = 2;
+  h.rows.left = { webhook_deliveries: 2, idempotency_keys: 0, rate_limits: 0, notifications: 0 };
+  h.rows.failures = 2;
   const result = (await (await start()).result()) as RetentionResult;
   expect(result.deleted.webhook_deliveries).toBe(2);
   expect(result.batches).toBe(4);
@@ -137,8 +92,8 @@ test.each([
   [{ plan: { windowsMs: { webhook_deliveries: 1 }, batch: 10, pauseMs: 0 } }, 'plan.windowsMs must give every kind a positive window'],
   [{ plan: { windowsMs: {}, batch: 0, pauseMs: 0 } }, 'plan.batch must be a positive integer'],
 ])('malformed input %j is refused at once, nothing deleted', async (input, message) => {
-  const plain = new WorkflowClient({ connection: env.connection, namespace: env.namespace ?? 'default' });
-  const handle = await plain.start('retentionWorkflow', { taskQueue, workflowId: `retention-bad-${randomBase62(10)}`, args: [input as RetentionInput] });
+  const plain = new WorkflowClient({ connection: h.env.connection, namespace: h.env.namespace ?? 'default' });
+  const handle = await plain.start('retentionWorkflow', { taskQueue: retentionQueue(h.taskQueue), workflowId: `retention-bad-${randomBase62(10)}`, args: [input as RetentionInput] });
   const error = await handle.result().then(
     () => undefined,
     (e: unknown) => e,
@@ -147,5 +102,5 @@ test.each([
   const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
   expect(cause.type).toBe(RETENTION_INPUT_REFUSED);
   expect(cause.message).toBe(`retention run refused: ${message}`);
-  expect(rows.requests).toEqual([]);
+  expect(h.rows.requests).toEqual([]);
 });

@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker, type LogLevel } from '@temporalio/worker';
+import { installRuntime, workflowBundle } from '../../workers/create-worker';
+
+// Every recorded retentionWorkflow history (scripts/record-retention-histories.ts) must replay
+// against the current workflow code.
+
+const DIR = path.join(__dirname, 'histories', 'retentionWorkflow');
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const load = (file: string) => historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
+
+test('the recorded scenarios are all there', () => {
+  expect(files).toEqual(['continued.json', 'hourly.json', 'nothing.json', 'refused.json']);
+});
+
+test.each(files)('%s replays against the current workflow code', async (file) => {
+  const history = load(file);
+  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('retentionWorkflow');
+  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `retention-recorded-${file.replace(/\.json$/, '')}`)).resolves.toBeUndefined();
+});
