@@ -28,6 +28,18 @@ function countTransition(batch: SettlementRecord): void {
 }
 
 /**
+ * Worker metric `payments_settlement_sweep_rescans{environment}` and a warning: a sweep whose postings
+ * after the balance's high-water mark did not add up to the balance read the whole unswept set
+ * (src/persistence/settlements/sweep-mark.ts: exact, but the history's cost; something wrote a
+ * posting behind the mark).
+ */
+function countRescan(balance: { merchantId: string; environment: string; currency: string; postings: number }): void {
+  const context = Context.current();
+  context.metricMeter.createCounter('payments_settlement_sweep_rescans', '1', 'Settlement sweeps that read the whole unswept set').add(1, { environment: balance.environment });
+  context.log.warn('settlement sweep read the whole unswept set: the postings after the sweep mark did not add up to the balance', { ...balance });
+}
+
+/**
  * The settlement batch workflow's database steps (workflows/settlement-activities.ts). Answers hold
  * state only (they go into history). `secretBox` seals a merchant's account number the sweep finds
  * still in plain text (a row from before migration 20261125000005); nothing here opens one.
@@ -36,7 +48,7 @@ export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<Sec
   return {
     async sweepSettlement(request: SettlementSweepRequest) {
       try {
-        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none');
+        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none', countRescan);
         return 'kind' in result ? result : settlementState(result);
       } catch (error) {
         throw asFailure(error);

@@ -45,8 +45,16 @@ async function sql<T = Record<string, unknown>>(query: string, params: unknown[]
 
 const scopeOf = (m: TestMerchant) => ({ merchantId: m.id, environment: 'sandbox' as const, currency: 'GHS' });
 
+/** The balances whose sweep read the whole unswept set (sweepSettlement's onRescan). */
+let rescans: { merchantId: string; postings: number }[] = [];
+beforeEach(() => {
+  rescans = [];
+});
+
 function sweep(orm: Orm, m: TestMerchant): Promise<SettlementRecord | SettlementNothing> {
-  return sweepSettlement(orm, { settlementId: newId('settlement'), ...scopeOf(m), outcome: null, runId: null, at: new Date().toISOString() }, h.deps.secretBox);
+  return sweepSettlement(orm, { settlementId: newId('settlement'), ...scopeOf(m), outcome: null, runId: null, at: new Date().toISOString() }, h.deps.secretBox, () => {}, 'none', (b) =>
+    rescans.push({ merchantId: b.merchantId, postings: b.postings }),
+  );
 }
 
 function batchOf(result: SettlementRecord | SettlementNothing): SettlementRecord {
@@ -106,6 +114,7 @@ test('20,000 swept postings and 3 new ones: the sweep reads the new ones, not th
   expect(await sweptIds(batch)).toEqual(expected.ids);
   expect(BigInt(batch.amount)).toBe(expected.total);
   expect(batch.entryCount).toBe(3);
+  expect(rescans).toEqual([]);
   expect(await fullScanUnswept(m)).toEqual({ ids: [], total: 0n });
   // The mark moved on, to the sweep's own posting.
   const [{ created_at }] = await sql<{ created_at: Date }>(`select created_at from ledger_entries where transfer_id = ? and account = 'merchant_available'`, [`${batch.id}:sweep`]);
@@ -124,6 +133,7 @@ test('a posting behind the mark (written outside the state-change path, dated be
   const { result, reads } = await tableReads(one, ['ledger_entries'], () => sweep(one, m));
   const batch = batchOf(result);
   expect(reads.ledger_entries).toBeGreaterThanOrEqual(HISTORY); // the rescan
+  expect(rescans).toEqual([{ merchantId: m.id, postings: 3 }]); // reported (a worker metric and a warning)
   expect(await sweptIds(batch)).toEqual(expected.ids);
   expect(BigInt(batch.amount)).toBe(expected.total);
   // And the next sweep is incremental again.
@@ -131,6 +141,7 @@ test('a posting behind the mark (written outside the state-change path, dated be
   const next = await fullScanUnswept(m);
   const again = await tableReads(one, ['ledger_entries'], () => sweep(one, m));
   expect(again.reads.ledger_entries).toBeLessThan(FEW_ROWS);
+  expect(rescans).toHaveLength(1);
   expect(await sweptIds(batchOf(again.result))).toEqual(next.ids);
 });
 

@@ -82,6 +82,8 @@ export async function sweepSettlement(
   box: { seal(plaintext: string): string },
   onCommitted: (batch: SettlementRecord) => void = () => {},
   rail: LiveRail = 'none',
+  /** Called when the postings after the balance's sweep mark did not add up and the whole unswept set was read (sweep-mark.ts): worth a look. */
+  onRescan: (balance: { merchantId: string; environment: string; currency: string; postings: number }) => void = () => {},
 ): Promise<SettlementRecord | SettlementNothing> {
   let written = false;
   const result = await orm.em.fork().transactional(async (em): Promise<SettlementRecord | SettlementNothing> => {
@@ -123,6 +125,7 @@ export async function sweepSettlement(
 
     // Issue 34: the postings at or after the balance's sweep mark, not the whole history (sweep-mark.ts).
     const unswept = await unsweptSet(em, scope, balance);
+    if (unswept.rescanned) onRescan({ merchantId: request.merchantId, environment: request.environment, currency: request.currency, postings: unswept.count });
     if (unswept.total !== balance) throw new SettlementLedgerMismatchError(request.settlementId, balance, unswept.total);
 
     const account = await sealedAccountOf(em, request.merchantId, merchants[0], box);
