@@ -7,6 +7,7 @@
  */
 import type { RetentionResult } from '../../src/domain/retention';
 import type { Caller } from '../../src/services/context';
+import { freePort } from '../../src/support/free-port';
 import { newId } from '../../src/support/new-id';
 import { ensureRetentionSchedule, retentionScheduleId } from '../../src/temporal/retention-schedule';
 import { startHarness, type Harness } from '../support/harness';
@@ -54,7 +55,8 @@ async function oldDeliveries(caller: Caller, key: string, count: number): Promis
 test('after the worker starts, the retention Schedule exists (cron RETENTION_SCHEDULE, UTC, overlap SKIP, the live queue); a triggered run deletes in batches', async () => {
   const { caller, key } = await sandboxCaller(h.orm);
   const ids = await oldDeliveries(caller, key, 5);
-  const worker = await startWorkerChild({ taskQueue: queue, env: { RETENTION_SCHEDULE: '5 3 * * *', RETENTION_BATCH: '2', RETENTION_BATCH_PAUSE: '0' } });
+  const metricsPort = await freePort();
+  const worker = await startWorkerChild({ taskQueue: queue, env: { RETENTION_SCHEDULE: '5 3 * * *', RETENTION_BATCH: '2', RETENTION_BATCH_PAUSE: '0', WORKER_METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' } });
   try {
     const schedule = h.temporal.client.schedule.getHandle(retentionScheduleId(queue));
     const described = await schedule.describe();
@@ -82,6 +84,11 @@ test('after the worker starts, the retention Schedule exists (cron RETENTION_SCH
     expect(result.batches).toBeGreaterThanOrEqual(3 + 3);
     const left = await sql<{ n: number }[]>(`select count(*)::int as n from webhook_deliveries where id = any(?::text[])`, [`{${ids.join(',')}}`]);
     expect(left[0].n).toBe(0);
+    // Counted on the worker's /metrics: payments_retention_rows_deleted{table} (an SDK counter, no _total).
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const counted = (table: string) => Number(new RegExp(`^payments_retention_rows_deleted\\{[^}]*table="${table}"[^}]*\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(counted('webhook_deliveries')).toBeGreaterThanOrEqual(5);
+    expect(counted('webhook_attempts')).toBeGreaterThanOrEqual(10);
   } finally {
     await worker.stop();
   }
