@@ -69,7 +69,8 @@ async function main(): Promise<void> {
               (select count(*) from refunds where workflow_started_at is null and status = 'pending') as refunds,
               (select count(*) from disputes where workflow_started_at is null and status in ('needs_response', 'under_review')) as disputes`,
     ))[0];
-    const out: string[] = [];
+    // Printed as each part is done: a later failure keeps what was measured.
+    const out = { push: (...lines: string[]) => console.log(lines.join('\n')) };
     out.push(`Backlog at the start: ${sizes.events} undispatched events over ${sizes.scopes} merchant-environment scopes, ${sizes.notifications} in the notification outbox, ` +
       `unstarted ${sizes.charges} charges, ${sizes.payouts} payouts, ${sizes.refunds} refunds, ${sizes.disputes} disputes.`, '');
     log('EXPLAIN (ANALYZE, BUFFERS) of each claim');
@@ -92,7 +93,6 @@ async function main(): Promise<void> {
     const f = webhook.fairness;
     out.push('', `Fairness of the ${webhook.run.claims.count} fair claims: every full claim served at least ${f.minScopesPerClaim} different scopes, ` +
       `at most ${f.maxPerScopeInClaim} event(s) of one scope per claim; per scope over the run ${f.perScopeMin}–${f.perScopeMax} events (Jain's index ${f.jain.toFixed(4)}).`);
-    console.log(out.join('\n'));
   } finally {
     await db.close();
   }

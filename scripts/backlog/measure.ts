@@ -6,6 +6,7 @@ import { findUnstartedCharges, markChargeWorkflowsStarted, UNSTARTED_CHARGES_SQL
 import { findUnstartedPayouts, markPayoutWorkflowsStarted, UNSTARTED_PAYOUTS_SQL } from '../../src/persistence/payouts/payout-workflow-start-store';
 import { findUnstartedRefunds, markRefundWorkflowsStarted, UNSTARTED_REFUNDS_SQL } from '../../src/persistence/refunds/refund-workflow-start-store';
 import { findUnstartedDisputes, markDisputeWorkflowsStarted, UNSTARTED_DISPUTES_SQL } from '../../src/persistence/disputes/dispute-workflow-start-store';
+import { TEXT_ARRAY } from '../../src/persistence/sql-values';
 import { summarize, type Summary } from '../bench/stats';
 
 const BATCH = 100;
@@ -70,7 +71,7 @@ export async function measureWebhookClaims(orm: Orm, times: number, scopes: numb
       totals.set(scope, (totals.get(scope) ?? 0) + n);
     }
     if (events.length > 0) {
-      await conn.execute(`update events set dispatched_at = now(), dispatch_lease_until = null where id = any(?::text[])`, [events.map((e) => e.id)]);
+      await conn.execute(`update events set dispatched_at = now(), dispatch_lease_until = null where id = any(${TEXT_ARRAY})`, [JSON.stringify(events.map((e) => e.id))]);
     }
     return { claimMs, rows: events.length };
   });
@@ -124,7 +125,7 @@ export async function measureStartRelays(orm: Orm, times: number): Promise<Claim
 /** EXPLAIN (ANALYZE, BUFFERS) of each claim as the relays run it (the ones that write, in a transaction rolled back). */
 export async function explainClaims(orm: Orm): Promise<Array<{ name: string; plan: string }>> {
   const claims: Array<[string, string, unknown[]]> = [
-    ['webhook outbox: the fair claim (outbox-claim.ts)', FAIR_CLAIM_SQL, fairClaimParams(15, ENVIRONMENTS, BATCH)],
+    ['webhook outbox: the fair claim (outbox-claim.ts)', FAIR_CLAIM_SQL, fairClaimParams(15, ENVIRONMENTS, BATCH, null)],
     ['notification outbox (claimOutboxEvents)', CLAIM_OUTBOX_SQL, [15, BATCH]],
     ['charge-start relay (findUnstartedCharges)', UNSTARTED_CHARGES_SQL, [5, BATCH]],
     ['payout-start relay (findUnstartedPayouts)', UNSTARTED_PAYOUTS_SQL, [5, BATCH]],

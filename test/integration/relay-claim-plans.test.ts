@@ -6,12 +6,13 @@
  * their start confirmed (the old partial indexes held those; the relays walked past them every pass).
  * For each claim, EXPLAIN (ANALYZE, FORMAT JSON) (the claims that write run in a transaction rolled
  * back): its index is used, no Seq Scan reads the big table, and the rows read from it stay far below
- * its size. The fair claim also still takes one event from each of the 100 scopes with the oldest heads.
+ * its size. The fair claim is also a round robin: one event from each of the next 100 scopes, wrapping round.
  */
 import { Client } from 'pg';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
-import { FAIR_CLAIM_IDS, FAIR_CLAIM_SQL, claimUndispatchedEvents, fairClaimParams } from '../../src/persistence/webhooks/outbox-claim';
+import { TEXT_ARRAY } from '../../src/persistence/sql-values';
+import { FAIR_CLAIM_SQL, claimUndispatchedEvents, fairClaimParams } from '../../src/persistence/webhooks/outbox-claim';
 import { CLAIM_OUTBOX_SQL } from '../../src/persistence/notifications/notification-fanout-store';
 import { UNSTARTED_CHARGES_SQL } from '../../src/persistence/charges/charge-workflow-start-store';
 import { UNSTARTED_PAYOUTS_SQL } from '../../src/persistence/payouts/payout-workflow-start-store';
@@ -90,34 +91,33 @@ function expectIndexOnly(plan: PlanNode, table: string, index: string, maxRows: 
   expect(read).toBeLessThanOrEqual(maxRows);
 }
 
-test('the webhook outbox relay\'s fair claim walks events_undispatched_scope: one descent per scope, not every undispatched event', async () => {
-  const environments = JSON.stringify(['sandbox', 'live']);
-  const plan = await explain(FAIR_CLAIM_IDS, [environments, BATCH, BATCH, BATCH, BATCH]);
-  // 400 scopes' heads plus the batch's own events: under 1,000 of the 20,000 (the old claim numbered them all).
-  expectIndexOnly(plan, 'events', 'events_undispatched_scope', 1_000);
-  const whole = await explain(FAIR_CLAIM_SQL, fairClaimParams(15, ['sandbox', 'live'], BATCH));
-  // The claim itself locks and leases the chosen 100 by primary key: still no scan, still under 1,000 rows.
-  expectIndexOnly(whole, 'events', 'events_undispatched_scope', 1_000);
+test('the webhook outbox relay\'s fair claim walks events_undispatched_scope from its cursor: a batch of scopes, not every undispatched event', async () => {
+  // From the start of the round robin and from the middle of it (the walk then wraps round).
+  for (const cursor of [null, { merchantId: 'mer_bl', environment: 'sandbox' }, { merchantId: 'mer_c', environment: 'live' }]) {
+    const plan = await explain(FAIR_CLAIM_SQL, fairClaimParams(15, ['sandbox', 'live'], BATCH, cursor));
+    // At most 2 × 100 scope descents and the batch's own events: under 1,000 of the 20,000 (the old claim numbered them all).
+    expectIndexOnly(plan, 'events', 'events_undispatched_scope', 1_000);
+  }
 });
 
-test('the fair claim takes the oldest head of 100 different scopes, and each scope\'s oldest event', async () => {
+test('the fair claim is a round robin over merchants and environments: one event from each of the next 100, oldest first, wrapping round', async () => {
   const conn = orm.em.getConnection();
-  // The choice the claim made before issue 34, which numbered every undispatched event.
-  const expected = await conn.execute<{ id: string }[]>(
-    `select id from (select id, created_at, row_number() over (partition by merchant_id, environment order by created_at, id) as turn
-                     from events where dispatched_at is null) t order by turn, created_at, id limit ?`,
-    [BATCH],
+  // Each scope's oldest event, scopes in key order (the database's collation, like the index).
+  const heads = await conn.execute<{ id: string }[]>(
+    `select id from (select distinct on (merchant_id, environment) merchant_id, environment, id from events where dispatched_at is null
+                     order by merchant_id, environment, created_at, id) s order by merchant_id, environment`,
   );
-  const claimed = await claimUndispatchedEvents(orm, 15, ['sandbox', 'live'], BATCH);
+  expect(heads).toHaveLength(2 * MERCHANTS);
+  const claims: string[][] = [];
   try {
-    expect(claimed).toHaveLength(BATCH);
-    expect(new Set(claimed.map((e) => `${e.merchant_id}|${e.environment}`)).size).toBe(BATCH);
-    expect(claimed.map((e) => e.id).sort()).toEqual(expected.map((e) => e.id).sort());
-    // Leased: the next claim passes over them and takes the next 100 scopes' heads.
-    const next = await claimUndispatchedEvents(orm, 15, ['sandbox', 'live'], BATCH);
-    expect(next).toHaveLength(BATCH);
-    expect(next.filter((e) => claimed.some((c) => c.id === e.id))).toEqual([]);
-    expect(new Set([...claimed, ...next].map((e) => `${e.merchant_id}|${e.environment}`)).size).toBe(2 * BATCH);
+    // 400 scopes: four claims go round once; the fifth starts again at the first scopes (their second events).
+    for (let i = 0; i < 5; i++) claims.push((await claimUndispatchedEvents(orm, 15, ['sandbox', 'live'], BATCH)).map((e) => e.id));
+    for (let i = 0; i < 4; i++) expect(claims[i].sort()).toEqual(heads.slice(i * BATCH, (i + 1) * BATCH).map((h) => h.id).sort());
+    const scopesOf = async (ids: string[]) =>
+      (await conn.execute<{ s: string }[]>(`select merchant_id || '|' || environment as s from events where id = any(${TEXT_ARRAY}) order by 1`, [JSON.stringify(ids)])).map((r) => r.s);
+    expect(claims[4]).toHaveLength(BATCH);
+    expect(await scopesOf(claims[4])).toEqual(await scopesOf(claims[0]));
+    expect(claims[4].filter((id) => claims[0].includes(id))).toEqual([]);
   } finally {
     await conn.execute(`update events set dispatch_lease_until = null where dispatch_lease_until is not null`);
   }
