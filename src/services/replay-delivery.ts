@@ -5,6 +5,7 @@ import { deliveryJson, type DeliveryRecord } from '../domain/webhook-delivery';
 import { claimIdempotencyKey, completeIdempotencyKey, unlockIdempotencyKey } from '../persistence/idempotency-store';
 import { findDelivery, insertReplay, markWorkflowsStarted } from '../persistence/webhooks/webhook-delivery-store';
 import { findEndpoint } from '../persistence/webhooks/webhook-endpoint-store';
+import { sqlStateOf } from '../persistence/db-errors';
 import { newId } from '../support/new-id';
 import { startDeliveryWorkflow } from '../temporal/delivery-start';
 import type { Caller, ServiceDeps } from './context';
@@ -25,7 +26,12 @@ export async function replayDelivery(deps: ServiceDeps, caller: Caller, id: stri
   if (endpoint.status !== 'active') {
     throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: enable it first (PATCH {"status":"active"}, or Enable in the portal), then replay.`);
   }
-  const replay = await insertReplay(deps.orm, found.delivery, replayId, actor);
+  const replay = await insertReplay(deps.orm, found.delivery, replayId, actor).catch((error: unknown) => {
+    // The retention job deleted the delivery between the read above and this insert (it was past
+    // WEBHOOK_DELIVERY_RETENTION): the foreign key of `replay_of` finds it gone. As if it had been gone at the read.
+    if (sqlStateOf(error) === '23503' && /webhook_deliveries_replay_of_fkey/.test(String((error as Error).message))) throw new ApiError('not_found', `No webhook delivery ${id}.`, { param: 'id' });
+    throw error;
+  });
   // Should the start fail, the row stays pending: the start may have happened all the same (a
   // timeout), and a pending delivery without a confirmed workflow is started by a retry with the
   // same Idempotency-Key (same delivery id) or else by the outbox relay's sweep. Starting is

@@ -204,3 +204,29 @@ test('`cli retention run` starts a run on the running worker, waits, and prints 
   expect(printed.deleted.webhook_deliveries).toBeGreaterThanOrEqual(1);
   expect(await left('webhook_deliveries', 'id', [gone.id])).toEqual([]);
 }, 90_000);
+
+test('a replay racing the deletion of its delivery answers 404 not_found, not 500', async () => {
+  // An active endpoint that subscribes to nothing this file emits (no relay fans out to it).
+  const created = await h.request('sandbox', 'POST', '/v1/webhook-endpoints', { key, body: { url: 'http://127.0.0.1:9/retention-race', subscribed_events: ['payout.reversed'] } });
+  expect(created.status).toBe(201);
+  const id = newId('delivery');
+  await sql(
+    `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, attempt_count, created_at, updated_at, completed_at)
+     values (?, ?, ?, ?, 'sandbox', 'transaction.succeeded', 'failed', 0, now() - interval '120 days', now(), now())`,
+    [id, created.json.id, await emitEvent(h.orm, caller), caller.merchantId],
+  );
+  // A retention batch holds the delivery (FOR UPDATE): the replay's insert waits on its foreign key.
+  const conn = h.orm.em.fork().getConnection();
+  const tx = await conn.begin();
+  await conn.execute(`select id from webhook_deliveries where id = ? for update`, [id], 'all', tx);
+  const replay = h.request('sandbox', 'POST', `/v1/webhook-deliveries/${id}/replay`, { key });
+  const waiting = async () => (await sql<{ n: number }[]>(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into webhook_deliveries%'`))[0].n;
+  for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await waiting()).toBe(1);
+  await conn.execute(`delete from webhook_deliveries where id = ?`, [id], 'all', tx);
+  await conn.commit(tx);
+  const res = await replay;
+  expect(res.status).toBe(404);
+  expect(res.json.error).toMatchObject({ code: 'not_found', param: 'id' });
+  expect((await sql(`select id from webhook_deliveries where replay_of = ?`, [id])).length).toBe(0);
+}, 60_000);
