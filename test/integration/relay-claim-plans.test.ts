@@ -27,7 +27,6 @@ const PAYMENTS = 20_000;
 const BATCH = 100;
 
 let orm: Orm;
-let databaseName: string;
 
 async function admin(sql: string): Promise<void> {
   const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
@@ -39,13 +38,22 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  databaseName = `relay_claims_${randomBase62(8).toLowerCase()}`;
-  await admin(`create database ${databaseName}`);
+const databases: string[] = [];
+
+/** A migrated database of its own (dropped after the file). */
+async function ownDatabase(prefix: string): Promise<Orm> {
+  const name = `${prefix}_${randomBase62(8).toLowerCase()}`;
+  await admin(`create database ${name}`);
+  databases.push(name);
   const url = new URL(process.env.TEST_DATABASE_URL!);
-  url.pathname = `/${databaseName}`;
-  orm = await openOrm(url.toString(), 2);
-  await migrate(orm);
+  url.pathname = `/${name}`;
+  const own = await openOrm(url.toString(), 2);
+  await migrate(own);
+  return own;
+}
+
+beforeAll(async () => {
+  orm = await ownDatabase('relay_claims');
   await seedBacklog(orm, { merchants: MERCHANTS, events: EVENTS, charges: PAYMENTS, payouts: PAYMENTS, refunds: PAYMENTS, disputes: PAYMENTS });
   // Half of each kind, the oldest, ended without its start confirmed: out of the relays' reach.
   const conn = orm.em.getConnection();
@@ -58,7 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await orm?.close();
-  if (databaseName) await admin(`drop database if exists ${databaseName}`);
+  for (const name of databases) await admin(`drop database if exists ${name}`);
 });
 
 /** EXPLAIN (ANALYZE, FORMAT JSON) of `sql`, in a transaction that is rolled back (the claims write). */
@@ -122,6 +130,34 @@ test('the fair claim is a round robin over merchants and environments: one event
     await conn.execute(`update events set dispatch_lease_until = null where dispatch_lease_until is not null`);
   }
 });
+
+test('with fewer scopes than the batch, the claim goes on by turns and the turn that does not go round starts, next time, where it stopped', async () => {
+  // 20 merchants: 40 scopes (150 sandbox and 50 live events each merchant); a claim of 100 is two turns and half a third.
+  const small = await ownDatabase('relay_turns');
+  try {
+    await seedBacklog(small, { merchants: 20, events: 4_000 });
+    const conn = small.em.getConnection();
+    const served = new Map<string, number>();
+    for (let i = 0; i < 10; i++) {
+      const claimed = await claimUndispatchedEvents(small, 15, ['sandbox', 'live'], BATCH);
+      expect(claimed).toHaveLength(BATCH);
+      for (const e of claimed) served.set(`${e.merchant_id}|${e.environment}`, (served.get(`${e.merchant_id}|${e.environment}`) ?? 0) + 1);
+      await conn.execute(`update events set dispatched_at = now(), dispatch_lease_until = null where id = any(${TEXT_ARRAY})`, [JSON.stringify(claimed.map((e) => e.id))]);
+    }
+    // 1,000 events over 40 scopes: 25 each (the half turn alternates between the two halves).
+    expect(served.size).toBe(40);
+    expect(Math.min(...served.values())).toBe(25);
+    expect(Math.max(...served.values())).toBe(25);
+    // Oldest first within each scope: what is left of a scope is younger than what it gave.
+    const [{ bad }] = await conn.execute<{ bad: string }[]>(
+      `select count(*) as bad from events d join events u on u.merchant_id = d.merchant_id and u.environment = d.environment
+       where d.dispatched_at is not null and u.dispatched_at is null and u.created_at < d.created_at`,
+    );
+    expect(Number(bad)).toBe(0);
+  } finally {
+    await small.close();
+  }
+}, 120_000);
 
 test('the notification relay\'s claim reads notification_outbox_claim in order and stops at its batch', async () => {
   const plan = await explain(CLAIM_OUTBOX_SQL, [15, BATCH]);

@@ -54,7 +54,9 @@ const walk = (name: string, lower: string, upper: string): string => `
  * numbered every undispatched event with row_number() over (partition by merchant_id, environment) and
  * sorted them all: seconds at 3,000,000 events, past the worker's statement timeout.)
  *
- * Columns: the event id and the scope's place in the round robin (`ord`).
+ * Columns: the event id and its place in the claim (`pos`: by turn, then the scope's place in the round
+ * robin). The next claim starts after the scope of the last one, so with fewer scopes than the batch
+ * the turn that does not go round all of them starts, next time, where this one stopped.
  */
 const fairChoice = `
   with recursive
@@ -66,7 +68,7 @@ const fairChoice = `
     select merchant_id, environment, ? + m from wrapped where environment = any(${TEXT_ARRAY})),
   top as (select merchant_id, environment, ord from ring order by ord limit ?),
   per as (select ? + 1 - count(*) as n from top)
-  select turns.id, top.ord from top cross join per cross join lateral (
+  select turns.id, row_number() over (order by turns.turn, top.ord) as pos from top cross join per cross join lateral (
     select e.id, row_number() over (order by e.created_at, e.id) as turn from events e
     where e.merchant_id = top.merchant_id and e.environment = top.environment and ${claimable('e.')}
     order by e.created_at, e.id limit per.n) turns
@@ -74,7 +76,7 @@ const fairChoice = `
 
 /**
  * The claim itself: leases the chosen events for `leaseSeconds` and answers each with its place in the
- * round robin. Parameters: fairClaimParams. `for update skip locked`, so passes of several relays never
+ * claim. Parameters: fairClaimParams. `for update skip locked`, so passes of several relays never
  * hold the same event, and a lease, so a crashed pass's events are taken over once it ends. The lease
  * has millisecond precision, so a pass that fails can give back exactly its own claim. The chosen ids
  * are locked and updated by primary key (`= any(array(…))`), never by a scan of the table.
@@ -84,7 +86,7 @@ export const FAIR_CLAIM_SQL = `with chosen as materialized (${fairChoice})
   from chosen
   where events.id = chosen.id
     and events.id = any(array(select id from events where id = any(array(select id from chosen)) and ${claimable()} for update skip locked))
-  returning events.id, events.merchant_id, events.environment, events.type, events.dispatch_lease_until, chosen.ord`;
+  returning events.id, events.merchant_id, events.environment, events.type, events.dispatch_lease_until, chosen.pos`;
 
 export const fairClaimParams = (leaseSeconds: number, environments: readonly Environment[], batch: number, cursor: ClaimCursor | null): unknown[] => {
   const envs = JSON.stringify(environments);
@@ -98,14 +100,14 @@ const cursors = new WeakMap<Orm, ClaimCursor>();
 
 /**
  * Claims up to `batch` undispatched events of these environments for `leaseSeconds`, fairly over
- * merchants (FAIR_CLAIM_SQL), and moves this process's round robin on to the last scope served.
+ * merchants (FAIR_CLAIM_SQL), and moves this process's round robin on to the scope of the last event claimed.
  */
 export async function claimUndispatchedEvents(orm: Orm, leaseSeconds: number, environments: readonly Environment[], batch: number): Promise<ClaimedEvent[]> {
   const rows = await orm.em
     .getConnection()
-    .execute<Array<ClaimedEvent & { ord: number | string }>>(FAIR_CLAIM_SQL, fairClaimParams(leaseSeconds, environments, batch, cursors.get(orm) ?? null));
-  let last: (ClaimedEvent & { ord: number | string }) | undefined;
-  for (const row of rows) if (!last || Number(row.ord) > Number(last.ord)) last = row;
+    .execute<Array<ClaimedEvent & { pos: number | string }>>(FAIR_CLAIM_SQL, fairClaimParams(leaseSeconds, environments, batch, cursors.get(orm) ?? null));
+  let last: (ClaimedEvent & { pos: number | string }) | undefined;
+  for (const row of rows) if (!last || Number(row.pos) > Number(last.pos)) last = row;
   if (last) cursors.set(orm, { merchantId: last.merchant_id, environment: last.environment });
-  return rows.map(({ ord: _ord, ...event }) => event);
+  return rows.map(({ pos: _pos, ...event }) => event);
 }
