@@ -10,5 +10,8 @@
  */
 import { launch } from './bench/launcher';
 
-if (process.env.BENCH_INNER === '1') void import('./bench/run.js');
+const only = process.argv.findIndex((a) => a === '--only' || a === '--only=reads');
+// `--only reads` (issue 34, a million rows per merchant): the reads bench alone, in this process (scripts/bench/reads.ts).
+if (only >= 0 && (process.argv[only] === '--only=reads' || process.argv[only + 1] === 'reads')) void import('./bench/reads.js');
+else if (process.env.BENCH_INNER === '1') void import('./bench/run.js');
 else launch(__filename);
