@@ -34,6 +34,7 @@ import { Migration20261209000002_webhook_redispatches } from './Migration2026120
 import { Migration20261210000001_retention_indexes } from './Migration20261210000001_retention_indexes';
 import { Migration20261211000001_relay_claim_indexes } from './Migration20261211000001_relay_claim_indexes';
 import { Migration20261212000001_sweep_marks_balance_days } from './Migration20261212000001_sweep_marks_balance_days';
+import { Migration20261213000001_list_filter_indexes } from './Migration20261213000001_list_filter_indexes';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261210000001_retention_indexes', class: Migration20261210000001_retention_indexes },
   { name: 'Migration20261211000001_relay_claim_indexes', class: Migration20261211000001_relay_claim_indexes },
   { name: 'Migration20261212000001_sweep_marks_balance_days', class: Migration20261212000001_sweep_marks_balance_days },
+  { name: 'Migration20261213000001_list_filter_indexes', class: Migration20261213000001_list_filter_indexes },
 ];

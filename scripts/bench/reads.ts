@@ -111,7 +111,7 @@ async function main(): Promise<void> {
             const from = logs.length;
             await c.run();
             await delay(700);
-            const found = logs.slice(from).join('\n').split(/(?=LOG: {2}duration: )/).filter((p) => p.startsWith('LOG:  duration: ') && p.includes('plan:') && BIG_TABLES.test(p.split('Query Text:')[1]?.split('\n')[0] ?? p));
+            const found = logs.slice(from).join('\n').split(/(?=LOG: {2}duration: )/).filter((p) => p.startsWith('LOG:  duration: ') && p.includes('plan:') && BIG_TABLES.test(p));
             plans.push(`#### ${c.name}`, '', '```', ...found.map((p) => p.trim()), '```', '');
           }
         });
