@@ -35,6 +35,7 @@ import { Migration20261210000001_retention_indexes } from './Migration2026121000
 import { Migration20261211000001_relay_claim_indexes } from './Migration20261211000001_relay_claim_indexes';
 import { Migration20261212000001_sweep_marks_balance_days } from './Migration20261212000001_sweep_marks_balance_days';
 import { Migration20261213000001_list_filter_indexes } from './Migration20261213000001_list_filter_indexes';
+import { Migration20261213000002_delivery_status_index } from './Migration20261213000002_delivery_status_index';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261211000001_relay_claim_indexes', class: Migration20261211000001_relay_claim_indexes },
   { name: 'Migration20261212000001_sweep_marks_balance_days', class: Migration20261212000001_sweep_marks_balance_days },
   { name: 'Migration20261213000001_list_filter_indexes', class: Migration20261213000001_list_filter_indexes },
+  { name: 'Migration20261213000002_delivery_status_index', class: Migration20261213000002_delivery_status_index },
 ];

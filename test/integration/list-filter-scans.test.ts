@@ -3,7 +3,8 @@
  * merchant"; migrations/Migration20261213000001_list_filter_indexes.ts). On a database of its own,
  * one merchant seeded as `npm run seed:merchant` seeds one (scripts/merchant/seed.ts) at a size where a
  * scan shows: ~24,000 charges (a handful pending), 20,000 payouts (all by bank, none held), 5,000
- * refunds (none failed), 1,000 disputes (none open), ~200,000 ledger rows. Each read goes through its
+ * refunds (none failed), 1,000 disputes (none open), ~200,000 ledger rows, 20,000 deliveries (one in
+ * fifty failed, none pending). Each read goes through its
  * real store with the real filter parser, on a pool of one connection, and the rows it fetched from the
  * table are counted (test/support/table-reads.ts, as incremental-sweep.test.ts does): a filter that
  * matches few rows must read few, where before it read every row of the merchant (a Seq Scan, or the
@@ -16,6 +17,7 @@ import { listCharges } from '../../src/persistence/charges/charge-list-store';
 import { listPayouts } from '../../src/persistence/payouts/payout-list-store';
 import { listRefunds } from '../../src/persistence/refunds/refund-store';
 import { listDisputes } from '../../src/persistence/disputes/dispute-store';
+import { listDeliveries } from '../../src/persistence/webhooks/webhook-delivery-store';
 import { listBalanceTransactions } from '../../src/persistence/ledger/balance-transaction-store';
 import { unfinishedRecords } from '../../src/persistence/unfinished-records';
 import { overdueCharges } from '../../src/runtime/charge-reconciler';
@@ -29,6 +31,7 @@ const FEW = 500;
 let orm: Orm;
 let one: Orm;
 let merchantId: string;
+let endpointId: string;
 let reference: string;
 let payoutReference: string;
 const databases: string[] = [];
@@ -51,7 +54,7 @@ beforeAll(async () => {
   url.pathname = `/${name}`;
   orm = await openOrm(url.toString(), 2);
   await migrate(orm);
-  ({ merchantId } = await seedMerchant(orm, { events: 100_000, postings: 200_000, deliveries: 0, payouts: 20_000, refunds: 5_000, disputes: 1_000, days: 60 }));
+  ({ merchantId, endpointId } = await seedMerchant(orm, { events: 100_000, postings: 200_000, deliveries: 20_000, payouts: 20_000, refunds: 5_000, disputes: 1_000, days: 60 }));
   const conn = orm.em.getConnection();
   [{ reference }] = await conn.execute<{ reference: string }[]>(`select your_reference as reference from charges where merchant_id = ? order by created_at limit 1 offset 10000`, [merchantId]);
   [{ payoutReference }] = await conn.execute<{ payoutReference: string }[]>(`select your_reference as "payoutReference" from payouts where merchant_id = ? order by created_at limit 1 offset 10000`, [merchantId]);
@@ -121,6 +124,12 @@ it.each(['settlement', 'dispute', 'payout_reversal'] as const)('GET /v1/balance-
   const { result, reads } = await tableReads(one, ['ledger_entries'], () => listBalanceTransactions(one, scope(), { limit: 100, cursor: null, type }));
   expect(result).toEqual([]);
   expect(reads.ledger_entries).toBeLessThan(FEW);
+});
+
+it.each(['failed', 'pending'] as const)('GET /v1/webhook-endpoints/:id/deliveries?status=%s reads few deliveries', async (status) => {
+  const { result, reads } = await tableReads(one, ['webhook_deliveries'], () => listDeliveries(one, scope(), endpointId, status, 100, null));
+  expect(result.every((d) => d.status === status)).toBe(true);
+  expect(reads.webhook_deliveries).toBeLessThan(FEW);
 });
 
 it('the overdue charges (reconciler, payments stuck) read the open charges only', async () => {
