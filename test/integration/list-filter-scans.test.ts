@@ -132,6 +132,23 @@ it.each(['failed', 'pending'] as const)('GET /v1/webhook-endpoints/:id/deliverie
   expect(reads.webhook_deliveries).toBeLessThan(FEW);
 });
 
+it('GET /v1/balance-transactions?type=refund reads the newest refund postings, not the history back to them', async () => {
+  // The seeded refunds are on the older succeeded charges: the newest weeks have none, so a walk of
+  // the history in date order reads thousands of other postings before the first refund's.
+  const { result, reads } = await tableReads(one, ['ledger_entries'], () => listBalanceTransactions(one, scope(), { limit: 100, cursor: null, type: 'refund' }));
+  expect(result).toHaveLength(101);
+  expect(result.every((r) => r.kind.startsWith('refund_'))).toBe(true);
+  const dates = result.map((r) => r.createdAt);
+  expect([...dates].sort().reverse()).toEqual(dates);
+  expect(reads.ledger_entries).toBeLessThan(FEW);
+  // The same page as the type's postings read in full, newest first.
+  const [{ newest }] = await orm.em.getConnection().execute<{ newest: string }[]>(
+    `select max(created_at)::text as newest from ledger_entries where merchant_id = ? and kind like 'refund_%' and account in ('merchant_available', 'merchant_reserved')`,
+    [merchantId],
+  );
+  expect(new Date(result[0].createdAt).getTime()).toBe(new Date(newest.replace(' ', 'T').replace(/\+00$/, 'Z')).getTime());
+});
+
 it('the overdue charges (reconciler, payments stuck) read the open charges only', async () => {
   const { result, reads } = await tableReads(one, ['charges'], async () => {
     const rows = [];

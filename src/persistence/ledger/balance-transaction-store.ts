@@ -57,10 +57,19 @@ interface PostingRecord {
  * orders and limits. Accounts and kinds are code constants written into the SQL (so the partial
  * index's predicate is visible to the planner); every value from the request is bound.
  */
-async function postingRows(orm: Orm, scope: { merchantId: string; environment: Environment }, where: string[], params: unknown[], tail: string, tailParams: unknown[]): Promise<BalancePostingRow[]> {
+async function postingRows(
+  orm: Orm,
+  scope: { merchantId: string; environment: Environment },
+  where: string[],
+  params: unknown[],
+  tail: string,
+  tailParams: unknown[],
+  /** The rows `e` ranges over instead of the whole ledger (a derived table of ledger rows), and its parameters. */
+  from?: { sql: string; params: unknown[] },
+): Promise<BalancePostingRow[]> {
   const rows = await orm.em.fork().execute<PostingRecord[]>(
     `select e.transfer_id, e.account, e.kind, e.resource_id, e.currency, e.amount::text as amount, f.fee::text as fee, p.part, e.created_at
-     from ledger_entries e
+     from ${from?.sql ?? 'ledger_entries'} e
      cross join lateral (
        select coalesce(sum(x.amount), 0) as fee from ledger_entries x
        where e.kind in (${literals(FEE_KINDS)}) and x.transfer_id = e.transfer_id and x.account in (${literals(FEE_ACCOUNTS)})) f
@@ -70,7 +79,7 @@ async function postingRows(orm: Orm, scope: { merchantId: string; environment: E
        select 'fee'::text where e.kind = ${literal(FEE_SPLIT.kind)} and e.account = ${literal(FEE_SPLIT.account)} and f.fee <> 0) p
      where e.merchant_id = ? and e.environment = ? and e.account in (${MERCHANT_ACCOUNTS})${where.map((c) => ` and ${c}`).join('')}
      ${tail}`,
-    [scope.merchantId, scope.environment, ...params, ...tailParams],
+    [...(from?.params ?? []), scope.merchantId, scope.environment, ...params, ...tailParams],
   );
   return rows.map((r) => ({
     transferId: r.transfer_id,
@@ -104,24 +113,61 @@ export async function listBalanceTransactions(orm: Orm, scope: { merchantId: str
     clauses.push(clause);
     params.push(...values);
   };
-  if (query.type !== undefined) {
-    const { kinds, part } = typeFilter(query.type);
-    add(`e.kind in (${literals(kinds)}) and p.part = ?`, part);
-  }
+  // Conditions on the posting row alone, also applied to each kind's candidates below.
+  const posting: string[] = [];
+  const postingParams: unknown[] = [];
+  const both = (clause: string, ...values: unknown[]) => {
+    add(clause, ...values);
+    posting.push(clause);
+    postingParams.push(...values);
+  };
   if (query.source !== undefined) {
     const ids = transferIdsOf(query.source.kind, query.source.id);
-    add(`e.transfer_id in (${ids.map(() => '?').join(', ')}) and e.resource_id = ?`, ...ids, query.source.id);
+    both(`e.transfer_id in (${ids.map(() => '?').join(', ')}) and e.resource_id = ?`, ...ids, query.source.id);
   }
-  if (query.currency !== undefined) add('e.currency = ?', query.currency);
-  if (query.createdAfter !== undefined) add('e.created_at > ?::timestamptz', query.createdAfter);
-  if (query.createdBefore !== undefined) add('e.created_at < ?::timestamptz', query.createdBefore);
+  if (query.currency !== undefined) both('e.currency = ?', query.currency);
+  if (query.createdAfter !== undefined) both('e.created_at > ?::timestamptz', query.createdAfter);
+  if (query.createdBefore !== undefined) both('e.created_at < ?::timestamptz', query.createdBefore);
   if (query.cursor) {
     const c = query.cursor;
     // The first bound is the index range; the row comparison settles ties within one millisecond.
-    add('e.created_at <= ?::timestamptz', c.createdAt);
+    both('e.created_at <= ?::timestamptz', c.createdAt);
     add('(e.created_at, e.transfer_id, e.account, p.part) < (?::timestamptz, ?, ?, ?)', c.createdAt, c.transferId, BALANCE_ACCOUNTS[c.balance], c.part);
+    // Without the part: the cursor's own posting may still have an item after it (its fee part).
+    posting.push('(e.created_at, e.transfer_id, e.account) <= (?::timestamptz, ?, ?)');
+    postingParams.push(c.createdAt, c.transferId, BALANCE_ACCOUNTS[c.balance]);
   }
-  return postingRows(orm, scope, clauses, params, 'order by e.created_at desc, e.transfer_id desc, e.account desc, p.part desc limit ?', [query.limit + 1]);
+  let from: { sql: string; params: unknown[] } | undefined;
+  if (query.type !== undefined) {
+    const { kinds, part } = typeFilter(query.type);
+    add(`e.kind in (${literals(kinds)}) and p.part = ?`, part);
+    if (part === '') from = newestOfEachKind(scope, kinds, posting, postingParams, query.limit + 2);
+  }
+  return postingRows(orm, scope, clauses, params, 'order by e.created_at desc, e.transfer_id desc, e.account desc, p.part desc limit ?', [query.limit + 1], from);
+}
+
+/**
+ * The `type` filter's candidates (issue 34): for each kind of the type, its newest `perKind` postings
+ * on the merchant's balances meeting the posting's own conditions, one ordered range of
+ * ledger_entries_merchant_kind each (migrations/Migration20261213000001_list_filter_indexes.ts), all
+ * together. Whatever the type's share of the history and wherever its postings lie in it, the page
+ * reads at most `perKind` postings per kind, where a walk of the history in date order skipping the
+ * other kinds reads back to the type's newest postings (300,000 postings for a type with none).
+ *
+ * Exact: an item of a type whose part is '' is one per posting, so the page's postings of each kind are
+ * among that kind's newest `limit + 1` meeting the same conditions; the cursor's bound here leaves out
+ * the part (the cursor's own posting may qualify), hence `limit + 2`. Not for `fee`, whose items are
+ * the postings with a non-zero fee only (a kind's newest postings need not have one).
+ */
+function newestOfEachKind(scope: { merchantId: string; environment: Environment }, kinds: readonly string[], where: string[], params: unknown[], perKind: number): { sql: string; params: unknown[] } {
+  const conditions = where.map((c) => ` and ${c}`).join('');
+  const one = (kind: string) =>
+    `(select * from ledger_entries e where e.merchant_id = ? and e.environment = ? and e.account in (${MERCHANT_ACCOUNTS}) and e.kind = ${literal(kind)}${conditions}
+      order by e.created_at desc, e.transfer_id desc, e.account desc limit ?)`;
+  return {
+    sql: `(${kinds.map(one).join(' union all ')})`,
+    params: kinds.flatMap(() => [scope.merchantId, scope.environment, ...params, perKind]),
+  };
 }
 
 /**
