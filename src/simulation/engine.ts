@@ -207,7 +207,13 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const registry = createRegistry();
     // The configuration an operator's tools would run with against this engine (SimContext.config).
     const config = loadConfig({ DATABASE_URL: db.url, SECRETS_KEY: secretsKey, TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'silent' });
-    const now = () => env.currentTimeMs();
+    // Every call the engine makes to the test server carries this signal: close() aborts it first, so
+    // a call still in flight (a run cut by its bound in the middle of a jump) ends CANCELLED, which the
+    // client does not retry, before the connection closes (a retry on a closed channel throws from a
+    // timer and would kill the process: seed 2000 of a `--hours` run).
+    const aborting = new AbortController();
+    const guarded = <T>(fn: () => Promise<T>): Promise<T> => env.connection.withAbortSignal(aborting.signal, fn);
+    const now = () => guarded(() => env.currentTimeMs());
     const timeLocks = timeLockReleaser(env);
     const releaseLocks = async () => {
       for (const child of await timeLocks.release()) options.onSlow?.(`  (gave back the test server's time lock leaked by ${child}: it closed after its parent)`);
@@ -267,7 +273,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       // A child workflow that closed after its parent leaves the test server a time lock for good
       // (time-locks.ts): given back before the jump and every second while it lasts (children close
       // during a jump too). Time that ran free (a lock given back twice) fails the jump.
-      async timeJump(ms) {
+      timeJump: (ms) => guarded(async () => {
         await releaseLocks();
         const releasing = setInterval(() => {
           releaseLocks().catch((error: unknown) => options.onSlow?.(`  (giving back leaked time locks failed: ${(error as Error).message})`));
@@ -279,7 +285,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         }
         await syncClock(ms);
         partner.releaseLate(); // `late` answers come now, after workflow time moved (sim-partner.ts)
-      },
+      }),
       now,
       async restartWorker() {
         await stopWorker();
@@ -295,11 +301,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       failActivity: (name, times) => hooks.failActivity(name, times),
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
       partner: { setBehaviour: (b) => partner.setBehaviour(b), statement: (day, breaks) => partner.statement(day, breaks) },
-      async settle() {
+      settle: () => guarded(async () => {
         await watched('settle', waitUntilQuiet(quietDeps, { boundMs: options.settleBoundMs }));
         await syncClock();
-      },
+      }),
       async close() {
+        aborting.abort();
         await closeAll();
       },
     };
