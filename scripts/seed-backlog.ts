@@ -8,12 +8,9 @@
 import { Command } from 'commander';
 import { DEFAULT_BACKLOG_DATA_DIR, openBacklogDatabase } from './backlog/database';
 import { seedBacklog } from './backlog/seed';
+import { countOption } from './support/count-option';
 
-const count = (value: string): number => {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`not a count: ${value}`);
-  return n;
-};
+const count = countOption;
 
 async function main(): Promise<void> {
   const options = new Command('seed:backlog')

@@ -15,12 +15,9 @@ import { newId } from '../src/support/new-id';
 import { createSecretBox } from '../src/support/secret-box';
 import { DEFAULT_MERCHANT_DATA_DIR, openMerchantDatabase } from './merchant/database';
 import { seedMerchant } from './merchant/seed';
+import { countOption } from './support/count-option';
 
-const count = (value: string): number => {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`not a count: ${value}`);
-  return n;
-};
+const count = countOption;
 
 async function main(): Promise<void> {
   const options = new Command('seed:merchant')

@@ -10,7 +10,6 @@
  * matches few rows must read few, where before it read every row of the merchant (a Seq Scan, or the
  * scope index walked to its end).
  */
-import { Client } from 'pg';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
 import { listCharges } from '../../src/persistence/charges/charge-list-store';
@@ -24,6 +23,7 @@ import { overdueCharges } from '../../src/runtime/charge-reconciler';
 import { CHARGE_LIST, DISPUTE_LIST, PAYOUT_LIST, REFUND_LIST } from '../../src/services/payment-lists';
 import { seedMerchant } from '../../scripts/merchant/seed';
 import { tableReads } from '../support/table-reads';
+import { adminSql } from '../support/admin-sql';
 
 /** Far below every table's size here (each ≥ 5,000 rows of the merchant, most ≥ 20,000). */
 const FEW = 500;
@@ -36,15 +36,7 @@ let reference: string;
 let payoutReference: string;
 const databases: string[] = [];
 
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminSql;
 
 beforeAll(async () => {
   const name = `list_filters_${randomBase62(8).toLowerCase()}`;

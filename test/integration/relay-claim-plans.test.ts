@@ -8,7 +8,6 @@
  * back): its index is used, no Seq Scan reads the big table, and the rows read from it stay far below
  * its size. The fair claim is also a round robin: one event from each of the next 100 scopes, wrapping round.
  */
-import { Client } from 'pg';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
 import { TEXT_ARRAY } from '../../src/persistence/sql-values';
@@ -20,6 +19,7 @@ import { UNSTARTED_REFUNDS_SQL } from '../../src/persistence/refunds/refund-work
 import { UNSTARTED_DISPUTES_SQL } from '../../src/persistence/disputes/dispute-workflow-start-store';
 import { seedBacklog } from '../../scripts/backlog/seed';
 import { planScans, type PlanNode } from '../support/plan-scans';
+import { adminSql } from '../support/admin-sql';
 
 const MERCHANTS = 200;
 const EVENTS = 20_000;
@@ -28,15 +28,7 @@ const BATCH = 100;
 
 let orm: Orm;
 
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminSql;
 
 const databases: string[] = [];
 
@@ -91,10 +83,11 @@ async function explain(sql: string, params: unknown[]): Promise<PlanNode> {
  * keys is fine), and reads at most `maxRows` of its rows (each scan's rows and those its filter
  * removed, times its loops).
  */
-function expectIndexOnly(plan: PlanNode, table: string, index: string, maxRows: number): void {
+function expectIndexOnly(plan: PlanNode, table: string, index: string | string[], maxRows: number): void {
   const scans = planScans(plan, table);
   expect(scans.map((s) => s.nodeType)).not.toContain('Seq Scan');
-  expect(scans.map((s) => s.index)).toContain(index);
+  const indexes = Array.isArray(index) ? index : [index];
+  expect(scans.some((s) => s.index !== undefined && indexes.includes(s.index))).toBe(true);
   const read = scans.reduce((sum, s) => sum + s.rowsRead, 0);
   expect(read).toBeLessThanOrEqual(maxRows);
 }
@@ -173,5 +166,8 @@ test.each([
 ])('the %s start relay reads its open unstarted index and passes over no ended payment', async (table, sql) => {
   const plan = await explain(sql, [5, BATCH]);
   // The batch itself: the 10,000 older payments that ended unconfirmed are not in the index at all.
-  expectIndexOnly(plan, table, `${table}_workflow_unstarted_open`, BATCH);
+  // Here every open payment is also unstarted, so the open-payments index of `payments stuck`
+  // (`<table>_open_created`, Migration20261213000001) holds the same rows and the planner may take
+  // either; in production the unstarted index is the small one. Either way: no ended payment read.
+  expectIndexOnly(plan, table, [`${table}_workflow_unstarted_open`, `${table}_open_created`], BATCH);
 });
