@@ -32,6 +32,13 @@ export interface SessionOptions {
 
 export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
 
+/**
+ * Real-time bound of one settle in a session (the engine's own default is 60 s): a webhook lane
+ * timing out on a slow receiver, on a loaded machine, took longer than 60 s without anything being
+ * stuck (seed 3003 while `.ci/run` ran beside it). A hang still ends the run, three minutes later.
+ */
+export const SESSION_SETTLE_BOUND_MS = 180_000;
+
 /** The engine's close gets this long before the run gives up on it (a hung close must not hang the CLI). */
 const CLOSE_BOUND_MS = 60_000;
 
@@ -53,7 +60,7 @@ export interface SessionResult extends RunResult {
 /** Runs `plan` on a fresh engine with every invariant (or those given); the engine is closed after. */
 export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionResult> {
   const started = performance.now();
-  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, onSlow: options.onSlow });
+  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, onSlow: options.onSlow, settleBoundMs: SESSION_SETTLE_BOUND_MS });
   let last: StepOutcome | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {
