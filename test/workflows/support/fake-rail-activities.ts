@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../../../activities/types';
 import type { RailStepRequest } from '../../../src/domain/live-rail';
 import type { RailStatus } from '../../../src/rail/partner-rail';
@@ -15,8 +16,12 @@ export type SeenCall = RailStepRequest & { atMs?: number };
 export class FakeRail {
   readonly submits: RailStepRequest[] = [];
   readonly statusCalls: RailStepRequest[] = [];
-  /** Every submission and status call with its time on the test server's clock. */
-  readonly timeline: Array<{ kind: 'submit' | 'status'; paymentId: string; atMs: number }> = [];
+  /**
+   * Every submission and status call with its time on the test server's clock when the double ran
+   * (`atMs`), and when the server scheduled that attempt (`scheduledMs`: what the workflow and the
+   * activity's scheduleToClose decided; the run itself may start milliseconds later on a busy machine).
+   */
+  readonly timeline: Array<{ kind: 'submit' | 'status'; paymentId: string; atMs: number; scheduledMs: number }> = [];
   /** The test server's clock (`env.currentTimeMs`); without it the timeline stays empty. */
   clock?: () => Promise<number>;
   private submitAnswer: RailSubmitOutcome = { kind: 'no_rail' };
@@ -56,7 +61,7 @@ export class FakeRail {
   private async now(kind: 'submit' | 'status', paymentId: string): Promise<number | undefined> {
     if (!this.clock) return undefined;
     const atMs = await this.clock();
-    this.timeline.push({ kind, paymentId, atMs });
+    this.timeline.push({ kind, paymentId, atMs, scheduledMs: Context.current().info.currentAttemptScheduledTimestampMs });
     return atMs;
   }
 
