@@ -13,10 +13,12 @@ import { launch } from './bench/launcher';
 const only = process.argv.findIndex((a) => a === '--only' || a === '--only=reads');
 // `--only retention` (issue 34, Retention): its own measurement in the child (scripts/bench/retention.ts).
 const retention = process.argv.some((a, i) => a === '--only=retention' || (a === '--only' && process.argv[i + 1] === 'retention'));
+// `--only inflight` (issue 34, payments in flight): scripts/bench/inflight.ts, in the child as well.
+const inflight = process.argv.some((a, i) => a === '--only=inflight' || (a === '--only' && process.argv[i + 1] === 'inflight'));
 // `--only omes` (issue 34, the omes baseline): scripts/bench/omes-run.ts, in the child as well.
 const omes = process.argv.some((a, i) => a === '--only=omes' || (a === '--only' && process.argv[i + 1] === 'omes'));
 // `--only reads` (issue 34, a million rows per merchant): the reads bench alone, in this process (scripts/bench/reads.ts).
 if (only >= 0 && (process.argv[only] === '--only=reads' || process.argv[only + 1] === 'reads')) void import('./bench/reads.js');
 else if (process.env.BENCH_INNER === '1' && omes) void import('./bench/omes-run.js');
-else if (process.env.BENCH_INNER === '1') void import(retention ? './bench/retention.js' : './bench/run.js');
+else if (process.env.BENCH_INNER === '1') void import(retention ? './bench/retention.js' : inflight ? './bench/inflight.js' : './bench/run.js');
 else launch(__filename);

@@ -38,6 +38,8 @@ export interface BenchInfra {
   /** What the sandbox listener was built with (the rate-limit phase builds two more on them). */
   deps: ServiceDeps;
   payments: PaymentsSide;
+  /** Where each store keeps its data on disk (the in-flight bench's disk figures): Temporal's (SQLite files, or its PostgreSQL) and the service's PostgreSQL. */
+  disk?: { temporal: string[]; postgres: string[] };
   stop(): Promise<void>;
 }
 
@@ -118,7 +120,8 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
         }),
     );
     const apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}`;
-    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, deps, payments, stop };
+    const disk = { temporal: ['temporal.db', 'temporal.db-wal', 'temporal.db-shm'].map((f) => path.join(dataDir, f)), postgres: [path.join(dataDir, 'postgres')] };
+    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, deps, payments, disk, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -15,6 +15,8 @@ import { createPaymentsWorker } from '../../workers/create-worker';
 export interface PaymentsSide {
   /** The forked worker process, when the worker runs as its own process. */
   pid?: number;
+  /** The worker process(es)' Prometheus listeners (the SDK's metrics: sticky cache, slots), when they run apart. */
+  metricsPorts?: number[];
   /** The topology's process trees, read from its state file now (their pids change when a piece restarts). */
   cpuRoots?: () => CpuRoots;
   /** Set when the worker process exited or the in-process worker failed before `stop`. */
@@ -37,6 +39,7 @@ export interface PaymentsOptions {
  * process reads everything else from its defaults. The metrics exporter stays on, on a free port.
  */
 async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
+  const metricsPort = o.config.workerMetricsPort > 0 ? await freePort() : 0;
   const worker = await startWorkerProcess({
     DATABASE_URL: o.databaseUrl,
     TEMPORAL_ADDRESS: o.temporalAddress,
@@ -44,7 +47,7 @@ async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
     TEMPORAL_TASK_QUEUE: o.config.taskQueue,
     SECRETS_KEY: o.secretsKey,
     DATA_DIR: o.dataDir,
-    WORKER_METRICS_PORT: String(o.config.workerMetricsPort > 0 ? await freePort() : 0),
+    WORKER_METRICS_PORT: String(metricsPort),
     // Only so that the worker may deliver to the bench's receiver on http://127.0.0.1 (sandbox).
     WEBHOOK_ALLOW_PRIVATE_HOSTS: o.config.webhooks.allowPrivateHosts.join(','),
     WEBHOOK_ALLOW_HTTP: String(o.config.webhooks.allowHttp),
@@ -56,6 +59,7 @@ async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
   });
   return {
     pid: worker.child.pid,
+    ...(metricsPort > 0 ? { metricsPorts: [metricsPort] } : {}),
     failure: () => failure,
     async stop() {
       stopping = true;

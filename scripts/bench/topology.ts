@@ -101,6 +101,7 @@ export async function startTopologyInfra(variant: Variant, env: NodeJS.ProcessEn
 
     const payments: PaymentsSide = {
       cpuRoots: () => rootsOf(readTopologyState(dir) ?? state),
+      metricsPorts: topologyPorts(offset).workerMetrics,
       failure() {
         const now = readTopologyState(dir);
         if (!now || !isAlive(now.supervisor.pid)) return 'the topology supervisor exited';
@@ -121,7 +122,8 @@ export async function startTopologyInfra(variant: Variant, env: NodeJS.ProcessEn
       webhooks: config.webhooks,
       temporalDeadlineMs: config.temporalRequestDeadlineMs,
     };
-    return { variant, orm, temporal, temporalAddress: state.temporal_address, payloadCodec, taskQueue: config.taskQueue, config, apiUrl: state.public.sandbox, deps, payments, stop };
+    const disk = { temporal: [path.join(dir, 'temporal-postgres')], postgres: [path.join(dir, 'service-postgres')] };
+    return { variant, orm, temporal, temporalAddress: state.temporal_address, payloadCodec, taskQueue: config.taskQueue, config, apiUrl: state.public.sandbox, deps, payments, disk, stop };
   } catch (error) {
     await stop();
     throw error;
