@@ -56,7 +56,7 @@ export interface Config {
   /** SETTLEMENT_SCHEDULE: cron (UTC) of the settlement Schedule (src/temporal/settlement-schedule.ts), default `0 2 * * *`. */
   settlementSchedule: string;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
-  worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections'>;
+  worker: { poolMax: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections' | 'cachedWorkflows'>;
   /**
    * WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID (both, or neither): the Worker Deployment Version the
    * worker registers, every workflow pinned to the build it started on (workers/worker-versioning.ts);
@@ -151,6 +151,13 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.en
   return value;
 }
 
+/** A setting that, when given, must be a whole number of at least 1. */
+function positiveInt(name: string, env: NodeJS.ProcessEnv): number {
+  const value = Number(env[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${env[name]}"`);
+  return value;
+}
+
 /** SETTLEMENT_SCHEDULE (default daily at 02:00 UTC), checked for its shape here and for its ranges by Temporal at worker start. */
 function settlementSchedule(env: NodeJS.ProcessEnv): string {
   const raw = env.SETTLEMENT_SCHEDULE?.trim() || '0 2 * * *';
@@ -221,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       poolMax: int('WORKER_DB_POOL_MAX', DEFAULT_WORKER_POOL_MAX, env),
       ...(env.WORKER_LOCAL_ACTIVITY_SLOTS ? { localActivitySlots: int('WORKER_LOCAL_ACTIVITY_SLOTS', 0, env) } : {}),
       ...(env.WORKER_ACTIVITY_SLOTS ? { activitySlots: int('WORKER_ACTIVITY_SLOTS', 0, env) } : {}),
+      ...(env.WORKER_CACHED_WORKFLOWS ? { cachedWorkflows: positiveInt('WORKER_CACHED_WORKFLOWS', env) } : {}),
       ...workerQueueSettings(env),
     },
     workerDeployment: workerDeployment(env),
