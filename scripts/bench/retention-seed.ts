@@ -56,18 +56,20 @@ export async function seedRetentionSet(orm: Orm, sizes: SeedSizes, log: (m: stri
     log(`seeded ${n.toLocaleString('en')} ${what} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   };
 
-  // Deliveries: one event each (dispatched, so no relay picks it up), sequences in three ranges.
+  // Deliveries: one event each, sequences in three ranges. The events are dispatched (the webhook relay
+  // has nothing to do) and of a type no notification follows (transaction.failed): an old event's
+  // outbox work was done long ago, so seeding starts no relay work beside the measurement.
   const deliveries = async (prefix: string, seqBase: number, n: number, status: string, age: string, attempts: number) =>
     chunks(`${prefix} deliveries (${status}, ${attempts} attempts each)`, n, async (from, to) => {
       await sql(
         `insert into events (id, merchant_id, environment, sequence, type, resource_type, resource_id, dedupe_key, body, created_at, dispatched_at)
-         select 'evt_' || ? || g, ?, 'sandbox', ? + g, 'transaction.succeeded', 'transaction', 'txn_' || ? || g, 'retention-bench-' || ? || g, '{}', now() - ${age}, now()
+         select 'evt_' || ? || g, ?, 'sandbox', ? + g, 'transaction.failed', 'transaction', 'txn_' || ? || g, 'retention-bench-' || ? || g, '{}', now() - ${age}, now()
          from generate_series(?::int, ?::int) g`,
         [prefix, m, seqBase, prefix, prefix, from, to],
       );
       await sql(
         `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, attempt_count, created_at, updated_at, completed_at, workflow_started_at)
-         select 'dlv_' || ? || g, ?, 'evt_' || ? || g, ?, 'sandbox', 'transaction.succeeded',
+         select 'dlv_' || ? || g, ?, 'evt_' || ? || g, ?, 'sandbox', 'transaction.failed',
                 ${status === 'ended' ? `(array['succeeded','failed','skipped'])[1 + g % 3]` : `'pending'`}, ?,
                 date_trunc('milliseconds', now() - ${age}), now(), ${status === 'ended' ? 'now()' : 'null'}, now()
          from generate_series(?::int, ?::int) g`,
