@@ -92,9 +92,11 @@ function variantSection(r: InflightReport): string[] {
   }
   out.push('', 'CPU % is of one core over the window (the machine has 2); "Temporal" is the dev server, or the topology\'s server and UI server; "postgres" every PostgreSQL process (the topology: the service\'s and Temporal\'s).', '');
   const s = r.samples;
-  const rss = s.map((x) => x.workerRssMiB);
+  const rss = s.map((x) => x.largestWorkerRssMiB);
+  const rssAll = s.map((x) => x.workerRssMiB);
   out.push('| sampled every few seconds | first | peak | last |', '|:--|--:|--:|--:|');
-  out.push(`| worker RSS MiB | ${fmt(first(rss), 0)} | ${fmt(max(rss), 0)} | ${fmt(last(rss), 0)} |`);
+  out.push(`| worker RSS MiB (the largest worker process) | ${fmt(first(rss), 0)} | ${fmt(max(rss), 0)} | ${fmt(last(rss), 0)} |`);
+  out.push(`| worker RSS MiB (every worker process together) | ${fmt(first(rssAll), 0)} | ${fmt(max(rssAll), 0)} | ${fmt(last(rssAll), 0)} |`);
   out.push(`| sticky cache size (workflows) | ${fmt(first(s.map((x) => x.stickySize)), 0)} | ${fmt(max(s.map((x) => x.stickySize)), 0)} | ${fmt(last(s.map((x) => x.stickySize)), 0)} |`);
   out.push(`| sticky cache forced evictions (counter) | ${fmt(first(s.map((x) => x.stickyEvictions)), 0)} | | ${fmt(last(s.map((x) => x.stickyEvictions)), 0)} |`);
   out.push(`| sticky cache hits / misses (counters, last) | | | ${fmt(last(s.map((x) => x.stickyHits)), 0)} / ${fmt(last(s.map((x) => x.stickyMisses)), 0)} |`);
@@ -111,7 +113,7 @@ function variantSection(r: InflightReport): string[] {
   }
   const inFlight = probe.find((w) => w.window === 'in flight');
   out.push('', '| goal | figure | result |', '|:--|--:|:--|');
-  out.push(`| worker RSS at most ${GOAL_RSS_MIB} MiB | ${fmt(max(rss), 0)} MiB | ${max(rss) <= GOAL_RSS_MIB ? 'PASS' : 'FAIL'} |`);
+  out.push(`| RSS of each worker process at most ${GOAL_RSS_MIB} MiB | ${fmt(max(rss), 0)} MiB | ${max(rss) <= GOAL_RSS_MIB ? 'PASS' : 'FAIL'} |`);
   out.push(`| API p99 with everything in flight ≤ ${GOAL_P99_RATIO} × before | ${inFlight ? fmt(inFlight.ratio, 2) : 'n/a'}× | ${inFlight && inFlight.ratio <= GOAL_P99_RATIO ? 'PASS' : 'FAIL'} |`);
   out.push(`| nothing lost, ledger check balanced | ${r.problems.length} problems | ${r.problems.length === 0 ? 'PASS' : 'FAIL'} |`);
   for (const p of r.problems) out.push(`- problem: ${p}`);

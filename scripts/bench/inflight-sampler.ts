@@ -7,6 +7,8 @@ export interface InflightSample {
   atS: number;
   /** Resident set of the worker process(es), MiB (summed over the topology's two workers). */
   workerRssMiB: number;
+  /** The largest of them alone (the goal is per worker process). */
+  largestWorkerRssMiB: number;
   /** The SDK's sticky cache, summed over the workers' Prometheus listeners. */
   stickySize: number;
   stickyEvictions: number;
@@ -92,9 +94,11 @@ export function startSampler(targets: SamplerTargets, everyMs: number) {
   let stopped = false;
   const take = async () => {
     const pages = await scrape(targets.metricsPorts);
+    const rss = targets.workerPids().map(rssMiB);
     samples.push({
       atS: (Date.now() - t0) / 1000,
-      workerRssMiB: targets.workerPids().reduce((sum, pid) => sum + rssMiB(pid), 0),
+      workerRssMiB: rss.reduce((a, b) => a + b, 0),
+      largestWorkerRssMiB: Math.max(0, ...rss),
       stickySize: sumOver(pages, 'temporal_sticky_cache_size'),
       stickyEvictions: sumOver(pages, 'temporal_sticky_cache_total_forced_eviction'),
       stickyHits: sumOver(pages, 'temporal_sticky_cache_hit'),

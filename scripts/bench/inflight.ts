@@ -96,9 +96,21 @@ async function create(infra: BenchInfra, key: string, kind: 'charge' | 'payout',
   }
 }
 
+/** The servers of the variant under way, stopped on Ctrl-C or SIGTERM before the process exits (code 2). */
+let current: BenchInfra | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping the servers`);
+    const forced = setTimeout(() => process.exit(3), 60_000);
+    forced.unref();
+    void (current?.stop() ?? Promise.resolve()).finally(() => process.exit(2));
+  });
+}
+
 async function runVariant(variantName: string): Promise<InflightReport> {
   const variant = VARIANTS.find((v) => v.name === variantName)!;
   const infra = await startBenchInfra(variant, log);
+  current = infra;
   const report: InflightReport = { variant: variant.title, name: variant.name, charges: CHARGES, payouts: PAYOUTS, concurrency: CONCURRENCY, probeRate: PROBE_RATE, windows: [], samples: [], problems: [], notes: [], loadBefore: os.loadavg() };
   const cpuWindows: WindowCpu[] = [];
   let mark: { name: string; cpu: CpuSnapshot; at: number } | undefined;
@@ -194,6 +206,7 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     report.probe = probe.samples;
     report.samples = sampler.samples;
     report.loadAfter = os.loadavg();
+    current = undefined;
     await infra.stop();
   }
   return report;
