@@ -82,6 +82,17 @@ export function disturbed(run: RetentionBenchRun): boolean {
   return !(r <= P99_GOAL_RATIO);
 }
 
+/**
+ * The reading of the open loop: `met` (during within the goal), `not met` (during above it while the
+ * window after the job is back within it: the job's doing), or `inconclusive` (the window after the
+ * job is above the goal too: the machine's load changed under the run, so the ratio is not the job's).
+ */
+export function verdict(run: RetentionBenchRun): 'met' | 'not met' | 'inconclusive' {
+  if (!disturbed(run)) return 'met';
+  const w = (name: WindowName) => run.windows.find((x) => x.name === name)?.open ?? [];
+  return p99Ratio(w('before'), w('after')) <= P99_GOAL_RATIO ? 'not met' : 'inconclusive';
+}
+
 const x = (r: number) => (Number.isFinite(r) ? `${r.toFixed(2)}×` : 'n/a');
 
 export function renderRun(run: RetentionBenchRun): string {

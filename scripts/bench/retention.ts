@@ -24,7 +24,7 @@ import { startBenchInfra, type BenchInfra } from './infra';
 import { cpuTarget } from './payments';
 import { cpuDelta, cpuSnapshot } from './procs';
 import { apiMix, closedLoop, openLoop, type LoopResult } from './retention-load';
-import { disturbed, failures, P99_GOAL_RATIO, p99Ratio, renderRun, type RetentionBenchRun, type WindowName, type WindowRun } from './retention-report';
+import { failures, P99_GOAL_RATIO, p99Ratio, renderRun, verdict, type RetentionBenchRun, type WindowName, type WindowRun } from './retention-report';
 import { countGroups, countTables, seedRetentionSet } from './retention-seed';
 import { parseVariants } from './variants';
 
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     const before = run.windows.find((w) => w.name === 'before')!;
     const during = run.windows.find((w) => w.name === 'during')!;
     out.push(
-      `Open-loop p99 during / before: ${p99Ratio(before.open, during.open).toFixed(2)}× (goal at most ${P99_GOAL_RATIO}×: ${disturbed(run) ? '**not met**' : 'met'}); closed loop: ${p99Ratio(before.closed, during.closed).toFixed(2)}×.`,
+      `Open-loop p99 during / before: ${p99Ratio(before.open, during.open).toFixed(2)}× (goal at most ${P99_GOAL_RATIO}×: **${verdict(run)}**; after / before ${p99Ratio(before.open, run.windows.find((w) => w.name === 'after')!.open).toFixed(2)}×); closed loop: ${p99Ratio(before.closed, during.closed).toFixed(2)}×.`,
       '',
     );
     problems.push(...failures(run));

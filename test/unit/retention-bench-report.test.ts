@@ -3,7 +3,7 @@
  * the 1.2× verdict, what fails a run (a failed request, a kept row deleted, a row past its window
  * left, a count that does not match the seed), and that the report carries the figures.
  */
-import { disturbed, failures, p99Ratio, renderRun, type RetentionBenchRun, type Sample, type WindowRun } from '../../scripts/bench/retention-report';
+import { disturbed, failures, p99Ratio, renderRun, verdict, type RetentionBenchRun, type Sample, type WindowRun } from '../../scripts/bench/retention-report';
 
 const samples = (kind: string, values: number[]): Sample[] => values.map((ms) => ({ kind, ms }));
 const hundred = (base: number, tail: number) => [...Array.from({ length: 98 }, () => base), tail, tail];
@@ -65,4 +65,15 @@ test('the report carries the job, each window with its ratio, the rows and the C
   expect(text).toContain('| after | closed, 1 in flight | 100 | 10.0 | 10.0 | 90.0 | 90.0 | 0.90× | 0 |');
   expect(text).toContain('| webhook_deliveries | dlv_rkx_ | stay | 2 | 2 | 2 |');
   expect(text).toContain('| before | 1.0 (10 %) | 2.0 (20 %) | 3.0 (30 %) | 4.0 (40 %) | 10.0 (100 %) |');
+});
+
+test('verdict: met within the goal; not met when only the window during the job is slow; inconclusive when the window after is slow too', () => {
+  expect(verdict(run())).toBe('met');
+  const slowDuring = run();
+  slowDuring.windows[1] = win('during', samples('balances', hundred(10, 300)));
+  expect(verdict(slowDuring)).toBe('not met');
+  const slowAfter = run();
+  slowAfter.windows[1] = win('during', samples('balances', hundred(10, 300)));
+  slowAfter.windows[2] = win('after', samples('balances', hundred(10, 250)));
+  expect(verdict(slowAfter)).toBe('inconclusive');
 });
