@@ -1,4 +1,5 @@
 import type { InflightCounts } from './inflight-checks';
+import type { OmesBaselineResult } from './omes';
 import type { ProbeSample } from './inflight-probe';
 import type { InflightSample } from './inflight-sampler';
 import type { CpuSnapshot } from './procs';
@@ -34,6 +35,7 @@ export interface InflightReport {
   approve?: { wallS: number; decided: number; open: number; latencies: number[] };
   counts?: InflightCounts;
   ledger?: string;
+  omes?: OmesBaselineResult;
   problems: string[];
   notes: string[];
   loadBefore: number[];
@@ -110,6 +112,16 @@ function variantSection(r: InflightReport): string[] {
   }
   if (r.counts) {
     out.push('', `Counted at the end: charges ${JSON.stringify(r.counts.chargesByStatus)}; payouts ${JSON.stringify(r.counts.payoutsByStatus)}; events ${JSON.stringify(r.counts.eventsByType)}; resources with a repeated event type: ${r.counts.duplicateEvents}. Ledger check: ${r.ledger}.`);
+  }
+  if (r.omes) {
+    const o = r.omes;
+    const createRate = r.create ? r.create.charges.ok / r.create.charges.wallS : NaN;
+    const resolving = r.windows.find((w) => w.name === 'resolving');
+    const endRate = resolving && r.create ? r.create.charges.ok / resolving.seconds : NaN;
+    out.push('', `omes \`${o.scenario}\` on the same server after the load (TypeScript worker, ${o.installed}): ${o.iterations} iterations, ${o.failed} failed, ${fmt(o.workflowsPerSecond)} workflows/s (closed loop, ${r.concurrency} in flight).`);
+    out.push('', '| divided by omes | per s | ÷ omes |', '|:--|--:|--:|');
+    out.push(`| charges created (POST /v1/charges, closed loop) | ${fmt(createRate)} | ${fmt(createRate / o.workflowsPerSecond, 2)}× |`);
+    out.push(`| charges ended by their timers (the resolving window) | ${fmt(endRate)} | ${fmt(endRate / o.workflowsPerSecond, 2)}× |`);
   }
   const inFlight = probe.find((w) => w.window === 'in flight');
   out.push('', '| goal | figure | result |', '|:--|--:|:--|');

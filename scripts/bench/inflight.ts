@@ -13,7 +13,9 @@
  * window. Once every charge ended, the payouts are approved through the operator's audited path
  * (decidePayout, as `npm run cli -- payouts approve`) and awaited. Then "nothing lost" is checked
  * (scripts/bench/inflight-checks.ts) and `ledger check` run. Markdown on stdout (via the launcher);
- * exit 1 if a create failed or anything was lost; missed goals are reported, not asserted.
+ * Last, omes (`workflow_with_single_noop_activity`, its TypeScript worker; scripts/bench/omes.ts) on
+ * the same server: the baseline the charge rates are divided by (`--no-omes` leaves it out).
+ * Exit 1 if a create failed or anything was lost; missed goals are reported, not asserted.
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +31,7 @@ import { startProbe } from './inflight-probe';
 import { renderInflight, type InflightReport, type WindowCpu } from './inflight-report';
 import { startSampler } from './inflight-sampler';
 import { startBenchInfra, type BenchInfra } from './infra';
+import { OMES_SCENARIO, omesInstall, runOmesBaseline } from './omes';
 import type { ReportMessage } from './launcher';
 import { runBounded } from './load';
 import { fundForPayouts, PAYOUT_AMOUNT } from './payouts';
@@ -48,6 +51,8 @@ const { values: args } = parseArgs({
     before: { type: 'string' },
     sample: { type: 'string' },
     timeout: { type: 'string' },
+    'omes-iterations': { type: 'string' },
+    'no-omes': { type: 'boolean' },
   },
   allowPositionals: true,
 });
@@ -63,6 +68,9 @@ const PROBE_RATE = int('probe-rate', args['probe-rate'], 8);
 const BEFORE_S = int('before', args.before, 60);
 const SAMPLE_S = int('sample', args.sample, 10);
 const TIMEOUT_S = int('timeout', args.timeout, 3 * 3600);
+/** omes's baseline on the same server after the load (scripts/bench/omes.ts); `--no-omes` leaves it out, and the report says so. */
+const OMES_ITERATIONS = int('omes-iterations', args['omes-iterations'], 1000);
+const NO_OMES = args['no-omes'] === true;
 const VARIANTS = parseVariants(args.variants ?? 'deployed,topology');
 const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 const log = (m: string) => console.error(`bench inflight: ${m}`);
@@ -192,6 +200,11 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     window('end');
     await probe.stop();
     await sampler.stop();
+    if (NO_OMES) report.notes.push('omes not run (--no-omes): no baseline divisor');
+    else {
+      log(`${variant.name}: omes ${OMES_SCENARIO}, ${OMES_ITERATIONS} iterations at ${CONCURRENCY} in flight, on the same server`);
+      report.omes = await runOmesBaseline({ temporalAddress: infra.temporalAddress, namespace: infra.config.temporalNamespace, iterations: OMES_ITERATIONS, maxConcurrent: CONCURRENCY, log: (l) => log(`${variant.name}: omes: ${l}`) });
+    }
     const lost = await checkNothingLost(infra.orm, loadMerchant.id, charges.values.length, payouts.values.length);
     report.problems.push(...lost.problems);
     report.counts = lost.counts;
@@ -215,6 +228,7 @@ async function runVariant(variantName: string): Promise<InflightReport> {
 async function main() {
   installRuntime();
   if (VARIANTS.some((v) => v.topology)) checkTopologyInstall();
+  if (!NO_OMES) omesInstall();
   log(`charges=${CHARGES} payouts=${PAYOUTS} concurrency=${CONCURRENCY} probe=${PROBE_RATE}/s variants=${VARIANTS.map((v) => v.name).join(',')}`);
   const reports: InflightReport[] = [];
   for (const v of VARIANTS) reports.push(await runVariant(v.name));
