@@ -9,6 +9,8 @@ export interface WindowCpu {
   name: string;
   seconds: number;
   cpu: CpuSnapshot;
+  /** CPU seconds of named process trees (the topology's PostgreSQL servers apart). */
+  named: Record<string, number>;
 }
 
 interface CreateFigures {
@@ -91,6 +93,11 @@ function variantSection(r: InflightReport): string[] {
     out.push(
       `| ${w.window} | ${cpu ? fmt(cpu.seconds, 0) : 'n/a'} | ${w.count} | ${w.failed} | ${fmt(w.p50)} | ${fmt(w.p99)} | ${fmt(w.ratio, 2)}× | ${pct(cpu?.cpu.worker)} | ${pct(cpu?.cpu.temporal)} | ${pct(cpu?.cpu.postgres)} | ${pct(cpu?.cpu.apis)} | ${pct(cpu?.cpu.node)} | ${pct(cpu?.cpu.machine)} |`,
     );
+  }
+  const names = [...new Set(r.windows.flatMap((w) => Object.keys(w.named)))];
+  if (names.length) {
+    out.push('', `| window | ${names.map((n) => `CPU % ${n}`).join(' | ')} |`, `|:--|${names.map(() => '--:').join('|')}|`);
+    for (const w of r.windows) out.push(`| ${w.name} | ${names.map((n) => fmt((100 * (w.named[n] ?? NaN)) / w.seconds, 0)).join(' | ')} |`);
   }
   out.push('', 'CPU % is of one core over the window (the machine has 2); "Temporal" is the dev server, or the topology\'s server and UI server; "postgres" every PostgreSQL process (the topology: the service\'s and Temporal\'s).', '');
   const s = r.samples;

@@ -36,7 +36,7 @@ import type { ReportMessage } from './launcher';
 import { runBounded } from './load';
 import { fundForPayouts, PAYOUT_AMOUNT } from './payouts';
 import { cpuTarget } from './payments';
-import { cpuDelta, cpuSnapshot, type CpuSnapshot } from './procs';
+import { cpuDelta, cpuSnapshot, treeCpuSeconds, type CpuSnapshot } from './procs';
 import { checkTopologyInstall } from './topology';
 import { parseVariants } from './variants';
 
@@ -121,7 +121,7 @@ async function runVariant(variantName: string): Promise<InflightReport> {
   current = infra;
   const report: InflightReport = { variant: variant.title, name: variant.name, charges: CHARGES, payouts: PAYOUTS, concurrency: CONCURRENCY, probeRate: PROBE_RATE, windows: [], samples: [], problems: [], notes: [], loadBefore: os.loadavg() };
   const cpuWindows: WindowCpu[] = [];
-  let mark: { name: string; cpu: CpuSnapshot; at: number } | undefined;
+  let mark: { name: string; cpu: CpuSnapshot; named: Record<string, number>; at: number } | undefined;
   const target = () => cpuTarget(infra.payments);
   const probeMerchant = await newMerchantKey(infra, 'Inflight probe');
   const loadMerchant = await newMerchantKey(infra, 'Inflight load');
@@ -142,8 +142,12 @@ async function runVariant(variantName: string): Promise<InflightReport> {
   const probe = startProbe({ apiUrl: infra.apiUrl, key: probeMerchant.key, rate: PROBE_RATE, chargeId: seedCharge.id });
   const t0 = performance.now();
   const window = (name: string) => {
-    const now = { name, cpu: cpuSnapshot(target()), at: performance.now() };
-    if (mark) cpuWindows.push({ name: mark.name, seconds: (now.at - mark.at) / 1000, cpu: cpuDelta(mark.cpu, now.cpu) });
+    const now = { name, cpu: cpuSnapshot(target()), named: treeCpuSeconds(infra.payments.namedTrees?.() ?? {}), at: performance.now() };
+    if (mark) {
+      const from = mark.named;
+      const named = Object.fromEntries(Object.entries(now.named).map(([k, v]) => [k, v - (from[k] ?? NaN)]));
+      cpuWindows.push({ name: mark.name, seconds: (now.at - mark.at) / 1000, cpu: cpuDelta(mark.cpu, now.cpu), named });
+    }
     mark = now;
     probe.setWindow(name);
     log(`${variant.name}: window "${name}" at ${((now.at - t0) / 1000).toFixed(0)} s`);

@@ -17,6 +17,8 @@ export interface PaymentsSide {
   pid?: number;
   /** The worker process(es)' Prometheus listeners (the SDK's metrics: sticky cache, slots), when they run apart. */
   metricsPorts?: number[];
+  /** Process trees reported apart by name (the topology: its two PostgreSQL servers). */
+  namedTrees?: () => Record<string, number[]>;
   /** The topology's process trees, read from its state file now (their pids change when a piece restarts). */
   cpuRoots?: () => CpuRoots;
   /** Set when the worker process exited or the in-process worker failed before `stop`. */

@@ -98,6 +98,12 @@ function treeTicks(all: Proc[], root: number): { pids: number[]; seconds: number
   return { pids: tree.map((p) => p.pid), seconds: tree.reduce((sum, p) => sum + p.cpuTicks, 0) / TICKS_PER_SECOND };
 }
 
+/** CPU seconds of each named set of process trees (e.g. the topology's two PostgreSQL servers apart). */
+export function treeCpuSeconds(trees: Record<string, number[]>): Record<string, number> {
+  const all = allProcs();
+  return Object.fromEntries(Object.entries(trees).map(([name, roots]) => [name, roots.reduce((sum, root) => sum + treeTicks(all, root).seconds, 0)]));
+}
+
 /** `target`: the forked worker process, whose tree is counted apart from the servers; or the topology's trees. */
 export function cpuSnapshot(target?: CpuTarget): CpuSnapshot {
   const u = process.cpuUsage();

@@ -102,6 +102,7 @@ export async function startTopologyInfra(variant: Variant, env: NodeJS.ProcessEn
     const payments: PaymentsSide = {
       cpuRoots: () => rootsOf(readTopologyState(dir) ?? state),
       metricsPorts: topologyPorts(offset).workerMetrics,
+      namedTrees: () => Object.fromEntries((readTopologyState(dir) ?? state).pieces.filter((p) => p.kind === 'postgres' && p.pid && !p.process_of).map((p) => [p.name, [p.pid!]])),
       failure() {
         const now = readTopologyState(dir);
         if (!now || !isAlive(now.supervisor.pid)) return 'the topology supervisor exited';
