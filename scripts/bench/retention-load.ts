@@ -84,7 +84,7 @@ export async function openLoop(rate: number, stop: () => boolean, send: (i: numb
     if (stop()) break;
     inflight.push(
       send(i).then(
-        () => void samples.push({ kind: kindOf(i), ms: performance.now() - due }),
+        () => void samples.push({ kind: kindOf(i), ms: performance.now() - due, start: performance.timeOrigin + due, end: performance.timeOrigin + performance.now() }),
         (e: unknown) => void errors.push(e instanceof Error ? e.message : String(e)),
       ),
     );
@@ -104,7 +104,7 @@ export async function closedLoop(concurrency: number, stop: () => boolean, send:
       const t0 = performance.now();
       try {
         await send(i);
-        samples.push({ kind: kindOf(i), ms: performance.now() - t0 });
+        samples.push({ kind: kindOf(i), ms: performance.now() - t0, start: performance.timeOrigin + t0, end: performance.timeOrigin + performance.now() });
       } catch (e) {
         errors.push(e instanceof Error ? e.message : String(e));
       }

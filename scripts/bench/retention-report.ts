@@ -15,6 +15,32 @@ export interface Sample {
   /** The request's kind in the mix (create, get_charge, balances, events). */
   kind: string;
   ms: number;
+  /** Epoch milliseconds: when it was due (open loop) or sent (closed loop), and when it was answered. */
+  start?: number;
+  end?: number;
+}
+
+/** An interval (epoch milliseconds) in which one of the job's batch statements ran (its activity, from the history). */
+export interface Interval {
+  start: number;
+  end: number;
+}
+
+/**
+ * The samples of a window split by whether they overlapped one of the job's batches: the same
+ * window and the same machine, so a change of the machine's load touches both groups alike.
+ * Samples without times go to neither.
+ */
+export function splitByOverlap(samples: readonly Sample[], batches: readonly Interval[]): { overlapping: Sample[]; clear: Sample[] } {
+  const sorted = [...batches].sort((a, b) => a.start - b.start);
+  const overlapping: Sample[] = [];
+  const clear: Sample[] = [];
+  for (const s of samples) {
+    if (s.start === undefined || s.end === undefined) continue;
+    const { start, end } = s;
+    (sorted.some((b) => b.start < end && start < b.end) ? overlapping : clear).push(s);
+  }
+  return { overlapping, clear };
 }
 
 export interface WindowRun {
@@ -48,6 +74,8 @@ export interface RetentionBenchRun {
   tablesAfter: Record<string, number>;
   rate: number;
   closedConcurrency: number;
+  /** The job's batch activities (start to completion), from the last run's history. */
+  batches?: Interval[];
 }
 
 export function summarizeLoop(samples: readonly Sample[]): Summary {
@@ -109,6 +137,18 @@ export function renderRun(run: RetentionBenchRun): string {
       const s = summarizeLoop(w[loop]);
       const label = loop === 'open' ? `open, ${run.rate}/s offered` : `closed, ${run.closedConcurrency} in flight`;
       out.push(`| ${w.name} | ${label} | ${s.count} | ${(w.wallMs / 1000).toFixed(1)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${w.name === 'before' ? '—' : x(p99Ratio(before?.[loop] ?? [], w[loop]))} | ${w.errors.length} |`);
+    }
+  }
+  const during = run.windows.find((w) => w.name === 'during');
+  if (during && run.batches?.length) {
+    const busy = run.batches.reduce((sum, b) => sum + (b.end - b.start), 0);
+    out.push('', `During the job, by whether a request overlapped one of its ${run.batches.length} batch statements (${(busy / 1000).toFixed(1)} s in all):`, '');
+    out.push('| loop | overlapping: requests | p50 ms | p99 ms | clear: requests | p50 ms | p99 ms | p99 overlapping / clear |', '|---|---|---|---|---|---|---|---|');
+    for (const loop of ['open', 'closed'] as const) {
+      const { overlapping, clear } = splitByOverlap(during[loop], run.batches);
+      const o = summarizeLoop(overlapping);
+      const c = summarizeLoop(clear);
+      out.push(`| ${loop} | ${o.count} | ${fmt(o.p50)} | ${fmt(o.p99)} | ${c.count} | ${fmt(c.p50)} | ${fmt(c.p99)} | ${x(p99Ratio(clear, overlapping))} |`);
     }
   }
   out.push('', 'Open loop p99 by request kind (ms):', '');

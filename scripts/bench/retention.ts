@@ -24,7 +24,7 @@ import { startBenchInfra, type BenchInfra } from './infra';
 import { cpuTarget } from './payments';
 import { cpuDelta, cpuSnapshot } from './procs';
 import { apiMix, closedLoop, openLoop, type LoopResult } from './retention-load';
-import { failures, P99_GOAL_RATIO, p99Ratio, renderRun, verdict, type RetentionBenchRun, type WindowName, type WindowRun } from './retention-report';
+import { failures, P99_GOAL_RATIO, p99Ratio, renderRun, verdict, type Interval, type RetentionBenchRun, type WindowName, type WindowRun } from './retention-report';
 import { countGroups, countTables, seedRetentionSet } from './retention-seed';
 import { parseVariants } from './variants';
 
@@ -106,6 +106,27 @@ async function window(infra: BenchInfra, name: WindowName, key: string, until: n
   return { name, wallMs, open: o.samples, closed: c.samples, errors: [...o.errors, ...c.errors], cpu: { postgres: d.postgres, worker: d.worker, temporal: d.temporal, api: d.node + d.apis, machine: d.machine } };
 }
 
+/**
+ * When each batch statement ran: its activity's start and completion in the workflow's history (the
+ * last run of the chain; a run of fewer than 500 batches has only one). The server's clock, on this
+ * machine the same as the bench's.
+ */
+async function batchIntervals(infra: BenchInfra, workflowId: string): Promise<Interval[]> {
+  const { events } = await infra.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => (t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : NaN);
+  const started = new Map<string, number>();
+  const out: Interval[] = [];
+  for (const e of events ?? []) {
+    if (e.activityTaskStartedEventAttributes) started.set(String(e.activityTaskStartedEventAttributes.scheduledEventId), ms(e.eventTime));
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done) {
+      const start = started.get(String(done.scheduledEventId));
+      if (start !== undefined) out.push({ start, end: ms(e.eventTime) });
+    }
+  }
+  return out;
+}
+
 async function runVariant(variantName: string): Promise<RetentionBenchRun> {
   const variant = VARIANTS.find((v) => v.name === variantName)!;
   log(`${variant.name}: starting fresh servers`);
@@ -128,6 +149,7 @@ async function runVariant(variantName: string): Promise<RetentionBenchRun> {
     windows.push(await window(infra, 'during', merchant.key, job));
     const result = await job;
     log(`${variant.name}: the job ran ${(result.ms / 1000).toFixed(1)} s: ${JSON.stringify(result.deleted)}`);
+    const batches = await batchIntervals(infra, result.workflowId);
     windows.push(await window(infra, 'after', merchant.key, WINDOW_S * 1000));
     const groupsAfter = await countGroups(infra.orm, seeded.groups);
     const tablesAfter = await countTables(infra.orm);
@@ -142,6 +164,7 @@ async function runVariant(variantName: string): Promise<RetentionBenchRun> {
       tablesAfter,
       rate: RATE,
       closedConcurrency: CONCURRENCY,
+      batches,
     };
   } finally {
     log(`${variant.name}: stopping the servers`);

@@ -3,7 +3,7 @@
  * the 1.2× verdict, what fails a run (a failed request, a kept row deleted, a row past its window
  * left, a count that does not match the seed), and that the report carries the figures.
  */
-import { disturbed, failures, p99Ratio, renderRun, verdict, type RetentionBenchRun, type Sample, type WindowRun } from '../../scripts/bench/retention-report';
+import { disturbed, failures, p99Ratio, renderRun, splitByOverlap, verdict, type RetentionBenchRun, type Sample, type WindowRun } from '../../scripts/bench/retention-report';
 
 const samples = (kind: string, values: number[]): Sample[] => values.map((ms) => ({ kind, ms }));
 const hundred = (base: number, tail: number) => [...Array.from({ length: 98 }, () => base), tail, tail];
@@ -76,4 +76,20 @@ test('verdict: met within the goal; not met when only the window during the job 
   slowAfter.windows[1] = win('during', samples('balances', hundred(10, 300)));
   slowAfter.windows[2] = win('after', samples('balances', hundred(10, 250)));
   expect(verdict(slowAfter)).toBe('inconclusive');
+});
+
+test('splitByOverlap: a request that was in flight while a batch ran overlaps it; one that ended before or began after is clear; one without times is in neither', () => {
+  const at = (start: number, end: number, ms = end - start): Sample => ({ kind: 'balances', ms, start, end });
+  const batches = [{ start: 100, end: 200 }, { start: 500, end: 600 }];
+  const { overlapping, clear } = splitByOverlap([at(50, 120), at(150, 160), at(190, 250), at(200, 300), at(300, 400), at(0, 1000), at(600, 700), { kind: 'x', ms: 1 }], batches);
+  expect(overlapping.map((s) => [s.start, s.end])).toEqual([[50, 120], [150, 160], [190, 250], [0, 1000]]);
+  expect(clear.map((s) => [s.start, s.end])).toEqual([[200, 300], [300, 400], [600, 700]]);
+});
+
+test('the report splits the window during the job by overlap with its batches', () => {
+  const r = run();
+  const at = (start: number, ms: number): Sample => ({ kind: 'balances', ms, start, end: start + ms });
+  r.windows[1] = win('during', [at(100, 50), at(1000, 10), at(2000, 10)]);
+  r.batches = [{ start: 120, end: 130 }];
+  expect(renderRun(r)).toContain('| open | 1 | 50.0 | 50.0 | 2 | 10.0 | 10.0 | 5.00× |');
 });
