@@ -150,7 +150,10 @@ async function waitForWorker(worker: ChildProcess, out: { text(): string }): Pro
   }
 }
 
-/** SIGINT to `omes run-worker` (it interrupts its worker and waits for it), then SIGKILL to both groups. */
+/**
+ * SIGINT to `omes run-worker`: it interrupts its worker (node, in a process group of its own) and kills
+ * it after its graceful 30 s. SIGKILL to omes's group only if omes is still there 40 s later.
+ */
 async function stopWorker(worker: ChildProcess): Promise<void> {
   if (worker.exitCode !== null || worker.pid === undefined) return;
   worker.kill('SIGINT');
