@@ -142,7 +142,7 @@ function variantSection(r: InflightReport): string[] {
 }
 
 export function renderInflight(reports: InflightReport[], run: RunInfo): string {
-  const out = ['## 100,000 payments in flight (issue 34)', '', `\`npm run bench -- ${run.command}\`; ${run.cpus} × ${run.cpuModel}, ${fmt(run.memGiB, 1)} GiB, Node ${run.node}.`, ''];
+  const out = ['## Payments in flight (issue 34)', '', `\`npm run bench -- ${run.command}\`; ${run.cpus} × ${run.cpuModel}, ${fmt(run.memGiB, 1)} GiB, Node ${run.node}.`, ''];
   for (const r of reports) out.push(...variantSection(r));
   return out.join('\n');
 }
