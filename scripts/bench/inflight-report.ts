@@ -135,6 +135,10 @@ function variantSection(r: InflightReport): string[] {
   out.push(`| RSS of each worker process at most ${GOAL_RSS_MIB} MiB | ${fmt(max(rss), 0)} MiB | ${max(rss) <= GOAL_RSS_MIB ? 'PASS' : 'FAIL'} |`);
   out.push(`| API p99 with everything in flight ≤ ${GOAL_P99_RATIO} × before | ${inFlight ? fmt(inFlight.ratio, 2) : 'n/a'}× | ${inFlight && inFlight.ratio <= GOAL_P99_RATIO ? 'PASS' : 'FAIL'} |`);
   out.push(`| nothing lost, ledger check balanced | ${r.problems.length} problems | ${r.problems.length === 0 ? 'PASS' : 'FAIL'} |`);
+  if (r.counts) {
+    const expired = r.counts.chargesByStatus.expired ?? 0;
+    out.push(`| every pending charge failed/timeout after its ten minutes (the spec), none expired | ${expired} expired | ${expired === 0 ? 'PASS' : 'FAIL'} |`);
+  }
   for (const p of r.problems) out.push(`- problem: ${p}`);
   for (const n of r.notes) out.push(`- note: ${n}`);
   out.push('');
