@@ -8,16 +8,17 @@ import { runPhase, type PhaseResult } from './load';
 
 const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
-function chargeBody(reference: string): string {
+/** A sandbox mobile-money charge's request body (the bench's phases and probes share it). */
+export function chargeBody(reference: string, options: { amount?: number; metadata?: Record<string, string> } = {}): string {
   return JSON.stringify({
-    amount: 15000,
+    amount: options.amount ?? 15000,
     currency: 'GHS',
     channel: 'mobile_money',
     momo_network_id: MTN_GH,
     customer: { identifier: '233241234567', name: 'Ama Mensah' },
     reference,
     description: 'Benchmark charge',
-    metadata: {},
+    metadata: options.metadata ?? {},
   });
 }
 

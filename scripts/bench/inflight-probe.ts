@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { randomBase62 } from '../../src/support/new-id';
-
-const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
+import { chargeBody } from './charges';
 
 /** One probe request's outcome, tagged with the window it was sent in. */
 export interface ProbeSample {
@@ -31,15 +30,7 @@ function request(kind: number, key: string, chargeId: string): { kind: string; p
         path: '/v1/charges',
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': `probe-${randomBase62(20)}` },
-        body: JSON.stringify({
-          amount: 1000,
-          currency: 'GHS',
-          channel: 'mobile_money',
-          momo_network_id: MTN_GH,
-          customer: { identifier: '233241234567', name: 'Probe' },
-          reference: `probe-${randomBase62(12)}`,
-          metadata: {},
-        }),
+        body: chargeBody(`probe-${randomBase62(12)}`, { amount: 1000 }),
       };
     case 1:
       return { kind: 'GET /v1/charges/{id}', path: `/v1/charges/${chargeId}`, method: 'GET', headers };

@@ -25,7 +25,7 @@ import { PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
 import { decidePayout } from '../../src/services/decide-payout';
 import { randomBase62 } from '../../src/support/new-id';
 import { installRuntime } from '../../workers/create-worker';
-import { newMerchantKey } from './charges';
+import { chargeBody, newMerchantKey } from './charges';
 import { checkNothingLost, openCharges, openPayouts } from './inflight-checks';
 import { startProbe } from './inflight-probe';
 import { renderInflight, type InflightReport, type WindowCpu } from './inflight-report';
@@ -77,10 +77,8 @@ const log = (m: string) => console.error(`bench inflight: ${m}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function body(kind: 'charge' | 'payout', i: number): string {
-  const common = { currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, reference: `inflight-${kind}-${i}` };
-  return kind === 'charge'
-    ? JSON.stringify({ ...common, amount: 15000, customer: { identifier: '233241234567', name: 'Ama Mensah' }, metadata: { sandbox_outcome: 'pending' } })
-    : JSON.stringify({ ...common, amount: PAYOUT_AMOUNT, recipient: { identifier: '233241234567', name: 'Kofi Boateng' }, metadata: { sandbox_outcome: 'held_for_review' } });
+  if (kind === 'charge') return chargeBody(`inflight-charge-${i}`, { metadata: { sandbox_outcome: 'pending' } });
+  return JSON.stringify({ currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, reference: `inflight-payout-${i}`, amount: PAYOUT_AMOUNT, recipient: { identifier: '233241234567', name: 'Kofi Boateng' }, metadata: { sandbox_outcome: 'held_for_review' } });
 }
 
 /** POSTs `n` charges or payouts at CONCURRENCY; each must answer 200 with `want` as its status. */
@@ -130,7 +128,7 @@ async function runVariant(variantName: string): Promise<InflightReport> {
   const seed = await fetch(`${infra.apiUrl}/v1/charges`, {
     method: 'POST',
     headers: { authorization: `Bearer ${probeMerchant.key}`, 'content-type': 'application/json', 'idempotency-key': `seed-${randomBase62(16)}` },
-    body: JSON.stringify({ amount: 1000, currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, customer: { identifier: '233241234567', name: 'Probe' }, reference: 'probe-seed', metadata: {} }),
+    body: chargeBody('probe-seed', { amount: 1000 }),
   });
   const seedCharge = (await seed.json()) as { id: string };
   const workerPids = () => {
