@@ -36,6 +36,7 @@ import { Migration20261211000001_relay_claim_indexes } from './Migration20261211
 import { Migration20261212000001_sweep_marks_balance_days } from './Migration20261212000001_sweep_marks_balance_days';
 import { Migration20261213000001_list_filter_indexes } from './Migration20261213000001_list_filter_indexes';
 import { Migration20261213000002_delivery_status_index } from './Migration20261213000002_delivery_status_index';
+import { Migration20261214000001_balance_day_index } from './Migration20261214000001_balance_day_index';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261212000001_sweep_marks_balance_days', class: Migration20261212000001_sweep_marks_balance_days },
   { name: 'Migration20261213000001_list_filter_indexes', class: Migration20261213000001_list_filter_indexes },
   { name: 'Migration20261213000002_delivery_status_index', class: Migration20261213000002_delivery_status_index },
+  { name: 'Migration20261214000001_balance_day_index', class: Migration20261214000001_balance_day_index },
 ];
