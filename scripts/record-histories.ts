@@ -183,6 +183,11 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   // Recorded after the indeterminate-attention patch: flagged at once, then resolved, or expired.
   'begin-indeterminate-resolved': indeterminateResolved,
   'begin-indeterminate-flagged-expiry': (h) => begun(h, { metadata: { sandbox_outcome: 'indeterminate' } }),
+  // Issue 34 (patch 'rail-timers-from-create'): the rail's delays count from the charge's creation.
+  // A pending charge whose run starts six minutes late times out four minutes into the run; a
+  // succeed one whose run starts a minute late succeeds at once.
+  'begin-pending-late-start': (h) => begun(h, { metadata: { sandbox_outcome: 'pending' }, createdAgoMs: 6 * 60_000 }),
+  'begin-succeed-late-start': (h) => begun(h, { createdAgoMs: 60_000 }),
   // Live on the partner rail (patch 'live-partner-rail'): accepted, pending, then succeeded; and a
   // partner that never answers (NeedsAttention after ten minutes, expired at expires_at).
   'live-partner-succeed': (h) => {

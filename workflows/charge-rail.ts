@@ -6,7 +6,7 @@ import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeStatus } from '../src/domain/charge-status';
 import type { FailureClass } from '../src/domain/failure-classes';
-import { railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
+import { RAIL_TIMERS_FROM_CREATE_PATCH, railDue, railPlan, UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
 import { applyTransition } from './charge-activities';
 import type { AttentionDesk } from './charge-attention';
 import { publishChargeState } from './charge-search-attributes';
@@ -52,6 +52,17 @@ export function followRail(
   const timers = chargeTimers(charge.id, charge.environment, isPatched);
   const untilExpiry = Math.max(0, Date.parse(charge.expiresAt) - Date.now());
   const railOrExpiry = async (afterMs: number, summary: string, to: ChargeStatus, failureClass: FailureClass | null) => {
+    // Issue 34: the delay counts from the charge's creation (a run that starts late does not wait it
+    // again). Runs from before, and a state without its creation, count from now as they did.
+    if (charge.createdAt !== undefined && isPatched(RAIL_TIMERS_FROM_CREATE_PATCH)) {
+      const due = railDue(afterMs, charge.createdAt, charge.expiresAt, Date.now());
+      if (due.expiresFirst) {
+        await timers.wait(untilExpiry, 'expires_at reached before the rail answered');
+        return finish('expired', null);
+      }
+      await timers.wait(due.inMs, summary);
+      return finish(to, failureClass);
+    }
     if (afterMs >= untilExpiry) {
       await timers.wait(untilExpiry, 'expires_at reached before the rail answered');
       return finish('expired', null);

@@ -14,6 +14,7 @@ import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
 import { PATCHES_AT_START_PATCH } from './patches-at-start';
+import { RAIL_TIMERS_FROM_CREATE_PATCH } from '../src/domain/sandbox-outcome';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -44,4 +45,5 @@ export const PATCH_IDS: readonly string[] = [
   RESUME_AFTER_CLOSED_RUN_PATCH,
   RAIL_PATCHES_AT_START_PATCH,
   PATCHES_AT_START_PATCH,
+  RAIL_TIMERS_FROM_CREATE_PATCH,
 ];

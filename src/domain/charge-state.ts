@@ -19,6 +19,12 @@ export interface ChargeState {
   channel: Channel;
   failureClass: FailureClass | null;
   expiresAt: string;
+  /**
+   * When the charge was written: the sandbox rail's timers count from it (issue 34), so a run that
+   * starts late still answers at creation + three seconds or ten minutes. Absent in states recorded
+   * before it was carried (histories of earlier runs).
+   */
+  createdAt?: string;
   updatedAt: string;
 }
 
@@ -33,6 +39,7 @@ export function chargeState(record: ChargeState | ChargeRecord): ChargeState {
     channel: record.channel,
     failureClass: record.failureClass,
     expiresAt: record.expiresAt,
+    ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
     updatedAt: record.updatedAt,
   };
 }

@@ -3,7 +3,7 @@ import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbo
 import { advanceSignal, nextTimerQuery } from '../../workflows/messages';
 import { waitingTimer } from './support/wait-for';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
-import { timelineOf } from './support/timeline';
+import { expectAimedAt, timelineOf } from './support/timeline';
 
 // The sandbox `advance` signal (POST /v1/sandbox/advance/{id}) races each timer of chargeWorkflow on
 // the time-skipping test server: the signal wins (the timer is cancelled, the charge goes on as if it
@@ -35,7 +35,9 @@ async function advanced(options: DraftOptions) {
 /** The history shows the signal, then the timer cancelled (never fired), and the patch marker. */
 function expectSignalWon(r: Awaited<ReturnType<typeof advanced>>, durationMs: number) {
   expect(r.timeline.timers).toHaveLength(1);
-  expect(r.timeline.timers[0]).toMatchObject({ durationMs, firedAt: null });
+  expect(r.timeline.timers[0]).toMatchObject({ firedAt: null });
+  // Aimed at creation + the delay (issue 34), i.e. a little less than the delay from the run's start.
+  expectAimedAt(r.timeline.timers[0], r.createdAt + durationMs);
   const types = r.timeline.eventTypes;
   expect(types).toContain('MARKER_RECORDED');
   expect(types.indexOf('WORKFLOW_EXECUTION_SIGNALED')).toBeGreaterThan(types.indexOf('TIMER_STARTED'));
@@ -66,7 +68,7 @@ test('expiry of an indeterminate charge: advance wins, the charge expires', asyn
   const r = await advanced({ metadata: { sandbox_outcome: 'indeterminate' } });
   expect(r.timer.summary).toBe('indeterminate: unresolved until an operator resolves it or expires_at');
   expect(r.transitions).toEqual([expect.objectContaining({ to: 'expired', failureClass: 'timeout' })]);
-  expectSignalWon(r, r.timeline.timers[0].durationMs);
+  expectSignalWon(r, Date.parse(r.draft.expiresAt) - r.createdAt);
   expect(r.timeline.timers[0].durationMs).toBeGreaterThan(14 * 60_000);
 });
 
@@ -74,7 +76,7 @@ test('expiry before the rail answers (lifetime shorter than the pending timeout)
   const r = await advanced({ metadata: { sandbox_outcome: 'pending' }, lifetimeMs: 60_000 });
   expect(r.timer.summary).toBe('expires_at reached before the rail answered');
   expect(r.transitions).toEqual([expect.objectContaining({ to: 'expired', failureClass: null })]);
-  expectSignalWon(r, r.timeline.timers[0].durationMs);
+  expectSignalWon(r, Date.parse(r.draft.expiresAt) - r.createdAt);
 });
 
 test('without advance the timer wins: it fires when due, and nothing waits afterwards', async () => {
@@ -83,7 +85,8 @@ test('without advance the timer wins: it fires when due, and nothing waits after
   const result = await h.settle(draft.id);
   expect(result.status).toBe('succeeded');
   const timeline = timelineOf(await handle.fetchHistory());
-  expect(timeline.timers).toEqual([expect.objectContaining({ durationMs: COMPLETION_DELAY_MS, firedAt: expect.any(Number) })]);
+  expect(timeline.timers).toEqual([expect.objectContaining({ firedAt: expect.any(Number) })]);
+  expectAimedAt(timeline.timers[0], Date.parse(draft.createdAt) + COMPLETION_DELAY_MS);
   expect(timeline.eventTypes).not.toContain('TIMER_CANCELED');
   expect(await handle.query(nextTimerQuery)).toBeNull();
 });

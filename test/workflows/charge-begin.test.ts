@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
-import { timelineOf } from './support/timeline';
+import { expectAimedAt, timelineOf } from './support/timeline';
 
 // chargeWorkflow started as POST /v1/charges starts it now: the charge written first, the workflow
 // given `{ chargeId }` only. Its first step loads the charge (beginCharge); nothing from the input
@@ -34,7 +34,8 @@ test('started with { chargeId }: begins from the stored charge, one timer, succe
   const events = history.events ?? [];
   expect(events[0].workflowExecutionStartedEventAttributes?.input?.payloads).toHaveLength(1);
   expect(events.some((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)).toBe(false);
-  expect(timeline.timers.map((t) => [t.durationMs, t.startedInTask])).toEqual([[COMPLETION_DELAY_MS, 0]]);
+  expect(timeline.timers.map((t) => t.startedInTask)).toEqual([0]);
+  expectAimedAt(timeline.timers[0], Date.parse(draft.createdAt) + COMPLETION_DELAY_MS);
 });
 
 test('the sandbox outcome comes from the stored metadata: declined fails at once, indeterminate expires unresolved', async () => {

@@ -6,7 +6,7 @@ import { FAILURE_CLASSES } from '../../src/domain/failure-classes';
 import { SA } from '../../src/domain/search-attributes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
-import { timelineOf, type Timeline, type TimerSpan } from './support/timeline';
+import { expectAimedAt, timelineOf, type Timeline, type TimerSpan } from './support/timeline';
 import { auditLog } from './support/fake-audit';
 import { failureOf } from './support/workflow-failure';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
@@ -38,33 +38,36 @@ async function run(options: DraftOptions) {
   return { draft, result, timeline, transitions, activities, at: Date.parse(transitions.at(-1)?.at ?? '') };
 }
 
-/** The run's only durable timer: set in the acceptance task, `ms` long (when given). */
-function onlyTimer(timeline: Timeline, ms?: number): TimerSpan {
+/** The run's only durable timer: set in the acceptance task, never firing early. */
+function onlyTimer(timeline: Timeline): TimerSpan {
   expect(timeline.timers).toHaveLength(1);
   const [timer] = timeline.timers;
   expect(timer.startedInTask).toBe(0);
-  if (ms !== undefined) expect(timer.durationMs).toBe(ms);
   expect(timer.firedAt! - timer.startedAt).toBeGreaterThanOrEqual(timer.durationMs); // never early
   return timer;
 }
 
-/** The timer aims at `target`: its duration is `target` minus the workflow clock read inside the task that set it. */
-function expectAimedAt(timer: TimerSpan, target: string): void {
-  expect(timer.durationMs).toBeGreaterThanOrEqual(Date.parse(target) - timer.startedAt);
-  expect(timer.durationMs).toBeLessThanOrEqual(Date.parse(target) - timer.taskStartedAt);
-  expect(timer.resumedAt!).toBeGreaterThanOrEqual(Date.parse(target));
+/** The timer aims at `target` and the run resumed at or after it. */
+function expectResumedAt(timer: TimerSpan, target: string | number): void {
+  expectAimedAt(timer, target);
+  expect(timer.resumedAt!).toBeGreaterThanOrEqual(typeof target === 'number' ? target : Date.parse(target));
 }
+
+/** `ms` after the charge's creation (issue 34: the sandbox rail's delays count from it). */
+const afterCreation = (draft: ChargeDraft, ms: number) => Date.parse(draft.createdAt) + ms;
 
 describe('sandbox_outcome (SPEC 4.2) and environment', () => {
   test.each<[string, DraftOptions]>([
     ['absent', {}],
     ['succeed', { metadata: { sandbox_outcome: 'succeed' } }],
     ['unrecognised ("approve_later")', { metadata: { sandbox_outcome: 'approve_later' } }],
-  ])('%s: succeeded 3000 ms of workflow time after acceptance', async (_, options) => {
+  ])('%s: succeeded 3000 ms of workflow time after creation', async (_, options) => {
     const r = await run(options);
     expect(r.activities).toEqual(['beginCharge', 'applyChargeTransition']);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'succeeded', failureClass: null, at: expect.any(String) }]);
-    expect(onlyTimer(r.timeline, COMPLETION_DELAY_MS).resumedAt).toBe(r.at);
+    const timer = onlyTimer(r.timeline);
+    expectResumedAt(timer, afterCreation(r.draft, COMPLETION_DELAY_MS));
+    expect(timer.resumedAt).toBe(r.at);
     expect(r.result).toEqual({ ...stateOf(r.draft), status: 'succeeded', updatedAt: r.transitions[0].at });
     const sa = await h.searchAttributes(r.draft.id);
     expect([sa.get(SA.PaymentStatus), sa.get(SA.Environment), sa.get(SA.FailureClass)]).toEqual(['succeeded', r.draft.environment, undefined]);
@@ -85,7 +88,9 @@ describe('sandbox_outcome (SPEC 4.2) and environment', () => {
   test('pending: in flight for ten minutes, then failed with failure_class timeout', async () => {
     const r = await run({ metadata: { sandbox_outcome: 'pending' } });
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: 'timeout', at: expect.any(String) }]);
-    expect(onlyTimer(r.timeline, PENDING_TIMEOUT_MS).resumedAt).toBe(r.at);
+    const timer = onlyTimer(r.timeline);
+    expectResumedAt(timer, afterCreation(r.draft, PENDING_TIMEOUT_MS));
+    expect(timer.resumedAt).toBe(r.at);
     expect(r.result).toMatchObject({ status: 'failed', failureClass: 'timeout' });
   });
 
@@ -94,7 +99,7 @@ describe('sandbox_outcome (SPEC 4.2) and environment', () => {
     expect(r.activities).toEqual(['beginCharge', 'applyChargeTransition']);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'expired', failureClass: 'timeout', at: expect.any(String) }]);
     const timer = onlyTimer(r.timeline);
-    expectAimedAt(timer, r.draft.expiresAt);
+    expectResumedAt(timer, r.draft.expiresAt);
     expect(timer.resumedAt).toBe(r.at);
     expect(r.result).toMatchObject({ status: 'expired', failureClass: 'timeout' });
   });
@@ -122,10 +127,42 @@ describe('expiry', () => {
     const r = await run(options);
     expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'expired', failureClass: null, at: expect.any(String) }]);
     const timer = onlyTimer(r.timeline);
-    if (options.lifetimeMs! > 0) expectAimedAt(timer, r.draft.expiresAt);
+    if (options.lifetimeMs! > 0) expectResumedAt(timer, r.draft.expiresAt);
     else expect(timer.durationMs).toBe(1); // the shortest timer Temporal takes
     expect(timer.resumedAt).toBe(r.at);
     expect(r.result).toMatchObject({ status: 'expired', failureClass: null });
+  });
+});
+
+describe('a run that starts late (issue 34: the workers behind a backlog): the rail\'s delays count from the charge\'s creation', () => {
+  test('pending, run starting 6 min after creation: failed with timeout 10 min after creation (4 min of the run), not 10 min after its start', async () => {
+    const r = await run({ metadata: { sandbox_outcome: 'pending' }, createdAgoMs: 6 * 60_000 });
+    expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: 'timeout', at: expect.any(String) }]);
+    const timer = onlyTimer(r.timeline);
+    expectResumedAt(timer, afterCreation(r.draft, PENDING_TIMEOUT_MS));
+    expect(timer.durationMs).toBeLessThanOrEqual(4 * 60_000);
+  });
+
+  test.each<[string, number]>([
+    ['12 min (the ten minutes past, expires_at not yet)', 12 * 60_000],
+    ['20 min (past expires_at too: the ten minutes came first)', 20 * 60_000],
+  ])('pending, run starting %s after creation: failed with timeout at once, never expired', async (_, createdAgoMs) => {
+    const r = await run({ metadata: { sandbox_outcome: 'pending' }, createdAgoMs });
+    expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass: 'timeout', at: expect.any(String) }]);
+    expect(onlyTimer(r.timeline).durationMs).toBe(1); // the shortest timer Temporal takes
+    expect(r.result).toMatchObject({ status: 'failed', failureClass: 'timeout' });
+  });
+
+  test('succeed, run starting 1 min after creation: succeeded at once (its three seconds are long past)', async () => {
+    const r = await run({ createdAgoMs: 60_000 });
+    expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'succeeded', failureClass: null, at: expect.any(String) }]);
+    expect(onlyTimer(r.timeline).durationMs).toBe(1);
+  });
+
+  test('expires_at before the rail\'s answer still expires at expires_at (lifetime 5 min, pending, run starting 1 min late)', async () => {
+    const r = await run({ metadata: { sandbox_outcome: 'pending' }, lifetimeMs: 5 * 60_000, createdAgoMs: 60_000 });
+    expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'expired', failureClass: null, at: expect.any(String) }]);
+    expectResumedAt(onlyTimer(r.timeline), r.draft.expiresAt);
   });
 });
 

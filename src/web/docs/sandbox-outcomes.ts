@@ -10,7 +10,7 @@ const minutes = (ms: number) => `${ms / 60_000} minutes`;
 export function sandboxOutcomesTable(): string {
   const rows: Array<[string, string]> = [
     ['`succeed` (or none)', `Succeeds about ${COMPLETION_DELAY_MS / 1000} s after the create.`],
-    ['`pending`', `Stays in flight, then fails with \`failure_class: timeout\` after ${minutes(PENDING_TIMEOUT_MS)}.`],
+    ['`pending`', `Stays in flight, then fails with \`failure_class: timeout\` ${minutes(PENDING_TIMEOUT_MS)} after the create.`],
     ['`indeterminate`', 'The create answers `504 partner_timeout` with the charge in `transaction_id`; it stays unresolved and expires at `expires_at` with `failure_class: timeout`.'],
     ...FAILURE_CLASSES.map((fc): [string, string] => [`\`${fc}\``, `The create answers the charge in flight; it fails at once with \`failure_class: ${fc}\`.`]),
     ['`held_for_review` (payouts)', 'The payout is created `held_for_review`.'],

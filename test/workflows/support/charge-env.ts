@@ -29,6 +29,8 @@ export interface DraftOptions {
   metadata?: Record<string, unknown>;
   /** Override of the default 15-minute lifetime (expires_at - created_at). */
   lifetimeMs?: number;
+  /** Written this long before "now" (a run that starts late: the workers behind a backlog). */
+  createdAgoMs?: number;
   /** Default mobile_money; card and bank (sandbox, no sandbox_outcome) get a hosted checkout. */
   channel?: Channel;
 }
@@ -97,7 +99,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
     store,
     taskQueue,
     async draft(options = {}) {
-      const now = new Date(await env.currentTimeMs());
+      const now = new Date((await env.currentTimeMs()) - (options.createdAgoMs ?? 0));
       const caller = { merchantId: 'mer_test', environment: options.environment ?? 'sandbox', keyId: 'key_test', merchantVerified: true };
       const request = {
         amount: 15000,

@@ -58,3 +58,13 @@ export function timelineOf(history: History): Timeline {
     });
   return { taskTimes: tasks.map(time), timers, eventTypes: events.map(name) };
 }
+
+/**
+ * The timer aims at `target` (an instant, or its ms): its duration is the target less the workflow
+ * clock read inside the task that set it (between that task's start and the timer's start).
+ */
+export function expectAimedAt(timer: TimerSpan, target: string | number): void {
+  const at = typeof target === 'number' ? target : Date.parse(target);
+  expect(timer.durationMs).toBeGreaterThanOrEqual(at - timer.startedAt);
+  expect(timer.durationMs).toBeLessThanOrEqual(at - timer.taskStartedAt);
+}
