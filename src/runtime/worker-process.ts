@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { workerHeapArgs } from '../worker-heap';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -9,9 +10,11 @@ export interface WorkerProcess {
 /** Path of the worker entry point next to this build (TypeScript under tsx, JavaScript in dist/). */
 export const WORKER_ENTRY = path.resolve(__dirname, '../../workers/main' + path.extname(__filename));
 
-/** Starts the worker as its own process and resolves once it polls. */
+/** Starts the worker as its own process (with WORKER_HEAP_MB's heap limit, src/runtime/worker-heap.ts) and resolves once it polls. */
 export function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
-  const child = fork(WORKER_ENTRY, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const childEnv = { ...process.env, ...env };
+  const execArgv = [...process.execArgv, ...workerHeapArgs(childEnv)];
+  const child = fork(WORKER_ENTRY, [], { env: childEnv, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -4,6 +4,7 @@ import type { PieceSpec } from './piece';
 import type { TopologyPorts } from './ports';
 import { httpStatus, tcpAnswers } from './probes';
 import type { TopologySecrets } from './secrets';
+import { workerHeapArgs } from '../worker-heap';
 
 /** What every Node piece of the topology shares. */
 export interface AppContext {
@@ -18,9 +19,9 @@ export interface AppContext {
 
 const ROOT = projectRoot();
 
-/** `node --import tsx <entry>`: the Node process is the piece (its pid the one to signal). */
-function node(entry: string, env: NodeJS.ProcessEnv) {
-  return { file: process.execPath, args: ['--import', 'tsx', path.join(ROOT, entry)], env, cwd: ROOT };
+/** `node --import tsx [flags] <entry>`: the Node process is the piece (its pid the one to signal). */
+function node(entry: string, env: NodeJS.ProcessEnv, flags: string[] = []) {
+  return { file: process.execPath, args: ['--import', 'tsx', ...flags, path.join(ROOT, entry)], env, cwd: ROOT };
 }
 
 /** The environment every API and worker gets: where the database, Temporal and the fake partner are. */
@@ -74,7 +75,7 @@ export function workerSpec(ctx: AppContext, index: number): PieceSpec {
     kind: 'node',
     port: ctx.ports.workerMetrics[index]!,
     ipc: true,
-    command: () => node('workers/main.ts', env),
+    command: () => node('workers/main.ts', env, workerHeapArgs(env)),
     probe: async (ready) => (ready ? 'ok' : 'starting'),
   };
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isPortFree } from '../support/port-free';
 import { StartupError } from '../support/startup-error';
+import { workerHeapMb } from '../worker-heap';
 import { projectRoot, topologyDir } from './paths';
 import { allPorts, topologyPorts } from './ports';
 import { reprobe } from './reprobe';
@@ -61,6 +62,7 @@ export async function topologyUp(options: TopologyOptions = {}): Promise<Topolog
     return handle(await waitReady(dir, options.timeoutMs ?? 360_000, options.onProgress));
   }
   if (mode === 'server') temporalServerInstall();
+  workerHeapMb(); // a bad WORKER_HEAP_MB stops `up` here, in one line, not each worker's start
   const ports = topologyPorts(offset);
   const taken: number[] = [];
   for (const port of allPorts(ports, mode)) if (!(await isPortFree('127.0.0.1', port))) taken.push(port);
