@@ -5,7 +5,7 @@ import { RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
 import { advanceSignal, checkoutDecisionSignal } from '../../workflows/messages';
 import { waitingTimer } from './support/wait-for';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
-import { timelineOf } from './support/timeline';
+import { expectAimedAt, timelineOf } from './support/timeline';
 
 // Hosted checkout in chargeWorkflow (workflows/charge-checkout.ts) on the time-skipping test server:
 // a sandbox card or bank charge without sandbox_outcome waits for `checkoutDecision` against its
@@ -89,6 +89,8 @@ test('card with an explicit sandbox_outcome: no checkout, the simulator decides 
   // No checkout wait: the run's one timer is the simulator's. (Its history carries the hosted-checkout
   // marker all the same: a sandbox run decides its rail's patches at start, before it knows the
   // charge's channel: workflows/charge-patches.ts, issue 32.)
-  expect(timelineOf(await handle.fetchHistory()).timers).toEqual([expect.objectContaining({ durationMs: COMPLETION_DELAY_MS })]);
+  const timers = timelineOf(await handle.fetchHistory()).timers;
+  expect(timers).toHaveLength(1);
+  expectAimedAt(timers[0], Date.parse(draft.createdAt) + COMPLETION_DELAY_MS); // the simulator's 3 s from creation (issue 34)
   expect(await markers(handle)).toContain(RAIL_PATCHES_AT_START_PATCH);
 });

@@ -30,7 +30,8 @@ export class FakeRail {
   private failSubmitsUntilMs?: number;
   /**
    * The payment the script is for: the first to submit after `partner(...)`. Other payments (a
-   * payment review an earlier test left polling, say) get `pending` and never consume the script.
+   * payment review an earlier test left polling, say) get `pending` and never consume the script,
+   * nor does any poll before that first submission.
    */
   private owner?: string;
   /** Payments earlier scripts were for: their late polls (a payment review, say) never consume a later script. */
@@ -76,7 +77,9 @@ export class FakeRail {
     railStatus: async (request) => {
       this.statusCalls.push(request);
       if (this.earlierOwners.has(request.paymentId)) return { status: 'pending' };
-      if (this.owner !== undefined && request.paymentId !== this.owner) return { status: 'pending' };
+      // Before the script's payment submits, no poll is its own: another run's poll (an earlier
+      // test's payment still polling under load) must not consume its first answer.
+      if (request.paymentId !== this.owner) return { status: 'pending' };
       const now = await this.now('status', request.paymentId);
       if (this.byTime && now !== undefined) return this.byTime(now);
       return this.statuses.length > 1 ? this.statuses.shift()! : this.statuses[0];
