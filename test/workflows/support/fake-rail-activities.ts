@@ -30,11 +30,10 @@ export class FakeRail {
   private failSubmitsUntilMs?: number;
   /**
    * The payment the script is for: the first to submit after `partner(...)`. Other payments (a
-   * payment review an earlier test left polling, say) get `pending` and never consume the script,
-   * nor does any poll before that first submission.
+   * payment review an earlier test left polling, say) get `pending` and never consume the script.
    */
   private owner?: string;
-  /** Payments earlier scripts were for: their late polls (a payment review, say) never consume a later script. */
+  /** Payments seen before the current script (its owners and any other): their late polls (a payment review, say) never consume a later script. */
   private readonly earlierOwners = new Set<string>();
 
   partner(submit: RailSubmitOutcome, statuses: RailStatusAnswer[]): this {
@@ -43,6 +42,9 @@ export class FakeRail {
     this.byTime = undefined;
     this.failSubmitsUntilMs = undefined;
     if (this.owner !== undefined) this.earlierOwners.add(this.owner);
+    // Every payment seen so far belongs to an earlier script: under load an earlier test's payment
+    // may still poll, before this script's payment submits, and must not take its first answer.
+    for (const seen of [...this.submits, ...this.statusCalls]) this.earlierOwners.add(seen.paymentId);
     this.owner = undefined;
     return this;
   }
@@ -77,9 +79,7 @@ export class FakeRail {
     railStatus: async (request) => {
       this.statusCalls.push(request);
       if (this.earlierOwners.has(request.paymentId)) return { status: 'pending' };
-      // Before the script's payment submits, no poll is its own: another run's poll (an earlier
-      // test's payment still polling under load) must not consume its first answer.
-      if (request.paymentId !== this.owner) return { status: 'pending' };
+      if (this.owner !== undefined && request.paymentId !== this.owner) return { status: 'pending' };
       const now = await this.now('status', request.paymentId);
       if (this.byTime && now !== undefined) return this.byTime(now);
       return this.statuses.length > 1 ? this.statuses.shift()! : this.statuses[0];
