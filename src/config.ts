@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './worker-settings';
 import { workerHeapMb } from './worker-heap';
+import { workerNice } from './worker-nice';
 import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 import { cronProblem } from './domain/cron-expression';
@@ -57,8 +58,8 @@ export interface Config {
   /** SETTLEMENT_SCHEDULE: cron (UTC) of the settlement Schedule (src/temporal/settlement-schedule.ts), default `0 2 * * *`. */
   settlementSchedule: string;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
-  /** heapMb: WORKER_HEAP_MB (src/worker-heap.ts), applied where the worker process is started. */
-  worker: { poolMax: number; heapMb?: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections' | 'cachedWorkflows'>;
+  /** heapMb: WORKER_HEAP_MB (src/worker-heap.ts), applied where the worker process is started; nice: WORKER_NICE (src/worker-nice.ts). */
+  worker: { poolMax: number; heapMb?: number; nice?: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections' | 'cachedWorkflows'>;
   /**
    * WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID (both, or neither): the Worker Deployment Version the
    * worker registers, every workflow pinned to the build it started on (workers/worker-versioning.ts);
@@ -232,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(env.WORKER_ACTIVITY_SLOTS ? { activitySlots: int('WORKER_ACTIVITY_SLOTS', 0, env) } : {}),
       ...(env.WORKER_CACHED_WORKFLOWS ? { cachedWorkflows: positiveInt('WORKER_CACHED_WORKFLOWS', env) } : {}),
       ...(env.WORKER_HEAP_MB ? { heapMb: workerHeapMb(env) } : {}),
+      ...(env.WORKER_NICE ? { nice: workerNice(env) } : {}),
       ...workerQueueSettings(env),
     },
     workerDeployment: workerDeployment(env),

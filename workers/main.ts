@@ -1,5 +1,6 @@
 // First: on a Node.js older than 24, one clear line and exit before anything else loads.
 import '../src/support/node-version';
+import { applyWorkerNice } from '../src/worker-nice';
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../src/persistence/orm';
@@ -35,6 +36,7 @@ import { createPaymentsWorker, installRuntime } from './create-worker';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  applyWorkerNice(); // WORKER_NICE: before the Workers make their threads (they inherit it)
   requireProductionSettings(config);
   // Key problems (missing, the documented default) stop the worker before it connects anywhere.
   const secretBox = secretBoxFor(config);
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   log.info({ taskQueues: worker.taskQueues, slots: capacity.queues, deliveries: capacity.deliveries, webhookDbConnections: capacity.webhookDbConnections, deployment: config.workerDeployment ?? 'unversioned' }, 'worker running');
+  applyWorkerNice(); // and every thread made meanwhile (the SDK's, the pools')
   process.send?.('ready');
   await worker.run();
   await relay.stop();
