@@ -5,6 +5,7 @@ import type { TopologyPorts } from './ports';
 import { httpStatus, tcpAnswers } from './probes';
 import type { TopologySecrets } from './secrets';
 import { workerHeapArgs } from '../worker-heap';
+import { withSharedMachineDefaults } from '../runtime/worker-process';
 
 /** What every Node piece of the topology shares. */
 export interface AppContext {
@@ -69,7 +70,8 @@ export function fakePartnerSpec(ctx: AppContext): PieceSpec {
 
 /** A worker (workers/main.ts) with Worker Versioning on: it tells its readiness over IPC. */
 export function workerSpec(ctx: AppContext, index: number): PieceSpec {
-  const env = { ...sharedEnv(ctx), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) };
+  // Every piece shares this machine: the worker's heap bound and priority (src/runtime/worker-process.ts).
+  const env = withSharedMachineDefaults({ ...sharedEnv(ctx), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) });
   return {
     name: `worker-${index + 1}`,
     kind: 'node',
