@@ -46,6 +46,22 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * PostgreSQL up but unable to serve this statement now: a lock held past `lock_timeout` (55P03: a
+ * worker paused or slow while it holds the merchant's event counter, as a chaos run's pause of a
+ * worker showed), the statement past `statement_timeout` (57014), a deadlock (40P01) or a
+ * serialisation failure (40001). The transaction was rolled back: the same request later can succeed.
+ */
+const DB_BUSY_STATES = new Set(['55P03', '57014', '40P01', '40001']);
+
+export function isDatabaseBusy(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const sqlState = typeof e.sqlState === 'string' ? e.sqlState : typeof e.code === 'string' ? e.code : undefined;
+    if (sqlState && DB_BUSY_STATES.has(sqlState)) return true;
+  }
+  return false;
+}
+
 /** Temporal unreachable or past the request's deadline (the worker may be down: nothing answered in time). */
 export function isTemporalUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
@@ -63,6 +79,7 @@ export function serviceUnavailable(what: string): ApiError {
 export function asServiceUnavailable(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (isDatabaseUnreachable(error)) return serviceUnavailable('The database is unreachable right now.');
+  if (isDatabaseBusy(error)) return serviceUnavailable('The database is busy right now (a lock or a statement waited past its limit).');
   if (isTemporalUnavailable(error)) return serviceUnavailable('The workflow service did not answer in time.');
   return error;
 }

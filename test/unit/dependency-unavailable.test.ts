@@ -4,7 +4,7 @@
  * PostgreSQL in the middle of a create got 500 for pg's "not queryable" errors.
  */
 import { ApiError } from '../../src/domain/errors';
-import { asServiceUnavailable, isDatabaseUnreachable } from '../../src/services/dependency-unavailable';
+import { asServiceUnavailable, isDatabaseBusy, isDatabaseUnreachable } from '../../src/services/dependency-unavailable';
 
 /** As MikroORM wraps a driver error: its own exception with the driver's message, the driver's error as cause. */
 function wrapped(message: string): Error {
@@ -30,4 +30,23 @@ test('other errors are not an outage', () => {
   expect(isDatabaseUnreachable(error)).toBe(false);
   expect(asServiceUnavailable(error)).toBe(error);
   expect(isDatabaseUnreachable(Object.assign(new Error('protocol'), { code: '08P01' }))).toBe(false);
+});
+
+test.each([
+  ['55P03', 'canceling statement due to lock timeout'],
+  ['57014', 'canceling statement due to statement timeout'],
+  ['40P01', 'deadlock detected'],
+  ['40001', 'could not serialize access due to concurrent update'],
+])('SQLSTATE %s (%s) is the database being busy: 503 service_unavailable, not 500', (sqlState, message) => {
+  const driver = Object.assign(new Error(message), { code: sqlState });
+  const error = Object.assign(new Error(message), { name: 'DriverException', code: sqlState, sqlState, cause: driver });
+  expect(isDatabaseBusy(error)).toBe(true);
+  const mapped = asServiceUnavailable(error);
+  expect(mapped).toBeInstanceOf(ApiError);
+  expect((mapped as ApiError).code).toBe('service_unavailable');
+});
+
+test('a constraint or data error is not busy', () => {
+  expect(isDatabaseBusy(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+  expect(isDatabaseBusy(Object.assign(new Error('out of range'), { code: '22003' }))).toBe(false);
 });
