@@ -1,6 +1,7 @@
 import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { withinDeadline } from '../temporal/deadline';
 import { ApiError } from '../domain/errors';
+import { sqlStateOf } from '../persistence/db-errors';
 import type { TemporalHandle } from '../temporal/connection';
 
 /**
@@ -56,7 +57,7 @@ const DB_BUSY_STATES = new Set(['55P03', '57014', '40P01', '40001']);
 
 export function isDatabaseBusy(error: unknown): boolean {
   for (const e of causes(error)) {
-    const sqlState = typeof e.sqlState === 'string' ? e.sqlState : typeof e.code === 'string' ? e.code : undefined;
+    const sqlState = sqlStateOf(e);
     if (sqlState && DB_BUSY_STATES.has(sqlState)) return true;
   }
   return false;
