@@ -6,6 +6,8 @@ import { chargeBody } from './charges';
 /** One probe request's outcome, tagged with the window it was sent in. */
 export interface ProbeSample {
   window: string;
+  /** When it was sent, seconds since the probe started. */
+  atS: number;
   kind: string;
   ms: number;
   ok: boolean;
@@ -18,6 +20,8 @@ export interface ProbeOptions {
   rate: number;
   /** A charge id the probe reads back (GET /v1/charges/{id}). */
   chargeId: string;
+  /** performance.now() that `atS` counts from (default: the probe's start). */
+  originMs?: number;
 }
 
 /** The merchant's four everyday calls, in turn: a charge create (sandbox default, completes in 3 s), a charge read, balances, a list page. */
@@ -54,20 +58,22 @@ export function startProbe(options: ProbeOptions) {
   let sent = 0;
   let stopped = false;
   const started = performance.now();
+  const origin = options.originMs ?? started;
   const intervalMs = 1000 / options.rate;
 
   const fire = () => {
     const spec = request(sent++, options.key, options.chargeId);
     const tagged = window;
     const t0 = performance.now();
+    const atS = (t0 - origin) / 1000;
     const done = pool
       .request({ path: spec.path, method: spec.method, headers: spec.headers, ...(spec.body ? { body: spec.body } : {}) })
       .then(async (res) => {
         await res.body.text();
-        samples.push({ window: tagged, kind: spec.kind, ms: performance.now() - t0, ok: res.statusCode === 200 });
+        samples.push({ window: tagged, atS, kind: spec.kind, ms: performance.now() - t0, ok: res.statusCode === 200 });
       })
       .catch(() => {
-        samples.push({ window: tagged, kind: spec.kind, ms: performance.now() - t0, ok: false });
+        samples.push({ window: tagged, atS, kind: spec.kind, ms: performance.now() - t0, ok: false });
       });
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done));

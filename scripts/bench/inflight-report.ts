@@ -7,6 +7,8 @@ import { fmt, summarize } from './stats';
 
 export interface WindowCpu {
   name: string;
+  /** Its start, seconds since the probe's origin (the same clock as the probe's and the sampler's `atS`). */
+  fromS?: number;
   seconds: number;
   cpu: CpuSnapshot;
   /** CPU seconds of named process trees (the topology's PostgreSQL servers apart). */
@@ -71,6 +73,91 @@ export function probeWindows(samples: readonly ProbeSample[]): Array<{ window: s
   return rows;
 }
 
+/** p50/p99/max of each kind of probe request in each window, and how many took over `slowMs`. */
+export function probeKinds(samples: readonly ProbeSample[], slowMs: number): Array<{ window: string; kind: string; count: number; p50: number; p99: number; max: number; slow: number }> {
+  const rows = [];
+  for (const window of [...new Set(samples.map((s) => s.window))]) {
+    for (const kind of [...new Set(samples.map((s) => s.kind))]) {
+      const ms = samples.filter((s) => s.window === window && s.kind === kind).map((s) => s.ms);
+      if (!ms.length) continue;
+      const sum = summarize(ms);
+      rows.push({ window, kind, count: ms.length, p50: sum.p50, p99: sum.p99, max: sum.max, slow: ms.filter((m) => m > slowMs).length });
+    }
+  }
+  return rows;
+}
+
+export interface TimelineRow {
+  fromS: number;
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Probe requests over `slowMs`, by kind. */
+  slowByKind: Record<string, number>;
+  /** From the samples that fall in the slice (differences between the first and last): CPU % of one core, the APIs' own slow answers, Temporal's mean latencies. */
+  cpuPct?: { machine: number; worker: number; temporal: number; postgres: number; apis: number };
+  apiSlow: number;
+  persistenceMeanMs: number;
+  startMeanMs: number;
+}
+
+/** One window cut into `sliceS`-second slices: the probe's latency and slow requests by kind, beside what the sampler saw in the same slice. */
+export function windowTimeline(probe: readonly ProbeSample[], samples: readonly InflightSample[], from: number, seconds: number, sliceS: number, slowMs: number): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  for (let at = from; at < from + seconds; at += sliceS) {
+    const end = Math.min(at + sliceS, from + seconds);
+    const mine = probe.filter((p) => p.atS >= at && p.atS < end);
+    const sum = summarize(mine.map((p) => p.ms));
+    const slowByKind: Record<string, number> = {};
+    for (const p of mine) if (p.ms > slowMs) slowByKind[p.kind] = (slowByKind[p.kind] ?? 0) + 1;
+    // The sample just before the slice and the last one inside it bound the slice's differences.
+    const a = [...samples].reverse().find((x) => x.atS <= at);
+    const b = [...samples].reverse().find((x) => x.atS <= end && x.atS > at);
+    const d = (f: (x: InflightSample) => number) => (a && b ? f(b) - f(a) : NaN);
+    const span = a && b ? b.atS - a.atS : NaN;
+    const pct = (f: (c: CpuSnapshot) => number) => (a?.cpu && b?.cpu ? (100 * (f(b.cpu) - f(a.cpu))) / span : NaN);
+    rows.push({
+      fromS: at - from,
+      count: mine.length,
+      p50: sum.p50,
+      p99: sum.p99,
+      max: sum.max,
+      slowByKind,
+      cpuPct: { machine: pct((c) => c.machine), worker: pct((c) => c.worker), temporal: pct((c) => c.temporal), postgres: pct((c) => c.postgres), apis: pct((c) => c.apis) },
+      apiSlow: d((x) => x.apiSlowerThan100ms),
+      persistenceMeanMs: (1000 * d((x) => x.temporalPersistenceSumS)) / d((x) => x.temporalPersistenceCount),
+      startMeanMs: (1000 * d((x) => x.temporalStartSumS)) / d((x) => x.temporalStartCount),
+    });
+  }
+  return rows;
+}
+
+const TIMELINE_WINDOWS = ['before', 'in flight'];
+const TIMELINE_SLICE_S = 30;
+
+function timelineSection(r: InflightReport, slowMs: number): string[] {
+  const out: string[] = [];
+  const kinds = probeKinds(r.probe ?? [], slowMs);
+  if (kinds.length) {
+    out.push(`| window | probe request | n | p50 ms | p99 ms | max ms | over ${fmt(slowMs, 0)} ms |`, '|:--|:--|--:|--:|--:|--:|--:|');
+    for (const k of kinds) out.push(`| ${k.window} | ${k.kind} | ${k.count} | ${fmt(k.p50)} | ${fmt(k.p99)} | ${fmt(k.max)} | ${k.slow} |`);
+    out.push('');
+  }
+  for (const w of r.windows.filter((x) => TIMELINE_WINDOWS.includes(x.name) && x.fromS !== undefined)) {
+    const rows = windowTimeline(r.probe ?? [], r.samples, w.fromS!, w.seconds, TIMELINE_SLICE_S, slowMs);
+    out.push(`"${w.name}" in ${TIMELINE_SLICE_S} s slices (probe requests over ${fmt(slowMs, 0)} ms, i.e. 1.2 × the p99 before, by kind; CPU % of one core from the samples in the slice; "API > 100 ms": answers the APIs themselves timed over 100 ms; Temporal's mean persistence and StartWorkflowExecution latency where its metrics answer):`, '');
+    out.push('| from s | n | p50 ms | p99 ms | max ms | slow probe requests | machine % | worker % | Temporal % | postgres % | API(s) % | API > 100 ms | Temporal persistence ms | StartWorkflow ms |', '|--:|--:|--:|--:|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|');
+    for (const x of rows) {
+      const slow = Object.entries(x.slowByKind).map(([k, n]) => `${n} ${k}`).join(', ') || '—';
+      const c = x.cpuPct;
+      out.push(`| ${fmt(x.fromS, 0)} | ${x.count} | ${fmt(x.p50)} | ${fmt(x.p99)} | ${fmt(x.max)} | ${slow} | ${fmt(c?.machine ?? NaN, 0)} | ${fmt(c?.worker ?? NaN, 0)} | ${fmt(c?.temporal ?? NaN, 0)} | ${fmt(c?.postgres ?? NaN, 0)} | ${fmt(c?.apis ?? NaN, 0)} | ${fmt(x.apiSlow, 0)} | ${fmt(x.persistenceMeanMs, 2)} | ${fmt(x.startMeanMs, 1)} |`);
+    }
+    out.push('');
+  }
+  return out;
+}
+
 function variantSection(r: InflightReport): string[] {
   const out = [`### ${r.variant}`, ''];
   out.push(`Load: ${r.charges} charges (\`sandbox_outcome: pending\`) and ${r.payouts} payouts (\`held_for_review\`) at concurrency ${r.concurrency}; probe ${r.probeRate} requests/s open loop (a second merchant: create, read, balances, list, in turn). Load average before ${r.loadBefore.map((l) => fmt(l, 2)).join(', ')}; after ${r.loadAfter?.map((l) => fmt(l, 2)).join(', ') ?? 'n/a'}.`, '');
@@ -100,6 +187,8 @@ function variantSection(r: InflightReport): string[] {
     for (const w of r.windows) out.push(`| ${w.name} | ${names.map((n) => fmt((100 * (w.named[n] ?? NaN)) / w.seconds, 0)).join(' | ')} |`);
   }
   out.push('', 'CPU % is of one core over the window (the machine has 2); "Temporal" is the dev server, or the topology\'s server and UI server; "postgres" every PostgreSQL process (the topology: the service\'s and Temporal\'s).', '');
+  const before = probe.find((w) => w.window === 'before');
+  if (before) out.push(...timelineSection(r, GOAL_P99_RATIO * before.p99));
   const s = r.samples;
   const rss = s.map((x) => x.largestWorkerRssMiB);
   const rssAll = s.map((x) => x.workerRssMiB);

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { cpuSnapshot, type CpuSnapshot, type CpuTarget } from './procs';
 
 /** What the in-flight bench samples every few seconds from outside the processes. */
 export interface InflightSample {
@@ -18,11 +20,27 @@ export interface InflightSample {
   temporalDiskMiB: number;
   postgresDiskMiB: number;
   load1: number;
+  /** CPU seconds so far by process group (differences between samples give each interval's CPU). */
+  cpu?: CpuSnapshot;
+  /** The API processes' own view (their Prometheus listeners): requests so far, and those slower than 100 ms. */
+  apiRequests: number;
+  apiSlowerThan100ms: number;
+  /** Temporal server's histograms (topology only; NaN elsewhere): sums in seconds and counts so far. */
+  temporalPersistenceSumS: number;
+  temporalPersistenceCount: number;
+  temporalStartSumS: number;
+  temporalStartCount: number;
 }
 
 export interface SamplerTargets {
   workerPids(): number[];
   metricsPorts: number[];
+  /** The API processes' Prometheus listeners (the topology's two APIs). */
+  apiMetricsPorts?: number[];
+  /** Temporal server's Prometheus listener (the topology). */
+  temporalMetricsPort?: number;
+  /** Whose CPU to count (scripts/bench/payments.ts cpuTarget). */
+  cpuTarget?: () => CpuTarget;
   disk: { temporal: string[]; postgres: string[] };
 }
 
@@ -50,14 +68,21 @@ function diskMiB(paths: string[]): number {
   }
 }
 
-/** The sum of one metric's samples (every label set) in a Prometheus text page. */
-export function metricSum(page: string, name: string): number {
+/**
+ * The sum of one metric's samples (every label set, or those whose labels include each of `labels`,
+ * e.g. `le="0.1"`) in a Prometheus text page.
+ */
+export function metricSum(page: string, name: string, labels: readonly string[] = []): number {
   let sum = 0;
   let seen = false;
   for (const line of page.split('\n')) {
     if (!line.startsWith(name)) continue;
     const rest = line.slice(name.length);
     if (!(rest.startsWith('{') || rest.startsWith(' ') || rest.startsWith('_total'))) continue;
+    if (labels.length) {
+      const set = rest.startsWith('{') ? rest.slice(1, rest.indexOf('}')) : '';
+      if (!labels.every((l) => set.split(',').includes(l))) continue;
+    }
     const value = Number(line.trim().split(/\s+/).at(-1));
     if (Number.isFinite(value)) {
       sum += value;
@@ -81,22 +106,24 @@ async function scrape(ports: number[]): Promise<string[]> {
 }
 
 /** A metric summed over the pages scraped; a counter the SDK has not yet incremented is absent from its page, that is 0 (NaN when no page answered). */
-const sumOver = (pages: string[], name: string) => {
+const sumOver = (pages: string[], name: string, labels: readonly string[] = []) => {
   const answered = pages.filter((p) => p !== '');
   if (answered.length === 0) return NaN;
-  return answered.map((p) => metricSum(p, name)).reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+  return answered.map((p) => metricSum(p, name, labels)).reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
 };
 
-/** Samples every `everyMs` until stopped; `samples` grows in place. */
-export function startSampler(targets: SamplerTargets, everyMs: number) {
+const START = 'operation="StartWorkflowExecution"';
+
+/** Samples every `everyMs` until stopped; `samples` grows in place, each at seconds since `originMs` (performance.now()). */
+export function startSampler(targets: SamplerTargets, everyMs: number, originMs = performance.now()) {
   const samples: InflightSample[] = [];
-  const t0 = Date.now();
   let stopped = false;
   const take = async () => {
-    const pages = await scrape(targets.metricsPorts);
+    const [pages, apiPages, temporalPages] = await Promise.all([scrape(targets.metricsPorts), scrape(targets.apiMetricsPorts ?? []), scrape(targets.temporalMetricsPort ? [targets.temporalMetricsPort] : [])]);
+    const apiRequests = sumOver(apiPages, 'payments_http_request_duration_seconds_count');
     const rss = targets.workerPids().map(rssMiB);
     samples.push({
-      atS: (Date.now() - t0) / 1000,
+      atS: (performance.now() - originMs) / 1000,
       workerRssMiB: rss.reduce((a, b) => a + b, 0),
       largestWorkerRssMiB: Math.max(0, ...rss),
       stickySize: sumOver(pages, 'temporal_sticky_cache_size'),
@@ -106,6 +133,13 @@ export function startSampler(targets: SamplerTargets, everyMs: number) {
       temporalDiskMiB: diskMiB(targets.disk.temporal),
       postgresDiskMiB: diskMiB(targets.disk.postgres),
       load1: os.loadavg()[0],
+      cpu: targets.cpuTarget ? cpuSnapshot(targets.cpuTarget()) : undefined,
+      apiRequests,
+      apiSlowerThan100ms: apiRequests - sumOver(apiPages, 'payments_http_request_duration_seconds_bucket', ['le="0.1"']),
+      temporalPersistenceSumS: sumOver(temporalPages, 'persistence_latency_sum'),
+      temporalPersistenceCount: sumOver(temporalPages, 'persistence_latency_count'),
+      temporalStartSumS: sumOver(temporalPages, 'service_latency_sum', [START]),
+      temporalStartCount: sumOver(temporalPages, 'service_latency_count', [START]),
     });
   };
   const loop = (async () => {

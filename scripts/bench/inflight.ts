@@ -136,15 +136,19 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     return typeof t === 'object' ? t.worker : t !== undefined ? [t] : [process.pid];
   };
   if (!infra.payments.metricsPorts?.length) report.notes.push('the worker runs in the bench process without its own metrics listener: no sticky cache figures');
-  const sampler = startSampler({ workerPids, metricsPorts: infra.payments.metricsPorts ?? [], disk: infra.disk ?? { temporal: [], postgres: [] } }, SAMPLE_S * 1000);
-  const probe = startProbe({ apiUrl: infra.apiUrl, key: probeMerchant.key, rate: PROBE_RATE, chargeId: seedCharge.id });
   const t0 = performance.now();
+  const sampler = startSampler(
+    { workerPids, metricsPorts: infra.payments.metricsPorts ?? [], apiMetricsPorts: infra.payments.apiMetricsPorts, temporalMetricsPort: infra.payments.temporalMetricsPort, cpuTarget: target, disk: infra.disk ?? { temporal: [], postgres: [] } },
+    SAMPLE_S * 1000,
+    t0,
+  );
+  const probe = startProbe({ apiUrl: infra.apiUrl, key: probeMerchant.key, rate: PROBE_RATE, chargeId: seedCharge.id, originMs: t0 });
   const window = (name: string) => {
     const now = { name, cpu: cpuSnapshot(target()), named: treeCpuSeconds(infra.payments.namedTrees?.() ?? {}), at: performance.now() };
     if (mark) {
       const from = mark.named;
       const named = Object.fromEntries(Object.entries(now.named).map(([k, v]) => [k, v - (from[k] ?? NaN)]));
-      cpuWindows.push({ name: mark.name, seconds: (now.at - mark.at) / 1000, cpu: cpuDelta(mark.cpu, now.cpu), named });
+      cpuWindows.push({ name: mark.name, fromS: (mark.at - t0) / 1000, seconds: (now.at - mark.at) / 1000, cpu: cpuDelta(mark.cpu, now.cpu), named });
     }
     mark = now;
     probe.setWindow(name);

@@ -17,6 +17,10 @@ export interface PaymentsSide {
   pid?: number;
   /** The worker process(es)' Prometheus listeners (the SDK's metrics: sticky cache, slots), when they run apart. */
   metricsPorts?: number[];
+  /** The API processes' Prometheus listeners, when they run apart (the topology). */
+  apiMetricsPorts?: number[];
+  /** Temporal server's Prometheus listener (the topology). */
+  temporalMetricsPort?: number;
   /** Process trees reported apart by name (the topology: its two PostgreSQL servers). */
   namedTrees?: () => Record<string, number[]>;
   /** The topology's process trees, read from its state file now (their pids change when a piece restarts). */

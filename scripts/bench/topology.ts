@@ -102,6 +102,8 @@ export async function startTopologyInfra(variant: Variant, env: NodeJS.ProcessEn
     const payments: PaymentsSide = {
       cpuRoots: () => rootsOf(readTopologyState(dir) ?? state),
       metricsPorts: topologyPorts(offset).workerMetrics,
+      apiMetricsPorts: topologyPorts(offset).apis.map((a) => a.metrics),
+      temporalMetricsPort: topologyPorts(offset).temporalMetrics,
       namedTrees: () => Object.fromEntries((readTopologyState(dir) ?? state).pieces.filter((p) => p.kind === 'postgres' && p.pid && !p.process_of).map((p) => [p.name, [p.pid!]])),
       failure() {
         const now = readTopologyState(dir);

@@ -1,4 +1,5 @@
-import { probeWindows } from '../../scripts/bench/inflight-report';
+import { probeKinds, probeWindows, windowTimeline } from '../../scripts/bench/inflight-report';
+import type { InflightSample } from '../../scripts/bench/inflight-sampler';
 import { metricSum } from '../../scripts/bench/inflight-sampler';
 
 describe('the in-flight bench (issue 34)', () => {
@@ -15,10 +16,55 @@ describe('the in-flight bench (issue 34)', () => {
     expect(metricSum(page, 'temporal_sticky_cache_miss')).toBeNaN();
   });
 
+  test('sums only the label sets that carry every label asked for', () => {
+    const page = [
+      'payments_http_request_duration_seconds_bucket{le="0.05",method="GET",route="/v1/balances"} 90',
+      'payments_http_request_duration_seconds_bucket{le="0.1",method="GET",route="/v1/balances"} 95',
+      'payments_http_request_duration_seconds_bucket{le="0.1",method="POST",route="/v1/charges"} 40',
+      'payments_http_request_duration_seconds_bucket{le="0.25",method="POST",route="/v1/charges"} 48',
+      'payments_http_request_duration_seconds_count{method="POST",route="/v1/charges"} 50',
+    ].join('\n');
+    expect(metricSum(page, 'payments_http_request_duration_seconds_bucket', ['le="0.1"'])).toBe(135);
+    expect(metricSum(page, 'payments_http_request_duration_seconds_bucket', ['le="0.1"', 'method="POST"'])).toBe(40);
+    expect(metricSum(page, 'payments_http_request_duration_seconds_bucket', ['le="1"'])).toBeNaN();
+  });
+
+  test('cuts a window into slices: where the slow requests were, of which kind, beside the CPU and the APIs\' own count in the same slice', () => {
+    const probe = [
+      ...Array.from({ length: 60 }, (_, i) => ({ window: 'in flight', atS: 100 + i, kind: i % 2 ? 'GET /v1/balances' : 'POST /v1/charges', ms: 5, ok: true })),
+      { window: 'in flight', atS: 135.5, kind: 'POST /v1/charges', ms: 400, ok: true },
+      { window: 'in flight', atS: 136.5, kind: 'POST /v1/charges', ms: 300, ok: true },
+      { window: 'in flight', atS: 137.5, kind: 'GET /v1/balances', ms: 200, ok: true },
+    ];
+    const sample = (atS: number, cpu: number, slow: number): InflightSample => ({
+      atS, workerRssMiB: 0, largestWorkerRssMiB: 0, stickySize: 0, stickyEvictions: 0, stickyHits: 0, stickyMisses: 0, temporalDiskMiB: 0, postgresDiskMiB: 0, load1: 0,
+      cpu: { node: 0, worker: cpu, temporal: 0, postgres: 0, apis: 0, machine: 2 * cpu },
+      apiRequests: 0, apiSlowerThan100ms: slow, temporalPersistenceSumS: atS / 1000, temporalPersistenceCount: atS, temporalStartSumS: NaN, temporalStartCount: NaN,
+    });
+    const samples = [sample(95, 0, 0), sample(125, 3, 0), sample(155, 15, 3)];
+    const rows = windowTimeline(probe, samples, 100, 60, 30, 50);
+    expect(rows.map((r) => [r.fromS, r.count, r.slowByKind])).toEqual([
+      [0, 30, {}],
+      [30, 33, { 'POST /v1/charges': 2, 'GET /v1/balances': 1 }],
+    ]);
+    expect(rows[1].max).toBe(400);
+    expect(rows[0].cpuPct?.worker).toBeCloseTo(10);
+    expect(rows[1].cpuPct?.worker).toBeCloseTo(40);
+    expect(rows[1].cpuPct?.machine).toBeCloseTo(80);
+    expect(rows[1].apiSlow).toBe(3);
+    expect(rows[1].persistenceMeanMs).toBeCloseTo(1);
+    expect(rows[1].startMeanMs).toBeNaN();
+    const kinds = probeKinds(probe, 50);
+    expect(kinds.map((k) => [k.kind, k.count, k.slow])).toEqual([
+      ['POST /v1/charges', 32, 2],
+      ['GET /v1/balances', 31, 1],
+    ]);
+  });
+
   test("gives each window's p99 and its ratio to the window before the load", () => {
     const samples = [
-      ...Array.from({ length: 100 }, (_, i) => ({ window: 'before', kind: 'GET', ms: i + 1, ok: true })),
-      ...Array.from({ length: 100 }, (_, i) => ({ window: 'in flight', kind: 'GET', ms: 2 * (i + 1), ok: i !== 0 })),
+      ...Array.from({ length: 100 }, (_, i) => ({ window: 'before', atS: i / 10, kind: 'GET', ms: i + 1, ok: true })),
+      ...Array.from({ length: 100 }, (_, i) => ({ window: 'in flight', atS: 10 + i / 10, kind: 'GET', ms: 2 * (i + 1), ok: i !== 0 })),
     ];
     const rows = probeWindows(samples);
     expect(rows.map((r) => [r.window, r.count, r.failed, r.p99])).toEqual([
