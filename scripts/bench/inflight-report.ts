@@ -35,6 +35,8 @@ export interface InflightReport {
   samples: InflightSample[];
   create?: { charges: CreateFigures; payouts: CreateFigures };
   inFlight?: { charges: number; payouts: number };
+  /** From the last create until the workers' tasks no longer waited (scripts/bench/inflight.ts waitForCatchUp). */
+  catchUp?: { caughtUp: boolean; seconds: number; readings: number };
   resolve?: { afterFirstDueS: number; afterLastDueS: number; open: number };
   approve?: { wallS: number; decided: number; open: number; latencies: number[] };
   counts?: InflightCounts;
@@ -133,7 +135,7 @@ export function windowTimeline(probe: readonly ProbeSample[], samples: readonly 
   return rows;
 }
 
-const TIMELINE_WINDOWS = ['before', 'in flight'];
+const TIMELINE_WINDOWS = ['before', 'catching up', 'in flight'];
 const TIMELINE_SLICE_S = 30;
 
 function timelineSection(r: InflightReport, slowMs: number): string[] {
@@ -170,7 +172,8 @@ function variantSection(r: InflightReport): string[] {
     out.push(`| charges | ${c.ok} | ${c.errorCount} | ${fmt(c.wallS)} | ${fmt(c.ok / c.wallS)} | ${fmt(cs.p50)} | ${fmt(cs.p99)} |`);
     out.push(`| payouts | ${p.ok} | ${p.errorCount} | ${fmt(p.wallS)} | ${fmt(p.ok / p.wallS)} | ${fmt(ps.p50)} | ${fmt(ps.p99)} |`, '');
   }
-  if (r.inFlight) out.push(`In flight once created (database): ${r.inFlight.charges} charges, ${r.inFlight.payouts} payouts.`, '');
+  if (r.catchUp) out.push(`The workers ${r.catchUp.caughtUp ? 'caught up' : '**had not caught up**'} ${fmt(r.catchUp.seconds, 0)} s after the last create (their tasks' mean schedule-to-start at most 100 ms in two 5 s intervals running; the "catching up" window).`, '');
+  if (r.inFlight) out.push(`In flight once caught up (database): ${r.inFlight.charges} charges, ${r.inFlight.payouts} payouts.`, '');
   const probe = probeWindows(r.probe ?? []);
   const cpuBy = new Map(r.windows.map((w) => [w.name, w]));
   out.push('| window | s | probe requests | not 200 | p50 ms | p99 ms | p99 ÷ before | CPU % worker | Temporal | postgres | API(s) | bench process | machine |', '|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
@@ -222,7 +225,9 @@ function variantSection(r: InflightReport): string[] {
   const inFlight = probe.find((w) => w.window === 'in flight');
   out.push('', '| goal | figure | result |', '|:--|--:|:--|');
   out.push(`| RSS of each worker process at most ${GOAL_RSS_MIB} MiB | ${fmt(max(rss), 0)} MiB | ${max(rss) <= GOAL_RSS_MIB ? 'PASS' : 'FAIL'} |`);
-  out.push(`| API p99 with everything in flight ≤ ${GOAL_P99_RATIO} × before | ${inFlight ? fmt(inFlight.ratio, 2) : 'n/a'}× | ${inFlight && inFlight.ratio <= GOAL_P99_RATIO ? 'PASS' : 'FAIL'} |`);
+  out.push(`| API p99 with everything in flight (waiting on timers) ≤ ${GOAL_P99_RATIO} × before | ${inFlight ? fmt(inFlight.ratio, 2) : 'n/a'}× | ${inFlight && inFlight.ratio <= GOAL_P99_RATIO ? 'PASS' : 'FAIL'} |`);
+  const catching = probe.find((w) => w.window === 'catching up');
+  if (catching) out.push(`| (not a goal) the same while the workers caught up with the creates | ${fmt(catching.ratio, 2)}× | ${fmt(catching.p99)} ms over ${catching.count} requests |`);
   out.push(`| nothing lost, ledger check balanced | ${r.problems.length} problems | ${r.problems.length === 0 ? 'PASS' : 'FAIL'} |`);
   if (r.counts) {
     const expired = r.counts.chargesByStatus.expired ?? 0;

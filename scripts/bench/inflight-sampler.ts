@@ -112,7 +112,36 @@ const sumOver = (pages: string[], name: string, labels: readonly string[] = []) 
   return answered.map((p) => metricSum(p, name, labels)).reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
 };
 
-const START = 'operation="StartWorkflowExecution"';
+// The frontend's own figure (history reports the same call again, inside it).
+const START = ['operation="StartWorkflowExecution"', 'service_name="frontend"'];
+
+/** The workers' schedule-to-start so far (the SDK's histograms, milliseconds), summed over their listeners. */
+export interface ScheduleToStart {
+  workflowSumMs: number;
+  workflowCount: number;
+  activitySumMs: number;
+  activityCount: number;
+}
+
+export async function scheduleToStart(ports: number[]): Promise<ScheduleToStart> {
+  const pages = await scrape(ports);
+  return {
+    workflowSumMs: sumOver(pages, 'temporal_workflow_task_schedule_to_start_latency_sum'),
+    workflowCount: sumOver(pages, 'temporal_workflow_task_schedule_to_start_latency_count'),
+    activitySumMs: sumOver(pages, 'temporal_activity_schedule_to_start_latency_sum'),
+    activityCount: sumOver(pages, 'temporal_activity_schedule_to_start_latency_count'),
+  };
+}
+
+/**
+ * Whether the workers had caught up between two readings: the tasks they started in between (workflow
+ * and activity tasks apart) waited `limitMs` or less on average from schedule to start; no task at all
+ * is caught up too. NaN figures (no listener answered) are never caught up.
+ */
+export function caughtUp(from: ScheduleToStart, to: ScheduleToStart, limitMs: number): boolean {
+  const ok = (sum: number, count: number) => Number.isFinite(sum) && Number.isFinite(count) && (count === 0 || sum / count <= limitMs);
+  return ok(to.workflowSumMs - from.workflowSumMs, to.workflowCount - from.workflowCount) && ok(to.activitySumMs - from.activitySumMs, to.activityCount - from.activityCount);
+}
 
 /** Samples every `everyMs` until stopped; `samples` grows in place, each at seconds since `originMs` (performance.now()). */
 export function startSampler(targets: SamplerTargets, everyMs: number, originMs = performance.now()) {
@@ -138,8 +167,8 @@ export function startSampler(targets: SamplerTargets, everyMs: number, originMs 
       apiSlowerThan100ms: apiRequests - sumOver(apiPages, 'payments_http_request_duration_seconds_bucket', ['le="0.1"']),
       temporalPersistenceSumS: sumOver(temporalPages, 'persistence_latency_sum'),
       temporalPersistenceCount: sumOver(temporalPages, 'persistence_latency_count'),
-      temporalStartSumS: sumOver(temporalPages, 'service_latency_sum', [START]),
-      temporalStartCount: sumOver(temporalPages, 'service_latency_count', [START]),
+      temporalStartSumS: sumOver(temporalPages, 'service_latency_sum', START),
+      temporalStartCount: sumOver(temporalPages, 'service_latency_count', START),
     });
   };
   const loop = (async () => {

@@ -7,8 +7,10 @@
  * `sandbox_outcome: pending` (each waits on its ten-minute timer, then fails with `timeout`) and
  * `payouts` payouts held for review (funded first), through the API at `concurrency`. Meanwhile a
  * second merchant probes the API open loop (`probe-rate` requests a second: create, read, balances,
- * list, in turn), so the p99 of each window (before, creating, in flight, resolving, approving) is
- * what a merchant sees. Sampled every `sample` seconds: worker RSS, the SDK's sticky cache (size,
+ * list, in turn), so the p99 of each window (warm-up, before, creating, catching up, in flight,
+ * resolving, approving) is what a merchant sees. "catching up" runs from the last create until the
+ * workers' tasks no longer wait (waitForCatchUp); "in flight", the goal's window, is the payments
+ * waiting on their timers after that. Sampled every `sample` seconds: worker RSS, the SDK's sticky cache (size,
  * forced evictions), disk of Temporal's store and the service's PostgreSQL, load. CPU by process per
  * window. Once every charge ended, the payouts are approved through the operator's audited path
  * (decidePayout, as `npm run cli -- payouts approve`) and awaited. Then "nothing lost" is checked
@@ -29,7 +31,7 @@ import { chargeBody, newMerchantKey } from './charges';
 import { checkNothingLost, openCharges, openPayouts } from './inflight-checks';
 import { startProbe } from './inflight-probe';
 import { renderInflight, type InflightReport, type WindowCpu } from './inflight-report';
-import { startSampler } from './inflight-sampler';
+import { caughtUp, scheduleToStart, startSampler } from './inflight-sampler';
 import { startBenchInfra, type BenchInfra } from './infra';
 import { OMES_SCENARIO, omesInstall, runOmesBaseline } from './omes';
 import type { ReportMessage } from './launcher';
@@ -71,6 +73,12 @@ const TIMEOUT_S = int('timeout', args.timeout, 3 * 3600);
 /** omes's baseline on the same server after the load (scripts/bench/omes.ts); `--no-omes` leaves it out, and the report says so. */
 const OMES_ITERATIONS = int('omes-iterations', args['omes-iterations'], 1000);
 const NO_OMES = args['no-omes'] === true;
+/** Not counted: the probe's first seconds. */
+const WARMUP_S = 30;
+/** Caught up: the workers' tasks wait at most this long, on average, from schedule to start. */
+const CAUGHT_UP_MS = 100;
+const CATCH_UP_POLL_MS = 5000;
+const fmt0 = (n: number) => n.toFixed(0);
 const VARIANTS = parseVariants(args.variants ?? 'deployed,topology');
 const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 const log = (m: string) => console.error(`bench inflight: ${m}`);
@@ -100,6 +108,23 @@ async function create(infra: BenchInfra, key: string, kind: 'charge' | 'payout',
   } finally {
     await pool.close();
   }
+}
+
+/** Polls the workers' schedule-to-start until two intervals in a row are caught up, or `untilMs` (performance.now()) passes. */
+async function waitForCatchUp(ports: number[], untilMs: number): Promise<{ caughtUp: boolean; seconds: number; readings: number }> {
+  const t0 = performance.now();
+  if (ports.length === 0) return { caughtUp: false, seconds: 0, readings: 0 };
+  let last = await scheduleToStart(ports);
+  let inARow = 0;
+  let readings = 0;
+  while (inARow < 2 && performance.now() < untilMs) {
+    await sleep(CATCH_UP_POLL_MS);
+    const now = await scheduleToStart(ports);
+    readings++;
+    inARow = caughtUp(last, now, CAUGHT_UP_MS) ? inARow + 1 : 0;
+    last = now;
+  }
+  return { caughtUp: inARow >= 2, seconds: (performance.now() - t0) / 1000, readings };
 }
 
 /** The servers of the variant under way, stopped on Ctrl-C or SIGTERM before the process exits (code 2). */
@@ -156,6 +181,9 @@ async function runVariant(variantName: string): Promise<InflightReport> {
   };
   const failed = () => infra.payments.failure();
   try {
+    // The probe's first requests open connections and warm the APIs' code paths: not counted in "before".
+    window('warm-up');
+    await sleep(WARMUP_S * 1000);
     window('before');
     await sleep(BEFORE_S * 1000);
     window('creating');
@@ -174,6 +202,13 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     // Every charge's timer is due PENDING_TIMEOUT_MS after its create; the first ones fire at firstDue.
     const firstDue = createStart + PENDING_TIMEOUT_MS;
     const lastDue = chargesDone + PENDING_TIMEOUT_MS;
+    // The workers are still working through the creates' first tasks when the last create answers
+    // (closed-loop creates outpace them): "catching up" lasts until the tasks they start wait no more
+    // than CAUGHT_UP_MS from schedule to start, twice running; then "in flight" is the payments
+    // waiting on their timers, and only that.
+    window('catching up');
+    report.catchUp = await waitForCatchUp(infra.payments.metricsPorts ?? [], firstDue - 60_000);
+    if (!report.catchUp.caughtUp) report.notes.push(`the workers had not caught up a minute before the first timer was due (${fmt0(report.catchUp.seconds)} s after the last create): "in flight" includes their backlog`);
     window('in flight');
     report.inFlight = { charges: await openCharges(infra.orm, loadMerchant.id), payouts: await openPayouts(infra.orm, loadMerchant.id) };
     while (performance.now() < firstDue - 5000) {

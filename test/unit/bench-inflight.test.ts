@@ -1,5 +1,5 @@
 import { probeKinds, probeWindows, windowTimeline } from '../../scripts/bench/inflight-report';
-import type { InflightSample } from '../../scripts/bench/inflight-sampler';
+import { caughtUp, type InflightSample } from '../../scripts/bench/inflight-sampler';
 import { metricSum } from '../../scripts/bench/inflight-sampler';
 
 describe('the in-flight bench (issue 34)', () => {
@@ -72,5 +72,19 @@ describe('the in-flight bench (issue 34)', () => {
       ['in flight', 100, 1, 198],
     ]);
     expect(rows[1].ratio).toBeCloseTo(2);
+  });
+
+  test('the workers have caught up when the tasks they started since the last reading waited 100 ms or less on average', () => {
+    const at = (workflowSumMs: number, workflowCount: number, activitySumMs: number, activityCount: number) => ({ workflowSumMs, workflowCount, activitySumMs, activityCount });
+    // 40 workflow tasks that waited 4 s in all (100 ms each) and 10 activity tasks, 50 ms each.
+    expect(caughtUp(at(90_000, 100, 1000, 10), at(94_000, 140, 1500, 20), 100)).toBe(true);
+    // The same workflow tasks, but the activities waited 2 s each: a backlog of activity tasks.
+    expect(caughtUp(at(90_000, 100, 1000, 10), at(94_000, 140, 21_000, 20), 100)).toBe(false);
+    // A backlog of workflow tasks.
+    expect(caughtUp(at(90_000, 100, 1000, 10), at(190_000, 140, 1000, 10), 100)).toBe(false);
+    // Nothing started in between: nothing waits.
+    expect(caughtUp(at(90_000, 100, 1000, 10), at(90_000, 100, 1000, 10), 100)).toBe(true);
+    // No listener answered: never caught up.
+    expect(caughtUp(at(90_000, 100, 1000, 10), at(NaN, NaN, NaN, NaN), 100)).toBe(false);
   });
 });
