@@ -125,6 +125,8 @@ const x = (r: number) => (Number.isFinite(r) ? `${r.toFixed(2)}×` : 'n/a');
 
 export function renderRun(run: RetentionBenchRun): string {
   const out: string[] = [];
+  // `--concurrency 0`: the open loop alone.
+  const loops = run.closedConcurrency > 0 ? (['open', 'closed'] as const) : (['open'] as const);
   const before = run.windows.find((w) => w.name === 'before');
   out.push(`### ${run.variant}`, '');
   out.push(
@@ -133,7 +135,7 @@ export function renderRun(run: RetentionBenchRun): string {
   );
   out.push(`| window | loop | requests | wall s | p50 ms | p99 ms | max ms | p99 / before | errors |`, '|---|---|---|---|---|---|---|---|---|');
   for (const w of run.windows) {
-    for (const loop of ['open', 'closed'] as const) {
+    for (const loop of loops) {
       const s = summarizeLoop(w[loop]);
       const label = loop === 'open' ? `open, ${run.rate}/s offered` : `closed, ${run.closedConcurrency} in flight`;
       out.push(`| ${w.name} | ${label} | ${s.count} | ${(w.wallMs / 1000).toFixed(1)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${w.name === 'before' ? '—' : x(p99Ratio(before?.[loop] ?? [], w[loop]))} | ${w.errors.length} |`);
@@ -144,7 +146,7 @@ export function renderRun(run: RetentionBenchRun): string {
     const busy = run.batches.reduce((sum, b) => sum + (b.end - b.start), 0);
     out.push('', `During the job, by whether a request overlapped one of its ${run.batches.length} batch statements (${(busy / 1000).toFixed(1)} s in all):`, '');
     out.push('| loop | overlapping: requests | p50 ms | p99 ms | clear: requests | p50 ms | p99 ms | p99 overlapping / clear |', '|---|---|---|---|---|---|---|---|');
-    for (const loop of ['open', 'closed'] as const) {
+    for (const loop of loops) {
       const { overlapping, clear } = splitByOverlap(during[loop], run.batches);
       const o = summarizeLoop(overlapping);
       const c = summarizeLoop(clear);
