@@ -11,8 +11,13 @@ import { chargeStateQuery } from '../../../workflows/messages';
 import type { ChargeTestEnv } from './charge-env';
 import { auditLog } from './fake-audit';
 
-/** Real time the query is given to reach the server before the worker starts polling. */
-const QUERY_LEAD_MS = 300;
+/**
+ * Real time the query is given to reach the server before the worker starts polling. 300 ms was
+ * not always enough on a loaded CI machine (a .ci/run, 2026-11-27: refund-query-during-begin's run
+ * was not split): a query that arrives after the worker took the first workflow task is answered
+ * apart while the local activity runs, and the task is not split.
+ */
+const QUERY_LEAD_MS = 1500;
 
 export interface QueriedBeforeItsWorker {
   handle: WorkflowHandle<typeof chargeWorkflow>;
