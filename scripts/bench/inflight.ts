@@ -40,6 +40,7 @@ import { fundForPayouts, PAYOUT_AMOUNT } from './payouts';
 import { cpuTarget } from './payments';
 import { cpuDelta, cpuSnapshot, treeCpuSeconds, type CpuSnapshot } from './procs';
 import { checkTopologyInstall } from './topology';
+import { fmt } from './stats';
 import { parseVariants } from './variants';
 
 const { values: args } = parseArgs({
@@ -78,7 +79,6 @@ const WARMUP_S = 30;
 /** Caught up: the workers' tasks wait at most this long, on average, from schedule to start. */
 const CAUGHT_UP_MS = 100;
 const CATCH_UP_POLL_MS = 5000;
-const fmt0 = (n: number) => n.toFixed(0);
 const VARIANTS = parseVariants(args.variants ?? 'deployed,topology');
 const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 const log = (m: string) => console.error(`bench inflight: ${m}`);
@@ -208,7 +208,7 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     // waiting on their timers, and only that.
     window('catching up');
     report.catchUp = await waitForCatchUp(infra.payments.metricsPorts ?? [], firstDue - 60_000);
-    if (!report.catchUp.caughtUp) report.notes.push(`the workers had not caught up a minute before the first timer was due (${fmt0(report.catchUp.seconds)} s after the last create): "in flight" includes their backlog`);
+    if (!report.catchUp.caughtUp) report.notes.push(`the workers had not caught up a minute before the first timer was due (${fmt(report.catchUp.seconds, 0)} s after the last create): "in flight" includes their backlog`);
     window('in flight');
     report.inFlight = { charges: await openCharges(infra.orm, loadMerchant.id), payouts: await openPayouts(infra.orm, loadMerchant.id) };
     while (performance.now() < firstDue - 5000) {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import { isPortFree } from './port-free';
 
 /** The kernel's range for ports it hands out by itself (outgoing connections, `listen(0)`). */
 function ephemeralRange(): [number, number] {
@@ -27,13 +28,13 @@ export function pickRange([low, high]: [number, number]): [number, number] | und
   return undefined;
 }
 
-function tryListen(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
+function anyPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => {
-      const { port: bound } = server.address() as net.AddressInfo;
-      server.close(() => resolve(bound));
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
     });
   });
 }
@@ -49,11 +50,8 @@ export async function freePort(): Promise<number> {
   if (range) {
     for (let i = 0; i < 50; i++) {
       const port = range[0] + Math.floor(Math.random() * (range[1] - range[0] + 1));
-      const bound = await tryListen(port);
-      if (bound !== undefined) return bound;
+      if (await isPortFree('127.0.0.1', port).catch(() => false)) return port;
     }
   }
-  const any = await tryListen(0);
-  if (any === undefined) throw new Error('no free port on 127.0.0.1');
-  return any;
+  return anyPort();
 }
