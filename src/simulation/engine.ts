@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -31,6 +30,7 @@ import { createSimDatabase, simServerUrl } from './sim-database';
 import { startSimPartner } from './sim-partner';
 import { timeLockReleaser } from './time-locks';
 import type { SimAnswer, SimContext } from './types';
+import { testServerBinary } from './test-server-binary';
 
 /**
  * The deterministic simulation's engine (docs/simulation.md "The engine"), all in this process: a
@@ -89,17 +89,11 @@ const OBSERVER_POOL = 6;
 
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** TEMPORAL_TEST_SERVER_PATH, checked: one line when it is missing. */
-function testServerBinary(): string {
-  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set: the simulation needs Temporal\'s time-skipping test server (bash scripts/install-temporal.sh)');
-  if (!fs.existsSync(path)) throw new Error(`TEMPORAL_TEST_SERVER_PATH=${path} does not exist: install it with bash scripts/install-temporal.sh`);
-  return path;
-}
-
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const seed = options.seed;
-  const binary = testServerBinary();
+  const located = testServerBinary();
+  if ('missing' in located) throw new Error(located.missing);
+  const binary = located.path;
   const serverUrl = simServerUrl(options.serverUrl);
   const keep = options.keepDatabase ?? options.keepDb ?? false;
   const secretsKey = options.secretsKey ?? process.env.TEST_SECRETS_KEY ?? randomBytes(32).toString('base64');

@@ -4,7 +4,7 @@
  * trial reports (the target invariant when it is among several), and the one line for a missing test
  * server.
  */
-import { testServerBinary } from '../../src/simulation/cli-run';
+import { testServerBinary } from '../../src/simulation/test-server-binary';
 import { describeFailure, stepLine, trialFailure } from '../../src/simulation/session';
 import type { RunResult, Step } from '../../src/simulation/types';
 
