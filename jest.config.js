@@ -1,11 +1,15 @@
 /**
- * Four projects (docs/testing.md):
+ * Two tiers (docs/testing.md): the fast tier, `npm test` (projects unit, replay, time-skipping,
+ * integration), and the system tier, `npm run test:system` (project system: whole deployments).
+ * Five projects:
  * - unit: no servers;
  * - replay: recorded histories against the current workflow code;
  * - time-skipping: workflows against the time-skipping test server with activity doubles, one file at a
  *   time (test/support/suite-runner.js);
  * - integration: real PostgreSQL and a real Temporal dev server, one isolated set per jest worker
- *   (test/support/global-setup.ts), `maxWorkers` files at once.
+ *   (test/support/global-setup.ts), `maxWorkers` files at once;
+ * - system: the same servers, for tests that start whole deployments of their own (the chaos run on
+ *   the topology, `npm start` walks, worker builds as processes, the simulator's sweeps).
  * Every project shares one workflow bundle, made once per run (WORKFLOW_BUNDLE_PATH).
  * `npm run test:quick` runs the first three.
  */
@@ -13,6 +17,8 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   runner: '<rootDir>/test/support/suite-runner.js',
+  // Longest files first, from the committed test/durations/ (test/support/test-budget.js).
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   globalSetup: '<rootDir>/test/support/global-setup-bundle.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Not crawled: .cache/ holds the Go module cache of scripts/install-*.sh (its .snap files would be
@@ -33,6 +39,13 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/setup-worker-servers.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'system',
+      testMatch: ['<rootDir>/test/system/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/setup-worker-servers.ts'],
     },

@@ -16,7 +16,7 @@ function ephemeralRange(): [number, number] {
 /**
  * Where picked ports come from: 10000–16999, above `npm start`'s defaults and below every topology
  * the tests and the bench start (their lowest port is 3000 + an offset of at least 14000:
- * test/integration/chaos-short.test.ts from 14000, topology.test.ts and the bench from 21000), minus
+ * test/system/chaos-short.test.ts from 14000, topology.test.ts and the bench from 21000), minus
  * whatever of it the ephemeral range covers. At least 1,000 ports, or none (then `listen(0)`).
  */
 export function pickRange([low, high]: [number, number]): [number, number] | undefined {

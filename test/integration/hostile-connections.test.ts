@@ -5,7 +5,7 @@
  * src/http/server-limits.ts `createLimitedServer` as src/main.ts serves them, with short timeouts.
  * Each is answered with a 4xx in the listener's format (the API's envelope, the web port's plain
  * page), `Connection: close`, the connection closed, nothing written; other requests are served
- * meanwhile. hostile-npm-start.test.ts checks that `npm start` serves its ports this way.
+ * meanwhile. test/system/hostile-npm-start.test.ts checks that `npm start` serves its ports this way.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

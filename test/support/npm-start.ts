@@ -30,6 +30,11 @@ export interface StartMainOptions {
   /** Start the Temporal UI and the codec endpoint it decodes payloads with (off by default). */
   ui?: boolean;
   env?: Record<string, string>;
+  /**
+   * Bundle the workflow code as a user's `npm start` does (webpack, seconds of CPU). By default it
+   * takes the suite's bundle (WORKFLOW_BUNDLE_PATH, test/support/suite-setup.ts), the same code.
+   */
+  ownBundle?: boolean;
 }
 
 export async function startMain(options: StartMainOptions = {}): Promise<StartedMain> {
@@ -57,6 +62,7 @@ export async function startMain(options: StartMainOptions = {}): Promise<Started
     CODEC_PORT: String(ports.codec),
     TEMPORAL_CLI_PATH: temporalCliPath(),
     LOG_LEVEL: 'info',
+    ...(process.env.WORKFLOW_BUNDLE_PATH && !options.ownBundle ? { WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH } : {}),
     ...options.env,
   };
   // Its own process group, so that a failed test can kill what it started (worker, dev server, PostgreSQL) too.

@@ -19,7 +19,8 @@ import { chargeBody, idempotencyKey } from '../support/harness';
 import { cleanUp, closedWithin, demoKey, errorLines, listening, ready, startMain, stderrErrorsSince, type StartedMain } from '../support/npm-start';
 
 test('SIGTERM to npm start alone: the worker drains before PostgreSQL stops, nothing logged as an error, nothing left listening, exit 0', async () => {
-  const s = await startMain();
+  // Exactly as a user runs it: npm start bundles the workflow code itself (the other starts take the suite's bundle).
+  const s = await startMain({ ownBundle: true });
   try {
     await ready(s);
     expect(await listening(s.ports.temporal)).toBe(true);

@@ -22,7 +22,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const SEED = process.env.CHAOS_SEED ?? '32';
 let dir: string;
 
-/** The first offset whose every port is free, below the range test/integration/topology.test.ts uses (21000–24500). */
+/** The first offset whose every port is free, below the range test/system/topology.test.ts uses (21000–24500). */
 async function freeOffset(): Promise<number> {
   for (let offset = 14_000; offset <= 20_000; offset += 500) {
     const free = await Promise.all(allPorts(topologyPorts(offset), 'dev').map((p) => isPortFree('127.0.0.1', p)));

@@ -1,0 +1,126 @@
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+/**
+ * The suite's time budget (docs/testing.md, "The budget"). Every full run of a tier (`npm test`: the
+ * fast tier; `npm run test:system`) writes each file's time to the committed
+ * `test/durations/<tier>.json` (test/support/summary-reporter.js); the sequencer starts the longest
+ * files first from those figures (test/support/sequencer.js). A full run of the fast tier then fails
+ * when:
+ * - a file took over PER_FILE_LIMIT_S (make it faster or move it to test/system/);
+ * - the summed file time is more than GROWTH over the figures committed at HEAD (make it faster, move
+ *   files to the system tier, or commit the renewed figures this run wrote, with a `Test-budget:` line
+ *   in the commit message saying why);
+ * - a commit renewed the figures with more than GROWTH of growth and no `Test-budget:` line.
+ */
+const PER_FILE_LIMIT_S = 60;
+const GROWTH = 0.1;
+const REASON_LINE = /^Test-budget:\s*\S/m;
+const TIERS = ['fast', 'system'];
+
+const relativePath = (tier) => `test/durations/${tier}.json`;
+
+/** `{ file: seconds }` of a durations document, or undefined when there is none or it is not one. */
+function filesOf(text) {
+  if (text === undefined) return undefined;
+  try {
+    const doc = JSON.parse(text);
+    return doc && typeof doc.files === 'object' && doc.files !== null ? doc.files : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sumOf = (files) => Object.values(files).reduce((sum, s) => sum + s, 0);
+const round = (s) => Math.round(s * 10) / 10;
+
+/** The working copy's figures of `tier` (what the last full run wrote). */
+function readDurations(root, tier) {
+  const file = path.join(root, relativePath(tier));
+  return fs.existsSync(file) ? filesOf(fs.readFileSync(file, 'utf8')) : undefined;
+}
+
+/** Writes a run's figures: one line per file, sorted by path, so a renewal's diff reads file by file. */
+function writeDurations(root, tier, files) {
+  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, s]) => [f, round(s)]));
+  const doc = {
+    tier,
+    about: 'Seconds per test file in the last full run of this tier, written by test/support/summary-reporter.js. The sequencer starts the longest first; the budget (test/support/test-budget.js) compares a run with the figures committed at HEAD. Renew them by committing this file with a "Test-budget: <reason>" line in the message.',
+    summed_seconds: round(sumOf(sorted)),
+    files: sorted,
+  };
+  const body = JSON.stringify(doc, null, 2).replace(/\n {4}"/g, '\n    "');
+  fs.mkdirSync(path.dirname(path.join(root, relativePath(tier))), { recursive: true });
+  fs.writeFileSync(path.join(root, relativePath(tier)), `${body}\n`);
+}
+
+function git(root, args) {
+  return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The figures of `tier` in commit `rev` (undefined when that commit has none). */
+function committedDurations(root, tier, rev = 'HEAD') {
+  try {
+    return filesOf(git(root, ['show', `${rev}:${relativePath(tier)}`]));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What is wrong with a run's figures against the committed ones (empty: within the budget). */
+function budgetProblems({ tier, run, committed }) {
+  const problems = [];
+  if (tier !== 'fast') return problems;
+  for (const [file, s] of Object.entries(run).sort((a, b) => b[1] - a[1])) {
+    if (s > PER_FILE_LIMIT_S) problems.push(`${file} took ${s.toFixed(1)} s, over the fast tier's ${PER_FILE_LIMIT_S} s per file: make it faster, or move it to test/system/ (npm run test:system)`);
+  }
+  if (committed) {
+    const now = sumOf(run);
+    const before = sumOf(committed);
+    if (now > before * (1 + GROWTH)) {
+      const grown = Object.entries(run)
+        .map(([file, s]) => [file, s - (committed[file] ?? 0)])
+        .filter(([, d]) => d > 0)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([file, d]) => `${file} +${d.toFixed(1)} s`);
+      problems.push(
+        `the files' summed time is ${now.toFixed(0)} s, ${(((now - before) / before) * 100).toFixed(0)} % over the ${before.toFixed(0)} s committed in ${relativePath(tier)} (the limit is ${GROWTH * 100} %); most grown: ${grown.join(', ')}. ` +
+          `Make them faster, move whole-deployment files to test/system/, or commit the figures this run wrote to ${relativePath(tier)} with a "Test-budget: <reason>" line in the commit message.`,
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * Commits that renewed `tier`'s figures with more than GROWTH of growth over their parent's and say
+ * no `Test-budget:` reason. Needs the history: a shallow clone is refused, never passed.
+ */
+function renewalProblems(root, tier) {
+  if (git(root, ['rev-parse', '--is-shallow-repository']).trim() === 'true') {
+    return [`the clone is shallow, so the renewals of ${relativePath(tier)} cannot be checked: run git fetch --unshallow`];
+  }
+  const problems = [];
+  const log = git(root, ['log', '--format=%H%x00%B%x01', '--', relativePath(tier)]);
+  for (const entry of log.split('\x01')) {
+    const [hash, message = ''] = entry.trim().split('\x00');
+    if (!hash) continue;
+    const after = committedDurations(root, tier, hash);
+    const before = committedDurations(root, tier, `${hash}^`);
+    if (!after || !before) continue; // the file's first figures: nothing to grow from
+    const grew = sumOf(after) > sumOf(before) * (1 + GROWTH);
+    if (grew && !REASON_LINE.test(message)) {
+      problems.push(`commit ${hash.slice(0, 10)} renewed ${relativePath(tier)} from ${sumOf(before).toFixed(0)} s to ${sumOf(after).toFixed(0)} s (over ${GROWTH * 100} % more) without a "Test-budget: <reason>" line in its message`);
+    }
+  }
+  return problems;
+}
+
+/** All durations committed in the working copy, every tier merged: the sequencer's input. */
+function allDurations(root) {
+  return Object.assign({}, ...TIERS.map((tier) => readDurations(root, tier) ?? {}));
+}
+
+module.exports = { PER_FILE_LIMIT_S, GROWTH, TIERS, relativePath, readDurations, writeDurations, committedDurations, budgetProblems, renewalProblems, allDurations, sumOf };
