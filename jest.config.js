@@ -17,8 +17,6 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   runner: '<rootDir>/test/support/suite-runner.js',
-  // Longest files first, from the committed test/durations/ (test/support/test-budget.js).
-  testSequencer: '<rootDir>/test/support/sequencer.js',
   globalSetup: '<rootDir>/test/support/global-setup-bundle.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Not crawled: .cache/ holds the Go module cache of scripts/install-*.sh (its .snap files would be
@@ -50,6 +48,8 @@ module.exports = {
       setupFiles: ['<rootDir>/test/support/setup-worker-servers.ts'],
     },
   ],
+  // Longest files first, from the committed test/durations/ (test/support/test-budget.js).
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   maxWorkers: 2,
   testTimeout: 120000,

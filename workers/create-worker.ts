@@ -22,7 +22,11 @@ import type { NotificationConfig } from '../src/notifications/notification-confi
 import type { PartnerRail } from '../src/rail/partner-rail';
 import type { RetentionPlan } from '../src/domain/retention';
 
-export const WORKFLOWS_PATH = require.resolve('../workflows');
+/**
+ * The workflow code's entry, resolved when it is bundled (not at import): a worker given a prebuilt
+ * bundle (WORKFLOW_BUNDLE_PATH) never needs `workflows/`, and may itself run from a bundle elsewhere.
+ */
+const workflowsPath = (): string => require.resolve('../workflows');
 
 let bundle: Promise<WorkflowBundle> | undefined;
 let runtimeInstalled = false;
@@ -56,13 +60,13 @@ const quietBundlerLogger = { trace() {}, debug() {}, info() {}, warn() {}, error
  */
 export function workflowBundle(): Promise<WorkflowBundle> {
   const prebuilt = process.env.WORKFLOW_BUNDLE_PATH;
-  bundle ??= prebuilt ? readWorkflowBundle(prebuilt) : bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  bundle ??= prebuilt ? readWorkflowBundle(prebuilt) : bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
   return bundle;
 }
 
 /** Bundles the workflow code into `file` (for WORKFLOW_BUNDLE_PATH). */
 export async function writeWorkflowBundle(file: string): Promise<void> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
   await fs.promises.writeFile(file, code);
 }
 

@@ -10,7 +10,7 @@ import { startDevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../../src/support/free-port';
 import { temporalCliPath } from './binaries';
 import { onSuiteEnd } from './suite-stops';
-import { bundleCli, commonSuiteSetup } from './suite-setup';
+import { bundleCli, bundleWorker, commonSuiteSetup } from './suite-setup';
 import { workerServerEnv } from './worker-servers';
 
 /**
@@ -52,8 +52,9 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     }),
   );
   const databases = workerDatabases(dataDir, workers);
-  const [, addresses, urls, cli] = await Promise.all([common, servers, databases, bundleCli()]);
+  const [, addresses, urls, cli, worker] = await Promise.all([common, servers, databases, bundleCli(), bundleWorker()]);
   process.env.TEST_CLI_BUNDLE = cli;
+  process.env.TEST_WORKER_BUNDLE = worker;
 
   for (let i = 0; i < workers; i++) Object.assign(process.env, workerServerEnv(i + 1, { databaseUrl: urls[i], temporalAddress: addresses[shared ? 0 : i] }));
 }

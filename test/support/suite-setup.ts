@@ -39,3 +39,19 @@ export async function bundleCli(): Promise<string> {
   await build({ entryPoints: [path.join(root, 'src/cli.ts')], outfile, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel: 'warning' });
   return outfile;
 }
+
+/**
+ * The worker's entry (workers/main.ts) bundled the same way, for the tests that start the worker as a
+ * process (test/support/worker-child.ts): each child then loads one file instead of tsx compiling and
+ * resolving a few hundred modules. The file sits in `.cache/` itself, not a folder below it: the worker
+ * finds its workflow code by `require.resolve('../workflows')` (workers/create-worker.ts), which must
+ * resolve from the bundle's folder to the project's `workflows/` as it does from `workers/`.
+ */
+export async function bundleWorker(): Promise<string> {
+  const root = path.resolve(__dirname, '../..');
+  fs.mkdirSync(path.join(root, '.cache'), { recursive: true });
+  const outfile = path.join(root, '.cache', `test-worker-${randomBytes(4).toString('hex')}.js`);
+  onSuiteEnd(() => fs.rmSync(outfile, { force: true }));
+  await build({ entryPoints: [path.join(root, 'workers/main.ts')], outfile, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel: 'error' });
+  return outfile;
+}

@@ -1,12 +1,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
 import { WORKER_ENTRY } from '../../src/runtime/worker-process';
 
 /**
- * The real payments worker (workers/main.ts) as a child process, for crash tests: started with
- * `--import tsx`, ready once it sends IPC 'ready' (it is polling), killed with SIGKILL like a crashed
+ * The real payments worker (workers/main.ts) as a child process, for crash tests: the suite's bundle of
+ * it (TEST_WORKER_BUNDLE, test/support/suite-setup.ts: the same code in one file) with plain `node`,
+ * else `--import tsx` as `npm run worker` does; ready once it sends IPC 'ready' (it is polling), killed with SIGKILL like a crashed
  * machine. Every child this module starts is remembered until it exits; `killAllWorkers()` (call it in
  * afterAll) and a process 'exit' hook make sure none outlives the test file, even when a test fails.
  */
@@ -53,6 +57,22 @@ function required(name: string): string {
   return value;
 }
 
+/**
+ * A preload (TypeScript) bundled into a CommonJS file beside the worker's bundle, its packages left in
+ * node_modules: so it patches the very modules the worker loads (test/support/crash-after-commit.ts
+ * wraps `pg`'s Client). Made once per file and content.
+ */
+function bundledPreload(file: string): string {
+  const source = fs.readFileSync(file);
+  const out = path.join(PROJECT_ROOT, '.cache', `test-preload-${createHash('sha256').update(file).update(source).digest('hex').slice(0, 16)}.js`);
+  if (!fs.existsSync(out)) {
+    const tmp = `${out}.${process.pid}.tmp`;
+    buildSync({ entryPoints: [file], outfile: tmp, bundle: true, platform: 'node', target: 'node24', format: 'cjs', packages: 'external', logLevel: 'error' });
+    fs.renameSync(tmp, out);
+  }
+  return out;
+}
+
 /** Starts a worker child process and resolves once it polls the task queue. */
 export async function startWorkerChild(options: WorkerChildOptions): Promise<WorkerChild> {
   const env: NodeJS.ProcessEnv = {
@@ -70,12 +90,15 @@ export async function startWorkerChild(options: WorkerChildOptions): Promise<Wor
   };
   // jest's --experimental-vm-modules is not wanted in the worker.
   delete env.NODE_OPTIONS;
-  const child = fork(WORKER_ENTRY, [], {
-    cwd: PROJECT_ROOT,
-    env,
-    execArgv: ['--import', 'tsx', ...(options.preload ?? []).flatMap((file) => ['--import', pathToFileURL(file).href])],
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const bundle = process.env.TEST_WORKER_BUNDLE;
+  const child = bundle
+    ? fork(bundle, [], { cwd: PROJECT_ROOT, env, execArgv: ['--enable-source-maps', ...(options.preload ?? []).flatMap((file) => ['--require', bundledPreload(file)])], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+    : fork(WORKER_ENTRY, [], {
+        cwd: PROJECT_ROOT,
+        env,
+        execArgv: ['--import', 'tsx', ...(options.preload ?? []).flatMap((file) => ['--import', pathToFileURL(file).href])],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      });
   live.add(child);
   let output = '';
   const collect = (chunk: Buffer) => {
