@@ -17,6 +17,11 @@
  *
  * --worktree also checks the pending changes (staged, unstaged and untracked) against HEAD, with
  * --note standing for the commit message to come.
+ *
+ * It cannot check a shallow clone (the commits it lacks are the ones to judge): there it fails,
+ * saying to run `git fetch --unshallow`, rather than pass on the few commits present. It also fails
+ * when an allow-listed commit is not one the rules flag here (the list is stale), or when BASELINE is
+ * not in this history.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -81,8 +86,9 @@ export interface Report {
   /** Commits checked under rule 2 (after the baseline). */
   codeCommitsChecked: number;
   allowedSeen: string[];
-  shallow: boolean;
-  /** False when the baseline commit is not in this clone (shallow): rule 2 then checks every commit present but the oldest. */
+  /** Allow-listed commits the rules did not flag: not in this history, or breaking no rule (a stale entry). */
+  allowedUnused: string[];
+  /** False when the baseline commit is not in this repository: rule 2 then checks every commit but the root. */
   baselineFound: boolean;
 }
 
@@ -92,6 +98,17 @@ interface Change {
 }
 
 export class GitUnavailableError extends Error {}
+
+/**
+ * The message for a shallow clone. Deepening it needs the network (the missing commits are on the
+ * remote), so the check does not try on its own during `npm test`: it fails and says how.
+ */
+export function shallowCloneMessage(repoDir: string): string {
+  return (
+    `${repoDir} is a shallow clone: the replay discipline check judges every commit reachable from HEAD, and most are missing here. ` +
+    'Fetch the full history with `git fetch --unshallow` (or clone without --depth), then run it again.'
+  );
+}
 
 function git(repoDir: string, args: string[]): string {
   const result = spawnSync('git', ['-c', 'core.quotePath=false', ...args], { cwd: repoDir, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
@@ -160,7 +177,7 @@ function judge(pending: Pending): Omit<Violation, 'sha' | 'subject'> | null {
 const SOURCE_FILE = /\.(ts|tsx|mts|cts|js|mjs|cjs|json)$/;
 const DIFF_FLAGS = ['-r', '--root', '--no-renames', '--no-ext-diff', '--no-textconv', '-c'];
 
-/** The commits rule 2 applies to: after the baseline (every commit present when a shallow clone lacks it). */
+/** The commits rule 2 applies to: after the baseline (every commit when the repository lacks it). */
 function codeRuleCommits(repoDir: string, baseline: string | null): { commits: Set<string>; baselineFound: boolean } {
   if (baseline === null) return { commits: new Set(), baselineFound: true };
   const found = spawnSync('git', ['cat-file', '-e', `${baseline}^{commit}`], { cwd: repoDir }).status === 0;
@@ -175,7 +192,7 @@ function codeRuleCommits(repoDir: string, baseline: string | null): { commits: S
  */
 export function findViolations(repoDir: string, allow: ReadonlyMap<string, string> = ALLOWED, baseline: string | null = BASELINE): Report {
   assertRepository(repoDir);
-  const shallow = git(repoDir, ['rev-parse', '--is-shallow-repository']).trim() === 'true';
+  if (git(repoDir, ['rev-parse', '--is-shallow-repository']).trim() === 'true') throw new GitUnavailableError(shallowCloneMessage(repoDir));
   const commits = git(repoDir, ['rev-list', '--parents', 'HEAD'])
     .split('\n')
     .filter(Boolean)
@@ -203,7 +220,8 @@ export function findViolations(repoDir: string, allow: ReadonlyMap<string, strin
     }
     violations.push({ sha, subject: git(repoDir, ['log', '--no-show-signature', '-1', '--format=%s', sha]).trim(), ...found });
   }
-  return { violations, commitsChecked: commits.length, codeCommitsChecked, allowedSeen, shallow, baselineFound };
+  const allowedUnused = [...allow.keys()].filter((sha) => !allowedSeen.includes(sha));
+  return { violations, commitsChecked: commits.length, codeCommitsChecked, allowedSeen, allowedUnused, baselineFound };
 }
 
 /** The working tree's source files: tracked and untracked (not ignored), less the deleted. */
@@ -226,6 +244,21 @@ export function findWorktreeViolation(repoDir: string, note = '', baseline: stri
   const objects = new GitObjects(repoDir);
   const found = judge({ changes, message: () => note, codeRule: baseline !== null, before: () => objects.sourceTree('HEAD'), after: () => worktreeSources(repoDir) });
   return found && { sha: '(working tree)', subject: 'uncommitted changes', ...found };
+}
+
+/** What makes this report prove less than it says, apart from violations: a stale allow-list, a missing baseline. */
+export function listProblems(report: Report, baseline: string = BASELINE): string[] {
+  const problems: string[] = [];
+  if (report.allowedUnused.length > 0) {
+    problems.push(
+      `allow-listed commit(s) ${report.allowedUnused.map((sha) => sha.slice(0, 7)).join(', ')} are not flagged by the rules in this history ` +
+        '(not in it, or breaking no rule): remove them from ALLOWED in scripts/check-replay-discipline.ts, or find why the rules no longer see them.',
+    );
+  }
+  if (!report.baselineFound) {
+    problems.push(`the baseline ${baseline.slice(0, 7)} (BASELINE in scripts/check-replay-discipline.ts) is not in this repository: rule 2 cannot tell which commits it applies to.`);
+  }
+  return problems;
 }
 
 function usage(): string {
@@ -252,12 +285,10 @@ function main(argv: string[]): number {
     console.error(`check-replay-discipline: cannot check: ${error.message}`);
     return 1;
   }
-  if (report.shallow) {
-    console.warn(
-      `check-replay-discipline: WARNING shallow clone: only the ${report.commitsChecked} commit(s) present were checked, ` +
-        `and the oldest of them is compared with an empty tree${report.baselineFound ? '' : ` (the baseline ${BASELINE.slice(0, 7)} is not among them)`}. ` +
-        'Fetch the full history (git fetch --unshallow) for a complete check.',
-    );
+  const stale = listProblems(report);
+  if (stale.length > 0) {
+    for (const problem of stale) console.error(`check-replay-discipline: ${problem}`);
+    return 1;
   }
   const violations = pending ? [...report.violations, pending] : report.violations;
   if (violations.length === 0) {

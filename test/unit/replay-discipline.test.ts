@@ -2,13 +2,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ALLOWED, findViolations, findWorktreeViolation, GitUnavailableError } from '../../scripts/check-replay-discipline';
+import { findViolations, findWorktreeViolation, GitUnavailableError, listProblems } from '../../scripts/check-replay-discipline';
 
 // scripts/check-replay-discipline.ts (run first by npm test) on throwaway repositories. Rule 1: a
 // committed history is never rewritten (only added), whatever else the commit does, unless its
 // message says why (`Replay-history: …`). Rule 2 (from a baseline): a change to the run-time code of
 // workflow code, workflows/ and every file it imports, registers a new patch id or says why no command
-// changes (`Replay-safe: …`).
+// changes (`Replay-safe: …`). This repository's own history is walked once, by the script before jest
+// (npm test's checks), not again here: it fails on a violation, a stale allow-list entry (listProblems),
+// a missing baseline and a shallow clone, each shown below on a throwaway repository.
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -83,7 +85,6 @@ describe('rule 1: a committed history is only ever added', () => {
     ]);
     const report = findViolations(repo.dir, new Map(), null);
     expect(report.commitsChecked).toBe(8);
-    expect(report.shallow).toBe(false);
 
     // The allow-list covers what landed before the check.
     const allowed = findViolations(repo.dir, new Map([[a, 'landed before the check']]), null);
@@ -168,11 +169,32 @@ test('refuses to pass silently without a repository', () => {
   expect(() => findViolations(bare)).toThrow(/no \.git/);
 });
 
-test('this repository passes, and every allow-listed commit is one the rules flag (none is listed for nothing)', () => {
-  const report = findViolations(path.resolve(__dirname, '../..'));
+test('a shallow clone fails, saying to run `git fetch --unshallow`, instead of passing on the few commits present', () => {
+  const repo = baseRepo();
+  repo.commit('delete the history', { [HIST]: null });
+  repo.commit('a later commit', { 'README.md': 'x\n' });
+  const shallow = path.join(tempDir(), 'shallow');
+  execFileSync('git', ['clone', '-q', '--depth', '1', `file://${repo.dir}`, shallow]);
+  expect(() => findViolations(shallow, new Map(), null)).toThrow(GitUnavailableError);
+  expect(() => findViolations(shallow, new Map(), null)).toThrow(/is a shallow clone: .*`git fetch --unshallow`/);
+  // Unshallowed, the same clone is checked whole and the deletion is found.
+  execFileSync('git', ['fetch', '-q', '--unshallow'], { cwd: shallow });
+  expect(historiesOf(shallow)).toEqual([{ subject: 'delete the history', historyFiles: [`D ${HIST}`] }]);
+});
+
+test('an allow-listed commit the rules do not flag (not in this history, or breaking no rule) and a baseline not in the repository are problems that fail the script', () => {
+  const repo = baseRepo();
+  const rewrite = repo.commit('rewrite the history', { [HIST]: '{"events": [2]}\n' });
+  const innocent = repo.commit('add a history', { 'test/replay/histories/other.json': '{}\n' });
+  const elsewhere = 'f'.repeat(40);
+  const report = findViolations(repo.dir, new Map([[rewrite, 'before the check'], [innocent, 'listed for nothing'], [elsewhere, 'another repository']]), repo.root);
   expect(report.violations).toEqual([]);
-  if (!report.shallow) {
-    expect(report.allowedSeen.sort()).toEqual([...ALLOWED.keys()].sort());
-    expect(report.baselineFound).toBe(true);
-  }
+  expect(report.allowedSeen).toEqual([rewrite]);
+  expect(report.allowedUnused).toEqual([innocent, elsewhere]);
+  expect(listProblems(report, repo.root)).toEqual([expect.stringContaining(`allow-listed commit(s) ${innocent.slice(0, 7)}, fffffff are not flagged by the rules`)]);
+  expect(listProblems(findViolations(repo.dir, new Map([[rewrite, 'before the check']]), repo.root), repo.root)).toEqual([]);
+
+  const missing = findViolations(repo.dir, new Map([[rewrite, 'before the check']]), elsewhere);
+  expect(missing.baselineFound).toBe(false);
+  expect(listProblems(missing, elsewhere)).toEqual([expect.stringContaining('the baseline fffffff (BASELINE in scripts/check-replay-discipline.ts) is not in this repository')]);
 });
