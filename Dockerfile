@@ -6,8 +6,8 @@
 FROM node:24-slim AS build
 WORKDIR /app
 # The Temporal CLI/test-server binaries are only needed for local dev and tests (nothing downloads
-# them at run time either: src/temporal/dev-server.ts).
-ENV TEMPORAL_INSTALL_SKIP=1
+# them at run time either: src/temporal/dev-server.ts); promtool only for the tests.
+ENV TEMPORAL_INSTALL_SKIP=1 PROMTOOL_INSTALL_SKIP=1
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
@@ -18,6 +18,7 @@ FROM node:24-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     TEMPORAL_INSTALL_SKIP=1 \
+    PROMTOOL_INSTALL_SKIP=1 \
     HOST=0.0.0.0 \
     DATA_DIR=/app/.data
 COPY package.json package-lock.json ./

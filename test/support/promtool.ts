@@ -1,9 +1,9 @@
 /**
- * promtool for the monitoring tests (test/unit/monitoring-promtool.test.ts, monitoring-alert-rules.test.ts).
- * It is built from its Go module by scripts/install-promtool.sh (pinned; `.ci/run` runs it before
- * `npm test` and sets PROMTOOL_PATH). Where promtool is required (PROMTOOL_PATH set, or CI true) a
- * missing one fails the test, saying how to install it; elsewhere the tests run when
- * .cache/promtool/bin/promtool is there and are otherwise reported as skipped, saying why.
+ * promtool for the monitoring tests (test/unit/monitoring-promtool.test.ts, monitoring-alert-rules.test.ts,
+ * monitoring-build-alerts.test.ts and the alert check of test/integration/worker-versioning-retire.test.ts).
+ * `npm install` builds it from its Go module (the postinstall hook runs scripts/install-promtool.sh,
+ * pinned; `.ci/run` runs it too and sets PROMTOOL_PATH). These tests never skip: where promtool is
+ * missing they fail, with one line giving the command that installs it.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,38 +12,25 @@ import { promisify } from 'node:util';
 import { ROOT } from './monitoring-queries';
 
 export const PROMTOOL = process.env.PROMTOOL_PATH || path.join(ROOT, '.cache/promtool/bin/promtool');
-/** PROMTOOL_PATH set or CI=true: promtool must be there. */
-const REQUIRED = !!process.env.PROMTOOL_PATH || process.env.CI === 'true';
 
-function installed(): boolean {
+/** `bin` when it is an executable; else throws one line naming the install command. */
+export function requirePromtool(bin = PROMTOOL): string {
   try {
-    fs.accessSync(PROMTOOL, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `test` where promtool is installed or required; elsewhere `test.skip` (the summary counts it), its name saying why. */
-export const RUN_PROMTOOL = REQUIRED || installed();
-export const promtoolTest = RUN_PROMTOOL ? test : test.skip;
-
-export function requirePromtool(): string {
-  try {
-    fs.accessSync(PROMTOOL, fs.constants.X_OK);
+    fs.accessSync(bin, fs.constants.X_OK);
   } catch {
     throw new Error(
-      `promtool is missing: no executable at ${PROMTOOL}. Install the pinned version with \`bash scripts/install-promtool.sh\` ` +
-        '(needs Go 1.26.7+; builds into .cache/promtool/bin, a few minutes the first time), or set PROMTOOL_PATH to a promtool binary.',
+      `promtool is missing (no executable at ${bin}): run \`bash scripts/install-promtool.sh\` ` +
+        '(Go 1.26.7+; npm install runs it, and only warns when it cannot), or set PROMTOOL_PATH to a promtool binary',
     );
   }
-  return PROMTOOL;
+  return bin;
 }
 
 /** `promtool <args>`: its exit code and output (stdout then stderr). */
 export async function promtool(args: string[]): Promise<{ code: number; output: string }> {
+  const bin = requirePromtool();
   try {
-    const { stdout, stderr } = await promisify(execFile)(requirePromtool(), args, { timeout: 60_000 });
+    const { stdout, stderr } = await promisify(execFile)(bin, args, { timeout: 60_000 });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string; message: string };

@@ -2,17 +2,15 @@
  * What the alerts of monitoring/prometheus/rules.yml do on given series (`promtool test rules`): which
  * alerts fire, with which labels, and which stay silent (issue 31, finding 10). The rules are loaded as
  * they are, less their annotations (promtool would compare the rendered text too; their shape is
- * test/unit/monitoring-files.test.ts's). Where promtool is required and where it is skipped:
- * test/support/promtool.ts.
+ * test/unit/monitoring-files.test.ts's). promtool comes with `npm install`; where it is missing
+ * these tests fail, naming `bash scripts/install-promtool.sh` (test/support/promtool.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { readRules } from '../support/monitoring-queries';
-import { promtool, promtoolTest, RUN_PROMTOOL } from '../support/promtool';
-
-const WHY = RUN_PROMTOOL ? '' : ' [skipped: no promtool here and neither PROMTOOL_PATH nor CI is set]';
+import { promtool } from '../support/promtool';
 
 interface Series {
   series: string;
@@ -58,7 +56,7 @@ async function check(name: string, series: Series[], checks: AlertCheck[]): Prom
 const rising = (perMinute: number) => `0+${perMinute}x60`;
 const requests = (labels: string) => `payments_http_requests_total{${labels}}`;
 
-promtoolTest(`a 503 on a live charge or payout create is an outage (PaymentsApiUnavailable, PaymentsChargeCreateErrors); a live refund's 503 is live_unavailable by design${WHY}`, async () => {
+test(`a 503 on a live charge or payout create is an outage (PaymentsApiUnavailable, PaymentsChargeCreateErrors); a live refund's 503 is live_unavailable by design`, async () => {
   await check(
     'live-creates-503',
     [
@@ -89,7 +87,7 @@ promtoolTest(`a 503 on a live charge or payout create is an outage (PaymentsApiU
   );
 });
 
-promtoolTest(`no free slot on a -webhooks queue fires TemporalWorkerSlotsExhausted; the legacy queue's single slot does not${WHY}`, async () => {
+test(`no free slot on a -webhooks queue fires TemporalWorkerSlotsExhausted; the legacy queue's single slot does not`, async () => {
   const slots = (queue: string, value: number) => ({
     series: `temporal_worker_task_slots_available{task_queue="${queue}",worker_type="ActivityWorker"}`,
     values: `${value}x30`,
@@ -107,7 +105,7 @@ promtoolTest(`no free slot on a -webhooks queue fires TemporalWorkerSlotsExhaust
   );
 });
 
-promtoolTest(`a payout held for review is not trouble: PaymentsNeedingAttention fires on kind="trouble" only; a review waiting over 4 hours fires PaymentsPayoutReviewsOverdue${WHY}`, async () => {
+test(`a payout held for review is not trouble: PaymentsNeedingAttention fires on kind="trouble" only; a review waiting over 4 hours fires PaymentsPayoutReviewsOverdue`, async () => {
   const attention = (labels: string, values: string) => ({ series: `payments_needing_attention{${labels}}`, values });
   await check(
     'review-not-trouble',

@@ -6,9 +6,6 @@
  * polls, or holds no run, does not; a queue nobody polls still fires PaymentsNoPollers.
  */
 import { checkAlerts, type InputSeries } from '../support/promtool-alerts';
-import { promtoolTest, RUN_PROMTOOL } from '../support/promtool';
-
-const WHY = RUN_PROMTOOL ? '' : ' [skipped: no promtool here and neither PROMTOOL_PATH nor CI is set]';
 
 /** Two API processes export the same figures (instance a and b): the rules combine them with max. */
 const both = (name: string, labels: string, values: string): InputSeries[] =>
@@ -19,7 +16,7 @@ const runs = (queue: string, build: string | null, values: string) =>
   both('payments_open_runs_by_build', `environment="sandbox",task_queue="${queue}"${build === null ? '' : `,build_id="${build}"`}`, values);
 const everyType = (queue: string, build: string | null, values: string) => [...pollers(queue, 'workflow', build, values), ...pollers(queue, 'activity', build, values)];
 
-promtoolTest(`a build retired with runs pinned to it fires PaymentsPinnedBuildWithoutPollers while the current build polls the queue; PaymentsNoPollers stays silent${WHY}`, async () => {
+test(`a build retired with runs pinned to it fires PaymentsPinnedBuildWithoutPollers while the current build polls the queue; PaymentsNoPollers stays silent`, async () => {
   const q = 'payments-sandbox';
   const result = await checkAlerts(
     [
@@ -43,7 +40,7 @@ promtoolTest(`a build retired with runs pinned to it fires PaymentsPinnedBuildWi
   expect(result).toEqual({ code: 0, output: expect.stringContaining('SUCCESS') });
 });
 
-promtoolTest(`a build whose workflow pollers remain but whose activity pollers are gone fires too; a draining build still polled does not${WHY}`, async () => {
+test(`a build whose workflow pollers remain but whose activity pollers are gone fires too; a draining build still polled does not`, async () => {
   const q = 'payments-live';
   const live = (s: InputSeries[]) => s.map((x) => ({ ...x, series: x.series.replace('environment="sandbox"', 'environment="live"') }));
   const result = await checkAlerts(
@@ -59,7 +56,7 @@ promtoolTest(`a build whose workflow pollers remain but whose activity pollers a
   expect(result).toEqual({ code: 0, output: expect.stringContaining('SUCCESS') });
 });
 
-promtoolTest(`unversioned workers: a queue nobody polls fires PaymentsNoPollers, and no build alert${WHY}`, async () => {
+test(`unversioned workers: a queue nobody polls fires PaymentsNoPollers, and no build alert`, async () => {
   const result = await checkAlerts(
     [...everyType('payments-sandbox', null, '0x30'), ...runs('payments-sandbox', null, '5x30'), ...everyType('payments-sandbox-webhooks', null, '3x30')],
     [
