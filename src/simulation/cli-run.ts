@@ -8,6 +8,7 @@ import type { SimulateOptions } from './cli-options';
 import { plan } from './plan';
 import { writeReproFile } from './repro-file';
 import { describeFailure, runSession, shrinkSession, stepLine } from './session';
+import { createSimTemplate, type SimTemplate } from './sim-database';
 import { MAX_SEED } from './cli-options';
 import { testServerBinary } from './test-server-binary';
 
@@ -60,6 +61,16 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
     say(`simulate: no PostgreSQL: set DATABASE_URL to a server whose user may create databases, or let the embedded one start (${(error as Error).message.split('\n')[0]})`);
     return 2;
   }
+  // Every run's database (each seed's, each shrink trial's) is a copy of one template migrated here
+  // once, not a database migrated again (sim-database.ts).
+  let template: SimTemplate;
+  try {
+    template = await createSimTemplate(server.url);
+  } catch (error) {
+    await server.stop();
+    say(`simulate: could not make the runs' template database on the PostgreSQL server (its user must be allowed to create databases): ${(error as Error).message.split('\n')[0]}`);
+    return 2;
+  }
   // performance.now(), not Date: the engine shifts the process's Date with workflow time while it runs.
   const started = performance.now();
   const deadline = options.hours === undefined ? undefined : started + options.hours * 3_600_000;
@@ -77,6 +88,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
           defect: options.defect,
           keepDb: options.keepDb,
           serverUrl: server.url,
+          template,
           ...(options.verbose
             ? {
                 onSlow: say,
@@ -106,6 +118,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
           const shrunk = await shrinkSession(thePlan, result.failure, invariant, {
             defect: options.defect,
             serverUrl: server.url,
+            template,
             maxTrials: options.maxTrials,
             onEngineError: (error) => say(`  (a trial's engine failed: ${error.message.split('\n')[0]})`),
             onTrial: (t) => say(`  trial ${t.trial}: ${t.size} step${t.size === 1 ? '' : 's'} ${t.failed ? 'still fail' : t.invariant ? `fail otherwise (${t.invariant})` : 'pass'}; smallest so far ${t.best}`),
@@ -126,6 +139,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
       seed = seed >= MAX_SEED ? 1 : seed + 1;
     } while (deadline !== undefined && performance.now() < deadline);
   } finally {
+    await template.drop().catch((error: unknown) => say(`simulate: the template database ${template.name} was not dropped: ${(error as Error).message.split('\n')[0]}`));
     await server.stop();
   }
   const ms = performance.now() - started;

@@ -26,7 +26,7 @@ import { busyNow, waitUntilQuiet, type QuietDeps } from './quiet';
 import { startReceivers } from './receivers';
 import { createRegistry } from './registry';
 import { realNow, setSqlOffset, shiftProcessDate } from './sim-clock';
-import { createSimDatabase, simServerUrl } from './sim-database';
+import { createSimDatabase, simServerUrl, type SimTemplate } from './sim-database';
 import { startSimPartner } from './sim-partner';
 import { timeLockReleaser } from './time-locks';
 import type { SimAnswer, SimContext } from './types';
@@ -43,6 +43,13 @@ export interface EngineOptions {
   seed: number;
   /** A PostgreSQL URL whose user may CREATE DATABASE; default TEST_DATABASE_URL, else DATABASE_URL. */
   serverUrl?: string;
+  /**
+   * A template to copy the run's database from (sim-database.ts `createSimTemplate`: the clock and
+   * every migration, made once) instead of migrating a new one. The run's database goes on the
+   * template's server (serverUrl, if given, must name that server). What runs many engines gives one:
+   * a shrink, `--hours`, a test of many sessions.
+   */
+  template?: SimTemplate;
   /** Keep the run's database after close (its name: `engine.database`). */
   keepDatabase?: boolean;
   /** Alias of keepDatabase. */
@@ -94,7 +101,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const located = testServerBinary();
   if ('missing' in located) throw new Error(located.missing);
   const binary = located.path;
-  const serverUrl = simServerUrl(options.serverUrl);
+  const serverUrl = simServerUrl(options.serverUrl ?? options.template?.serverUrl);
   const keep = options.keepDatabase ?? options.keepDb ?? false;
   const secretsKey = options.secretsKey ?? process.env.TEST_SECRETS_KEY ?? randomBytes(32).toString('base64');
   const stops: Array<() => Promise<unknown>> = [];
@@ -110,7 +117,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   stops.push(async () => resetIdSource());
   try {
     // Pool 28 as the harness: the worker's activity slots, its webhook lanes and the relays.
-    const db = await createSimDatabase(serverUrl, seed, 28);
+    const db = await createSimDatabase(serverUrl, seed, 28, options.template);
     stops.push(() => db.close(keep));
     const orm = db.orm;
     // The engine's own reads and writes (the clock, settle, the receivers' secrets) and what steps and

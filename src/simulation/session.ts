@@ -3,12 +3,14 @@ import { startEngine } from './engine';
 import { ALL_INVARIANTS } from './invariants';
 import { runPlan, type StepTimings } from './run';
 import { shrink, type ShrinkTrial, type TrialFailure } from './shrink';
+import type { SimTemplate } from './sim-database';
 import type { Invariant, Plan, RunResult, Step, StepOutcome } from './types';
 
 /**
  * One simulation run from a plan to its result, on a fresh engine (its own database, its own test
  * server), as `npm run simulate`, the short test in npm test, the defect test and a reproduction file
- * run it; and the shrinking of a failure, each trial on a fresh engine.
+ * run it; and the shrinking of a failure, each trial on a fresh engine. With a template (sim-database.ts
+ * `createSimTemplate`), each run's database is a copy of it instead of a newly migrated one.
  */
 
 export interface SessionOptions {
@@ -18,6 +20,8 @@ export interface SessionOptions {
   keepDb?: boolean;
   /** The PostgreSQL server the run's database goes on (default: the engine's, TEST_DATABASE_URL else DATABASE_URL). */
   serverUrl?: string;
+  /** A template to copy the run's database from instead of migrating one (engine.ts `template`); its server is the run's. */
+  template?: SimTemplate;
   /** Every invariant unless told. */
   invariants?: Invariant[];
   /** Each step's outcome as it happens (progress). */
@@ -60,7 +64,7 @@ export interface SessionResult extends RunResult {
 /** Runs `plan` on a fresh engine with every invariant (or those given); the engine is closed after. */
 export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionResult> {
   const started = performance.now();
-  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, onSlow: options.onSlow, settleBoundMs: SESSION_SETTLE_BOUND_MS });
+  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, template: options.template, onSlow: options.onSlow, settleBoundMs: SESSION_SETTLE_BOUND_MS });
   let last: StepOutcome | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {
@@ -130,7 +134,7 @@ export async function shrinkSession(
     // A trial the engine could not finish (it threw) does not count as failing with the invariant.
     async (candidate) => {
       try {
-        return trialFailure(await runSession(candidate, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, timeoutMs: options.timeoutMs }), invariant);
+        return trialFailure(await runSession(candidate, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, template: options.template, timeoutMs: options.timeoutMs }), invariant);
       } catch (error) {
         options.onEngineError?.(error as Error);
         return null;

@@ -11,7 +11,8 @@ import type { Client } from 'pg';
  *   every unqualified now()/clock_timestamp() resolves to ours: queries, triggers, and the column
  *   defaults the migrations create (bound to the function when the default is created). The SQL
  *   keywords current_timestamp/current_date would not follow; the code uses none (checked when this
- *   was written).
+ *   was written). A copy of a template made that way (sim-database.ts `createSimTemplate`) holds the
+ *   same table, functions and defaults; only the search_path, a setting of the database, is set again.
  * - The process: `shiftProcessDate` replaces globalThis.Date by a subclass whose `now()` and no-argument
  *   constructor add the offset (everything else is the native Date's). Not @sinonjs/fake-timers: with
  *   only Date faked and shouldAdvanceTime its clock moves in fixed 20 ms ticks on a real interval, so
@@ -30,6 +31,16 @@ export async function installSqlClock(client: Client, database: string): Promise
     $$ select pg_catalog.now() + make_interval(secs => (select offset_ms from public.sim_clock limit 1) / 1000.0) $$`);
   await client.query(`create function public.clock_timestamp() returns timestamptz language sql volatile as
     $$ select pg_catalog.clock_timestamp() + make_interval(secs => (select offset_ms from public.sim_clock limit 1) / 1000.0) $$`);
+  await setClockSearchPath(client, database);
+}
+
+/**
+ * Puts `public` (the clock's functions) before `pg_catalog` in the database's search_path. A setting of
+ * the database, not of its contents: `CREATE DATABASE … TEMPLATE` does not copy it, so a copy of a
+ * clock-installed template (sim-database.ts `createSimTemplate`) gets it again with this.
+ */
+export async function setClockSearchPath(client: Client, database: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`not a plain database name: ${database}`);
   await client.query(`alter database ${database} set search_path = public, pg_catalog`);
 }
 
