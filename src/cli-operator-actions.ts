@@ -19,6 +19,8 @@ interface Context {
   orm: Orm;
   temporal: TemporalHandle;
   config: Config;
+  /** The settings of the run (the CLI's environment) beyond Config: BULK_ACTIONS_PER_SECOND of a bulk action. */
+  env: NodeJS.ProcessEnv;
 }
 
 type Act = (ctx: Context, id: string, input: OperatorInput, batchId?: string) => Promise<unknown>;

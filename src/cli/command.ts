@@ -1,5 +1,6 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config';
+import type { CliContext } from './context';
 import { UsageError, type Values } from './shared';
 
 /**
@@ -8,8 +9,16 @@ import { UsageError, type Values } from './shared';
  * --merchant …` once listed every merchant's rows), and names an unknown command in full.
  */
 export class CliCommand extends Command {
+  /** The run's settings and streams (src/cli/context.ts), the same for every command of the program. */
+  readonly cliContext: CliContext;
+
+  constructor(name: string | undefined, context: CliContext) {
+    super(name);
+    this.cliContext = context;
+  }
+
   override createCommand(name?: string): CliCommand {
-    return new CliCommand(name);
+    return new CliCommand(name, this.cliContext);
   }
 
   /** Messages of required arguments left out (`merchant id is required`). */
@@ -46,6 +55,17 @@ export class CliCommand extends Command {
   }
 }
 
+/**
+ * Thrown by a command that printed its answer and still ends with a non-zero exit code (`ledger check`
+ * of a ledger that does not balance): runCommandLine (src/cli/run.ts) answers with `code` and prints
+ * nothing more, as for commander's own errors, whose output is written already.
+ */
+export class CliExit extends CommanderError {
+  constructor(code: number) {
+    super(code, 'cli.exit', `exit ${code}`);
+  }
+}
+
 /** The command's words after `cli`: `charges resolve`. */
 export function commandPath(command: Command): string {
   const names: string[] = [];
@@ -58,24 +78,29 @@ export function flag(values: Values, name: string): boolean {
   return (values as Record<string, unknown>)[name] === true;
 }
 
-/** A command's work: its configuration, its options (camelCase), its arguments; returns what it prints. */
-export type Handler = (config: Config, values: Values, args: Array<string | undefined>) => Promise<unknown>;
+/**
+ * A command's work: its configuration, its options (camelCase), its arguments, and the run's context
+ * (its environment for any other setting, stdin); returns what it prints.
+ */
+export type Handler = (config: Config, values: Values, args: Array<string | undefined>, context: CliContext) => Promise<unknown>;
 
 /**
- * Sets `handler` as the command's action: the configuration loaded first, then the handler; what it
- * returns is printed on stdout (as JSON unless a string). A UsageError is printed with the usage line.
+ * Sets `handler` as the command's action: the configuration loaded first (from the context's
+ * environment), then the handler; what it returns is printed on the context's stdout (as JSON unless
+ * a string). A UsageError is printed with the usage line.
  */
 export function act(command: CliCommand, handler: Handler): CliCommand {
   return command.action(async () => {
-    const config = loadConfig();
+    const context = command.cliContext;
+    const config = loadConfig(context.env);
     let result: unknown;
     try {
-      result = await handler(config, command.opts<Values>(), command.processedArgs as Array<string | undefined>);
+      result = await handler(config, command.opts<Values>(), command.processedArgs as Array<string | undefined>, context);
     } catch (error) {
       if (error instanceof UsageError) command.fail(error.message);
       throw error;
     }
-    process.stdout.write((typeof result === 'string' ? result : JSON.stringify(result)) + '\n');
+    context.stdout.write((typeof result === 'string' ? result : JSON.stringify(result)) + '\n');
   });
 }
 

@@ -20,13 +20,13 @@ export function addMerchantCommands(program: CliCommand): void {
     .option('--password-stdin', "with --email: the portal user's password, read from stdin")
     .option('--reason <TEXT>', 'why, for the audit log (default: the command)')
     .option('--operator <NAME>', OPERATOR_HELP);
-  act(create, async (config, values) => {
+  act(create, async (config, values, _args, context) => {
     if (!values.name) throw new UsageError('--name is required');
     const name = values.name;
     const email = values.email === undefined ? undefined : emailOption(values.email, '--email');
     const actor = changeActor(values, 'merchants create');
     // --email is also the first portal user's sign-in (its password from stdin, else generated and printed once).
-    const given = email !== undefined && flag(values, 'passwordStdin') ? await readPasswordFromStdin() : undefined;
+    const given = email !== undefined && flag(values, 'passwordStdin') ? await readPasswordFromStdin(context) : undefined;
     const password = email === undefined ? undefined : (given ?? randomBase62(20));
     const problem = password === undefined ? null : passwordProblem(password);
     if (problem) throw new Error(problem);

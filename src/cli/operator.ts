@@ -55,7 +55,7 @@ export function operatorCommand(group: CliCommand, verb: string, idName: string,
     .option('--expect <N>', 'with --yes: the number of live payments in the set (required when the action moves live money)');
   extras.options?.(command);
   command.addHelpText('after', BULK_HELP);
-  return act(command, (config, values, [id]) => {
+  return act(command, (config, values, [id], { env }) => {
     // By id, or in bulk: a dry run of --query, then --yes with its token (or an ids file).
     const query = values.query;
     const yes = flag(values, 'yes');
@@ -66,6 +66,6 @@ export function operatorCommand(group: CliCommand, verb: string, idName: string,
     const input: OperatorInput = { operator: operatorName(values), reason: requiredReason(values) };
     extras.input?.(values, input);
     const target = { id, query, merchantId: values.merchant, yes, token: values.token, idsFile: values.idsFile, saveIds: values.saveIds, expect };
-    return withTemporalAndDatabase(config, (temporal, orm) => runOperatorCommand(name, { orm, temporal, config }, target, input));
+    return withTemporalAndDatabase(config, (temporal, orm) => runOperatorCommand(name, { orm, temporal, config, env }, target, input));
   });
 }

@@ -37,7 +37,7 @@ export function addPaymentCommands(program: CliCommand): void {
     .description('payments that need attention or whose workflow does not answer')
     .option('--env <ENV>', 'test or live')
     .option('--query <QUERY>', 'a Temporal list query that narrows the list');
-  act(stuck, (config, values) => {
+  act(stuck, (config, values, _args, { env }) => {
     const environment = values.env === undefined ? undefined : parseEnv(values.env);
     const query = values.query?.trim() || undefined;
     return withTemporalAndDatabase(config, (temporal, orm) =>
@@ -48,7 +48,7 @@ export function addPaymentCommands(program: CliCommand): void {
         uiBaseUrl: config.temporalUiUrl,
         environment,
         query,
-        graceMs: reconcilerSettings().graceMs,
+        graceMs: reconcilerSettings(env).graceMs,
         requestDeadlineMs: config.temporalRequestDeadlineMs,
         builds: { temporal, taskQueue: config.taskQueue, deploymentName: config.workerDeployment?.deploymentName },
       }),
@@ -66,7 +66,7 @@ export function addPaymentCommands(program: CliCommand): void {
     .option('--yes', "move a dry run's set: with --token (without --yes: a dry run)")
     .option('--token <TOKEN>', 'with --yes: the token a dry run printed (opsel_…)');
   move.addHelpText('after', MOVE_BUILD_HELP);
-  act(move, (config, values, [id]) => {
+  act(move, (config, values, [id], { env }) => {
     const toBuild = values.toBuild?.trim();
     if (!toBuild) throw new UsageError('--to-build is required: the build to move the runs to (the current one: temporal worker deployment describe --name NAME)');
     const operator = operatorName(values);
@@ -87,6 +87,7 @@ export function addPaymentCommands(program: CliCommand): void {
         yes: flag(values, 'yes'),
         token: values.token,
         deadlineMs: config.temporalRequestDeadlineMs,
+        env,
       }),
     );
   });

@@ -1,6 +1,7 @@
 import { addAuditCommands } from './audit';
 import { addChargeCommands } from './charges';
 import { addUsageHints, CliCommand } from './command';
+import type { CliContext } from './context';
 import { addKeyCommands } from './keys';
 import { addLedgerCommands } from './ledger';
 import { addMerchantCommands } from './merchants';
@@ -28,13 +29,26 @@ An option a command does not take is refused.`;
 
 /**
  * The operator/admin CLI (`npm run cli -- …`): one commander command per group, declared in its own
- * file under src/cli/. Errors do not exit here: they throw CommanderError (exitOverride), which
- * src/cli.ts turns into the exit code.
+ * file under src/cli/, each reading its settings from `context.env` and writing to `context.stdout`
+ * and `context.stderr` (commander's help and usage errors too). Errors do not exit here: they throw
+ * CommanderError (exitOverride), which runCommandLine (src/cli/run.ts) turns into the exit code.
+ * A program is for one run: build another for the next.
  */
-export function buildProgram(): CliCommand {
-  const program = new CliCommand('cli')
-    .description('The payment engine\'s operator and admin commands: they reach the same database and Temporal as the running service.')
+export function buildProgram(context: CliContext): CliCommand {
+  // Output and exit first: commander hands them to each command as it is declared.
+  const program = new CliCommand('cli', context)
+    .configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+      // A terminal's width, else commander's own 80.
+      getOutHelpWidth: () => context.stdout.columns?.() ?? 80,
+      getErrHelpWidth: () => context.stderr.columns?.() ?? 80,
+      // The help has no colours of its own: never the host terminal's settings.
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
     .exitOverride()
+    .description('The payment engine\'s operator and admin commands: they reach the same database and Temporal as the running service.')
     .showSuggestionAfterError(true);
   program.addHelpText('after', NOTES);
   addMerchantCommands(program);

@@ -15,6 +15,7 @@ import { StatementClient } from '../reconcile/statement-client';
 import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
 import { resolveBreakAndReview } from '../reconcile/resolve-break';
 import { act, type CliCommand } from './command';
+import type { CliContext } from './context';
 import { withClientAndDatabase, withDatabase } from './connect';
 import { OPERATOR_HELP, operatorName, parseLimit, REASON_HELP, requiredReason, sinceOption, UsageError, type Values } from './shared';
 
@@ -48,11 +49,11 @@ function breakFilter(values: Values): BreakFilter {
 
 const flagWith = (config: Config, client: Client) => (start: Parameters<typeof flagPaymentReview>[1]) => flagPaymentReview(client, start, config.taskQueue);
 
-/** `reconcile run`: the partner's statements of a day, fetched here (PARTNER_* set) or by the worker. */
-async function reconcileRun(config: Config, values: Values): Promise<unknown> {
+/** `reconcile run`: the partner's statements of a day, fetched here (PARTNER_* set in the run's environment) or by the worker. */
+async function reconcileRun(config: Config, values: Values, _args: unknown, { env }: CliContext): Promise<unknown> {
   const date = dateOption(values.date);
   const products = productsOption(values.product);
-  const partner = loadPartnerConfig(process.env);
+  const partner = loadPartnerConfig(env);
   const summarize = (summaries: ImportSummary[]) => (summaries.length === 1 ? summaries[0] : addSummaries(date, summaries));
   if (!partner) {
     // No PARTNER_* here: the worker fetches and imports with its own (npm start's fake partner included).

@@ -5,6 +5,7 @@ import { parseDuration } from '../domain/webhook-retry';
 import { parseEmail } from '../notifications/recipient';
 import { cliSender } from '../services/operator-errors';
 import { newId } from '../support/new-id';
+import type { CliContext } from './context';
 
 /**
  * The option checks every command group of the CLI shares. A UsageError is bad input: the CLI
@@ -92,9 +93,9 @@ export function changeActor(values: Values, command: string): ChangeActor {
 export const REASON_HELP = 'why (it goes to the audit log)';
 export const OPERATOR_HELP = 'who takes the action, as the audit log records it (default: cli:<login>)';
 
-/** `--password-stdin`: all of stdin, one trailing newline dropped. */
-export async function readPasswordFromStdin(): Promise<string> {
+/** `--password-stdin`: all of the run's stdin (src/cli/context.ts), one trailing newline dropped. */
+export async function readPasswordFromStdin(context: CliContext): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of context.stdin()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }

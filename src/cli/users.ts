@@ -23,12 +23,12 @@ export function addUserCommands(program: CliCommand): void {
     .option('--merchant <MERCHANT_ID>', 'the merchant')
     .option('--email <EMAIL>', 'its sign-in')
     .option('--password-stdin', 'its password, read from stdin (never an argument: argv is visible to other users)');
-  act(create, async (config, values) => {
+  act(create, async (config, values, _args, context) => {
     const merchant = merchantIdOption(values.merchant);
     if (values.email === undefined) throw new UsageError('--email is required');
     const email = emailOption(values.email, '--email');
     // The password: from stdin (never an argument: argv is visible to other users), else generated and printed once.
-    const given = flag(values, 'passwordStdin') ? await readPasswordFromStdin() : undefined;
+    const given = flag(values, 'passwordStdin') ? await readPasswordFromStdin(context) : undefined;
     const password = given ?? randomBase62(20);
     const problem = passwordProblem(password);
     if (problem) throw new Error(problem);

@@ -22,11 +22,13 @@ export const YES_WITHOUT_SET =
 interface BulkContext {
   orm: Orm;
   temporal: TemporalHandle;
+  /** The settings of the run (the CLI's environment): BULK_ACTIONS_PER_SECOND. */
+  env: NodeJS.ProcessEnv;
 }
 
 export async function runBulk(
   command: string,
-  { orm, temporal }: BulkContext,
+  { orm, temporal, env }: BulkContext,
   target: OperatorTarget,
   input: OperatorInput,
   act: (id: string, batchId: string) => Promise<unknown>,
@@ -64,7 +66,7 @@ export async function runBulk(
   if (target.saveIds !== undefined) throw new Error('--save-ids goes with a dry run (without --yes)');
   if (target.token !== undefined && target.idsFile !== undefined) throw new Error('give --token or --ids-file, not both');
   if (target.token === undefined && target.idsFile === undefined) throw new Error(YES_WITHOUT_SET);
-  const perSecond = bulkRate();
+  const perSecond = bulkRate(env);
 
   if (target.token !== undefined) {
     const token = target.token;

@@ -56,6 +56,8 @@ export interface MoveBuildRequest {
   yes: boolean;
   token?: string | undefined;
   deadlineMs: number;
+  /** The settings of the run (the CLI's environment): BULK_ACTIONS_PER_SECOND, and the replay's WORKFLOW_BUNDLE_PATH and TEMPORAL_LOG_LEVEL. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** A run the selection found: its latest run, pinned to `fromBuild`. */
@@ -187,14 +189,14 @@ async function moveOne(request: MoveBuildRequest, deploymentName: string, id: st
   if (typeof found === 'string') throw new Error(`${id} not moved: ${found}`);
   const { run, override: previous } = found;
   const before = await historyOf(request, run);
-  const [replayed] = await replayRuns(request.dataConverter, [before]);
+  const [replayed] = await replayRuns(request.dataConverter, [before], request.env);
   if (replayed!.error) throw new Error(`${id} not moved: its history does not replay on this workflow code (${replayed!.error}); it stays on build ${run.from_build}`);
   const requestId = `move-build:${run.run_id}:${versionKey(deploymentName, request.toBuild)}`;
   const identity = `${request.operator} (${requestId})`.slice(0, 1000);
   await setOverride(request, run, { pinned: { behavior: PinnedOverrideBehavior.PINNED_OVERRIDE_BEHAVIOR_PINNED, version: { deploymentName, buildId: request.toBuild } } }, identity);
   const after = await historyOf(request, run);
   if ((after.history.events?.length ?? 0) > (before.history.events?.length ?? 0)) {
-    const [again] = await replayRuns(request.dataConverter, [after]);
+    const [again] = await replayRuns(request.dataConverter, [after], request.env);
     if (again!.error) {
       await setOverride(request, run, previous, `${request.operator} (undo ${requestId})`);
       throw new Error(`${id} not moved: events added during the move do not replay on this workflow code (${again!.error}); put back on build ${run.from_build}`);
@@ -238,7 +240,7 @@ export async function moveBuild(request: MoveBuildRequest): Promise<MovedRun | M
     const stray = listed.find((r) => request.merchantId !== undefined && r.merchant_id !== request.merchantId);
     if (stray) throw new Error(`the query selected ${stray.id} of ${stray.merchant_id ?? 'no merchant'}, outside --merchant ${request.merchantId}: refused, nothing was done`);
     const histories = await Promise.all(listed.map((run) => historyOf(request, run)));
-    const results = await replayRuns(request.dataConverter, histories);
+    const results = await replayRuns(request.dataConverter, histories, request.env);
     const failed = new Map(results.filter((r) => r.error).map((r) => [r.workflowId, r.error!]));
     const movable = listed.filter((r) => !failed.has(r.id));
     const saved = await saveSelection(
@@ -282,7 +284,7 @@ export async function moveBuild(request: MoveBuildRequest): Promise<MovedRun | M
     batchId,
     recheck: (id) => stillListed(request, chosen.query, id),
     act: (id, batch) => moveOne(request, deploymentName, id, batch),
-    perSecond: bulkRate(),
+    perSecond: bulkRate(request.env),
   });
   return { ...outcome, token, made_by: chosen.createdBy };
 }

@@ -29,10 +29,12 @@ const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.err
 /**
  * The SDK's Core logs at TEMPORAL_LOG_LEVEL, by default ERROR here, to stderr: a replay that fails is
  * reported in the command's answer, not also as Core's warning on stdout, which holds only the answer.
+ * The runtime is the process's, installed once: in a process that has one already (a worker, a test
+ * run of the CLI inside jest), that one's logger is kept.
  */
-function quietRuntime(): void {
+function quietRuntime(env: NodeJS.ProcessEnv): void {
   try {
-    const level = (process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR';
+    const level = (env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR';
     Runtime.install({
       logger: new DefaultLogger(level, (entry) => void process.stderr.write(`[${entry.level}] ${entry.message}\n`)),
       // Core's own logs through that logger too (by default it prints them on stdout itself).
@@ -44,21 +46,29 @@ function quietRuntime(): void {
   }
 }
 
-let bundle: Promise<WorkflowBundle> | undefined;
-function workflowCode(): Promise<WorkflowBundle> {
-  const prebuilt = process.env.WORKFLOW_BUNDLE_PATH;
-  bundle ??= prebuilt
-    ? fs.promises.readFile(prebuilt, 'utf8').then((code) => ({ code }))
-    : bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../../workflows'), logger: quiet }).then(({ code }) => ({ code }));
+/** The workflow code by where it comes from (a WORKFLOW_BUNDLE_PATH file, or '' for workflows/ bundled here), made once each per process. */
+const bundles = new Map<string, Promise<WorkflowBundle>>();
+function workflowCode(env: NodeJS.ProcessEnv): Promise<WorkflowBundle> {
+  const prebuilt = env.WORKFLOW_BUNDLE_PATH || '';
+  let bundle = bundles.get(prebuilt);
+  if (!bundle) {
+    bundle = prebuilt
+      ? fs.promises.readFile(prebuilt, 'utf8').then((code) => ({ code }))
+      : bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../../workflows'), logger: quiet }).then(({ code }) => ({ code }));
+    // A file that could not be read is tried again next time.
+    bundle.catch(() => bundles.delete(prebuilt));
+    bundles.set(prebuilt, bundle);
+  }
   return bundle;
 }
 
-export async function replayRuns(dataConverter: DataConverter, runs: readonly RunToReplay[]): Promise<ReplayedRun[]> {
+/** Replays `runs` against the workflow code `env` names (WORKFLOW_BUNDLE_PATH, else workflows/ bundled here). */
+export async function replayRuns(dataConverter: DataConverter, runs: readonly RunToReplay[], env: NodeJS.ProcessEnv): Promise<ReplayedRun[]> {
   if (runs.length === 0) return [];
-  quietRuntime();
+  quietRuntime(env);
   const errors = new Map<string, string | null>();
   const histories = runs.map((r) => ({ workflowId: r.workflowId, history: r.history }));
-  for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowCode(), dataConverter, replayName: 'move-build' }, histories)) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowCode(env), dataConverter, replayName: 'move-build' }, histories)) {
     const message = result.error === undefined ? null : (result.error instanceof Error ? result.error.message : String(result.error)).split('\n')[0]!.slice(0, 500);
     errors.set(result.workflowId, message);
   }

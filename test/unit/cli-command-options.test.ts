@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { capturingContext } from '../../src/cli/context';
 import { buildProgram } from '../../src/cli/program';
 
 /**
@@ -58,27 +59,26 @@ function leaves(command: Command, path: string[] = []): Map<string, Command> {
   return found;
 }
 
-/** Parses `args` as `npm run cli -- …` would, with what it writes captured; throws if a command would run. */
+/** Parses `args` as `npm run cli -- …` would, with what it writes captured (the context's streams); throws if a command would run. */
 async function parse(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const program = buildProgram();
-  const out = { stdout: '', stderr: '' };
-  const capture = (command: Command) => {
-    command.configureOutput({ writeOut: (s) => (out.stdout += s), writeErr: (s) => (out.stderr += s) });
-    command.commands.forEach(capture);
+  const { context, output } = capturingContext({});
+  const program = buildProgram(context);
+  const noRun = (command: Command) => {
+    command.commands.forEach(noRun);
     if (command.commands.length === 0) command.action(() => Promise.reject(new Error(`${command.name()} ran`)));
   };
-  capture(program);
+  noRun(program);
   try {
     await program.parseAsync(args, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError) return { code: error.exitCode, ...out };
+    if (error instanceof CommanderError) return { code: error.exitCode, ...output };
     throw error;
   }
   throw new Error(`${args.join(' ')}: nothing refused, no help`);
 }
 
 test('every command takes exactly its own options (the table of issue 30), and there are no others', () => {
-  const commands = leaves(buildProgram());
+  const commands = leaves(buildProgram(capturingContext({}).context));
   expect([...commands.keys()].sort()).toEqual(Object.keys(COMMAND_OPTIONS).sort());
   for (const [name, command] of commands) expect({ name, options: command.options.map((o) => o.long).sort() }).toEqual({ name, options: [...COMMAND_OPTIONS[name]!].map((o) => `--${o}`).sort() });
 });

@@ -15,7 +15,8 @@ export const SIM_OPERATOR = 'simulation';
 export async function operatorAct(ctx: SimContext, command: string, id: string, input: OperatorInput): Promise<string> {
   const config = { ...(ctx.config ?? { temporalRequestDeadlineMs: DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS }), taskQueue: ctx.taskQueue } as Config;
   try {
-    const answer = await runOperatorCommand(command, { orm: ctx.orm, temporal: ctx.temporal, config }, { id, yes: false }, input);
+    // By id only: no bulk setting (BULK_ACTIONS_PER_SECOND) applies, so no environment.
+    const answer = await runOperatorCommand(command, { orm: ctx.orm, temporal: ctx.temporal, config, env: {} }, { id, yes: false }, input);
     const json = (typeof answer === 'string' ? JSON.parse(answer) : answer) as { status?: string } | null;
     return `done${json?.status ? ` (${json.status})` : ''}`;
   } catch (error) {
