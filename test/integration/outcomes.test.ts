@@ -4,7 +4,9 @@
  * The ten-minute `pending` timeout itself is proven by the time-skipping tests; here it is only
  * shown to stay in flight with its hold.
  */
-import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { temporal } from '@temporalio/proto';
+import { chargeBody, idempotencyKey, SANDBOX_COMPLETION_TIMER, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { decodedJson } from '../support/payload-codec';
 import type { Environment } from '../../src/domain/environment';
 import { writeLiveCharge } from '../support/live-charge';
 
@@ -22,6 +24,7 @@ afterAll(async () => {
   await h?.close();
 });
 
+const EventType = temporal.api.enums.v1.EventType;
 const KES_MPESA = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b04';
 
 function create(merchantKey: string, body: Record<string, unknown>, options: { env?: Environment; key?: string } = {}): Promise<ApiResponse> {
@@ -218,11 +221,18 @@ test.each(['succeed', 'no-such-outcome'])('sandbox_outcome %s: succeeds (unrecog
   expect(events[1].data).toMatchObject({ status: 'succeeded', failure_class: null, metadata: { sandbox_outcome: outcome } });
 });
 
-test('succeeded charge: every ledger transfer balances and merchant_available gets merchant_amount', async () => {
+test('succeeded charge, in real time: its completion timer fires by itself; every ledger transfer balances and merchant_available gets merchant_amount', async () => {
   const merchant = await h.merchant();
   const created = await create(merchant.testKey, chargeBody({ amount: 12345, currency: 'KES', momo_network_id: KES_MPESA }));
   expect(created.status).toBe(200);
-  expect((await h.settled(created.json.id)).status).toBe('succeeded');
+  // The one charge test of the suite that waits out the sandbox's three seconds: every other
+  // `settled` fires this timer through the advance endpoint, found by its summary (checked here).
+  expect((await h.settled(created.json.id, { realTime: true })).status).toBe('succeeded');
+  const events = (await h.temporal.client.workflow.getHandle(created.json.id).fetchHistory()).events ?? [];
+  const timers = events.filter((e) => e.timerStartedEventAttributes);
+  expect(await Promise.all(timers.map((e) => (e.userMetadata?.summary ? decodedJson(e.userMetadata.summary) : null)))).toEqual([SANDBOX_COMPLETION_TIMER]);
+  expect(events.map((e) => e.eventType)).toContain(EventType.EVENT_TYPE_TIMER_FIRED);
+  expect(events.map((e) => e.eventType)).not.toContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
 
   const rows = await ledgerRows(created.json.id);
   const sums = sumsPerTransfer(rows);

@@ -155,7 +155,7 @@ test('a sandbox webhook flood holding every sandbox send slot delays neither a l
     await rx.waitFor((ds) => ds.length >= before + SANDBOX_SEND_SLOTS, 20_000);
 
     // A sandbox charge meanwhile: its workflow is on the sandbox payments queue, not behind the
-    // flood's deliveries, so it reaches `succeeded` after its 3 s sandbox timer as usual.
+    // flood's deliveries, so it reaches `succeeded` as usual (`settled` fires its sandbox timer).
     const merchant = await h.merchant();
     const created = await h.request('sandbox', 'POST', '/v1/charges', { key: merchant.testKey, body: chargeBody(), headers: { 'Idempotency-Key': idempotencyKey() } });
     expect(created.status).toBe(200);
