@@ -7,6 +7,7 @@ import { findDispute } from '../../src/persistence/disputes/dispute-store';
 import { issueKey } from '../../src/persistence/merchants/merchant-store';
 import { startUnstartedDisputes } from '../../src/runtime/dispute-start-relay';
 import { newId } from '../../src/support/new-id';
+import { completeNow } from '../support/advance';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
@@ -273,7 +274,7 @@ describe('errors: a clear error and nothing written', () => {
     expect(await count('disputes', merchant.id)).toBe(0);
     const res = await open(merchant, charge.id);
     expect(res.json).toMatchObject({ amount: 11_000 });
-    await h.temporal.client.workflow.getHandle(refund.json.id).result();
+    await completeNow(h, merchant.testKey, refund.json.id);
     await evidenceRequired(merchant, res.json.id);
     await advance(merchant, res.json.id);
     await settled(res.json.id);
@@ -372,7 +373,7 @@ describe('refunds and disputes together never pay back more than the charge', ()
     const merchant = await h.merchant();
     const charge = await succeededCharge(h, merchant, 15_000, 50_000);
     const refund = (body: Record<string, unknown>) => h.request('sandbox', 'POST', '/v1/refunds', { key: merchant.testKey, body: { charge: charge.id, ...body }, headers: { 'idempotency-key': idempotencyKey() } });
-    const refundSettled = (id: string) => h.temporal.client.workflow.getHandle(id).result();
+    const refundSettled = (id: string) => completeNow(h, merchant.testKey, id);
 
     const dispute = (await open(merchant, charge.id, { amount: 10_000 })).json.id as string;
     expectError(await refund({ amount: 5_001 }), 422, 'amount_exceeds_refundable', 'amount');

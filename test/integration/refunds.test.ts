@@ -32,6 +32,7 @@ function refund(merchant: TestMerchant, body: Record<string, unknown>, key: stri
   return h.request(env, 'POST', '/v1/refunds', { key: env === 'sandbox' ? merchant.testKey : merchant.liveKey, body, headers: key ? { 'idempotency-key': key } : {} });
 }
 
+/** The refund's result once its sandbox timer fired by itself, about three seconds: the first test only. */
 const settled = (refundId: string) => h.temporal.client.workflow.getHandle(refundId).result() as Promise<{ status: string; failureClass: string | null }>;
 /** The refund's rail step fired now (sandbox advance) rather than after its three seconds; the first test waits them out. */
 const completed = (merchant: TestMerchant, refundId: string) => completeNow<{ status: string; failureClass: string | null }>(h, merchant.testKey, refundId);
@@ -102,7 +103,7 @@ describe('full and partial refunds', () => {
     expectError(await refund(merchant, { charge: charge.id, amount: 5_001 }), 422, 'amount_exceeds_refundable', 'amount');
     const rest = await refund(merchant, { charge: charge.id });
     expect(rest.json).toMatchObject({ status: 'pending', amount: 5_000 });
-    for (const r of [first, second, rest]) expect((await settled(r.json.id)).status).toBe('succeeded');
+    for (const r of [first, second, rest]) expect((await completed(merchant, r.json.id)).status).toBe('succeeded');
     expect((await getCharge(merchant, charge.id)).amount_refunded).toBe(15_000);
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: charge.merchantAmount + 10_000 - 15_000, merchant_reserved: 0, refund_clearing: 15_000 });
     await expectBalancesMatchPostings(h.orm, merchant.id);
@@ -244,7 +245,7 @@ describe('concurrency', () => {
     expect(accepted).toHaveLength(15);
     for (const r of refused) expectError(r, 422, 'amount_exceeds_refundable', 'amount');
     expect(await count('refunds', merchant.id)).toBe(15);
-    for (const a of accepted) expect((await settled(a.json.id)).status).toBe('succeeded');
+    expect((await Promise.all(accepted.map((a) => completed(merchant, a.json.id)))).map((r) => r.status)).toEqual(accepted.map(() => 'succeeded'));
     expect((await getCharge(merchant, charge.id)).amount_refunded).toBe(15_000);
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: charge.merchantAmount + 50_000 - 15_000, merchant_reserved: 0, refund_clearing: 15_000 });
     await expectBalancesMatchPostings(h.orm, merchant.id);
@@ -263,7 +264,7 @@ describe('concurrency', () => {
     const rows = await balanceRows(h, merchant.id);
     expect(rows.merchant_available).toBeGreaterThanOrEqual(0);
     expect(rows.merchant_available).toBe(available - accepted.length * 2_000);
-    for (const a of accepted) await settled(a.json.id);
+    await Promise.all(accepted.map((a) => completed(merchant, a.json.id)));
     await expectBalancesMatchPostings(h.orm, merchant.id);
   });
 });
