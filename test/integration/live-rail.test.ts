@@ -11,6 +11,7 @@ import { countRows } from '../support/db-counts';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { giveSettlementAccount } from '../support/settlement-runs';
+import { waitFor } from '../workflows/support/wait-for';
 
 /**
  * Issue 20, "A live partner rail": live charges and payouts go through the partner adapter (against
@@ -125,12 +126,11 @@ describe('live charges on the partner rail', () => {
 
   test('0004: the partner never answers: the charge stays awaiting_action while the workflow polls', async () => {
     const created = await liveCharge('0004');
-    const ref = await referenceOf(created.id).catch(async () => {
-      await new Promise((r) => setTimeout(r, 1000));
-      return referenceOf(created.id);
-    });
-    await new Promise((r) => setTimeout(r, 6_000));
-    expect(fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith(ref)).length).toBeGreaterThanOrEqual(2);
+    let ref = '';
+    await waitFor(async () => (ref = await referenceOf(created.id).catch(() => '')) !== '');
+    // Until the workflow has asked the partner's status twice (the poll schedule's first steps).
+    const statusRequests = () => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith(ref)).length;
+    await waitFor(async () => statusRequests() >= 2, 30_000);
     expect((await h.request('live', 'GET', `/v1/charges/${created.id}`, { key: m.liveKey })).json.status).toBe('awaiting_action');
     expect(fake.callbacksSent.filter((c) => c.referenceId === ref)).toEqual([]);
   });
