@@ -2,7 +2,9 @@
  * Webhook delivery end to end (SPEC 6.1–6.3, 4.9; INTERFACE "Webhooks"): real charges on the real
  * worker and relay, sent to a real local receiver (test/support/webhook-receiver.ts) that checks
  * signatures with its own code. Retries use a short WEBHOOK_RETRY_SCHEDULE here; the production
- * schedule and auto-disable are covered on the time-skipping server.
+ * schedule and auto-disable are covered on the time-skipping server. A rotated secret keeps signing
+ * for a short WEBHOOK_SECRET_OVERLAP (4 s, waited out in real time by the rotation tests); the 24 h
+ * default is checked as the expiry a rotation promises (webhook-endpoints-api.test.ts).
  */
 import { createHmac } from 'node:crypto';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
@@ -13,7 +15,7 @@ import { writeLiveCharge } from '../support/live-charge';
 let h: Harness;
 let rx: TestReceiver;
 beforeAll(async () => {
-  h = await startHarness({ webhookEnv: { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms', WEBHOOK_SECRET_OVERLAP: '8s' } });
+  h = await startHarness({ webhookEnv: { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms', WEBHOOK_SECRET_OVERLAP: '4s' } });
   rx = await startTestReceiver();
 });
 afterAll(async () => {
@@ -211,8 +213,11 @@ test('two rotations within the overlap: the first old secret still signs until i
   const m = await h.merchant();
   const ep = await endpoint(m);
   const first = await h.request('sandbox', 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: m.testKey });
-  await new Promise((r) => setTimeout(r, 4_000));
-  const second = await h.request('sandbox', 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: m.testKey });
+  // The second rotation at once, with a minute's overlap instead of the suite's 4 s: the first old
+  // secret (a) expires first, and no delivery below has to beat a clock by less than 4 s.
+  const overlapMs = h.deps.webhooks.secretOverlapMs;
+  h.deps.webhooks.secretOverlapMs = 60_000;
+  const second = await h.request('sandbox', 'POST', `/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: m.testKey }).finally(() => (h.deps.webhooks.secretOverlapMs = overlapMs));
   const [a, b, c] = [ep.secret, first.json.secret as string, second.json.secret as string];
   rx.setSecrets([c, b, a]);
   const during = await charge(m);
@@ -240,7 +245,8 @@ test('replay re-sends the same event, freshly signed, as a new delivery', async 
   const [original] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 1, 20_000), id);
   const originalId = original.headers['x-service-delivery-id'];
   await settledDelivery(m, originalId);
-  await new Promise((r) => setTimeout(r, 1100)); // a later second, so the timestamp differs
+  // A later second than the original's signature, so the timestamp differs.
+  while (Math.floor(Date.now() / 1000) <= Number(original.headers['x-service-timestamp'])) await new Promise((r) => setTimeout(r, 50));
 
   const replay = await h.request('sandbox', 'POST', `/v1/webhook-deliveries/${originalId}/replay`, { key: m.testKey });
   expect(replay.status).toBe(202);
