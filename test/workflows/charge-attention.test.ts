@@ -11,7 +11,8 @@ import { auditLog } from './support/fake-audit';
 // Bounded database retries (defect 6) on the time-skipping test server: a step that keeps failing
 // gives up after DB_STEP_RETRY.maximumAttempts, the charge waits for an operator with
 // NeedsAttention=true and no history growth, and retryStep finishes it. Waits are in workflow time
-// (env.sleep skips it whenever the worker is idle).
+// (env.sleep skips it whenever the worker is idle), but for the first backoffs of a round, which the
+// worker waits out itself.
 
 let h: ChargeTestEnv;
 beforeAll(async () => {
@@ -37,22 +38,42 @@ const ECONNREFUSED = 'Error: connect ECONNREFUSED 127.0.0.1:5432';
 const deterministic = () => ApplicationFailure.create({ type: 'DeterministicDatabaseError', message: 'SQLSTATE 22P05: unsupported Unicode escape sequence', nonRetryable: true });
 
 /**
- * Skips workflow time a minute at a time until `done` (at most 4 hours: a bounded round takes
- * 16 min 21 s of waits, 30 min at most). Short steps, because the test server may skip a whole
- * sleep while the worker is still busy, and locks time again afterwards.
+ * The durable part of one bounded round: its backoffs at or over localRetryThresholdMs, each a
+ * timer in the history (the shorter ones the worker waits out itself, in real time: about 13 s).
  */
-async function skipUntil(done: () => Promise<boolean>): Promise<void> {
-  for (let minute = 0; minute < 240; minute++) {
-    if (await done()) return;
-    await h.env.sleep('1 minute');
-  }
-  throw new Error('not reached within 4 hours of workflow time');
+const ROUND_TIMERS_MS = Array.from({ length: DB_STEP_RETRY.maximumAttempts - 1 }, (_, i) => Math.min(DB_STEP_RETRY.initialIntervalMs * DB_STEP_RETRY.backoffCoefficient ** i, DB_STEP_RETRY.maximumIntervalMs))
+  .filter((ms) => ms >= DB_STEP_RETRY.localRetryThresholdMs)
+  .reduce((sum, ms) => sum + ms, 0);
+
+/** The length of the timer the run waits on with its worker idle (its last event starts it), or null. */
+async function pendingTimerMs(handle: Handle): Promise<number | null> {
+  const timeout = (await handle.fetchHistory()).events?.at(-1)?.timerStartedEventAttributes?.startToFireTimeout;
+  return timeout ? Number(String(timeout.seconds ?? 0)) * 1000 + Math.ceil((timeout.nanos ?? 0) / 1e6) : null;
 }
 
-/** Until the charge waits for an operator after its `giveUps`-th give-up. */
-const untilAttention = (handle: Handle, giveUps = 1) =>
-  skipUntil(async () => {
-    const state = await attentionOf(handle);
+/**
+ * Until `done`, with `step` failing: in real time while the worker retries the step itself (time
+ * must not be skipped then: the test server would skip a whole sleep while the worker is busy, and
+ * lock time again afterwards). Whenever the run waits on a timer with its worker idle, straight to
+ * it: before the step ran, that timer (the sandbox's completion); after, the round's backoff timers
+ * and a minute more in one skip (the server keeps time still while each attempt runs in between),
+ * instead of a minute at a time. Skips again if a round is still under way after it.
+ */
+async function skipUntil(id: string, step: string, done: () => Promise<boolean>): Promise<void> {
+  const handle = handleOf(id);
+  const deadline = Date.now() + 90_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${id}: not reached within 90 s of real time`);
+    const timerMs = await pendingTimerMs(handle);
+    if (timerMs === null) await new Promise((resolve) => setTimeout(resolve, 100));
+    else await h.env.sleep(h.store.callsFor(id).some((c) => c.activity === step) ? ROUND_TIMERS_MS + 60_000 : timerMs);
+  }
+}
+
+/** Until the charge waits for an operator after its `giveUps`-th give-up of `step`. */
+const untilAttention = (id: string, step: string, giveUps = 1) =>
+  skipUntil(id, step, async () => {
+    const state = await attentionOf(handleOf(id));
     return state.needsAttention && state.giveUps >= giveUps;
   });
 
@@ -62,7 +83,7 @@ describe('a charge transition that keeps failing', () => {
     h.store.breakStep(draft.id, 'applyChargeTransition');
     await h.start(draft);
     const handle = handleOf(draft.id);
-    await untilAttention(handle);
+    await untilAttention(draft.id, 'applyChargeTransition');
 
     // Gave up after exactly the bound, with the reason kept in the workflow.
     expect(transitionCalls(draft.id)).toBe(DB_STEP_RETRY.maximumAttempts);
@@ -108,7 +129,7 @@ describe('a charge transition that keeps failing', () => {
     h.store.breakStep(draft.id, 'applyChargeTransition', deterministic);
     await h.start(draft);
     const handle = handleOf(draft.id);
-    await untilAttention(handle);
+    await untilAttention(draft.id, 'applyChargeTransition');
     expect(transitionCalls(draft.id)).toBe(1); // not retried
     expect((await attentionOf(handle)).reason).toMatch(/^charge -> failed \(declined\): gave up \(not retryable\): DeterministicDatabaseError: SQLSTATE 22P05/);
 
@@ -116,7 +137,7 @@ describe('a charge transition that keeps failing', () => {
     expect(await refusal(handle, { reason: 'reconciler: pass 0', by: 'reconciler' })).toMatch(/^an "operator" is required/);
     for (let n = 1; n <= MAX_AUTOMATIC_RETRIES; n++) {
       await retry(handle, { reason: `reconciler: pass ${n}`, operator: RECONCILER_OPERATOR, by: 'reconciler' });
-      await untilAttention(handle, n + 1);
+      await untilAttention(draft.id, 'applyChargeTransition', n + 1);
       expect(await attentionOf(handle)).toMatchObject({ needsAttention: true, giveUps: n + 1, automaticRetries: n, operatorRetries: 0, lastRetry: expect.objectContaining({ by: 'reconciler' }) });
     }
     expect(auditLog.of(draft.id).map((e) => e.operator)).toEqual(Array(MAX_AUTOMATIC_RETRIES).fill(RECONCILER_OPERATOR));
@@ -148,7 +169,7 @@ describe('loading the charge keeps failing', () => {
     h.store.breakStep(draft.id, 'beginCharge');
     await h.start(draft);
     const handle = handleOf(draft.id);
-    await untilAttention(handle);
+    await untilAttention(draft.id, 'beginCharge');
     expect(h.store.callsFor(draft.id).map((c) => c.activity)).toEqual(Array(DB_STEP_RETRY.maximumAttempts).fill('beginCharge'));
     expect((await attentionOf(handle)).reason).toBe(`begin charge: gave up (retries exhausted): ${ECONNREFUSED}`);
     expect(h.store.transitionsOf(draft.id)).toEqual([]);
