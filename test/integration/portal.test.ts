@@ -3,9 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createWebApp } from '../../src/web/app';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { PortalClient } from '../support/portal-client';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { cliArgv, cliEnv, runCli, type CliResult } from '../support/run-cli';
+import { cliEnv, execCli, runCli, type CliResult } from '../support/run-cli';
 import { randomBase62 } from '../../src/support/new-id';
 
 /**
@@ -39,16 +37,9 @@ afterAll(async () => {
 });
 
 const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
-/** `users create … --password-stdin` with `password` on stdin (never an argument). */
+/** `users create … --password-stdin` with `password` on stdin (never an argument): as its own process, the password through a pipe. */
 function cliWithStdin(password: string, ...args: string[]): Promise<CliResult> {
-  const env = cliEnv(h.taskQueue);
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, cliArgv(args), { cwd: path.resolve(__dirname, '../..'), env, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(password + '\n');
-  });
+  return execCli(args, cliEnv(h.taskQueue), { process: true, input: password + '\n' });
 }
 
 const email = () => `owner-${randomBase62(8).toLowerCase()}@shop.example`;

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { capturingContext } from '../../src/cli/context';
+import { runCommandLine } from '../../src/cli/run';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -7,6 +9,20 @@ export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+export interface CliOptions {
+  /**
+   * As its own process, for a test about the process: the exit code of a real process, stdin through
+   * a pipe, signals. Else (the default) in this process: src/cli/run.ts with the same environment and
+   * the output captured, which answers the same {code, stdout, stderr} (test/unit/cli-context.test.ts)
+   * without a process's start (about a CPU-second each).
+   */
+  process?: boolean;
+  /** As its own process through tsx, exactly as `npm run cli` runs it (implies `process`). */
+  viaTsx?: boolean;
+  /** What stdin holds (`--password-stdin`); nothing by default (stdin at its end). */
+  input?: string;
 }
 
 /**
@@ -20,15 +36,30 @@ export function cliArgv(args: string[], options: { viaTsx?: boolean } = {}): str
   return bundle && !options.viaTsx ? ['--enable-source-maps', bundle, ...args] : ['--import', 'tsx', 'src/cli.ts', ...args];
 }
 
-/** Runs the CLI with exactly `env` (jest's NODE_OPTIONS removed), from the project root. */
-export function execCli(args: string[], env: NodeJS.ProcessEnv, options: { viaTsx?: boolean } = {}): Promise<CliResult> {
+/**
+ * Runs the CLI with exactly `env` (jest's NODE_OPTIONS removed), from the project root: in this process
+ * unless `options.process` or `options.viaTsx`. Runs at once (Promise.all) share nothing: each has its
+ * own program, environment and output.
+ */
+export function execCli(args: string[], env: NodeJS.ProcessEnv, options: CliOptions = {}): Promise<CliResult> {
   const childEnv = { ...env };
   delete childEnv.NODE_OPTIONS;
+  return options.process || options.viaTsx ? execCliProcess(args, childEnv, options) : execCliHere(args, childEnv, options.input);
+}
+
+async function execCliHere(args: string[], env: NodeJS.ProcessEnv, input: string | undefined): Promise<CliResult> {
+  const { context, output } = capturingContext(env, input);
+  const code = await runCommandLine(args, context);
+  return { code, stdout: output.stdout, stderr: output.stderr };
+}
+
+function execCliProcess(args: string[], env: NodeJS.ProcessEnv, options: CliOptions): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, cliArgv(args, options), { cwd: ROOT, env: childEnv, timeout: 60_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, cliArgv(args, options), { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? ((error as { code?: number | string }).code as number | null) : 0;
       resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
     });
+    child.stdin!.end(options.input ?? '');
   });
 }
 
@@ -45,7 +76,7 @@ export function cliEnv(taskQueue: string, extra: Record<string, string> = {}): N
   };
 }
 
-/** Runs `src/cli.ts` as its own process against the suite's PostgreSQL and Temporal, on `taskQueue`. */
+/** Runs the CLI (in this process: execCli) against the suite's PostgreSQL and Temporal, on `taskQueue`. */
 export function runCli(taskQueue: string, ...args: string[]): Promise<CliResult> {
   return execCli(args, cliEnv(taskQueue));
 }

@@ -25,8 +25,9 @@ let liveUrl: string;
 let key: string;
 let merchantId: string;
 
+// The CLI as its own process, as a user runs it next to `npm start`.
 const cli = async (...args: string[]) => {
-  const result = await execCli(args, s.env);
+  const result = await execCli(args, s.env, { process: true });
   if (result.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return JSON.parse(result.stdout) as Record<string, unknown> & { data?: Array<Record<string, unknown>> };
 };

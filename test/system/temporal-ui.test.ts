@@ -53,8 +53,9 @@ async function api(method: string, p: string, body?: unknown): Promise<{ status:
   return { status: res.status, json: await res.json() };
 }
 
+/** The CLI as its own process, as a user runs it next to `npm start`. */
 async function cli(...args: string[]): Promise<any> {
-  const r = await execCli(args, s.env);
+  const r = await execCli(args, s.env, { process: true });
   expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
   return JSON.parse(r.stdout);
 }

@@ -13,7 +13,7 @@ import { bundleNextBuild, type NextBuildBundle } from '../support/next-build-bun
 import { fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { checkAlerts, scrapedSeries } from '../support/promtool-alerts';
-import { cliEnv, execCli, runCli } from '../support/run-cli';
+import { cliEnv, execCli } from '../support/run-cli';
 import { giveSettlementAccount } from '../support/settlement-runs';
 import { killAllWorkers, startWorkerChild, type WorkerChild } from '../support/worker-child';
 import { deploymentCli, requireWorkerDeployments, versionTaskQueues } from '../support/worker-deployment-cli';
@@ -58,7 +58,8 @@ afterAll(async () => {
   nextBuild?.remove();
 });
 
-const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
+// The CLI as its own process (a move-build replays in the process that runs it), as an operator runs it.
+const cli = (...args: string[]) => execCli(args, cliEnv(h.taskQueue), { process: true });
 const sandboxQueue = () => taskQueueFor(h.taskQueue, 'sandbox');
 
 /** Both environments' queues, their webhook delivery queues and the legacy one, workflow and activity tasks: what `set-current-version` checks. */
@@ -214,7 +215,7 @@ test('build B retired with runs pinned to it: payments stuck lists them with the
   // Only to the build new runs go to.
   refused(await cli('payments', 'move-build', '--to-build', 'build-a', '--reason', 'x', '--query', query), /build build-a is neither the current nor the ramping build/);
   // A checkout whose payout code differs: the payout's replay fails and it is refused (not in the set); the batch replays.
-  const otherCode = ok(await execCli(['payments', 'move-build', '--to-build', 'build-c', '--reason', 'x', '--query', query], cliEnv(h.taskQueue, { WORKFLOW_BUNDLE_PATH: nextBuildBundle })));
+  const otherCode = ok(await execCli(['payments', 'move-build', '--to-build', 'build-c', '--reason', 'x', '--query', query], cliEnv(h.taskQueue, { WORKFLOW_BUNDLE_PATH: nextBuildBundle }), { process: true }));
   expect(otherCode.refused).toEqual([{ id: payoutId, error: expect.stringMatching(/^its history does not replay on this workflow code: /) }]);
   expect(otherCode.first.map((r: { id: string }) => r.id)).toContain(batchId);
   expect(otherCode.first.map((r: { id: string }) => r.id)).not.toContain(payoutId);
