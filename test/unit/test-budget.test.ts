@@ -1,0 +1,110 @@
+/**
+ * The suite's time budget (issue 42; test/support/test-budget.js): a fast-tier file over 60 s, or the
+ * summed time more than 10 % over the committed figures, fails a whole run; a renewal of the figures
+ * with more growth than that needs a `Test-budget:` reason in its commit; the sequencer starts the
+ * longest files first.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const budget = require('../support/test-budget.js') as {
+  PER_FILE_LIMIT_S: number;
+  budgetProblems(a: { tier: string; run: Record<string, number>; committed?: Record<string, number> }): string[];
+  renewalProblems(root: string, tier: string): string[];
+  writeDurations(root: string, tier: string, files: Record<string, number>): void;
+  readDurations(root: string, tier: string): Record<string, number> | undefined;
+  committedDurations(root: string, tier: string, rev?: string): Record<string, number> | undefined;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Sequencer = require('../support/sequencer.js') as new (options: unknown) => { sort(tests: Array<{ path: string; context: { config: { rootDir: string } } }>): Array<{ path: string }> };
+
+const ROOT = path.resolve(__dirname, '../..');
+
+describe('budgetProblems', () => {
+  const committed = { 'test/a.test.ts': 30, 'test/b.test.ts': 70 };
+
+  test('within: no file over 60 s and the sum within 10 % of the committed figures', () => {
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 40, 'test/b.test.ts': 59.9 }, committed: { 'test/a.test.ts': 40, 'test/b.test.ts': 55 } })).toEqual([]);
+  });
+
+  test('a fast-tier file over 60 s is named, with the way out', () => {
+    const problems = budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 10, 'test/b.test.ts': 61 }, committed });
+    expect(problems).toEqual([expect.stringContaining('test/b.test.ts took 61.0 s, over the fast tier\'s 60 s per file')]);
+    expect(problems[0]).toContain('test/system/');
+  });
+
+  test('a sum more than 10 % over the committed figures fails, naming the files that grew', () => {
+    const problems = budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 30, 'test/b.test.ts': 50, 'test/new.test.ts': 31 }, committed: { 'test/a.test.ts': 30, 'test/b.test.ts': 70 } });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/summed time is 111 s, 11 % over the 100 s committed/);
+    expect(problems[0]).toContain('test/new.test.ts +31.0 s');
+    expect(problems[0]).toContain('Test-budget: <reason>');
+  });
+
+  test('exactly 10 % over passes; the system tier is not held to these limits', () => {
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 55, 'test/b.test.ts': 55 }, committed: { 'test/a.test.ts': 50, 'test/b.test.ts': 50 } })).toEqual([]);
+    expect(budget.budgetProblems({ tier: 'system', run: { 'test/system/x.test.ts': 300 }, committed: { 'test/system/x.test.ts': 10 } })).toEqual([]);
+  });
+
+  test('no committed figures yet: only the per-file limit applies', () => {
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 59 } })).toEqual([]);
+  });
+});
+
+describe('renewals in the history', () => {
+  let repo: string;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+  const renew = (files: Record<string, number>, message: string) => {
+    budget.writeDurations(repo, 'fast', files);
+    git('add', 'test/durations/fast.json');
+    git('commit', '-q', '-m', message);
+  };
+
+  beforeEach(() => {
+    repo = fs.mkdtempSync(path.join(os.tmpdir(), 'test-budget-'));
+    git('init', '-q');
+  });
+  afterEach(() => fs.rmSync(repo, { recursive: true, force: true }));
+
+  test('the figures round-trip through the file and HEAD', () => {
+    renew({ 'test/a.test.ts': 12.34, 'test/b.test.ts': 1 }, 'figures');
+    expect(budget.readDurations(repo, 'fast')).toEqual({ 'test/a.test.ts': 12.3, 'test/b.test.ts': 1 });
+    expect(budget.committedDurations(repo, 'fast')).toEqual({ 'test/a.test.ts': 12.3, 'test/b.test.ts': 1 });
+  });
+
+  test('growth over 10 % with a Test-budget line passes; without one, the commit is named', () => {
+    renew({ 'test/a.test.ts': 100 }, 'first figures');
+    renew({ 'test/a.test.ts': 105 }, 'renewed, 5 % more: no reason needed');
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([]);
+    renew({ 'test/a.test.ts': 130 }, 'more tests\n\nTest-budget: the live refund tests, 25 s');
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([]);
+    renew({ 'test/a.test.ts': 200 }, 'quietly slower');
+    const head = git('rev-parse', 'HEAD').trim();
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([`commit ${head.slice(0, 10)} renewed test/durations/fast.json from 130 s to 200 s (over 10 % more) without a "Test-budget: <reason>" line in its message`]);
+  });
+
+  test('a shallow clone is refused with the command that fixes it, never passed', () => {
+    renew({ 'test/a.test.ts': 100 }, 'one');
+    renew({ 'test/a.test.ts': 101 }, 'two');
+    const shallow = fs.mkdtempSync(path.join(os.tmpdir(), 'test-budget-shallow-'));
+    try {
+      execFileSync('git', ['clone', '-q', '--depth', '1', `file://${repo}`, shallow]);
+      expect(budget.renewalProblems(shallow, 'fast')).toEqual([expect.stringContaining('git fetch --unshallow')]);
+    } finally {
+      fs.rmSync(shallow, { recursive: true, force: true });
+    }
+  });
+});
+
+test('the sequencer starts the longest committed files first, files with no figure before them', () => {
+  const committed = budget.readDurations(ROOT, 'fast');
+  expect(committed).toBeDefined();
+  const [longest, shortest] = Object.entries(committed!).sort((a, b) => b[1] - a[1]).filter((_, i, all) => i === 0 || i === all.length - 1);
+  const test = (rel: string) => ({ path: path.join(ROOT, rel), context: { config: { rootDir: ROOT } } });
+  const sequencer = new Sequencer({ contexts: [], globalConfig: { cacheDirectory: os.tmpdir() } });
+  const order = sequencer.sort([test(shortest![0]), test('test/unit/not-yet-measured.test.ts'), test(longest![0])]).map((t) => path.relative(ROOT, t.path));
+  expect(order).toEqual(['test/unit/not-yet-measured.test.ts', longest![0], shortest![0]]);
+});
