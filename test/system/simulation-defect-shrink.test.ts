@@ -19,25 +19,17 @@ import path from 'node:path';
 import { balancesMatch } from '../../src/simulation/invariants';
 import { writeReproFile } from '../../src/simulation/repro-file';
 import { runSession, shrinkSession } from '../../src/simulation/session';
-import { createSimTemplate, simServerUrl, type SimTemplate } from '../../src/simulation/sim-database';
+import { simTemplateForFile } from '../support/simulation-template';
 import { defectPlan } from '../support/simulation-defect-plan';
 
 jest.setTimeout(900_000);
 
-let template: SimTemplate;
-
-beforeAll(async () => {
-  template = await createSimTemplate(simServerUrl());
-}, 120_000);
-
-afterAll(async () => {
-  await template?.drop();
-});
+const template = simTemplateForFile();
 
 test('the defect "a transition skips its posting" is found when the first charge succeeds, shrunk to at most 5 steps, and written as a reproduction', async () => {
   const { plan: original, chargeStep } = defectPlan();
   const started = performance.now();
-  const run = await runSession(original, { defect: 'skip-charge-posting', template });
+  const run = await runSession(original, { defect: 'skip-charge-posting', template: template() });
   console.log(`simulation-defect-shrink: seed ${original.seed}, ${original.steps.length} steps: ${run.failure ? `failed after step ${run.failure.step.n}` : 'no failure'} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   expect(run.failure).not.toBeNull();
   const failure = run.failure!;
@@ -48,22 +40,22 @@ test('the defect "a transition skips its posting" is found when the first charge
   // an earlier step's settle in one run and not in another. Seen under load 37 on 2 cores: seed 4
   // failed after step 6, its time jump; its steps 0 to 5 run again failed after step 5.)
   expect(failure.step.n).toBeGreaterThanOrEqual(chargeStep);
-  const beforeCharge = await runSession({ seed: original.seed, steps: original.steps.filter((s) => s.n < chargeStep) }, { defect: 'skip-charge-posting', template });
+  const beforeCharge = await runSession({ seed: original.seed, steps: original.steps.filter((s) => s.n < chargeStep) }, { defect: 'skip-charge-posting', template: template() });
   expect(beforeCharge.failure).toBeNull();
   const balances = failure.violations.find((v) => v.invariant === balancesMatch.name);
   expect(balances).toBeDefined();
   expect(balances!.lines.length).toBeGreaterThan(0);
 
   const trials: number[] = [];
-  const shrunk = await shrinkSession(original, failure, balancesMatch.name, { defect: 'skip-charge-posting', template, maxTrials: 40, onTrial: (t) => trials.push(t.size) });
+  const shrunk = await shrinkSession(original, failure, balancesMatch.name, { defect: 'skip-charge-posting', template: template(), maxTrials: 40, onTrial: (t) => trials.push(t.size) });
   console.log(`simulation-defect-shrink: shrunk ${failure.step.n + 1} → ${shrunk.plan.steps.length} steps in ${shrunk.trials} trials, ${(shrunk.ms / 1000).toFixed(1)} s: ${shrunk.plan.steps.map((s) => `${s.n} ${s.kind}`).join(', ')}`);
   expect(shrunk.plan.steps.length).toBeLessThanOrEqual(5);
   expect(shrunk.plan.steps.map((s) => s.kind)).toContain('sandbox_charge');
 
   // The shrunk plan still fails with that invariant; without the defect it passes.
-  const again = await runSession(shrunk.plan, { defect: 'skip-charge-posting', template });
+  const again = await runSession(shrunk.plan, { defect: 'skip-charge-posting', template: template() });
   expect(again.failure?.violations.map((v) => v.invariant)).toContain(balancesMatch.name);
-  const clean = await runSession(shrunk.plan, { template });
+  const clean = await runSession(shrunk.plan, { template: template() });
   expect(clean.failure).toBeNull();
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simulation-defect-'));

@@ -11,24 +11,16 @@
 import { startEngine } from '../../src/simulation/engine';
 import { plan } from '../../src/simulation/plan';
 import { runPlan } from '../../src/simulation/run';
-import { createSimTemplate, simServerUrl, type SimTemplate } from '../../src/simulation/sim-database';
+import { simTemplateForFile } from '../support/simulation-template';
 import type { RunResult } from '../../src/simulation/types';
 
 const SEED = 3303;
 const STEPS = 25;
 
-let template: SimTemplate;
-
-beforeAll(async () => {
-  template = await createSimTemplate(simServerUrl());
-}, 120_000);
-
-afterAll(async () => {
-  await template?.drop();
-});
+const template = simTemplateForFile();
 
 async function runOnce(): Promise<{ result: RunResult; statuses: number[] }> {
-  const engine = await startEngine({ seed: SEED, template });
+  const engine = await startEngine({ seed: SEED, template: template() });
   try {
     const result = await runPlan(engine, plan(SEED, STEPS), []);
     return { result, statuses: engine.registry.requests.map((r) => r.status) };

@@ -13,7 +13,7 @@ import { randomInt } from 'node:crypto';
 import { MAX_SEED } from '../../src/simulation/cli-options';
 import { plan } from '../../src/simulation/plan';
 import { describeFailure, runSession } from '../../src/simulation/session';
-import { createSimTemplate, simServerUrl, type SimTemplate } from '../../src/simulation/sim-database';
+import { simTemplateForFile } from '../support/simulation-template';
 
 /** Steps per seed. */
 const STEPS = 20;
@@ -34,18 +34,10 @@ const FIRST = seedOf(process.env.SIM_SEED);
 const SEEDS = Array.from({ length: countOf(process.env.SIM_SWEEP_SEEDS) }, (_, i) => ((FIRST - 1 + i) % MAX_SEED) + 1);
 console.log(`simulation-sweep: seeds ${SEEDS.join(', ')}${process.env.SIM_SEED ? '' : ' (the first random)'}, ${STEPS} steps each (again: SIM_SEED=${FIRST}${SEEDS.length > 1 ? ` SIM_SWEEP_SEEDS=${SEEDS.length}` : ''}, or npm run simulate -- --seed <seed> --steps ${STEPS})`);
 
-let template: SimTemplate;
-
-beforeAll(async () => {
-  template = await createSimTemplate(simServerUrl());
-}, 120_000);
-
-afterAll(async () => {
-  await template?.drop();
-});
+const template = simTemplateForFile();
 
 test.each(SEEDS)(`seed %d, ${STEPS} steps: no invariant fails`, async (seed) => {
-  const result = await runSession(plan(seed, STEPS), { template });
+  const result = await runSession(plan(seed, STEPS), { template: template() });
   if (result.failure) {
     throw new Error([...describeFailure(seed, result.failure), `again: SIM_SEED=${seed}, or npm run simulate -- --seed ${seed} --steps ${STEPS} (shrinks it and writes a reproduction)`].join('\n'));
   }
