@@ -15,7 +15,6 @@ import { createPaymentsWorker } from '../../workers/create-worker';
 import type { WorkerGroup } from '../../workers/worker-group';
 import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
-import { testPayloadCodec } from './payload-codec';
 import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-relay';
 import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/charge-reconciler';
 import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/charge-start-relay';
@@ -26,7 +25,8 @@ import { checkAnswer } from './openapi-answers';
 import { ApiError } from '../../src/domain/errors';
 import { isIdOf } from '../../src/domain/ids';
 import { advanceSandboxTimer } from '../../src/services/sandbox-advance';
-import { nextTimerQuery } from '../../workflows/messages';
+import type { WorkflowHandle } from '@temporalio/client';
+import { decodedJson, testPayloadCodec } from './payload-codec';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -183,6 +183,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   if (options.worker !== false) await startWorker();
 
+  /** The summary of the timer the run's history shows started and neither fired nor canceled, if one. */
+  const waitingTimerSummary = async (handle: WorkflowHandle): Promise<unknown> => {
+    const events = (await handle.fetchHistory().catch(() => undefined))?.events ?? [];
+    const ended = new Set(events.map((e) => String(e.timerFiredEventAttributes?.startedEventId ?? e.timerCanceledEventAttributes?.startedEventId)));
+    const waiting = events.filter((e) => e.timerStartedEventAttributes && !ended.has(String(e.eventId)));
+    const summary = waiting.length === 1 ? waiting[0].userMetadata?.summary : undefined;
+    return summary ? decodedJson(summary) : undefined;
+  };
+
   /** The test key of each merchant `merchant()` made: `settled` advances a charge as its merchant. */
   const testKeys = new Map<string, string>();
 
@@ -212,15 +221,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 
   /**
-   * Fires the charge's completion timer once its workflow waits on it (asked through `nextTimer`,
-   * more slowly as time goes on); gives up when `finished()`. A workflow not started yet, still
-   * beginning, or without a worker answers nothing: asked again.
+   * Fires the charge's completion timer once its workflow waits on it (read from its history, more
+   * slowly as time goes on); gives up when `finished()`. The history is the server's: the polling
+   * asks no worker anything (a `nextTimer` query would be a task for a worker a test may just have
+   * killed, or be starting, while its charges settle); a workflow not started yet has none.
    */
   const fireCompletionTimer = async (chargeId: string, finished: () => boolean): Promise<void> => {
     const handle = temporal.client.workflow.getHandle(chargeId);
     for (let pause = 25; !finished(); pause = Math.min(250, Math.round(pause * 1.5))) {
-      const timer = await temporal.client.withDeadline(Date.now() + 2_000, () => handle.query(nextTimerQuery)).catch(() => undefined);
-      if (timer?.summary === SANDBOX_COMPLETION_TIMER && !finished() && (await advanceCharge(chargeId))) return;
+      if ((await waitingTimerSummary(handle)) === SANDBOX_COMPLETION_TIMER && !finished() && (await advanceCharge(chargeId))) return;
       await delay(pause);
     }
   };
