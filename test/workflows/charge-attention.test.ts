@@ -45,9 +45,16 @@ const ROUND_TIMERS_MS = Array.from({ length: DB_STEP_RETRY.maximumAttempts - 1 }
   .filter((ms) => ms >= DB_STEP_RETRY.localRetryThresholdMs)
   .reduce((sum, ms) => sum + ms, 0);
 
-/** The length of the timer the run waits on with its worker idle (its last event starts it), or null. */
+/**
+ * The length of the timer the run waits on with its worker idle (a timer started and neither fired
+ * nor canceled, and no workflow task after the last one completed), or null.
+ */
 async function pendingTimerMs(handle: Handle): Promise<number | null> {
-  const timeout = (await handle.fetchHistory()).events?.at(-1)?.timerStartedEventAttributes?.startToFireTimeout;
+  const events = (await handle.fetchHistory()).events ?? [];
+  const lastTask = events.findLastIndex((e) => e.workflowTaskScheduledEventAttributes || e.workflowTaskStartedEventAttributes || e.workflowTaskCompletedEventAttributes);
+  if (lastTask === -1 || !events[lastTask].workflowTaskCompletedEventAttributes) return null;
+  const ended = new Set(events.map((e) => String(e.timerFiredEventAttributes?.startedEventId ?? e.timerCanceledEventAttributes?.startedEventId)));
+  const timeout = events.find((e) => e.timerStartedEventAttributes && !ended.has(String(e.eventId)))?.timerStartedEventAttributes?.startToFireTimeout;
   return timeout ? Number(String(timeout.seconds ?? 0)) * 1000 + Math.ceil((timeout.nanos ?? 0) / 1e6) : null;
 }
 
