@@ -25,7 +25,10 @@ if ! printf '%s\n' "${ARGS[@]+"${ARGS[@]}"}" | grep -qE '^(-n|--max-examples)'; 
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/schemathesis-run-XXXXXX")"
 chmod 0777 "$WORK" # embedded PostgreSQL runs as user postgres when started by root
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# Ports from src/support/free-port.ts (10000-16999, outside the kernel's ephemeral range): a port that
+# listen(0) hands out can be taken by an outgoing connection before npm start binds it (seen in a
+# .ci/run beside other test runs: EADDRINUSE on the sandbox port, and the run stopped).
+free_port() { (cd "$REPO" && node --import tsx -e 'import("./src/support/free-port.ts").then(async (m) => console.log(await m.freePort()))'); }
 PORT="$(free_port)"
 PID=""
 cleanup() {
