@@ -24,40 +24,29 @@ export class FakeRail {
   readonly timeline: Array<{ kind: 'submit' | 'status'; paymentId: string; atMs: number; scheduledMs: number }> = [];
   /** The test server's clock (`env.currentTimeMs`); without it the timeline stays empty. */
   clock?: () => Promise<number>;
-  private submitAnswer: RailSubmitOutcome = { kind: 'no_rail' };
-  private statuses: RailStatusAnswer[] = [{ status: 'pending' }];
-  private byTime?: (nowMs: number) => RailStatusAnswer;
-  private failSubmitsUntilMs?: number;
-  /**
-   * The payment the script is for: the first to submit after `partner(...)`. Other payments (a
-   * payment review an earlier test left polling, say) get `pending` and never consume the script.
-   */
-  private owner?: string;
+  /** The current script: `partner(...)` puts a new one in place; a call answers from the one current when it came. */
+  private script: Script = { submit: { kind: 'no_rail' }, statuses: [{ status: 'pending' }] };
   /** Payments seen before the current script (its owners and any other): their late polls (a payment review, say) never consume a later script. */
   private readonly earlierOwners = new Set<string>();
 
   partner(submit: RailSubmitOutcome, statuses: RailStatusAnswer[]): this {
-    this.submitAnswer = submit;
-    this.statuses = statuses.length ? statuses : [{ status: 'pending' }];
-    this.byTime = undefined;
-    this.failSubmitsUntilMs = undefined;
-    if (this.owner !== undefined) this.earlierOwners.add(this.owner);
+    if (this.script.owner !== undefined) this.earlierOwners.add(this.script.owner);
     // Every payment seen so far belongs to an earlier script: under load an earlier test's payment
     // may still poll, before this script's payment submits, and must not take its first answer.
     for (const seen of [...this.submits, ...this.statusCalls]) this.earlierOwners.add(seen.paymentId);
-    this.owner = undefined;
+    this.script = { submit, statuses: statuses.length ? [...statuses] : [{ status: 'pending' }] };
     return this;
   }
 
   /** The status as a function of the test server's time (needs `clock`). */
   statusBy(fn: (nowMs: number) => RailStatus): this {
-    this.byTime = fn;
+    this.script.byTime = fn;
     return this;
   }
 
   /** Every submission throws (retryably) while the test server's time is before `untilMs` (needs `clock`). */
   submitFailsUntil(untilMs: number): this {
-    this.failSubmitsUntilMs = untilMs;
+    this.script.failSubmitsUntilMs = untilMs;
     return this;
   }
 
@@ -70,19 +59,42 @@ export class FakeRail {
 
   readonly activities: RailActivities = {
     railSubmit: async (request) => {
+      // The script is taken before the first await (the clock): a call is answered by the script
+      // current when it came, never by one `partner(...)` put in place while it awaited.
+      const script = this.script;
       this.submits.push(request);
-      this.owner ??= request.paymentId;
+      if (!this.earlierOwners.has(request.paymentId)) script.owner ??= request.paymentId;
       const now = await this.now('submit', request.paymentId);
-      if (this.failSubmitsUntilMs !== undefined && now !== undefined && now < this.failSubmitsUntilMs) throw new Error('the partner cannot be reached (scripted)');
-      return this.submitAnswer;
+      if (script.failSubmitsUntilMs !== undefined && now !== undefined && now < script.failSubmitsUntilMs) throw new Error('the partner cannot be reached (scripted)');
+      return script.submit;
     },
     railStatus: async (request) => {
+      // Whose call this is and which script answers it are decided together, before the first
+      // await: a poll that came under an earlier script (a payment review an earlier test's charge
+      // started, asking at once) used to pass the owner check there, await the clock while the next
+      // test called `partner(...)`, then take the new script's first answer (charge-live-rail's
+      // scripted `unknown`: its charge then saw `succeeded` at once and never submitted again).
+      const script = this.script;
       this.statusCalls.push(request);
       if (this.earlierOwners.has(request.paymentId)) return { status: 'pending' };
-      if (this.owner !== undefined && request.paymentId !== this.owner) return { status: 'pending' };
+      if (script.owner !== undefined && request.paymentId !== script.owner) return { status: 'pending' };
       const now = await this.now('status', request.paymentId);
-      if (this.byTime && now !== undefined) return this.byTime(now);
-      return this.statuses.length > 1 ? this.statuses.shift()! : this.statuses[0];
+      if (script.byTime && now !== undefined) return script.byTime(now);
+      return script.statuses.length > 1 ? script.statuses.shift()! : script.statuses[0];
     },
   };
+}
+
+/** One `partner(...)` script: the submission's answer, the statuses in turn (the last repeats), and the payment it is for. */
+interface Script {
+  submit: RailSubmitOutcome;
+  statuses: RailStatusAnswer[];
+  byTime?: (nowMs: number) => RailStatusAnswer;
+  failSubmitsUntilMs?: number;
+  /**
+   * The payment the script is for: the first to submit after `partner(...)` that was not seen
+   * before it. Other payments (a payment review an earlier test left polling, say) get `pending`
+   * and never consume the script.
+   */
+  owner?: string;
 }
