@@ -39,13 +39,17 @@ async function cliJson(...args: string[]): Promise<any> {
   return JSON.parse(r.stdout);
 }
 
-async function eventually<T>(look: () => Promise<T>, done: (value: T) => boolean, what: string, attempts = 300): Promise<T> {
-  for (let i = 0; i < attempts; i++) {
-    const value = await look();
-    if (done(value)) return value;
+/** Looks every 100 ms until done or `seconds` have passed (a deadline in time, not in tries: a look
+ * through the in-process CLI takes milliseconds, the server's workflow task retries take seconds). */
+async function eventually<T>(look: () => Promise<T>, done: (value: T) => boolean, what: string, seconds = 60): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  let value = await look();
+  while (!done(value)) {
+    if (Date.now() > deadline) throw new Error(`never happened within ${seconds} s: ${what}`);
     await sleep(100);
+    value = await look();
   }
-  throw new Error(`never happened: ${what}`);
+  return value;
 }
 
 test('an activity failing past the threshold: NeedsAttention with its last failure, listed by payments stuck; cleared once it succeeds', async () => {
@@ -79,7 +83,6 @@ test('a workflow whose task keeps failing: flagged by the server, listed by paym
       () => cliJson('payments', 'stuck', '--query', `WorkflowId = '${id}'`),
       (list) => list.data.length > 0,
       'the server flags the failing workflow task',
-      60,
     );
     expect(stuck.data).toEqual([expect.objectContaining({ id, type: 'charge', workflow: 'needs_attention', reason: expect.stringMatching(/^workflow task keeps failing \(category=WorkflowTaskFailed/) })]);
   } finally {
