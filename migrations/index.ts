@@ -37,6 +37,9 @@ import { Migration20261212000001_sweep_marks_balance_days } from './Migration202
 import { Migration20261213000001_list_filter_indexes } from './Migration20261213000001_list_filter_indexes';
 import { Migration20261213000002_delivery_status_index } from './Migration20261213000002_delivery_status_index';
 import { Migration20261214000001_balance_day_index } from './Migration20261214000001_balance_day_index';
+import { Migration20261215000005_merchant_settings_audit } from './Migration20261215000005_merchant_settings_audit';
+import { Migration20261215000011_rail_answers } from './Migration20261215000011_rail_answers';
+import { Migration20261215000012_payment_status_gate } from './Migration20261215000012_payment_status_gate';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -83,4 +86,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261213000001_list_filter_indexes', class: Migration20261213000001_list_filter_indexes },
   { name: 'Migration20261213000002_delivery_status_index', class: Migration20261213000002_delivery_status_index },
   { name: 'Migration20261214000001_balance_day_index', class: Migration20261214000001_balance_day_index },
+  { name: 'Migration20261215000005_merchant_settings_audit', class: Migration20261215000005_merchant_settings_audit },
+  { name: 'Migration20261215000011_rail_answers', class: Migration20261215000011_rail_answers },
+  { name: 'Migration20261215000012_payment_status_gate', class: Migration20261215000012_payment_status_gate },
 ];
