@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { RailStepRequest } from '../src/domain/live-rail';
 import type { Orm } from '../src/persistence/orm';
 import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/partner/rail-request-store';
+import { recordRailAnswer, statusAnswer, submitAnswer } from '../src/persistence/partner/rail-answer-store';
 import type { PartnerRail, RailRequest, RailStatus } from '../src/rail/partner-rail';
 import type { RailStatusAnswer, RailSubmitOutcome } from './types';
 import type { SecretBox } from '../src/support/secret-box';
@@ -42,7 +43,14 @@ export function createRailActivities(deps: RailActivityDeps) {
      * reference, an earlier attempt may have reached the partner: thrown (retried; a worker with the
      * rail asks the partner). A refusal of a retried or repeated submission is checked against the
      * partner's status first: a partner that validates before it de-duplicates may refuse the copy of
-     * a request it is processing; only `unknown` makes the refusal final.
+     * a request it is processing; only `unknown` makes the refusal final. A submission is repeated
+     * when the workflow says so (`resubmit`), when this is the activity's second attempt or later,
+     * and when the payment's reference existed before this call (issue 43, finding 1: a restarted
+     * run's first submission, or any submission after an earlier one chose the reference).
+     *
+     * The partner's answers are recorded in `rail_answers` (the status gate reads them): an accepted
+     * or duplicate submission as `acknowledged`, a first submission's refusal as `failed`
+     * (`submit_refusal`), the status read after a repeat's refusal as that status.
      */
     async railSubmit(request: RailStepRequest): Promise<RailSubmitOutcome> {
       if (!deps.rail) {
@@ -50,18 +58,27 @@ export function createRailActivities(deps: RailActivityDeps) {
         if (await hasRailReference(deps.orm, request.paymentId)) throw noRail();
         return { kind: 'no_rail' };
       }
-      const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
+      const { referenceId, railRequest, made } = await railRequestFor(deps.orm, deps.secretBox, request);
       const answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
-      const repeated = request.resubmit === true || Context.current().info.attempt > 1;
+      const repeated = request.resubmit === true || Context.current().info.attempt > 1 || !made;
+      const recorded = submitAnswer(request.paymentId, answer, !repeated);
+      if (recorded) await recordRailAnswer(deps.orm.em.fork(), recorded);
       if (answer.kind !== 'refused' || !repeated) return answer;
       const status = await deps.rail.status(request.product, referenceId);
+      await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
       return status.status === 'unknown' ? answer : { kind: 'duplicate' };
     },
-    /** The partner's status; a SUCCESSFUL's transaction id is kept on the payment, and a final answer's amount and currency are compared with ours. */
+    /**
+     * The partner's status; a SUCCESSFUL's transaction id is kept on the payment, and a final answer's
+     * amount and currency are compared with ours. Every answer is recorded in `rail_answers` (a
+     * PENDING as `acknowledged`, once per payment) before it is returned: the status gate ends a live
+     * payment only on a recorded answer.
+     */
     async railStatus(request: RailStepRequest): Promise<RailStatusAnswer> {
       const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
       const status = await rail().status(request.product, referenceId);
       if (status.status === 'succeeded' && status.financialTransactionId) await recordPartnerTransactionId(deps.orm.em.fork(), request.paymentId, status.financialTransactionId);
+      await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
       const mismatch = statusMismatch(railRequest, status);
       return mismatch ? { ...status, mismatch } : status;
     },

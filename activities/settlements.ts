@@ -4,7 +4,15 @@ import { settlementState, type SettlementRecord, type SettlementSweepRequest, ty
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
-import { applySettlementTransition, SettlementConflictError, SettlementLedgerMismatchError, SettlementNotFoundError, settlementStatus, sweepSettlement } from '../src/persistence/settlements/settlement-store';
+import {
+  applySettlementTransition,
+  SettlementConflictError,
+  SettlementLedgerMismatchError,
+  SettlementNotFoundError,
+  settlementStatus,
+  SettlementTransitionRefusedError,
+  sweepSettlement,
+} from '../src/persistence/settlements/settlement-store';
 import type { SettlementActivities } from './types';
 import type { LiveRail } from '../src/domain/live-rail';
 
@@ -14,7 +22,12 @@ import type { LiveRail } from '../src/domain/live-rail';
  */
 function asFailure(error: unknown): unknown {
   if (isDeterministicDbError(error)) return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
-  if (error instanceof SettlementLedgerMismatchError || error instanceof SettlementConflictError || error instanceof SettlementNotFoundError) {
+  if (
+    error instanceof SettlementLedgerMismatchError ||
+    error instanceof SettlementConflictError ||
+    error instanceof SettlementNotFoundError ||
+    error instanceof SettlementTransitionRefusedError
+  ) {
     return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
   }
   return error;

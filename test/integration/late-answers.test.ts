@@ -12,6 +12,7 @@ import { runCli } from '../support/run-cli';
 import { giveSettlementAccount } from '../support/settlement-runs';
 import { runSettlements } from '../../src/services/settlement-run';
 import { until } from '../support/webhook-fixtures';
+import { recordRailAnswer } from '../../src/persistence/partner/rail-answer-store';
 
 /**
  * Issue 29, "A late answer is never dropped", on the real stack (PostgreSQL, the Temporal dev server,
@@ -62,7 +63,11 @@ async function expiredLiveCharge(): Promise<{ id: string; ref: string; charge: a
     return rows[0] && fake.transaction('collection', rows[0].reference_id) ? rows[0].reference_id : undefined;
   });
   // The charge expired at its deadline and its workflow closed (as the charge workflow does), the hold voided.
+  // A live charge that reached the partner ends only on the partner's word (issue 43, the status gate):
+  // the partner said FAILED at the expiry (recorded as the rail activity would), and its SUCCESSFUL
+  // later contradicts it: late money.
   await h.temporal.client.workflow.getHandle(id).terminate('test: the charge reached expires_at');
+  await recordRailAnswer(h.orm.em.fork(), { paymentId: id, source: 'status', outcome: 'failed', partnerStatus: 'FAILED', reason: 'test: FAILED at the expiry' });
   await applyChargeTransition(h.orm, { chargeId: id, to: 'expired', failureClass: null, at: new Date().toISOString() });
   return { id, ref, charge: res.json };
 }

@@ -20,6 +20,7 @@ import { UNSTARTED_DISPUTES_SQL } from '../../src/persistence/disputes/dispute-w
 import { seedBacklog } from '../../scripts/backlog/seed';
 import { planScans, type PlanNode } from '../support/plan-scans';
 import { adminSql } from '../support/admin-sql';
+import { bulkStatusAroundGate } from '../support/status-gate';
 
 const MERCHANTS = 200;
 const EVENTS = 20_000;
@@ -49,8 +50,13 @@ beforeAll(async () => {
   await seedBacklog(orm, { merchants: MERCHANTS, events: EVENTS, charges: PAYMENTS, payouts: PAYMENTS, refunds: PAYMENTS, disputes: PAYMENTS });
   // Half of each kind, the oldest, ended without its start confirmed: out of the relays' reach.
   const conn = orm.em.getConnection();
-  await conn.execute(`update charges set status = 'succeeded' where workflow_started_at is null and created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from charges where workflow_started_at is null)`);
-  await conn.execute(`update payouts set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from payouts)`);
+  // Seeded around the status gate (test/support/status-gate.ts): a bulk set-up of rows no test moves.
+  await bulkStatusAroundGate(
+    orm,
+    'charge',
+    `update charges set status = 'succeeded' where workflow_started_at is null and created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from charges where workflow_started_at is null)`,
+  );
+  await bulkStatusAroundGate(orm, 'payout', `update payouts set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from payouts)`);
   await conn.execute(`update refunds set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from refunds)`);
   await conn.execute(`update disputes set status = 'won' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from disputes)`);
   await conn.execute(`analyze charges, payouts, refunds, disputes`);

@@ -10,6 +10,7 @@ import type { Orm } from '../orm';
 import { writeStateChange } from '../state-change';
 import { insertAuditOfChange } from '../operators/audit-of-change';
 import { chargeState } from '../../domain/charge-state';
+import { passGate, PaymentGateRefusedError } from '../payment-gate';
 
 /** A transition the state machine refuses (for example reversing a failed charge). */
 export class TransitionRefusedError extends Error {
@@ -128,9 +129,19 @@ export async function applyChargeTransition(
       failureClass: request.failureClass ?? before.failureClass,
       updatedAt: request.at,
     };
-    row.status = after.status;
-    row.failureClass = after.failureClass;
-    row.updatedAt = new Date(after.updatedAt);
+    // Through the status gate (payment-gate.ts), from the status read under the row lock: a charge's
+    // callers cannot name it (a charge ends from pending or awaiting_action), the transition table
+    // above checks it. A live end the partner's word does not support is refused by the database.
+    await passGate(em, {
+      kind: 'charge',
+      id: before.id,
+      from: before.status,
+      to: after.status,
+      set: { failure_class: after.failureClass, updated_at: new Date(after.updatedAt) },
+    }).catch((error: unknown) => {
+      if (error instanceof PaymentGateRefusedError) throw new TransitionRefusedError(before.id, before.status, request.to, error.message);
+      throw error;
+    });
     await writeChargeStateChange(em, after, transfersFor(after, request.to), request.at);
     // The operator's action and its row commit together, and only when the charge changed (issue 31).
     if (request.audit) await insertAuditOfChange(em, request.chargeId, request.audit, after, chargeState(after));

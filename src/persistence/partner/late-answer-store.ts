@@ -16,6 +16,8 @@ import type { Orm } from '../orm';
 import { rowToPayout } from '../payouts/payout-mapping';
 import { rowToSettlement } from '../settlements/settlement-mapping';
 import { writeStateChange } from '../state-change';
+import { passGate, type GatedKind } from '../payment-gate';
+import { recordRailAnswer, type RailAnswerSource } from './rail-answer-store';
 
 /**
  * Late money (issue 29; docs/partner-rail.md, "Late answers"): a SUCCESSFUL from the partner for a
@@ -66,6 +68,8 @@ export interface LateSuccessInput {
   partnerAmount?: number;
   partnerCurrency?: string;
   at: string;
+  /** Where the SUCCESSFUL was read (its rail_answers row): a status answer unless said. */
+  source?: RailAnswerSource;
 }
 
 /** A settle request the store refuses (wrong action for the payment, already settled otherwise, nothing recorded). */
@@ -185,6 +189,16 @@ export async function recordLateSuccess(orm: Orm, input: LateSuccessInput): Prom
     if (known) return { recorded: false, answer: known };
     const { record } = locked;
     if (!endedWithoutMoney(locked.kind, record.status)) return { recorded: false, answer: null };
+    // The partner's word the status gate reads when an operator settles it (`credit`, `accept`).
+    await recordRailAnswer(em, {
+      paymentId: record.id,
+      source: input.source ?? 'status',
+      outcome: 'succeeded',
+      partnerStatus: 'SUCCESSFUL',
+      amount: input.partnerAmount ?? null,
+      currency: input.partnerCurrency ?? null,
+      partnerTransactionId: input.financialTransactionId,
+    });
     const rows = await em.execute<Record<string, unknown>[]>(
       `insert into late_answers (payment_id, kind, product, merchant_id, environment, partner_status, financial_transaction_id, amount, currency,
          partner_amount, partner_currency, our_status, recorded_at)
@@ -251,9 +265,7 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
       if (input.action === 'credit') {
         if (!canSettleLate(locked.record.status, 'succeeded')) throw new LateSettleRefusedError(`charge ${input.paymentId} is ${locked.record.status}: only an expired or failed charge is credited late`);
         const after: ChargeRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };
-        locked.row.status = after.status;
-        locked.row.failureClass = null;
-        locked.row.updatedAt = new Date(input.at);
+        await gateLate(em, 'charge', locked.record.id, locked.record.status, after.status, { failure_class: null, updated_at: new Date(input.at) });
         const credited: Locked = { ...locked, record: after };
         await writeLateChange(em, credited, [lateCreditTransfer(locked.amounts), captureTransfer(after)], input.at, 'transaction.succeeded');
         status = after.status;
@@ -268,14 +280,14 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
       if (locked.kind === 'payout') {
         if (!canPayoutSettleLate(locked.record.status, 'succeeded')) throw new LateSettleRefusedError(`payout ${input.paymentId} is ${locked.record.status}: only a failed payout is accepted late`);
         const after: PayoutRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };
-        await em.execute(`update payouts set status = 'succeeded', failure_class = null, updated_at = ? where id = ?`, [input.at, input.paymentId]);
+        await gateLate(em, 'payout', input.paymentId, 'failed', 'succeeded', { failure_class: null, updated_at: input.at });
         const transfers = [lateReserveTransfer('payout', locked.amounts), payoutPostTransfer(after), lateClearTransfer('payout', locked.amounts)];
         await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'payout.succeeded');
         status = after.status;
       } else {
         if (locked.record.status !== 'failed') throw new LateSettleRefusedError(`settlement ${input.paymentId} is ${locked.record.status}: only a failed settlement is accepted late`);
         const after: SettlementRecord = { ...locked.record, status: 'paid', paidAt: input.at, failureClass: null, updatedAt: input.at };
-        await em.execute(`update settlements set status = 'paid', paid_at = ?, failure_class = null, updated_at = ? where id = ?`, [input.at, input.at, input.paymentId]);
+        await gateLate(em, 'settlement', input.paymentId, 'failed', 'paid', { paid_at: input.at, failure_class: null, updated_at: input.at });
         const transfers = [lateReserveTransfer('settlement', locked.amounts), settlementPostTransfer(after), lateClearTransfer('settlement', locked.amounts)];
         await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'settlement.paid');
         status = after.status;
@@ -288,6 +300,20 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
     const row = toAnswer(settled);
     return { applied: true, before, after: { status, settled_action: row.settled_action, return_status: row.return_status } };
   });
+}
+
+/**
+ * A late settlement's status change, through the status gate (payment-gate.ts), from the status read
+ * under the row lock: the late SUCCESSFUL recorded with the late money (recordLateSuccess) is the
+ * partner's word it needs. A refusal is the operator's: LateSettleRefusedError.
+ */
+async function gateLate(em: EntityManager, kind: GatedKind, id: string, from: string, to: string, set: Record<string, unknown>): Promise<void> {
+  try {
+    await passGate(em, { kind, id, from, to, set });
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'PaymentGateRefusedError' || error.name === 'StaleStatusError')) throw new LateSettleRefusedError(error.message);
+    throw error;
+  }
 }
 
 /** The return transfer's reference, amount and currency (a settled `return`), or null. */

@@ -9,6 +9,8 @@ import { paymentParty } from '../payment-party-store';
 /** What a rail step sends, read from the database, and the payment's partner reference. */
 export interface StoredRailRequest {
   referenceId: string;
+  /** Whether this call chose the reference: false when an earlier call had (a retry, or a restarted run's first step), so a request may already have reached the partner. */
+  made: boolean;
   railRequest: Omit<RailRequest, 'referenceId'>;
 }
 
@@ -66,21 +68,24 @@ async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): P
 
 /**
  * The payment's rail request and its partner reference: a UUID chosen on the first call and kept
- * (`rail_references`), so a retried request is the same request. Throws for an unknown payment.
+ * (`rail_references`), so a retried request is the same request; `made` says whether this call chose
+ * it. Throws for an unknown payment.
  */
 export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStepRequest): Promise<StoredRailRequest> {
   const row = await paymentRow(orm, request.paymentId);
-  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string }>>(
+  // One statement: the insert is not visible to its own outer select, so exactly one row comes back.
+  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean }>>(
     `with made as (
        insert into rail_references (payment_id, product, reference_id, environment) values (?, ?, gen_random_uuid(), ?)
        on conflict (payment_id) do nothing returning reference_id)
-     select reference_id::text from made union all select reference_id::text from rail_references where payment_id = ?`,
+     select reference_id::text, true as made from made union all select reference_id::text, false as made from rail_references where payment_id = ?`,
     [request.paymentId, request.product, row.environment, request.paymentId],
   );
   const party = await partyOf(orm, box, request.paymentId, row);
   const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : `From ${row.merchant_name}`;
   return {
     referenceId: ref.reference_id,
+    made: ref.made,
     railRequest: { amount: Number(row.amount), currency: row.currency, externalId: request.paymentId, party, message: message.slice(0, 160) },
   };
 }

@@ -9,6 +9,7 @@ import { writeStateChange } from '../state-change';
 import { insertAuditOfChange } from '../operators/audit-of-change';
 import type { AuditOfChange } from '../../domain/operator-action';
 import { payoutState } from '../../domain/payout-state';
+import { passGate, PaymentGateRefusedError, StaleStatusError } from '../payment-gate';
 
 /** A transition the payout state machine refuses (for example reversing a failed payout). */
 export class PayoutTransitionRefusedError extends Error {
@@ -16,8 +17,9 @@ export class PayoutTransitionRefusedError extends Error {
     readonly payoutId: string,
     readonly from: PayoutStatus,
     readonly to: PayoutStatus,
+    why?: string,
   ) {
-    super(`payout ${payoutId} cannot go from ${from} to ${to}`);
+    super(`payout ${payoutId} cannot go from ${from} to ${to}${why ? `: ${why}` : ''}`);
     this.name = 'PayoutTransitionRefusedError';
   }
 }
@@ -41,6 +43,18 @@ export interface PayoutTransition {
    * database when they commit (event-log.ts), so an operator's retry days later posts at the retry.
    */
   at?: string;
+}
+
+/**
+ * The status a payout transition moves from (issue 43: every status change names it). A review
+ * decision (approve: → pending, reject or the review timeout: → failed with `review`) moves only
+ * from `held_for_review`; the rail's end (→ succeeded, → failed without a review) only from
+ * `pending`; a reversal only from `succeeded`.
+ */
+export function payoutFromOf(change: Pick<PayoutTransition, 'to' | 'review'>): PayoutStatus {
+  if (change.review || change.to === 'pending') return 'held_for_review';
+  if (change.to === 'reversed') return 'succeeded';
+  return 'pending';
 }
 
 /** The payout, or null when there is none with this id. */
@@ -80,8 +94,11 @@ export async function writePayoutStateChange(
  * lock, the projection, the ledger transfers of payout-ledger.ts with their balance rows, and the
  * event, in one transaction. Idempotent: a transition the payout already made (it is in `to`, or it
  * passed through it: the event of `to` exists) writes nothing and returns the record as stored, so
- * activity retries are safe. A transition the table refuses throws PayoutTransitionRefusedError; an
- * unknown id PayoutNotFoundError (both are final: retrying cannot help).
+ * activity retries are safe. The change names the status it moves from (payoutFromOf) and goes
+ * through the status gate (payment-gate.ts): a payout elsewhere (a review decision for a payout no
+ * longer held), a transition the table refuses, or a live end the partner's word does not support
+ * throw PayoutTransitionRefusedError; an unknown id PayoutNotFoundError (both are final: retrying
+ * cannot help).
  */
 export async function writePayoutTransition(orm: Orm, payoutId: string, change: PayoutTransition): Promise<PayoutRecord> {
   return orm.em.fork().transactional(async (em) => {
@@ -91,6 +108,8 @@ export async function writePayoutTransition(orm: Orm, payoutId: string, change: 
     if (before.status === change.to) return before;
     const made = await em.execute<unknown[]>(`select 1 from events where dedupe_key = ?`, [`${payoutId}:${payoutEventType(change.to)}`]);
     if (made.length > 0) return before;
+    const from = payoutFromOf(change);
+    if (before.status !== from) throw new PayoutTransitionRefusedError(payoutId, before.status, change.to, `the change moves from ${from}`);
     if (!canPayoutTransition(before.status, change.to)) throw new PayoutTransitionRefusedError(payoutId, before.status, change.to);
     const at = change.at ?? new Date().toISOString();
     const review = change.review;
@@ -105,21 +124,24 @@ export async function writePayoutTransition(orm: Orm, payoutId: string, change: 
       reversedAt: change.to === 'reversed' ? new Date(at).toISOString() : before.reversedAt,
       updatedAt: new Date(at).toISOString(),
     };
-    await em.execute(
-      `update payouts set status = ?, failure_class = ?, review_decision = ?, review_reason = ?, review_decided_by = ?,
-         review_decided_at = ?, reversed_at = ?, updated_at = ? where id = ?`,
-      [
-        after.status,
-        after.failureClass,
-        after.reviewDecision,
-        after.reviewReason,
-        after.reviewDecidedBy,
-        after.reviewDecidedAt,
-        after.reversedAt,
-        after.updatedAt,
-        payoutId,
-      ],
-    );
+    await passGate(em, {
+      kind: 'payout',
+      id: payoutId,
+      from,
+      to: after.status,
+      set: {
+        failure_class: after.failureClass,
+        review_decision: after.reviewDecision,
+        review_reason: after.reviewReason,
+        review_decided_by: after.reviewDecidedBy,
+        review_decided_at: after.reviewDecidedAt,
+        reversed_at: after.reversedAt,
+        updated_at: after.updatedAt,
+      },
+    }).catch((error: unknown) => {
+      if (error instanceof PaymentGateRefusedError || error instanceof StaleStatusError) throw new PayoutTransitionRefusedError(payoutId, before.status, change.to, error.message);
+      throw error;
+    });
     await writePayoutStateChange(em, after, payoutTransfersFor(after, change.to), after.updatedAt);
     if (change.audit) await insertAuditOfChange(em, payoutId, change.audit, after, payoutState(after));
     return after;

@@ -19,6 +19,7 @@ import { iso } from '../sql-values';
 import { pendingLiveBatch } from './pending-live-batch';
 import { writeStateChange } from '../state-change';
 import { advanceSweepMark, unsweptSet } from './sweep-mark';
+import { passGate, PaymentGateRefusedError, StaleStatusError } from '../payment-gate';
 
 export class SettlementNotFoundError extends Error {
   constructor(readonly settlementId: string) {
@@ -43,6 +44,14 @@ export class SettlementLedgerMismatchError extends Error {
   constructor(readonly settlementId: string, balance: bigint, unswept: bigint) {
     super(`settlement ${settlementId}: the available balance is ${balance} but its unswept postings add up to ${unswept}; nothing swept (run ledger check)`);
     this.name = 'SettlementLedgerMismatchError';
+  }
+}
+
+/** A batch's end refused: it is no longer pending (another end was written), or the status gate refused it (a live end without the partner's word). Final. */
+export class SettlementTransitionRefusedError extends Error {
+  constructor(readonly settlementId: string, from: string, to: string, why: string) {
+    super(`settlement ${settlementId} cannot go from ${from} to ${to}: ${why}`);
+    this.name = 'SettlementTransitionRefusedError';
   }
 }
 
@@ -226,9 +235,11 @@ async function writeSettlementStateChange(em: EntityManager, batch: SettlementRe
 /**
  * The batch's end, in one transaction: under the batch's row lock, the row (`paid` with `paid_at`,
  * or `failed` with its failure class), the transfer (post to settlement_clearing, or release to
- * available) with its balance rows, and `settlement.paid` or `settlement.failed`. A batch no longer
- * pending is returned as stored and nothing is written (its workflow is its only writer, so that is
- * a retry of this very step). `onCommitted` runs once, after the commit of a change that was written.
+ * available) with its balance rows, and `settlement.paid` or `settlement.failed`. A batch already in
+ * `to` is returned as stored and nothing is written (a retry of this very step). The end moves from
+ * `pending` through the status gate (payment-gate.ts): a batch in another end (written by someone
+ * else: a late acceptance) or a live end the partner's word does not support throw
+ * SettlementTransitionRefusedError. `onCommitted` runs once, after the commit of a change that was written.
  */
 export async function applySettlementTransition(
   orm: Orm,
@@ -240,7 +251,8 @@ export async function applySettlementTransition(
     const rows = await em.execute<Record<string, unknown>[]>(`select * from settlements where id = ? for update`, [request.settlementId]);
     if (rows.length === 0) throw new SettlementNotFoundError(request.settlementId);
     const before = rowToSettlement(rows[0]);
-    if (before.status !== 'pending') return before;
+    if (before.status === request.to) return before;
+    if (before.status !== 'pending') throw new SettlementTransitionRefusedError(before.id, before.status, request.to, 'the change moves from pending');
     const at = new Date(request.at).toISOString();
     const after: SettlementRecord = {
       ...before,
@@ -249,7 +261,12 @@ export async function applySettlementTransition(
       failureClass: request.to === 'failed' ? (request.failureClass ?? 'declined') : null,
       updatedAt: at,
     };
-    await em.execute(`update settlements set status = ?, paid_at = ?, failure_class = ?, updated_at = ? where id = ?`, [after.status, after.paidAt, after.failureClass, after.updatedAt, after.id]);
+    await passGate(em, { kind: 'settlement', id: after.id, from: 'pending', to: after.status, set: { paid_at: after.paidAt, failure_class: after.failureClass, updated_at: after.updatedAt } }).catch(
+      (error: unknown) => {
+        if (error instanceof PaymentGateRefusedError || error instanceof StaleStatusError) throw new SettlementTransitionRefusedError(after.id, before.status, request.to, error.message);
+        throw error;
+      },
+    );
     await writeSettlementStateChange(em, after, at);
     applied = true;
     return after;

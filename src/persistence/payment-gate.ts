@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlStateOf } from './db-errors';
+
+/**
+ * The one gate for a payment's status (issue 43; docs/partner-rail.md, "The status gate"). Every
+ * change of `status` on charges, payouts and settlement batches goes through `passGate`, inside the
+ * caller's transaction and under the row's lock:
+ *
+ * - compare-and-set: the update names the status it moves from, and is refused
+ *   (StaleStatusError) when the row is elsewhere;
+ * - it sets the transaction-local marker `payments.gate` = `<kind>:<id>:<from>:<to>`, without which
+ *   the database's trigger (migration 20261215000012) refuses any status change: code that writes a
+ *   status around the store fails;
+ * - the same trigger refuses to end a live payment that has a partner reference unless the
+ *   partner's answer in `rail_answers` supports the end (PaymentGateRefusedError, SQLSTATE 23P43).
+ *
+ * Both refusals are final (retrying the same change cannot help): the stores turn them into their
+ * own typed refusals, which the activities make non-retryable.
+ */
+export type GatedKind = 'charge' | 'payout' | 'settlement';
+
+const TABLE: Record<GatedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements' };
+
+/** The SQLSTATE of the trigger's refusal (class 23: a constraint of the data, the same change fails again). */
+export const GATE_REFUSED_SQLSTATE = '23P43';
+
+/** The database refused the change: not through the gate's marker, or a live end the partner's word does not support. */
+export class PaymentGateRefusedError extends Error {
+  constructor(readonly kind: GatedKind, readonly id: string, readonly from: string, readonly to: string, why: string) {
+    super(why);
+    this.name = 'PaymentGateRefusedError';
+  }
+}
+
+/** The row is not in the status the change moves from (compare-and-set). */
+export class StaleStatusError extends Error {
+  constructor(readonly kind: GatedKind, readonly id: string, readonly from: string, readonly to: string, readonly actual: string | null) {
+    super(`${kind} ${id} cannot go from ${from} to ${to}: it is ${actual ?? 'missing'}`);
+    this.name = 'StaleStatusError';
+  }
+}
+
+export interface GatedChange {
+  kind: GatedKind;
+  id: string;
+  from: string;
+  to: string;
+  /** The other columns the change writes, with their values (column names are the caller's constants, never input). */
+  set?: Record<string, unknown>;
+}
+
+/** The marker the trigger expects for this change. */
+export function gateMarker(change: Pick<GatedChange, 'kind' | 'id' | 'from' | 'to'>): string {
+  return `${change.kind}:${change.id}:${change.from}:${change.to}`;
+}
+
+/**
+ * Writes the change through the gate, in the caller's transaction (which should hold the row's lock:
+ * then `from` read under it cannot be stale). Throws StaleStatusError when the row is not in `from`,
+ * PaymentGateRefusedError when the database refuses the change.
+ */
+export async function passGate(em: Pick<EntityManager, 'execute'>, change: GatedChange): Promise<void> {
+  const columns = Object.keys(change.set ?? {});
+  for (const column of columns) if (!/^[a-z_]+$/.test(column)) throw new Error(`payment gate: bad column name ${column}`);
+  await em.execute(`select set_config('payments.gate', ?, true)`, [gateMarker(change)]);
+  let rows: Array<{ id: string }>;
+  try {
+    rows = await em.execute<Array<{ id: string }>>(
+      `update ${TABLE[change.kind]} set status = ?${columns.map((c) => `, ${c} = ?`).join('')} where id = ? and status = ? returning id`,
+      [change.to, ...columns.map((c) => change.set![c]), change.id, change.from],
+    );
+  } catch (error) {
+    if (sqlStateOf(error) === GATE_REFUSED_SQLSTATE) {
+      const message = String((error as Error).message ?? error);
+      const at = message.indexOf('payment gate:');
+      const why = (at >= 0 ? message.slice(at) : message).split('\n')[0];
+      throw new PaymentGateRefusedError(change.kind, change.id, change.from, change.to, why);
+    }
+    throw error;
+  }
+  if (rows.length === 1) return;
+  const now = await em.execute<Array<{ status: string }>>(`select status from ${TABLE[change.kind]} where id = ?`, [change.id]);
+  throw new StaleStatusError(change.kind, change.id, change.from, change.to, now[0]?.status ?? null);
+}
