@@ -147,7 +147,20 @@ export function createPaymentReviewActivities(deps: { orm: Orm; secretBox: Secre
         party: railRequest.party,
         message: 'Return of a payment that arrived too late',
       });
-      return answer;
+      // Issue 43, finding 2: a partner that validates before it de-duplicates (fake `0013`) refuses the
+      // copy of a transfer it is processing (this activity retried after a lost answer, a restarted
+      // review, a return submitted before). Any refusal is checked against the partner's status first:
+      // only `unknown` (it never kept the reference) makes it final; otherwise the transfer is the one
+      // it has, and the review follows it to the partner's word.
+      if (answer.kind !== 'refused') return answer;
+      const status = await deps.rail.status('disbursement', ret.referenceId);
+      if (status.status === 'unknown') return answer;
+      Context.current().log.warn('return transfer refused, but the partner has its reference: a duplicate, followed to its final status', {
+        paymentId,
+        refused: answer.reason,
+        partnerStatus: status.status,
+      });
+      return { kind: 'duplicate' };
     },
     async lateReturnStatus(paymentId) {
       if (!deps.rail) throw ApplicationFailure.retryable('this worker has no live partner rail configured (PARTNER_BASE_URL)', 'NoLiveRail');

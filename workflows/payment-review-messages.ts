@@ -1,8 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { CLOSE_REVIEW_UPDATE, PAYMENT_REVIEW_QUERY, REVIEW_FLAG_SIGNAL, SETTLE_LATE_ANSWER_UPDATE, type CloseReviewRequest, type PaymentReviewFlag, type PaymentReviewState, type SettleLateRequest } from '../src/domain/payment-review';
+import { CLOSE_REVIEW_UPDATE, PAYMENT_REVIEW_QUERY, RETURN_CALLBACK_SIGNAL, REVIEW_FLAG_SIGNAL, SETTLE_LATE_ANSWER_UPDATE, type CloseReviewRequest, type PaymentReviewFlag, type PaymentReviewState, type SettleLateRequest } from '../src/domain/payment-review';
 
 /** One more reason to look at a payment (or, `resolved: true`, its source's reasons closed): how everyone flags a review (signalWithStart). */
 export const reviewFlagSignal = defineSignal<[PaymentReviewFlag]>(REVIEW_FLAG_SIGNAL);
+
+/** The partner called back for the review's return transfer: ask it now (no payload; the partner's status decides). */
+export const returnCallbackSignal = defineSignal<[]>(RETURN_CALLBACK_SIGNAL);
 
 /** The review's state: phase, reasons, the partner's and our status, how it was settled. */
 export const paymentReviewQuery = defineQuery<PaymentReviewState>(PAYMENT_REVIEW_QUERY);

@@ -29,7 +29,7 @@ import { attentionReason, needsAttentionPairs } from '../src/domain/attention-re
 import type { RailStatus } from '../src/rail/partner-rail';
 import { auditOperatorAction } from './operator-audit';
 import { endSettlementWait, REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
-import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
+import { closeReviewUpdate, paymentReviewQuery, returnCallbackSignal, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
 
 /**
  * `patched()` id (issue 31): a `reviewFlag` with `resolved: true` is taken only for the reconciliation
@@ -38,6 +38,14 @@ import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnsw
  * before took every resolved flag, and replay so.
  */
 export const REVIEW_FLAG_CHECKED_PATCH = 'review-flag-checked';
+
+/**
+ * `patched()` id (issue 43, finding 2): the return transfer's wait between status requests ends early
+ * on the partner's callback for it (`returnCallback`, sent by the callback route once the return's
+ * reference is matched), so the review asks the partner then instead of at its next poll. Runs from
+ * before slept the whole delay (a timer that no signal ends), and replay so.
+ */
+export const RETURN_CALLBACK_WAKES_PATCH = 'return-callback-wakes';
 
 /** Waits between the partner's status requests: 1 min, 5 min, 15 min, then hourly for as long as it takes. */
 export const REVIEW_POLL_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000];
@@ -97,6 +105,8 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   let contradictionClosed = false;
   let settling = false;
   let returnNote = null as string | null;
+  /** The partner called back for the return transfer since the last status request. */
+  let returnCalledBack = false;
 
   const openReasons = () => state.reasons.filter((r) => !resolved.has(r.source));
   const refresh = () => {
@@ -117,6 +127,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   };
 
   setHandler(paymentReviewQuery, () => state);
+  setHandler(returnCallbackSignal, () => void (returnCalledBack = true));
   setHandler(reviewFlagSignal, (flag: PaymentReviewFlag) => {
     if (!flag || typeof flag.reason !== 'string' || typeof flag.source !== 'string') return;
     if (flag.resolved) {
@@ -308,7 +319,13 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
         returnNote = `return transfer FAILED at the partner (${answer.reason}): the money stays in returns_in_transit; an operator returns it by hand`;
         return;
       }
-      await sleep(returnPollDelay(round));
+      // The partner's callback for the return ends the wait early (its status is asked at once).
+      if (patched(RETURN_CALLBACK_WAKES_PATCH)) {
+        await condition(() => returnCalledBack, returnPollDelay(round));
+        returnCalledBack = false;
+      } else {
+        await sleep(returnPollDelay(round));
+      }
     }
   }
 }

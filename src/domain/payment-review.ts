@@ -38,6 +38,12 @@ export interface PaymentReviewFlag {
 export const PAYMENT_REVIEW_ID_PREFIX = 'review-';
 export const PAYMENT_REVIEW_WORKFLOW_TYPE = 'paymentReviewWorkflow';
 export const REVIEW_FLAG_SIGNAL = 'reviewFlag';
+/**
+ * Signal name (issue 43, finding 2): the partner called back for the return transfer a review follows
+ * (late money settled with `return`): the review asks the partner now instead of at its next poll. It
+ * carries nothing; the review follows the partner's status, never the callback's body.
+ */
+export const RETURN_CALLBACK_SIGNAL = 'returnCallback';
 export const SETTLE_LATE_ANSWER_UPDATE = 'settleLateAnswer';
 export const PAYMENT_REVIEW_QUERY = 'paymentReview';
 export const CLOSE_REVIEW_UPDATE = 'closeReview';

@@ -1,5 +1,5 @@
 import type { Orm } from '../persistence/orm';
-import type { PaymentReviewStart } from '../domain/payment-review';
+import { reviewedKind, type PaymentReviewStart } from '../domain/payment-review';
 import type { PartnerStatement } from '../rail/momo-statement';
 import { importStatement } from '../persistence/reconcile/statement-store';
 import { markFlagged, unflaggedBreaks } from '../persistence/reconcile/statement-store';
@@ -23,7 +23,9 @@ export async function importAndFlag(deps: { orm: Orm; flag: FlagReview }, statem
 export async function flagOpenBreaks(deps: { orm: Orm; flag: FlagReview }): Promise<number> {
   let flagged = 0;
   for (const b of await unflaggedBreaks(deps.orm)) {
-    await deps.flag({ paymentId: b.paymentId, product: b.product, merchantId: b.merchantId, environment: 'live', source: 'reconciliation', reason: b.reason.slice(0, 500) });
+    // A charge's review follows its request-to-pay, also for a break of its return transfer (a disbursement line).
+    const product = reviewedKind(b.paymentId) === 'charge' ? 'collection' : b.product;
+    await deps.flag({ paymentId: b.paymentId, product, merchantId: b.merchantId, environment: 'live', source: 'reconciliation', reason: b.reason.slice(0, 500) });
     await markFlagged(deps.orm, b.id);
     flagged++;
   }

@@ -15,6 +15,12 @@ export interface OurPayment {
   environment: string;
   /** The UTC day its rail reference was made (the day it was sent), YYYY-MM-DD. */
   sentDay: string;
+  /**
+   * A return transfer of `paymentId`'s late money (issue 43, finding 2), not the payment's own request:
+   * its line matches the payment's review; `status` is the return's. The partner's transaction id of a
+   * return is not the payment's.
+   */
+  returnOf?: true;
 }
 
 export interface FoundBreak {
@@ -71,7 +77,8 @@ function statusDiffers(partner: StatementLine['status'], ours: string): boolean 
  * the reading and writing). `ours` holds the payments the lines name and those of the statement's
  * product whose reference was made on its day (in live). Breaks:
  *
- * - missing_here: a line whose reference is none of ours;
+ * - missing_here: a line whose reference is none of ours (a return transfer of late money is ours:
+ *   `returnOf`, under the charge it returns);
  * - duplicate: a reference listed more than once (one break; the first line is checked as usual);
  * - currency_mismatch, else amount_mismatch: the line's currency or amount differs from ours;
  * - status_mismatch: the partner's status differs from ours (SUCCESSFUL against failed or expired,
@@ -129,19 +136,20 @@ export function matchStatement(statement: PartnerStatement, ours: readonly OurPa
       return;
     }
     const base = { referenceId: line.referenceId, paymentId: payment.paymentId, merchantId: payment.merchantId, amount: payment.amount, currency: payment.currency, ...partner, ourStatus: payment.status };
+    const whose = payment.returnOf ? `the return transfer of ${payment.paymentId} is` : 'ours is';
     let clean = true;
     if (line.currency !== payment.currency) {
       clean = false;
-      add({ ...base, kind: 'currency_mismatch', reason: `the partner lists ${line.currency}, ours is ${payment.currency}` });
+      add({ ...base, kind: 'currency_mismatch', reason: `the partner lists ${line.currency}, ${whose} ${payment.currency}` });
     } else if (amountMinor !== payment.amount) {
       clean = false;
-      add({ ...base, kind: 'amount_mismatch', reason: `the partner lists ${line.amount} ${line.currency} (${amountMinor ?? 'unreadable'} minor units), ours is ${payment.amount}` });
+      add({ ...base, kind: 'amount_mismatch', reason: `the partner lists ${line.amount} ${line.currency} (${amountMinor ?? 'unreadable'} minor units), ${whose} ${payment.amount}` });
     }
     if (statusDiffers(line.status, payment.status)) {
       clean = false;
-      add({ ...base, kind: 'status_mismatch', reason: `the partner says ${line.status}${line.reason ? ` (${line.reason})` : ''}, ours is ${payment.status}` });
+      add({ ...base, kind: 'status_mismatch', reason: `the partner says ${line.status}${line.reason ? ` (${line.reason})` : ''}, ${whose} ${payment.status}` });
     }
-    if (line.status === 'SUCCESSFUL' && line.financialTransactionId) transactionIds.push({ paymentId: payment.paymentId, financialTransactionId: line.financialTransactionId });
+    if (line.status === 'SUCCESSFUL' && line.financialTransactionId && !payment.returnOf) transactionIds.push({ paymentId: payment.paymentId, financialTransactionId: line.financialTransactionId });
     if (clean) matched++;
   });
 
@@ -160,7 +168,7 @@ export function matchStatement(statement: PartnerStatement, ours: readonly OurPa
       partnerCurrency: null,
       partnerStatus: null,
       ourStatus: payment.status,
-      reason: `ours is ${payment.status} (sent ${payment.sentDay}), and the partner's ${statement.product} statement of ${statement.date} does not list it`,
+      reason: `${payment.returnOf ? `the return transfer of ${payment.paymentId} is` : 'ours is'} ${payment.status} (sent ${payment.sentDay}), and the partner's ${statement.product} statement of ${statement.date} does not list it`,
     });
   }
   return { lines, matched, breaks: [...breaks.values()], transactionIds };

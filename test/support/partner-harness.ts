@@ -24,6 +24,8 @@ export interface PartnerHarnessOptions {
   /** Changes to the adapter's configuration (another target environment, say). */
   config?: Partial<PartnerConfig>;
   resolve?: Resolver;
+  /** Stands between the workers and the adapter (a test that loses an answer, say). */
+  wrapRail?: (rail: PartnerRail) => PartnerRail;
 }
 
 /**
@@ -34,7 +36,8 @@ export async function startPartnerHarness(options: PartnerHarnessOptions = {}): 
   const secret = randomBytes(32).toString('base64url');
   const fake = await startFakePartner({ approveAfterMs: 300, ...options.fake });
   let adapter: MomoPartnerRail | undefined;
-  const rail: PartnerRail = { submit: (p, r) => adapter!.submit(p, r), status: (p, ref) => adapter!.status(p, ref) };
+  const forward: PartnerRail = { submit: (p, r) => adapter!.submit(p, r), status: (p, ref) => adapter!.status(p, ref) };
+  const rail = options.wrapRail ? options.wrapRail(forward) : forward;
   const h = await startHarness({ rail, partnerCallbacks: { callbackSecret: secret }, ...(options.resolve ? { resolve: options.resolve } : {}) });
   adapter = new MomoPartnerRail({ ...fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: secret, timeoutMs: options.timeoutMs ?? 1_000 }), ...options.config });
   const started = adapter;

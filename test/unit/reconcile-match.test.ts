@@ -26,6 +26,19 @@ describe('matching a statement with our payments', () => {
     expect(result.lines.map((l) => l.paymentId)).toEqual(['txn_1', 'txn_2']);
   });
 
+  test('a return transfer of late money (issue 43): its line matches the charge it returns, its transaction id is not the charge\'s, a difference names the return', () => {
+    const disbursement: PartnerStatement = { product: 'disbursement', date: DAY, lines: [line(1), line(2, { status: 'PENDING', financialTransactionId: null })] };
+    const result = matchStatement(disbursement, [ours(1, { returnOf: true }), ours(2, { returnOf: true, paymentId: 'txn_9', status: 'succeeded' })]);
+    expect(result.lines.map((l) => l.paymentId)).toEqual(['txn_1', 'txn_9']);
+    expect(result.matched).toBe(1);
+    expect(result.transactionIds).toEqual([]);
+    expect(result.breaks).toEqual([expect.objectContaining({ kind: 'status_mismatch', paymentId: 'txn_9', reason: 'the partner says PENDING, the return transfer of txn_9 is succeeded' })]);
+    expect(kinds(disbursement, [])).toEqual([
+      ['missing_here', null],
+      ['missing_here', null],
+    ]);
+  });
+
   test('missing_here: a line for a reference that is none of ours (partner amount in minor units)', () => {
     const result = matchStatement(statement([line(9, { amount: '5.00' })]), []);
     expect(result.breaks).toEqual([expect.objectContaining({ kind: 'missing_here', paymentId: null, amount: 500, currency: 'GHS', partnerStatus: 'SUCCESSFUL' })]);

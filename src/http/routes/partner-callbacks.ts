@@ -3,8 +3,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { refuseHostileJson } from '../hostile-json';
 import { readBodyText } from '../body-text';
 import { PARTNER_CALLBACK_SIGNAL } from '../../domain/live-rail';
+import { paymentReviewWorkflowId, RETURN_CALLBACK_SIGNAL } from '../../domain/payment-review';
 import { claimCallbackSignal } from '../../persistence/partner/callback-signal-store';
 import { paymentOfReference } from '../../persistence/partner/rail-request-store';
+import { returnOfReference } from '../../persistence/partner/return-reference';
 import { CALLBACK_ROUTE, callbackAnswer, verifyCallback, type CallbackOutcome } from '../../rail/momo-callback';
 import type { ServiceDeps } from '../../services/context';
 import { lateCallbackOutcome } from '../../services/late-callback';
@@ -16,7 +18,9 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * The partner's callbacks (src/rail/momo-callback.ts), on the live listener only, outside `/v1` (no
  * API key: the partner authenticates by the URL's token). A verified callback wakes the payment's
  * workflow (signal `partnerCallback`), which asks the partner for the status and follows that, never
- * the body: a forged, unknown, replayed or malformed callback changes nothing. A callback for a
+ * the body: a forged, unknown, replayed or malformed callback changes nothing. A callback for the
+ * return transfer of a charge's late money (src/persistence/partner/return-reference.ts) wakes the
+ * charge's payment review (signal `returnCallback`), which follows that transfer. A callback for a
  * payment already ended (its workflow closed, or still open after the end) whose claim contradicts
  * how it ended is `late`: the payment is flagged for a payment review
  * (src/services/late-callback.ts), logged as a warning. Each signal (the wake-up, the review's
@@ -32,6 +36,8 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
     const { product, referenceId } = ctx.params as { product: string; referenceId: string };
     let outcome: CallbackOutcome;
     let paymentId: string | undefined;
+    /** The callback is for the return transfer of paymentId's late money, not for the payment itself. */
+    let returnTransfer = false;
     const settings = deps.partnerCallbacks;
     // A hostile body (over the limit, not UTF-8, nested too deep, a duplicate or `__proto__` key, an
     // integer beyond 2^53) is refused in the API's envelope before anything else, token included: it
@@ -44,7 +50,28 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
       outcome = verified.refused;
     } else {
       const payment = await paymentOfReference(deps.orm, verified.product, verified.referenceId);
-      if (!payment || payment.environment !== 'live') {
+      const returned = payment ? null : await returnOfReference(deps.orm, verified.product, verified.referenceId);
+      if (returned && returned.environment === 'live') {
+        // The return transfer of a charge's late money (issue 43, finding 2): its payment review follows
+        // it, so the review is woken (it asks the partner; the body decides nothing), debounced and
+        // capped as any signal. A review already closed has recorded the return's final status.
+        paymentId = returned.paymentId;
+        returnTransfer = true;
+        const reviewId = paymentReviewWorkflowId(returned.paymentId);
+        // Its own claim (`review-<paymentId>:return`): the late answer's flag of the same review does not debounce it.
+        const claim = await claimCallbackSignal(deps.orm, `${reviewId}:return`, { debounceMs: settings?.debounceMs, cap: settings?.signalCap });
+        if (claim !== 'signal') {
+          outcome = claim;
+        } else {
+          try {
+            await deps.temporal.client.workflow.getHandle(reviewId).signal(RETURN_CALLBACK_SIGNAL);
+            outcome = 'accepted';
+          } catch (error) {
+            if (!(error instanceof WorkflowNotFoundError)) throw error;
+            outcome = 'replayed';
+          }
+        }
+      } else if (!payment || payment.environment !== 'live') {
         outcome = 'unknown_reference';
       } else {
         paymentId = payment.paymentId;
@@ -71,7 +98,7 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
       }
     }
     const answer = callbackAnswer(outcome);
-    deps.log[answer.logLevel]({ product, referenceId, paymentId, outcome, requestId: ctx.state.requestId }, answer.logMessage);
+    deps.log[answer.logLevel]({ product, referenceId, paymentId, ...(returnTransfer ? { returnTransfer } : {}), outcome, requestId: ctx.state.requestId }, answer.logMessage);
     ctx.status = answer.status;
     ctx.body = answer.body;
   };

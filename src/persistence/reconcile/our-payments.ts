@@ -2,13 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RailProduct } from '../../rail/partner-rail';
 import { isReferenceId } from '../../rail/momo-protocol';
 import type { OurPayment } from '../../reconcile/match';
+import { returnsForStatement } from '../partner/return-reference';
 
 type Row = { reference_id: string; payment_id: string; merchant_id: string | null; amount: string | null; currency: string | null; status: string | null; environment: string; sent_day: string };
 
 /**
  * Our side of a statement: the payments of `product` whose rail reference a line names, and those
  * whose reference was made on `date` (UTC) in live (the ones the statement should list). A
- * reference whose payment row is gone is left out (it then shows as missing_here).
+ * reference whose payment row is gone is left out (it then shows as missing_here). A `disbursement`
+ * statement also lists the return transfers of late money (src/persistence/partner/return-reference.ts):
+ * each is one of ours too, under the charge it returns (`returnOf`), with the return's own status.
  */
 export async function ourPaymentsFor(em: EntityManager, product: RailProduct, date: string, references: readonly string[]): Promise<OurPayment[]> {
   const refs = [...new Set(references.map((r) => r.trim().toLowerCase()).filter(isReferenceId))];
@@ -38,5 +41,23 @@ export async function ourPaymentsFor(em: EntityManager, product: RailProduct, da
       status: r.status!,
       environment: r.environment,
       sentDay: r.sent_day,
-    }));
+    }))
+    .concat(product === 'disbursement' ? await returnsOf(em, date, refs) : []);
+}
+
+/** Our status of a return transfer as matching reads it: succeeded or failed once the partner said, else pending (open). */
+const RETURN_STATUS: Record<string, string> = { succeeded: 'succeeded', failed: 'failed' };
+
+async function returnsOf(em: EntityManager, date: string, refs: readonly string[]): Promise<OurPayment[]> {
+  return (await returnsForStatement(em, date, refs)).map((r) => ({
+    referenceId: r.referenceId,
+    paymentId: r.paymentId,
+    merchantId: r.merchantId,
+    amount: r.amount,
+    currency: r.currency,
+    status: RETURN_STATUS[r.returnStatus] ?? 'pending',
+    environment: r.environment,
+    sentDay: r.sentDay,
+    returnOf: true,
+  }));
 }
