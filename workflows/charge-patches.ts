@@ -1,6 +1,6 @@
 import { patched } from '@temporalio/workflow';
 import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
-import { INDETERMINATE_ATTENTION_PATCH } from '../src/domain/charge-resolution';
+import { INDETERMINATE_ATTENTION_PATCH, PARTNER_DECIDES_LIVE_CHARGE_PATCH } from '../src/domain/charge-resolution';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { RAIL_TIMERS_FROM_CREATE_PATCH } from '../src/domain/sandbox-outcome';
@@ -28,7 +28,7 @@ export type PatchCheck = (patchId: string) => boolean;
 /** The patches a charge of each environment may meet after `beginCharge` (the ones its rail can take). */
 const AFTER_BEGIN: Readonly<Record<string, readonly string[]>> = {
   sandbox: [BOUNDED_DB_RETRIES_PATCH, HOSTED_CHECKOUT_PATCH, INDETERMINATE_ATTENTION_PATCH, SANDBOX_ADVANCE_PATCH, RAIL_TIMERS_FROM_CREATE_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_DECIDES_LIVE_CHARGE_PATCH],
 };
 
 /**

@@ -1,6 +1,6 @@
 import { patched } from '@temporalio/workflow';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
-import { followLiveChargeToTheWord } from './charge-rail-live';
+import { followLiveChargeToTheWord, followLiveChargeUntilTheWord } from './charge-rail-live';
 import { followPartner } from './partner-follow';
 import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
@@ -15,7 +15,7 @@ import { chargeTimers, type ChargeTimers } from './charge-timers';
 import type { ResolutionDesk } from './charge-resolution';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { awaitCheckout } from './charge-checkout';
-import { INDETERMINATE_ATTENTION_PATCH, INDETERMINATE_STEP, indeterminateReason } from '../src/domain/charge-resolution';
+import { INDETERMINATE_ATTENTION_PATCH, INDETERMINATE_STEP, indeterminateReason, PARTNER_DECIDES_LIVE_CHARGE_PATCH } from '../src/domain/charge-resolution';
 
 /**
  * A written charge, from its acceptance to its terminal state (both start paths of chargeWorkflow):
@@ -75,7 +75,11 @@ export function followRail(
   // failed at once (no live rail existed) instead of succeeding through the simulator.
   if (charge.environment === 'live' && isPatched(LIVE_PARTNER_RAIL_PATCH)) {
     // Issue 29: only the partner's word ends it. Runs from before follow the rail as they did.
-    if (isPatched(PARTNER_WORD_PATCH)) return followLiveChargeToTheWord(charge, desk, finish, resolutions);
+    if (isPatched(PARTNER_WORD_PATCH)) {
+      // Issue 43: only the partner's final answer ends it (no operator's word, no expiry). Runs from before replay as they ran.
+      if (isPatched(PARTNER_DECIDES_LIVE_CHARGE_PATCH)) return followLiveChargeUntilTheWord(charge, desk, finish, resolutions);
+      return followLiveChargeToTheWord(charge, desk, finish, resolutions);
+    }
     return followLiveCharge(charge, desk, finish, resolutions);
   }
   if (charge.environment === 'live' && isPatched(NO_LIVE_SIMULATOR_PATCH)) return finish('failed', 'partner_unavailable');

@@ -1,5 +1,13 @@
 import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
-import { liveEvidenceRefusal, RESOLVED_FAILURE_CLASS, resolutionRequestRefusal } from '../src/domain/charge-resolution';
+import {
+  liveEvidenceRefusal,
+  partnerWordOnResolution,
+  RESOLVED_FAILURE_CLASS,
+  resolutionRefusedNotFinal,
+  resolutionRequestRefusal,
+  type ChargeResolutionResult,
+  type PartnerFinal,
+} from '../src/domain/charge-resolution';
 import { isTerminalStatus, type ChargeState } from '../src/domain/charge-state';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { operatorOf } from '../src/domain/operator-action';
@@ -15,8 +23,16 @@ export interface ChargeResolution {
 }
 
 export interface ResolutionDesk {
-  /** The charge waits for its partner's answer: `resolveCharge` is accepted from now on. */
-  open(): void;
+  /**
+   * The charge waits for its partner's answer: `resolveCharge` is accepted from now on. `partner`
+   * (issue 43, a live charge): the partner decides; a resolution is an operator's request to ask it
+   * now (`refuse` when it has no final answer, `partnerSaid` before the charge ends as it says).
+   */
+  open(mode?: 'partner'): void;
+  /** The partner, asked for the resolution waiting now, had no final answer: the update is refused; the reason (for the flag). */
+  refuse(last: 'pending' | 'unknown' | 'no_answer'): string;
+  /** The partner's final answer, told before the charge ends as it says. */
+  partnerSaid(word: PartnerFinal): void;
   /** The wait ended (resolved or expired): later requests are refused. */
   close(): void;
   /** The resolution an operator sent, once one has. */
@@ -33,11 +49,16 @@ export interface ResolutionDesk {
  */
 export function resolutionDesk(chargeId: string, current: () => ChargeState | undefined): ResolutionDesk {
   let waiting = false;
+  let partnerDecides = false;
   let resolution: ChargeResolution | undefined;
+  /** Issue 43: each resolution sent, numbered; the refusals the partner's answers gave, by number. */
+  let sent = 0;
+  const refusals = new Map<number, string>();
+  let word: PartnerFinal | undefined;
 
   setHandler(
     resolveChargeUpdate,
-    async (request) => {
+    async (request): Promise<ChargeResolutionResult> => {
       const before = current();
       const evidence = request.evidence?.trim();
       resolution = {
@@ -45,6 +66,7 @@ export function resolutionDesk(chargeId: string, current: () => ChargeState | un
         ...(evidence ? { evidence } : {}),
       };
       const operator = operatorOf(request);
+      if (partnerDecides) return askThePartner(request.as, before, operator, request.reason.trim(), request.batch_id);
       log.info('indeterminate charge resolved by an operator', { chargeId, as: request.as, operator });
       await condition(() => isTerminalStatus(current()?.status ?? 'pending'));
       const after = current()!;
@@ -79,9 +101,51 @@ export function resolutionDesk(chargeId: string, current: () => ChargeState | un
     },
   );
 
+  /**
+   * Issue 43, a live charge: the operator's resolution asks the partner at once (the rail's wait
+   * wakes). No final answer: refused, nothing written, the wait goes on. A final answer: the charge
+   * ends as the partner says, and the answer and the audit row say whether the resolution agreed.
+   */
+  async function askThePartner(as: 'succeeded' | 'failed', before: ChargeState | undefined, operator: string, reason: string, batchId: string | undefined): Promise<ChargeResolutionResult> {
+    const mine = ++sent;
+    const evidence = resolution?.evidence;
+    log.info('live charge: an operator asks to resolve it; asking the partner', { chargeId, as, operator });
+    await condition(() => refusals.has(mine) || isTerminalStatus(current()?.status ?? 'pending'));
+    const refusal = refusals.get(mine);
+    if (refusal !== undefined) {
+      refusals.delete(mine);
+      throw ApplicationFailure.create({ type: 'ChargeResolutionRefused', message: refusal, nonRetryable: true });
+    }
+    const after = current()!;
+    const said = word
+      ? partnerWordOnResolution(chargeId, as, evidence, word, `${after.status}${after.failureClass ? ` (${after.failureClass})` : ''}`)
+      : { agreed: false, partner: 'unknown', message: `charge ${chargeId} is ${after.status}` };
+    await auditOperatorAction({
+      paymentId: chargeId,
+      action: 'charge.resolve',
+      operator,
+      reason,
+      batchId,
+      before,
+      after: { ...after, evidence, requested: as, partner: said.partner, agreed: said.agreed },
+    });
+    return { ...after, resolution: said };
+  }
+
   return {
-    open: () => void (waiting = true),
+    open: (mode) => {
+      waiting = true;
+      partnerDecides = mode === 'partner';
+    },
     close: () => void (waiting = false),
     requested: () => resolution,
+    refuse(last) {
+      const as = resolution?.to ?? 'succeeded';
+      const why = resolutionRefusedNotFinal(chargeId, as, last, new Date().toISOString());
+      refusals.set(sent, why);
+      resolution = undefined;
+      return why;
+    },
+    partnerSaid: (final) => void (word = final),
   };
 }

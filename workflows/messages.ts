@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ActivityTrouble, ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
-import type { ChargeResolutionRequest } from '../src/domain/charge-resolution';
+import type { ChargeResolutionRequest, ChargeResolutionResult } from '../src/domain/charge-resolution';
 import type { CheckoutDecisionSignal } from '../src/domain/hosted-checkout';
 
 /** The synchronous answer of POST /v1/charges, produced by the workflow's acceptance step. */
@@ -57,8 +57,11 @@ export const nextTimerQuery = defineQuery<NextTimer | null>('nextTimer');
  * partner's answer came another way. Validated by the workflow (an operator, a reason, and a charge
  * still waiting for its partner); the ledger, the event and the webhook follow as for any outcome,
  * NeedsAttention clears, and the audit row is written. Answers the charge's state.
+ * A live charge (issue 43): the partner is asked at once and decides; without a final answer the
+ * update is refused (nothing changes); with one, the charge ends as the partner says and the answer's
+ * `resolution` names the partner's word and whether it agreed.
  */
-export const resolveChargeUpdate = defineUpdate<ChargeState, [ChargeResolutionRequest]>('resolveCharge');
+export const resolveChargeUpdate = defineUpdate<ChargeResolutionResult, [ChargeResolutionRequest]>('resolveCharge');
 
 /**
  * From the worker, on every payment workflow with the attention desk: an activity keeps failing

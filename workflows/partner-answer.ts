@@ -34,6 +34,25 @@ export interface PartnerWatch extends RailStepRequest {
   attention(reason: string): void;
   /** Checked whenever the wait wakes up: true asks the partner once more, then ends the wait (`stopped`) unless it answered. */
   stopEarly?(): boolean;
+  /**
+   * Issue 43 (a live charge of PARTNER_DECIDES_LIVE_CHARGE_PATCH): only the partner's final answer
+   * ends the wait, whatever an operator or a deadline says (`stopEarly` is not used, and the answer is
+   * never `deadline` nor `stopped`).
+   */
+  untilTheWord?: UntilTheWord;
+}
+
+/** What the partner had to say when it had no final answer. */
+export type NotFinal = 'pending' | 'unknown' | 'no_answer';
+
+/** How a wait that only the partner's final answer ends hears about operators and its deadline. */
+export interface UntilTheWord {
+  /** True while an operator's resolution waits for the partner: the wait wakes and asks the partner at once. */
+  asked(): boolean;
+  /** The partner, asked for that resolution, gave no final answer: the resolution is refused (the wait goes on). */
+  notFinal(last: NotFinal): void;
+  /** `deadlineMs` came and the partner, asked there, gave no final answer (once): the wait goes on. */
+  pastDeadline(last: NotFinal): void;
 }
 
 type Asked = RailStatusAnswer | undefined;
@@ -59,25 +78,9 @@ function finalOf(status: Asked): PartnerAnswer | undefined {
  * (PARTNER_POLL_BACKOFF), however long it takes.
  */
 export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> {
-  let callbacks = 0;
-  setHandler(partnerCallbackSignal, () => {
-    callbacks += 1;
-  });
-  const verb = w.product === 'collection' ? 'request-to-pay' : 'transfer';
-  const request: RailStepRequest = { paymentId: w.paymentId, product: w.product };
-  const ask = (): Promise<Asked> => askPartnerOnce(request, `partner ${verb}: status`);
-  /** A submission, retried until the deadline for submitting; undefined when it did not end with an answer (it may have arrived). */
-  const submit = async (resubmit: boolean): Promise<RailSubmitOutcome | undefined> => {
-    const remaining = w.submitUntilMs - Date.now();
-    if (remaining <= 0) return undefined;
-    try {
-      const args: RailStepRequest = resubmit ? { ...request, resubmit: true } : request;
-      return await rail.railSubmit.executeWithOptions({ ...RAIL_CALL, scheduleToCloseTimeout: remaining, summary: `partner ${verb}: submit (same reference on every retry)` }, [args]);
-    } catch (error) {
-      if (error instanceof ActivityFailure) return undefined;
-      throw error;
-    }
-  };
+  const calls = railCalls(w);
+  if (w.untilTheWord) return followUntilTheWord(w, w.untilTheWord, calls);
+  const { verb, ask, submit } = calls;
 
   const first = await submit(false);
   if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
@@ -89,14 +92,14 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
   let last: Asked;
   // Callbacks counted up to the last question: one that comes while a status request is in flight
   // wakes the next wait at once (its answer may be newer than the one in flight).
-  let seen = callbacks;
+  let seen = calls.callbacks();
   for (let poll = 0; ; poll++) {
     const stop = () => w.stopEarly?.() ?? false;
     const delay = partnerPollDelayMs(poll, Date.now() - startedMs);
     const wait = w.deadlineMs === undefined ? delay : Math.min(delay, w.deadlineMs - Date.now());
     // At the deadline there is no wait: the partner is asked once more at once (condition's 0 would mean no timeout).
-    if (wait > 0) await condition(() => callbacks > seen || stop(), wait);
-    seen = callbacks;
+    if (wait > 0) await condition(() => calls.callbacks() > seen || stop(), wait);
+    seen = calls.callbacks();
     last = await ask();
     const final = finalOf(last);
     if (final) return final;
@@ -131,6 +134,105 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
         `no final answer from the partner for ${verb} ${w.paymentId} since ${new Date(startedMs).toISOString()}: nothing is released or failed without the partner's word; ` +
           `the engine keeps asking; the partner's statement (reconcile run) or its transaction id settles it`,
       );
+    }
+  }
+}
+
+interface RailCalls {
+  verb: string;
+  /** Callbacks received so far (each a wake-up). */
+  callbacks(): number;
+  ask(): Promise<Asked>;
+  /** A submission, retried until the deadline for submitting; undefined when it did not end with an answer (it may have arrived). */
+  submit(resubmit: boolean): Promise<RailSubmitOutcome | undefined>;
+}
+
+/** The partner callback's handler and the payment's two rail calls (the same commands for every wait). */
+function railCalls(w: PartnerWatch): RailCalls {
+  let callbacks = 0;
+  setHandler(partnerCallbackSignal, () => {
+    callbacks += 1;
+  });
+  const verb = w.product === 'collection' ? 'request-to-pay' : 'transfer';
+  const request: RailStepRequest = { paymentId: w.paymentId, product: w.product };
+  return {
+    verb,
+    callbacks: () => callbacks,
+    ask: () => askPartnerOnce(request, `partner ${verb}: status`),
+    async submit(resubmit) {
+      const remaining = w.submitUntilMs - Date.now();
+      if (remaining <= 0) return undefined;
+      try {
+        const args: RailStepRequest = resubmit ? { ...request, resubmit: true } : request;
+        return await rail.railSubmit.executeWithOptions({ ...RAIL_CALL, scheduleToCloseTimeout: remaining, summary: `partner ${verb}: submit (same reference on every retry)` }, [args]);
+      } catch (error) {
+        if (error instanceof ActivityFailure) return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+const notFinal = (last: Asked): NotFinal => (last === undefined ? 'no_answer' : last.status === 'unknown' ? 'unknown' : 'pending');
+
+/**
+ * Issue 43: a wait that only the partner's final answer ends (a live charge). As awaitPartnerWord,
+ * with these differences:
+ * - an operator's resolution (`asked`) wakes the wait and the partner is asked at once; without a
+ *   final answer the resolution is refused (`notFinal`) and the wait goes on;
+ * - at `deadlineMs` (the charge's expiry) the partner is asked at once; without a final answer
+ *   `pastDeadline` says so (once) and the wait goes on, polls backing off as before, however long;
+ * - `unknown` is taken as final (the partner never received it) only while the partner never
+ *   acknowledged the reference: no submission accepted (or a duplicate), no status PENDING. After an
+ *   acknowledgement `unknown` is one more answer that is not final.
+ */
+async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: RailCalls): Promise<PartnerAnswer> {
+  const { verb, ask, submit } = calls;
+  const first = await submit(false);
+  if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
+  if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
+  let acknowledged = first?.kind === 'accepted' || first?.kind === 'duplicate';
+
+  const startedMs = Date.now();
+  let flagged = false;
+  let pastDeadline = false;
+  let seen = calls.callbacks();
+  for (let poll = 0; ; poll++) {
+    const delay = partnerPollDelayMs(poll, Date.now() - startedMs);
+    const wait = pastDeadline || w.deadlineMs === undefined ? delay : Math.min(delay, w.deadlineMs - Date.now());
+    // At the deadline there is no wait: the partner is asked at once (condition's 0 would mean no timeout).
+    if (wait > 0) await condition(() => calls.callbacks() > seen || word.asked(), wait);
+    seen = calls.callbacks();
+    // A resolution that comes while this question is in flight is asked about by the next one.
+    const forOperator = word.asked();
+    let last = await ask();
+    const final = finalOf(last);
+    if (final) return final;
+    if (last?.status === 'pending') acknowledged = true;
+    if (forOperator) word.notFinal(notFinal(last));
+    if (last?.status === 'unknown') {
+      const again = await submit(true);
+      if (again?.kind === 'refused') return { kind: 'failed', failureClass: again.failureClass, reason: again.reason };
+      if (again?.kind === 'accepted' || again?.kind === 'duplicate') acknowledged = true;
+      if (again === undefined && !acknowledged && Date.now() >= w.submitUntilMs) {
+        // As awaitPartnerWord: once the last attempt's own budget has passed, ask once more.
+        await sleep(RAIL_CALL_TIMEOUT_MS);
+        const confirm = await ask();
+        const confirmed = finalOf(confirm);
+        if (confirmed) return confirmed;
+        if (confirm?.status === 'unknown') {
+          return { kind: 'failed', failureClass: 'partner_unavailable', reason: `the partner confirmed it never received ${verb} ${w.paymentId} after the last submission ended` };
+        }
+        if (confirm?.status === 'pending') acknowledged = true;
+        last = confirm;
+      }
+    }
+    if (!pastDeadline && w.deadlineMs !== undefined && Date.now() >= w.deadlineMs) {
+      pastDeadline = true;
+      word.pastDeadline(notFinal(last));
+    } else if (!flagged && !pastDeadline && Date.now() - startedMs >= PARTNER_NO_ANSWER_ATTENTION_MS) {
+      flagged = true;
+      w.attention(`the partner has not given a final answer for ${verb} ${w.paymentId} since ${new Date(startedMs).toISOString()}; the money stays where it is and the engine keeps asking`);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
-import { INDETERMINATE_ATTENTION_PATCH } from '../src/domain/charge-resolution';
+import { INDETERMINATE_ATTENTION_PATCH, PARTNER_DECIDES_LIVE_CHARGE_PATCH } from '../src/domain/charge-resolution';
 import { NO_LIVE_SIMULATOR_PATCH, REFUSE_DRAFT_INPUT_PATCH, TRUST_ONLY_THE_DATABASE_PATCH } from '../src/domain/charge-start';
 import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { AUDIT_WITH_CHANGE_PATCH, OPERATOR_AUDIT_PATCH } from './operator-audit';
@@ -46,5 +46,6 @@ export const PATCH_IDS: readonly string[] = [
   RAIL_PATCHES_AT_START_PATCH,
   PATCHES_AT_START_PATCH,
   RAIL_TIMERS_FROM_CREATE_PATCH,
+  PARTNER_DECIDES_LIVE_CHARGE_PATCH,
   RETURN_CALLBACK_WAKES_PATCH,
 ];

@@ -97,6 +97,9 @@ export const NO_ATTENTION: ChargeAttention = {
   lastRetry: null,
 };
 
+/** The step of a live payment flagged while it waits for the partner's final answer (workflows/partner-answer.ts): no database step to retry. */
+export const PARTNER_RAIL_STEP = 'partner rail';
+
 /** Why a retry request is refused, or null when it is acceptable in this state. */
 export function retryRefusal(chargeId: string, state: ChargeAttention, request: unknown): string | null {
   if (typeof request !== 'object' || request === null) return 'retryStep takes {"operator": "…", "reason": "…"}';
@@ -112,6 +115,9 @@ export function retryRefusal(chargeId: string, state: ChargeAttention, request: 
   if (automatic && by === 'operator') return `"operator": "${RECONCILER_OPERATOR}" is the engine's reconciler, not an operator`;
   if (automatic && !reason.startsWith(RECONCILER_REASON_PREFIX)) return `the reconciler's reason starts with "${RECONCILER_REASON_PREFIX}"`;
   if (state.step === INDETERMINATE_STEP) return `charge ${chargeId} waits for its partner's answer, not for a database step: resolve it (charges resolve ${chargeId} --as succeeded|failed --reason TEXT)`;
+  if (state.needsAttention && state.step === PARTNER_RAIL_STEP) {
+    return `${chargeId} waits for the partner's word, not for a database step: nothing to retry; the engine keeps asking the partner (a live charge: charges resolve ${chargeId} --as succeeded|failed --evidence … asks it at once)`;
+  }
   if (!state.needsAttention) return `charge ${chargeId} is not waiting for an operator: nothing to retry`;
   if (automatic && state.automaticRetries >= MAX_AUTOMATIC_RETRIES) {
     return `charge ${chargeId}: the ${MAX_AUTOMATIC_RETRIES} automatic retries are used up; an operator must retry`;

@@ -1,3 +1,4 @@
+import type { ChargeState } from './charge-state';
 import { hasControlCharacter } from './control-characters';
 import { isWellFormedText } from './plain-text';
 import { isFailureClass, type FailureClass } from './failure-classes';
@@ -5,6 +6,15 @@ import { operatorRefusal, type OperatorFields } from './operator-action';
 
 /** Patch id of the indeterminate path that flags the charge at once and waits for `resolveCharge`. */
 export const INDETERMINATE_ATTENTION_PATCH = 'indeterminate-attention';
+
+/**
+ * `patched()` id (issue 43): a live charge ends only on the partner's final answer
+ * (workflows/charge-rail-live.ts followLiveChargeUntilTheWord): an operator's resolution asks the
+ * partner and is refused without a final answer; at `expires_at` the charge stays awaiting_action
+ * while the partner says PENDING. Runs from before replay as they ran (a resolution could end them
+ * while the partner said PENDING; expiry ended them, a payment review watching for late money).
+ */
+export const PARTNER_DECIDES_LIVE_CHARGE_PATCH = 'partner-decides-live-charge';
 
 /** The step name `payments stuck` and the `chargeAttention` query show for an indeterminate charge. */
 export const INDETERMINATE_STEP = 'partner answer';
@@ -76,4 +86,47 @@ export function evidenceMismatch(evidence: string, financialTransactionId: strin
   if (!financialTransactionId) return null;
   if (evidence.includes(financialTransactionId)) return null;
   return `the partner's transaction id ${financialTransactionId} is not in the evidence the charge was resolved with ("${evidence.slice(0, 120)}")`;
+}
+
+/**
+ * Issue 43: what the partner said about a live charge when an operator's resolution met its final
+ * answer. The charge always ends as the partner says; the operator is told whether it agreed.
+ */
+export interface PartnerWordOnResolution {
+  /** The operator's resolution agreed with the partner (SUCCESSFUL whose transaction id is in the evidence, for `succeeded`; FAILED, for `failed`). */
+  agreed: boolean;
+  /** The partner's final answer: `SUCCESSFUL (financialTransactionId …)`, `FAILED (…)`, or its confirmation that it never received the request. */
+  partner: string;
+  /** One line for the operator. */
+  message: string;
+}
+
+/** The answer of the `resolveCharge` update: the charge's state, and for a live charge the partner's word. */
+export type ChargeResolutionResult = ChargeState & { resolution?: PartnerWordOnResolution };
+
+/** The partner's final answer as the resolution desk hears it (workflows/charge-rail-live.ts). */
+export type PartnerFinal = { kind: 'succeeded'; financialTransactionId?: string } | { kind: 'failed'; reason: string };
+
+/** Whether an operator's resolution agrees with the partner's final answer, in words. */
+export function partnerWordOnResolution(chargeId: string, as: 'succeeded' | 'failed', evidence: string | undefined, word: PartnerFinal, endedAs: string): PartnerWordOnResolution {
+  const partner = word.kind === 'succeeded' ? `SUCCESSFUL${word.financialTransactionId ? ` (financialTransactionId ${word.financialTransactionId})` : ''}` : `FAILED (${word.reason})`;
+  if (as === 'failed') {
+    if (word.kind === 'failed') return { agreed: true, partner, message: `charge ${chargeId}: the partner says ${partner}; the charge is ${endedAs}` };
+    return { agreed: false, partner, message: `charge ${chargeId}: the partner says ${partner}, not failed: the charge is ${endedAs} as the partner says (the customer paid); your resolution was not applied` };
+  }
+  if (word.kind === 'failed') {
+    return { agreed: false, partner, message: `charge ${chargeId}: the partner says ${partner}, not succeeded: the charge is ${endedAs} as the partner says and nothing is credited; your resolution was not applied` };
+  }
+  const mismatch = evidenceMismatch(evidence ?? '', word.financialTransactionId);
+  if (mismatch) return { agreed: false, partner, message: `charge ${chargeId}: the partner says ${partner}, and the charge is ${endedAs} as the partner says; but ${mismatch}: check the evidence` };
+  return { agreed: true, partner, message: `charge ${chargeId}: the partner says ${partner}; the charge is ${endedAs}` };
+}
+
+/** Why a live charge's resolution is refused while the partner, just asked, has no final answer (nothing changes). */
+export function resolutionRefusedNotFinal(chargeId: string, as: 'succeeded' | 'failed', last: 'pending' | 'unknown' | 'no_answer', at: string): string {
+  const said = last === 'pending' ? 'says PENDING' : last === 'unknown' ? 'says it does not know the reference (unknown)' : 'did not answer';
+  return (
+    `charge ${chargeId}: the partner, asked at ${at}, ${said}: only its final answer ends a live charge, so the resolution as ${as} was refused and nothing changed. ` +
+    `The charge stays awaiting its answer (NeedsAttention) and the engine keeps asking; it ends as the partner says`
+  );
 }

@@ -3,6 +3,7 @@ import { PARTNER_NO_ANSWER_ATTENTION_MS, RAIL_CALL_TIMEOUT_MS } from '../../src/
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { chargeAttentionQuery, resolveChargeUpdate } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
+import { auditLog } from './support/fake-audit';
 
 // A live charge on the partner rail (workflows/partner-follow.ts), on the time-skipping server with
 // the rail's activities scripted (test/workflows/support/fake-rail-activities.ts): the submission's
@@ -46,25 +47,47 @@ test.each([
   expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'failed', failureClass, at: expect.any(String) }]);
 });
 
-test('the partner never answers: NeedsAttention after ten minutes; at expires_at it is asked once more, then the charge expires and a payment review keeps watching', async () => {
-  h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
+test('expires_at while the partner says PENDING: asked at once, the charge stays awaiting_action and flagged, no payment review; the later SUCCESSFUL succeeds it (issue 43)', async () => {
   const draft = await h.draft({ environment: 'live' });
+  const expiresMs = Date.parse(draft.expiresAt);
+  const paidMs = expiresMs + 3 * 3600_000;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy((now) => (now >= paidMs ? { status: 'succeeded', financialTransactionId: 'ft-late' } : { status: 'pending' }));
   const handle = await h.start(draft);
   await h.env.sleep(PARTNER_NO_ANSWER_ATTENTION_MS + 2 * 60_000);
-  const attention: ChargeAttention = await handle.query(chargeAttentionQuery);
-  expect(attention).toMatchObject({ needsAttention: true, step: 'partner rail' });
-  expect(attention.reason).toMatch(/partner has not given a final answer for request-to-pay/);
+  const early: ChargeAttention = await handle.query(chargeAttentionQuery);
+  expect(early).toMatchObject({ needsAttention: true, step: 'partner rail' });
+  expect(early.reason).toMatch(/partner has not given a final answer for request-to-pay/);
+  // Past expires_at: asked there, still PENDING: nothing ends, the flag says why.
+  await h.env.sleep(expiresMs - (await h.env.currentTimeMs()) + 10 * 60_000);
+  expect(h.rail.timeline.some((c) => c.paymentId === draft.id && c.kind === 'status' && c.atMs >= expiresMs && c.atMs < expiresMs + 1_000)).toBe(true);
   expect(h.store.transitionsOf(draft.id)).toEqual([]);
+  expect(h.store.charges.get(draft.id)).toMatchObject({ status: 'awaiting_action' });
+  const past: ChargeAttention = await handle.query(chargeAttentionQuery);
+  expect(past).toMatchObject({ needsAttention: true, step: 'partner rail' });
+  expect(past.reason).toMatch(/expires_at .* passed and the partner still says PENDING.*stays awaiting_action/);
+  await expect(h.env.client.workflow.getHandle(paymentReviewWorkflowId(draft.id)).describe()).rejects.toThrow();
+  // The partner's SUCCESSFUL, hours later: the charge succeeds then (polls back off meanwhile).
+  const result = await h.settle(draft.id);
+  expect(result).toMatchObject({ status: 'succeeded' });
+  const [succeeded] = h.store.transitionsOf(draft.id);
+  expect(succeeded).toMatchObject({ to: 'succeeded', failureClass: null });
+  expect(Date.parse(succeeded.at)).toBeGreaterThanOrEqual(paidMs);
+  // Polls backed off as before (every 5 minutes after the first hour), not every minute.
+  const lastHour = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'status' && c.atMs >= paidMs - 3600_000 && c.atMs < paidMs);
+  expect(lastHour.length).toBeGreaterThan(0);
+  expect(lastHour.length).toBeLessThanOrEqual(13);
+});
+
+test("expires_at and the partner's FAILED: the charge ends expired with the partner's class (issue 43)", async () => {
+  const draft = await h.draft({ environment: 'live' });
+  const expiresMs = Date.parse(draft.expiresAt);
+  h.rail.partner({ kind: 'accepted' }, []).statusBy((now) => (now >= expiresMs ? { status: 'failed', reason: 'EXPIRED', failureClass: 'timeout' } : { status: 'pending' }));
+  await h.start(draft);
   const result = await h.settle(draft.id);
   expect(result).toMatchObject({ status: 'expired', failureClass: 'timeout' });
   const [expired] = h.store.transitionsOf(draft.id);
-  const expiresMs = Date.parse(draft.expiresAt);
   expect(Date.parse(expired.at)).toBeGreaterThanOrEqual(expiresMs);
-  // Asked once more at the deadline, before the terminal decision.
-  expect(h.rail.timeline.some((c) => c.paymentId === draft.id && c.kind === 'status' && c.atMs >= expiresMs)).toBe(true);
-  // The request-to-pay may still be approved: a payment review watches for the partner's late word.
-  const review = await h.env.client.workflow.getHandle(paymentReviewWorkflowId(draft.id)).describe();
-  expect(review.type).toBe('paymentReviewWorkflow');
+  expect(h.store.transitionsOf(draft.id)).toHaveLength(1);
 });
 
 test('approved in the last poll interval with no callback: the final check at expires_at finds SUCCESSFUL, the charge succeeds (finding 3)', async () => {
@@ -77,13 +100,13 @@ test('approved in the last poll interval with no callback: the final check at ex
   expect(result).toMatchObject({ status: 'succeeded' });
 });
 
-test('a submission that cannot get through is never sent after expires_at; the partner confirming it never received it then fails the charge (finding 3)', async () => {
+test('a submission that cannot get through is never sent after expires_at; the partner confirming it never received it (never acknowledged) then expires the charge (finding 3, issue 43)', async () => {
   const draft = await h.draft({ environment: 'live' });
   const expiresMs = Date.parse(draft.expiresAt);
   h.rail.partner({ kind: 'accepted' }, [{ status: 'unknown' }]).submitFailsUntil(expiresMs + 24 * 3600_000);
   await h.start(draft);
   const result = await h.settle(draft.id);
-  expect(result).toMatchObject({ status: 'failed', failureClass: 'partner_unavailable' });
+  expect(result).toMatchObject({ status: 'expired', failureClass: 'partner_unavailable' });
   // The confirming question comes after the last submission's own budget has passed.
   const statuses = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'status');
   expect(Math.max(...statuses.map((c) => c.atMs))).toBeGreaterThanOrEqual(expiresMs + RAIL_CALL_TIMEOUT_MS);
@@ -94,29 +117,60 @@ test('a submission that cannot get through is never sent after expires_at; the p
   expect(Math.max(...submits.map((c) => c.scheduledMs))).toBeLessThanOrEqual(expiresMs);
 });
 
-test("the partner's answer wins over an operator's resolution that raced it: refused, saying what the partner answered (finding 4)", async () => {
+test("an operator's resolution as failed while the partner says SUCCESSFUL: the charge succeeds as the partner says and the operator is told (finding 4, issue 43)", async () => {
   const draft = await h.draft({ environment: 'live' });
   const handle = await h.start(draft);
-  let resolving = false;
-  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (resolving ? { status: 'succeeded', financialTransactionId: 'ft-race' } : { status: 'pending' }));
+  let paid = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-race' } : { status: 'pending' }));
   await h.env.sleep(PARTNER_NO_ANSWER_ATTENTION_MS + 60_000);
-  resolving = true;
-  const refused = handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'failed', operator: 'jane', reason: 'customer says no', evidence: 'ft-none' }] });
-  await expect(refused).rejects.toMatchObject({ cause: { message: expect.stringMatching(/the partner answered first: succeeded/) } });
+  paid = true;
+  const answer = await handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'failed', operator: 'jane', reason: 'customer says no', evidence: 'ft-none' }] });
+  expect(answer).toMatchObject({ status: 'succeeded', resolution: { agreed: false, partner: expect.stringMatching(/SUCCESSFUL.*ft-race/), message: expect.stringMatching(/not failed/) } });
   const result = await h.settle(draft.id);
   expect(result).toMatchObject({ status: 'succeeded' });
   expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['succeeded']);
+  const [audit] = auditLog.of(draft.id);
+  expect(audit).toMatchObject({ action: 'charge.resolve', operator: 'jane', after: { status: 'succeeded', requested: 'failed', agreed: false, partner: expect.stringMatching(/SUCCESSFUL/) } });
 });
 
-test("a live charge is resolved only with the partner's evidence", async () => {
-  h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
+test("a live charge's resolution needs the partner's evidence, and is refused while the partner, asked at once, says PENDING: nothing changes, the charge stays flagged (finding 3, issue 43)", async () => {
+  let paid = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-9912' } : { status: 'pending' }));
   const draft = await h.draft({ environment: 'live' });
   const handle = await h.start(draft);
-  await h.env.sleep(PARTNER_NO_ANSWER_ATTENTION_MS + 60_000);
+  await h.env.sleep(2 * 60_000);
   await expect(handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'looks paid' }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/only the partner's word ends it/) } });
+  const asked = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'status').length;
+  const refused = handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'partner statement line 14', evidence: 'ft-9912' }] });
+  await expect(refused).rejects.toMatchObject({ cause: { message: expect.stringMatching(/the partner, asked at .*, says PENDING: .*refused and nothing changed/) } });
+  // The partner was asked for it (at once, not at the next poll) and nothing was written.
+  expect(h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'status').length).toBeGreaterThan(asked);
   expect(h.store.transitionsOf(draft.id)).toEqual([]);
-  const resolved = await handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'partner statement line 14', evidence: 'ft-9912' }] });
-  expect(resolved).toMatchObject({ status: 'succeeded' });
+  expect(auditLog.of(draft.id)).toEqual([]);
+  const attention: ChargeAttention = await handle.query(chargeAttentionQuery);
+  expect(attention).toMatchObject({ needsAttention: true, step: 'partner rail' });
+  expect(attention.reason).toMatch(/says PENDING/);
+  // The partner then says SUCCESSFUL with the transaction id in the evidence: the resolution agrees.
+  paid = true;
+  const resolved = await handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'partner statement line 14', evidence: 'line 14: ft-9912 150.00 GHS' }] });
+  expect(resolved).toMatchObject({ status: 'succeeded', resolution: { agreed: true, partner: expect.stringMatching(/ft-9912/) } });
+  expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['succeeded']);
+  await expect(h.settle(draft.id)).resolves.toMatchObject({ status: 'succeeded' });
+  expect(auditLog.of(draft.id)).toEqual([expect.objectContaining({ action: 'charge.resolve', after: expect.objectContaining({ agreed: true, requested: 'succeeded' }) })]);
+});
+
+test("a live charge resolved as succeeded while the partner says FAILED ends failed as the partner says; the operator is told (issue 43)", async () => {
+  let declined = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (declined ? { status: 'failed', reason: 'NOT_ENOUGH_FUNDS', failureClass: 'insufficient_funds' } : { status: 'pending' }));
+  const draft = await h.draft({ environment: 'live' });
+  const handle = await h.start(draft);
+  await h.env.sleep(2 * 60_000);
+  declined = true;
+  const answer = await handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'customer sent a screenshot', evidence: 'ft-fake' }] });
+  expect(answer).toMatchObject({ status: 'failed', failureClass: 'insufficient_funds', resolution: { agreed: false, partner: expect.stringMatching(/FAILED \(NOT_ENOUGH_FUNDS\)/), message: expect.stringMatching(/nothing is credited/) } });
+  expect(h.store.transitionsOf(draft.id)).toEqual([{ chargeId: draft.id, to: 'failed', failureClass: 'insufficient_funds', at: expect.any(String) }]);
+  await expect(h.settle(draft.id)).resolves.toMatchObject({ status: 'failed' });
+  expect(auditLog.of(draft.id)).toEqual([expect.objectContaining({ action: 'charge.resolve', after: expect.objectContaining({ agreed: false, partner: 'FAILED (NOT_ENOUGH_FUNDS)' }) })]);
 });
 
 test('the partner does not know the reference: the same request is submitted again', async () => {
