@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sqlStateOf } from './db-errors';
+import { TEXT_ARRAY } from './sql-values';
 
 /**
  * The one gate for a payment's status (issue 43; docs/partner-rail.md, "The status gate"). Every
@@ -54,12 +55,16 @@ export function gateMarker(change: Pick<GatedChange, 'kind' | 'id' | 'from' | 't
   return `${change.kind}:${change.id}:${change.from}:${change.to}`;
 }
 
+/** The partner answers that support an end, best first (the trigger's rule, migration 20261215000012). */
+const SUPPORT: Record<string, readonly string[]> = { succeeded: ['succeeded'], paid: ['succeeded'], failed: ['failed', 'unknown'], expired: ['failed', 'unknown'] };
+
 /**
  * Writes the change through the gate, in the caller's transaction (which should hold the row's lock:
  * then `from` read under it cannot be stale). Throws StaleStatusError when the row is not in `from`,
- * PaymentGateRefusedError when the database refuses the change.
+ * PaymentGateRefusedError when the database refuses the change. Answers the partner answer
+ * (`rail_answers.id`) a live end rests on, for its ledger postings; null for any other change.
  */
-export async function passGate(em: Pick<EntityManager, 'execute'>, change: GatedChange): Promise<void> {
+export async function passGate(em: Pick<EntityManager, 'execute'>, change: GatedChange): Promise<{ railAnswerId: string | null }> {
   const columns = Object.keys(change.set ?? {});
   for (const column of columns) if (!/^[a-z_]+$/.test(column)) throw new Error(`payment gate: bad column name ${column}`);
   await em.execute(`select set_config('payments.gate', ?, true)`, [gateMarker(change)]);
@@ -78,7 +83,19 @@ export async function passGate(em: Pick<EntityManager, 'execute'>, change: Gated
     }
     throw error;
   }
-  if (rows.length === 1) return;
+  if (rows.length === 1) return { railAnswerId: await supportingAnswer(em, change) };
   const now = await em.execute<Array<{ status: string }>>(`select status from ${TABLE[change.kind]} where id = ?`, [change.id]);
   throw new StaleStatusError(change.kind, change.id, change.from, change.to, now[0]?.status ?? null);
+}
+
+/** The answer a live end rests on (the trigger has checked one exists): a final one first, the latest of its kind; null in the sandbox or for a change that is not an end. */
+async function supportingAnswer(em: Pick<EntityManager, 'execute'>, change: GatedChange): Promise<string | null> {
+  const outcomes = SUPPORT[change.to];
+  if (!outcomes) return null;
+  const rows = await em.execute<Array<{ id: string }>>(
+    `select a.id::text as id from rail_answers a join ${TABLE[change.kind]} t on t.id = a.payment_id and t.environment = 'live'
+     where a.payment_id = ? and a.outcome = any(${TEXT_ARRAY}) order by array_position(${TEXT_ARRAY}, a.outcome), a.id desc limit 1`,
+    [change.id, JSON.stringify(outcomes), JSON.stringify(outcomes)],
+  );
+  return rows[0]?.id ?? null;
 }

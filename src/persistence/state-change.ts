@@ -20,6 +20,8 @@ export interface StateChangeEvent {
   transactionId?: string;
   /** The resource in the shape the API returns it, already serialised. */
   dataJson: string;
+  /** The partner answer the change rests on (passGate's answer for a live end): kept on its postings. */
+  railAnswerId?: string | null;
 }
 
 /**
@@ -58,6 +60,6 @@ export async function writeStateChange(
       dataJson: event.dataJson,
     },
     `${resource.id}:${event.type}`,
-    { currency: resource.currency, resourceId: resource.id, rows },
+    { currency: resource.currency, resourceId: resource.id, rows, railAnswerId: event.railAnswerId ?? null },
   );
 }

@@ -152,5 +152,12 @@ describe('finding 1: a restarted live payout', () => {
     expect(rows.merchant_available).toBe(100_000 - payout.total_debit);
     const events = await sql<{ type: string }>(`select type from events where resource_id = ? order by sequence`, [payout.id]);
     expect(events.map((e) => e.type)).toEqual(['payout.initiated', 'payout.succeeded']);
+    // The postings of the live end carry the partner answer the gate found (its SUCCESSFUL); the reservation's do not.
+    const [succeeded] = await sql<{ id: string }>(`select id::text as id from rail_answers where payment_id = ? and outcome = 'succeeded'`, [payout.id]);
+    const postings = await sql<{ kind: string; rail_answer_id: string | null }>(`select distinct kind, rail_answer_id::text as rail_answer_id from ledger_entries where resource_id = ? order by kind`, [payout.id]);
+    expect(postings).toEqual([
+      { kind: 'payout_post', rail_answer_id: succeeded.id },
+      { kind: 'payout_reserve', rail_answer_id: null },
+    ]);
   });
 });

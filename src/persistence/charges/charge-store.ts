@@ -39,8 +39,8 @@ export class ChargeNotFoundError extends Error {
  * (`transaction.<status>`, `data` = the charge object). Every transaction takes the balance rows
  * before the counter, and the balance rows in key order, so no two state changes can deadlock.
  */
-function writeChargeStateChange(em: EntityManager, record: ChargeRecord, transfers: Transfer[], at: string): Promise<void> {
-  return writeStateChange(em, record, transfers, at, { type: eventTypeForStatus(record.status), resourceType: 'transaction', transactionId: record.id, dataJson: chargeJson(record) });
+function writeChargeStateChange(em: EntityManager, record: ChargeRecord, transfers: Transfer[], at: string, railAnswerId: string | null = null): Promise<void> {
+  return writeStateChange(em, record, transfers, at, { type: eventTypeForStatus(record.status), resourceType: 'transaction', transactionId: record.id, dataJson: chargeJson(record), railAnswerId });
 }
 
 /**
@@ -132,7 +132,7 @@ export async function applyChargeTransition(
     // Through the status gate (payment-gate.ts), from the status read under the row lock: a charge's
     // callers cannot name it (a charge ends from pending or awaiting_action), the transition table
     // above checks it. A live end the partner's word does not support is refused by the database.
-    await passGate(em, {
+    const { railAnswerId } = await passGate(em, {
       kind: 'charge',
       id: before.id,
       from: before.status,
@@ -142,7 +142,7 @@ export async function applyChargeTransition(
       if (error instanceof PaymentGateRefusedError) throw new TransitionRefusedError(before.id, before.status, request.to, error.message);
       throw error;
     });
-    await writeChargeStateChange(em, after, transfersFor(after, request.to), request.at);
+    await writeChargeStateChange(em, after, transfersFor(after, request.to), request.at, railAnswerId);
     // The operator's action and its row commit together, and only when the charge changed (issue 31).
     if (request.audit) await insertAuditOfChange(em, request.chargeId, request.audit, after, chargeState(after));
     applied = true;

@@ -15,6 +15,8 @@ export interface EventPostings {
   currency: string;
   resourceId: string;
   rows: PostingRow[];
+  /** The partner answer (rail_answers.id) a live payment's end rests on, kept on each posting (issue 43); none for any other change. */
+  railAnswerId?: string | null;
 }
 
 /**
@@ -59,12 +61,12 @@ export async function appendEvent(em: EntityManager, draft: EventDraft, dedupeKe
        on conflict (merchant_id, environment) do update set last_sequence = event_counters.last_sequence + 1
        returning last_sequence, date_trunc('milliseconds', clock_timestamp()) as posted_at),
      posted as (
-       insert into ledger_entries (transfer_id, account, kind, merchant_id, environment, currency, amount, resource_id, created_at)
-       select p.transfer_id, p.account, p.kind, ?, ?, ?, p.amount, ?, counter.posted_at
+       insert into ledger_entries (transfer_id, account, kind, merchant_id, environment, currency, amount, resource_id, created_at, rail_answer_id)
+       select p.transfer_id, p.account, p.kind, ?, ?, ?, p.amount, ?, counter.posted_at, ?::bigint
        from counter cross join jsonb_to_recordset(?::jsonb) as p(transfer_id text, account text, kind text, amount bigint)
        returning 1)
      select counter.last_sequence::text as last_sequence, (select count(*) from posted)::int as posted from counter`,
-    [draft.merchantId, draft.environment, draft.merchantId, draft.environment, postings?.currency ?? '', postings?.resourceId ?? '', JSON.stringify(rows)],
+    [draft.merchantId, draft.environment, draft.merchantId, draft.environment, postings?.currency ?? '', postings?.resourceId ?? '', postings?.railAnswerId ?? null, JSON.stringify(rows)],
   );
   if (Number(counter.posted) !== rows.length) throw new Error(`event ${dedupeKey}: ${counter.posted} of ${rows.length} ledger postings written`);
   const sequence = Number(counter.last_sequence);

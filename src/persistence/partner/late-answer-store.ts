@@ -16,6 +16,7 @@ import type { Orm } from '../orm';
 import { rowToPayout } from '../payouts/payout-mapping';
 import { rowToSettlement } from '../settlements/settlement-mapping';
 import { writeStateChange } from '../state-change';
+import { acceptBelowZeroRefusal } from './late-accept-funds';
 import { passGate, type GatedKind } from '../payment-gate';
 import { recordRailAnswer, type RailAnswerSource } from './rail-answer-store';
 
@@ -165,13 +166,14 @@ function jsonOf(locked: Locked): string {
 /** The event type of late money recorded: `transaction.late_success`, `payout.late_success`, `settlement.late_success`. */
 export const lateEventType = (kind: ReviewedKind) => `${RESOURCE_TYPE[kind]}.late_success`;
 
-async function writeLateChange(em: EntityManager, locked: Locked, transfers: Transfer[], at: string, eventType: string): Promise<void> {
+async function writeLateChange(em: EntityManager, locked: Locked, transfers: Transfer[], at: string, eventType: string, railAnswerId: string | null = null): Promise<void> {
   const { record } = locked;
   await writeStateChange(em, record, transfers, at, {
     type: eventType,
     resourceType: RESOURCE_TYPE[locked.kind],
     ...(locked.kind === 'charge' ? { transactionId: record.id } : {}),
     dataJson: jsonOf(locked),
+    railAnswerId,
   });
 }
 
@@ -244,8 +246,8 @@ export interface SettledLate {
  *   capture, `transaction.succeeded` (webhook and notifications as for any success);
  * - `return` (charge): `late_return` into returns_in_transit, the return transfer requested with its
  *   own partner reference (the review then sends it); the charge keeps its status;
- * - `accept` (payout, settlement): failed → succeeded / paid, reserved again from available (which
- *   may go negative), the normal post, the suspense cleared, `payout.succeeded` / `settlement.paid`.
+ * - `accept` (payout, settlement): failed → succeeded / paid, reserved again from available (refused
+ *   when available does not hold it: never below zero, issue 43), the normal post, the suspense cleared, `payout.succeeded` / `settlement.paid`.
  * The same action again answers the stored result (`applied` false); another action is refused.
  */
 export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise<SettledLate> {
@@ -265,9 +267,9 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
       if (input.action === 'credit') {
         if (!canSettleLate(locked.record.status, 'succeeded')) throw new LateSettleRefusedError(`charge ${input.paymentId} is ${locked.record.status}: only an expired or failed charge is credited late`);
         const after: ChargeRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };
-        await gateLate(em, 'charge', locked.record.id, locked.record.status, after.status, { failure_class: null, updated_at: new Date(input.at) });
+        const railAnswerId = await gateLate(em, 'charge', locked.record.id, locked.record.status, after.status, { failure_class: null, updated_at: new Date(input.at) });
         const credited: Locked = { ...locked, record: after };
-        await writeLateChange(em, credited, [lateCreditTransfer(locked.amounts), captureTransfer(after)], input.at, 'transaction.succeeded');
+        await writeLateChange(em, credited, [lateCreditTransfer(locked.amounts), captureTransfer(after)], input.at, 'transaction.succeeded', railAnswerId);
         status = after.status;
       } else if (input.action === 'return') {
         await em.execute(`update late_answers set return_reference_id = gen_random_uuid(), return_status = 'requested' where payment_id = ?`, [input.paymentId]);
@@ -277,19 +279,22 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
       }
     } else {
       if (input.action !== 'accept') throw new LateSettleRefusedError(`a ${locked.kind} is settled with "accept"`);
+      // Issue 43: never below zero (the money is reserved again from available).
+      const belowZero = await acceptBelowZeroRefusal(em, locked.kind, locked.record, locked.amounts.totalDebit);
+      if (belowZero) throw new LateSettleRefusedError(belowZero);
       if (locked.kind === 'payout') {
         if (!canPayoutSettleLate(locked.record.status, 'succeeded')) throw new LateSettleRefusedError(`payout ${input.paymentId} is ${locked.record.status}: only a failed payout is accepted late`);
         const after: PayoutRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };
-        await gateLate(em, 'payout', input.paymentId, 'failed', 'succeeded', { failure_class: null, updated_at: input.at });
+        const railAnswerId = await gateLate(em, 'payout', input.paymentId, 'failed', 'succeeded', { failure_class: null, updated_at: input.at });
         const transfers = [lateReserveTransfer('payout', locked.amounts), payoutPostTransfer(after), lateClearTransfer('payout', locked.amounts)];
-        await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'payout.succeeded');
+        await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'payout.succeeded', railAnswerId);
         status = after.status;
       } else {
         if (locked.record.status !== 'failed') throw new LateSettleRefusedError(`settlement ${input.paymentId} is ${locked.record.status}: only a failed settlement is accepted late`);
         const after: SettlementRecord = { ...locked.record, status: 'paid', paidAt: input.at, failureClass: null, updatedAt: input.at };
-        await gateLate(em, 'settlement', input.paymentId, 'failed', 'paid', { paid_at: input.at, failure_class: null, updated_at: input.at });
+        const railAnswerId = await gateLate(em, 'settlement', input.paymentId, 'failed', 'paid', { paid_at: input.at, failure_class: null, updated_at: input.at });
         const transfers = [lateReserveTransfer('settlement', locked.amounts), settlementPostTransfer(after), lateClearTransfer('settlement', locked.amounts)];
-        await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'settlement.paid');
+        await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'settlement.paid', railAnswerId);
         status = after.status;
       }
     }
@@ -305,11 +310,11 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
 /**
  * A late settlement's status change, through the status gate (payment-gate.ts), from the status read
  * under the row lock: the late SUCCESSFUL recorded with the late money (recordLateSuccess) is the
- * partner's word it needs. A refusal is the operator's: LateSettleRefusedError.
+ * partner's word it needs; answered for the postings. A refusal is the operator's: LateSettleRefusedError.
  */
-async function gateLate(em: EntityManager, kind: GatedKind, id: string, from: string, to: string, set: Record<string, unknown>): Promise<void> {
+async function gateLate(em: EntityManager, kind: GatedKind, id: string, from: string, to: string, set: Record<string, unknown>): Promise<string | null> {
   try {
-    await passGate(em, { kind, id, from, to, set });
+    return (await passGate(em, { kind, id, from, to, set })).railAnswerId;
   } catch (error) {
     if (error instanceof Error && (error.name === 'PaymentGateRefusedError' || error.name === 'StaleStatusError')) throw new LateSettleRefusedError(error.message);
     throw error;

@@ -85,8 +85,9 @@ export async function writePayoutStateChange(
   transfers: Transfer[],
   at: string,
   beforeBalances: () => Promise<void> = async () => {},
+  railAnswerId: string | null = null,
 ): Promise<void> {
-  await writeStateChange(em, record, transfers, at, { type: payoutEventType(record.status), resourceType: 'payout', dataJson: payoutJson(record) }, beforeBalances);
+  await writeStateChange(em, record, transfers, at, { type: payoutEventType(record.status), resourceType: 'payout', dataJson: payoutJson(record), railAnswerId }, beforeBalances);
 }
 
 /**
@@ -124,7 +125,7 @@ export async function writePayoutTransition(orm: Orm, payoutId: string, change: 
       reversedAt: change.to === 'reversed' ? new Date(at).toISOString() : before.reversedAt,
       updatedAt: new Date(at).toISOString(),
     };
-    await passGate(em, {
+    const { railAnswerId } = await passGate(em, {
       kind: 'payout',
       id: payoutId,
       from,
@@ -142,7 +143,7 @@ export async function writePayoutTransition(orm: Orm, payoutId: string, change: 
       if (error instanceof PaymentGateRefusedError || error instanceof StaleStatusError) throw new PayoutTransitionRefusedError(payoutId, before.status, change.to, error.message);
       throw error;
     });
-    await writePayoutStateChange(em, after, payoutTransfersFor(after, change.to), after.updatedAt);
+    await writePayoutStateChange(em, after, payoutTransfersFor(after, change.to), after.updatedAt, undefined, railAnswerId);
     if (change.audit) await insertAuditOfChange(em, payoutId, change.audit, after, payoutState(after));
     return after;
   });

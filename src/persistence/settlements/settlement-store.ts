@@ -224,11 +224,12 @@ function sameBatch(batch: SettlementRecord, request: SettlementSweepRequest): Se
  * The ledger, balance rows and event of a batch entering its current status, inside the caller's
  * transaction, in the order of state-change.ts (`data` = the settlement object).
  */
-async function writeSettlementStateChange(em: EntityManager, batch: SettlementRecord, at: string): Promise<void> {
+async function writeSettlementStateChange(em: EntityManager, batch: SettlementRecord, at: string, railAnswerId: string | null = null): Promise<void> {
   await writeStateChange(em, batch, settlementTransfersFor(batch, batch.status), at, {
     type: settlementEventType(batch.status),
     resourceType: 'settlement',
     dataJson: settlementJson(batch),
+    railAnswerId,
   });
 }
 
@@ -261,13 +262,17 @@ export async function applySettlementTransition(
       failureClass: request.to === 'failed' ? (request.failureClass ?? 'declined') : null,
       updatedAt: at,
     };
-    await passGate(em, { kind: 'settlement', id: after.id, from: 'pending', to: after.status, set: { paid_at: after.paidAt, failure_class: after.failureClass, updated_at: after.updatedAt } }).catch(
-      (error: unknown) => {
-        if (error instanceof PaymentGateRefusedError || error instanceof StaleStatusError) throw new SettlementTransitionRefusedError(after.id, before.status, request.to, error.message);
-        throw error;
-      },
-    );
-    await writeSettlementStateChange(em, after, at);
+    const { railAnswerId } = await passGate(em, {
+      kind: 'settlement',
+      id: after.id,
+      from: 'pending',
+      to: after.status,
+      set: { paid_at: after.paidAt, failure_class: after.failureClass, updated_at: after.updatedAt },
+    }).catch((error: unknown) => {
+      if (error instanceof PaymentGateRefusedError || error instanceof StaleStatusError) throw new SettlementTransitionRefusedError(after.id, before.status, request.to, error.message);
+      throw error;
+    });
+    await writeSettlementStateChange(em, after, at, railAnswerId);
     applied = true;
     return after;
   });
