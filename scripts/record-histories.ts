@@ -44,6 +44,28 @@ async function begun(h: ChargeTestEnv, options: DraftOptions): Promise<Recorded>
 }
 
 /**
+ * Issue 43: a live charge's resolution asks the partner: refused while it says PENDING (nothing
+ * written), then, after its SUCCESSFUL, agreed (the charge succeeds, the audit row is written).
+ */
+async function liveResolveRefusedThenAgreed(h: ChargeTestEnv): Promise<Recorded> {
+  let paid = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-recorded' } : { status: 'pending' }));
+  const draft = await h.draft({ environment: 'live' });
+  const handle = await h.start(draft);
+  await h.env.sleep(2 * 60_000);
+  const request = { as: 'succeeded' as const, reason: 'partner statement line', operator: 'ops:recorder', evidence: 'line 7: ft-recorded' };
+  const refused = await handle.executeUpdate(resolveChargeUpdate, { args: [request] }).then(
+    () => false,
+    () => true,
+  );
+  if (!refused) throw new Error('the resolution was not refused while the partner said PENDING');
+  paid = true;
+  await handle.executeUpdate(resolveChargeUpdate, { args: [request] });
+  await handle.result();
+  return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+}
+
+/**
  * An indeterminate charge flagged NeedsAttention at once (patch 'indeterminate-attention'), then
  * resolved by an operator's `resolveCharge` update (its audit row written by the workflow).
  */
@@ -208,6 +230,18 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
     return begun(h, { environment: 'live' });
   },
+  // Issue 43 (patch 'partner-decides-live-charge'): only the partner's final answer ends a live
+  // charge. Pending past expires_at (flagged, asked on), then SUCCESSFUL an hour later; and an
+  // operator's resolution refused while the partner says PENDING, then agreed after its SUCCESSFUL.
+  'live-decides-expiry-then-succeed': async (h) => {
+    const draft = await h.draft({ environment: 'live' });
+    const paidMs = Date.parse(draft.expiresAt) + 3600_000;
+    h.rail.partner({ kind: 'accepted' }, []).statusBy((now) => (now >= paidMs ? { status: 'succeeded', financialTransactionId: 'ft-recorded' } : { status: 'pending' }));
+    const handle = await h.start(draft);
+    await handle.result();
+    return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+  },
+  'live-decides-resolve-refused-then-agreed': liveResolveRefusedThenAgreed,
   // Hosted checkout (patch 'hosted-checkout'): a sandbox card charge approved on its page (the
   // `checkoutDecision` signal), and a bank charge left undecided until it expires.
   'checkout-card-approved': checkoutApproved,

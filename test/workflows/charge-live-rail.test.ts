@@ -90,6 +90,23 @@ test("expires_at and the partner's FAILED: the charge ends expired with the part
   expect(h.store.transitionsOf(draft.id)).toHaveLength(1);
 });
 
+test("`unknown` after the partner acknowledged the request is not final: past expires_at the charge stays open and ends on the partner's word (issue 43)", async () => {
+  const draft = await h.draft({ environment: 'live' });
+  const expiresMs = Date.parse(draft.expiresAt);
+  // PENDING (acknowledged), then the partner loses the reference for two hours past expiry, then SUCCESSFUL.
+  h.rail.partner({ kind: 'accepted' }, []).statusBy((now) =>
+    now < expiresMs - 5 * 60_000 ? { status: 'pending' } : now < expiresMs + 2 * 3600_000 ? { status: 'unknown' } : { status: 'succeeded', financialTransactionId: 'ft-found' },
+  );
+  await h.start(draft);
+  const result = await h.settle(draft.id);
+  expect(result).toMatchObject({ status: 'succeeded' });
+  expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['succeeded']);
+  // Resubmitted while it could be (before expires_at), never after.
+  const submits = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'submit');
+  expect(submits.length).toBeGreaterThan(1);
+  expect(Math.max(...submits.map((c) => c.scheduledMs))).toBeLessThanOrEqual(expiresMs);
+});
+
 test('approved in the last poll interval with no callback: the final check at expires_at finds SUCCESSFUL, the charge succeeds (finding 3)', async () => {
   const draft = await h.draft({ environment: 'live' });
   const expiresMs = Date.parse(draft.expiresAt);
