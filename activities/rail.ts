@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { RailStepRequest } from '../src/domain/live-rail';
+import { LIVE_PAYOUT_DEADLINE_MS, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } from '../src/domain/live-rail';
 import type { Orm } from '../src/persistence/orm';
 import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/partner/rail-request-store';
 import { recordRailAnswer, statusAnswer, submitAnswer } from '../src/persistence/partner/rail-answer-store';
@@ -21,6 +21,13 @@ export function statusMismatch(sent: Pick<RailRequest, 'amount' | 'currency'>, s
   if (status.currency !== undefined && status.currency !== sent.currency) problems.push(`currency ${status.currency}, ours ${sent.currency}`);
   if (status.amount !== undefined && status.amount !== sent.amount) problems.push(`amount ${status.amount} minor units, ours ${sent.amount}`);
   return problems.length ? `the partner's ${status.status === 'succeeded' ? 'SUCCESSFUL' : 'FAILED'} says ${problems.join(' and ')}` : undefined;
+}
+
+/** When a payout's submit window closed (ISO), or undefined while it is open or for any other payment (a charge's window is its expiry, a batch is never restarted). */
+export function payoutWindowClosed(paymentId: string, referenceCreatedAt: string, nowMs = Date.now()): string | undefined {
+  if (!paymentId.startsWith('po_')) return undefined;
+  const closesMs = Date.parse(referenceCreatedAt) + LIVE_PAYOUT_DEADLINE_MS;
+  return nowMs >= closesMs ? new Date(closesMs).toISOString() : undefined;
 }
 
 /**
@@ -58,7 +65,17 @@ export function createRailActivities(deps: RailActivityDeps) {
         if (await hasRailReference(deps.orm, request.paymentId)) throw noRail();
         return { kind: 'no_rail' };
       }
-      const { referenceId, railRequest, made } = await railRequestFor(deps.orm, deps.secretBox, request);
+      const { referenceId, railRequest, made, createdAt } = await railRequestFor(deps.orm, deps.secretBox, request);
+      const closedAt = payoutWindowClosed(request.paymentId, createdAt);
+      if (closedAt) {
+        // A restarted payout run keeps the first run's submit window: past it, nothing is sent.
+        const status = await deps.rail.status(request.product, referenceId);
+        await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
+        if (status.status !== 'unknown') return { kind: 'duplicate' };
+        // A submission of the first run may still be in flight for one call's budget after the window.
+        if (Date.now() < Date.parse(closedAt) + RAIL_CALL_TIMEOUT_MS) throw ApplicationFailure.retryable(`payout ${request.paymentId}: its submit window closed at ${closedAt}; asking again once no submission can be in flight`, 'SubmitWindowClosing');
+        return { kind: 'refused', failureClass: 'partner_unavailable', reason: `the partner does not know payout ${request.paymentId} and its submit window closed at ${closedAt}: nothing was sent again` };
+      }
       const answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
       const repeated = request.resubmit === true || Context.current().info.attempt > 1 || !made;
       const recorded = submitAnswer(request.paymentId, answer, !repeated);

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createRailActivities } from '../../activities/rail';
 import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner';
 import { MomoPartnerRail } from '../../src/rail/momo-adapter';
 import type { PartnerRail } from '../../src/rail/partner-rail';
@@ -160,4 +162,27 @@ describe('finding 1: a restarted live payout', () => {
       { kind: 'payout_reserve', rail_answer_id: null },
     ]);
   });
+
+  test("a restart keeps the first run's submit window: past it nothing is sent; the partner's status answers", async () => {
+    const m = await h.merchant({ verified: true });
+    await fundMerchant(h, m.id, 100_000, 'GHS', 'live');
+    const payout = await livePayout(m, '0004');
+    await waitFor(async () => (await answersOf(payout.id)).some((a) => a.outcome === 'acknowledged'), 15_000);
+    await h.temporal.client.workflow.getHandle(payout.id).terminate('test: the run died; a restart comes 25 h after the first submission');
+    await sql(`update rail_references set created_at = now() - interval '25 hours' where payment_id = ?`, [payout.id]);
+    const activities = createRailActivities({ orm: h.orm, secretBox: h.deps.secretBox, rail: adapter });
+    const posts = () => fake.requests.filter((r) => r.method === 'POST').length;
+    const before = posts();
+    // The partner has it (PENDING): the restarted run follows it, nothing sent again.
+    expect(await new MockActivityEnvironment().run(activities.railSubmit, { paymentId: payout.id, product: 'disbursement' as const })).toEqual({ kind: 'duplicate' });
+    // The partner does not know it (a reference it never received): refused, final, still nothing sent.
+    await sql(`update rail_references set reference_id = gen_random_uuid() where payment_id = ?`, [payout.id]);
+    expect(await new MockActivityEnvironment().run(activities.railSubmit, { paymentId: payout.id, product: 'disbursement' as const })).toMatchObject({
+      kind: 'refused',
+      failureClass: 'partner_unavailable',
+      reason: expect.stringMatching(/submit window closed at .*nothing was sent again/),
+    });
+    expect(posts()).toBe(before);
+  });
 });
+

@@ -11,6 +11,8 @@ export interface StoredRailRequest {
   referenceId: string;
   /** Whether this call chose the reference: false when an earlier call had (a retry, or a restarted run's first step), so a request may already have reached the partner. */
   made: boolean;
+  /** When the reference was chosen (ISO): right before the payment's first submission. */
+  createdAt: string;
   railRequest: Omit<RailRequest, 'referenceId'>;
 }
 
@@ -74,11 +76,12 @@ async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): P
 export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStepRequest): Promise<StoredRailRequest> {
   const row = await paymentRow(orm, request.paymentId);
   // One statement: the insert is not visible to its own outer select, so exactly one row comes back.
-  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean }>>(
+  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean; created_at: Date | string }>>(
     `with made as (
        insert into rail_references (payment_id, product, reference_id, environment) values (?, ?, gen_random_uuid(), ?)
-       on conflict (payment_id) do nothing returning reference_id)
-     select reference_id::text, true as made from made union all select reference_id::text, false as made from rail_references where payment_id = ?`,
+       on conflict (payment_id) do nothing returning reference_id, created_at)
+     select reference_id::text, true as made, created_at from made
+     union all select reference_id::text, false as made, created_at from rail_references where payment_id = ?`,
     [request.paymentId, request.product, row.environment, request.paymentId],
   );
   const party = await partyOf(orm, box, request.paymentId, row);
@@ -86,6 +89,7 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
   return {
     referenceId: ref.reference_id,
     made: ref.made,
+    createdAt: new Date(ref.created_at).toISOString(),
     railRequest: { amount: Number(row.amount), currency: row.currency, externalId: request.paymentId, party, message: message.slice(0, 160) },
   };
 }
