@@ -57,6 +57,11 @@ export interface Config {
   dbPoolMax: number;
   /** SETTLEMENT_SCHEDULE: cron (UTC) of the settlement Schedule (src/temporal/settlement-schedule.ts), default `0 2 * * *`. */
   settlementSchedule: string;
+  /**
+   * SETTLEMENT_ACCOUNT_HOLD (`24h`, `30m`, …; default 24h; `0` for none): how long `merchants set`
+   * holds a merchant's live settlements after it replaces the settlement account (issue 43).
+   */
+  settlementAccountHoldMs: number;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
   /** heapMb: WORKER_HEAP_MB (src/worker-heap.ts), applied where the worker process is started; nice: WORKER_NICE (src/worker-nice.ts). */
   worker: { poolMax: number; heapMb?: number; nice?: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections' | 'cachedWorkflows'>;
@@ -108,6 +113,23 @@ export function disputeEvidenceWindowMs(env: NodeJS.ProcessEnv = process.env): n
   if (!raw) return DEFAULT_DISPUTE_EVIDENCE_WINDOW_MS;
   const ms = parseDuration(raw);
   if (ms <= 0) throw new Error(`DISPUTE_EVIDENCE_WINDOW must be a positive duration, got "${raw}"`);
+  return ms;
+}
+
+/** SETTLEMENT_ACCOUNT_HOLD when unset: 24 h, as payment providers hold payouts after an account change. */
+export const DEFAULT_SETTLEMENT_ACCOUNT_HOLD_MS = 24 * 3_600_000;
+
+/** SETTLEMENT_ACCOUNT_HOLD: a duration (`24h`, `90m`, `0s`), at most 30 days; a bad value stops the process at start-up. */
+export function settlementAccountHoldMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SETTLEMENT_ACCOUNT_HOLD?.trim();
+  if (!raw) return DEFAULT_SETTLEMENT_ACCOUNT_HOLD_MS;
+  let ms: number;
+  try {
+    ms = raw === '0' ? 0 : parseDuration(raw);
+  } catch {
+    ms = NaN;
+  }
+  if (!(ms >= 0 && ms <= 30 * 24 * 3_600_000)) throw new StartupError(`SETTLEMENT_ACCOUNT_HOLD must be a duration from 0s to 30d such as "24h", got "${raw}"`);
   return ms;
 }
 
@@ -227,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chargeStartWaitMs: int('CHARGE_START_WAIT_MS', 1_000, env),
     dbPoolMax: int('DB_POOL_MAX', 10, env),
     settlementSchedule: settlementSchedule(env),
+    settlementAccountHoldMs: settlementAccountHoldMs(env),
     worker: {
       poolMax: int('WORKER_DB_POOL_MAX', DEFAULT_WORKER_POOL_MAX, env),
       ...(env.WORKER_LOCAL_ACTIVITY_SLOTS ? { localActivitySlots: int('WORKER_LOCAL_ACTIVITY_SLOTS', 0, env) } : {}),

@@ -180,7 +180,7 @@ export class LoadGenerator {
       const env = rng.pick(['test', 'live'] as const);
       this.counts.settlement_run++;
       try {
-        await runCli(this.deps.dir, ['settlements', 'run', '--merchant', merchant.id, '--env', env]);
+        await runCli(this.deps.dir, ['settlements', 'run', '--merchant', merchant.id, '--env', env, '--reason', 'chaos load', '--operator', 'chaos']);
       } catch (e) {
         // A run refused while a dependency is down is expected; the next one settles what it missed.
         this.settlementFailures.push((e as Error).message.split('\n').slice(0, 2).join(' '));

@@ -34,12 +34,13 @@ export async function setUpMerchants(deps: SetupDeps, rng: Rng, seed: number): P
   const merchants: ChaosMerchant[] = [];
   for (let i = 1; i <= MERCHANTS; i++) {
     const created = (await runCli(deps.dir, ['merchants', 'create', '--name', `Chaos ${seed} #${i}`, '--operator', 'chaos'])) as { id: string; test_key: string; live_key: string };
-    await runCli(deps.dir, ['merchants', 'verify', created.id]);
+    await runCli(deps.dir, ['merchants', 'verify', created.id, '--reason', `chaos run ${seed}`, '--operator', 'chaos']);
     await runCli(deps.dir, [
       'merchants', 'set', created.id,
       '--settlement-bank', 'GCB', '--settlement-account', `00${rng.int(1_000_000_000, 1_999_999_999)}`,
       '--payout-review-threshold', '100000000',
       '--live-max-amount', 'GHS:10000000', '--live-daily-limit', 'GHS:10000000000',
+      '--reason', `chaos run ${seed}`, '--operator', 'chaos',
     ]);
     const endpointName = `m${i}`;
     const endpoint = await apiRequest(deps.log, 'load', deps.ports.sandbox, 'POST', '/v1/webhook-endpoints', {

@@ -6,8 +6,8 @@ import { randomBase62 } from '../support/new-id';
 import { hashPassword, passwordProblem } from '../support/password';
 import { act, flag, type CliCommand } from './command';
 import { withDatabase } from './connect';
-import { merchantSettingsChange } from './merchant-settings';
-import { changeActor, emailOption, OPERATOR_HELP, readPasswordFromStdin, UsageError } from './shared';
+import { merchantSettingsChange, setMerchantSettings } from './merchant-settings';
+import { changeActor, emailOption, OPERATOR_HELP, readPasswordFromStdin, REASON_HELP, REQUIRED_OPERATOR_HELP, requiredActor, UsageError } from './shared';
 
 /** `cli merchants create|verify|set`. */
 export function addMerchantCommands(program: CliCommand): void {
@@ -36,26 +36,40 @@ export function addMerchantCommands(program: CliCommand): void {
       const m = await createMerchant(orm, name, actor);
       if (email === undefined || hash === undefined) return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret };
       // --email: the merchant's notification email (merchants set --notification-email changes it) and its first portal user.
-      await updateMerchantSettings(orm, m.id, { notificationEmail: email });
-      const user = await createPortalUser(orm, m.id, email, hash);
+      await updateMerchantSettings(orm, m.id, { notificationEmail: email }, actor);
+      const user = await createPortalUser(orm, m.id, email, hash, actor);
       const portalUser = { id: user.id, email: user.email, ...(given === undefined ? { password } : {}) };
       return { id: m.id, test_key: m.testKey.secret, live_key: m.liveKey.secret, notification_email: email, portal_user: portalUser };
     });
   });
-  const verify = merchants.command('verify').description('the merchant is verified: its live key may be used').requiredArgument('MERCHANT_ID', 'the merchant', 'merchant id is required');
-  act(verify, (config, _values, [id]) => withDatabase(config, (orm) => verifyMerchant(orm, id!)));
+  const verify = merchants
+    .command('verify')
+    .description('the merchant is verified: its live key may be used (audited: merchant.verify)')
+    .requiredArgument('MERCHANT_ID', 'the merchant', 'merchant id is required')
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', REQUIRED_OPERATOR_HELP);
+  act(verify, (config, values, [id]) => {
+    const actor = requiredActor(values);
+    return withDatabase(config, async (orm) => {
+      const result = await verifyMerchant(orm, id!, actor);
+      return result.changed ? result : { ...result, note: 'already verified: nothing changed, no audit row written' };
+    });
+  });
   const set = merchants
     .command('set')
-    .description("changes the merchant's settings (live limits: per currency, N in its minor units)")
+    .description("changes the merchant's settings (live limits: per currency, N in its minor units); audited (merchant.settings_update), a replaced settlement account emailed and its live settlements held (SETTLEMENT_ACCOUNT_HOLD)")
     .requiredArgument('MERCHANT_ID', 'the merchant', 'merchant id is required')
     .option('--payout-review-threshold <N>', 'payouts of N minor units or more are held for review')
     .option('--settlement-bank <CODE>', 'the settlement bank (a code of GET /v1/reference/banks), with --settlement-account')
     .option('--settlement-account <NUMBER>', 'the settlement account number (6 to 20 digits; stored sealed)')
     .option('--live-max-amount <CUR:N[,CUR:N…]>', 'the largest live payment per currency')
     .option('--live-daily-limit <CUR:N[,CUR:N…]>', 'the live total per day per currency')
-    .option('--notification-email <EMAIL>', 'where notifications go ("" for none)');
-  act(set, (config, values, [id]) => {
+    .option('--notification-email <EMAIL>', 'where notifications go ("" for none); not with --settlement-account')
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', REQUIRED_OPERATOR_HELP);
+  act(set, (config, values, [id], context) => {
+    const actor = requiredActor(values);
     const change = merchantSettingsChange(values, () => secretBoxFor(config));
-    return withDatabase(config, (orm) => updateMerchantSettings(orm, id!, change));
+    return setMerchantSettings(config, context.env, id!, change, actor);
   });
 }

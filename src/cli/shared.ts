@@ -76,6 +76,18 @@ export function operatorName(values: Values): string {
   return name;
 }
 
+/**
+ * A change of a setting that moves money (issue 43: `merchants set|verify`, `settlements run`, `users
+ * create`): --reason and --operator both required, checked before anything is read or written.
+ */
+export function requiredActor(values: Values): ChangeActor {
+  if (values.operator === undefined || !values.operator.trim()) throw new UsageError('--operator is required (who takes the action, for the audit log)');
+  return { operator: operatorName(values), reason: requiredReason(values), requestId: newId('request') };
+}
+
+/** The help line of a required --operator. */
+export const REQUIRED_OPERATOR_HELP = 'who takes the action, as the audit log records it (required)';
+
 /** An audited action's actor: --operator (default `cli:<login>`), the required --reason, a fresh request id. */
 export function auditedActor(values: Values): ChangeActor {
   return { operator: operatorName(values), reason: requiredReason(values), requestId: newId('request') };

@@ -5,7 +5,7 @@ import { randomBase62 } from '../support/new-id';
 import { hashPassword, passwordProblem } from '../support/password';
 import { act, flag, type CliCommand } from './command';
 import { withDatabase } from './connect';
-import { auditedActor, emailOption, merchantIdOption, OPERATOR_HELP, readPasswordFromStdin, REASON_HELP, UsageError } from './shared';
+import { auditedActor, emailOption, merchantIdOption, OPERATOR_HELP, readPasswordFromStdin, REASON_HELP, REQUIRED_OPERATOR_HELP, requiredActor, UsageError } from './shared';
 
 /** The access changes of a portal user (audited as operator_audit portal_user.*: src/persistence/portal/portal-user-access.ts). */
 const ACCESS = [
@@ -22,8 +22,11 @@ export function addUserCommands(program: CliCommand): void {
     .description('a merchant portal user; without --password-stdin a password is generated and printed once')
     .option('--merchant <MERCHANT_ID>', 'the merchant')
     .option('--email <EMAIL>', 'its sign-in')
-    .option('--password-stdin', 'its password, read from stdin (never an argument: argv is visible to other users)');
+    .option('--password-stdin', 'its password, read from stdin (never an argument: argv is visible to other users)')
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', REQUIRED_OPERATOR_HELP);
   act(create, async (config, values, _args, context) => {
+    const actor = requiredActor(values);
     const merchant = merchantIdOption(values.merchant);
     if (values.email === undefined) throw new UsageError('--email is required');
     const email = emailOption(values.email, '--email');
@@ -33,7 +36,7 @@ export function addUserCommands(program: CliCommand): void {
     const problem = passwordProblem(password);
     if (problem) throw new Error(problem);
     const hash = await hashPassword(password);
-    const user = await withDatabase(config, (orm) => createPortalUser(orm, merchant, email, hash));
+    const user = await withDatabase(config, (orm) => createPortalUser(orm, merchant, email, hash, actor));
     return given === undefined ? { ...user, password } : user;
   });
   const list = users.command('list').description("the merchant's portal users").option('--merchant <MERCHANT_ID>', 'the merchant');
@@ -52,7 +55,10 @@ export function addUserCommands(program: CliCommand): void {
     act(change, (config, values, [id]) => {
       if (!id || !isIdOf('portalUser', id)) throw new UsageError('a portal user id (usr_…) is required: see users list --merchant MERCHANT_ID');
       const actor = auditedActor(values);
-      return withDatabase(config, (orm) => changePortalUserAccess(orm, id, action, actor));
+      return withDatabase(config, async (orm) => {
+        const result = await changePortalUserAccess(orm, id, action, actor);
+        return action === 'revoke_sessions' && result.sessions_revoked === 0 ? { ...result, note: 'no session to end: nothing changed, no audit row written' } : result;
+      });
     });
   }
 }

@@ -72,6 +72,15 @@ export const CHANGE_ACTIONS = [
   'portal_user.enable',
   'portal_user.revoke_sessions',
   'reconciliation_break.resolve',
+  /**
+   * Settings that move money (issue 43, finding 6), each with --reason and --operator: `merchants set`
+   * (the fields changed, old and new, the account number masked), `merchants verify`, `settlements
+   * run` (the run asked for) and `users create`.
+   */
+  'merchant.settings_update',
+  'merchant.verify',
+  'settlement_run.start',
+  'portal_user.create',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

@@ -40,6 +40,17 @@ export function unansweredBatchSkip(settlementId: string): string {
   return `live batch ${settlementId} has no final answer from the partner yet: its money may be on its way, so this balance is not swept again until the partner answers (or its statement does)`;
 }
 
+/** The start of a skip reason of a held balance (settlementAccountHoldSkip). */
+export const SETTLEMENT_ACCOUNT_HOLD = 'settlement account changed';
+
+/**
+ * Why a live balance is skipped while the merchant's settlement account change is held (issue 43:
+ * `merchants set` replaced the bank or number within SETTLEMENT_ACCOUNT_HOLD, default 24 h).
+ */
+export function settlementAccountHoldSkip(heldUntil: string): string {
+  return `${SETTLEMENT_ACCOUNT_HOLD}: live settlements are held until ${heldUntil} (SETTLEMENT_ACCOUNT_HOLD), against account takeover; the money stays available`;
+}
+
 /** Balances read per page (one database step each), and pages per run before it continues as new. */
 export const DEFAULT_RUN_PAGE_SIZE = 100;
 export const DEFAULT_RUN_PAGES_PER_RUN = 10;

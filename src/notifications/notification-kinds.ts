@@ -4,8 +4,10 @@ import type { Environment } from '../domain/environment';
  * notification kind and its recipient: the customer gets a receipt for a succeeded charge, the
  * merchant an email for a payout held for review, a settlement paid or failed and a dispute opened.
  * `dispute_deadline` has no event: the relay finds disputes whose evidence is due soon.
+ * `settlement_account_changed` has no event either: `merchants set` writes it with the change that
+ * replaced the merchant's settlement account (issue 43), its source that change's audit row.
  */
-export const NOTIFICATION_KINDS = ['charge_receipt', 'payout_held_for_review', 'settlement_paid', 'settlement_failed', 'dispute_opened', 'dispute_deadline'] as const;
+export const NOTIFICATION_KINDS = ['charge_receipt', 'payout_held_for_review', 'settlement_paid', 'settlement_failed', 'dispute_opened', 'dispute_deadline', 'settlement_account_changed'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export type Recipient = 'customer' | 'merchant';
@@ -38,3 +40,6 @@ export const NOTIFYING_EVENTS: Readonly<Record<string, { kind: NotificationKind;
 export function isNotificationKind(text: string): text is NotificationKind {
   return (NOTIFICATION_KINDS as readonly string[]).includes(text);
 }
+
+/** Why a merchant's notification is skipped when it has no address. */
+export const MERCHANT_WITHOUT_EMAIL = 'the merchant has no notification email (merchants set ID --notification-email EMAIL)';

@@ -17,7 +17,7 @@ import type { SecretBox } from '../support/secret-box';
 import { withinDeadline } from '../temporal/deadline';
 import { startNotificationWorkflow } from '../temporal/notification-start';
 import { notificationId } from './notification-id';
-import { NOTIFYING_EVENTS } from './notification-kinds';
+import { MERCHANT_WITHOUT_EMAIL, NOTIFYING_EVENTS } from './notification-kinds';
 import { customerContact, maskContact } from './recipient';
 
 export interface NotificationRelayDeps {
@@ -51,7 +51,6 @@ export const UNSTARTED_AFTER_SECONDS = 30;
 export const SWEEP_EVERY_MS = 5_000;
 const START_CONCURRENCY = 16;
 
-const MERCHANT_WITHOUT_EMAIL = 'the merchant has no notification email (merchants set ID --notification-email EMAIL)';
 
 /**
  * The customer's receipt goes where the charge's identifier says: an email address by email, a

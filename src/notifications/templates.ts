@@ -87,6 +87,24 @@ function contentOf(input: RenderInput): Content {
         ],
       };
     }
+    case 'settlement_account_changed': {
+      const account = (value: unknown): string | null => {
+        const a = (value ?? null) as Record<string, unknown> | null;
+        return a ? [str(a.bank_code), str(a.account_masked)].filter(Boolean).join(' ') || null : null;
+      };
+      const held = str(r.held_until);
+      return {
+        subject: `Your settlement account was changed`,
+        intro: `The bank account your settlements are paid into was changed${held ? `; your live settlements are held until ${formatTime(held)}, as a safeguard` : ''}. If you did not ask for this change, contact us at once.`,
+        rows: [
+          ['New account', account(r.settlement_account)],
+          ['Previous account', account(r.previous_account)],
+          ['Changed at', formatTime(str(r.changed_at) ?? input.occurredAt)],
+          ['Changed by', str(r.operator)],
+          ['Settlements held until', held ? formatTime(held) : null],
+        ],
+      };
+    }
     case 'dispute_opened':
     case 'dispute_deadline': {
       const due = str(r.evidence_due_by);

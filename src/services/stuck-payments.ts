@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { unfinishedRecords } from '../persistence/unfinished-records';
+import { settlementHoldReason, settlementHoldsInForce, type SettlementHold } from '../persistence/merchants/settlement-holds';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
 import { paymentTypeOf, type PaymentType } from '../domain/payment-types';
@@ -23,8 +24,12 @@ export interface StuckPayment {
   /** Why an operator should look at it. */
   reason: string;
   needs_attention: boolean;
-  /** `build_unpolled`: pinned to a Worker Deployment build no worker of which polls its queue (issue 31, finding 8). */
-  workflow: WorkflowState | 'build_unpolled';
+  /**
+   * `build_unpolled`: pinned to a Worker Deployment build no worker of which polls its queue (issue 31,
+   * finding 8). `settlement_hold`: not a payment but a merchant (`id`) whose live settlements are held
+   * after its settlement account was replaced (issue 43; src/persistence/merchants/settlement-holds.ts).
+   */
+  workflow: WorkflowState | 'build_unpolled' | 'settlement_hold';
   /** The Worker Deployment build the run is pinned to, when no worker of that build polls its queue; else null. */
   build_id: string | null;
   /** That build's Worker Deployment name; else null. */
@@ -202,8 +207,31 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       ui_url: url(record.id),
     });
   }
+  // Merchants whose live settlements are held after a settlement account change (issue 43): from the
+  // database, so a --query (a Temporal filter) or --env test lists none.
+  if (!options.query && options.environment !== 'sandbox') {
+    for (const hold of await settlementHoldsInForce(options.orm)) byId.set(hold.merchantId, settlementHoldEntry(hold));
+  }
   const data = [...byId.values()].sort((a, b) => (b.age_seconds ?? 0) - (a.age_seconds ?? 0) || a.id.localeCompare(b.id));
   return { object: 'list', data };
+}
+
+/** A line of `payments stuck` for a held merchant: its age is the change's. */
+function settlementHoldEntry(hold: SettlementHold): StuckPayment {
+  return {
+    id: hold.merchantId,
+    type: null,
+    environment: 'live',
+    status: 'settlement_held',
+    reason: settlementHoldReason(hold),
+    needs_attention: false,
+    workflow: 'settlement_hold',
+    build_id: null,
+    deployment: null,
+    age_seconds: hold.changedAt ? Math.round((Date.now() - Date.parse(hold.changedAt)) / 1000) : null,
+    overdue_seconds: null,
+    ui_url: '',
+  };
 }
 
 /** The server's TemporalReportedProblems values (`category=…`, `cause=…`), joined. */

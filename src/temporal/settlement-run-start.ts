@@ -15,10 +15,15 @@ export function settlementRunQueue(baseQueue: string, environment: Environment |
   return taskQueueFor(baseQueue, runEnvironmentQueue(environment));
 }
 
-/** `settlements run`: a run started now, under its own id (`settlement-run-<random>`). */
-export function settlementRunStartOptions(baseQueue: string, input: SettlementRunInput): WorkflowStartOptions<RunWorkflowFn> & { args: [SettlementRunInput] } {
+/** A run's own id (`settlement-run-<random>`), also the subject of its audit row (`settlement_run.start`). */
+export function newSettlementRunId(): string {
+  return `settlement-run-${randomBase62(16)}`;
+}
+
+/** `settlements run`: a run started now, under its own id (`settlement-run-<random>`, or `workflowId`). */
+export function settlementRunStartOptions(baseQueue: string, input: SettlementRunInput, workflowId = newSettlementRunId()): WorkflowStartOptions<RunWorkflowFn> & { args: [SettlementRunInput] } {
   return {
-    workflowId: `settlement-run-${randomBase62(16)}`,
+    workflowId,
     taskQueue: settlementRunQueue(baseQueue, input.environment),
     args: [input],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -27,7 +32,7 @@ export function settlementRunStartOptions(baseQueue: string, input: SettlementRu
 }
 
 /** Starts a run and waits for its result (through its continue-as-new runs). */
-export async function runSettlementNow(client: Client, baseQueue: string, input: SettlementRunInput): Promise<SettlementRunResult> {
-  const handle = await client.workflow.start<RunWorkflowFn>(SETTLEMENT_RUN_WORKFLOW_TYPE, settlementRunStartOptions(baseQueue, input));
+export async function runSettlementNow(client: Client, baseQueue: string, input: SettlementRunInput, workflowId?: string): Promise<SettlementRunResult> {
+  const handle = await client.workflow.start<RunWorkflowFn>(SETTLEMENT_RUN_WORKFLOW_TYPE, settlementRunStartOptions(baseQueue, input, workflowId));
   return handle.result();
 }

@@ -6,6 +6,7 @@
 import { fundMerchant } from '../support/fund-merchant';
 import { idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
+import { AUDIT_FLAGS } from '../support/cli-results';
 
 let h: Harness;
 
@@ -22,9 +23,9 @@ const threshold = async (id: string) =>
 test('merchants set --payout-review-threshold: one JSON object, stored, and the next payout at that amount is held for review', async () => {
   const m = await h.merchant();
   expect(await threshold(m.id)).toBe('5000000');
-  const result = await cli('merchants', 'set', m.id, '--payout-review-threshold', '20000');
+  const result = await cli('merchants', 'set', m.id, '--payout-review-threshold', '20000', ...AUDIT_FLAGS);
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(result.stdout).toBe(`${JSON.stringify({ id: m.id, object: 'merchant', payout_review_threshold: 20000 })}\n`);
+  expect(JSON.parse(result.stdout)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 20000, changed: ['payout_review_threshold'], audit_id: expect.stringMatching(/^aud_/) });
   expect(await threshold(m.id)).toBe('20000');
 
   await fundMerchant(h, m.id, 100_000);
@@ -51,7 +52,7 @@ test.each([
   [['merchants', 'set', 'MERCHANT', '--live-max-amount', 'GHS:100', '--live-daily-limit', 'XYZ:100']],
 ])('%j: exit 1, stderr, nothing changed', async (args) => {
   const m = await h.merchant();
-  const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)));
+  const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)), ...AUDIT_FLAGS);
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
   expect(result.stderr).toMatch(/^error: /);
   expect(await threshold(m.id)).toBe('5000000');
@@ -65,17 +66,17 @@ const limits = async (id: string) =>
 
 test('merchants set --live-max-amount CUR:N --live-daily-limit CUR:N: stored per currency, answered (only once set)', async () => {
   const m = await h.merchant();
-  const both = await cli('merchants', 'set', m.id, '--live-max-amount', 'GHS:500000', '--live-daily-limit', 'ghs:5000000,UGX:90000000');
+  const both = await cli('merchants', 'set', m.id, '--live-max-amount', 'GHS:500000', '--live-daily-limit', 'ghs:5000000,UGX:90000000', ...AUDIT_FLAGS);
   expect({ code: both.code, stderr: both.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(JSON.parse(both.stdout)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 5_000_000, live_max_amount: { GHS: 500_000 }, live_daily_limit: { GHS: 5_000_000, UGX: 90_000_000 } });
+  expect(JSON.parse(both.stdout)).toEqual({ id: m.id, object: 'merchant', payout_review_threshold: 5_000_000, live_max_amount: { GHS: 500_000 }, live_daily_limit: { GHS: 5_000_000, UGX: 90_000_000 }, changed: ['live_max_amount', 'live_daily_limit'], audit_id: expect.stringMatching(/^aud_/) });
   expect(await limits(m.id)).toEqual([
     { currency: 'GHS', max: '500000', daily: '5000000' },
     { currency: 'UGX', max: null, daily: '90000000' },
   ]);
   // A currency named changes that limit of that currency only.
-  const one = await cli('merchants', 'set', m.id, '--live-daily-limit', 'GHS:700000');
+  const one = await cli('merchants', 'set', m.id, '--live-daily-limit', 'GHS:700000', ...AUDIT_FLAGS);
   expect(JSON.parse(one.stdout)).toMatchObject({ live_max_amount: { GHS: 500_000 }, live_daily_limit: { GHS: 700_000, UGX: 90_000_000 } });
-  const bare = await cli('merchants', 'set', m.id, '--live-max-amount', '500000');
+  const bare = await cli('merchants', 'set', m.id, '--live-max-amount', '500000', ...AUDIT_FLAGS);
   expect(bare.code).toBe(1);
   expect(bare.stderr).toContain('--live-max-amount needs a currency');
   expect(bare.stderr).toContain('--live-max-amount GHS:500000');

@@ -6,6 +6,7 @@
  */
 import { startHarness, type Harness } from '../support/harness';
 import { runCli } from '../support/run-cli';
+import { AUDIT_FLAGS } from '../support/cli-results';
 
 let h: Harness;
 
@@ -43,12 +44,12 @@ test('merchants create --email: the merchant and its keys, where its notificatio
 
 test('merchants set --notification-email: set, shown, changed, cleared with ""', async () => {
   const m = await h.merchant();
-  const set = await cli('merchants', 'set', m.id, '--notification-email', 'finance@shop.example');
+  const set = await cli('merchants', 'set', m.id, '--notification-email', 'finance@shop.example', ...AUDIT_FLAGS);
   expect({ code: set.code, stderr: set.stderr }).toEqual({ code: 0, stderr: '' });
   expect(JSON.parse(set.stdout)).toMatchObject({ id: m.id, object: 'merchant', notification_email: 'finance@shop.example' });
   expect(await stored(m.id)).toBe('finance@shop.example');
 
-  const cleared = await cli('merchants', 'set', m.id, '--notification-email', '');
+  const cleared = await cli('merchants', 'set', m.id, '--notification-email', '', ...AUDIT_FLAGS);
   expect(cleared.code).toBe(0);
   expect(JSON.parse(cleared.stdout).notification_email).toBeUndefined();
   expect(await stored(m.id)).toBeNull();
@@ -61,7 +62,7 @@ test.each([
 ])('%j: exit 1, a message naming the option, nothing changed', async (args) => {
   const m = await h.merchant();
   const before = (await h.orm.em.getConnection().execute<{ n: number }[]>(`select count(*)::int as n from merchants`))[0].n;
-  const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)));
+  const result = await cli(...args.map((a) => (a === 'MERCHANT' ? m.id : a)), ...(args[0] === 'merchants' && args[1] === 'set' ? AUDIT_FLAGS : []));
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
   expect(result.stderr).toMatch(/^error: --(email|notification-email) must be an email address/);
   expect(await stored(m.id)).toBeNull();

@@ -50,7 +50,7 @@ test('an option the command does not take is refused with a usage error, and not
     [['audit', 'list', '--as', 'succeeded'], 'error: --as is not an option of "audit list" (it takes --payment, --merchant, --since, --action, --batch, --limit)'],
     [['keys', 'list', '--merchant', m.id, '--reason', 'x'], 'error: --reason is not an option of "keys list" (it takes --merchant)'],
     [['ledger', 'check', '--merchant', m.id], 'error: --merchant is not an option of "ledger check" (it takes no options)'],
-    [['merchants', 'verify', m.id, '--reason', 'docs checked'], 'error: --reason is not an option of "merchants verify" (it takes no options)'],
+    [['merchants', 'verify', m.id, '--reason', 'docs checked', '--operator', 'ama@ops', '--as', 'x'], 'error: --as is not an option of "merchants verify" (it takes --reason, --operator)'],
     [['reconcile', 'report', '--kind', 'duplicate'], 'error: --kind is not an option of "reconcile report" (it takes --date)'],
   ] as const) {
     const r = await run(...args);
@@ -61,6 +61,6 @@ test('an option the command does not take is refused with a usage error, and not
   // The refused `merchants verify` changed nothing: verifying now stamps the merchant now (a second
   // verify keeps the first time).
   const afterRefusals = Date.now() - 1000;
-  const verified = await ok('merchants', 'verify', m.id);
+  const verified = await ok('merchants', 'verify', m.id, '--reason', 'docs checked', '--operator', 'ama@ops');
   expect(Date.parse(verified.verified_at)).toBeGreaterThanOrEqual(afterRefusals);
 });

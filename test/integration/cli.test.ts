@@ -7,6 +7,7 @@
  */
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
 import { cliEnv, execCli, type CliResult } from '../support/run-cli';
+import { AUDIT_FLAGS } from '../support/cli-results';
 
 let h: Harness;
 
@@ -142,14 +143,14 @@ test('merchants verify allows live activity (live charges then meet 503 live_una
   expect(before.status).toBe(403);
   expect(before.json.error.code).toBe('identity_verification_required');
 
-  const verified = await cliJson('merchants', 'verify', m.id);
+  const verified = await cliJson('merchants', 'verify', m.id, ...AUDIT_FLAGS);
   expect(verified.id).toBe(m.id);
 
   const after = await createCharge(m.live_key, chargeBody(), 'live');
   expect(after.status).toBe(503);
   expect(after.json.error.code).toBe('live_unavailable');
 
-  await cliFails(/^error: merchant mer_doesnotexist000000000000 does not exist\n$/, 'merchants', 'verify', 'mer_doesnotexist000000000000');
+  await cliFails(/^error: merchant mer_doesnotexist000000000000 does not exist\n$/, 'merchants', 'verify', 'mer_doesnotexist000000000000', ...AUDIT_FLAGS);
 });
 
 describe('charges reverse', () => {

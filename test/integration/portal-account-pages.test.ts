@@ -406,18 +406,26 @@ describe('Settings', () => {
     expect(before.text).toMatch(/<dd id="verified">Not yet/);
 
     const number = '0123456789012';
+    const who = ['--reason', 'onboarding', '--operator', 'ama@ops'];
+    expect((await runCli(h.taskQueue, 'merchants', 'set', m.id, '--notification-email', "fin'ance&ops@shop.example", ...who)).code).toBe(0);
+    const first = await runCli(h.taskQueue, 'merchants', 'set', m.id, '--settlement-bank', 'GCB', '--settlement-account', '0123456781111', ...who);
+    expect(first.code).toBe(0);
+    // The first account holds nothing.
+    expect((await client.get('/settings')).text).not.toContain('id="settlement-hold"');
+    // A replaced account holds the live settlements (issue 43): the page says until when.
     const set = await runCli(
       h.taskQueue,
       'merchants', 'set', m.id,
       '--settlement-bank', 'GCB', '--settlement-account', number,
-      '--notification-email', "fin'ance&ops@shop.example",
       '--live-max-amount', 'GHS:500000', '--live-daily-limit', 'GHS:2000000,UGX:90000000',
+      ...who,
     );
     expect(set.code).toBe(0);
     const stored = JSON.parse(set.stdout);
     expect(stored.settlement_account).toEqual({ bank_code: 'GCB', account_masked: expect.any(String) });
     expect(stored.settlement_account.account_masked).not.toContain(number);
-    await runCli(h.taskQueue, 'merchants', 'verify', m.id);
+    expect(stored.settlement_held_until).toEqual(expect.any(String));
+    await runCli(h.taskQueue, 'merchants', 'verify', m.id, ...who);
     // Today's live usage, as a live charge's create counts it.
     await h.orm.em.fork().transactional((em) => applyLiveLimits(em, m.id, 'charge', 123_400, 'GHS'));
     await h.orm.em.fork().transactional((em) => applyLiveLimits(em, m.id, 'payout', 7_000, 'KES'));
@@ -431,6 +439,8 @@ describe('Settings', () => {
     expect(page.text).not.toContain(number);
     expect(page.text).not.toContain(number.slice(0, 9));
     expect(page.text).toContain('<dd id="notification-email">fin&#39;ance&amp;ops@shop.example');
+    expect(page.text).toContain(`<dd id="settlement-hold"><strong>Held until <time datetime="${stored.settlement_held_until}">`);
+    expect(page.text).toContain('live settlements wait a cooling period, as a safeguard against account takeover');
     // One row per currency with a limit or used today, each in its own currency.
     expect(page.text).not.toContain('live-limits-none');
     expect(page.text).toContain(

@@ -4,6 +4,7 @@ import { createWebApp } from '../../src/web/app';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { PortalClient } from '../support/portal-client';
 import { cliEnv, execCli, runCli, type CliResult } from '../support/run-cli';
+import { AUDIT_FLAGS } from '../support/cli-results';
 import { randomBase62 } from '../../src/support/new-id';
 
 /**
@@ -48,7 +49,7 @@ const email = () => `owner-${randomBase62(8).toLowerCase()}@shop.example`;
 async function portalUser(): Promise<{ m: TestMerchant; email: string; password: string }> {
   const m = await h.merchant();
   const address = email();
-  const result = await cli('users', 'create', '--merchant', m.id, '--email', address.toUpperCase());
+  const result = await cli('users', 'create', '--merchant', m.id, '--email', address.toUpperCase(), ...AUDIT_FLAGS);
   expect(result.code).toBe(0);
   const out = JSON.parse(result.stdout) as { id: string; email: string; password: string; merchant_id: string };
   expect(out).toEqual({ id: expect.stringMatching(/^usr_/), merchant_id: m.id, email: address, created_at: expect.any(String), password: expect.any(String) });
@@ -75,22 +76,22 @@ test('users create: a user with an argon2id hash (never printed), the email lowe
   const { m, email: address } = await portalUser();
   const rows = await h.orm.em.getConnection().execute<{ password_hash: string }[]>(`select password_hash from portal_users where email = ?`, [address]);
   expect(rows[0]!.password_hash).toMatch(/^\$argon2id\$/);
-  const again = await cli('users', 'create', '--merchant', m.id, '--email', address);
+  const again = await cli('users', 'create', '--merchant', m.id, '--email', address, ...AUDIT_FLAGS);
   expect(again.code).toBe(1);
   expect(again.stderr).toMatch(/already exists/);
   const list = await cli('users', 'list', '--merchant', m.id);
   expect(JSON.parse(list.stdout)).toEqual({ object: 'list', data: [{ id: expect.stringMatching(/^usr_/), email: address, status: 'active', created_at: expect.any(String), last_sign_in_at: null, locked_until: null }] });
   expect(list.stdout).not.toMatch(/argon2/);
-  const unknown = await cli('users', 'create', '--merchant', 'mer_000000000000000000000000', '--email', email());
+  const unknown = await cli('users', 'create', '--merchant', 'mer_000000000000000000000000', '--email', email(), ...AUDIT_FLAGS);
   expect(unknown.code).toBe(1);
 
   // --password-stdin: the password is read from stdin, never printed; a short one is refused.
-  const short = await cliWithStdin('too-short', 'users', 'create', '--merchant', m.id, '--email', email(), '--password-stdin');
+  const short = await cliWithStdin('too-short', 'users', 'create', '--merchant', m.id, '--email', email(), '--password-stdin', ...AUDIT_FLAGS);
   expect(short.code).toBe(1);
   expect(short.stderr).toMatch(/at least 12 characters/);
   const chosen = `chosen-${randomBase62(16)}`;
   const second = email();
-  const given = await cliWithStdin(chosen, 'users', 'create', '--merchant', m.id, '--email', second, '--password-stdin');
+  const given = await cliWithStdin(chosen, 'users', 'create', '--merchant', m.id, '--email', second, '--password-stdin', ...AUDIT_FLAGS);
   expect(given.code).toBe(0);
   expect(JSON.parse(given.stdout)).toEqual({ id: expect.stringMatching(/^usr_/), merchant_id: m.id, email: second, created_at: expect.any(String) });
   expect(given.stdout + given.stderr).not.toContain(chosen);

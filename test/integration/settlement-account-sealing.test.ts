@@ -8,7 +8,7 @@
  * secrets-reseal.test.ts (a database of its own).
  */
 import type { Payload } from '@temporalio/common';
-import { ok } from '../support/cli-results';
+import { AUDIT_FLAGS, ok } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
@@ -54,7 +54,7 @@ function expectNoNumber(text: string, number: string): void {
 }
 
 async function settleSandbox(merchant: TestMerchant): Promise<{ runId: string; batchId: string }> {
-  const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'test'));
+  const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'test', ...AUDIT_FLAGS));
   expect(run).toMatchObject({ started: 1, skipped: 0 });
   const batchId = run.batches[0].id as string;
   expect(await batchResults(h, [batchId])).toMatchObject([{ kind: 'batch', status: 'paid' }]);
@@ -64,7 +64,7 @@ async function settleSandbox(merchant: TestMerchant): Promise<{ runId: string; b
 test('merchants set writes the number sealed and masked only; the sweep copies the sealed value; no row, answer, event, output or history holds the number', async () => {
   const number = '7012345678905';
   const m = await h.merchant();
-  const set = await cli('merchants', 'set', m.id, '--settlement-bank', 'GCB', '--settlement-account', '7012-3456-78905');
+  const set = await cli('merchants', 'set', m.id, '--settlement-bank', 'GCB', '--settlement-account', '7012-3456-78905', ...AUDIT_FLAGS);
   expect(ok(set).settlement_account).toEqual({ bank_code: 'GCB', account_masked: '*********8905' });
   expectNoNumber(set.stdout, number);
 
@@ -113,7 +113,7 @@ test('a merchant row from before the migration (plain number): it counts as an a
   const m = await h.merchant();
   await sql(`update merchants set settlement_bank_code = 'GCB', settlement_account_number = ? where id = ?`, [number, m.id]);
   // Shown masked from the plain number until it is sealed.
-  expect(ok(await cli('merchants', 'set', m.id, '--payout-review-threshold', '40000')).settlement_account).toEqual({ bank_code: 'GCB', account_masked: '*********7900' });
+  expect(ok(await cli('merchants', 'set', m.id, '--payout-review-threshold', '40000', ...AUDIT_FLAGS)).settlement_account).toEqual({ bank_code: 'GCB', account_masked: '*********7900' });
 
   await fundMerchant(h, m.id, 13_000);
   const { batchId } = await settleSandbox(m);

@@ -18,7 +18,7 @@ import { taskQueueFor } from '../../src/temporal/task-queues';
 import { retrySettlementUpdate } from '../../workflows/settlement-retry-messages';
 import { stuckPayments, type StuckPayment } from '../../src/services/stuck-payments';
 import { newId } from '../../src/support/new-id';
-import { ok, refused } from '../support/cli-results';
+import { AUDIT_FLAGS, ok, refused } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
@@ -63,7 +63,7 @@ async function waitingForRetry(handle: WorkflowHandle): Promise<SettlementState>
 
 /** `settlements run --merchant` for one environment: the one batch it started. */
 async function runOne(merchant: TestMerchant, environment: Environment, outcome?: 'failed'): Promise<WorkflowHandle> {
-  const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', environment === 'sandbox' ? 'test' : 'live', ...(outcome ? ['--outcome', outcome] : [])));
+  const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', environment === 'sandbox' ? 'test' : 'live', ...(outcome ? ['--outcome', outcome] : []), ...AUDIT_FLAGS));
   expect(run.batches).toHaveLength(1);
   return handleOf(run.batches[0].id);
 }
@@ -203,7 +203,7 @@ describe('settlements retry', () => {
     const merchant = await h.merchant({ verified: true });
     await giveSettlementAccount(h, merchant.id);
     await fundMerchant(h, merchant.id, 9_000, 'GHS', 'live');
-    expect(ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'live'))).toMatchObject({ started: 0, skipped: 1, skips: [{ reason: LIVE_RAIL_UNAVAILABLE }] });
+    expect(ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'live', ...AUDIT_FLAGS))).toMatchObject({ started: 0, skipped: 1, skips: [{ reason: LIVE_RAIL_UNAVAILABLE }] });
     const direct = await startLiveBatch(merchant);
     expect(await direct.result()).toEqual({ kind: 'nothing', reason: LIVE_RAIL_UNAVAILABLE });
     expect(await batchRows(h, merchant.id)).toEqual([]);

@@ -12,3 +12,9 @@ export function refused(result: CliResult, message: RegExp): void {
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
   expect(result.stderr).toMatch(message);
 }
+
+/**
+ * The --reason and --operator that `merchants set|verify`, `settlements run` and `users create`
+ * require (issue 43: settings that move money are audited), for a test about something else.
+ */
+export const AUDIT_FLAGS = ['--reason', 'test setup', '--operator', 'test@ops'] as const;

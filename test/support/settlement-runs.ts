@@ -2,11 +2,17 @@ import type { Environment } from '../../src/domain/environment';
 import type { SettlementOutcome, SettlementState } from '../../src/domain/settlement';
 import { sealAccountNumber } from '../../src/domain/settlement-account';
 import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
+import { systemActor } from '../../src/persistence/merchants/merchant-store';
 import type { Harness } from './harness';
 
-/** A settlement account as `merchants set --settlement-bank --settlement-account` sets it (the number sealed with the suite's key). */
+/**
+ * A settlement account as `merchants set --settlement-bank --settlement-account` sets it (the number
+ * sealed with the suite's key), audited as the system's change. A test that swaps accounts to script
+ * the fake partner (its last digits) is not about the account change's hold (issue 43; tested in
+ * merchant-settings-audit.test.ts): as with SETTLEMENT_ACCOUNT_HOLD=0, a replaced account holds nothing.
+ */
 export function giveSettlementAccount(h: Harness, merchantId: string, accountNumber = '0012345678901', bankCode = 'GCB') {
-  return updateMerchantSettings(h.orm, merchantId, { settlementAccount: { bankCode, account: sealAccountNumber(h.deps.secretBox, accountNumber) } });
+  return updateMerchantSettings(h.orm, merchantId, { settlementAccount: { bankCode, account: sealAccountNumber(h.deps.secretBox, accountNumber) } }, systemActor('test: settlement account'), { holdMs: 0 });
 }
 
 export interface BatchRow {

@@ -82,8 +82,8 @@ beforeAll(async () => {
   const merchant = await cli('merchants', 'create', '--name', 'Live Day Shop');
   merchantId = merchant.id as string;
   key = merchant.live_key as string;
-  await cli('merchants', 'verify', merchantId);
-  await cli('merchants', 'set', merchantId, '--settlement-bank', 'GCB', '--settlement-account', '0012345678901');
+  await cli('merchants', 'verify', merchantId, '--reason', 'KYC checked', '--operator', 'ama@ops');
+  await cli('merchants', 'set', merchantId, '--settlement-bank', 'GCB', '--settlement-account', '0012345678901', '--reason', 'merchant onboarding', '--operator', 'ama@ops');
 }, 180_000);
 
 afterAll(async () => {
@@ -123,7 +123,7 @@ test('a live day on npm start: late and missing answers, the statement reconcile
   expect(await statusOf('payouts', refusedPayout)).toBe('succeeded');
 
   // The day's settlement through the rail's transfer.
-  const run = await cli('settlements', 'run', '--merchant', merchantId, '--env', 'live');
+  const run = await cli('settlements', 'run', '--merchant', merchantId, '--env', 'live', '--reason', 'end of the live day', '--operator', 'ama@ops');
   expect(JSON.stringify(run)).toContain('stl_');
 
   // The statement's breaks: a line of a reference we never sent, one of ours left out, another currency.

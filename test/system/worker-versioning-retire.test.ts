@@ -104,7 +104,7 @@ async function settlementMerchant(amount: number): Promise<TestMerchant> {
 
 /** `settlements run --outcome failed` for the merchant; its one batch, failed (its payment advanced) and waiting for a retry. */
 async function failedBatch(merchant: TestMerchant): Promise<string> {
-  const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'test', '--outcome', 'failed'));
+  const run = ok(await cli('settlements', 'run', '--merchant', merchant.id, '--env', 'test', '--outcome', 'failed', '--reason', 'test setup', '--operator', 'test@ops'));
   expect(run.batches).toHaveLength(1);
   const id: string = run.batches[0].id;
   const handle = h.temporal.client.workflow.getHandle(id);

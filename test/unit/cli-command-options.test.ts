@@ -12,9 +12,9 @@ const OPERATOR_ACTION = ['reason', 'operator', 'query', 'merchant', 'yes', 'toke
 const KEY_CHANGE = ['reason', 'operator'];
 const COMMAND_OPTIONS: Record<string, string[]> = {
   'merchants create': ['name', 'email', 'password-stdin', ...KEY_CHANGE],
-  'merchants verify': [],
-  'merchants set': ['payout-review-threshold', 'settlement-bank', 'settlement-account', 'live-max-amount', 'live-daily-limit', 'notification-email'],
-  'users create': ['merchant', 'email', 'password-stdin'],
+  'merchants verify': KEY_CHANGE,
+  'merchants set': ['payout-review-threshold', 'settlement-bank', 'settlement-account', 'live-max-amount', 'live-daily-limit', 'notification-email', ...KEY_CHANGE],
+  'users create': ['merchant', 'email', 'password-stdin', ...KEY_CHANGE],
   'users list': ['merchant'],
   'users disable': KEY_CHANGE,
   'users enable': KEY_CHANGE,
@@ -35,7 +35,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'payments review-close': OPERATOR_ACTION,
   'payments stuck': ['env', 'query'],
   'payments move-build': ['to-build', 'reason', 'operator', 'query', 'merchant', 'yes', 'token'],
-  'settlements run': ['merchant', 'env', 'outcome'],
+  'settlements run': ['merchant', 'env', 'outcome', ...KEY_CHANGE],
   'settlements skipped': ['merchant', 'env', 'limit'],
   'secrets reseal': [],
   'ledger check': [],
@@ -91,7 +91,7 @@ test('an option a command does not take is refused, naming the option and the co
     [['reconcile', 'report', '--kind', 'duplicate'], 'error: --kind is not an option of "reconcile report" (it takes --date)'],
     // An option of another command: --action is payments settle-late's (and audit list's), not charges resolve's.
     [['charges', 'resolve', 'txn_x', '--action', 'credit', '--reason', 'r'], 'error: --action is not an option of "charges resolve" (it takes --reason, --operator, --query, --merchant, --yes, --token, --ids-file, --save-ids, --expect, --as, --failure-class, --evidence)'],
-    [['merchants', 'verify', '--reason=docs checked'], 'error: --reason is not an option of "merchants verify" (it takes no options)'],
+    [['merchants', 'verify', '--reason=docs checked', '--env=live'], 'error: --env is not an option of "merchants verify" (it takes --reason, --operator)'],
   ] as const) {
     const r = await parse(...args);
     expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });

@@ -65,7 +65,7 @@ test('in this process and as its own process, the CLI answers the same code, std
     // A thrown error, `error: <message>`: a setting of the context's environment (never this process's).
     { args: ['audit', 'list'], env: { PORT: 'not-a-port' }, expect: { code: 1, stdout: /^$/, stderr: /^error: PORT must be a non-negative integer, got "not-a-port"\n$/ } },
     // stdin: the password read from it (too short here, so nothing reaches the database).
-    { args: ['users', 'create', '--merchant', merchant, '--email', 'owner@shop.example', '--password-stdin'], input: 'short\n', expect: { code: 1, stdout: /^$/, stderr: /^error: the password must be at least \d+ characters\n$/ } },
+    { args: ['users', 'create', '--merchant', merchant, '--email', 'owner@shop.example', '--password-stdin', '--reason', 'new staff', '--operator', 'ama@ops'], input: 'short\n', expect: { code: 1, stdout: /^$/, stderr: /^error: the password must be at least \d+ characters\n$/ } },
   ];
   const results = await Promise.all(
     cases.map(async ({ args, env, input }) => {
@@ -89,13 +89,13 @@ test('runs at once share nothing: each reads its own environment and input, and 
   expect(process.env.PORT).not.toBe('x');
 
   const merchant = newId('merchant');
-  const passwords = await Promise.all(['short', 'long'.repeat(100)].map((input) => inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin'], BASE, input)));
+  const passwords = await Promise.all(['short', 'long'.repeat(100)].map((input) => inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin', '--reason', 'new staff', '--operator', 'ama@ops'], BASE, input)));
   expect(passwords.map((r) => [r.code, r.stderr])).toEqual([
     [1, 'error: the password must be at least 12 characters\n'],
     [1, 'error: the password must be at most 256 characters\n'],
   ]);
   // Without input, stdin is at its end: an empty password.
-  expect((await inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin'], BASE)).stderr).toMatch(/^error: the password must be at least/);
+  expect((await inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin', '--reason', 'new staff', '--operator', 'ama@ops'], BASE)).stderr).toMatch(/^error: the password must be at least/);
 });
 
 test('the environment given is not changed by the run (the topology is filled into its own copy)', async () => {

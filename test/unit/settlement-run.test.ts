@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config';
-import { unansweredBatchSkip } from '../../src/domain/settlement-run';
+import { settlementAccountHoldSkip, unansweredBatchSkip } from '../../src/domain/settlement-run';
 import { retryPartnerRefusal } from '../../src/domain/settlement-retry';
 import { cronProblem } from '../../src/domain/cron-expression';
 import { randomBytes } from 'node:crypto';
@@ -126,6 +126,16 @@ describe('why a run skips a balance', () => {
     expect(unansweredBatchSkip('stl_x')).toMatch(/stl_x has no final answer from the partner/);
     expect(skipReason(balance({ environment: 'live', unansweredBatch: null }), 'partner')).toBeNull();
     expect(skipReason(balance({ environment: 'sandbox', unansweredBatch: 'stl_x' }), 'partner')).toBeNull();
+  });
+
+  test('a live balance is skipped while its settlement account change is held (issue 43); sandbox never is', () => {
+    const until = '2026-12-16T10:00:00.000Z';
+    expect(skipReason(balance({ environment: 'live', heldUntil: until }), 'partner')).toBe(settlementAccountHoldSkip(until));
+    expect(settlementAccountHoldSkip(until)).toMatch(/^settlement account changed: live settlements are held until 2026-12-16T10:00:00.000Z/);
+    expect(skipReason(balance({ environment: 'live', heldUntil: null }), 'partner')).toBeNull();
+    expect(skipReason(balance({ environment: 'sandbox', heldUntil: until }), 'partner')).toBeNull();
+    // An account to fix comes first.
+    expect(skipReason(balance({ environment: 'live', heldUntil: until, ...noAccount }), 'partner')).toBe(NO_SETTLEMENT_ACCOUNT);
   });
 
   test('a live batch failed without the partner\'s word is retried only once the partner says FAILED or unknown (issue 29)', () => {

@@ -120,13 +120,21 @@ export async function revokeKey(orm: Orm, keyId: string, actor: ChangeActor = sy
   });
 }
 
-export async function verifyMerchant(orm: Orm, merchantId: string): Promise<{ id: string; verified_at: string }> {
-  const em = orm.em.fork();
-  const merchant = await em.findOne(Merchant, { id: merchantId });
-  if (!merchant) throw new Error(`merchant ${merchantId} does not exist`);
-  merchant.verifiedAt ??= new Date();
-  await em.flush();
-  return { id: merchant.id, verified_at: merchant.verifiedAt.toISOString() };
+/**
+ * `merchants verify ID`: the merchant's live key may be used from now on. The merchant row is locked;
+ * verifying it writes its operator_audit row (`merchant.verify`) in the same transaction; a merchant
+ * verified already changes nothing and writes no row (`changed: false`).
+ */
+export async function verifyMerchant(orm: Orm, merchantId: string, actor: ChangeActor = systemActor('merchant verified')): Promise<{ id: string; verified_at: string; changed: boolean }> {
+  return orm.em.fork().transactional(async (em) => {
+    const rows = await em.execute<{ verified_at: Date | string | null }[]>(`select verified_at from merchants where id = ? for update`, [merchantId]);
+    if (!rows[0]) throw new Error(`merchant ${merchantId} does not exist`);
+    if (rows[0].verified_at !== null) return { id: merchantId, verified_at: new Date(rows[0].verified_at).toISOString(), changed: false };
+    const updated = await em.execute<{ verified_at: Date | string }[]>(`update merchants set verified_at = now() where id = ? returning verified_at`, [merchantId]);
+    const verifiedAt = new Date(updated[0].verified_at).toISOString();
+    await recordChange(em, actor, { action: 'merchant.verify', subjectId: merchantId, merchantId, environment: 'live', before: { verified_at: null }, after: { verified_at: verifiedAt } });
+    return { id: merchantId, verified_at: verifiedAt, changed: true };
+  });
 }
 
 /**

@@ -100,6 +100,7 @@ export async function loadMessageParts(orm: Orm, n: NotificationContext): Promis
       disputeOpen: r.status === 'needs_response' && due !== null,
     };
   }
+  if (n.kind === 'settlement_account_changed') return accountChangeParts(orm, n);
   const rows = await conn.execute<Array<Record<string, unknown>>>(
     `select e.body, e.created_at, m.name, m.notification_email, c.minor_units, p.party_sealed
      from events e
@@ -119,6 +120,35 @@ export async function loadMessageParts(orm: Orm, n: NotificationContext): Promis
     occurredAt: event.created_at ?? new Date(r.created_at as string).toISOString(),
     minorUnits: (r.minor_units as number | null) ?? 2,
     partySealed: (r.party_sealed as string | null) ?? null,
+    disputeOpen: false,
+  };
+}
+
+/**
+ * A replaced settlement account's email (issue 43): from the change's operator_audit row (its source),
+ * of the notification's own merchant: the account before and after (bank and masked number only, as
+ * the row keeps them), when, by which operator, and the hold's end.
+ */
+async function accountChangeParts(orm: Orm, n: NotificationContext): Promise<MessageParts | null> {
+  const rows = await orm.em.getConnection().execute<Array<Record<string, unknown>>>(
+    `select a.operator, a.created_at, a.state_before, a.state_after, m.name, m.notification_email
+     from operator_audit a join merchants m on m.id = a.merchant_id
+     where a.id = ? and a.merchant_id = ? and a.action = 'merchant.settings_update'`,
+    [n.sourceId, n.merchantId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const json = (v: unknown): Record<string, unknown> => ((typeof v === 'string' ? JSON.parse(v) : v) ?? {}) as Record<string, unknown>;
+  const before = json(r.state_before);
+  const after = json(r.state_after);
+  const occurredAt = new Date(r.created_at as string).toISOString();
+  return {
+    merchantName: r.name as string,
+    merchantEmail: (r.notification_email as string | null) ?? null,
+    resource: { id: n.merchantId, object: 'merchant', previous_account: before.settlement_account ?? null, settlement_account: after.settlement_account ?? null, operator: r.operator, changed_at: occurredAt, held_until: after.settlement_held_until ?? null },
+    occurredAt,
+    minorUnits: 2,
+    partySealed: null,
     disputeOpen: false,
   };
 }

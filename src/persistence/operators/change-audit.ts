@@ -7,7 +7,8 @@ export interface ChangeRecord {
   action: ChangeAction;
   /** The changed object's id (`key_…`, `we_…`), kept in the audit's subject column (`payment_id`). */
   subjectId: string;
-  merchantId: string;
+  /** Null for a change of no one merchant (a settlement run over every merchant). */
+  merchantId: string | null;
   /** Null for a change of no one environment (a portal user). */
   environment: string | null;
   /** Non-secret state before (null for a create) and after (null for a delete). */

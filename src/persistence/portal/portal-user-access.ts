@@ -8,7 +8,8 @@ import { PortalUserRefused } from './portal-user-store';
  * (its sessions end at once, and it cannot sign in), enable, and end its sessions. Each change and
  * its operator_audit row (who, why, the state before and after) commit together; `users disable` and
  * `users revoke-sessions` act as `cli:<login>` or --operator, the portal's Users page as
- * `portal:<email>`, on the signed-in user's own merchant only (`merchantId`).
+ * `portal:<email>`, on the signed-in user's own merchant only (`merchantId`). Ending the sessions
+ * of a user who has none changes nothing and writes no row.
  */
 export type PortalUserAccessAction = 'disable' | 'enable' | 'revoke_sessions';
 
@@ -34,6 +35,8 @@ export async function changePortalUserAccess(orm: Orm, userId: string, action: P
     if (action !== 'revoke_sessions') await em.execute(`update portal_users set disabled_at = ${action === 'disable' ? 'now()' : 'null'} where id = ?`, [userId]);
     const revoked = action === 'enable' ? [] : await em.execute<{ id: string }[]>(`update portal_sessions set revoked_at = now() where user_id = ? and revoked_at is null and expires_at > now() returning id`, [userId]);
     const after = action === 'disable' ? 'disabled' : action === 'enable' ? 'active' : before;
+    // Ending sessions when there were none changes nothing: no audit row (issue 43).
+    if (action === 'revoke_sessions' && revoked.length === 0) return { id: user.id, email: user.email, merchant_id: user.merchant_id, status: after, sessions_revoked: 0 };
     await recordChange(em, actor, {
       action: `portal_user.${action}`,
       subjectId: userId,

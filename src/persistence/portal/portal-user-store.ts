@@ -1,3 +1,5 @@
+import type { ChangeActor } from '../../domain/operator-action';
+import { recordChange } from '../operators/change-audit';
 import type { Orm } from '../orm';
 import { newId } from '../../support/new-id';
 import { attemptKeySql, normalizeEmail } from './sign-in-attempts';
@@ -46,18 +48,30 @@ function userOf(row: Row): PortalUser {
 
 export { normalizeEmail };
 
-/** `users create`: a user of an existing merchant; a taken email or an unknown merchant is refused, nothing written. */
-export async function createPortalUser(orm: Orm, merchantId: string, email: string, passwordHash: string): Promise<{ id: string; merchant_id: string; email: string; created_at: string }> {
-  const conn = orm.em.getConnection();
-  const merchants = await conn.execute<{ id: string }[]>(`select id from merchants where id = ?`, [merchantId]);
-  if (!merchants[0]) throw new PortalUserRefused(`merchant ${merchantId} does not exist`);
-  const rows = await conn.execute<Row[]>(
-    `insert into portal_users (id, merchant_id, email, password_hash) values (?, ?, ?, ?) on conflict (email) do nothing returning *`,
-    [newId('portalUser'), merchantId, normalizeEmail(email), passwordHash],
-  );
-  if (!rows[0]) throw new PortalUserRefused(`a portal user with email ${normalizeEmail(email)} already exists`);
-  const user = userOf(rows[0]);
-  return { id: user.id, merchant_id: user.merchantId, email: user.email, created_at: user.createdAt.toISOString() };
+/**
+ * `users create`: a user of an existing merchant; a taken email or an unknown merchant is refused,
+ * nothing written. The user and its operator_audit row (`portal_user.create`: who, why, the email,
+ * never the password) commit together.
+ */
+export async function createPortalUser(
+  orm: Orm,
+  merchantId: string,
+  email: string,
+  passwordHash: string,
+  actor: ChangeActor = { operator: 'system', reason: 'portal user created', requestId: newId('request') },
+): Promise<{ id: string; merchant_id: string; email: string; created_at: string }> {
+  return orm.em.fork().transactional(async (em) => {
+    const merchants = await em.execute<{ id: string }[]>(`select id from merchants where id = ?`, [merchantId]);
+    if (!merchants[0]) throw new PortalUserRefused(`merchant ${merchantId} does not exist`);
+    const rows = await em.execute<Row[]>(
+      `insert into portal_users (id, merchant_id, email, password_hash) values (?, ?, ?, ?) on conflict (email) do nothing returning *`,
+      [newId('portalUser'), merchantId, normalizeEmail(email), passwordHash],
+    );
+    if (!rows[0]) throw new PortalUserRefused(`a portal user with email ${normalizeEmail(email)} already exists`);
+    const user = userOf(rows[0]);
+    await recordChange(em, actor, { action: 'portal_user.create', subjectId: user.id, merchantId, environment: null, before: null, after: { email: user.email, status: 'active' } });
+    return { id: user.id, merchant_id: user.merchantId, email: user.email, created_at: user.createdAt.toISOString() };
+  });
 }
 
 /** One user as `users list` and the portal's Users page show it: never a hash. */

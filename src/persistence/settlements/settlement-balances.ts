@@ -4,6 +4,7 @@ import { LIVE_RAIL, type LiveRail } from '../../domain/live-rail';
 import {
   LIVE_RAIL_UNAVAILABLE,
   NO_SETTLEMENT_ACCOUNT,
+  settlementAccountHoldSkip,
   settlementCurrencyMismatch,
   unansweredBatchSkip,
   type BalanceKey,
@@ -13,6 +14,14 @@ import {
 } from '../../domain/settlement-run';
 import type { Orm } from '../orm';
 import { clearSettlementSkips, recordSettlementSkips } from './settlement-skips';
+
+/**
+ * Why a live balance is skipped while one of its failed batches was paid by the partner after all
+ * (issue 43, finding 4): sweeping it again would pay the merchant twice.
+ */
+export function latePaidBatchSkip(settlementId: string): string {
+  return `live batch ${settlementId} failed, but the partner paid it after all (late SUCCESSFUL): this balance is not swept again until its late money is settled (payments settle-late ${settlementId} --action accept --reason TEXT)`;
+}
 
 /** A balance a settlement run may settle: positive available money of one merchant, environment and currency. */
 export interface SettleableBalance {
@@ -33,6 +42,14 @@ export interface SettleableBalance {
    * PARTNER_WORD_PATCH (failed without the partner's word) that no later batch followed.
    */
   unansweredBatch?: string | null;
+  /**
+   * A failed live batch of this balance that the partner paid after all (issue 43, finding 4), or null:
+   * its late money recorded and not settled yet (a late_answers row), or the partner's SUCCESSFUL on
+   * record (rail_answers). Its money left: nothing more is swept until settle-late accepts it.
+   */
+  latePaidBatch?: string | null;
+  /** While in the future: the merchant's settlement account was replaced, its live balances held until then (issue 43; `merchants set`). */
+  heldUntil?: string | null;
 }
 
 export interface SettleableBalanceQuery {
@@ -54,6 +71,8 @@ type Row = {
   bank_code: string | null;
   bank_currency: string | null;
   unanswered_batch: string | null;
+  late_paid_batch: string | null;
+  held_until: Date | string | null;
 };
 
 /**
@@ -88,13 +107,20 @@ async function selectSettleableBalances(em: EntityManager, query: SettleableBala
     `select b.merchant_id, b.environment, b.currency, b.amount::text as available,
             (m.settlement_bank_code is not null and (m.settlement_account_sealed is not null or m.settlement_account_number is not null)) as has_account,
             m.settlement_bank_code as bank_code, k.currency as bank_currency,
+            case when m.settlement_held_until > now() then m.settlement_held_until end as held_until,
             (select s.id from settlements s
               where s.merchant_id = b.merchant_id and s.environment = b.environment and s.currency = b.currency and s.environment = 'live'
                 and (s.status = 'pending'
                      or (s.status = 'failed' and s.failure_class = 'timeout'
                          and not exists (select 1 from settlements n where n.merchant_id = s.merchant_id and n.environment = s.environment
                                            and n.currency = s.currency and n.created_at > s.created_at)))
-              order by s.created_at limit 1) as unanswered_batch
+              order by s.created_at limit 1) as unanswered_batch,
+            (select s.id from settlements s
+              where s.merchant_id = b.merchant_id and s.environment = b.environment and s.currency = b.currency and s.environment = 'live'
+                and s.status = 'failed'
+                and (exists (select 1 from late_answers l where l.payment_id = s.id and l.settled_action is null)
+                     or exists (select 1 from rail_answers a where a.payment_id = s.id and a.outcome = 'succeeded'))
+              order by s.created_at limit 1) as late_paid_batch
      from account_balances b join merchants m on m.id = b.merchant_id
        left join banks k on k.code = m.settlement_bank_code
      where ${where.join(' and ')}
@@ -111,6 +137,8 @@ async function selectSettleableBalances(em: EntityManager, query: SettleableBala
     bankCode: r.bank_code,
     bankCurrency: r.bank_currency,
     unansweredBatch: r.unanswered_batch,
+    latePaidBatch: r.late_paid_batch,
+    heldUntil: r.held_until === null ? null : new Date(r.held_until).toISOString(),
   }));
 }
 
@@ -130,16 +158,22 @@ export async function recordSettlementSkip(orm: Orm, skip: SkippedBalance & { ru
  * 3. the balance is live and no live rail exists (LIVE_RAIL_UNAVAILABLE: the batch could only fail
  *    at once and wait for an operator, filling `payments stuck` every run; no operator can fix it);
  * 4. the balance is live and one of its batches has no final answer from the partner (issue 29:
- *    unansweredBatchSkip): its money may be on its way, so nothing more is swept until it answers.
+ *    unansweredBatchSkip), or a failed batch of it was paid by the partner after all (issue 43:
+ *    latePaidBatchSkip, until settle-late accepts it): its money may be on its way, or gone, so
+ *    nothing more is swept until it answers;
+ * 5. the balance is live and the merchant's settlement account was replaced within
+ *    SETTLEMENT_ACCOUNT_HOLD (issue 43: settlementAccountHoldSkip, until the hold's end).
  */
 export function skipReason(
-  balance: Pick<SettleableBalance, 'environment' | 'currency' | 'hasAccount' | 'bankCode' | 'bankCurrency' | 'unansweredBatch'>,
+  balance: Pick<SettleableBalance, 'environment' | 'currency' | 'hasAccount' | 'bankCode' | 'bankCurrency' | 'unansweredBatch' | 'latePaidBatch' | 'heldUntil'>,
   rail: LiveRail = LIVE_RAIL,
 ): string | null {
   if (!balance.hasAccount || balance.bankCode === null) return NO_SETTLEMENT_ACCOUNT;
   if (balance.bankCurrency !== balance.currency) return settlementCurrencyMismatch(balance.bankCode, balance.bankCurrency, balance.currency);
   if (balance.environment === 'live' && rail === 'none') return LIVE_RAIL_UNAVAILABLE;
+  if (balance.environment === 'live' && balance.latePaidBatch) return latePaidBatchSkip(balance.latePaidBatch);
   if (balance.environment === 'live' && balance.unansweredBatch) return unansweredBatchSkip(balance.unansweredBatch);
+  if (balance.environment === 'live' && balance.heldUntil) return settlementAccountHoldSkip(balance.heldUntil);
   return null;
 }
 

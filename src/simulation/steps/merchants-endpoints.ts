@@ -14,7 +14,7 @@ import { answerLine, done, keyOf, merchantById, ok, refIndex, resolveRef, sendRe
 export const createMerchantStep: StepHandler = async (ctx, step) => {
   const actor = { operator: 'simulation', reason: 'simulation: merchants create', requestId: newId('request') };
   const m = await createMerchant(ctx.orm, String(step.params.name), actor);
-  if (step.params.verified) await verifyMerchant(ctx.orm, m.id);
+  if (step.params.verified) await verifyMerchant(ctx.orm, m.id, { ...actor, reason: 'simulation: merchants verify', requestId: newId('request') });
   const change: MerchantSettingsChange = {
     payoutReviewThreshold: Number(step.params.review_threshold),
     liveMaxAmount: { GHS: 10_000_000 },
@@ -23,7 +23,7 @@ export const createMerchantStep: StepHandler = async (ctx, step) => {
   const account = parseSettlementAccountNumber(String(step.params.settlement_account));
   const box = ctx.secretBox ?? (ctx.config ? secretBoxFor(ctx.config) : null);
   if (box && account) change.settlementAccount = { bankCode: normalizeBankCode('GCB')!, account: sealAccountNumber(box, account) };
-  await updateMerchantSettings(ctx.orm, m.id, change);
+  await updateMerchantSettings(ctx.orm, m.id, change, { ...actor, reason: 'simulation: merchants set', requestId: newId('request') });
   ctx.registry.merchants.push({ id: m.id, testKey: m.testKey.secret, liveKey: m.liveKey.secret });
   ctx.registry.add('merchant', m.id, refIndex(step));
   return done(step, `${m.id}${step.params.verified ? ' verified' : ''}${change.settlementAccount ? '' : ' no settlement account'}`, [{ kind: 'merchant', id: m.id }]);

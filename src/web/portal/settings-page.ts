@@ -47,7 +47,7 @@ export function settingsPage(frame: Frame, view: SettingsView): string {
 <h2>Settlement and notifications</h2>
 <dl class="facts">
 <dt>Settlement account</dt><dd id="settlement-account">${settlement} <small>Changed with ${cli(`${set} --settlement-bank CODE --settlement-account NUMBER`)}.</small></dd>
-<dt>Notification email</dt><dd id="notification-email">${s.notification_email ? escapeHtml(s.notification_email) : 'None set: the merchant notification emails (payouts held for review, settlements, disputes) have nowhere to go.'} <small>Changed with ${cli(`${set} --notification-email EMAIL`)}.</small></dd>
+${settlementHold(account.settlementHeldUntil)}<dt>Notification email</dt><dd id="notification-email">${s.notification_email ? escapeHtml(s.notification_email) : 'None set: the merchant notification emails (payouts held for review, settlements, disputes) have nowhere to go.'} <small>Changed with ${cli(`${set} --notification-email EMAIL`)}.</small></dd>
 <dt>Payout review threshold</dt><dd id="payout-review-threshold">Payouts of ${minor(s.payout_review_threshold, units)} or more are held for review. <small>Changed with ${cli(`${set} --payout-review-threshold N`)}.</small></dd>
 </dl>
 <h2>Live limits</h2>
@@ -58,6 +58,16 @@ ${liveLimits(view)}
 <p id="rate-limit">${view.rateLimit} requests per second per merchant on the ${env} API, with bursts up to twice that (set by the operator: ${cli(limitVar)}). Every API answer's <code>RateLimit-Limit</code> header gives the limit in force.</p>`,
     frame,
   );
+}
+
+/**
+ * While a replaced settlement account holds the live settlements (issue 43): until when, and why. The
+ * money stays in the available balance; the first run after the hold pays it to the new account.
+ */
+function settlementHold(heldUntil: string | null): string {
+  if (!heldUntil) return '';
+  return `<dt>Live settlements</dt><dd id="settlement-hold"><strong>Held until ${when(heldUntil)}</strong>: the settlement account was changed, and live settlements wait a cooling period, as a safeguard against account takeover. Your balance stays available; the first settlement run after that pays it to the new account. If you did not ask for this change, contact your operator at once.</dd>
+`;
 }
 
 /** The live limits and today's usage, one row per currency that has a limit or was used today. */
