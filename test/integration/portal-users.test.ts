@@ -22,9 +22,10 @@ afterAll(async () => {
 
 const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
 const userIdOf = async (email: string) => (await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from portal_users where email = ?`, [email]))[0]!.id;
+/** The user's access changes as audited (its creation's row, portal_user.create, aside). */
 const audits = (userId: string) =>
   h.orm.em.getConnection().execute<{ action: string; operator: string; reason: string; state_before: unknown; state_after: unknown; merchant_id: string }[]>(
-    `select action, operator, reason, state_before, state_after, merchant_id from operator_audit where payment_id = ? and action like 'portal_user.%' order by created_at`,
+    `select action, operator, reason, state_before, state_after, merchant_id from operator_audit where payment_id = ? and action like 'portal_user.%' and action <> 'portal_user.create' order by created_at`,
     [userId],
   );
 /** Whether the client's session still opens a page. */
