@@ -117,6 +117,9 @@ export function partnerWordOnResolution(chargeId: string, as: 'succeeded' | 'fai
   if (word.kind === 'failed') {
     return { agreed: false, partner, message: `charge ${chargeId}: the partner says ${partner}, not succeeded: the charge is ${endedAs} as the partner says and nothing is credited; your resolution was not applied` };
   }
+  if (!word.financialTransactionId) {
+    return { agreed: false, partner, message: `charge ${chargeId}: the partner says ${partner} with no transaction id, so your evidence could not be checked against it; the charge is ${endedAs} as the partner says` };
+  }
   const mismatch = evidenceMismatch(evidence ?? '', word.financialTransactionId);
   if (mismatch) return { agreed: false, partner, message: `charge ${chargeId}: the partner says ${partner}, and the charge is ${endedAs} as the partner says; but ${mismatch}: check the evidence` };
   return { agreed: true, partner, message: `charge ${chargeId}: the partner says ${partner}; the charge is ${endedAs}` };
