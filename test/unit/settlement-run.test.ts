@@ -71,6 +71,16 @@ describe('SETTLEMENT_SCHEDULE', () => {
     expect(() => loadConfig({ SETTLEMENT_SCHEDULE: 'daily' })).toThrow(StartupError);
     expect(() => loadConfig({ SETTLEMENT_SCHEDULE: 'daily' })).toThrow(/^SETTLEMENT_SCHEDULE must be a cron expression in UTC/);
   });
+  test('SETTLEMENT_ACCOUNT_HOLD (issue 43): default 24 h, a duration up to 30 days, 0 for none; anything else stops start-up with the setting named', () => {
+    expect(loadConfig({}).settlementAccountHoldMs).toBe(24 * 3_600_000);
+    expect(loadConfig({ SETTLEMENT_ACCOUNT_HOLD: '90m' }).settlementAccountHoldMs).toBe(90 * 60_000);
+    expect(loadConfig({ SETTLEMENT_ACCOUNT_HOLD: '0' }).settlementAccountHoldMs).toBe(0);
+    expect(loadConfig({ SETTLEMENT_ACCOUNT_HOLD: '30d' }).settlementAccountHoldMs).toBe(30 * 24 * 3_600_000);
+    for (const bad of ['soon', '31d', '-1h', '24']) {
+      expect(() => loadConfig({ SETTLEMENT_ACCOUNT_HOLD: bad })).toThrow(StartupError);
+      expect(() => loadConfig({ SETTLEMENT_ACCOUNT_HOLD: bad })).toThrow(/^SETTLEMENT_ACCOUNT_HOLD must be a duration from 0s to 30d/);
+    }
+  });
 });
 
 describe('settlement account', () => {

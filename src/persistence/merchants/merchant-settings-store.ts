@@ -97,8 +97,13 @@ function limitsDiff(before: CurrencyAmounts, given: CurrencyAmounts | undefined)
 function sameAccount(row: LockedRow, account: SettlementAccount, open: ((sealed: string) => string) | undefined): boolean {
   if (!open || row.settlement_bank_code !== account.bankCode) return false;
   const given = open(account.account.sealed);
-  if (row.settlement_account_sealed !== null) return open(row.settlement_account_sealed) === given;
-  return row.settlement_account_number === given;
+  if (row.settlement_account_sealed === null) return row.settlement_account_number === given;
+  try {
+    return open(row.settlement_account_sealed) === given;
+  } catch {
+    // A stored number this key cannot open (sealed under a key since dropped): replacing it is a change.
+    return false;
+  }
 }
 
 const accountView = (row: LockedRow): { bank_code: string; account_masked: string } | null => {
