@@ -14,6 +14,7 @@ import {
   sweepSettlement,
 } from '../src/persistence/settlements/settlement-store';
 import type { SettlementActivities } from './types';
+import { settlementRetryFacts } from '../src/persistence/settlements/settlement-retry-facts';
 import type { LiveRail } from '../src/domain/live-rail';
 
 /**
@@ -76,6 +77,9 @@ export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<Sec
     },
     async settlementStatus(settlementId: string) {
       return settlementStatus(deps.orm, settlementId);
+    },
+    async settlementRetryFacts(settlementId: string) {
+      return settlementRetryFacts(deps.orm, settlementId);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { BegunDispute, DisputeEvidenceRequest, DisputeOutcomeRequest, Dispu
 import type { BegunPayout, PayoutState, PayoutTransitionRequest } from '../src/domain/payout-state';
 import type { SettlementOutcome, SettlementState, SettlementSweepRequest, SettlementTransitionRequest } from '../src/domain/settlement';
 import type { SettlementRunPage, SettlementRunPageRequest } from '../src/domain/settlement-run';
+import type { SettlementRetryFacts } from '../src/domain/settlement-retry';
 import type { RetentionBatchRequest, RetentionBatchResult, RetentionPlan } from '../src/domain/retention';
 import type { OperatorAuditEntry } from '../src/domain/operator-action';
 
@@ -71,6 +72,8 @@ export interface SettlementActivities {
   applySettlementTransition(request: SettlementTransitionRequest): Promise<SettlementState>;
   /** The batch's stored status (null: no batch): a failed batch's run checks it before a settlementSettledLate signal ends its wait. */
   settlementStatus(settlementId: string): Promise<string | null>;
+  /** What a failed batch's retry must know first (issue 43): its partner reference, late money recorded, the partner's SUCCESSFUL on record. */
+  settlementRetryFacts(settlementId: string): Promise<SettlementRetryFacts>;
 }
 
 /** The settlement run's database step (activities/settlement-runs.ts). */

@@ -9,7 +9,7 @@ import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { RETURN_CALLBACK_WAKES_PATCH, REVIEW_FLAG_CHECKED_PATCH } from './payment-review';
-import { SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
+import { SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_RETRY_ASKS_PARTNER_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
@@ -48,4 +48,5 @@ export const PATCH_IDS: readonly string[] = [
   RAIL_TIMERS_FROM_CREATE_PATCH,
   PARTNER_DECIDES_LIVE_CHARGE_PATCH,
   RETURN_CALLBACK_WAKES_PATCH,
+  SETTLEMENT_RETRY_ASKS_PARTNER_PATCH,
 ];

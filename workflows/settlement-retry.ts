@@ -18,6 +18,7 @@ import {
 import type { SettlementActivities } from '../activities/types';
 import { PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { askPartnerOnce } from './partner-answer';
+import { startReviewFromWorkflow } from './payment-review-start';
 import { NO_ATTENTION, type ChargeAttention } from '../src/domain/charge-attention';
 import { attentionReason, needsAttentionPairs } from '../src/domain/attention-reason';
 import { settlementFailureReason, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
@@ -27,6 +28,7 @@ import {
   retryCommand,
   retryRequestRefusal,
   retryPartnerRefusal,
+  retryRecordRefusal,
   retryStateRefusal,
   SETTLEMENT_RETRY_REFUSED,
   type RetriedSettlement,
@@ -74,9 +76,43 @@ const versionKey = (v: { deploymentName: string; buildId: string } | undefined) 
  */
 export const SETTLED_LATE_CHECKED_PATCH = 'settled-late-checked';
 
+/**
+ * `patched()` id (issue 43, finding 4): a retry of a failed live batch first reads what our records
+ * hold (settlementRetryFacts): late money recorded for it, or the partner's SUCCESSFUL on record,
+ * refuses the retry (settle-late accepts it instead); then, whatever its failure class, a batch with a
+ * partner reference asks the partner, and only FAILED or `unknown` lets the money go out again (a
+ * SUCCESSFUL also starts the batch's payment review, which records the late money). Runs from before
+ * asked the partner only for a batch failed with `timeout`, and replay so.
+ */
+export const SETTLEMENT_RETRY_ASKS_PARTNER_PATCH = 'settlement-retry-asks-partner';
+
 /** The stored status read: retried until the database answers (the wait must not end on a guess). */
 const STATUS_READ: ActivityOptions = { startToCloseTimeout: '30s', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' } };
-const stored = proxyActivities<Pick<SettlementActivities, 'settlementStatus'>>(STATUS_READ);
+const stored = proxyActivities<Pick<SettlementActivities, 'settlementStatus' | 'settlementRetryFacts'>>(STATUS_READ);
+
+/**
+ * Why a failed live batch is not retried, or null (SETTLEMENT_RETRY_ASKS_PARTNER_PATCH): our records
+ * first (late money, the partner's SUCCESSFUL), then the partner itself when the batch has a reference.
+ */
+async function liveRetryRefusal(batch: SettlementState): Promise<string | null> {
+  const facts = await stored.settlementRetryFacts.executeWithOptions({ ...STATUS_READ, summary: 'retry: late money or a partner SUCCESSFUL on record?' }, [batch.id]);
+  const recorded = retryRecordRefusal(batch.id, facts);
+  if (recorded) return recorded;
+  if (!facts.hasReference) return null;
+  const answer = await askPartnerOnce({ paymentId: batch.id, product: 'disbursement' }, 'partner: status of the failed batch, before a retry');
+  if (answer?.status === 'succeeded') {
+    // Paid after all: its payment review asks again, records the late money and waits for settle-late.
+    await startReviewFromWorkflow({
+      paymentId: batch.id,
+      product: 'disbursement',
+      merchantId: batch.merchantId,
+      environment: batch.environment,
+      source: 'late_watch',
+      reason: 'the partner says SUCCESSFUL for a batch we recorded failed (asked before a retry)',
+    });
+  }
+  return retryPartnerRefusal(batch.id, answer?.status);
+}
 
 /** A failed batch's run that ended because its payment review accepted it as paid late. */
 export type SettledLateSettlement = SettlementState & { settled_late: true };
@@ -168,9 +204,17 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
       if (why) throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: why, nonRetryable: true });
       const batch = current()!;
       retrying = true;
-      // Issue 29: a live batch failed without the partner's word (a run from before PARTNER_WORD_PATCH
-      // failed it with `timeout`) may have been paid: ask the partner before a retry that might pay twice.
-      if (batch.environment === 'live' && batch.failureClass === 'timeout' && patched(PARTNER_WORD_PATCH)) {
+      if (batch.environment === 'live' && patched(SETTLEMENT_RETRY_ASKS_PARTNER_PATCH)) {
+        // Issue 43: a failed live batch may have been paid after all, whatever its failure class.
+        const why = await liveRetryRefusal(batch);
+        if (why) {
+          retrying = false;
+          log.warn('settlement retry refused: the batch may have been paid', { settlementId, why });
+          throw ApplicationFailure.create({ type: SETTLEMENT_RETRY_REFUSED, message: why, nonRetryable: true });
+        }
+      } else if (batch.environment === 'live' && batch.failureClass === 'timeout' && patched(PARTNER_WORD_PATCH)) {
+        // Issue 29: a live batch failed without the partner's word (a run from before PARTNER_WORD_PATCH
+        // failed it with `timeout`) may have been paid: ask the partner before a retry that might pay twice.
         const answer = await askPartnerOnce({ paymentId: settlementId, product: 'disbursement' }, 'partner: status of the failed batch, before a retry');
         const why = retryPartnerRefusal(settlementId, answer?.status);
         if (why) {

@@ -69,17 +69,48 @@ export function retryStateRefusal(settlementId: string, batch: Pick<SettlementSt
 }
 
 /**
- * Why a live batch failed without the partner's word is not retried after asking the partner, or
- * null: only the partner's FAILED, or its `unknown` (it never received the transfer), lets the money
- * go out again.
+ * Why a failed live batch is not retried after asking the partner, or null: only the partner's
+ * FAILED, or its `unknown` (it never received the transfer), lets the money go out again. Asked for
+ * every live batch with a partner reference since issue 43 (before: only one failed with `timeout`).
  */
 export function retryPartnerRefusal(settlementId: string, status: 'pending' | 'succeeded' | 'failed' | 'unknown' | undefined): string | null {
   if (status === 'failed' || status === 'unknown') return null;
   if (status === 'succeeded') {
-    return `settlement ${settlementId}: the partner says this batch was paid (SUCCESSFUL): it is not retried, which would pay it twice. Reconcile it against the partner's statement (reconcile run) and settle it through its payment review`;
+    return `settlement ${settlementId}: the partner says this batch was paid (SUCCESSFUL): it is not retried, which would pay it twice. Its payment review records the late money; settle it with ${settleLateCommand(settlementId)}`;
   }
   const said = status === 'pending' ? 'the partner says it is still pending' : 'the partner did not answer';
   return `settlement ${settlementId}: ${said}, so its transfer may still be paid: it is not retried until the partner gives a final answer. Nothing changed`;
+}
+
+/** What a failed batch's retry reads before it sends the money again (issue 43, finding 4). */
+export interface SettlementRetryFacts {
+  /** The batch has a partner reference: its transfer may have reached the partner. */
+  hasReference: boolean;
+  /** Late money recorded for the batch (the partner paid it after all), and how it was settled (null: not yet). */
+  lateAnswer: { settledAction: string | null } | null;
+  /** The partner's SUCCESSFUL for the batch is on record (rail_answers). */
+  partnerSucceeded: boolean;
+}
+
+/** The settle-late command of a batch the partner paid after all. */
+export function settleLateCommand(settlementId: string): string {
+  return `payments settle-late ${settlementId} --action accept --reason TEXT`;
+}
+
+/**
+ * Why a failed live batch is not retried on what our records hold, or null (issue 43, finding 4): the
+ * partner paid it after all (its late money recorded, or its SUCCESSFUL on record). Sending it again
+ * would pay the merchant twice; its payment review settles it (settle-late accept).
+ */
+export function retryRecordRefusal(settlementId: string, facts: SettlementRetryFacts): string | null {
+  if (facts.lateAnswer) {
+    const settled = facts.lateAnswer.settledAction ? ` (already settled with "${facts.lateAnswer.settledAction}")` : `: settle it with ${settleLateCommand(settlementId)}`;
+    return `settlement ${settlementId}: the partner paid this batch after all (late SUCCESSFUL recorded): it is not retried, which would pay it twice${settled}. Nothing changed`;
+  }
+  if (facts.partnerSucceeded) {
+    return `settlement ${settlementId}: the partner's SUCCESSFUL for this batch is on record: it is not retried, which would pay it twice. Its payment review records the late money; settle it with ${settleLateCommand(settlementId)}. Nothing changed`;
+  }
+  return null;
 }
 
 /** The command an operator runs (shown in NeedsAttention reasons and the workflow's current details). */

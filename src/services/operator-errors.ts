@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ActivityFailure, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { isTemporalUnavailable } from './dependency-unavailable';
 import { paymentTypeOf } from '../domain/payment-types';
 
@@ -13,12 +13,22 @@ export function cliSender(): string {
 }
 
 /**
+ * The message of an update's failure: the handler's own, or, when an activity of the handler refused
+ * (a store's refusal, such as settle-late's), that activity's (the ActivityFailure's cause), not
+ * "Activity task failed".
+ */
+function refusalMessage(cause: Error | undefined): string | undefined {
+  if (cause instanceof ActivityFailure && cause.cause?.message) return cause.cause.message;
+  return cause?.message;
+}
+
+/**
  * The error an operator command on a payment's workflow reports: the workflow's own refusal (its
  * validator's or its handler's message), a missing run, or a Temporal that did not answer in time.
  */
 export function operatorError(paymentId: string, what: string, error: unknown, deadlineMs: number, deadline: number): unknown {
   const payment = `${paymentTypeOf(paymentId) ?? 'payment'} ${paymentId}`;
-  if (error instanceof WorkflowUpdateFailedError) return new Error(error.cause?.message ?? error.message);
+  if (error instanceof WorkflowUpdateFailedError) return new Error(refusalMessage(error.cause) ?? error.message);
   if (error instanceof WorkflowNotFoundError) return new Error(`${payment}: its workflow is not running; nothing was ${what}`);
   const atDeadline = error instanceof ServiceError && Date.now() >= deadline - 100;
   if (isTemporalUnavailable(error) || atDeadline) {

@@ -16,6 +16,7 @@ import type { Orm } from '../orm';
 import { rowToPayout } from '../payouts/payout-mapping';
 import { rowToSettlement } from '../settlements/settlement-mapping';
 import { writeStateChange } from '../state-change';
+import { acceptBelowZeroRefusal } from './late-accept-funds';
 import { passGate, type GatedKind } from '../payment-gate';
 import { recordRailAnswer, type RailAnswerSource } from './rail-answer-store';
 
@@ -245,8 +246,8 @@ export interface SettledLate {
  *   capture, `transaction.succeeded` (webhook and notifications as for any success);
  * - `return` (charge): `late_return` into returns_in_transit, the return transfer requested with its
  *   own partner reference (the review then sends it); the charge keeps its status;
- * - `accept` (payout, settlement): failed → succeeded / paid, reserved again from available (which
- *   may go negative), the normal post, the suspense cleared, `payout.succeeded` / `settlement.paid`.
+ * - `accept` (payout, settlement): failed → succeeded / paid, reserved again from available (refused
+ *   when available does not hold it: never below zero, issue 43), the normal post, the suspense cleared, `payout.succeeded` / `settlement.paid`.
  * The same action again answers the stored result (`applied` false); another action is refused.
  */
 export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise<SettledLate> {
@@ -278,6 +279,9 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
       }
     } else {
       if (input.action !== 'accept') throw new LateSettleRefusedError(`a ${locked.kind} is settled with "accept"`);
+      // Issue 43: never below zero (the money is reserved again from available).
+      const belowZero = await acceptBelowZeroRefusal(em, locked.kind, locked.record, locked.amounts.totalDebit);
+      if (belowZero) throw new LateSettleRefusedError(belowZero);
       if (locked.kind === 'payout') {
         if (!canPayoutSettleLate(locked.record.status, 'succeeded')) throw new LateSettleRefusedError(`payout ${input.paymentId} is ${locked.record.status}: only a failed payout is accepted late`);
         const after: PayoutRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };

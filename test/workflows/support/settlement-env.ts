@@ -10,6 +10,7 @@ import {
   type SettlementSweepRequest,
   type SettlementTransitionRequest,
 } from '../../../src/domain/settlement';
+import type { SettlementRetryFacts } from '../../../src/domain/settlement-retry';
 import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../../../src/domain/settlement-start';
 import { maskAccountNumber } from '../../../src/domain/settlement-account';
 import { settlementStartSearchAttributePairs } from '../../../src/domain/settlement-search-attributes';
@@ -50,6 +51,9 @@ export class FakeSettlementStore {
     return { available: this.available.get(k) ?? 0, inTransit: this.inTransit.get(k) ?? 0 };
   }
 
+  /** What a retry of a batch reads first (default: no partner reference, nothing late on record). */
+  readonly retryFacts = new Map<string, SettlementRetryFacts>();
+
   /** Batches whose transition fails on every call until `heal` (a database that refuses it). */
   private readonly broken = new Map<string, () => Error>();
 
@@ -70,6 +74,7 @@ export class FakeSettlementStore {
 
   readonly activities: SettlementActivities = {
     settlementStatus: async (settlementId) => this.batches.get(settlementId)?.status ?? null,
+    settlementRetryFacts: async (settlementId) => this.retryFacts.get(settlementId) ?? { hasReference: false, lateAnswer: null, partnerSucceeded: false },
     sweepSettlement: async (request) => {
       this.calls.push({ activity: 'sweepSettlement', settlementId: request.settlementId, request });
       const existing = this.batches.get(request.settlementId);
