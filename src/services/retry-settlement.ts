@@ -1,7 +1,8 @@
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
 import { isIdOf } from '../domain/ids';
-import { unansweredBatchSkip } from '../domain/settlement-run';
+import { settlementAccountHoldSkip, unansweredBatchSkip } from '../domain/settlement-run';
+import { settlementHeldUntil } from '../persistence/merchants/settlement-holds';
 import type { SettlementOutcome, SettlementRecord, SettlementStatus } from '../domain/settlement';
 import type { RetriedSettlement } from '../domain/settlement-retry';
 import type { Orm } from '../persistence/orm';
@@ -135,6 +136,9 @@ export async function retrySettlement(
     // Issue 29: while another live batch of this balance waits for the partner's word, no new batch goes out.
     const open = await pendingLiveBatch(orm.em.fork(), batch.merchantId, batch.currency);
     if (open) throw new Error(`settlement ${settlementId} is not retried: ${unansweredBatchSkip(open)}. Nothing changed`);
+    // Issue 43: a retry would sweep to the settlement account just replaced; it waits for the hold's end as the daily run does.
+    const heldUntil = await settlementHeldUntil(orm, batch.merchantId);
+    if (heldUntil) throw new Error(`settlement ${settlementId} is not retried: ${settlementAccountHoldSkip(heldUntil)}. Nothing changed`);
   }
   const deadline = Date.now() + deadlineMs;
   const send = () =>

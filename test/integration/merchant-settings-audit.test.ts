@@ -18,7 +18,7 @@ import { fundMerchant } from '../support/fund-merchant';
 import type { Harness } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { cliEnv, execCli, type CliResult } from '../support/run-cli';
-import { giveSettlementAccount } from '../support/settlement-runs';
+import { batchResults, batchRows, giveSettlementAccount } from '../support/settlement-runs';
 import { until } from '../support/webhook-fixtures';
 
 let partner: PartnerHarness;
@@ -217,3 +217,18 @@ test('SETTLEMENT_ACCOUNT_HOLD sets the cooling period; a merchant without a noti
   expect(bad.stderr).toContain('SETTLEMENT_ACCOUNT_HOLD must be a duration');
   expect((await merchantRow(m.id)).threshold).toBe('5000000');
 });
+
+test('a failed live batch is not retried to the account just put in place while the hold lasts: refused, nothing changed', async () => {
+  const m = await h.merchant({ verified: true });
+  await giveSettlementAccount(h, m.id, '0012345670003'); // 0003: the partner answers FAILED
+  await fundMerchant(h, m.id, 20_000, 'GHS', 'live');
+  const run = ok(await cli('settlements', 'run', '--merchant', m.id, '--env', 'live', ...who));
+  const [failed] = await batchResults(h, [run.batches[0].id]);
+  expect(failed).toMatchObject({ status: 'failed' });
+  ok(await cli('merchants', 'set', m.id, '--settlement-bank', 'GCB', '--settlement-account', '0012345677777', ...who));
+  const { settlement_held_until: until } = (await sql(`select settlement_held_until from merchants where id = ?`, [m.id]))[0];
+  const retry = await cli('settlements', 'retry', run.batches[0].id, ...who);
+  expect({ code: retry.code, stdout: retry.stdout }).toEqual({ code: 1, stdout: '' });
+  expect(retry.stderr).toContain(`is not retried: ${settlementAccountHoldSkip(new Date(until).toISOString())}. Nothing changed`);
+  expect(await batchRows(h, m.id)).toEqual([expect.objectContaining({ id: run.batches[0].id, status: 'failed' })]);
+}, 60_000);

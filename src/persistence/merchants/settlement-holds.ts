@@ -41,3 +41,9 @@ export function settlementHoldReason(hold: SettlementHold): string {
     `if it did not ask for it, set the account back (merchants set ${hold.merchantId} --settlement-bank CODE --settlement-account NUMBER --reason TEXT --operator NAME, which holds again) and see audit list --merchant ${hold.merchantId}`
   );
 }
+
+/** The end of the merchant's hold while it is in force, else null. */
+export async function settlementHeldUntil(orm: Orm, merchantId: string): Promise<string | null> {
+  const rows = await orm.em.fork().execute<Array<{ held_until: Date | string }>>(`select settlement_held_until as held_until from merchants where id = ? and settlement_held_until > now()`, [merchantId]);
+  return rows[0] ? new Date(rows[0].held_until).toISOString() : null;
+}
