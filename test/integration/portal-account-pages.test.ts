@@ -441,6 +441,7 @@ describe('Settings', () => {
     expect(page.text).toContain('<dd id="notification-email">fin&#39;ance&amp;ops@shop.example');
     expect(page.text).toContain(`<dd id="settlement-hold"><strong>Held until <time datetime="${stored.settlement_held_until}">`);
     expect(page.text).toContain('live settlements wait a cooling period, as a safeguard against account takeover');
+    expect((await client.get('/balances')).text).not.toContain('id="settlement-hold"');
     // One row per currency with a limit or used today, each in its own currency.
     expect(page.text).not.toContain('live-limits-none');
     expect(page.text).toContain(
@@ -465,6 +466,8 @@ describe('Settings', () => {
     const live = await client.post('/environment', { csrf: PortalClient.csrfOf(page.text), environment: 'live', return: '/settings' });
     expect(live.status).toBe(303);
     expect((await client.get('/settings')).text).toContain('70 requests per second per merchant on the live API');
+    // The live Balances page says the live settlements are held, and until when (issue 43); the sandbox one does not.
+    expect((await client.get('/balances')).text).toContain(`<p class="notice" role="status" id="settlement-hold"><strong>Live settlements are held until <time datetime="${stored.settlement_held_until}">`);
   });
 });
 

@@ -20,6 +20,8 @@ export interface BalancesView {
   /** The next page's cursor, when there are more. */
   nextCursor: string | null;
   error?: string;
+  /** Live, while a settlement account change holds the live settlements (issue 43): the hold's end. */
+  settlementHeldUntil?: string | null;
 }
 
 const money = (amount: bigint | string, currency: string, units: MinorUnits) => escapeHtml(formatMoney(amount, currency, units));
@@ -110,7 +112,7 @@ export function balancesPage(frame: Frame, view: BalancesView): string {
   return portalPage(
     'Balances',
     `<h1>Balances (${env})</h1>
-${note}<p>Available money can be paid out; pending money is collected but not yet captured; reserved money is committed to payouts, refunds, settlements or disputes in flight.</p>
+${note}${view.settlementHeldUntil ? `<p class="notice" role="status" id="settlement-hold"><strong>Live settlements are held until ${when(view.settlementHeldUntil)}</strong>: your settlement account was changed, and settlements wait a cooling period as a safeguard against account takeover. Your available balance is paid to the new account by the first settlement run after that (Settings shows the account). If you did not ask for this change, contact your operator at once.</p>\n` : ''}<p>Available money can be paid out; pending money is collected but not yet captured; reserved money is committed to payouts, refunds, settlements or disputes in flight.</p>
 ${balancesTable(view)}
 ${chartSection(view)}
 <h2>Balance transactions</h2>

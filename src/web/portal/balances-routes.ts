@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { recordPortalAccess } from '../../persistence/portal/portal-audit';
+import { settlementHeldUntil } from '../../persistence/merchants/settlement-holds';
 import { readBalances } from '../../persistence/ledger/account-balances';
 import { availableByDay } from './balances-chart';
 import { csvLine } from './balances-csv';
@@ -34,7 +35,9 @@ export const balancesRoutes: PortalRoutes = (router, kit) => {
     const units = await minorUnitsOf(orm);
     const figures = await readBalances(orm.em.fork(), caller.merchantId, caller.environment);
     const held = figures.available.map((b) => b.currency);
-    const base: BalancesView = { figures, units, currencies: [...units.keys()], chart: null, filters: {}, cursor: null, items: [], nextCursor: null };
+    // Live, while a settlement account change holds the live settlements (issue 43).
+    const heldUntil = caller.environment === 'live' ? await settlementHeldUntil(orm, caller.merchantId) : null;
+    const base: BalancesView = { figures, units, currencies: [...units.keys()], chart: null, filters: {}, cursor: null, items: [], nextCursor: null, settlementHeldUntil: heldUntil };
 
     let error: string | undefined;
     let filters: BalanceFilters = {};
