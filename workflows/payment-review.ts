@@ -294,7 +294,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
       await sleep(pollDelay(round));
     }
     if (refused !== null) {
-      returnNote = `return transfer refused by the partner (${refused}): the money stays in returns_in_transit; send it by hand and record it`;
+      returnNote = `return transfer refused by the partner (${refused}): the money stays in returns_in_transit; return it by hand and record it: payments settle-return ${start.paymentId} --evidence TEXT --reason TEXT`;
       await steps.recordLateReturn({ paymentId: start.paymentId, status: 'failed', at: new Date().toISOString() });
       refresh();
       return;
@@ -316,7 +316,7 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
       }
       if (answer?.status === 'failed') {
         await steps.recordLateReturn({ paymentId: start.paymentId, status: 'failed', at: new Date().toISOString() });
-        returnNote = `return transfer FAILED at the partner (${answer.reason}): the money stays in returns_in_transit; an operator returns it by hand`;
+        returnNote = `return transfer FAILED at the partner (${answer.reason}): the money stays in returns_in_transit; return it by hand and record it: payments settle-return ${start.paymentId} --evidence TEXT --reason TEXT`;
         return;
       }
       // The partner's callback for the return ends the wait early (its status is asked at once).

@@ -5,9 +5,11 @@ import { moveBuild } from '../services/move-build';
 import { stuckPayments } from '../services/stuck-payments';
 import { codecDataConverter } from '../temporal/payload-codec';
 import { act, flag, type CliCommand } from './command';
-import { withTemporalAndDatabase } from './connect';
+import { withDatabase, withTemporalAndDatabase } from './connect';
 import { operatorCommand } from './operator';
-import { OPERATOR_HELP, operatorName, parseEnv, REASON_HELP, requiredReason, UsageError } from './shared';
+import { OPERATOR_HELP, operatorName, parseEnv, REASON_HELP, REQUIRED_OPERATOR_HELP, requiredActor, requiredReason, UsageError } from './shared';
+import { settleReturnByHand } from '../persistence/partner/late-return-by-hand';
+import { plainTextProblem } from '../domain/plain-text';
 
 /** What `payments move-build --help` adds (docs/operations.md, "Retiring a build"). */
 const MOVE_BUILD_HELP = `
@@ -108,6 +110,22 @@ export function addPaymentCommands(program: CliCommand): void {
       },
     },
   );
+  const settleReturn = payments
+    .command('settle-return')
+    .description("a charge's return of late money that failed or was refused at the partner, returned to the payer by hand: recorded with the evidence (audited)")
+    .argument('<TXN_ID>', 'the charge')
+    .option('--evidence <TEXT>', "the return made by hand: the partner's or bank's transaction id, or its statement line (required)")
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', REQUIRED_OPERATOR_HELP);
+  act(settleReturn, (config, values, [id]) => {
+    const evidence = values.evidence?.trim();
+    if (!evidence) throw new UsageError("--evidence is required: the transaction id (or statement line) of the return made by hand");
+    const problem = plainTextProblem('--evidence', evidence);
+    if (problem) throw new UsageError(problem);
+    if (evidence.length > 500) throw new UsageError('--evidence is longer than 500 characters');
+    const actor = requiredActor(values);
+    return withDatabase(config, (orm) => settleReturnByHand(orm, actor, { paymentId: id!, evidence, at: new Date().toISOString() }));
+  });
   operatorCommand(
     payments,
     'review-close',

@@ -81,6 +81,8 @@ export const CHANGE_ACTIONS = [
   'merchant.verify',
   'settlement_run.start',
   'portal_user.create',
+  /** A charge's return of late money that failed at the partner, returned by hand (issue 43: `payments settle-return`, with the evidence). */
+  'payment.settle_return',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

@@ -38,6 +38,8 @@ beforeAll(async () => {
     wrapRail: (rail) => ({
       status: (product, referenceId) => rail.status(product, referenceId),
       async submit(product, request) {
+        // A payee ending in 0020: this partner refuses the return outright (and keeps nothing).
+        if (product === 'disbursement' && request.party.partyId.endsWith('0020')) return { kind: 'refused', reason: 'PAYEE_NOT_FOUND', failureClass: 'invalid_recipient' };
         const answer = await rail.submit(product, request);
         if (product === 'disbursement' && request.externalId.endsWith('-return') && !lost.has(request.referenceId)) {
           lost.add(request.referenceId);
@@ -59,6 +61,52 @@ async function cliJson(...args: string[]): Promise<any> {
   expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
   return JSON.parse(r.stdout);
 }
+
+/** A live charge the partner FAILED and then said SUCCESSFUL for: late money, its review waiting for settle-late. */
+async function lateMoneyCharge(payer: string): Promise<{ id: string; review: ReturnType<Harness['temporal']['client']['workflow']['getHandle']> }> {
+  const res = await h.request('live', 'POST', '/v1/charges', {
+    key: m.liveKey,
+    body: chargeBody({ customer: { identifier: payer, name: 'Kofi Boateng' }, reference: `late-return-${idempotencyKey()}` }),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(res.status).toBe(200);
+  const id: string = res.json.id;
+  const ref = await until('the charge submitted to the partner', async () => {
+    const rows = await h.orm.em.getConnection().execute<Array<{ reference_id: string }>>(`select reference_id::text from rail_references where payment_id = ?`, [id]);
+    return rows[0] && fake.transaction('collection', rows[0].reference_id) ? rows[0].reference_id : undefined;
+  });
+  expect(fake.settle('collection', ref, { status: 'FAILED', reason: 'APPROVAL_REJECTED' })).toBe(true);
+  await until("the charge failed on the partner's FAILED", async () => (await h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey })).json.status === 'failed');
+  expect(fake.settle('collection', ref, { status: 'SUCCESSFUL' })).toBe(true);
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id));
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+  return { id, review };
+}
+
+test('a return the partner refuses (it never kept it) is failed, and settled by hand with the evidence: payments settle-return, audited', async () => {
+  const { id, review } = await lateMoneyCharge('233240000020');
+  await cliJson('payments', 'settle-late', id, '--action', 'return', '--reason', 'merchant declined the late payment', '--operator', 'ops:kojo');
+  expect(await review.result()).toMatchObject({ phase: 'settled', settledAction: 'return', needsAttention: true });
+  expect(await findLateAnswer(h.orm, id)).toMatchObject({ return_status: 'failed' });
+  const before = await balanceRows(h, m.id, 'GHS', 'live');
+  expect(before.returns_in_transit).toBeGreaterThan(0);
+
+  const noEvidence = await runCli(h.taskQueue, 'payments', 'settle-return', id, '--reason', 'sent by bank transfer', '--operator', 'ops:kojo');
+  expect(noEvidence.code).toBe(1);
+  expect(noEvidence.stderr).toContain('--evidence is required');
+  const settled = await cliJson('payments', 'settle-return', id, '--evidence', 'GCB-TRF-778812', '--reason', 'returned by bank transfer', '--operator', 'ops:kojo');
+  expect(settled).toMatchObject({ paymentId: id, return_status: 'succeeded', evidence: 'GCB-TRF-778812' });
+  expect(await findLateAnswer(h.orm, id)).toMatchObject({ return_status: 'succeeded' });
+  expect((await balanceRows(h, m.id, 'GHS', 'live')).returns_in_transit).toBe(0);
+  const audit = await cliJson('audit', 'list', '--payment', id);
+  expect(audit.data).toContainEqual(
+    expect.objectContaining({ action: 'payment.settle_return', operator: 'ops:kojo', reason: 'returned by bank transfer', state_after: expect.objectContaining({ return_status: 'succeeded', evidence: 'GCB-TRF-778812' }) }),
+  );
+  const again = await runCli(h.taskQueue, 'payments', 'settle-return', id, '--evidence', 'GCB-TRF-778812', '--reason', 'again', '--operator', 'ops:kojo');
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain('already paid');
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+}, 60_000);
 
 test('a return refused on its retry (0013, the first answer lost) is followed to the partner\'s SUCCESSFUL: paid once, its callback and statement line matched', async () => {
   const info = jest.spyOn(h.deps.log, 'info');
