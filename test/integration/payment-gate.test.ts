@@ -7,6 +7,7 @@ import type { PartnerRail } from '../../src/rail/partner-rail';
 import { passGate, PaymentGateRefusedError, StaleStatusError } from '../../src/persistence/payment-gate';
 import { PayoutTransitionRefusedError, writePayoutTransition } from '../../src/persistence/payouts/payout-store';
 import { restartPayment } from '../../src/services/restart-payment';
+import { importStatement } from '../../src/persistence/reconcile/statement-store';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../workflows/support/wait-for';
@@ -154,8 +155,12 @@ describe('finding 1: a restarted live payout', () => {
     expect(rows.merchant_available).toBe(100_000 - payout.total_debit);
     const events = await sql<{ type: string }>(`select type from events where resource_id = ? order by sequence`, [payout.id]);
     expect(events.map((e) => e.type)).toEqual(['payout.initiated', 'payout.succeeded']);
+    // A statement line for it is the partner's word too: recorded as a `statement` answer (a day of our own: no other test imports it).
+    const [line] = fake.statement('disbursement', new Date().toISOString().slice(0, 10)).lines.filter((l) => l.referenceId === ref);
+    await importStatement(h.orm, { product: 'disbursement', date: '2026-02-03', lines: [line] }, 'test: payment-gate');
+    expect(await sql(`select outcome, partner_status from rail_answers where payment_id = ? and source = 'statement'`, [payout.id])).toEqual([{ outcome: 'succeeded', partner_status: 'SUCCESSFUL' }]);
     // The postings of the live end carry the partner answer the gate found (its SUCCESSFUL); the reservation's do not.
-    const [succeeded] = await sql<{ id: string }>(`select id::text as id from rail_answers where payment_id = ? and outcome = 'succeeded'`, [payout.id]);
+    const [succeeded] = await sql<{ id: string }>(`select id::text as id from rail_answers where payment_id = ? and outcome = 'succeeded' and source = 'status'`, [payout.id]);
     const postings = await sql<{ kind: string; rail_answer_id: string | null }>(`select distinct kind, rail_answer_id::text as rail_answer_id from ledger_entries where resource_id = ? order by kind`, [payout.id]);
     expect(postings).toEqual([
       { kind: 'payout_post', rail_answer_id: succeeded.id },

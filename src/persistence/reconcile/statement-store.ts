@@ -9,8 +9,9 @@ import { ourPaymentsFor } from './our-payments';
 
 /**
  * Imports a statement in one transaction: the statement row (unique per product and day), its
- * lines, the breaks matching found (src/reconcile/match.ts), and the partner's transaction ids on
- * the matched payments' rail references (the first one seen is kept). A statement already imported
+ * lines, the breaks matching found (src/reconcile/match.ts), the partner's transaction ids on
+ * the matched payments' rail references (the first one seen is kept), and each matched line's
+ * SUCCESSFUL or FAILED as a `statement` answer in rail_answers (the status gate's partner word). A statement already imported
  * changes nothing: its stored counts are answered, with `already_imported: true`.
  */
 export async function importStatement(orm: Orm, statement: PartnerStatement, source: string): Promise<ImportSummary> {
@@ -47,6 +48,18 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
        from jsonb_to_recordset(?::jsonb) as l(line_no int, reference_id text, financial_transaction_id text, external_id text, amount text, amount_minor bigint, currency text,
          status text, reason text, party text, partner_time text, completed_at text, payment_id text)`,
       [id, JSON.stringify(rows)],
+    );
+    // The partner's final word on each of our payments it lists (issue 43): rail_answers rows the
+    // status gate reads. A line counts for a payment only under the payment's own reference (a late
+    // return's line, matched to its charge, is not the charge's answer).
+    await em.execute(
+      `insert into rail_answers (payment_id, product, reference_id, source, outcome, partner_status, amount, currency, partner_transaction_id, reason)
+       select l.payment_id, r.product, r.reference_id, 'statement', case l.status when 'SUCCESSFUL' then 'succeeded' else 'failed' end, l.status, l.amount_minor, l.currency,
+         l.financial_transaction_id, l.reason
+       from partner_statement_lines l join rail_references r on r.payment_id = l.payment_id and r.reference_id::text = l.reference_id and r.product = ?
+       where l.statement_id = ? and l.status in ('SUCCESSFUL', 'FAILED')
+       on conflict (payment_id, outcome, source) do nothing`,
+      [statement.product, id],
     );
     for (const b of result.breaks) {
       await em.execute(
