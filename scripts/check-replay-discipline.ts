@@ -68,6 +68,15 @@ export const ALLOWED: ReadonlyMap<string, string> = new Map([
     '3662b6f7c2e23e07ef4a89a49a174b1f32cd67f8',
     'landed before the check; chargeWorkflow-immediate-failure.json stands as re-recorded',
   ],
+  [
+    // "Merchant settings are money (issue 43, finding 6)": in the workflow code, it only added four
+    // entries to CHANGE_ACTIONS (src/domain/operator-action.ts, audit rows written by the CLI's stores)
+    // and, in src/domain/settlement-run.ts, the SETTLEMENT_ACCOUNT_HOLD constant and
+    // settlementAccountHoldSkip() (used by the settlement run's page activity, not by a workflow). No
+    // command of any run changes; its message lacked the `Replay-safe:` line.
+    'f53ebcadbbb5feb444b4e7fdca01fba150616f5a',
+    'replay-safe: constants and a helper only, none used by workflow code',
+  ],
 ]);
 
 export interface Violation {
