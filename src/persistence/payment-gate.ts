@@ -17,6 +17,15 @@ import { TEXT_ARRAY } from './sql-values';
  *
  * Both refusals are final (retrying the same change cannot help): the stores turn them into their
  * own typed refusals, which the activities make non-retryable.
+ *
+ * The callers, and where their `from` comes from:
+ * - named by the change: writePayoutTransition (payoutFromOf: a review decision from
+ *   held_for_review, the rail's end from pending, a reversal from succeeded),
+ *   applySettlementTransition (from pending), settle-late `accept` (from failed);
+ * - read under the row lock and checked by the transition table, where the caller cannot know it:
+ *   applyChargeTransition (a charge ends from pending or awaiting_action; canTransition) and
+ *   settle-late `credit` (from expired or failed; canSettleLate).
+ * Test set-up that seeds statuses in bulk goes around it explicitly (test/support/status-gate.ts).
  */
 export type GatedKind = 'charge' | 'payout' | 'settlement';
 
