@@ -8,6 +8,7 @@ import { passGate, PaymentGateRefusedError, StaleStatusError } from '../../src/p
 import { PayoutTransitionRefusedError, writePayoutTransition } from '../../src/persistence/payouts/payout-store';
 import { restartPayment } from '../../src/services/restart-payment';
 import { importStatement } from '../../src/persistence/reconcile/statement-store';
+import { Charge } from '../../src/persistence/entities';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
 import { waitFor } from '../workflows/support/wait-for';
@@ -111,6 +112,25 @@ describe('the status gate', () => {
     expect(await statusOf('payouts', payout.id)).toBe('pending');
     expect((await balanceRows(h, m.id, 'GHS', 'live')).merchant_reserved).toBe(payout.total_debit);
     await h.temporal.client.workflow.getHandle(payout.id).terminate('test cleanup: PENDING forever');
+  });
+
+  test("a store-like function that skips the gate (the ORM's flush of a live charge's status) is refused by the database", async () => {
+    const m = await h.merchant({ verified: true });
+    const res = await h.request('live', 'POST', '/v1/charges', {
+      key: m.liveKey,
+      body: chargeBody({ customer: { identifier: '233240000004', name: 'Ama Mensah' }, reference: `gate-orm-${idempotencyKey()}` }),
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    expect(res.status).toBe(200);
+    const id = res.json.id as string;
+    await waitFor(async () => (await answersOf(id)).some((a) => a.outcome === 'acknowledged'), 15_000);
+    const em = h.orm.em.fork();
+    const row = await em.findOneOrFail(Charge, { id });
+    const before = row.status;
+    row.status = 'expired';
+    await expect(em.flush()).rejects.toMatchObject({ code: '23P43' });
+    expect(await statusOf('charges', id)).toBe(before);
+    await h.temporal.client.workflow.getHandle(id).terminate('test cleanup: PENDING forever');
   });
 
   test('the sandbox is held to the marker only', async () => {
