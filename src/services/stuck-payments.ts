@@ -1,5 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { unfinishedRecords } from '../persistence/unfinished-records';
+import { returnsPaid } from '../persistence/partner/late-return-by-hand';
+import { PAYMENT_REVIEW_ID_PREFIX as REVIEW_PREFIX } from '../domain/payment-review';
 import { settlementHoldReason, settlementHoldsInForce, type SettlementHold } from '../persistence/merchants/settlement-holds';
 import type { ChargeAttention } from '../domain/charge-attention';
 import type { Environment } from '../domain/environment';
@@ -118,6 +120,10 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
     if (byId.has(wf.workflowId)) continue; // list queries return runs
     byId.set(wf.workflowId, listedEntry(wf, url(wf.workflowId)));
   }
+  // A payment review that ended while its return transfer had failed keeps NeedsAttention on its
+  // closed run; once the return is paid (settled by hand: payments settle-return) it needs no one.
+  const closedReviews = [...byId.values()].filter((e) => e.workflow === 'closed' && e.id.startsWith(REVIEW_PREFIX)).map((e) => e.id.slice(REVIEW_PREFIX.length));
+  for (const paid of await returnsPaid(options.orm, closedReviews)) byId.delete(`${REVIEW_PREFIX}${paid}`);
   // A workflow whose task keeps failing cannot run its own code (to raise NeedsAttention): the server
   // flags it (TemporalReportedProblems: the dev server of `npm start` and the tests turn this on; a
   // production server needs system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute).

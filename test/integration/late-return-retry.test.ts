@@ -91,6 +91,10 @@ test('a return the partner refuses (it never kept it) is failed, and settled by 
   const before = await balanceRows(h, m.id, 'GHS', 'live');
   expect(before.returns_in_transit).toBeGreaterThan(0);
 
+  // The review ended with NeedsAttention on: payments stuck lists it, naming the command.
+  const stuck = async () => (await cliJson('payments', 'stuck', '--env', 'live')).data.filter((e: { id: string }) => e.id === paymentReviewWorkflowId(id));
+  expect(await stuck()).toEqual([expect.objectContaining({ needs_attention: true, reason: expect.stringContaining(`payments settle-return ${id}`) })]);
+
   const noEvidence = await runCli(h.taskQueue, 'payments', 'settle-return', id, '--reason', 'sent by bank transfer', '--operator', 'ops:kojo');
   expect(noEvidence.code).toBe(1);
   expect(noEvidence.stderr).toContain('--evidence is required');
@@ -102,6 +106,8 @@ test('a return the partner refuses (it never kept it) is failed, and settled by 
   expect(audit.data).toContainEqual(
     expect.objectContaining({ action: 'payment.settle_return', operator: 'ops:kojo', reason: 'returned by bank transfer', state_after: expect.objectContaining({ return_status: 'succeeded', evidence: 'GCB-TRF-778812' }) }),
   );
+  // Settled by hand: the closed review no longer waits for anyone.
+  expect(await stuck()).toEqual([]);
   const again = await runCli(h.taskQueue, 'payments', 'settle-return', id, '--evidence', 'GCB-TRF-778812', '--reason', 'again', '--operator', 'ops:kojo');
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('already paid');

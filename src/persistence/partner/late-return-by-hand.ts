@@ -70,3 +70,18 @@ export async function settleReturnByHand(orm: Orm, actor: ChangeActor, input: Re
     return { paymentId: record.id, return_status: 'succeeded', evidence: input.evidence, audit_id: auditId };
   });
 }
+
+/**
+ * Of these charges, those whose return of late money is paid (by the partner or settled by hand):
+ * their closed payment reviews, which ended with NeedsAttention on when the return failed, need no
+ * one any more (`payments stuck` leaves them out).
+ */
+export async function returnsPaid(orm: Orm, paymentIds: readonly string[]): Promise<Set<string>> {
+  if (paymentIds.length === 0) return new Set();
+  const rows = await orm.em
+    .fork()
+    .execute<Array<{ payment_id: string }>>(`select payment_id from late_answers where payment_id in (select jsonb_array_elements_text(?::jsonb)) and settled_action = 'return' and return_status = 'succeeded'`,
+      [JSON.stringify(paymentIds)],
+    );
+  return new Set(rows.map((r) => r.payment_id));
+}
