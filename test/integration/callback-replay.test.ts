@@ -2,6 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { paymentReviewWorkflowId, REVIEW_FLAG_SIGNAL } from '../../src/domain/payment-review';
 import { PARTNER_CALLBACK_SIGNAL } from '../../src/domain/live-rail';
 import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
+import { recordRailAnswer } from '../../src/persistence/partner/rail-answer-store';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';
 import { CALLBACK_DEBOUNCE_MS } from '../../src/persistence/partner/callback-signal-store';
 import type { FakePartner } from '../../src/rail/fake-partner';
@@ -151,7 +152,10 @@ test('a closed payment\'s late callback replayed: debounced and capped like any 
   // the terminate and 300 replays on a loaded machine): "inside the window" is then what it says.
   h.deps.partnerCallbacks!.debounceMs = 10 * 60_000;
   // The charge expired at its deadline and its workflow closed; then the customer approves and the partner calls back.
+  // A live charge that reached the partner ends only on its word (issue 43, the status gate): it said
+  // FAILED at the expiry (recorded as the rail activity would), and its SUCCESSFUL later contradicts it.
   await h.temporal.client.workflow.getHandle(id).terminate('test: the charge reached expires_at');
+  await recordRailAnswer(h.orm.em.fork(), { paymentId: id, source: 'status', outcome: 'failed', partnerStatus: 'FAILED', reason: 'test: FAILED at the expiry' });
   await applyChargeTransition(h.orm, { chargeId: id, to: 'expired', failureClass: null, at: new Date().toISOString() });
   const warn = jest.spyOn(h.deps.log, 'warn');
   const info = jest.spyOn(h.deps.log, 'info');
