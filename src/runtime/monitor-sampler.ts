@@ -3,6 +3,7 @@ import { DEFAULT_SAMPLE_INTERVAL_MS } from '../config';
 import { readMonitorBacklogs } from '../persistence/monitor-backlogs';
 import { openBreakTotals } from '../persistence/reconcile/break-store';
 import { openLateMoneyTotals } from '../persistence/partner/late-answer-store';
+import { oldestUnpaidReturnAgeSeconds } from '../persistence/partner/late-return-by-hand';
 import type { Orm } from '../persistence/orm';
 import { countNeedingAttention } from '../temporal/needing-attention-counts';
 import type { Logger } from '../support/logger';
@@ -102,9 +103,11 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
       for (const [kind, n] of Object.entries(late.byKind)) metrics.lateMoneyOpen.set({ kind }, n);
       metrics.lateMoneyOpenAmount.reset();
       for (const [currency, amount] of Object.entries(late.amountByCurrency)) metrics.lateMoneyOpenAmount.set({ currency }, amount);
+      // Returns of late money not paid yet (issue 43): a failed one waits for payments settle-return.
+      metrics.returnsInTransitOldestAge.set(await within(deadlineMs, inflight, () => oldestUnpaidReturnAgeSeconds(deps.orm)));
       record('postgres', true);
     } catch (error) {
-      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge, metrics.openBreaks, metrics.openBreakAmount, metrics.lateMoneyOpen, metrics.lateMoneyOpenAmount]) gauge.reset();
+      for (const gauge of [metrics.relayLag, metrics.webhookBacklog, metrics.webhookOldestPendingAge, metrics.openBreaks, metrics.openBreakAmount, metrics.lateMoneyOpen, metrics.lateMoneyOpenAmount, metrics.returnsInTransitOldestAge]) gauge.reset();
       record('postgres', false, error);
     }
   };

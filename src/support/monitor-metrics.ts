@@ -29,6 +29,8 @@ export interface MonitorMetrics {
   lateMoneyOpen: client.Gauge<'kind'>;
   /** Late money not settled yet, in minor units, by currency. */
   lateMoneyOpenAmount: client.Gauge<'currency'>;
+  /** Age of the oldest return of late money not paid yet (requested, submitted or failed; 0: none), seconds. */
+  returnsInTransitOldestAge: client.Gauge;
 }
 
 export function createMonitorMetrics(registry: client.Registry): MonitorMetrics {
@@ -104,6 +106,11 @@ export function createMonitorMetrics(registry: client.Registry): MonitorMetrics 
       name: 'payments_late_money_open_amount',
       help: 'Late money not settled yet, in minor units of each currency',
       labelNames: ['currency'],
+      registers,
+    }),
+    returnsInTransitOldestAge: new client.Gauge({
+      name: 'payments_returns_in_transit_oldest_age_seconds',
+      help: 'Age of the oldest return of late money to a payer not paid yet (requested, on its way at the partner, or failed there: payments settle-return), seconds; 0 when none',
       registers,
     }),
   };

@@ -1,5 +1,6 @@
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { findLateAnswer } from '../../src/persistence/partner/late-answer-store';
+import { oldestUnpaidReturnAgeSeconds } from '../../src/persistence/partner/late-return-by-hand';
 import { ourPaymentsFor } from '../../src/persistence/reconcile/our-payments';
 import { matchStatement } from '../../src/reconcile/match';
 import type { FakePartner } from '../../src/rail/fake-partner';
@@ -91,6 +92,9 @@ test('a return the partner refuses (it never kept it) is failed, and settled by 
   const before = await balanceRows(h, m.id, 'GHS', 'live');
   expect(before.returns_in_transit).toBeGreaterThan(0);
 
+  // A failed return counts as not paid (the gauge of alert PaymentsReturnNotPaid): made two days old, it is at least that.
+  await h.orm.em.getConnection().execute(`update late_answers set settled_at = settled_at - interval '2 days' where payment_id = ?`, [id]);
+  expect(await oldestUnpaidReturnAgeSeconds(h.orm)).toBeGreaterThanOrEqual(2 * 86_400);
   // The review ended with NeedsAttention on: payments stuck lists it, naming the command.
   const stuck = async () => (await cliJson('payments', 'stuck', '--env', 'live')).data.filter((e: { id: string }) => e.id === paymentReviewWorkflowId(id));
   expect(await stuck()).toEqual([expect.objectContaining({ needs_attention: true, reason: expect.stringContaining(`payments settle-return ${id}`) })]);

@@ -123,3 +123,16 @@ test(`a payout held for review is not trouble: PaymentsNeedingAttention fires on
     ],
   );
 });
+
+test(`a return of late money not paid for a day fires PaymentsReturnNotPaid (issue 43); a younger one, or none, does not`, async () => {
+  // The oldest unpaid return: 23 h 30 min old at the start, one sample a minute (+60 s each); the day passes at 30 min.
+  await check(
+    'return-not-paid',
+    [{ series: 'payments_returns_in_transit_oldest_age_seconds{instance="api:8080"}', values: '84600+60x90' }],
+    [
+      { at: '40m', alert: 'PaymentsReturnNotPaid', fires: [] },
+      { at: '50m', alert: 'PaymentsReturnNotPaid', fires: [{ severity: 'critical' }] },
+    ],
+  );
+  await check('return-none', [{ series: 'payments_returns_in_transit_oldest_age_seconds{instance="api:8080"}', values: '0x90' }], [{ at: '80m', alert: 'PaymentsReturnNotPaid', fires: [] }]);
+});

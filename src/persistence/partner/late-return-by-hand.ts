@@ -85,3 +85,17 @@ export async function returnsPaid(orm: Orm, paymentIds: readonly string[]): Prom
     );
   return new Set(rows.map((r) => r.payment_id));
 }
+
+/**
+ * The age in seconds of the oldest return of late money not paid yet (settled `return`, its transfer
+ * requested, on its way at the partner, or failed there), 0 when none: the API's metrics sampler
+ * (`payments_returns_in_transit_oldest_age_seconds`, alert PaymentsReturnNotPaid).
+ */
+export async function oldestUnpaidReturnAgeSeconds(orm: Orm): Promise<number> {
+  const rows = await orm.em
+    .fork()
+    .execute<Array<{ age: string | null }>>(
+      `select extract(epoch from clock_timestamp() - min(coalesce(settled_at, recorded_at)))::text as age from late_answers where settled_action = 'return' and return_status is distinct from 'succeeded'`,
+    );
+  return rows[0]?.age == null ? 0 : Math.max(0, Math.round(Number(rows[0].age)));
+}
