@@ -1,5 +1,5 @@
 # Image for the API (`node dist/src/main.js`), the worker (`node dist/workers/main.js`) and the
-# one-shot migrations (`node dist/src/migrate.js`, as the schema owner); see docker-compose.yml.
+# one-shot migrations (`node dist/src/persistence/migrate.js`, as the schema owner); see docker-compose.yml.
 # Talks to an external PostgreSQL and Temporal server; runs as the unprivileged `node` user with
 # NODE_ENV=production (DATABASE_URL, TEMPORAL_ADDRESS and SECRETS_KEY are then required).
 

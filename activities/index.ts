@@ -16,7 +16,7 @@ import type { PartnerRail } from '../src/rail/partner-rail';
 import { createReconcileActivities, type StatementSource } from './reconcile';
 import { createRetentionActivities } from './retention';
 import type { RetentionPlan } from '../src/domain/retention';
-import { retentionSettings } from '../src/retention-settings';
+import { retentionSettings } from '../src/runtime/retention-settings';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -30,7 +30,7 @@ export interface ActivityDeps {
   rail?: PartnerRail;
   /** Where the statement import gets the partner's statements; absent: the partner of PARTNER_* (activities/reconcile.ts). */
   statements?: StatementSource;
-  /** The retention job's windows, batch and pause (src/retention-settings.ts); absent: read from the environment. */
+  /** The retention job's windows, batch and pause (src/runtime/retention-settings.ts); absent: read from the environment. */
   retention?: RetentionPlan;
 }
 

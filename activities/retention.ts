@@ -8,7 +8,7 @@ import type { RetentionActivities } from './types';
 
 /**
  * The retention workflow's steps (workflows/retention.ts): the settings of this worker (read at its
- * start, src/retention-settings.ts), and one bounded batch of deletes. A batch is safe to repeat: a
+ * start, src/runtime/retention-settings.ts), and one bounded batch of deletes. A batch is safe to repeat: a
  * retry deletes what is still past the window, never a row that must stay. What a batch deleted is
  * logged and counted (worker metric `payments_retention_rows_deleted{table}`).
  */

@@ -88,7 +88,7 @@ export interface SettlementRunActivities {
 
 /** The retention workflow's steps (activities/retention.ts). */
 export interface RetentionActivities {
-  /** The windows, batch size and pause of this worker's settings (src/retention-settings.ts). */
+  /** The windows, batch size and pause of this worker's settings (src/runtime/retention-settings.ts). */
   retentionPlan(): Promise<RetentionPlan>;
   /** One statement: at most `request.batch` rows of `request.kind` past `request.windowMs`, with their attempts. */
   deleteRetentionBatch(request: RetentionBatchRequest): Promise<RetentionBatchResult>;

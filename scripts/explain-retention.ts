@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres } from '../src/persistence/embedded-postgres';
 import { migrate, openOrm, WORKER_DB_TIMEOUTS } from '../src/persistence/orm';
 import { runRetentionPass } from '../src/runtime/retention-pass';
-import { retentionSettings } from '../src/retention-settings';
+import { retentionSettings } from '../src/runtime/retention-settings';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '300000' }, port: { type: 'string', default: '54399' } } });
 const N = Number(values.deliveries);

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './worker-settings';
-import { workerHeapMb } from './worker-heap';
-import { workerNice } from './worker-nice';
+import { DEFAULT_WORKER_POOL_MAX, workerQueueSettings, type SlotSettings } from './runtime/worker-settings';
+import { workerHeapMb } from './runtime/worker-heap';
+import { workerNice } from './runtime/worker-nice';
 import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 import { cronProblem } from './domain/cron-expression';
 import { StartupError } from './support/startup-error';
-import { retentionSettings, type RetentionSettings } from './retention-settings';
+import { retentionSettings, type RetentionSettings } from './runtime/retention-settings';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 
 /** Configuration, read from the environment once. */
@@ -63,7 +63,7 @@ export interface Config {
    */
   settlementAccountHoldMs: number;
   /** The worker's database pool and slots; see runtime/worker-capacity.ts. */
-  /** heapMb: WORKER_HEAP_MB (src/worker-heap.ts), applied where the worker process is started; nice: WORKER_NICE (src/worker-nice.ts). */
+  /** heapMb: WORKER_HEAP_MB (src/runtime/worker-heap.ts), applied where the worker process is started; nice: WORKER_NICE (src/runtime/worker-nice.ts). */
   worker: { poolMax: number; heapMb?: number; nice?: number } & Pick<SlotSettings, 'localActivitySlots' | 'activitySlots' | 'liveShare' | 'legacySlots' | 'environments' | 'webhookSendSlots' | 'webhookDbConnections' | 'cachedWorkflows'>;
   /**
    * WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID (both, or neither): the Worker Deployment Version the
@@ -73,7 +73,7 @@ export interface Config {
   workerDeployment: WorkerDeploymentVersion | undefined;
   /** RATE_LIMIT_SANDBOX and RATE_LIMIT_LIVE: requests per second per merchant and environment, bursts up to twice that (http/middleware/rate-limit.ts). */
   rateLimits: { sandbox: number; live: number };
-  /** Retention (src/retention-settings.ts): RETENTION_SCHEDULE, the windows, RETENTION_BATCH(_PAUSE), EVENTS_WALK_WINDOW. */
+  /** Retention (src/runtime/retention-settings.ts): RETENTION_SCHEDULE, the windows, RETENTION_BATCH(_PAUSE), EVENTS_WALK_WINDOW. */
   retention: RetentionSettings;
 }
 

@@ -8,7 +8,7 @@ import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { policyAgents } from '../src/webhooks/policy-agents';
 import { workerCapacity, type DeliveryBudget, type SlotBudget, type WorkerCapacity } from '../src/runtime/worker-capacity';
-import type { SlotSettings } from '../src/worker-settings';
+import type { SlotSettings } from '../src/runtime/worker-settings';
 import { deploymentTaskQueues, webhookTaskQueueFor, type TaskQueueRole } from '../src/temporal/task-queues';
 import type { Environment } from '../src/domain/environment';
 import { WorkerGroup, type WorkerRole } from './worker-group';
@@ -95,7 +95,7 @@ export interface PaymentsWorkerOptions {
   notifications?: NotificationConfig;
   /** The live partner rail (PARTNER_* settings, src/rail/partner-config.ts); unset: live rail steps fail and wait (NeedsAttention). */
   rail?: PartnerRail;
-  /** The retention job's windows, batch and pause (config.retention.plan, src/retention-settings.ts); unset: read from the environment. */
+  /** The retention job's windows, batch and pause (config.retention.plan, src/runtime/retention-settings.ts); unset: read from the environment. */
   retention?: RetentionPlan;
   /**
    * Wraps the activities before they are registered (the deterministic simulation's hooks,

@@ -1,6 +1,6 @@
 // First: on a Node.js older than 24, one clear line and exit before anything else loads.
 import '../src/support/node-version';
-import { applyWorkerNice } from '../src/worker-nice';
+import { applyWorkerNice } from '../src/runtime/worker-nice';
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../src/persistence/orm';

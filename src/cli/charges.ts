@@ -1,4 +1,4 @@
-import type { OperatorInput } from '../cli-operator-actions';
+import type { OperatorInput } from './operator-actions';
 import { FAILURE_CLASSES, isFailureClass } from '../domain/failure-classes';
 import type { CliCommand } from './command';
 import { operatorCommand } from './operator';
@@ -19,7 +19,7 @@ function resolutionOf(values: Values): NonNullable<OperatorInput['resolution']> 
   return request;
 }
 
-/** `cli charges reverse|resolve|retry`: operator actions on a charge (src/cli-operator-actions.ts). */
+/** `cli charges reverse|resolve|retry`: operator actions on a charge (src/cli/operator-actions.ts). */
 export function addChargeCommands(program: CliCommand): void {
   const charges = program.command('charges').description('operator actions on a charge (each audited)');
   operatorCommand(charges, 'reverse', 'TXN_ID', 'reverse a succeeded charge: the money goes back to the payer');

@@ -1,4 +1,4 @@
-import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from '../cli-operator-actions';
+import { OPERATOR_COMMANDS, runOperatorCommand, type OperatorInput } from './operator-actions';
 import { act, flag, type CliCommand } from './command';
 import { withTemporalAndDatabase } from './connect';
 import { OPERATOR_HELP, operatorName, REASON_HELP, requiredReason, UsageError, type Values } from './shared';
@@ -33,13 +33,13 @@ export interface OperatorExtras {
 }
 
 /**
- * An operator action of src/cli-operator-actions.ts (`charges resolve`, `payouts approve`, …): on an
+ * An operator action of src/cli/operator-actions.ts (`charges resolve`, `payouts approve`, …): on an
  * id, or on what --query selects; --reason required, --operator defaulting to `cli:<login>`.
  */
 export function operatorCommand(group: CliCommand, verb: string, idName: string, description: string, extras: OperatorExtras = {}): CliCommand {
   const noun = group.name();
   const name = `${noun} ${verb}`;
-  if (!(name in OPERATOR_COMMANDS)) throw new Error(`${name} is not an operator command of src/cli-operator-actions.ts`);
+  if (!(name in OPERATOR_COMMANDS)) throw new Error(`${name} is not an operator command of src/cli/operator-actions.ts`);
   const command = group
     .command(verb)
     .description(description)

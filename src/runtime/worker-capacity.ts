@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { ENVIRONMENTS, type Environment } from '../domain/environment';
-import type { SlotSettings } from '../worker-settings';
+import type { SlotSettings } from './worker-settings';
 import type { TaskQueueRole } from '../temporal/task-queues';
 
 /**

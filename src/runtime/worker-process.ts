@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { workerHeapArgs } from '../worker-heap';
+import { workerHeapArgs } from './worker-heap';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -28,7 +28,7 @@ export function withSharedMachineDefaults(env: NodeJS.ProcessEnv): NodeJS.Proces
   return out;
 }
 
-/** Starts the worker as its own process (SHARED_MACHINE_WORKER_DEFAULTS; WORKER_HEAP_MB as its heap limit, src/worker-heap.ts) and resolves once it polls. */
+/** Starts the worker as its own process (SHARED_MACHINE_WORKER_DEFAULTS; WORKER_HEAP_MB as its heap limit, src/runtime/worker-heap.ts) and resolves once it polls. */
 export function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
   const childEnv = withSharedMachineDefaults({ ...process.env, ...env });
   const execArgv = [...process.execArgv, ...workerHeapArgs(childEnv)];

@@ -1,7 +1,7 @@
 import type { ChargeResolutionRequest } from '../domain/charge-resolution';
 import type { SettleLateAction } from '../domain/payment-review';
 
-/* What an operator command of src/cli-operator-actions.ts is given besides its context (here, so the bulk services need not import the commands). */
+/* What an operator command of src/cli/operator-actions.ts is given besides its context (here, so the bulk services need not import the commands). */
 
 /** Who and why, from --operator and --reason; the batch id of a bulk run. */
 export interface OperatorInput {

@@ -6,7 +6,7 @@ import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, 
 
 /**
  * Replays server histories against this checkout's workflow code, as the release gate does
- * (src/replay-cli.ts): the workers' code (WORKFLOW_BUNDLE_PATH when set, else workflows/ bundled here)
+ * (src/cli/replay-main.ts): the workers' code (WORKFLOW_BUNDLE_PATH when set, else workflows/ bundled here)
  * and the payload codec, one replay worker for all of them. `payments move-build` (move-build.ts)
  * moves a run only when its history replays. Light on purpose: the CLI imports it, so it does not pull
  * in the worker's activities (workers/create-worker.ts), and it resolves workflows/ only when it bundles.

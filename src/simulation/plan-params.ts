@@ -71,7 +71,7 @@ export const ACTIVITIES_TO_FAIL = [
   'deliverWebhook',
 ] as const;
 
-/** The operator's actions (src/cli-operator-actions.ts OPERATOR_COMMANDS) and what each acts on. */
+/** The operator's actions (src/cli/operator-actions.ts OPERATOR_COMMANDS) and what each acts on. */
 export const OPERATOR_ACTIONS = {
   'charges reverse': 'charge',
   'charges resolve': 'charge',

@@ -4,7 +4,7 @@ import type { PieceSpec } from './piece';
 import type { TopologyPorts } from './ports';
 import { httpStatus, tcpAnswers } from './probes';
 import type { TopologySecrets } from './secrets';
-import { workerHeapArgs } from '../worker-heap';
+import { workerHeapArgs } from '../runtime/worker-heap';
 import { withSharedMachineDefaults } from '../runtime/worker-process';
 
 /** What every Node piece of the topology shares. */

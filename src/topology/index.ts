@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isPortFree } from '../support/port-free';
 import { StartupError } from '../support/startup-error';
-import { workerHeapMb } from '../worker-heap';
+import { workerHeapMb } from '../runtime/worker-heap';
 import { projectRoot, topologyDir } from './paths';
 import { allPorts, topologyPorts } from './ports';
 import { reprobe } from './reprobe';

@@ -19,7 +19,7 @@ import { startUnstartedRefunds } from '../../src/runtime/refund-start-relay';
 import { BACKGROUND_LOOP_CONNECTIONS, RESERVED_CONNECTIONS, workerCapacity } from '../../src/runtime/worker-capacity';
 import { createLogger } from '../../src/support/logger';
 import { relayOnce } from '../../src/webhooks/outbox-relay';
-import { DEFAULT_WORKER_POOL_MAX } from '../../src/worker-settings';
+import { DEFAULT_WORKER_POOL_MAX } from '../../src/runtime/worker-settings';
 import { startHarness, type Harness } from '../support/harness';
 import { until } from '../support/webhook-fixtures';
 

@@ -179,7 +179,7 @@ describe('docker-compose.yml', () => {
   test('migrate runs the image once, before the apps, as the schema owner', () => {
     const migrate = service('migrate');
     expect(migrate.hasBuild).toBe(true);
-    expect(services().migrate?.command).toEqual(['node', 'dist/src/migrate.js']);
+    expect(services().migrate?.command).toEqual(['node', 'dist/src/persistence/migrate.js']);
     expect(migrate.dependsOn).toEqual({ postgresql: 'service_healthy' });
   });
 

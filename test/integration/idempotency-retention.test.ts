@@ -8,7 +8,7 @@
  */
 import { deleteExpiredIdempotencyKeys } from '../../src/persistence/idempotency-store';
 import { runRetentionPass } from '../../src/runtime/retention-pass';
-import { DEFAULT_RETENTION_BATCH, retentionSettings } from '../../src/retention-settings';
+import { DEFAULT_RETENTION_BATCH, retentionSettings } from '../../src/runtime/retention-settings';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 
 let h: Harness;

@@ -39,7 +39,7 @@ function replay(args: string[], extra: Record<string, string> = {}): Promise<Cli
   const env = cliEnv(h.taskQueue, extra);
   delete env.NODE_OPTIONS;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/replay-cli.ts', ...args], { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/replay-main.ts', ...args], { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
     });
   });

@@ -12,7 +12,7 @@
 import type { RetentionPlan } from '../../src/domain/retention';
 import { deleteRetentionBatch } from '../../src/persistence/retention-store';
 import { runRetentionPass } from '../../src/runtime/retention-pass';
-import { retentionSettings } from '../../src/retention-settings';
+import { retentionSettings } from '../../src/runtime/retention-settings';
 import { runRetentionNow } from '../../src/temporal/retention-schedule';
 import type { Caller } from '../../src/services/context';
 import { newId, randomBase62 } from '../../src/support/new-id';

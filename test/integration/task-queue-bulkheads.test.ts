@@ -16,7 +16,7 @@ import { newId, randomBase62 } from '../../src/support/new-id';
 import { taskQueueFor, webhookTaskQueueFor } from '../../src/temporal/task-queues';
 import { relayOnce } from '../../src/webhooks/outbox-relay';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';
-import type { SlotSettings } from '../../src/worker-settings';
+import type { SlotSettings } from '../../src/runtime/worker-settings';
 import type { WebhookDeliveryResult, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import type { WorkerGroup } from '../../workers/worker-group';
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';

@@ -10,7 +10,7 @@ import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
 import { testPayloadCodec } from '../support/payload-codec';
 import { createPaymentsWorker } from '../../workers/create-worker';
 import type { WorkerGroup } from '../../workers/worker-group';
-import type { SlotSettings } from '../../src/worker-settings';
+import type { SlotSettings } from '../../src/runtime/worker-settings';
 import { testWebhookConfig } from '../support/harness';
 
 const orms: Orm[] = [];

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { applyWorkerNice } from '../../src/worker-nice';
+import { applyWorkerNice } from '../../src/runtime/worker-nice';
 
 /**
  * For test/unit/worker-nice.test.ts: a process that has made a worker thread (as the SDK makes a

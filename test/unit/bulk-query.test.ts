@@ -6,7 +6,7 @@
  */
 import { bulkQuery, queryProblem, runStateAccepts } from '../../src/services/bulk-query';
 import { BULK_POLICY, MONEY_MOVING_COMMANDS } from '../../src/services/bulk-policy';
-import { OPERATOR_COMMANDS } from '../../src/cli-operator-actions';
+import { OPERATOR_COMMANDS } from '../../src/cli/operator-actions';
 
 const MER = 'mer_0123456789ABCDEFGHIJabcd';
 

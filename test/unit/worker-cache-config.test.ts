@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { loadConfig } from '../../src/config';
 import { workerCapacity } from '../../src/runtime/worker-capacity';
 import { StartupError } from '../../src/support/startup-error';
-import { workerHeapArgs } from '../../src/worker-heap';
+import { workerHeapArgs } from '../../src/runtime/worker-heap';
 
 describe('WORKER_CACHED_WORKFLOWS (issue 34: the worker memory under many payments in flight)', () => {
   test('bounds the whole process cache, split between its Workers', () => {

@@ -1,5 +1,5 @@
 import { defaultProcessWorkflowCache, RESERVED_CONNECTIONS, workerCapacity, type WorkerCapacity } from '../../src/runtime/worker-capacity';
-import { workerQueueSettings } from '../../src/worker-settings';
+import { workerQueueSettings } from '../../src/runtime/worker-settings';
 import { loadConfig } from '../../src/config';
 
 const CACHE = 1000;

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { EVENT_TYPES } from '../../domain/event-types';
 import { ApiError } from '../../domain/errors';
 import { eventsAfter, eventsNewestFirst, firstSequenceSince, type EventPage } from '../../persistence/events/event-store';
-import { DEFAULT_EVENTS_WALK_WINDOW_MS } from '../../retention-settings';
+import { DEFAULT_EVENTS_WALK_WINDOW_MS } from '../../runtime/retention-settings';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requireScope } from '../middleware/auth';
 import { validateListEvents } from '../schemas/list-events';

@@ -1,4 +1,4 @@
-import { runOperatorCommand, type OperatorInput } from '../../cli-operator-actions';
+import { runOperatorCommand, type OperatorInput } from '../../cli/operator-actions';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, type Config } from '../../config';
 import type { FailureClass } from '../../domain/failure-classes';
 import type { SettleLateAction } from '../../domain/payment-review';
@@ -9,7 +9,7 @@ import { done, keyOf, merchantById, refusal, skipped } from './common';
 export const SIM_OPERATOR = 'simulation';
 
 /**
- * One operator action by id, as the CLI runs it (src/cli-operator-actions.ts runOperatorCommand, with
+ * One operator action by id, as the CLI runs it (src/cli/operator-actions.ts runOperatorCommand, with
  * the engine's ORM and Temporal client). A refusal (the service throws why) is an outcome: its line.
  */
 export async function operatorAct(ctx: SimContext, command: string, id: string, input: OperatorInput): Promise<string> {

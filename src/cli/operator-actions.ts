@@ -1,19 +1,19 @@
-import type { Config } from './config';
-import type { Orm } from './persistence/orm';
-import { runBulk } from './services/bulk-run';
-import type { OperatorInput, OperatorTarget } from './services/operator-input';
-import { decidePayout } from './services/decide-payout';
-import { resolveCharge } from './services/resolve-charge';
-import { retryChargeStep } from './services/retry-charge-step';
-import { retrySettlement } from './services/retry-settlement';
-import { reverseCharge } from './services/reverse-charge';
-import { reversePayout } from './services/reverse-payout';
-import { restartPayment } from './services/restart-payment';
-import { settleLate } from './services/settle-late';
-import { closeReview } from './services/close-review';
-import type { TemporalHandle } from './temporal/connection';
+import type { Config } from '../config';
+import type { Orm } from '../persistence/orm';
+import { runBulk } from '../services/bulk-run';
+import type { OperatorInput, OperatorTarget } from '../services/operator-input';
+import { decidePayout } from '../services/decide-payout';
+import { resolveCharge } from '../services/resolve-charge';
+import { retryChargeStep } from '../services/retry-charge-step';
+import { retrySettlement } from '../services/retry-settlement';
+import { reverseCharge } from '../services/reverse-charge';
+import { reversePayout } from '../services/reverse-payout';
+import { restartPayment } from '../services/restart-payment';
+import { settleLate } from '../services/settle-late';
+import { closeReview } from '../services/close-review';
+import type { TemporalHandle } from '../temporal/connection';
 
-export type { OperatorInput, OperatorTarget } from './services/operator-input';
+export type { OperatorInput, OperatorTarget } from '../services/operator-input';
 
 interface Context {
   orm: Orm;

@@ -1,10 +1,10 @@
-import { loadConfig } from './config';
-import { migrate, openOrm } from './persistence/orm';
-import { createLogger } from './support/logger';
-import { StartupError } from './support/startup-error';
+import { loadConfig } from '../config';
+import { migrate, openOrm } from './orm';
+import { createLogger } from '../support/logger';
+import { StartupError } from '../support/startup-error';
 
 /**
- * One-shot: applies every pending migration to DATABASE_URL, then exits (`node dist/src/migrate.js`).
+ * One-shot: applies every pending migration to DATABASE_URL, then exits (`node dist/src/persistence/migrate.js`).
  * docker-compose.yml runs it as `payments_migrator`, the owner of the schema, before the API and the
  * worker start; they connect as roles with row access only, for which the API's start-up migration
  * check is then a no-op (docker/postgres/roles.sql).

@@ -1,4 +1,4 @@
-import { ENVIRONMENTS, type Environment } from './domain/environment';
+import { ENVIRONMENTS, type Environment } from '../domain/environment';
 
 /**
  * The worker's slot and queue settings read from the environment (config.ts reads them at start;

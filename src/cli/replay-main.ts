@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { loadConfig } from './config';
-import { parseDuration } from './domain/webhook-retry';
-import { requireProductionSettings, temporalAddressOf } from './runtime/production-settings';
-import { payloadCodecFor } from './runtime/secrets-key';
-import { connectTemporal } from './temporal/connection';
-import { codecDataConverter } from './temporal/payload-codec';
-import { installRuntime, workflowBundle } from '../workers/create-worker';
-import * as workflows from '../workflows';
-import { PATCH_IDS } from '../workflows/patches';
+import { loadConfig } from '../config';
+import { parseDuration } from '../domain/webhook-retry';
+import { requireProductionSettings, temporalAddressOf } from '../runtime/production-settings';
+import { payloadCodecFor } from '../runtime/secrets-key';
+import { connectTemporal } from '../temporal/connection';
+import { codecDataConverter } from '../temporal/payload-codec';
+import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import * as workflows from '../../workflows';
+import { PATCH_IDS } from '../../workflows/patches';
 
 /** Histories replayed at most, unless --limit says otherwise. */
 export const DEFAULT_LIMIT = 10_000;

@@ -10,7 +10,7 @@
  * src/topology/app-pieces.ts for the topology) as `--max-old-space-size`: a running process cannot
  * change its own.
  */
-import { StartupError } from './support/startup-error';
+import { StartupError } from '../support/startup-error';
 
 export const WORKER_HEAP_MIN_MB = 256;
 

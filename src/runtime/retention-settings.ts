@@ -1,7 +1,7 @@
-import { cronProblem } from './domain/cron-expression';
-import type { RetentionKind, RetentionPlan } from './domain/retention';
-import { parseDuration } from './domain/webhook-retry';
-import { StartupError } from './support/startup-error';
+import { cronProblem } from '../domain/cron-expression';
+import type { RetentionKind, RetentionPlan } from '../domain/retention';
+import { parseDuration } from '../domain/webhook-retry';
+import { StartupError } from '../support/startup-error';
 
 /**
  * Retention settings (issue 34; docs/operations.md "Retention"), read with the rest of the

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { StartupError } from './support/startup-error';
+import { StartupError } from '../support/startup-error';
 
 /**
  * WORKER_NICE (issue 34, the API's p99 while payments wait): the worker process's scheduling
