@@ -50,7 +50,7 @@ export interface PaymentReviewActivities {
   compareLateAnswer(request: CompareLateRequest): Promise<LateVerdict>;
   settleLateAnswer(request: SettleLateActivityRequest): Promise<SettledLate>;
   /** Sends the return transfer of a settled `return` (its own reference); `no_rail` without a partner rail. */
-  submitLateReturn(paymentId: string): Promise<RailSubmitResult | { kind: 'no_rail' } | { kind: 'nothing' }>;
+  submitLateReturn(paymentId: string): Promise<RailSubmitResult | { kind: 'no_rail' } | { kind: 'nothing'; status?: 'succeeded' | 'failed' }>;
   lateReturnStatus(paymentId: string): Promise<RailStatus>;
   recordLateReturn(request: { paymentId: string; status: 'submitted' | 'succeeded' | 'failed'; at: string }): Promise<void>;
   /** The payment's open reconciliation breaks: a review checks there is none before a resolved reviewFlag closes its reconciliation reasons. */
@@ -136,7 +136,8 @@ export function createPaymentReviewActivities(deps: { orm: Orm; secretBox: Secre
     async submitLateReturn(paymentId) {
       if (!deps.rail) return { kind: 'no_rail' };
       const ret = await returnOf(paymentId);
-      if (ret.status === 'succeeded' || ret.status === 'failed') return { kind: 'nothing' };
+      // Already ended (a review run after the one that followed it: payments review-open): nothing to send.
+      if (ret.status === 'succeeded' || ret.status === 'failed') return { kind: 'nothing', status: ret.status };
       // The payer of the charge, as its request-to-pay named them; the transfer has its own reference.
       const { railRequest } = await railRequestFor(deps.orm, deps.secretBox, { paymentId, product: 'collection' });
       const answer = await deps.rail.submit('disbursement', {

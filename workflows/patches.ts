@@ -8,7 +8,7 @@ import { LOCAL_FIRST_ATTEMPT_PATCH, RESUME_AFTER_CLOSED_RUN_PATCH } from './webh
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
-import { RETURN_CALLBACK_WAKES_PATCH, REVIEW_FLAG_CHECKED_PATCH } from './payment-review';
+import { RETURN_CALLBACK_WAKES_PATCH, RETURN_ENDED_KNOWN_PATCH, REVIEW_FLAG_CHECKED_PATCH } from './payment-review';
 import { SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_RETRY_ASKS_PARTNER_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
@@ -49,4 +49,5 @@ export const PATCH_IDS: readonly string[] = [
   PARTNER_DECIDES_LIVE_CHARGE_PATCH,
   RETURN_CALLBACK_WAKES_PATCH,
   SETTLEMENT_RETRY_ASKS_PARTNER_PATCH,
+  RETURN_ENDED_KNOWN_PATCH,
 ];

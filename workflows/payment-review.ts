@@ -47,6 +47,14 @@ export const REVIEW_FLAG_CHECKED_PATCH = 'review-flag-checked';
  */
 export const RETURN_CALLBACK_WAKES_PATCH = 'return-callback-wakes';
 
+/**
+ * `patched()` id (issue 43): a review run that finds its return transfer already ended (succeeded,
+ * or failed and perhaps settled by hand: a run reopened with `payments review-open`) says so and
+ * follows nothing; runs from before went on to poll the return's status, forever for a reference the
+ * partner never kept, and replay so.
+ */
+export const RETURN_ENDED_KNOWN_PATCH = 'return-ended-known';
+
 /** Waits between the partner's status requests: 1 min, 5 min, 15 min, then hourly for as long as it takes. */
 export const REVIEW_POLL_DELAYS_MS = [60_000, 5 * 60_000, 15 * 60_000];
 export const REVIEW_POLL_EVERY_MS = 3_600_000;
@@ -287,6 +295,14 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
     let refused: string | null = null;
     for (let round = 0; ; round++) {
       const submitted = await steps.submitLateReturn(start.paymentId);
+      if (submitted.kind === 'nothing' && submitted.status && patched(RETURN_ENDED_KNOWN_PATCH)) {
+        returnNote =
+          submitted.status === 'succeeded'
+            ? 'returned: the return transfer to the payer was paid'
+            : `return transfer failed: the money stays in returns_in_transit; return it by hand and record it: payments settle-return ${start.paymentId} --evidence TEXT --reason TEXT`;
+        refresh();
+        return;
+      }
       if (submitted.kind === 'refused') refused = submitted.reason;
       if (submitted.kind !== 'no_rail') break;
       returnNote = 'return transfer pending: this worker has no partner rail';

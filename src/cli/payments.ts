@@ -5,10 +5,11 @@ import { moveBuild } from '../services/move-build';
 import { stuckPayments } from '../services/stuck-payments';
 import { codecDataConverter } from '../temporal/payload-codec';
 import { act, flag, type CliCommand } from './command';
-import { withDatabase, withTemporalAndDatabase } from './connect';
+import { withClientAndDatabase, withDatabase, withTemporalAndDatabase } from './connect';
 import { operatorCommand } from './operator';
 import { OPERATOR_HELP, operatorName, parseEnv, REASON_HELP, REQUIRED_OPERATOR_HELP, requiredActor, requiredReason, UsageError } from './shared';
 import { settleReturnByHand } from '../persistence/partner/late-return-by-hand';
+import { openPaymentReview } from '../services/review-open';
 import { plainTextProblem } from '../domain/plain-text';
 
 /** What `payments move-build --help` adds (docs/operations.md, "Retiring a build"). */
@@ -125,6 +126,16 @@ export function addPaymentCommands(program: CliCommand): void {
     if (evidence.length > 500) throw new UsageError('--evidence is longer than 500 characters');
     const actor = requiredActor(values);
     return withDatabase(config, (orm) => settleReturnByHand(orm, actor, { paymentId: id!, evidence, at: new Date().toISOString() }));
+  });
+  const reviewOpen = payments
+    .command('review-open')
+    .description("open a live payment's review again (one that failed, or ended with money still out), or flag the one running (audited)")
+    .argument('<PAYMENT_ID>', 'the charge, payout or settlement (or its review id)')
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', REQUIRED_OPERATOR_HELP);
+  act(reviewOpen, (config, values, [id]) => {
+    const actor = requiredActor(values);
+    return withClientAndDatabase(config, (client, orm) => openPaymentReview({ orm, client, taskQueue: config.taskQueue }, id!, actor));
   });
   operatorCommand(
     payments,

@@ -83,6 +83,8 @@ export const CHANGE_ACTIONS = [
   'portal_user.create',
   /** A charge's return of late money that failed at the partner, returned by hand (issue 43: `payments settle-return`, with the evidence). */
   'payment.settle_return',
+  /** A payment review opened again (or flagged while running) by an operator (issue 43: `payments review-open`). */
+  'payment.review_open',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

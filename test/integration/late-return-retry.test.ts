@@ -112,6 +112,16 @@ test('a return the partner refuses (it never kept it) is failed, and settled by 
   );
   // Settled by hand: the closed review no longer waits for anyone.
   expect(await stuck()).toEqual([]);
+  // Opened again (audited): the new run finds the return ended and settled, and ends without attention.
+  const reopened = await cliJson('payments', 'review-open', id, '--reason', 'check the return once more', '--operator', 'ops:ama');
+  expect(reopened).toMatchObject({ paymentId: id, review: paymentReviewWorkflowId(id), before: 'COMPLETED', reopened: true });
+  expect(await h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(id)).result()).toMatchObject({ phase: 'settled', settledAction: 'return', needsAttention: false });
+  expect((await cliJson('audit', 'list', '--payment', id)).data).toContainEqual(
+    expect.objectContaining({ action: 'payment.review_open', operator: 'ops:ama', reason: 'check the return once more', state_before: expect.objectContaining({ review: 'COMPLETED' }) }),
+  );
+  const sandbox = await runCli(h.taskQueue, 'payments', 'review-open', 'txn_doesnotexist', '--reason', 'x', '--operator', 'ops:ama');
+  expect(sandbox.code).toBe(1);
+  expect(sandbox.stderr).toContain('does not exist');
   const again = await runCli(h.taskQueue, 'payments', 'settle-return', id, '--evidence', 'GCB-TRF-778812', '--reason', 'again', '--operator', 'ops:kojo');
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('already paid');

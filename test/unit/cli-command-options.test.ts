@@ -33,6 +33,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'payments restart': OPERATOR_ACTION,
   'payments settle-late': [...OPERATOR_ACTION, 'action', 'evidence'],
   'payments settle-return': ['evidence', 'reason', 'operator'],
+  'payments review-open': ['reason', 'operator'],
   'payments review-close': OPERATOR_ACTION,
   'payments stuck': ['env', 'query'],
   'payments move-build': ['to-build', 'reason', 'operator', 'query', 'merchant', 'yes', 'token'],
