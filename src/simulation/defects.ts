@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { ChargeTransitionRequest } from '../domain/charge';
+import type { RailStepRequest } from '../domain/live-rail';
 import type { Orm } from '../persistence/orm';
+import type { FakePartner } from '../rail/fake-partner';
+import { MomoPartnerRail } from '../rail/momo-adapter';
+import { parseMomoAmount } from '../rail/momo-amount';
 import type { ActivityHooks } from './activity-hooks';
 
 /**
@@ -7,14 +12,15 @@ import type { ActivityHooks } from './activity-hooks';
  * simulator reports an injected defect with a shrunk reproduction). Never used outside the simulator
  * and its tests.
  */
-export type DefectName = 'skip-charge-posting';
+export type DefectName = 'skip-charge-posting' | 'partner-pays-twice';
 
-export const DEFECTS: readonly DefectName[] = ['skip-charge-posting'];
+export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice'];
 
-/** What a defect needs from the engine: the activity hooks of its worker and the run's ORM. */
+/** What a defect needs from the engine: the activity hooks of its worker, the run's ORM, the fake partner (partner-pays-twice). */
 export interface DefectTarget {
   hooks: Pick<ActivityHooks, 'afterActivity'>;
   orm: Orm;
+  fakePartner?: FakePartner;
 }
 
 /**
@@ -36,11 +42,45 @@ export function injectSkippedPosting(target: DefectTarget): () => void {
   });
 }
 
+/**
+ * "The partner pays a transfer twice" (issue 43's example of what only the partner's books show):
+ * once the real `railSubmit` activity has had a live disbursement (a payout or a settlement)
+ * accepted, the same transfer (amount, currency, payee, our payment id as externalId) is sent to the
+ * fake partner again under a new reference, once per payment, straight to the partner (our books
+ * never hear of it). The partner pays both. Our ledger, balances, transitions and workflows are all
+ * as they should be: only the partner-books invariant (invariants/partner-books.ts) can see it.
+ * Answers a function that removes the defect.
+ */
+export function injectPartnerPaysTwice(target: DefectTarget): () => void {
+  const fake = target.fakePartner;
+  if (!fake) throw new Error('the defect partner-pays-twice needs the engine\'s fake partner');
+  // Its callbacks go nowhere (a closed port): the copy is the partner's, not ours.
+  const adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: 'http://127.0.0.1:9', callbackSecret: 'partner-pays-twice', timeoutMs: 2_000 }));
+  const sent = new Set<string>();
+  const remove = target.hooks.afterActivity('railSubmit', async (result, args) => {
+    const request = args[0] as RailStepRequest;
+    if (request.product !== 'disbursement' || (result as { kind?: string } | null)?.kind !== 'accepted' || sent.has(request.paymentId)) return result;
+    const [reference] = await target.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [request.paymentId]);
+    const original = reference && fake.transaction('disbursement', reference.reference_id);
+    const amount = original && parseMomoAmount(original.state.amount, original.state.currency);
+    if (!original?.state.payee || amount === undefined) return result;
+    sent.add(request.paymentId);
+    await adapter.submit('disbursement', { referenceId: randomUUID(), amount, currency: original.state.currency, externalId: original.state.externalId, party: original.state.payee, message: original.state.payeeNote });
+    return result;
+  });
+  return () => {
+    remove();
+    void adapter.close();
+  };
+}
+
 /** Installs a defect by name; answers its remover. */
 export function injectDefect(name: DefectName, target: DefectTarget): () => void {
   switch (name) {
     case 'skip-charge-posting':
       return injectSkippedPosting(target);
+    case 'partner-pays-twice':
+      return injectPartnerPaysTwice(target);
   }
 }
 

@@ -16,6 +16,13 @@ import type { Config } from '../config';
 import type { Orm } from '../persistence/orm';
 import type { SecretBox } from '../support/secret-box';
 import type { TemporalHandle } from '../temporal/connection';
+import type { FakeTransaction } from '../rail/fake-partner';
+
+/** The fake partner's records of the run, per product (SimContext.partner.records). */
+export interface PartnerBooks {
+  collection: FakeTransaction[];
+  disbursement: FakeTransaction[];
+}
 
 /** Every kind of step the planner may pick. */
 export type StepKind =
@@ -155,6 +162,12 @@ export interface SimContext {
     setBehaviour(behaviour: 'normal' | 'late' | 'twice' | 'never'): void;
     /** The partner's statement of a day (what `reconcile` imports), with `breaks` lines changed. */
     statement(day: string, breaks: number): Promise<string>;
+    /**
+     * The fake partner's own records (optional: a context without a partner has none): every
+     * reference it keeps, per product, as it keeps it (status, amount, currency, externalId). What
+     * the partner-books invariant compares our books with (invariants/partner-books.ts).
+     */
+    records?(): PartnerBooks;
   };
   /** Waits until nothing runs: no workflow task or activity pending, outboxes and start relays drained. */
   settle(): Promise<void>;

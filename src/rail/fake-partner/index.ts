@@ -66,6 +66,8 @@ export interface FakePartner {
   callbacksSent: SentCallback[];
   /** A copy of what the fake keeps of a reference (undefined: it does not know it). */
   transaction(product: RailProduct, referenceId: string): FakeTransaction | undefined;
+  /** A copy of every reference the fake keeps of a product, in acceptance order (what it paid, to whom, how much). */
+  transactions(product: RailProduct): FakeTransaction[];
   /** Every access token issued so far stops working (the next call gets a 401). */
   revokeTokens(): void;
   /**
@@ -138,6 +140,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     requests,
     callbacksSent: callbacks.sent,
     transaction: (product, referenceId) => transactions.snapshot(product, referenceId),
+    transactions: (product) => transactions.all(product).map((t) => transactions.snapshot(product, t.referenceId)!),
     revokeTokens: () => auth.revokeAll(),
     settle: (product, referenceId, final, settleOptions) => transactions.settle(product, referenceId, final, settleOptions),
     statement: (product, date) => statements.statement(product, date),

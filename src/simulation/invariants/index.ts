@@ -5,6 +5,7 @@ import { eventSequencesGapless } from './event-sequences';
 import { idempotentReplays } from './idempotent-replays';
 import { ledgerBalanced } from './ledger';
 import { openPaymentsWatched } from './open-payments';
+import { partnerBooksAgree } from './partner-books';
 import { transitionsAllowed } from './transitions';
 
 /** Every invariant the simulation checks after each step (docs/simulation.md, "Invariants"), in this order. */
@@ -16,6 +17,7 @@ export const ALL_INVARIANTS: Invariant[] = [
   deliveriesRecorded,
   openPaymentsWatched,
   idempotentReplays,
+  partnerBooksAgree,
 ];
 
-export { balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, transitionsAllowed };
+export { balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };

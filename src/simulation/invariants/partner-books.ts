@@ -1,0 +1,165 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { SA } from '../../domain/search-attributes';
+import { parseMomoAmount } from '../../rail/momo-amount';
+import type { FakeTransaction } from '../../rail/fake-partner';
+import type { Invariant, SimContext } from '../types';
+import { rows } from './sql';
+
+/** Every live payment that may go to the partner, with its reference and its late answer, if any. */
+const OURS = `
+  select p.id, p.kind, p.product, p.status, p.amount::text as amount, p.currency,
+         r.reference_id::text as reference_id,
+         (la.payment_id is not null) as late, la.settled_action, la.return_reference_id::text as return_reference_id, la.return_status
+    from (select id, 'charge' as kind, 'collection' as product, status, amount, currency from charges where environment = 'live'
+          union all select id, 'payout', 'disbursement', status, amount, currency from payouts where environment = 'live'
+          union all select id, 'settlement', 'disbursement', status, amount, currency from settlements where environment = 'live') p
+    left join rail_references r on r.payment_id = p.id
+    left join late_answers la on la.payment_id = p.id
+   order by p.id`;
+
+interface Ours {
+  id: string;
+  kind: 'charge' | 'payout' | 'settlement';
+  product: 'collection' | 'disbursement';
+  status: string;
+  amount: string;
+  currency: string;
+  reference_id: string | null;
+  late: boolean;
+  settled_action: 'credit' | 'return' | 'accept' | null;
+  return_reference_id: string | null;
+  return_status: 'requested' | 'submitted' | 'succeeded' | 'failed' | null;
+}
+
+/** Our end statuses in which the money moved (a reversal is a movement of its own, after the rail's). */
+const MOVED = new Set(['succeeded', 'paid', 'reversed']);
+/** Our end statuses in which it did not. */
+const NOT_MOVED = new Set(['failed', 'expired']);
+
+/** Describes in flight at once (only for payments with a difference: a few). */
+const AT_ONCE = 4;
+
+const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
+
+function partnerLine(t: FakeTransaction | undefined): string {
+  if (!t) return 'unknown there';
+  return `${t.state.status} ${t.state.amount} ${t.state.currency} under ${t.referenceId}`;
+}
+
+/** What the workflows say of a payment: running, and a NeedsAttention flag with its reason (its own run or its review's). */
+async function watch(ctx: SimContext, id: string): Promise<{ running: boolean; flag: string | null }> {
+  let running = false;
+  let flag: string | null = null;
+  for (const workflowId of [id, `review-${id}`]) {
+    try {
+      const d = await ctx.temporal.client.workflow.getHandle(workflowId).describe();
+      if (workflowId === id) running = d.status.name === 'RUNNING';
+      const reason = d.typedSearchAttributes.get(SA.NeedsAttentionReason)?.trim() ?? '';
+      if (!flag && (d.typedSearchAttributes.get(SA.NeedsAttention) ?? false) && reason) flag = `${workflowId}: ${reason}`;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  return { running, flag };
+}
+
+/**
+ * The eighth invariant, the partner's books as the oracle (issue 43): for every live reference, our
+ * books and the fake partner's own records agree, or an open review names the difference; and, with
+ * no exception, no transfer is paid twice.
+ *
+ * Read after the engine settled (run.ts: no workflow task or activity pending, outboxes and start
+ * relays drained, every answer the fake has scheduled given). Our side: every live charge, payout and
+ * settlement, its reference (rail_references) and its late answer (late_answers). The partner's
+ * side: every transaction the fake keeps (SimContext.partner.records: status, amount, currency, and
+ * our payment id as its externalId; a late return's transfer has externalId `<payment>-return`).
+ * A payment with no reference and nothing at the partner (a card or bank charge, a bank payout, a
+ * payout held for review) is not the partner's business and is passed over.
+ *
+ * Always a violation (no review excuses it):
+ * - the partner paid a payment more than once (two SUCCESSFUL references with its externalId);
+ * - the partner holds a submission of our payment under a reference we do not keep, not FAILED
+ *   (money it may move that nothing of ours follows);
+ * - a late return paid more than once.
+ *
+ * A difference, a violation unless an open review names it:
+ * - amount or currency of our reference's transaction not ours (compared in minor units);
+ * - ours ended with the money moved (succeeded, paid, reversed) while the partner says PENDING,
+ *   FAILED or does not know the reference;
+ * - ours ended without it (failed, expired) while the partner says SUCCESSFUL, unless that late
+ *   money was settled: credited or accepted, or returned with the return on its way (requested,
+ *   submitted) or paid at the partner (a return `succeeded` here must be SUCCESSFUL there); a
+ *   customer debited with neither the merchant credited nor a return on its way is this case;
+ * - ours ended without it while the partner still says PENDING (it may still pay);
+ * - ours still open (pending, awaiting_action) while the partner's answer is final, and the
+ *   payment's workflow is no longer running. While it runs, this is in flight, not a difference:
+ *   a settled engine has nothing running, but a workflow waiting on a timer (its next poll, its
+ *   expiry) may not have asked yet since the partner's answer (one without a callback).
+ * An open review names a difference when the payment has an unsettled late_answers row, or its own
+ * workflow or its payment review (`review-<id>`) is marked NeedsAttention with a reason.
+ *
+ * Without the partner's records (a context with no partner) it reports every live reference as
+ * unchecked: never a silent pass.
+ */
+export const partnerBooksAgree: Invariant = {
+  name: "for every live reference our books and the partner's agree, or an open review names the difference; nothing paid twice",
+  async check(ctx) {
+    const ours = await rows<Ours>(ctx, OURS);
+    const referenced = ours.filter((p) => p.reference_id);
+    if (!ctx.partner.records) return referenced.map((p) => `${p.kind} ${p.id}: live reference ${p.reference_id}, and no partner records to compare with`);
+    const books = ctx.partner.records();
+    const byExternal = new Map<string, FakeTransaction[]>();
+    for (const t of [...books.collection, ...books.disbursement]) byExternal.set(t.state.externalId, [...(byExternal.get(t.state.externalId) ?? []), t]);
+
+    const hard: string[] = [];
+    const differences: Array<{ p: Ours; what: string; partner: string; inFlight: boolean }> = [];
+    for (const p of ours) {
+      const mine = (byExternal.get(p.id) ?? []).filter((t) => t.product === p.product);
+      if (!p.reference_id && mine.length === 0) continue;
+      const ref = lower(p.reference_id);
+      const t = mine.find((x) => lower(x.referenceId) === ref);
+      const label = `${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}; partner: ${partnerLine(t)})`;
+      const paid = mine.filter((x) => x.state.status === 'SUCCESSFUL');
+      if (paid.length > 1) hard.push(`${label}: the partner paid it ${paid.length} times (references ${paid.map((x) => x.referenceId).join(', ')})`);
+      for (const stranger of mine) {
+        if (lower(stranger.referenceId) === ref || stranger.state.status === 'FAILED') continue;
+        hard.push(`${label}: the partner holds a submission under reference ${stranger.referenceId} (${stranger.state.status} ${stranger.state.amount} ${stranger.state.currency}) that we do not keep${p.reference_id ? ` (ours is ${p.reference_id})` : ''}`);
+      }
+      const differ = (what: string, inFlight = false) => differences.push({ p, what, partner: label, inFlight });
+      if (t) {
+        const minor = parseMomoAmount(t.state.amount, t.state.currency);
+        if (minor !== Number(p.amount) || t.state.currency !== p.currency) differ(`amount differs: the partner has ${t.state.amount} ${t.state.currency}, we have ${p.amount} ${p.currency} (minor units)`);
+      }
+      const theirs = t?.state.status ?? 'unknown';
+      if (MOVED.has(p.status) && theirs !== 'SUCCESSFUL') differ(`${p.status} here, ${theirs} at the partner`);
+      else if (NOT_MOVED.has(p.status) && theirs === 'PENDING') differ(`${p.status} here while the partner still says PENDING (it may still pay)`);
+      else if (NOT_MOVED.has(p.status) && theirs === 'SUCCESSFUL') {
+        const settled = p.settled_action === 'credit' || p.settled_action === 'accept' || (p.settled_action === 'return' && (p.return_status === 'requested' || p.return_status === 'submitted'));
+        if (p.settled_action === 'return' && p.return_status === 'succeeded') {
+          const returned = (byExternal.get(`${p.id}-return`) ?? []).filter((x) => x.state.status === 'SUCCESSFUL');
+          if (returned.length > 1) hard.push(`${label}: its late return was paid ${returned.length} times (references ${returned.map((x) => x.referenceId).join(', ')})`);
+          if (returned.length === 0) differ(`${p.status} here, SUCCESSFUL at the partner, its return recorded succeeded but the partner paid no return`);
+        } else if (!settled) {
+          differ(`${p.status} here, SUCCESSFUL at the partner: ${p.late ? `its late money settled ${p.settled_action ?? 'not yet'}${p.return_status ? `, return ${p.return_status}` : ''}` : 'no late answer recorded'} (neither credited nor a return on its way)`);
+        }
+      } else if (!MOVED.has(p.status) && !NOT_MOVED.has(p.status) && (theirs === 'SUCCESSFUL' || theirs === 'FAILED')) {
+        differ(`${p.status} here, ${theirs} at the partner`, true);
+      }
+    }
+
+    const lines = [...hard];
+    let next = 0;
+    const lane = async () => {
+      while (next < differences.length) {
+        const d = differences[next++];
+        if (d.p.late && d.p.settled_action === null) continue; // an open late answer names it
+        const { running, flag } = await watch(ctx, d.p.id);
+        if (flag) continue;
+        if (d.inFlight && running) continue;
+        lines.push(`${d.partner}: ${d.what}; no open review names it (no unsettled late answer, no NeedsAttention with a reason${d.inFlight ? ', and its workflow is not running' : ''})`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, differences.length) }, lane));
+    return lines.sort();
+  },
+};
