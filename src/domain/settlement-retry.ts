@@ -90,6 +90,11 @@ export interface SettlementRetryFacts {
   lateAnswer: { settledAction: string | null } | null;
   /** The partner's SUCCESSFUL for the batch is on record (rail_answers). */
   partnerSucceeded: boolean;
+  /**
+   * Another failed batch of the same balance the partner paid after all, its late money not settled
+   * (absent in answers recorded before the field: those decide without it).
+   */
+  otherLatePaid?: string | null;
 }
 
 /** The settle-late command of a batch the partner paid after all. */
@@ -109,6 +114,9 @@ export function retryRecordRefusal(settlementId: string, facts: SettlementRetryF
   }
   if (facts.partnerSucceeded) {
     return `settlement ${settlementId}: the partner's SUCCESSFUL for this batch is on record: it is not retried, which would pay it twice. Its payment review records the late money; settle it with ${settleLateCommand(settlementId)}. Nothing changed`;
+  }
+  if (facts.otherLatePaid) {
+    return `settlement ${settlementId}: batch ${facts.otherLatePaid} of the same balance failed, but the partner paid it after all: no batch of this balance is retried until its late money is settled (the new batch would sweep that money again): ${settleLateCommand(facts.otherLatePaid)}. Nothing changed`;
   }
   return null;
 }

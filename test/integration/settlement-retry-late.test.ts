@@ -139,3 +139,27 @@ test('a batch failed with the partner\'s FAILED that later turns SUCCESSFUL (no 
   expect(await h.temporal.client.workflow.getHandle(id).result()).toMatchObject({ id, status: 'failed', settled_late: true });
   expect((await ledgerCheck(h.orm)).ok).toBe(true);
 }, 90_000);
+
+test('another failed batch of the balance paid after all: an older failed batch\'s retry is refused too (its new batch would sweep that money again)', async () => {
+  const { m, id: older } = await failedLiveBatch(30_000);
+  // The daily run sweeps the released money into a second batch, which the partner FAILS, then pays after all.
+  const run = await runSettlements(deps(), { merchantId: m.id, environment: 'live' });
+  expect(run.batches).toHaveLength(1);
+  const paidLate = run.batches[0].id;
+  await until('the second batch to fail', async () => (await sql<{ status: string }>(`select status from settlements where id = ?`, [paidLate]))[0]?.status === 'failed');
+  const [{ reference_id: ref }] = await sql<{ reference_id: string }>(`select reference_id::text from rail_references where payment_id = ?`, [paidLate]);
+  expect(fake.settle('disbursement', ref, { status: 'SUCCESSFUL' })).toBe(true);
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(paidLate));
+  await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+
+  const refused = await retry(older);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(`batch ${paidLate} of the same balance failed, but the partner paid it after all`);
+  expect(refused.stderr).toContain(`payments settle-late ${paidLate} --action accept`);
+  expect(await sql<{ id: string }>(`select id from settlements where merchant_id = ? order by created_at`, [m.id])).toEqual([{ id: older }, { id: paidLate }]);
+
+  const settled = await settleLate(paidLate);
+  expect({ code: settled.code, stderr: settled.stderr }).toEqual({ code: 0, stderr: '' });
+  expect((await balanceRows(h, m.id, 'GHS', 'live')).merchant_available).toBe(0);
+  expect((await ledgerCheck(h.orm)).ok).toBe(true);
+}, 90_000);

@@ -11,6 +11,9 @@ describe('a failed live batch paid after all', () => {
     expect(retryRecordRefusal('stl_a', { ...none, lateAnswer: { settledAction: 'accept' } })).toMatch(/already settled with "accept"/);
     expect(retryRecordRefusal('stl_a', { ...none, partnerSucceeded: true })).toMatch(/SUCCESSFUL for this batch is on record.*payments settle-late stl_a --action accept/);
     expect(retryPartnerRefusal('stl_a', 'succeeded')).toMatch(/payments settle-late stl_a --action accept/);
+    // Another failed batch of the balance paid after all: the new batch would sweep its released money again.
+    expect(retryRecordRefusal('stl_a', { ...none, otherLatePaid: 'stl_z' })).toMatch(/batch stl_z of the same balance.*payments settle-late stl_z --action accept/);
+    expect(retryRecordRefusal('stl_a', { ...none, otherLatePaid: null })).toBeNull();
   });
 
   test('the daily run skips the live balance until the late money is settled; before any unanswered batch, never in the sandbox', () => {
