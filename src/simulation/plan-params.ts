@@ -33,7 +33,24 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   cut_db_connections: 1,
   fail_activity: 2,
   time_jump: 10,
+  // Never drawn here (weight 0 keeps every plan drawn before it as it was): inserted from a stream of
+  // its own (plan.ts MONEY_PATHS).
+  settlement_account_change: 0,
 };
+
+/**
+ * The steps of issue 43's money paths, inserted between the drawn steps from a stream of their own
+ * (plan.ts): a plan is the same as before up to its first insertion. How often (per step), and which.
+ */
+export const MONEY_PATH_CHANCE = 0.04;
+export const MONEY_PATHS = {
+  /** `merchants set --settlement-account`: the merchant's next live settlements held. */
+  settlement_account_change: 1,
+  /** `payments restart` of a live payout (finding 1). */
+  restart_live_payout: 2,
+  /** `charges resolve` of a live charge with evidence, whatever the partner says (finding 3). */
+  resolve_live_charge: 2,
+} as const;
 
 /** How many webhook receivers the plan spreads its endpoints over (the engine's receivers by index). */
 export const RECEIVERS = 3;

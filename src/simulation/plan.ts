@@ -1,6 +1,6 @@
 import { Rng } from '../chaos/random';
 import {
-  ACTIVITIES_TO_FAIL, chargeParams, DISPUTE_REASONS, jumpMs, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
+  ACTIVITIES_TO_FAIL, chargeParams, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
   type OperatorActionName, type Params,
 } from './plan-params';
 import type { Plan, Ref, Step, StepKind } from './types';
@@ -14,6 +14,8 @@ interface Made {
   endpoint: number;
   charges: Array<'sandbox' | 'live'>;
   payouts: number;
+  /** The indexes of the live payouts among them. */
+  livePayouts: number[];
   refund: number;
   dispute: number;
   request: number;
@@ -69,7 +71,9 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
     case 'payout': {
       if (needsMerchant) return { need: 'create_merchant' };
       const refs = merchant();
-      return { refs, params: { ...payoutParams(rng, rng.chance(0.35)), ref_index: made.payouts++, request_index: made.request++ } };
+      const params = payoutParams(rng, rng.chance(0.35));
+      if (params.environment === 'live') made.livePayouts.push(made.payouts);
+      return { refs, params: { ...params, ref_index: made.payouts++, request_index: made.request++ } };
     }
     case 'review_payout':
       if (made.payouts === 0) return { need: 'payout' };
@@ -109,6 +113,10 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
       return { params: { activity: rng.pick(ACTIVITIES_TO_FAIL), times: rng.int(1, 5) } };
     case 'time_jump':
       return { params: { ms: jumpMs(rng) } };
+    case 'settlement_account_change':
+      // Weight 0 (plan-params.ts): only moneyPath inserts it; here for completeness.
+      if (needsMerchant) return { need: 'create_merchant' };
+      return { refs: merchant(), params: { settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}`, reason: `simulation ${seed}: the merchant's new bank account` } };
   }
 }
 
@@ -129,15 +137,40 @@ function operatorStep(rng: Rng, made: Made): Built {
 }
 
 /**
+ * One of issue 43's money paths (MONEY_PATHS), drawn from its own stream `rng`, or null when the plan
+ * has nothing for it yet (no live payout to restart, no live charge to resolve). Draws nothing from
+ * the plan's main stream, so the steps drawn after it are the ones the plan drew before it existed.
+ */
+function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
+  const path = rng.weighted(MONEY_PATHS);
+  if (path === 'settlement_account_change') {
+    return { kind: 'settlement_account_change', refs: [ref('merchant', rng.int(0, made.merchant - 1))], params: { settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}`, reason: `simulation ${seed}: the merchant's new bank account` } };
+  }
+  if (path === 'restart_live_payout') {
+    if (made.livePayouts.length === 0) return null;
+    return { kind: 'operator_action', refs: [ref('payout', rng.pick(made.livePayouts))], params: { action: 'payments restart', reason: 'simulation: payments restart of a live payout' } };
+  }
+  const live = made.charges.flatMap((env, i) => (env === 'live' ? [i] : []));
+  if (live.length === 0) return null;
+  return { kind: 'operator_action', refs: [ref('charge', rng.pick(live))], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge', as: rng.pick(['succeeded', 'failed']), failure_class: null } };
+}
+
+/**
  * The plan of a run: `steps` steps drawn from `seed` (pure: the same arguments give the same plan).
  * It opens with a merchant (verified for live: later merchants are, mostly) and a webhook endpoint; then each step's kind is drawn by STEP_WEIGHTS, and
  * a step that needs something no earlier step creates is replaced by the step that creates it.
  */
 export function plan(seed: number, steps: number): Plan {
   const rng = new Rng(seed);
-  const made: Made = { merchant: 0, endpoint: 0, charges: [], payouts: 0, refund: 0, dispute: 0, request: 0 };
+  const made: Made = { merchant: 0, endpoint: 0, charges: [], payouts: 0, livePayouts: [], refund: 0, dispute: 0, request: 0 };
+  const paths = rng.fork('money-paths');
   const out: Step[] = [];
   for (let n = 0; n < steps; n++) {
+    const inserted = n >= 2 && paths.chance(MONEY_PATH_CHANCE) ? moneyPath(paths, made, seed) : null;
+    if (inserted) {
+      out.push({ n, ...inserted });
+      continue;
+    }
     let kind: StepKind = n === 0 ? 'create_merchant' : n === 1 ? 'create_endpoint' : rng.weighted(STEP_WEIGHTS);
     let built = build(kind, rng, made, seed);
     while ('need' in built) {

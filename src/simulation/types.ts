@@ -47,7 +47,8 @@ export type StepKind =
   | 'restart_worker'
   | 'cut_db_connections'
   | 'fail_activity'
-  | 'time_jump';
+  | 'time_jump'
+  | 'settlement_account_change';
 
 /** A reference to the n-th object of a kind created by the plan's earlier steps (0-based, in plan order). */
 export interface Ref {

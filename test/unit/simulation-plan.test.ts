@@ -89,3 +89,17 @@ test("every request body a plan draws is valid by the API's own schemas (a refus
   expect(new Set(charges.map((s) => s.params.outcome)).size).toBeGreaterThan(8);
   expect(steps.some((s) => s.kind === 'live_charge' && /000[1-9]$|001[0-3]$/.test(String(s.params.identifier)))).toBe(true);
 });
+
+test("issue 43's money paths are inserted from a stream of their own: a restart names a live payout, a resolve a live charge; seed 1631's 20 steps (npm test) have none", () => {
+  const steps = plan(4301, 600).steps;
+  const payouts = steps.filter((s) => s.kind === 'payout');
+  const charges = steps.filter((s) => s.kind === 'sandbox_charge' || s.kind === 'live_charge');
+  const restarts = steps.filter((s) => s.params.reason === 'simulation: payments restart of a live payout');
+  const resolves = steps.filter((s) => s.params.reason === 'simulation: charges resolve of a live charge');
+  expect(steps.some((s) => s.kind === 'settlement_account_change')).toBe(true);
+  expect(restarts.length).toBeGreaterThan(0);
+  expect(resolves.length).toBeGreaterThan(0);
+  for (const s of restarts) expect(payouts.find((p) => p.params.ref_index === s.refs![0]!.index)!.params.environment).toBe('live');
+  for (const s of resolves) expect(charges.find((c) => c.params.ref_index === s.refs![0]!.index)!.kind).toBe('live_charge');
+  expect(plan(1631, 20).steps.filter((s) => s.kind === 'settlement_account_change' || String(s.params.reason).includes(' of a live '))).toEqual([]);
+});

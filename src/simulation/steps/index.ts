@@ -8,6 +8,7 @@ import { payoutStep, reviewPayoutStep } from './payouts';
 import { disputeEvidenceStep, disputeStep, refundStep } from './refunds-disputes';
 import { settlementRunStep } from './settlement';
 import { timeJumpStep } from './time';
+import { settlementAccountChangeStep } from './account-change';
 
 /** The handler of every kind of step (src/simulation/types.ts StepKind). */
 export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
@@ -33,4 +34,5 @@ export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
   cut_db_connections: cutDbConnectionsStep,
   fail_activity: failActivityStep,
   time_jump: timeJumpStep,
+  settlement_account_change: settlementAccountChangeStep,
 };
