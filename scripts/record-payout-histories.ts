@@ -20,6 +20,7 @@ import { taskQueueFor } from '../src/temporal/task-queues';
 import { payoutStateQuery } from '../workflows/payout-messages';
 import { queriedBeforeItsWorker } from '../test/workflows/support/query-before-worker';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
+import { PARTNER_CALLBACK_SIGNAL } from '../src/domain/live-rail';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/payoutWorkflow');
 
@@ -60,6 +61,29 @@ async function queriedDuringBegin(h: PayoutTestEnv): Promise<History> {
   });
 }
 
+/**
+ * Issue 43 (patch 'partner-wait-continues-as-new'): a live payout the partner keeps PENDING until its
+ * wait continues as new; a callback, then SUCCESSFUL, ends the second run. The second run is recorded
+ * (its input carries the wait: `resume`); the first, about PARTNER_WAIT_HISTORY_EVENTS events long,
+ * is not kept (over a megabyte; test/workflows/payout-partner-wait-continues.test.ts runs it).
+ */
+async function resumedWait(h: PayoutTestEnv): Promise<History> {
+  const record = await h.payout({ environment: 'live' });
+  let paid = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-recorded-resumed' } : { status: 'pending' }));
+  const handle = await h.start(record);
+  // Skipped time, an hour at a time, until the first run has continued as new (about 13 h).
+  for (let hour = 0; (await h.handle(record.id).describe()).runId === handle.firstExecutionRunId; hour++) {
+    if (hour > 72) throw new Error('the wait never continued as new');
+    await h.env.sleep(3600_000);
+  }
+  const second = (await h.handle(record.id).describe()).runId;
+  paid = true;
+  await h.handle(record.id).signal(PARTNER_CALLBACK_SIGNAL);
+  await h.handle(record.id).result();
+  return h.env.client.workflow.getHandle(record.id, second).fetchHistory();
+}
+
 const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
   // Issue 32 follow-up (patch 'patches-at-start'): a query splits the first task after beginPayout's marker.
   'live-begin-query-splits-first-task': queriedDuringBegin,
@@ -75,6 +99,13 @@ const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
   },
   'live-word-unknown-resubmitted-failed': (h) => {
     h.rail.partner({ kind: 'accepted' }, [{ status: 'unknown' }, { status: 'failed', reason: 'PAYEE_NOT_FOUND', failureClass: 'invalid_recipient' }]);
+    return run(h, { environment: 'live' });
+  },
+  // Issue 43 (patch 'partner-wait-continues-as-new'): the wait's second run, resumed, ended by a callback and SUCCESSFUL.
+  'live-wait-resumed-succeed': resumedWait,
+  // Issue 43 (same patch): `unknown` after a PENDING is not final: flagged, asked on, then SUCCESSFUL.
+  'live-wait-acknowledged-unknown-succeed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'unknown' }, { status: 'unknown' }, { status: 'succeeded', financialTransactionId: 'ft-recorded-ack' }]);
     return run(h, { environment: 'live' });
   },
   // Sandbox `indeterminate` as live: pending and flagged until the partner's late answer (paid).

@@ -55,9 +55,10 @@ export interface UntilTheWord {
   pastDeadline(last: NotFinal): void;
 }
 
-type Asked = RailStatusAnswer | undefined;
+export type Asked = RailStatusAnswer | undefined;
 
-function finalOf(status: Asked): PartnerAnswer | undefined {
+/** SUCCESSFUL or FAILED as the wait's answer; undefined for anything else. */
+export function finalOf(status: Asked): PartnerAnswer | undefined {
   if (status?.status === 'succeeded') return { kind: 'succeeded', financialTransactionId: status.financialTransactionId, ...(status.mismatch ? { mismatch: status.mismatch } : {}) };
   if (status?.status === 'failed') return { kind: 'failed', failureClass: status.failureClass, reason: status.reason };
   return undefined;
@@ -138,7 +139,7 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
   }
 }
 
-interface RailCalls {
+export interface RailCalls {
   verb: string;
   /** Callbacks received so far (each a wake-up). */
   callbacks(): number;
@@ -148,7 +149,7 @@ interface RailCalls {
 }
 
 /** The partner callback's handler and the payment's two rail calls (the same commands for every wait). */
-function railCalls(w: PartnerWatch): RailCalls {
+export function railCalls(w: PartnerWatch): RailCalls {
   let callbacks = 0;
   setHandler(partnerCallbackSignal, () => {
     callbacks += 1;

@@ -2,7 +2,9 @@ import { patched } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followPartner } from './partner-follow';
-import { awaitPartnerWord } from './partner-answer';
+import { awaitPartnerWord, type PartnerAnswer } from './partner-answer';
+import { followPartnerLongWait, type LongWait } from './partner-long-wait';
+import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { startReviewFromWorkflow } from './payment-review-start';
 import type { PayoutStatus } from '../src/domain/payout';
 import type { PayoutState } from '../src/domain/payout-state';
@@ -30,6 +32,8 @@ export interface RailHooks {
   describe(details: string): void;
   /** The run's answers decided in its first activation (workflows/patches-at-start.ts); `patched()` for runs recorded before. */
   isPatched?: PatchCheck;
+  /** How the live partner wait continues as new (PARTNER_WAIT_CONTINUES_PATCH), and what a continued run resumes. */
+  longWait?: LongWait;
 }
 
 /**
@@ -84,19 +88,31 @@ export async function followPayoutRail(payout: PayoutState, sandboxOutcome: stri
  * most), then the partner's callback or a status poll until its word: SUCCESSFUL, FAILED, or
  * `unknown` confirmed once no submission can be under way. Without it the payout stays pending, its
  * reservation kept, NeedsAttention with the reason (after ten minutes, and again after a day),
- * however long it takes: nothing is failed or released on a deadline.
+ * however long it takes: nothing is failed or released on a deadline. Since PARTNER_WAIT_CONTINUES_PATCH
+ * (issue 43) the wait continues as new when its history is long (workflows/partner-long-wait.ts), and
+ * `unknown` after the partner acknowledged the transfer is not final (flagged, asked on).
  */
 async function followLivePayoutToTheWord(payout: PayoutState, hooks: RailHooks): Promise<PayoutState> {
-  hooks.describe('on the partner rail: transfer sent; waiting for the partner (callback or status poll)');
-  const answer = await awaitPartnerWord({
+  const isPatched = hooks.isPatched ?? patched;
+  // Issue 43: the wait continues as new when its history is long; `unknown` after an acknowledgement is not final.
+  const long = hooks.longWait && isPatched(PARTNER_WAIT_CONTINUES_PATCH) ? hooks.longWait : undefined;
+  const resume = long?.resume;
+  hooks.describe(
+    resume
+      ? `on the partner rail: transfer sent at ${new Date(resume.startedMs).toISOString()}; waiting for the partner (callback or status poll; run ${resume.runs + 1} of this wait, continued as new to keep its history short)`
+      : 'on the partner rail: transfer sent; waiting for the partner (callback or status poll)',
+  );
+  const watch = {
     paymentId: payout.id,
-    product: 'disbursement',
-    submitUntilMs: Date.now() + LIVE_PAYOUT_DEADLINE_MS,
-    attention: (reason) => {
+    product: 'disbursement' as const,
+    // A continued run keeps the first run's submit window.
+    submitUntilMs: resume?.submitUntilMs ?? Date.now() + LIVE_PAYOUT_DEADLINE_MS,
+    attention: (reason: string) => {
       hooks.attention(true);
       hooks.describe(`on the partner rail: ${reason}`);
     },
-  });
+  };
+  const answer: PartnerAnswer = long ? await followPartnerLongWait(watch, long) : await awaitPartnerWord(watch);
   if (answer.kind === 'succeeded') {
     const after = await hooks.finish('succeeded');
     // The money moved; how much differs from ours: a payment review keeps it in front of an operator.

@@ -16,6 +16,7 @@ import { timerDesk } from './payout-timers';
 import { answerRecord } from './record-query';
 import { PAYOUT_PATCHES_AT_START, patchesAtStart } from './patches-at-start';
 import { auditRestart } from './operator-restart';
+import { continueWaitAsNew } from './partner-long-wait';
 
 /**
  * One payout, from acceptance to its terminal state. Workflow id = payout id (`po_…`), input
@@ -105,6 +106,8 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
       attention: (value) => publish(value ? attentionReason('waiting', 'partner rail') : null),
       describe: describeWait,
       isPatched,
+      // Issue 43: a long partner wait continues as new with the wait's state (the new run begins again, then resumes asking).
+      longWait: { resume: input.resume, continueAsNew: (carry) => continueWaitAsNew<typeof payoutWorkflow>({ payoutId, resume: carry }) },
     });
   }
 

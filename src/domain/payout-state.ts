@@ -3,12 +3,15 @@ import type { FailureClass } from './failure-classes';
 import type { PayoutChannel, PayoutRecord, PayoutReview, PayoutStatus } from './payout';
 import type { PayoutStart } from './payout-start';
 import type { AuditOfChange } from './operator-action';
+import { partnerWaitCarryProblem } from './partner-wait';
 
 export type { PayoutStart } from './payout-start';
 
-/** The input is `{ payoutId }` (a run started by hand with anything else refuses to run). */
+/** The input is `{ payoutId }`, with a well-formed `resume` when the workflow continued itself (a run started by hand with anything else refuses to run). */
 export function isPayoutStart(input: unknown): input is PayoutStart {
-  return typeof input === 'object' && input !== null && typeof (input as Partial<PayoutStart>).payoutId === 'string';
+  if (typeof input !== 'object' || input === null || typeof (input as Partial<PayoutStart>).payoutId !== 'string') return false;
+  const { resume } = input as Partial<PayoutStart>;
+  return resume === undefined || partnerWaitCarryProblem(resume) === null;
 }
 
 /**

@@ -1,0 +1,66 @@
+import { partnerPollDelayMs } from './live-rail';
+
+/**
+ * `patched()` id (issue 43, Medium "no continue-as-new in partner waits"): a live payout's wait for
+ * the partner's word continues as new once its run's history is long (PARTNER_WAIT_HISTORY_EVENTS, or
+ * the server suggests it), carrying what the wait knows (PartnerWaitCarry): a partner that says
+ * PENDING for months no longer gets the run terminated by the server's history limit (about day 91
+ * before). The same patch makes `unknown` after an acknowledgement (an accepted or duplicate
+ * submission, a PENDING) one more answer that is not final: the payout stays pending, flagged, and the
+ * engine keeps asking. Polls slow to every PARTNER_LONG_WAIT_POLL_MS after PARTNER_LONG_WAIT_AFTER_MS
+ * (callbacks still wake the wait at once). Runs from before replay as they ran.
+ */
+export const PARTNER_WAIT_CONTINUES_PATCH = 'partner-wait-continues-as-new';
+
+/** A partner wait continues as new at its next poll once its run's history has this many events (the server's own limit is 51,200; it suggests continue-as-new at 4 Ki or 4 MB). */
+export const PARTNER_WAIT_HISTORY_EVENTS = 2_000;
+
+/** After a week without the partner's final answer, a long wait polls every two hours (a callback wakes it at once). */
+export const PARTNER_LONG_WAIT_AFTER_MS = 7 * 24 * 3600_000;
+export const PARTNER_LONG_WAIT_POLL_MS = 2 * 3600_000;
+
+/** The next status poll's delay in a long wait (PARTNER_WAIT_CONTINUES_PATCH): partnerPollDelayMs, then every two hours after a week. */
+export function longWaitPollDelayMs(poll: number, sinceMs: number): number {
+  return sinceMs >= PARTNER_LONG_WAIT_AFTER_MS ? PARTNER_LONG_WAIT_POLL_MS : partnerPollDelayMs(poll, sinceMs);
+}
+
+/**
+ * What a partner wait carries into the run it continues as (the workflow's input `resume`). Times are
+ * absolute (epoch ms, workflow time): a new run keeps the first submission's window and never submits
+ * as a first submission again.
+ */
+export interface PartnerWaitCarry {
+  /** When the wait began (the first submission): the poll backoff and the operator's messages count from it. */
+  startedMs: number;
+  /** No submission goes out after this (the first run's window). */
+  submitUntilMs: number;
+  /** The payment's own deadline, when it has one (a charge's expiry). */
+  deadlineMs?: number;
+  /** The partner acknowledged the reference (accepted or duplicate submission, a PENDING): `unknown` is not final any more. */
+  acknowledged: boolean;
+  /** Polls asked so far (the backoff's position). */
+  poll: number;
+  /** Flags already raised (each is raised once per wait, not once per run). */
+  flagged: boolean;
+  flaggedLate: boolean;
+  flaggedUnknown: boolean;
+  /** The last reason the payment was flagged with, shown again by the new run. */
+  reason?: string;
+  /** A partner callback came after the last question: the new run asks at once. */
+  wake: boolean;
+  /** Runs of this wait before the new one. */
+  runs: number;
+}
+
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** Why `value` is not a PartnerWaitCarry, or null. */
+export function partnerWaitCarryProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return 'resume must be an object';
+  const c = value as Partial<Record<keyof PartnerWaitCarry, unknown>>;
+  for (const key of ['startedMs', 'submitUntilMs', 'poll', 'runs'] as const) if (!isNumber(c[key])) return `resume.${key} must be a number`;
+  if (c.deadlineMs !== undefined && !isNumber(c.deadlineMs)) return 'resume.deadlineMs must be a number';
+  for (const key of ['acknowledged', 'flagged', 'flaggedLate', 'flaggedUnknown', 'wake'] as const) if (typeof c[key] !== 'boolean') return `resume.${key} must be true or false`;
+  if (c.reason !== undefined && typeof c.reason !== 'string') return 'resume.reason must be a string';
+  return null;
+}
