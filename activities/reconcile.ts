@@ -4,7 +4,7 @@ import type { RailProduct } from '../src/rail/partner-rail';
 import type { PartnerStatement } from '../src/rail/momo-statement';
 import { loadPartnerConfig } from '../src/rail/partner-config';
 import { flagPaymentReview } from '../src/services/payment-review';
-import { importAndFlag } from '../src/reconcile/import-statement';
+import { importDayAndRefetch } from '../src/reconcile/import-statement';
 import { StatementClient } from '../src/reconcile/statement-client';
 import { NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportRequest } from '../src/domain/statement-import';
 import type { ImportSummary } from '../src/domain/break-kinds';
@@ -40,13 +40,15 @@ export function createReconcileActivities(deps: { orm: Orm; statements?: Stateme
     async importPartnerStatement(request: StatementImportRequest): Promise<ImportSummary> {
       const statements = source();
       if (!statements) throw ApplicationFailure.nonRetryable('no partner is configured (PARTNER_BASE_URL): no statement to import', NO_PARTNER_CONFIGURED);
-      const statement = await statements.fetch(request.product, request.date).catch((error: unknown) => {
-        if (error instanceof Error && error.message.startsWith('statement')) throw ApplicationFailure.nonRetryable(error.message, STATEMENT_UNREADABLE);
-        throw error;
-      });
+      const fetch = (product: RailProduct, date: string) =>
+        statements.fetch(product, date).catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith('statement')) throw ApplicationFailure.nonRetryable(error.message, STATEMENT_UNREADABLE);
+          throw error;
+        });
       const { client, info } = Context.current();
       const base = baseQueueOf(info.taskQueue);
-      return importAndFlag({ orm: deps.orm, flag: (start) => flagPaymentReview(client, start, base) }, statement, statements.source);
+      // The day asked for, then earlier days still unfinished (partial, or with PENDING lines: issue 43).
+      return importDayAndRefetch({ orm: deps.orm, flag: (start) => flagPaymentReview(client, start, base) }, fetch, request, statements.source);
     },
   };
 }

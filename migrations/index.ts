@@ -40,6 +40,7 @@ import { Migration20261214000001_balance_day_index } from './Migration2026121400
 import { Migration20261215000005_merchant_settings_audit } from './Migration20261215000005_merchant_settings_audit';
 import { Migration20261215000011_rail_answers } from './Migration20261215000011_rail_answers';
 import { Migration20261215000012_payment_status_gate } from './Migration20261215000012_payment_status_gate';
+import { Migration20261215000021_statement_refetch } from './Migration20261215000021_statement_refetch';
 import { Migration20261215000013_ledger_rail_answer } from './Migration20261215000013_ledger_rail_answer';
 
 /**
@@ -91,4 +92,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261215000011_rail_answers', class: Migration20261215000011_rail_answers },
   { name: 'Migration20261215000012_payment_status_gate', class: Migration20261215000012_payment_status_gate },
   { name: 'Migration20261215000013_ledger_rail_answer', class: Migration20261215000013_ledger_rail_answer },
+  { name: 'Migration20261215000021_statement_refetch', class: Migration20261215000021_statement_refetch },
 ];

@@ -2,19 +2,20 @@ import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { isIdOf } from '../domain/ids';
+import { reasonProblem } from '../domain/operator-action';
 import { isRailProduct } from '../rail/momo-protocol';
 import type { RailProduct } from '../rail/partner-rail';
 import { loadPartnerConfig } from '../rail/partner-config';
-import { isStatementDate, parseStatementFile, type PartnerStatement } from '../rail/momo-statement';
+import { isStatementDate, parseStatementFile } from '../rail/momo-statement';
 import { flagPaymentReview } from '../services/payment-review';
 import { newId } from '../support/new-id';
 import { BREAK_KINDS, isBreakKind, type ImportSummary } from '../domain/break-kinds';
 import { importStatementsNow } from '../temporal/statement-import-start';
-import { addSummaries, importAndFlag } from '../reconcile/import-statement';
+import { addSummaries, importAndFlag, importDayAndRefetch, yesterdayUtc } from '../reconcile/import-statement';
 import { StatementClient } from '../reconcile/statement-client';
 import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
 import { resolveBreakAndReview } from '../reconcile/resolve-break';
-import { act, type CliCommand } from './command';
+import { act, flag, type CliCommand } from './command';
 import type { CliContext } from './context';
 import { withClientAndDatabase, withDatabase } from './connect';
 import { OPERATOR_HELP, operatorName, parseLimit, REASON_HELP, requiredReason, sinceOption, UsageError, type Values } from './shared';
@@ -25,6 +26,21 @@ function dateOption(raw: string | undefined): string {
   if (raw === undefined) return new Date().toISOString().slice(0, 10);
   if (!isStatementDate(raw)) throw new UsageError('--date must be a day YYYY-MM-DD');
   return raw;
+}
+
+/**
+ * `reconcile run`'s day (issue 43): default yesterday (UTC), the last day that is over. Today's
+ * statement is incomplete: only with --partial (which never locks the day; the full import after it
+ * replaces it). A day to come is refused.
+ */
+export function runDateOption(values: Values, now: Date = new Date()): string {
+  const today = now.toISOString().slice(0, 10);
+  const partial = flag(values, 'partial');
+  const date = values.date === undefined ? (partial ? today : yesterdayUtc(now)) : dateOption(values.date);
+  if (date > today) throw new UsageError(`--date ${date} is a day to come (today is ${today} UTC)`);
+  if (date === today && !partial) throw new UsageError(`--date ${date} is today (UTC): its statement is not complete; add --partial to import it so far (it does not lock the day), or reconcile yesterday (the default)`);
+  if (date < today && partial) throw new UsageError(`--partial is for today's statement (${today}); the statement of ${date} is complete: run without --partial`);
+  return date;
 }
 
 function productsOption(raw: string | undefined): RailProduct[] {
@@ -51,7 +67,7 @@ const flagWith = (config: Config, client: Client) => (start: Parameters<typeof f
 
 /** `reconcile run`: the partner's statements of a day, fetched here (PARTNER_* set in the run's environment) or by the worker. */
 async function reconcileRun(config: Config, values: Values, _args: unknown, { env }: CliContext): Promise<unknown> {
-  const date = dateOption(values.date);
+  const date = runDateOption(values);
   const products = productsOption(values.product);
   const partner = loadPartnerConfig(env);
   const summarize = (summaries: ImportSummary[]) => (summaries.length === 1 ? summaries[0] : addSummaries(date, summaries));
@@ -61,11 +77,10 @@ async function reconcileRun(config: Config, values: Values, _args: unknown, { en
   }
   const statements = new StatementClient(partner);
   try {
-    const fetched: PartnerStatement[] = [];
-    for (const product of products) fetched.push(await statements.fetch(product, date));
     return await withClientAndDatabase(config, async (client, orm) => {
       const summaries = [];
-      for (const statement of fetched) summaries.push(await importAndFlag({ orm, flag: flagWith(config, client) }, statement, `partner:${partner.baseUrl}`));
+      // Each day's import, then earlier days still unfinished (partial, or with PENDING lines) fetched again.
+      for (const product of products) summaries.push(await importDayAndRefetch({ orm, flag: flagWith(config, client) }, (p, d) => statements.fetch(p, d), { product, date }, `partner:${partner.baseUrl}`));
       return summarize(summaries);
     });
   } finally {
@@ -78,8 +93,11 @@ export function addReconcileCommands(program: CliCommand): void {
   const reconcile = program.command('reconcile').description("reconciliation against the partner's statement");
   const run = reconcile
     .command('run')
-    .description("fetches the partner's statement of that UTC day and imports it; without PARTNER_* settings here, the worker does it with its own")
-    .option('--date <YYYY-MM-DD>', 'the day (default today)')
+    .description(
+      "fetches the partner's statement of that UTC day and imports it, then fetches again earlier days still unfinished (partial, or with PENDING lines); without PARTNER_* settings here, the worker does it with its own",
+    )
+    .option('--date <YYYY-MM-DD>', 'the day (default yesterday, UTC; today only with --partial)')
+    .option('--partial', "today's statement so far: it does not lock the day (the next import of the day fetches it again)")
     .option('--product <PRODUCT>', 'collection or disbursement (default both, summed)');
   act(run, reconcileRun);
   const importFile = reconcile
@@ -106,15 +124,20 @@ export function addReconcileCommands(program: CliCommand): void {
   });
   const resolve = reconcile
     .command('resolve')
-    .description('resolves a break (audited: reconciliation_break.resolve)')
+    .description('resolves a break the engine can verify, recording what was checked (audited: reconciliation_break.resolve); refuses pending_at_partner, an unverifiable missing_there or status_mismatch, and a mismatch whose late money is unsettled')
     .requiredArgument('BRK_ID', 'the break', 'reconcile resolve needs a break id (brk_…)')
+    .option('--checked <TEXT>', "what you checked with the partner (its transaction id, statement line, ticket; required, kept on the break and in the audit log)")
     .option('--reason <TEXT>', REASON_HELP)
     .option('--operator <NAME>', OPERATOR_HELP);
   act(resolve, (config, values, [id]) => {
     if (!id || !isIdOf('reconciliationBreak', id)) throw new UsageError('reconcile resolve needs a break id (brk_…)');
     const reason = requiredReason(values);
+    const checked = values.checked?.trim();
+    if (!checked) throw new UsageError("--checked is required: what you checked with the partner (its transaction id, statement line, ticket)");
+    const problem = reasonProblem(checked, '--checked');
+    if (problem) throw new UsageError(problem);
     const actor = { operator: operatorName(values), reason, requestId: newId('request') };
-    return withClientAndDatabase(config, (client, orm) => resolveBreakAndReview(orm, client, id, actor));
+    return withClientAndDatabase(config, (client, orm) => resolveBreakAndReview(orm, client, id, actor, checked));
   });
   const report = reconcile.command('report').description("the day's statements, lines, matched lines and breaks").option('--date <YYYY-MM-DD>', 'the day (default today)');
   act(report, (config, values) => {

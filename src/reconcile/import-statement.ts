@@ -2,7 +2,8 @@ import type { Orm } from '../persistence/orm';
 import { reviewedKind, type PaymentReviewStart } from '../domain/payment-review';
 import type { PartnerStatement } from '../rail/momo-statement';
 import { importStatement } from '../persistence/reconcile/statement-store';
-import { markFlagged, unflaggedBreaks } from '../persistence/reconcile/statement-store';
+import { markFlagged, unfinishedDays, unflaggedBreaks } from '../persistence/reconcile/statement-store';
+import type { RailProduct } from '../rail/partner-rail';
 import type { ImportSummary } from '../domain/break-kinds';
 import { dayBefore } from '../domain/statement-import';
 
@@ -18,6 +19,31 @@ export async function importAndFlag(deps: { orm: Orm; flag: FlagReview }, statem
   const summary = await importStatement(deps.orm, statement, source);
   await flagOpenBreaks(deps);
   return summary;
+}
+
+/**
+ * Imports a day's statement, then fetches again the earlier days of its product whose statement is
+ * still unfinished (partial, or with PENDING lines; issue 43), oldest first, at most a month of them:
+ * each is refreshed (src/persistence/reconcile/statement-store.ts). A failure of an earlier day is
+ * reported in `earlier_days` and does not fail this day's import (the next import tries again).
+ */
+export async function importDayAndRefetch(
+  deps: { orm: Orm; flag: FlagReview },
+  fetch: (product: RailProduct, date: string) => Promise<PartnerStatement>,
+  request: { product: RailProduct; date: string },
+  source: string,
+): Promise<ImportSummary> {
+  const summary = await importAndFlag(deps, await fetch(request.product, request.date), source);
+  const earlier: NonNullable<ImportSummary['earlier_days']> = [];
+  for (const date of await unfinishedDays(deps.orm, request.product, request.date)) {
+    try {
+      const again = await importAndFlag(deps, await fetch(request.product, date), source);
+      earlier.push({ date, pending_lines: again.pending_lines ?? 0, closed_breaks: again.closed_breaks ?? 0 });
+    } catch (error) {
+      earlier.push({ date, error: (error as Error)?.message ?? String(error) });
+    }
+  }
+  return earlier.length > 0 ? { ...summary, earlier_days: earlier } : summary;
 }
 
 export async function flagOpenBreaks(deps: { orm: Orm; flag: FlagReview }): Promise<number> {

@@ -84,6 +84,8 @@ function statusDiffers(partner: StatementLine['status'], ours: string): boolean 
  * - status_mismatch: the partner's status differs from ours (SUCCESSFUL against failed or expired,
  *   FAILED against succeeded, PENDING against any final status of ours, or a final status against a
  *   payment of ours still open);
+ * - pending_at_partner (issue 43): the partner still lists PENDING a payment of ours still open: not
+ *   matched (nothing is final yet); the day is fetched again until the line is final;
  * - missing_there: a payment of ours sent that day that the statement does not list, unless it ended
  *   failed or expired (a partner refusing a submission keeps nothing, so lists nothing).
  */
@@ -148,6 +150,9 @@ export function matchStatement(statement: PartnerStatement, ours: readonly OurPa
     if (statusDiffers(line.status, payment.status)) {
       clean = false;
       add({ ...base, kind: 'status_mismatch', reason: `the partner says ${line.status}${line.reason ? ` (${line.reason})` : ''}, ${whose} ${payment.status}` });
+    } else if (line.status === 'PENDING') {
+      clean = false;
+      add({ ...base, kind: 'pending_at_partner', reason: `the partner still lists it PENDING, ${whose} ${payment.status}: the statement of ${statement.date} is fetched again until it is final` });
     }
     if (line.status === 'SUCCESSFUL' && line.financialTransactionId && !payment.returnOf) transactionIds.push({ paymentId: payment.paymentId, financialTransactionId: line.financialTransactionId });
     if (clean) matched++;

@@ -5,12 +5,13 @@ import { paymentReviewWorkflowId, REVIEW_FLAG_SIGNAL, type PaymentReviewFlag } f
 import { openBreaksOfPayment, resolveBreak, type BreakRow } from '../persistence/reconcile/break-store';
 
 /**
- * `reconcile resolve`: the break resolved through the audited path (break-store.ts resolveBreak),
+ * `reconcile resolve`: the break resolved through the audited path (break-store.ts resolveBreak, which
+ * refuses what the engine cannot verify: src/reconcile/resolve-rules.ts),
  * then, when its payment has no other open break, its review told that the reconciliation's reasons
  * are closed (`reviewFlag` with `resolved: true`; a review already closed is left alone).
  */
-export async function resolveBreakAndReview(orm: Orm, client: Client, breakId: string, actor: ChangeActor): Promise<BreakRow & { review_released: boolean }> {
-  const row = await resolveBreak(orm, breakId, actor);
+export async function resolveBreakAndReview(orm: Orm, client: Client, breakId: string, actor: ChangeActor, checked: string): Promise<BreakRow & { review_released: boolean }> {
+  const row = await resolveBreak(orm, breakId, actor, checked);
   if (!row.payment_id || (await openBreaksOfPayment(orm, row.payment_id)) > 0) return { ...row, review_released: false };
   const flag: PaymentReviewFlag = { source: 'reconciliation', reason: `break ${row.id} (${row.kind}) resolved by ${actor.operator}: ${actor.reason}`.slice(0, 500), resolved: true };
   try {

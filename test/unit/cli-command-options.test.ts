@@ -42,11 +42,11 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'secrets reseal': [],
   'ledger check': [],
   'audit list': ['payment', 'merchant', 'since', 'action', 'batch', 'limit'],
-  'reconcile run': ['date', 'product'],
+  'reconcile run': ['date', 'partial', 'product'],
   'retention run': [],
   'reconcile import': ['product', 'date'],
   'reconcile breaks': ['since', 'kind', 'status', 'limit'],
-  'reconcile resolve': KEY_CHANGE,
+  'reconcile resolve': ['checked', ...KEY_CHANGE],
   'reconcile report': ['date'],
 };
 

@@ -73,10 +73,10 @@ describe('matching a statement with our payments', () => {
     expect(kinds(statement([line(1, { status: partner })]), [ours(1, { status: our })])).toEqual([['status_mismatch', 'txn_1']]);
   });
 
-  test('PENDING at the partner and still open here: matched, no break', () => {
+  test('PENDING at the partner and still open here: not matched, a pending_at_partner break (issue 43)', () => {
     const result = matchStatement(statement([line(1, { status: 'PENDING', financialTransactionId: null })]), [ours(1, { status: 'pending' })]);
-    expect(result.breaks).toEqual([]);
-    expect(result.matched).toBe(1);
+    expect(result.breaks).toEqual([expect.objectContaining({ kind: 'pending_at_partner', paymentId: 'txn_1', partnerStatus: 'PENDING', ourStatus: 'pending' })]);
+    expect(result.matched).toBe(0);
     expect(result.transactionIds).toEqual([]);
   });
 

@@ -3,6 +3,8 @@ import type { ChangeActor } from '../../domain/operator-action';
 import { newId } from '../../support/new-id';
 import { iso, isoOrNull } from '../sql-values';
 import { BREAK_KINDS, zeroBreakCounts, type BreakKind } from '../../domain/break-kinds';
+import { resolveRefusal } from '../../reconcile/resolve-rules';
+import { breakFacts } from './break-facts';
 
 /** One break as `reconcile breaks` lists it (the pinned fields first). */
 export interface BreakRow {
@@ -21,13 +23,15 @@ export interface BreakRow {
   resolved_by: string | null;
   resolved_reason: string | null;
   resolved_at: string | null;
+  /** What the operator checked when resolving by hand (issue 43); null for a break closed by a refetch. */
+  resolved_checked: string | null;
   created_at: string;
 }
 
 type Raw = Omit<BreakRow, 'amount' | 'created_at' | 'resolved_at'> & { amount: string | null; created_at: Date | string; resolved_at: Date | string | null; merchant_id: string | null };
 
 const COLUMNS = `id, kind, reference_id as reference, payment_id, amount::text as amount, currency, status, product, to_char(statement_date, 'YYYY-MM-DD') as statement_date,
-  partner_status, our_status, reason, resolved_by, resolved_reason, resolved_at, created_at, merchant_id`;
+  partner_status, our_status, reason, resolved_by, resolved_reason, resolved_at, resolved_checked, created_at, merchant_id`;
 
 function row(r: Raw): BreakRow {
   const { merchant_id: _merchant, ...rest } = r;
@@ -61,22 +65,38 @@ export async function listBreaks(orm: Orm, filter: BreakFilter): Promise<{ objec
 
 export class BreakNotFound extends Error {}
 export class BreakAlreadyResolved extends Error {}
+/** A break the engine cannot verify, or one whose payment's late money is not settled (src/reconcile/resolve-rules.ts). */
+export class BreakResolveRefused extends Error {}
 
 /**
  * Resolves an open break through the operators' audited path: the break's row and an operator_audit
- * row (`reconciliation_break.resolve`: who, why, the state before and after, the request id) in one
- * transaction. A break already resolved is refused, saying by whom.
+ * row (`reconciliation_break.resolve`: who, why, what they checked, the state before and after, the
+ * request id) in one transaction. A break already resolved is refused, saying by whom; so is one the
+ * engine cannot verify against the partner's records or whose late money is unsettled (issue 43,
+ * src/reconcile/resolve-rules.ts), read under the break's and the late money's row locks.
  */
-export async function resolveBreak(orm: Orm, breakId: string, actor: ChangeActor): Promise<BreakRow> {
+export async function resolveBreak(orm: Orm, breakId: string, actor: ChangeActor, checked: string): Promise<BreakRow> {
   return orm.em.fork().transactional(async (em) => {
-    const [before] = await em.execute<Raw[]>(`select ${COLUMNS}, environment from reconciliation_breaks where id = ? for update`, [breakId]);
+    const [before] = await em.execute<Array<Raw & { statement_id: string }>>(`select ${COLUMNS}, environment, statement_id from reconciliation_breaks where id = ? for update`, [breakId]);
     if (!before) throw new BreakNotFound(`no reconciliation break ${breakId}`);
     if (before.status === 'resolved') throw new BreakAlreadyResolved(`break ${breakId} was already resolved by ${before.resolved_by} (${before.resolved_reason})`);
+    const refusal = resolveRefusal(await breakFacts(em, before));
+    if (refusal) throw new BreakResolveRefused(refusal);
     const [after] = await em.execute<Raw[]>(
-      `update reconciliation_breaks set status = 'resolved', resolved_by = ?, resolved_reason = ?, resolved_at = clock_timestamp() where id = ? returning ${COLUMNS}`,
-      [actor.operator.slice(0, 100), actor.reason.slice(0, 500), breakId],
+      `update reconciliation_breaks set status = 'resolved', resolved_by = ?, resolved_reason = ?, resolved_checked = ?, resolved_at = clock_timestamp() where id = ? returning ${COLUMNS}`,
+      [actor.operator.slice(0, 100), actor.reason.slice(0, 500), checked.slice(0, 500), breakId],
     );
-    const state = (r: Raw) => ({ status: r.status, kind: r.kind, reference: r.reference, payment_id: r.payment_id, amount: r.amount === null ? null : Number(r.amount), currency: r.currency, partner_status: r.partner_status, our_status: r.our_status });
+    const state = (r: Raw) => ({
+      status: r.status,
+      kind: r.kind,
+      reference: r.reference,
+      payment_id: r.payment_id,
+      amount: r.amount === null ? null : Number(r.amount),
+      currency: r.currency,
+      partner_status: r.partner_status,
+      our_status: r.our_status,
+      ...(r.resolved_checked ? { checked: r.resolved_checked } : {}),
+    });
     await em.execute(
       `insert into operator_audit (id, payment_id, action, operator, reason, state_before, state_after, request_id, batch_id, merchant_id, environment, created_at)
        values (?, ?, 'reconciliation_break.resolve', ?, ?, ?::jsonb, ?::jsonb, ?, null, ?, 'live', clock_timestamp())`,

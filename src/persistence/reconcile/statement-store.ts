@@ -11,18 +11,37 @@ import { ourPaymentsFor } from './our-payments';
  * Imports a statement in one transaction: the statement row (unique per product and day), its
  * lines, the breaks matching found (src/reconcile/match.ts), the partner's transaction ids on
  * the matched payments' rail references (the first one seen is kept), and each matched line's
- * SUCCESSFUL or FAILED as a `statement` answer in rail_answers (the status gate's partner word). A statement already imported
- * changes nothing: its stored counts are answered, with `already_imported: true`.
+ * SUCCESSFUL or FAILED as a `statement` answer in rail_answers (the status gate's partner word).
+ *
+ * A day is locked once its statement is final (issue 43): imported after the day ended, with no line
+ * PENDING. A final statement imported again changes nothing: its stored counts are answered, with
+ * `already_imported: true`. A statement of a day not over yet (`partial`: its date is today or later,
+ * UTC, by `now`) or one with PENDING lines is fetched again by the next import of its day, and
+ * refreshed: its lines replaced, matched again, new breaks recorded, and its open breaks no longer
+ * found closed (resolved by `reconciliation`, saying what the partner lists now).
  */
-export async function importStatement(orm: Orm, statement: PartnerStatement, source: string): Promise<ImportSummary> {
+export async function importStatement(orm: Orm, statement: PartnerStatement, source: string, now: Date = new Date()): Promise<ImportSummary> {
+  const partial = statement.date >= now.toISOString().slice(0, 10);
+  const pendingLines = statement.lines.filter((l) => l.status === 'PENDING').length;
   return orm.em.fork().transactional(async (em) => {
-    const id = newId('partnerStatement');
     const made = await em.execute<Array<{ id: string }>>(
-      `insert into partner_statements (id, product, statement_date, environment, source, line_count, matched)
-       values (?, ?, ?::date, 'live', ?, ?, 0) on conflict (product, statement_date) do nothing returning id`,
-      [id, statement.product, statement.date, source.slice(0, 300), statement.lines.length],
+      `insert into partner_statements (id, product, statement_date, environment, source, line_count, matched, partial, pending_lines)
+       values (?, ?, ?::date, 'live', ?, ?, 0, ?, ?) on conflict (product, statement_date) do nothing returning id`,
+      [newId('partnerStatement'), statement.product, statement.date, source.slice(0, 300), statement.lines.length, partial, pendingLines],
     );
-    if (made.length === 0) return storedSummary(em, statement.product, statement.date);
+    let id: string;
+    let refetched = false;
+    if (made.length > 0) id = made[0].id;
+    else {
+      const [stored] = await em.execute<Array<{ id: string; partial: boolean; pending_lines: number }>>(
+        `select id, partial, pending_lines from partner_statements where product = ? and statement_date = ?::date for update`,
+        [statement.product, statement.date],
+      );
+      if (!stored.partial && stored.pending_lines === 0) return storedSummary(em, statement.product, statement.date);
+      id = stored.id;
+      refetched = true;
+      await em.execute(`delete from partner_statement_lines where statement_id = ?`, [id]);
+    }
 
     const ours = await ourPaymentsFor(em, statement.product, statement.date, statement.lines.map((l) => l.referenceId));
     const result = matchStatement(statement, ours);
@@ -72,11 +91,59 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
     for (const { paymentId, financialTransactionId } of result.transactionIds) {
       await recordPartnerTransactionId(em, paymentId, financialTransactionId);
     }
-    await em.execute(`update partner_statements set matched = ? where id = ?`, [result.matched, id]);
+    const closed = refetched ? await closeBreaksNoLongerFound(em, id, result.breaks, statement.lines) : 0;
+    await em.execute(
+      `update partner_statements set matched = ?, line_count = ?, partial = ?, pending_lines = ?, source = ?,
+         fetch_count = fetch_count + (case when ? then 1 else 0 end), fetched_at = clock_timestamp() where id = ?`,
+      [result.matched, statement.lines.length, partial, pendingLines, source.slice(0, 300), refetched, id],
+    );
     const breaks = zeroBreakCounts();
     for (const b of result.breaks) breaks[b.kind]++;
-    return { date: statement.date, product: statement.product, lines: statement.lines.length, matched: result.matched, breaks, already_imported: false };
+    return {
+      date: statement.date,
+      product: statement.product,
+      lines: statement.lines.length,
+      matched: result.matched,
+      breaks,
+      already_imported: false,
+      partial,
+      pending_lines: pendingLines,
+      ...(refetched ? { refetched: true, closed_breaks: closed } : {}),
+    };
   });
+}
+
+/**
+ * A refetched statement's open breaks that matching no longer finds are closed, by `reconciliation`,
+ * saying what the partner lists now (a PENDING line now final and agreeing, an omitted line now
+ * listed, an amount now agreeing). A break an operator resolved stays as it was.
+ */
+async function closeBreaksNoLongerFound(em: EntityManager, statementId: string, found: ReadonlyArray<{ kind: BreakKind; referenceId: string }>, lines: PartnerStatement['lines']): Promise<number> {
+  const open = await em.execute<Array<{ id: string; kind: BreakKind; reference_id: string }>>(`select id, kind, reference_id from reconciliation_breaks where statement_id = ? and status = 'open' for update`, [statementId]);
+  const still = new Set(found.map((b) => `${b.kind}:${b.referenceId.trim().toLowerCase()}`));
+  let closed = 0;
+  for (const b of open) {
+    if (still.has(`${b.kind}:${b.reference_id.trim().toLowerCase()}`)) continue;
+    const line = lines.find((l) => l.referenceId.trim().toLowerCase() === b.reference_id.trim().toLowerCase());
+    const now = line ? `${line.status} ${line.amount} ${line.currency}` : 'no line for it';
+    await em.execute(
+      `update reconciliation_breaks set status = 'resolved', resolved_by = 'reconciliation', resolved_at = clock_timestamp(),
+         resolved_reason = ? where id = ? and status = 'open'`,
+      [`the statement fetched again no longer shows it (the partner lists ${now})`.slice(0, 500), b.id],
+    );
+    closed++;
+  }
+  return closed;
+}
+
+/** Statements fetched again (issue 43): days of `product` before `today` whose statement is partial or still has PENDING lines, oldest first. */
+export async function unfinishedDays(orm: Orm, product: string, before: string, limit = 31): Promise<string[]> {
+  const rows = await orm.em.fork().execute<Array<{ day: string }>>(
+    `select to_char(statement_date, 'YYYY-MM-DD') as day from partner_statements
+     where product = ? and (partial or pending_lines > 0) and statement_date < ?::date order by statement_date limit ?`,
+    [product, before, limit],
+  );
+  return rows.map((r) => r.day);
 }
 
 async function storedSummary(em: EntityManager, product: string, date: string): Promise<ImportSummary> {
@@ -87,10 +154,14 @@ async function storedSummary(em: EntityManager, product: string, date: string): 
   const counts = await em.execute<Array<{ kind: BreakKind; n: number }>>(`select kind, count(*)::int as n from reconciliation_breaks where statement_id = ? group by kind`, [row.id]);
   const breaks = zeroBreakCounts();
   for (const c of counts) breaks[c.kind] = c.n;
-  return { date, product: product as ImportSummary['product'], lines: row.line_count, matched: row.matched, breaks, already_imported: true };
+  return { date, product: product as ImportSummary['product'], lines: row.line_count, matched: row.matched, breaks, already_imported: true, partial: false, pending_lines: 0 };
 }
 
-/** A break whose payment is not flagged for review yet (a flag that failed is sent again at the next import). */
+/**
+ * A break whose payment is not flagged for review yet (a flag that failed is sent again at the next
+ * import). A pending_at_partner break flags nothing: the payment's own run is waiting for the
+ * partner's word (and flags itself NeedsAttention); the break is closed by a later fetch.
+ */
 export interface UnflaggedBreak {
   id: string;
   kind: BreakKind;
@@ -103,7 +174,7 @@ export interface UnflaggedBreak {
 export async function unflaggedBreaks(orm: Orm): Promise<UnflaggedBreak[]> {
   const rows = await orm.em.fork().execute<Array<{ id: string; kind: BreakKind; payment_id: string; merchant_id: string; product: UnflaggedBreak['product']; reason: string; statement_date: string }>>(
     `select id, kind, payment_id, merchant_id, product, reason, to_char(statement_date, 'YYYY-MM-DD') as statement_date from reconciliation_breaks
-     where status = 'open' and flagged_at is null and payment_id is not null and merchant_id is not null order by created_at, id limit 1000`,
+     where status = 'open' and flagged_at is null and payment_id is not null and merchant_id is not null and kind <> 'pending_at_partner' order by created_at, id limit 1000`,
   );
   return rows.map((r) => ({ id: r.id, kind: r.kind, paymentId: r.payment_id, merchantId: r.merchant_id, product: r.product, reason: `reconciliation ${r.kind} (${r.id}, statement ${r.statement_date}): ${r.reason}` }));
 }
