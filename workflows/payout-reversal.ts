@@ -4,6 +4,7 @@ import { operatorOf, type AuditOfChange } from '../src/domain/operator-action';
 import { AUDIT_WITH_CHANGE_PATCH, auditOfChange, auditOperatorAction } from './operator-audit';
 import { PAYOUT_REQUEST_REFUSED, type PayoutState } from '../src/domain/payout-state';
 import { reversePayoutUpdate } from './payout-messages';
+import { liveReversalRefusal } from '../src/domain/live-reversal';
 
 export interface OperatorReversal {
   reason: string;
@@ -31,6 +32,9 @@ export function reversalDesk(payoutId: string, current: () => PayoutState | unde
   let auditedWithChange = false;
   const refusal = (payout: PayoutState | undefined): string | null => {
     if (request) return `payout ${payoutId}: a reversal is already under way`;
+    // Issue 43: a live payout is never reversed (src/domain/live-reversal.ts). In the validator only,
+    // which runs no command and is not run on replay: runs already in flight are unchanged.
+    if (payout?.environment === 'live') return liveReversalRefusal('payout', payoutId);
     if (payout && payout.status !== 'succeeded') return `payout ${payoutId} is ${payout.status}: only a succeeded payout can be reversed`;
     return null;
   };
