@@ -9,7 +9,7 @@ import type { FakeTransactions } from './transactions';
  * `addStatementLine` play in process. Same authentication as the product's other calls.
  *
  * - `POST /{product}/_fake/settle/{referenceId}` `{"status":"SUCCESSFUL"|"FAILED","reason"?,"callback"?:false}`
- * - `POST /{product}/_fake/statement/amend/{referenceId}` `{"omit"?,"currency"?,"amount"?,"status"?}`
+ * - `POST /{product}/_fake/statement/amend/{referenceId}` `{"omit"?,"currency"?,"amount"?,"status"?}` (`"omit": false` lists an omitted line again)
  * - `POST /{product}/_fake/statement/lines` a statement line (JSON, as the statement lists it)
  */
 export type ControlRoute = { kind: 'settle' | 'amend'; referenceId: string } | { kind: 'line' };
@@ -37,7 +37,7 @@ export function applyControl(route: ControlRoute, product: RailProduct, body: un
   }
   if (route.kind === 'amend') {
     const amendment: StatementAmendment = {};
-    if (b.omit === true) amendment.omit = true;
+    if (typeof b.omit === 'boolean') amendment.omit = b.omit; // false: the line is listed again
     if (typeof b.currency === 'string') amendment.currency = b.currency;
     if (typeof b.amount === 'string') amendment.amount = b.amount;
     if (b.status === 'SUCCESSFUL' || b.status === 'FAILED' || b.status === 'PENDING') amendment.status = b.status;
