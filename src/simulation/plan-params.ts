@@ -36,6 +36,7 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   // Never drawn here (weight 0 keeps every plan drawn before it as it was): inserted from a stream of
   // its own (plan.ts MONEY_PATHS).
   settlement_account_change: 0,
+  terminate_run: 0,
 };
 
 /**
@@ -50,6 +51,8 @@ export const MONEY_PATHS = {
   restart_live_payout: 2,
   /** `charges resolve` of a live charge with evidence, whatever the partner says (finding 3). */
   resolve_live_charge: 2,
+  /** Terminate a live payout's run, then `payments restart` it (the runbook), in one step. */
+  terminate_live_payout: 1,
 } as const;
 
 /** How many webhook receivers the plan spreads its endpoints over (the engine's receivers by index). */

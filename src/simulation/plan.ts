@@ -113,6 +113,10 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
       return { params: { activity: rng.pick(ACTIVITIES_TO_FAIL), times: rng.int(1, 5) } };
     case 'time_jump':
       return { params: { ms: jumpMs(rng) } };
+    case 'terminate_run':
+      // Weight 0 (plan-params.ts): only moneyPath inserts it; here for completeness.
+      if (made.payouts === 0) return { need: 'payout' };
+      return { refs: [ref('payout', earlier(rng, made.payouts))], params: { reason: 'simulation: terminate a payout\'s run, then payments restart' } };
     case 'settlement_account_change':
       // Weight 0 (plan-params.ts): only moneyPath inserts it; here for completeness.
       if (needsMerchant) return { need: 'create_merchant' };
@@ -145,6 +149,10 @@ function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
   const path = rng.weighted(MONEY_PATHS);
   if (path === 'settlement_account_change') {
     return { kind: 'settlement_account_change', refs: [ref('merchant', rng.int(0, made.merchant - 1))], params: { settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}`, reason: `simulation ${seed}: the merchant's new bank account` } };
+  }
+  if (path === 'terminate_live_payout') {
+    if (made.livePayouts.length === 0) return null;
+    return { kind: 'terminate_run', refs: [ref('payout', rng.pick(made.livePayouts))], params: { reason: 'simulation: terminate a live payout\'s run, then payments restart' } };
   }
   if (path === 'restart_live_payout') {
     if (made.livePayouts.length === 0) return null;

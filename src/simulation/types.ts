@@ -48,7 +48,8 @@ export type StepKind =
   | 'cut_db_connections'
   | 'fail_activity'
   | 'time_jump'
-  | 'settlement_account_change';
+  | 'settlement_account_change'
+  | 'terminate_run';
 
 /** A reference to the n-th object of a kind created by the plan's earlier steps (0-based, in plan order). */
 export interface Ref {

@@ -99,7 +99,8 @@ test("issue 43's money paths are inserted from a stream of their own: a restart 
   expect(steps.some((s) => s.kind === 'settlement_account_change')).toBe(true);
   expect(restarts.length).toBeGreaterThan(0);
   expect(resolves.length).toBeGreaterThan(0);
+  for (const s of steps.filter((x) => x.kind === 'terminate_run')) expect(payouts.find((p) => p.params.ref_index === s.refs![0]!.index)!.params.environment).toBe('live');
   for (const s of restarts) expect(payouts.find((p) => p.params.ref_index === s.refs![0]!.index)!.params.environment).toBe('live');
   for (const s of resolves) expect(charges.find((c) => c.params.ref_index === s.refs![0]!.index)!.kind).toBe('live_charge');
-  expect(plan(1631, 20).steps.filter((s) => s.kind === 'settlement_account_change' || String(s.params.reason).includes(' of a live '))).toEqual([]);
+  expect(plan(1631, 20).steps.filter((s) => s.kind === 'settlement_account_change' || s.kind === 'terminate_run' || String(s.params.reason).includes(' of a live '))).toEqual([]);
 });

@@ -9,6 +9,7 @@ import { disputeEvidenceStep, disputeStep, refundStep } from './refunds-disputes
 import { settlementRunStep } from './settlement';
 import { timeJumpStep } from './time';
 import { settlementAccountChangeStep } from './account-change';
+import { terminateRunStep } from './terminate';
 
 /** The handler of every kind of step (src/simulation/types.ts StepKind). */
 export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
@@ -35,4 +36,5 @@ export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
   fail_activity: failActivityStep,
   time_jump: timeJumpStep,
   settlement_account_change: settlementAccountChangeStep,
+  terminate_run: terminateRunStep,
 };
