@@ -26,6 +26,7 @@ import { taskQueueFor } from '../src/temporal/task-queues';
 import { settlementStateQuery } from '../workflows/settlement';
 import { queriedBeforeItsWorker } from '../test/workflows/support/query-before-worker';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
+import { PARTNER_CALLBACK_SIGNAL } from '../src/domain/live-rail';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/settlementWorkflow');
 
@@ -102,6 +103,29 @@ async function queriedDuringSweep(h: SettlementTestEnv): Promise<History> {
   });
 }
 
+/**
+ * Issue 43 (patch 'partner-wait-continues-as-new'): a live batch the partner keeps PENDING until its
+ * wait continues as new; a callback, then SUCCESSFUL, pays it in the second run, which is recorded
+ * (its input carries the wait: `resume`). The first run (about PARTNER_WAIT_HISTORY_EVENTS events) is
+ * not kept: test/workflows/settlement-partner-wait-continues.test.ts runs it.
+ */
+async function resumedWait(h: SettlementTestEnv): Promise<History> {
+  let paid = false;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-recorded-resumed' } : { status: 'pending' }));
+  const handle = await h.start({ merchantId: h.merchant(9_000, 'live'), environment: 'live' });
+  const latest = h.env.client.workflow.getHandle(handle.workflowId);
+  const first = (await latest.describe()).runId;
+  for (let hour = 0; (await latest.describe()).runId === first; hour++) {
+    if (hour > 72) throw new Error('the wait never continued as new');
+    await h.env.sleep(3600_000);
+  }
+  const second = (await latest.describe()).runId;
+  paid = true;
+  await latest.signal(PARTNER_CALLBACK_SIGNAL);
+  await latest.result();
+  return h.env.client.workflow.getHandle(handle.workflowId, second).fetchHistory();
+}
+
 const SCENARIOS: Record<string, (h: SettlementTestEnv) => Promise<History>> = {
   // Issue 32 follow-up (patch 'patches-at-start'): a query splits the first task after the sweep's marker.
   'live-sweep-query-splits-first-task': queriedDuringSweep,
@@ -114,6 +138,13 @@ const SCENARIOS: Record<string, (h: SettlementTestEnv) => Promise<History>> = {
   // Issue 29 (patch 'partner-word-only'): a live batch on the partner rail, paid on its word.
   'live-word-paid': (h) => {
     h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return run(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' });
+  },
+  // Issue 43 (patch 'partner-wait-continues-as-new'): the wait's second run, resumed, paid on a callback.
+  'live-wait-resumed-paid': resumedWait,
+  // Issue 43 (same patch): `unknown` after a PENDING is not final: flagged, asked on, then SUCCESSFUL.
+  'live-wait-acknowledged-unknown-paid': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'unknown' }, { status: 'unknown' }, { status: 'succeeded', financialTransactionId: 'ft-recorded-ack' }]);
     return run(h, { merchantId: h.merchant(9_000, 'live'), environment: 'live' });
   },
   'nothing-no-account': (h) => run(h, {}),

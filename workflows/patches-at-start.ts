@@ -35,7 +35,7 @@ export const PAYOUT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>
 /** What a settlement batch's run may ask right after a local activity (the sweep, a transition, a give-up). */
 export const SETTLEMENT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>> = {
   sandbox: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH],
 };
 
 /** What a refund's run may ask right after a local activity (beginRefund finding it final, a transition, a give-up). */

@@ -4,7 +4,9 @@ import { SA } from '../src/domain/search-attributes';
 import { isTerminalSettlementStatus, settlementPlan, type SettlementOutcome, type SettlementState } from '../src/domain/settlement';
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followPartner } from './partner-follow';
-import { awaitPartnerWord } from './partner-answer';
+import { awaitPartnerWord, type PartnerAnswer } from './partner-answer';
+import { continueWaitAsNew, followPartnerLongWait } from './partner-long-wait';
+import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { startReviewFromWorkflow } from './payment-review-start';
 import type { RetriedSettlement } from '../src/domain/settlement-retry';
 import { settlementSearchAttributePairs } from '../src/domain/settlement-search-attributes';
@@ -96,15 +98,23 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
     if (isPatched(PARTNER_WORD_PATCH)) {
       // Issue 29: only the partner's word ends the batch; without it the money stays in transit
       // (reserved), the batch NeedsAttention, and the settlement run skips this balance meanwhile.
-      const answer = await awaitPartnerWord({
+      // Issue 43 (PARTNER_WAIT_CONTINUES_PATCH): the wait continues as new when its history is long
+      // (the input's `resume` carries it); `unknown` after an acknowledgement is not final.
+      const resume = isPatched(PARTNER_WAIT_CONTINUES_PATCH) ? start.resume : undefined;
+      const watch = {
         paymentId: settlementId,
-        product: 'disbursement',
-        submitUntilMs: Date.now() + LIVE_PAYOUT_DEADLINE_MS,
-        attention: (reason) => {
+        product: 'disbursement' as const,
+        // A continued run keeps the first run's submit window.
+        submitUntilMs: resume?.submitUntilMs ?? Date.now() + LIVE_PAYOUT_DEADLINE_MS,
+        attention: (reason: string) => {
           desk.flag('partner rail', reason);
           setCurrentDetails(`on the partner rail: ${reason}`);
         },
-      });
+      };
+      if (resume) setCurrentDetails(`on the partner rail: transfer sent at ${new Date(resume.startedMs).toISOString()}; waiting for the partner (run ${resume.runs + 1} of this wait, continued as new to keep its history short)`);
+      const answer: PartnerAnswer = isPatched(PARTNER_WAIT_CONTINUES_PATCH)
+        ? await followPartnerLongWait(watch, { resume, continueAsNew: (carry) => continueWaitAsNew<typeof settlementWorkflow>({ ...start, resume: carry }) })
+        : await awaitPartnerWord(watch);
       if (answer.kind === 'succeeded') {
         const paid = await finish('paid', null);
         // The money moved; how much differs from ours: a payment review keeps it in front of an operator.

@@ -1,5 +1,6 @@
 import { ENVIRONMENTS, type Environment } from './environment';
 import { isIdOf } from './ids';
+import { partnerWaitCarryProblem, type PartnerWaitCarry } from './partner-wait';
 
 /**
  * Input of a settlement batch workflow (workflows/settlement.ts), started by the settlement run (one
@@ -18,6 +19,13 @@ export interface SettlementStart {
   currency: string;
   outcome: 'failed' | null;
   runId: string | null;
+  /**
+   * Set only by the settlement workflow itself when a live batch's wait for the partner continues as
+   * new (issue 43, PARTNER_WAIT_CONTINUES_PATCH): the wait's state. The new run finds its batch as
+   * written (the sweep moves nothing twice) and resumes asking the partner, never submitting as a
+   * first submission nor after the first run's submit window.
+   */
+  resume?: PartnerWaitCarry;
 }
 
 /** Workflow type of the settlement batch workflow (workflows/settlement.ts). */
@@ -38,5 +46,6 @@ export function settlementStartProblem(input: unknown): string | null {
   if (typeof start.currency !== 'string' || !CURRENCY.test(start.currency)) return 'currency must be an ISO 4217 code';
   if (start.outcome != null && start.outcome !== 'failed') return 'outcome must be "failed" or null';
   if (start.runId != null && typeof start.runId !== 'string') return 'runId must be a string or null';
+  if (start.resume !== undefined) return partnerWaitCarryProblem(start.resume);
   return null;
 }
