@@ -5,6 +5,7 @@ import type { PartnerStatement } from '../src/rail/momo-statement';
 import { loadPartnerConfig } from '../src/rail/partner-config';
 import { flagPaymentReview } from '../src/services/payment-review';
 import { importDayAndRefetch } from '../src/reconcile/import-statement';
+import { releaseReview } from '../src/reconcile/resolve-break';
 import { StatementClient } from '../src/reconcile/statement-client';
 import { NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportRequest } from '../src/domain/statement-import';
 import type { ImportSummary } from '../src/domain/break-kinds';
@@ -48,7 +49,8 @@ export function createReconcileActivities(deps: { orm: Orm; statements?: Stateme
       const { client, info } = Context.current();
       const base = baseQueueOf(info.taskQueue);
       // The day asked for, then earlier days still unfinished (partial, or with PENDING lines: issue 43).
-      return importDayAndRefetch({ orm: deps.orm, flag: (start) => flagPaymentReview(client, start, base) }, fetch, request, statements.source);
+      const release = (paymentId: string, reason: string) => releaseReview(client, paymentId, reason);
+      return importDayAndRefetch({ orm: deps.orm, flag: (start) => flagPaymentReview(client, start, base), release }, fetch, request, statements.source);
     },
   };
 }

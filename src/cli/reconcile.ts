@@ -14,7 +14,7 @@ import { importStatementsNow } from '../temporal/statement-import-start';
 import { addSummaries, importAndFlag, importDayAndRefetch, yesterdayUtc } from '../reconcile/import-statement';
 import { StatementClient } from '../reconcile/statement-client';
 import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
-import { resolveBreakAndReview } from '../reconcile/resolve-break';
+import { releaseReview, resolveBreakAndReview } from '../reconcile/resolve-break';
 import { act, flag, type CliCommand } from './command';
 import type { CliContext } from './context';
 import { withClientAndDatabase, withDatabase } from './connect';
@@ -80,7 +80,10 @@ async function reconcileRun(config: Config, values: Values, _args: unknown, { en
     return await withClientAndDatabase(config, async (client, orm) => {
       const summaries = [];
       // Each day's import, then earlier days still unfinished (partial, or with PENDING lines) fetched again.
-      for (const product of products) summaries.push(await importDayAndRefetch({ orm, flag: flagWith(config, client) }, (p, d) => statements.fetch(p, d), { product, date }, `partner:${partner.baseUrl}`));
+      for (const product of products) {
+        const deps = { orm, flag: flagWith(config, client), release: (paymentId: string, reason: string) => releaseReview(client, paymentId, reason) };
+        summaries.push(await importDayAndRefetch(deps, (p, d) => statements.fetch(p, d), { product, date }, `partner:${partner.baseUrl}`));
+      }
       return summarize(summaries);
     });
   } finally {

@@ -2,22 +2,31 @@ import type { Orm } from '../persistence/orm';
 import { reviewedKind, type PaymentReviewStart } from '../domain/payment-review';
 import type { PartnerStatement } from '../rail/momo-statement';
 import { importStatement } from '../persistence/reconcile/statement-store';
-import { markFlagged, unfinishedDays, unflaggedBreaks } from '../persistence/reconcile/statement-store';
+import { markFlagged, paymentsReleasedBy, unfinishedDays, unflaggedBreaks } from '../persistence/reconcile/statement-store';
 import type { RailProduct } from '../rail/partner-rail';
 import type { ImportSummary } from '../domain/break-kinds';
 import { dayBefore } from '../domain/statement-import';
 
 /** Flags a payment for review (src/services/payment-review.ts flagPaymentReview, bound to a client). */
 export type FlagReview = (start: PaymentReviewStart) => Promise<void>;
+/** Tells a payment's review its reconciliation reasons are closed (src/reconcile/resolve-break.ts releaseReview, bound to a client). */
+export type ReleaseReview = (paymentId: string, reason: string) => Promise<unknown>;
 
 /**
  * Imports a statement (idempotent per product and day) and flags every payment with an open break
  * for review (NeedsAttention, the break's reason). A break whose flag failed is flagged again by the
  * next import, of any statement. A break without a payment (missing_here) is a record of its own.
  */
-export async function importAndFlag(deps: { orm: Orm; flag: FlagReview }, statement: PartnerStatement, source: string): Promise<ImportSummary> {
+export async function importAndFlag(deps: { orm: Orm; flag: FlagReview; release?: ReleaseReview }, statement: PartnerStatement, source: string): Promise<ImportSummary> {
   const summary = await importStatement(deps.orm, statement, source);
   await flagOpenBreaks(deps);
+  // A refetch that closed a payment's last breaks (issue 43): its review is told, as `reconcile resolve` does.
+  if (deps.release && (summary.closed_breaks ?? 0) > 0) {
+    for (const paymentId of await paymentsReleasedBy(deps.orm, statement.product, statement.date)) {
+      // A review not told stays NeedsAttention (payments review-close ends it): the import itself stands.
+      await deps.release(paymentId, `the partner's ${statement.product} statement of ${statement.date}, fetched again, no longer shows a break for it`).catch(() => undefined);
+    }
+  }
   return summary;
 }
 
@@ -28,7 +37,7 @@ export async function importAndFlag(deps: { orm: Orm; flag: FlagReview }, statem
  * reported in `earlier_days` and does not fail this day's import (the next import tries again).
  */
 export async function importDayAndRefetch(
-  deps: { orm: Orm; flag: FlagReview },
+  deps: { orm: Orm; flag: FlagReview; release?: ReleaseReview },
   fetch: (product: RailProduct, date: string) => Promise<PartnerStatement>,
   request: { product: RailProduct; date: string },
   source: string,

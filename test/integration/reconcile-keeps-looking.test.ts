@@ -1,3 +1,4 @@
+import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import type { FakePartner } from '../../src/rail/fake-partner';
 import type { StatementLine } from '../../src/rail/momo-statement';
 import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
@@ -119,6 +120,9 @@ test('--partial never locks the day; a PENDING line is a pending_at_partner brea
   for (const id of [pending.id, omitted.id]) {
     expect((await breaksOf(id)).map((b) => [b.status, b.resolved_by])).toEqual([['resolved', 'reconciliation']]);
   }
+  // The omitted charge's review (flagged by its break) is told its reconciliation reasons are closed, and ends.
+  const review = h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(omitted.id));
+  await until('the review to end', async () => (await review.describe()).status.name === 'COMPLETED');
   const [line] = await h.orm.em.getConnection().execute<Array<{ status: string }>>(
     `select l.status from partner_statement_lines l join partner_statements s on s.id = l.statement_id where s.product = 'collection' and s.statement_date = ?::date and l.payment_id = ?`,
     [day(0), pending.id],

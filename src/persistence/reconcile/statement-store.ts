@@ -136,6 +136,21 @@ async function closeBreaksNoLongerFound(em: EntityManager, statementId: string, 
   return closed;
 }
 
+/**
+ * Payments whose breaks on the statement of `product` and `date` a refetch closed, that were flagged
+ * for review and have no open break left: their reviews are told the reconciliation's reasons are
+ * closed (src/reconcile/import-statement.ts).
+ */
+export async function paymentsReleasedBy(orm: Orm, product: string, date: string): Promise<string[]> {
+  const rows = await orm.em.fork().execute<Array<{ payment_id: string }>>(
+    `select distinct b.payment_id from reconciliation_breaks b join partner_statements s on s.id = b.statement_id
+     where s.product = ? and s.statement_date = ?::date and b.resolved_by = 'reconciliation' and b.flagged_at is not null and b.payment_id is not null
+       and not exists (select 1 from reconciliation_breaks o where o.payment_id = b.payment_id and o.status = 'open')`,
+    [product, date],
+  );
+  return rows.map((r) => r.payment_id);
+}
+
 /** Statements fetched again (issue 43): days of `product` before `today` whose statement is partial or still has PENDING lines, oldest first. */
 export async function unfinishedDays(orm: Orm, product: string, before: string, limit = 31): Promise<string[]> {
   const rows = await orm.em.fork().execute<Array<{ day: string }>>(
