@@ -140,6 +140,11 @@ function operatorStep(rng: Rng, made: Made): Built {
   return { refs: [ref(kind, earlier(rng, count))], params };
 }
 
+/** Mostly the newest of `indexes` (a payment likely still in flight, where the paths matter), else any. */
+function recent(rng: Rng, indexes: number[]): number {
+  return rng.chance(0.7) ? indexes[indexes.length - 1]! : rng.pick(indexes);
+}
+
 /**
  * One of issue 43's money paths (MONEY_PATHS), drawn from its own stream `rng`, or null when the plan
  * has nothing for it yet (no live payout to restart, no live charge to resolve). Draws nothing from
@@ -152,15 +157,15 @@ function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
   }
   if (path === 'terminate_live_payout') {
     if (made.livePayouts.length === 0) return null;
-    return { kind: 'terminate_run', refs: [ref('payout', rng.pick(made.livePayouts))], params: { reason: 'simulation: terminate a live payout\'s run, then payments restart' } };
+    return { kind: 'terminate_run', refs: [ref('payout', recent(rng, made.livePayouts))], params: { reason: 'simulation: terminate a live payout\'s run, then payments restart' } };
   }
   if (path === 'restart_live_payout') {
     if (made.livePayouts.length === 0) return null;
-    return { kind: 'operator_action', refs: [ref('payout', rng.pick(made.livePayouts))], params: { action: 'payments restart', reason: 'simulation: payments restart of a live payout' } };
+    return { kind: 'operator_action', refs: [ref('payout', recent(rng, made.livePayouts))], params: { action: 'payments restart', reason: 'simulation: payments restart of a live payout' } };
   }
   const live = made.charges.flatMap((env, i) => (env === 'live' ? [i] : []));
   if (live.length === 0) return null;
-  return { kind: 'operator_action', refs: [ref('charge', rng.pick(live))], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge', as: rng.pick(['succeeded', 'failed']), failure_class: null } };
+  return { kind: 'operator_action', refs: [ref('charge', recent(rng, live))], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge', as: rng.pick(['succeeded', 'failed']), failure_class: null } };
 }
 
 /**
