@@ -2,6 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { LIVE_PAYOUT_DEADLINE_MS, PARTNER_CALLBACK_SIGNAL } from '../../src/domain/live-rail';
 import { PARTNER_LONG_WAIT_POLL_MS, PARTNER_WAIT_HISTORY_EVENTS } from '../../src/domain/partner-wait';
 import { SA } from '../../src/domain/search-attributes';
+import { retryStepUpdate } from '../../workflows/messages';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';
 
 // Issue 43 (Medium: no continue-as-new in partner waits): a live payout's wait for the partner, on the time-skipping server with the rail's activities
@@ -65,6 +66,17 @@ test('PENDING for 100 days: the wait continues as new (each run short), keeps it
   // Still asking the partner near the end (polls every two hours after a week).
   const lastStatus = Math.max(...h.rail.timeline.filter((c) => c.paymentId === record.id && c.kind === 'status').map((c) => c.atMs));
   expect(lastStatus).toBeGreaterThan(startedMs + 100 * DAY_MS - PARTNER_LONG_WAIT_POLL_MS - 60_000);
+
+  // An operator's update by workflow id reaches the latest run (its validator answers: nothing gave up, nothing to retry).
+  const refused = await h
+    .handle(record.id)
+    .executeUpdate(retryStepUpdate, { args: [{ operator: 'ops@example.com', reason: 'day 100: retry' }] })
+    .then(
+      () => undefined,
+      (error: unknown) => error as { cause?: { message?: string } },
+    );
+  expect(refused?.cause?.message).toContain(record.id);
+  expect(h.store.transitionsOf(record.id)).toEqual([]);
 
   // The partner's callback goes to the workflow id: the latest run wakes and asks at once.
   paid = true;
