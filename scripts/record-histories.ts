@@ -242,6 +242,27 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
   },
   'live-decides-resolve-refused-then-agreed': liveResolveRefusedThenAgreed,
+  // Issue 43 (patch 'charge-wait-continues-as-new'): a live charge PENDING past expires_at until its
+  // wait continues as new; the second run (its input's `resume`) is recorded: a resolution refused
+  // while PENDING, then agreed after SUCCESSFUL. The first run (about 2,000 events) is not kept.
+  'live-wait-resumed-resolve-agreed': async (h) => {
+    let paid = false;
+    h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-recorded-resumed' } : { status: 'pending' }));
+    const draft = await h.draft({ environment: 'live' });
+    await h.start(draft);
+    const latest = h.env.client.workflow.getHandle(draft.id);
+    const first = (await latest.describe()).runId;
+    for (let hour = 0; (await latest.describe()).runId === first; hour++) {
+      if (hour > 72) throw new Error('the wait never continued as new');
+      await h.env.sleep(3600_000);
+    }
+    const second = (await latest.describe()).runId;
+    await latest.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'cli:recorder', reason: 'recorded scenario', evidence: 'ft-recorded-resumed' }] }).catch(() => undefined);
+    paid = true;
+    await latest.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'cli:recorder', reason: 'recorded scenario', evidence: 'line 1: ft-recorded-resumed' }] });
+    await latest.result();
+    return { workflowType: 'chargeWorkflow', history: await h.env.client.workflow.getHandle(draft.id, second).fetchHistory() };
+  },
   // Hosted checkout (patch 'hosted-checkout'): a sandbox card charge approved on its page (the
   // `checkoutDecision` signal), and a bank charge left undecided until it expires.
   'checkout-card-approved': checkoutApproved,

@@ -5,7 +5,7 @@ import { UNRESOLVED_FAILURE_CLASS } from '../src/domain/sandbox-outcome';
 import { PARTNER_RAIL_STEP } from '../src/domain/charge-attention';
 import type { AttentionDesk } from './charge-attention';
 import type { ResolutionDesk } from './charge-resolution';
-import { awaitPartnerWord, type NotFinal } from './partner-answer';
+import { awaitPartnerWord, type NotFinal, type PartnerWatch } from './partner-answer';
 import { startReviewFromWorkflow } from './payment-review-start';
 
 
@@ -31,6 +31,7 @@ export async function followLiveChargeUntilTheWord(
   desk: AttentionDesk,
   finish: (to: ChargeStatus, failureClass: FailureClass | null) => Promise<ChargeState>,
   resolutions?: ResolutionDesk,
+  continues?: PartnerWatch['continues'],
 ): Promise<ChargeState> {
   const expiresMs = Date.parse(charge.expiresAt);
   resolutions?.open('partner');
@@ -47,6 +48,8 @@ export async function followLiveChargeUntilTheWord(
       },
       pastDeadline: (last) => desk.flag(PARTNER_RAIL_STEP, pastExpiryReason(charge, last)),
     },
+    // Issue 43 (CHARGE_WAIT_CONTINUES_PATCH): a long wait continues as new, carrying it.
+    ...(continues ? { continues } : {}),
   });
   resolutions?.close();
   switch (answer.kind) {

@@ -2,6 +2,8 @@ import { patched } from '@temporalio/workflow';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followLiveChargeToTheWord, followLiveChargeUntilTheWord } from './charge-rail-live';
 import { followPartner } from './partner-follow';
+import type { PartnerWatch } from './partner-answer';
+import { CHARGE_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeStatus } from '../src/domain/charge-status';
@@ -40,6 +42,7 @@ export function followRail(
   resolutions?: ResolutionDesk,
   checkout = false,
   isPatched: PatchCheck = patched,
+  continues?: PartnerWatch['continues'],
 ): Promise<ChargeState> {
   const plan = railPlan(charge.environment, sandboxOutcome);
   const finish = async (to: ChargeStatus, failureClass: FailureClass | null): Promise<ChargeState> => {
@@ -77,7 +80,10 @@ export function followRail(
     // Issue 29: only the partner's word ends it. Runs from before follow the rail as they did.
     if (isPatched(PARTNER_WORD_PATCH)) {
       // Issue 43: only the partner's final answer ends it (no operator's word, no expiry). Runs from before replay as they ran.
-      if (isPatched(PARTNER_DECIDES_LIVE_CHARGE_PATCH)) return followLiveChargeUntilTheWord(charge, desk, finish, resolutions);
+      if (isPatched(PARTNER_DECIDES_LIVE_CHARGE_PATCH)) {
+        // Issue 43: the wait continues as new when its history is long. Runs from before replay as they ran.
+        return followLiveChargeUntilTheWord(charge, desk, finish, resolutions, isPatched(CHARGE_WAIT_CONTINUES_PATCH) ? continues : undefined);
+      }
       return followLiveChargeToTheWord(charge, desk, finish, resolutions);
     }
     return followLiveCharge(charge, desk, finish, resolutions);

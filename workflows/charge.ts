@@ -18,6 +18,8 @@ import { railPatchesAtStart } from './charge-patches';
 import { followRail } from './charge-rail';
 import { resolutionDesk } from './charge-resolution';
 import { chargeStateQuery } from './messages';
+import { continueWaitAsNew } from './partner-long-wait';
+import { partnerWaitCarryProblem, type PartnerWaitCarry } from '../src/domain/partner-wait';
 import { answerRecord } from './record-query';
 
 /**
@@ -51,18 +53,20 @@ import { answerRecord } from './record-query';
  * a charge that way. The input is in the history, so the branch is deterministic.
  */
 export async function chargeWorkflow(input: ChargeStart | ChargeDraft): Promise<ChargeState> {
-  if (isChargeStart(input)) return begunByApi(input.chargeId);
+  if (isChargeStart(input)) return begunByApi(input.chargeId, input.resume);
   if (patched(REFUSE_DRAFT_INPUT_PATCH)) {
     throw refused(`a charge workflow takes { chargeId } of a charge the API wrote, not a whole charge: refused to run ${workflowInfo().workflowId}`);
   }
   return chargeState(await acceptedByUpdate(input));
 }
 
-async function begunByApi(chargeId: string): Promise<ChargeState> {
+async function begunByApi(chargeId: string, resume?: PartnerWaitCarry): Promise<ChargeState> {
   // Runs recorded before these checks replay without them (no marker in their history).
   const checked = patched(TRUST_ONLY_THE_DATABASE_PATCH);
   const { workflowId } = workflowInfo();
   if (checked && workflowId !== chargeId) throw refused(`workflow ${workflowId} was started for charge ${chargeId}: a charge workflow runs only under its charge's id`);
+  const resumeProblem = resume === undefined ? null : partnerWaitCarryProblem(resume);
+  if (resumeProblem) throw refused(`charge ${chargeId}: ${resumeProblem}; the charge workflow refuses to run`);
   // Before the first local activity: replay reads these markers at the same point whatever the
   // workflow tasks of the first run were (workflows/charge-patches.ts, issue 32).
   const isPatched = railPatchesAtStart(workflowInfo().typedSearchAttributes.get(SA.Environment));
@@ -88,7 +92,9 @@ async function begunByApi(chargeId: string): Promise<ChargeState> {
   // Started again after a run that finished it: nothing to do, and nothing is written again.
   if (checked && isTerminalStatus(charge.status)) return charge;
   // Search attributes were set at start from the same record: nothing to publish until a transition.
-  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions, begun.checkout === true, isPatched);
+  // Issue 43: a live charge's long wait for the partner continues as new with `resume` (workflows/partner-answer.ts).
+  const continues = { resume, continueAsNew: (carry: PartnerWaitCarry) => continueWaitAsNew<typeof chargeWorkflow>({ chargeId, resume: carry }) };
+  const final = await followRail(charge, begun.sandboxOutcome, desk, (after) => (charge = after), resolutions, begun.checkout === true, isPatched, continues);
   // An operator's update (resolveCharge, retryStep) answers, and writes its audit row, before the run closes.
   await condition(allHandlersFinished);
   return final;

@@ -1,8 +1,9 @@
-import { ActivityFailure, condition, proxyActivities, setHandler, sleep, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, proxyActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../activities/types';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { PARTNER_NO_ANSWER_ATTENTION_MS, partnerPollDelayMs, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } from '../src/domain/live-rail';
 import { partnerCallbackSignal } from './partner-follow';
+import { longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, type PartnerWaitCarry } from '../src/domain/partner-wait';
 
 /** Each rail call: one call's budget (RAIL_CALL_TIMEOUT_MS, which PARTNER_TIMEOUT_MS must fit), retried with backoff to 1 minute. */
 const RAIL_CALL: ActivityOptions = {
@@ -40,6 +41,11 @@ export interface PartnerWatch extends RailStepRequest {
    * never `deadline` nor `stopped`).
    */
   untilTheWord?: UntilTheWord;
+  /**
+   * Issue 43 (CHARGE_WAIT_CONTINUES_PATCH, with `untilTheWord` only): the wait continues the
+   * workflow as new when its history is long, and `resume` is the wait an earlier run carried.
+   */
+  continues?: { resume?: PartnerWaitCarry; continueAsNew(carry: PartnerWaitCarry): Promise<never> };
 }
 
 /** What the partner had to say when it had no final answer. */
@@ -174,6 +180,12 @@ export function railCalls(w: PartnerWatch): RailCalls {
   };
 }
 
+/** The run's history is long enough to continue as new (as workflows/partner-long-wait.ts). */
+function historyIsLong(): boolean {
+  const info = workflowInfo();
+  return info.historyLength >= PARTNER_WAIT_HISTORY_EVENTS || info.continueAsNewSuggested;
+}
+
 const notFinal = (last: Asked): NotFinal => (last === undefined ? 'no_answer' : last.status === 'unknown' ? 'unknown' : 'pending');
 
 /**
@@ -189,20 +201,48 @@ const notFinal = (last: Asked): NotFinal => (last === undefined ? 'no_answer' : 
  */
 async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: RailCalls): Promise<PartnerAnswer> {
   const { verb, ask, submit } = calls;
-  const first = await submit(false);
-  if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
-  if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
-  let acknowledged = first?.kind === 'accepted' || first?.kind === 'duplicate';
-
-  const startedMs = Date.now();
+  const long = w.continues;
+  const resume = long?.resume;
+  let acknowledged: boolean;
+  let startedMs: number;
   let flagged = false;
   let pastDeadline = false;
+  let lastAtDeadline: NotFinal | undefined;
+  let firstPoll = 0;
+  let wake = false;
+  if (resume) {
+    // A run continued as new (CHARGE_WAIT_CONTINUES_PATCH): no first submission; the flags as they were.
+    ({ acknowledged, startedMs, flagged, poll: firstPoll, wake } = resume);
+    pastDeadline = resume.pastDeadline ?? false;
+    lastAtDeadline = resume.lastAtDeadline;
+    if (pastDeadline) word.pastDeadline(lastAtDeadline ?? 'pending');
+    else if (resume.reason) w.attention(resume.reason);
+  } else {
+    const first = await submit(false);
+    if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
+    if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
+    acknowledged = first?.kind === 'accepted' || first?.kind === 'duplicate';
+    startedMs = Date.now();
+  }
+  let reason: string | undefined = resume?.reason;
   let seen = calls.callbacks();
-  for (let poll = 0; ; poll++) {
-    const delay = partnerPollDelayMs(poll, Date.now() - startedMs);
+  for (let poll = firstPoll; ; poll++) {
+    // Never while an operator's resolution waits for the partner's answer.
+    if (long && !word.asked() && historyIsLong()) {
+      await condition(allHandlersFinished);
+      if (!word.asked()) {
+        const carry: PartnerWaitCarry = { startedMs, submitUntilMs: w.submitUntilMs, acknowledged, poll, flagged, flaggedLate: false, flaggedUnknown: false, wake: wake || calls.callbacks() > seen, runs: (resume?.runs ?? 0) + 1, pastDeadline };
+        if (w.deadlineMs !== undefined) carry.deadlineMs = w.deadlineMs;
+        if (reason !== undefined) carry.reason = reason;
+        if (lastAtDeadline !== undefined) carry.lastAtDeadline = lastAtDeadline;
+        await long.continueAsNew(carry);
+      }
+    }
+    const delay = long ? longWaitPollDelayMs(poll, Date.now() - startedMs) : partnerPollDelayMs(poll, Date.now() - startedMs);
     const wait = pastDeadline || w.deadlineMs === undefined ? delay : Math.min(delay, w.deadlineMs - Date.now());
     // At the deadline there is no wait: the partner is asked at once (condition's 0 would mean no timeout).
-    if (wait > 0) await condition(() => calls.callbacks() > seen || word.asked(), wait);
+    if (wait > 0 && !wake) await condition(() => calls.callbacks() > seen || word.asked(), wait);
+    wake = false;
     seen = calls.callbacks();
     // A resolution that comes while this question is in flight is asked about by the next one.
     const forOperator = word.asked();
@@ -230,10 +270,12 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
     }
     if (!pastDeadline && w.deadlineMs !== undefined && Date.now() >= w.deadlineMs) {
       pastDeadline = true;
-      word.pastDeadline(notFinal(last));
+      lastAtDeadline = notFinal(last);
+      word.pastDeadline(lastAtDeadline);
     } else if (!flagged && !pastDeadline && Date.now() - startedMs >= PARTNER_NO_ANSWER_ATTENTION_MS) {
       flagged = true;
-      w.attention(`the partner has not given a final answer for ${verb} ${w.paymentId} since ${new Date(startedMs).toISOString()}; the money stays where it is and the engine keeps asking`);
+      reason = `the partner has not given a final answer for ${verb} ${w.paymentId} since ${new Date(startedMs).toISOString()}; the money stays where it is and the engine keeps asking`;
+      w.attention(reason);
     }
   }
 }

@@ -15,7 +15,7 @@ import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
 import { PATCHES_AT_START_PATCH } from './patches-at-start';
 import { RAIL_TIMERS_FROM_CREATE_PATCH } from '../src/domain/sandbox-outcome';
-import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
+import { CHARGE_WAIT_CONTINUES_PATCH, PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -52,4 +52,5 @@ export const PATCH_IDS: readonly string[] = [
   SETTLEMENT_RETRY_ASKS_PARTNER_PATCH,
   RETURN_ENDED_KNOWN_PATCH,
   PARTNER_WAIT_CONTINUES_PATCH,
+  CHARGE_WAIT_CONTINUES_PATCH,
 ];

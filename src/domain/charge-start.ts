@@ -1,3 +1,4 @@
+import type { PartnerWaitCarry } from './partner-wait';
 import type { ChargeState } from './charge-state';
 
 /**
@@ -8,6 +9,12 @@ import type { ChargeState } from './charge-state';
  */
 export interface ChargeStart {
   chargeId: string;
+  /**
+   * Set only by the charge workflow itself when a live charge's wait for the partner continues as new
+   * (issue 43, CHARGE_WAIT_CONTINUES_PATCH): the wait's state; the new run resumes asking the partner
+   * and never submits as a first submission.
+   */
+  resume?: PartnerWaitCarry;
 }
 
 export function isChargeStart(input: object): input is ChargeStart {

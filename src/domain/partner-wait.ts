@@ -50,7 +50,19 @@ export interface PartnerWaitCarry {
   wake: boolean;
   /** Runs of this wait before the new one. */
   runs: number;
+  /** A charge: its deadline (expires_at) came and the partner, asked there, had no final answer (CHARGE_WAIT_CONTINUES_PATCH). */
+  pastDeadline?: boolean;
+  /** A charge: what the partner said when it had no final answer at the deadline. */
+  lastAtDeadline?: 'pending' | 'unknown' | 'no_answer';
 }
+
+/**
+ * `patched()` id (issue 43): a live charge's wait for the partner's final answer (patch
+ * partner-decides-live-charge: it may last past expires_at, however long) continues as new as a
+ * payout's does (PartnerWaitCarry, with whether expires_at passed), never while an operator's
+ * resolution waits for the partner; after a week, polls every two hours. Runs from before replay as they ran.
+ */
+export const CHARGE_WAIT_CONTINUES_PATCH = 'charge-wait-continues-as-new';
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
@@ -62,5 +74,7 @@ export function partnerWaitCarryProblem(value: unknown): string | null {
   if (c.deadlineMs !== undefined && !isNumber(c.deadlineMs)) return 'resume.deadlineMs must be a number';
   for (const key of ['acknowledged', 'flagged', 'flaggedLate', 'flaggedUnknown', 'wake'] as const) if (typeof c[key] !== 'boolean') return `resume.${key} must be true or false`;
   if (c.reason !== undefined && typeof c.reason !== 'string') return 'resume.reason must be a string';
+  if (c.pastDeadline !== undefined && typeof c.pastDeadline !== 'boolean') return 'resume.pastDeadline must be true or false';
+  if (c.lastAtDeadline !== undefined && !['pending', 'unknown', 'no_answer'].includes(c.lastAtDeadline as string)) return 'resume.lastAtDeadline must be pending, unknown or no_answer';
   return null;
 }
