@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { withinDeadline } from '../temporal/deadline';
 import { isDeploymentTaskQueue } from '../temporal/task-queues';
@@ -122,6 +123,9 @@ export async function* overdueCharges(orm: Orm, graceMs: number, environment?: E
 }
 
 
+/** How many overdue charges' workflows are described (and queried) at once in a pass. */
+const INSPECT_CONCURRENCY = 8;
+
 /** Why the charge waits for an operator, from the workflow; null when the query fails (no worker). */
 export async function attentionReason(client: Client, chargeId: string, deadlineMs: number): Promise<string | null> {
   try {
@@ -150,9 +154,12 @@ export async function inspectOverdueCharges(
   deps: Pick<ReconcilerDeps, 'orm' | 'client' | 'graceMs' | 'requestDeadlineMs'>,
   environment?: Environment,
 ): Promise<OverdueCharge[]> {
-  const out: OverdueCharge[] = [];
+  // Described a few at a time: a workflow whose worker is away answers its query only at the
+  // deadline, and one after another those deadlines would add up over a pass.
+  const limit = pLimit(INSPECT_CONCURRENCY);
+  const out: Array<Promise<OverdueCharge>> = [];
   for await (const row of overdueCharges(deps.orm, deps.graceMs ?? DEFAULT_RECONCILE_GRACE_MS, environment)) {
-    out.push({
+    out.push(limit(async () => ({
       id: row.id,
       merchantId: row.merchant_id,
       environment: row.environment,
@@ -162,9 +169,9 @@ export async function inspectOverdueCharges(
       ageSeconds: Number(row.age_seconds),
       overdueSeconds: Number(row.overdue_seconds),
       workflow: await describeChargeWorkflow(deps.client, row.id, deps.requestDeadlineMs ?? 10_000),
-    });
+    })));
   }
-  return out;
+  return Promise.all(out);
 }
 
 export type ReconcileAction = 'retry_requested' | 'retry_refused' | 'reported' | 'none';
