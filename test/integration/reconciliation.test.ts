@@ -126,7 +126,11 @@ test('a day of live charges reconciled against the statement: every kind of brea
     const described = await h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(payment.id)).describe();
     expect(described.workflowId).toBe(paymentReviewWorkflowId(payment.id));
   }
-  const flagged = await h.orm.em.getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from reconciliation_breaks where payment_id is not null and flagged_at is null`);
+  // (A `pending_at_partner` break is not flagged: the payment's own wait is watching it. Other files
+  // sharing this database may leave some.)
+  const flagged = await h.orm.em
+    .getConnection()
+    .execute<Array<{ n: number }>>(`select count(*)::int as n from reconciliation_breaks where payment_id is not null and flagged_at is null and kind <> 'pending_at_partner'`);
   expect(flagged[0].n).toBe(0);
 
   // Resolved through the audited path: who, why, before and after.
