@@ -280,6 +280,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       try {
         await stopWorker();
         ledger = await ledgerCheck(orm);
+        await terminateLeftRuns(temporal.client, taskQueue);
       } finally {
         await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
         await temporal.connection.close();
@@ -289,4 +290,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
   return harness;
+}
+
+/**
+ * Ends the runs this file left running on its task queues (a live charge waiting on the partner past
+ * expires_at waits forever now: issue 43), once its worker is gone. Later files share the database
+ * and the dev server: the reconciler and `payments stuck` would query each such run, flagged
+ * NeedsAttention, and wait out a deadline for a worker that will never answer. Best effort.
+ */
+async function terminateLeftRuns(client: Harness['temporal']['client'], taskQueue: string): Promise<void> {
+  const query = `ExecutionStatus = 'Running' AND (TaskQueue = '${taskQueue}-live' OR TaskQueue = '${taskQueue}-sandbox' OR TaskQueue = '${taskQueue}')`;
+  try {
+    const ids: string[] = [];
+    for await (const run of client.workflow.list({ query })) ids.push(run.workflowId);
+    await Promise.all(ids.map((id) => client.workflow.getHandle(id).terminate('test file ended: its worker is gone').catch(() => undefined)));
+  } catch {
+    // Visibility unavailable: the runs stay, as before.
+  }
 }
