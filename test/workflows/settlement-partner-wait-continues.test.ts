@@ -83,7 +83,7 @@ test('unknown after the partner acknowledged the transfer is not final: the batc
   expect((await h.searchAttributes(handle.workflowId)).get(SA.NeedsAttention)).toBe(true);
   expect(await details(handle.workflowId)).toContain('which it acknowledged before: that is not final');
   const submits = h.rail.timeline.filter((c) => c.paymentId === handle.workflowId && c.kind === 'submit');
-  expect(Math.max(...submits.map((c) => c.atMs))).toBeLessThanOrEqual(startedMs + LIVE_PAYOUT_DEADLINE_MS);
+  expect(Math.max(...submits.map((c) => c.scheduledMs))).toBeLessThanOrEqual(startedMs + LIVE_PAYOUT_DEADLINE_MS);
 
   expect(await h.env.client.workflow.getHandle(handle.workflowId).result()).toMatchObject({ status: 'paid' });
   const transitions = h.store.transitionsOf(handle.workflowId);
