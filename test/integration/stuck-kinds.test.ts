@@ -5,7 +5,7 @@
  *   which raises NeedsAttention with the last failure as the reason; it clears once the step succeeds.
  * - A workflow whose task keeps failing (here: a workflow type no worker knows): the server's
  *   TemporalReportedProblems flag, which `payments stuck` lists with what to do.
- * (An indeterminate charge: charge-resolve.test.ts; a step that gave up: charge-reconciler.test.ts.)
+ * (An indeterminate charge: charge-resolve.test.ts; a step that gave up: test/system/charge-reconciler.test.ts.)
  */
 import { SA } from '../../src/domain/search-attributes';
 import { newId } from '../../src/support/new-id';
