@@ -57,7 +57,7 @@ test('flagged at once with the reason, listed by payments stuck; resolved as suc
   const attention = await h.temporal.client.workflow.getHandle(id).query<{ needsAttention: boolean; step: string; reason: string }>('chargeAttention');
   expect(attention).toMatchObject({ needsAttention: true, step: 'partner answer', reason: expect.stringMatching(/^indeterminate: the partner did not answer \(partner_timeout\).*charges resolve/) });
 
-  const stuck = await cliJson('payments', 'stuck', '--env', 'test');
+  const stuck = await cliJson('payments', 'stuck', '--env', 'test', '--query', `WorkflowId = '${id}'`);
   expect(stuck.data.find((p: { id: string }) => p.id === id)).toMatchObject({ id, type: 'charge', needs_attention: true, reason: expect.stringMatching(/^indeterminate/) });
 
   expect(await cliFails('charges', 'resolve', id, '--as', 'succeeded')).toMatch(/--reason is required/);

@@ -95,7 +95,7 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   expect(describe.typedSearchAttributes.get(SA.Environment)).toBe('live');
   expect((await ledgerCheck(h.orm)).ok).toBe(true);
   // payments stuck lists the review, with its reason.
-  const stuck = await cliJson('payments', 'stuck', '--env', 'live');
+  const stuck = await cliJson('payments', 'stuck', '--env', 'live', '--query', `WorkflowId = '${paymentReviewWorkflowId(id)}'`);
   expect(stuck.data).toContainEqual(expect.objectContaining({ id: paymentReviewWorkflowId(id), needs_attention: true, reason: expect.stringContaining('LATE MONEY') }));
 
   // An operator credits the merchant: the charge succeeds late, audited.

@@ -96,7 +96,7 @@ test('a return the partner refuses (it never kept it) is failed, and settled by 
   await h.orm.em.getConnection().execute(`update late_answers set settled_at = settled_at - interval '2 days' where payment_id = ?`, [id]);
   expect(await oldestUnpaidReturnAgeSeconds(h.orm)).toBeGreaterThanOrEqual(2 * 86_400);
   // The review ended with NeedsAttention on: payments stuck lists it, naming the command.
-  const stuck = async () => (await cliJson('payments', 'stuck', '--env', 'live')).data.filter((e: { id: string }) => e.id === paymentReviewWorkflowId(id));
+  const stuck = async () => (await cliJson('payments', 'stuck', '--env', 'live', '--query', `WorkflowId = '${paymentReviewWorkflowId(id)}'`)).data.filter((e: { id: string }) => e.id === paymentReviewWorkflowId(id));
   expect(await stuck()).toEqual([expect.objectContaining({ needs_attention: true, reason: expect.stringContaining(`payments settle-return ${id}`) })]);
 
   const noEvidence = await runCli(h.taskQueue, 'payments', 'settle-return', id, '--reason', 'sent by bank transfer', '--operator', 'ops:kojo');

@@ -457,7 +457,7 @@ describe('start relay', () => {
     // Still pending with its reservation, and its workflow closed: nothing would finish it. `payments
     // stuck` lists it, and an operator restarts it through the audited path: a new run under the same
     // id finishes it (review finding 2 of issue 18). This file runs without a worker: start one now.
-    const stuck = await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://ui', graceMs: 0 });
+    const stuck = await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://ui', graceMs: 0, query: `WorkflowId = '${created.id}'` });
     expect(stuck.data.find((p) => p.id === created.id)).toMatchObject({ type: 'payout', status: 'pending', workflow: 'closed', reason: expect.stringMatching(/^payout still pending, but its workflow is closed \(TERMINATED\).*payments restart/) });
     await expect(restartPayment(h.orm, h.temporal, h.taskQueue, created.id, { operator: '', reason: 'x' })).rejects.toThrow(/"operator" must be|operator/);
     await h.startWorker();

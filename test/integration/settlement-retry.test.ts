@@ -92,9 +92,13 @@ async function failedBatch(merchant: TestMerchant): Promise<WorkflowHandle> {
   return handle;
 }
 
-/** The NeedsAttention list as `payments stuck --env test` computes it (visibility follows the workflow a moment later). */
-const stuckNow = async (environment: Environment = 'sandbox') =>
-  (await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://127.0.0.1:8233', environment })).data;
+/**
+ * The NeedsAttention list as `payments stuck --env test --query "MerchantId = '…'"` computes it (visibility
+ * follows the workflow a moment later). Scoped to the merchant: the dev server is shared by every test
+ * file, and an unscoped listing queries other files' runs, whose workers may be gone (a deadline each).
+ */
+const stuckNow = async (merchantId: string, environment: Environment = 'sandbox') =>
+  (await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://127.0.0.1:8233', environment, query: `MerchantId = '${merchantId}'` })).data;
 const listedIn = (id: string) => (data: StuckPayment[]) => data.some((p) => p.id === id);
 
 describe('settlements retry', () => {
@@ -107,8 +111,8 @@ describe('settlements retry', () => {
     expect((await failed.describe()).status.name).toBe('RUNNING');
     expect(await balanceRows(h, merchant.id)).toMatchObject({ merchant_available: 30_000, merchant_reserved: 0 });
 
-    await until('payments stuck lists the failed batch', () => stuckNow(), listedIn(id));
-    const stuck = ok(await cli('payments', 'stuck', '--env', 'test')).data as StuckPayment[];
+    await until('payments stuck lists the failed batch', () => stuckNow(merchant.id), listedIn(id));
+    const stuck = ok(await cli('payments', 'stuck', '--env', 'test', '--query', `MerchantId = '${merchant.id}'`)).data as StuckPayment[];
     const listed = stuck.find((p) => p.id === id)!;
     expect(listed).toMatchObject({ id, type: 'settlement', environment: 'sandbox', status: 'failed', needs_attention: true, workflow: 'needs_attention' });
     expect(listed.reason).toContain(`settlement ${id} failed (declined): 30000 GHS returned to available`);
@@ -152,8 +156,8 @@ describe('settlements retry', () => {
     await expectBalancesMatchPostings(h.orm, merchant.id);
 
     // payments stuck no longer lists it; a second retry is refused.
-    await until('payments stuck no longer lists the retried batch', () => stuckNow(), (data) => !listedIn(id)(data));
-    expect((ok(await cli('payments', 'stuck', '--env', 'test')).data as StuckPayment[]).map((p) => p.id)).not.toContain(id);
+    await until('payments stuck no longer lists the retried batch', () => stuckNow(merchant.id), (data) => !listedIn(id)(data));
+    expect((ok(await cli('payments', 'stuck', '--env', 'test', '--query', `MerchantId = '${merchant.id}'`)).data as StuckPayment[]).map((p) => p.id)).not.toContain(id);
     refused(await cli('settlements', 'retry', id, '--reason', 'again'), new RegExp(`^error: settlement ${id} was already retried as ${newBatch} \\(by cli(:[^:]+)?: bank account corrected\\)`));
     expect(ok(await cli('ledger', 'check'))).toMatchObject({ ok: true });
   });

@@ -244,7 +244,7 @@ describe('a batch failed', () => {
     expect([sa.get(SA.PaymentStatus), sa.get(SA.FailureClass), sa.get(SA.NeedsAttention)]).toEqual(['failed', 'declined', true]);
     const stuck = await until(
       'payments stuck lists the failed batch',
-      async () => (await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://127.0.0.1:8233', environment: 'sandbox' })).data,
+      async () => (await stuckPayments({ orm: h.orm, client: h.temporal.client, namespace: 'default', uiBaseUrl: 'http://127.0.0.1:8233', environment: 'sandbox', query: `MerchantId = '${merchant.id}'` })).data,
       (data) => data.some((p) => p.id === id),
     );
     const listed = stuck.find((p) => p.id === id)!;
