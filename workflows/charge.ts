@@ -21,6 +21,8 @@ import { chargeStateQuery } from './messages';
 import { continueWaitAsNew } from './partner-long-wait';
 import { partnerWaitCarryProblem, type PartnerWaitCarry } from '../src/domain/partner-wait';
 import { answerRecord } from './record-query';
+import { auditRestart } from './operator-restart';
+import type { RestartRequest } from '../src/domain/operator-action';
 
 /**
  * One charge, from acceptance to its terminal state. Workflow id = charge id (`txn_…`).
@@ -53,14 +55,14 @@ import { answerRecord } from './record-query';
  * a charge that way. The input is in the history, so the branch is deterministic.
  */
 export async function chargeWorkflow(input: ChargeStart | ChargeDraft): Promise<ChargeState> {
-  if (isChargeStart(input)) return begunByApi(input.chargeId, input.resume);
+  if (isChargeStart(input)) return begunByApi(input.chargeId, input.resume, input.restart);
   if (patched(REFUSE_DRAFT_INPUT_PATCH)) {
     throw refused(`a charge workflow takes { chargeId } of a charge the API wrote, not a whole charge: refused to run ${workflowInfo().workflowId}`);
   }
   return chargeState(await acceptedByUpdate(input));
 }
 
-async function begunByApi(chargeId: string, resume?: PartnerWaitCarry): Promise<ChargeState> {
+async function begunByApi(chargeId: string, resume?: PartnerWaitCarry, restart?: RestartRequest): Promise<ChargeState> {
   // Runs recorded before these checks replay without them (no marker in their history).
   const checked = patched(TRUST_ONLY_THE_DATABASE_PATCH);
   const { workflowId } = workflowInfo();
@@ -75,6 +77,9 @@ async function begunByApi(chargeId: string, resume?: PartnerWaitCarry): Promise<
   answerRecord(() => charge);
   const desk = attentionDesk(chargeId, isPatched);
   const resolutions = resolutionDesk(chargeId, () => charge);
+  // A run started by `payments restart` (issue 43) audits the operator's request first; no other run
+  // has `restart`, so recorded histories replay unchanged.
+  await auditRestart(chargeId, 'charge.restart', restart);
   let begun: BegunCharge;
   try {
     begun = await desk.persist('begin charge', () => beginCharge(chargeId));

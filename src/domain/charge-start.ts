@@ -1,5 +1,6 @@
 import type { PartnerWaitCarry } from './partner-wait';
 import type { ChargeState } from './charge-state';
+import type { RestartRequest } from './operator-action';
 
 /**
  * Input of a charge workflow started by the API after it wrote the charge (or by the charge-start
@@ -15,6 +16,12 @@ export interface ChargeStart {
    * and never submits as a first submission.
    */
   resume?: PartnerWaitCarry;
+  /**
+   * Set only by `payments restart` (issue 43): the operator's fields and what the command found; the
+   * run audits them (`charge.restart`) before anything else. A live charge restarted after its
+   * reference was chosen also carries `resume`, built from the database (src/services/restart-charge.ts).
+   */
+  restart?: RestartRequest;
 }
 
 export function isChargeStart(input: object): input is ChargeStart {

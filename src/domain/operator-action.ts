@@ -23,6 +23,8 @@ export const OPERATOR_ACTIONS = [
   'payout.restart',
   'refund.restart',
   'dispute.restart',
+  /** A live charge held open by the database while its workflow is closed (issue 43): `payments restart txn_…`. */
+  'charge.restart',
   'settlement.retry',
   /** Late money settled (issue 29): credit, return or accept, through the payment review's settleLateAnswer update. */
   'payment.settle_late',

@@ -1,9 +1,9 @@
 import type { Orm } from './orm';
 
-/** A payout, refund or dispute the database still holds open (its money reserved or held). */
+/** A live charge, payout, refund or dispute the database still holds open (its money reserved or held). */
 export interface UnfinishedRecord {
   id: string;
-  type: 'payout' | 'refund' | 'dispute';
+  type: 'charge' | 'payout' | 'refund' | 'dispute';
   status: string;
   environment: string;
   merchant_id: string;
@@ -14,14 +14,17 @@ export interface UnfinishedRecord {
 export const UNFINISHED_LIMIT = 500;
 
 /**
- * Payouts (pending, held for review), refunds (pending) and disputes (open) older than `graceMs`,
- * oldest first: each should have a running workflow that finishes it (review finding 2 of issue 18:
- * one whose workflow closed first keeps its reservation or hold forever).
+ * Payouts (pending, held for review), refunds (pending), disputes (open) and live charges (pending,
+ * awaiting_action; issue 43: one waits for the partner's word past expires_at, holding the customer's
+ * money) older than `graceMs`, oldest first: each should have a running workflow that finishes it
+ * (review finding 2 of issue 18: one whose workflow closed first keeps its reservation or hold forever).
+ * Sandbox charges are left to the charge reconciler's expiry check (they end by their own timers).
  */
 export async function unfinishedRecords(orm: Orm, graceMs: number, environment?: string): Promise<UnfinishedRecord[]> {
   const rows = await orm.em.fork().execute<Array<Omit<UnfinishedRecord, 'age_seconds'> & { age_seconds: string | number }>>(
     `select id, type, status, environment, merchant_id, extract(epoch from now() - created_at)::float8 as age_seconds from (
-       select id, 'payout' as type, status, environment, merchant_id, created_at from payouts where status in ('pending', 'held_for_review')
+       select id, 'charge' as type, status, environment, merchant_id, created_at from charges where status in ('pending', 'awaiting_action') and environment = 'live'
+       union all select id, 'payout', status, environment, merchant_id, created_at from payouts where status in ('pending', 'held_for_review')
        union all select id, 'refund', status, environment, merchant_id, created_at from refunds where status = 'pending'
        union all select id, 'dispute', status, environment, merchant_id, created_at from disputes where status in ('needs_response', 'under_review')
      ) r

@@ -12,11 +12,13 @@ import { withinDeadline } from '../temporal/deadline';
 import { disputeStartOptions } from '../temporal/dispute-start';
 import { payoutStartOptions } from '../temporal/payout-start';
 import { refundStartOptions } from '../temporal/refund-start';
+import { chargeRestartStart, OPEN_CHARGE_STATUSES } from './restart-charge';
 
-const OPEN: Record<string, readonly string[]> = { payout: ['pending', 'held_for_review'], refund: ['pending'], dispute: ['needs_response', 'under_review'] };
+const OPEN: Record<string, readonly string[]> = { charge: OPEN_CHARGE_STATUSES, payout: ['pending', 'held_for_review'], refund: ['pending'], dispute: ['needs_response', 'under_review'] };
 
 /** The record's start options (its own, as the API starts it), or null when there is no such record. */
 async function startOf(orm: Orm, id: string, taskQueue: string): Promise<{ type: string; status: string; options: WorkflowStartOptions & { args: [object] } } | null> {
+  if (id.startsWith('txn_')) return chargeRestartStart(orm, id, taskQueue);
   if (id.startsWith('po_')) {
     const payout = await loadPayout(orm, id);
     return payout && { type: PAYOUT_WORKFLOW_TYPE, status: payout.status, options: payoutStartOptions(payout, taskQueue) };
@@ -35,7 +37,8 @@ async function startOf(orm: Orm, id: string, taskQueue: string): Promise<{ type:
 }
 
 /**
- * Operator action (`payments restart po_…|re_…|dp_… --reason TEXT`): a payout, refund or dispute the
+ * Operator action (`payments restart txn_…|po_…|re_…|dp_… --reason TEXT`): a charge (issue 43: a live
+ * one keeps its hold while it waits for the partner; it resumes that wait, src/services/restart-charge.ts), payout, refund or dispute the
  * database holds open while its workflow is closed (terminated by hand, say) or missing keeps its
  * money reserved or held forever. This starts a new run under the same id, with the record's own
  * start options, whose input carries the operator's fields (the run audits them first). Safe: the
@@ -46,7 +49,7 @@ export async function restartPayment(orm: Orm, temporal: TemporalHandle, taskQue
   const refusal = operatorRefusal(request);
   if (refusal) throw new Error(`restart of ${id} refused: ${refusal}`);
   const start = await startOf(orm, id, taskQueue);
-  if (!start) throw new Error(`${id}: no payout, refund or dispute has this id (only those can be restarted)`);
+  if (!start) throw new Error(`${id}: no charge, payout, refund or dispute has this id (only those can be restarted)`);
   const kind = start.type.replace('Workflow', '');
   if (!OPEN[kind].includes(start.status)) throw new Error(`${kind} ${id} is ${start.status}: it is finished, nothing to restart`);
   const handle = temporal.client.workflow.getHandle(id);

@@ -67,16 +67,16 @@ const REASON_QUERIES_AT_ONCE = 16;
 export const workflowUiUrl = (base: string, namespace: string, workflowId: string) =>
   `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 
-function overdueReason(state: WorkflowState, status: string, executionStatus: string | null, attention: string | null): string {
+function overdueReason(id: string, state: WorkflowState, status: string, executionStatus: string | null, attention: string | null): string {
   switch (state) {
     case 'needs_attention':
       return attention ?? 'a database step gave up (the workflow did not answer the chargeAttention query)';
     case 'retrying':
       return `still ${status} past expires_at; its workflow is running (a database step retrying, or no worker)`;
     case 'closed':
-      return `still ${status} past expires_at, but its workflow is closed (${executionStatus})`;
+      return `still ${status} past expires_at, but its workflow is closed (${executionStatus}): nothing will finish it; restart it: payments restart ${id} --reason TEXT`;
     case 'not_found':
-      return `still ${status} past expires_at, and it has no workflow`;
+      return `still ${status} past expires_at, and it has no workflow: nothing will finish it; restart it: payments restart ${id} --reason TEXT`;
   }
 }
 
@@ -173,7 +173,7 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       type: 'charge',
       environment: charge.environment,
       status: charge.status,
-      reason: known?.reason ?? overdueReason(charge.workflow.state, charge.status, charge.workflow.executionStatus, charge.workflow.reason),
+      reason: known?.reason ?? overdueReason(charge.id, charge.workflow.state, charge.status, charge.workflow.executionStatus, charge.workflow.reason),
       needs_attention: known?.needs_attention ?? false,
       workflow: known?.workflow === 'build_unpolled' ? known.workflow : charge.workflow.state,
       build_id: known?.build_id ?? null,
@@ -183,7 +183,7 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       ui_url: url(charge.id),
     });
   }
-  // Payouts, refunds and disputes the database holds open while their workflow is closed or missing:
+  // Live charges, payouts, refunds and disputes the database holds open while their workflow is closed or missing:
   // nothing will finish them (their money stays reserved or held) until an operator restarts them.
   // With a --query, only records whose workflow (closed or not) the query matches.
   let matching: Set<string> | undefined;
