@@ -10,14 +10,16 @@ import { operatorCommand } from './operator';
 import { OPERATOR_HELP, operatorName, parseEnv, REASON_HELP, REQUIRED_OPERATOR_HELP, requiredActor, requiredReason, UsageError } from './shared';
 import { settleReturnByHand } from '../persistence/partner/late-return-by-hand';
 import { openPaymentReview } from '../services/review-open';
+import { watchOldShapeRuns } from '../services/old-shape-runs';
 import { plainTextProblem } from '../domain/plain-text';
 
 /** What `payments move-build --help` adds (docs/operations.md, "Retiring a build"). */
 const MOVE_BUILD_HELP = `
 Moves runs pinned to an older Worker Deployment build (e.g. one retired before its runs drained) to
-the deployment's current (or ramping) build. Run it from a checkout of the build you move to: each
-run's history is replayed against this workflow code first, and a run whose replay fails is refused
-and stays where it is. Then a versioning override pins it to --to-build, and an audit row
+the deployment's current (or ramping) build. Run it from the image of the build you move to (its
+WORKER_BUILD_ID must be --to-build: refused otherwise), and only once that build's workers poll
+every queue (refused otherwise): each run's history is replayed against this workflow code first,
+and a run whose replay fails is refused and stays where it is. Then a versioning override pins it to --to-build, and an audit row
 (payment.move_build) records who, why and both builds.
   1. --query 'a Temporal list query' [--merchant MERCHANT_ID]: a dry run; nothing changes. Selects the
      running workflows (of any type) on this deployment's queues pinned to another build, replays
@@ -25,6 +27,16 @@ and stays where it is. Then a versioning override pins it to --to-build, and an 
   2. --yes --token opsel_… with the same --to-build: moves those runs only, each re-checked and
      replayed again just before its move, under one batch id.
   Or one workflow at once: payments move-build WORKFLOW_ID --to-build BUILD_ID --reason TEXT.`;
+
+/** What `payments old-shape --help` adds (docs/operations.md, "At deploy: old-shape runs"). */
+const OLD_SHAPE_HELP = `
+Run it at every deploy (issue 43). A live run started before the partner-word-only patch keeps its
+old code on replay: at its 24 h deadline (a charge: at expires_at) it ends the payment without the
+partner's word. The status gate refuses that end (the money stays reserved), but the run then stops
+asking the partner. Each run listed gets a payment review (review-<id>) that asks the partner until
+its word, NeedsAttention meanwhile, audited as payment.review_open.
+  1. payments old-shape [--query 'a Temporal list query']: lists them (dry run; nothing changes).
+  2. payments old-shape --yes --reason TEXT --operator NAME [--query …]: a review for each run listed now.`;
 
 /** `payments settle-late --action`: credit, return or accept. */
 function settleLateActionOf(raw: string | undefined): SettleLateAction {
@@ -82,6 +94,7 @@ export function addPaymentCommands(program: CliCommand): void {
         deploymentName: config.workerDeployment?.deploymentName,
         dataConverter: codecDataConverter(payloadCodecFor(config)),
         toBuild,
+        cliBuild: config.workerDeployment?.buildId,
         operator,
         reason,
         id,
@@ -136,6 +149,20 @@ export function addPaymentCommands(program: CliCommand): void {
   act(reviewOpen, (config, values, [id]) => {
     const actor = requiredActor(values);
     return withClientAndDatabase(config, (client, orm) => openPaymentReview({ orm, client, taskQueue: config.taskQueue }, id!, actor));
+  });
+  const oldShape = payments
+    .command('old-shape')
+    .description("open live payouts, settlement batches and charges whose run is of the old shape (no partner-word-only marker: its code ends it at a deadline); run at deploy. A dry run lists them; --yes starts a watching payment review for each (audited)")
+    .option('--query <QUERY>', 'a Temporal list query that narrows the runs looked at')
+    .option('--yes', 'start (or flag) a watching payment review for each run listed (needs --reason and --operator)')
+    .option('--reason <TEXT>', 'with --yes: ' + REASON_HELP)
+    .option('--operator <NAME>', 'with --yes: ' + REQUIRED_OPERATOR_HELP);
+  oldShape.addHelpText('after', OLD_SHAPE_HELP);
+  act(oldShape, (config, values) => {
+    const yes = flag(values, 'yes');
+    const actor = yes ? requiredActor(values) : undefined;
+    if (!yes && (values.reason !== undefined || values.operator !== undefined)) throw new UsageError('--reason and --operator go with --yes; without --yes the command only lists');
+    return withClientAndDatabase(config, (client, orm) => watchOldShapeRuns({ orm, client, taskQueue: config.taskQueue }, { query: values.query, yes, actor }));
   });
   operatorCommand(
     payments,

@@ -9,7 +9,7 @@ import { recordOperatorAction } from '../persistence/operators/operator-audit-st
 import type { Orm } from '../persistence/orm';
 import { newId } from '../support/new-id';
 import type { TemporalHandle } from '../temporal/connection';
-import { queryLiteral, readBuildCoverage, versionKey, watchedQueues, type BuildCoverage } from '../temporal/worker-builds';
+import { queryLiteral, queuesWithoutBuild, readBuildCoverage, versionKey, watchedQueues, type BuildCoverage } from '../temporal/worker-builds';
 import { applyInBulk, bulkRate, DRY_RUN_ROWS, NO_LONGER_MATCHES, type BulkOutcome } from './bulk-operator';
 import { bulkQuery } from './bulk-query';
 import { BULK_TOKEN_TTL_MS, breakdown, MAX_BULK_SELECTION, tokenRefusal, type Breakdown } from './bulk-selection';
@@ -48,6 +48,11 @@ export interface MoveBuildRequest {
   /** The payload codec's converter (as the workers'), to replay histories. */
   dataConverter: DataConverter;
   toBuild: string;
+  /**
+   * This CLI's own build (WORKER_BUILD_ID, with WORKFLOW_BUNDLE_PATH when set: the code a run's
+   * history is replayed against); undefined when the CLI has none. It must be `toBuild` (issue 43).
+   */
+  cliBuild: string | undefined;
   operator: string;
   reason: string;
   id?: string | undefined;
@@ -106,6 +111,30 @@ function targetOf(coverage: BuildCoverage, toBuild: string, deploymentName: stri
     `build ${toBuild} is neither the current nor the ramping build of ${deploymentName ? `deployment ${deploymentName}` : 'a deployment polling these queues'} (${routing || 'none found'}): ` +
       'runs move only to the build new runs go to; make it current first (temporal worker deployment set-current-version), nothing was moved',
   );
+}
+
+/**
+ * Why the CLI may not replay for a move to `toBuild` (issue 43, Medium): a move is safe only when
+ * the histories replay against the workflow code of the build they go to, and this CLI replays
+ * against its own (workflows/ of its image, or WORKFLOW_BUNDLE_PATH): that is build `toBuild` only
+ * when its WORKER_BUILD_ID says so. Null when it does.
+ */
+export function cliBuildRefusal(cliBuild: string | undefined, toBuild: string): string | null {
+  if (cliBuild === undefined) {
+    return `this CLI has no WORKER_BUILD_ID, so nothing says its workflow code is build ${toBuild}'s, which the runs' histories must replay against: run payments move-build from build ${toBuild}'s image (WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID=${toBuild} set, as its workers have); nothing was moved`;
+  }
+  if (cliBuild !== toBuild) {
+    return `this CLI is build ${cliBuild} (WORKER_BUILD_ID), not --to-build ${toBuild}: it would replay the runs against another build's workflow code; run payments move-build from build ${toBuild}'s image; nothing was moved`;
+  }
+  return null;
+}
+
+/** Why `toBuild` may not take runs: some queue of this deployment has no poller of it (a run moved there would stall). Null when every queue has one. */
+export function unpolledTargetRefusal(coverage: Pick<BuildCoverage, 'pollers'>, taskQueue: string, deploymentName: string, toBuild: string): string | null {
+  const unpolled = queuesWithoutBuild(coverage, taskQueue, deploymentName, toBuild);
+  if (unpolled.length === 0) return null;
+  const where = unpolled.map((q) => `${q.taskQueue} (${q.missing.join(' and ')} tasks)`).join(', ');
+  return `build ${toBuild} of deployment ${deploymentName} has no worker polling ${where} (none seen in the last minute): a run moved to it would stall there; start its workers first (payments stuck and /health show the pollers), nothing was moved`;
 }
 
 /** The list query of the runs to move: running, pinned to another build of the deployment, on this deployment's queues. */
@@ -226,8 +255,12 @@ export async function moveBuild(request: MoveBuildRequest): Promise<MovedRun | M
   if (bulk && request.id !== undefined) throw new Error('give a workflow id or a bulk selection (--query, --yes --token …), not both');
   if (!bulk && request.id === undefined) throw new Error("a workflow id is required (or --query 'a Temporal list query' for a dry run)");
   if (request.id !== undefined && !WORKFLOW_ID.test(request.id)) throw new Error('the workflow id must be letters, digits, _ and -');
+  const notThisCode = cliBuildRefusal(request.cliBuild, request.toBuild);
+  if (notThisCode) throw new Error(notThisCode);
   const coverage = await readBuildCoverage(request.temporal, request.taskQueue, request.deadlineMs, request.deploymentName ? [request.deploymentName] : []);
   const deploymentName = targetOf(coverage, request.toBuild, request.deploymentName);
+  const unpolled = unpolledTargetRefusal(coverage, request.taskQueue, deploymentName, request.toBuild);
+  if (unpolled) throw new Error(unpolled);
   if (!bulk) return moveOne(request, deploymentName, request.id!, null);
 
   const params = { to_build: request.toBuild, deployment: deploymentName };

@@ -159,3 +159,28 @@ export function unpolledBuilds(coverage: BuildCoverage): UnpolledBuild[] {
   }
   return out;
 }
+
+/** A queue of this deployment where `buildId` has no fresh poller of some task type. */
+export interface QueueWithoutBuild {
+  taskQueue: string;
+  missing: PolledTaskType[];
+}
+
+/**
+ * The queues (watchedQueues of `taskQueueBase`) where build `buildId` of `deploymentName` has no
+ * poller seen in the last POLLER_FRESH_MS, for workflow or activity tasks (issue 43: `payments
+ * move-build` moves runs only to a build whose workers poll their queues; a run pinned to a build
+ * nobody polls stalls, as on the build it left). Empty when the build polls every queue.
+ */
+export function queuesWithoutBuild(coverage: Pick<BuildCoverage, 'pollers'>, taskQueueBase: string, deploymentName: string, buildId: string): QueueWithoutBuild[] {
+  const queues = [...new Set(watchedQueues(taskQueueBase).map((q) => q.taskQueue))];
+  const out: QueueWithoutBuild[] = [];
+  for (const taskQueue of queues) {
+    const missing = (['workflow', 'activity'] as const).filter((taskType) => {
+      const cell = coverage.pollers.find((p) => p.taskQueue === taskQueue && p.taskType === taskType);
+      return (cell?.builds.find((b) => b.deploymentName === deploymentName && b.buildId === buildId)?.pollers ?? 0) === 0;
+    });
+    if (missing.length > 0) out.push({ taskQueue, missing });
+  }
+  return out;
+}

@@ -60,6 +60,9 @@ afterAll(async () => {
 
 // The CLI as its own process (a move-build replays in the process that runs it), as an operator runs it.
 const cli = (...args: string[]) => execCli(args, cliEnv(h.taskQueue), { process: true });
+/** The CLI of one build (issue 43: payments move-build runs only from the image of the build it moves to). */
+const cliOf = (buildId: string, extra: Record<string, string> = {}) => (...args: string[]) =>
+  execCli(args, cliEnv(h.taskQueue, { WORKER_DEPLOYMENT_NAME: deployment, WORKER_BUILD_ID: buildId, ...extra }), { process: true });
 const sandboxQueue = () => taskQueueFor(h.taskQueue, 'sandbox');
 
 /** Both environments' queues, their webhook delivery queues and the legacy one, workflow and activity tasks: what `set-current-version` checks. */
@@ -211,11 +214,14 @@ test('build B retired with runs pinned to it: payments stuck lists them with the
   expect(alerts).toEqual({ code: 0, output: expect.stringContaining('SUCCESS') });
 
   const query = `TemporalWorkerDeploymentVersion = '${deployment}:build-b'`;
-  const move = (...args: string[]) => cli('payments', 'move-build', '--to-build', 'build-c', '--reason', 'build B retired too early', ...args);
+  const move = (...args: string[]) => cliOf('build-c')('payments', 'move-build', '--to-build', 'build-c', '--reason', 'build B retired too early', ...args);
+  // Only from the CLI of the build the runs go to (its code is what they are replayed against).
+  refused(await cli('payments', 'move-build', '--to-build', 'build-c', '--reason', 'x', '--query', query), /this CLI has no WORKER_BUILD_ID/);
+  refused(await cliOf('build-b')('payments', 'move-build', '--to-build', 'build-c', '--reason', 'x', '--query', query), /this CLI is build build-b \(WORKER_BUILD_ID\), not --to-build build-c/);
   // Only to the build new runs go to.
-  refused(await cli('payments', 'move-build', '--to-build', 'build-a', '--reason', 'x', '--query', query), /build build-a is neither the current nor the ramping build/);
+  refused(await cliOf('build-a')('payments', 'move-build', '--to-build', 'build-a', '--reason', 'x', '--query', query), /build build-a is neither the current nor the ramping build/);
   // A checkout whose payout code differs: the payout's replay fails and it is refused (not in the set); the batch replays.
-  const otherCode = ok(await execCli(['payments', 'move-build', '--to-build', 'build-c', '--reason', 'x', '--query', query], cliEnv(h.taskQueue, { WORKFLOW_BUNDLE_PATH: nextBuildBundle }), { process: true }));
+  const otherCode = ok(await cliOf('build-c', { WORKFLOW_BUNDLE_PATH: nextBuildBundle })('payments', 'move-build', '--to-build', 'build-c', '--reason', 'x', '--query', query));
   expect(otherCode.refused).toEqual([{ id: payoutId, error: expect.stringMatching(/^its history does not replay on this workflow code: /) }]);
   expect(otherCode.first.map((r: { id: string }) => r.id)).toContain(batchId);
   expect(otherCode.first.map((r: { id: string }) => r.id)).not.toContain(payoutId);
@@ -232,7 +238,7 @@ test('build B retired with runs pinned to it: payments stuck lists them with the
   refused(await move('--query', query, '--yes', '--token', dry.token), /was used already/);
   // Pinned to C by an override (the build they last ran on stays B until their next task).
   for (const id of [payoutId, batchId]) expect(await versioningInfo(id)).toMatchObject({ behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED, override: 'build-c' });
-  refused(await cli('payments', 'move-build', payoutId, '--to-build', 'build-c', '--reason', 'again'), /already on build build-c/);
+  refused(await cliOf('build-c')('payments', 'move-build', payoutId, '--to-build', 'build-c', '--reason', 'again'), /already on build build-c/);
   const audit = await h.orm.em
     .getConnection()
     .execute<Array<{ payment_id: string; operator: string; reason: string; state_before: { build_id: string }; state_after: { build_id: string }; batch_id: string }>>(

@@ -36,6 +36,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'payments review-open': ['reason', 'operator'],
   'payments review-close': OPERATOR_ACTION,
   'payments stuck': ['env', 'query'],
+  'payments old-shape': ['query', 'yes', 'reason', 'operator'],
   'payments move-build': ['to-build', 'reason', 'operator', 'query', 'merchant', 'yes', 'token'],
   'settlements run': ['merchant', 'env', 'outcome', ...KEY_CHANGE],
   'settlements skipped': ['merchant', 'env', 'limit'],
