@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, log, patched, setHandler, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import {
   BOUNDED_DB_RETRIES_PATCH,
   CHARGE_NOT_RECORDED,
@@ -13,6 +13,7 @@ import {
 } from '../src/domain/charge-attention';
 import { publishNeedsAttention } from './charge-search-attributes';
 import { attentionReason } from '../src/domain/attention-reason';
+import { SA } from '../src/domain/search-attributes';
 import { operatorOf, RECONCILER_OPERATOR, retryStepAction } from '../src/domain/operator-action';
 import { activityRecoveredSignal, activityTroubleSignal, chargeAttentionQuery, retryStepUpdate, type RetryStepResult } from './messages';
 import { auditOperatorAction } from './operator-audit';
@@ -118,7 +119,8 @@ export function attentionDesk(chargeId: string, isPatched: (patchId: string) => 
       validator: (request) => {
         if (retry && state.needsAttention) throw new Error(`charge ${chargeId}: a retry of "${state.step}" is already under way`);
         if (trouble) throw new Error(`${chargeId}: ${trouble.activity} is still being retried by the worker (attempt ${trouble.attempt}); retryStep applies once a step gives up`);
-        const refusal = retryRefusal(chargeId, state, request);
+        // What the run published as NeedsAttentionReason: a payout on the partner rail says `waiting: partner rail` there only.
+        const refusal = retryRefusal(chargeId, state, request, workflowInfo().typedSearchAttributes.get(SA.NeedsAttentionReason));
         if (refusal) throw new Error(refusal);
       },
     },

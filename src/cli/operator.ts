@@ -11,7 +11,8 @@ By id, or in bulk, on exactly the set a dry run showed:
      names exactly those payments, this command and its options; it lasts one hour and serves once.
   2. --yes --token opsel_… with the same options: acts on those payments only, each re-checked first
      (one that no longer matches the query is refused and reported), at BULK_ACTIONS_PER_SECOND
-     (default 5), under one batch id. Or --yes --ids-file PATH --query '…': exactly the ids of the file.
+     (default 5), under one batch id. With --ids-file PATH too (the dry run's --save-ids, shortened
+     by hand): only the ids of the file, each of them in the token's set (any other refuses the run).
   Live money (charges resolve|reverse, payouts approve|reject|reverse, settlements retry, payments
   settle-late|restart) needs --expect N, N the live payments of the set (the dry run's "live").
   --yes with only --query is refused. Each action writes an audit row.`;
@@ -48,9 +49,9 @@ export function operatorCommand(group: CliCommand, verb: string, idName: string,
     .option('--operator <NAME>', OPERATOR_HELP)
     .option('--query <QUERY>', 'instead of an id: every payment this Temporal list query selects (a dry run without --yes)')
     .option('--merchant <MERCHANT_ID>', 'with --query: only this merchant\'s payments')
-    .option('--yes', 'apply the action to a dry run\'s set: with --token, or --ids-file and --query (without --yes: a dry run)')
+    .option('--yes', 'apply the action to a dry run\'s set: with its --token (without --yes: a dry run)')
     .option('--token <TOKEN>', 'with --yes: the token a dry run printed (opsel_…): act on exactly its payments')
-    .option('--ids-file <PATH>', 'with --yes and --query: act on exactly the payment ids of this file (one a line)')
+    .option('--ids-file <PATH>', 'with --yes --token: act only on the ids of this file (one a line), each in the token\'s set')
     .option('--save-ids <PATH>', 'dry run: also write the ids to this new file (never overwritten)')
     .option('--expect <N>', 'with --yes: the number of live payments in the set (required when the action moves live money)');
   extras.options?.(command);

@@ -100,8 +100,29 @@ export const NO_ATTENTION: ChargeAttention = {
 /** The step of a live payment flagged while it waits for the partner's final answer (workflows/partner-answer.ts): no database step to retry. */
 export const PARTNER_RAIL_STEP = 'partner rail';
 
-/** Why a retry request is refused, or null when it is acceptable in this state. */
-export function retryRefusal(chargeId: string, state: ChargeAttention, request: unknown): string | null {
+/**
+ * What a payment whose NeedsAttentionReason (`attentionReason`, published by its workflow) says it
+ * waits for someone else (kind `waiting`: the partner's word) tells an operator's `retryStep`, or null
+ * when the reason is not a wait. A payout on the partner rail raises it without a database step of its
+ * own giving up, so the desk's state alone does not show it (issue 43: a retryStep on a payment
+ * waiting for the partner was accepted, retried nothing and wrote an audit row).
+ */
+export function waitingRefusal(paymentId: string, needsAttentionReason: string | null | undefined): string | null {
+  if (!needsAttentionReason?.startsWith('waiting')) return null;
+  return `${paymentId} waits for the partner's word ("${needsAttentionReason}"), not for a database step that gave up: nothing to retry, nothing was written; ${partnerWaitNext(paymentId)}`;
+}
+
+/** What an operator can do for a payment that waits for the partner's word. */
+function partnerWaitNext(paymentId: string): string {
+  if (paymentId.startsWith('txn_')) return `the engine keeps asking the partner (a live charge: charges resolve ${paymentId} --as succeeded|failed --evidence … asks it at once)`;
+  return 'the engine keeps asking the partner and the payment follows its word by itself (ask the partner about the reference; payments stuck shows the wait)';
+}
+
+/**
+ * Why a retry request is refused, or null when it is acceptable in this state. `needsAttentionReason`:
+ * the run's NeedsAttentionReason search attribute, when the caller can read it (the workflow's validator).
+ */
+export function retryRefusal(chargeId: string, state: ChargeAttention, request: unknown, needsAttentionReason?: string | null): string | null {
   if (typeof request !== 'object' || request === null) return 'retryStep takes {"operator": "…", "reason": "…"}';
   const { reason, by } = request as { reason?: unknown; by?: unknown };
   if (typeof reason !== 'string' || reason.trim() === '') return 'a reason is required';
@@ -116,8 +137,12 @@ export function retryRefusal(chargeId: string, state: ChargeAttention, request: 
   if (automatic && !reason.startsWith(RECONCILER_REASON_PREFIX)) return `the reconciler's reason starts with "${RECONCILER_REASON_PREFIX}"`;
   if (state.step === INDETERMINATE_STEP) return `charge ${chargeId} waits for its partner's answer, not for a database step: resolve it (charges resolve ${chargeId} --as succeeded|failed --reason TEXT)`;
   if (state.needsAttention && state.step === PARTNER_RAIL_STEP) {
-    return `${chargeId} waits for the partner's word, not for a database step: nothing to retry; the engine keeps asking the partner (a live charge: charges resolve ${chargeId} --as succeeded|failed --evidence … asks it at once)`;
+    return `${chargeId} waits for the partner's word, not for a database step: nothing to retry; ${partnerWaitNext(chargeId)}`;
   }
+  // A database step that gave up is retried even while the run also waits on the partner; otherwise the wait answers.
+  const gaveUpHere = state.needsAttention && state.step !== null && state.step !== PARTNER_RAIL_STEP;
+  const waiting = gaveUpHere ? null : waitingRefusal(chargeId, needsAttentionReason);
+  if (waiting) return waiting;
   if (!state.needsAttention) return `charge ${chargeId} is not waiting for an operator: nothing to retry`;
   if (automatic && state.automaticRetries >= MAX_AUTOMATIC_RETRIES) {
     return `charge ${chargeId}: the ${MAX_AUTOMATIC_RETRIES} automatic retries are used up; an operator must retry`;

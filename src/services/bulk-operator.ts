@@ -13,7 +13,7 @@ export { bulkQuery } from './bulk-query';
  * the same guarded path as one action, once per payment, on exactly the set a dry run showed.
  * - Without `--yes`, a dry run: the count, a breakdown by environment and merchant, the first 20
  *   rows, and a token (`opsel_…`, an hour) naming that set; nothing changes.
- * - `--yes --token opsel_…` (or `--yes --ids-file PATH --query …`) acts on those ids only, one at a
+ * - `--yes --token opsel_…` (with `--ids-file PATH`: the part of them the file names) acts on those ids only, one at a
  *   time at a bounded rate (BULK_ACTIONS_PER_SECOND, default 5), each re-checked first against the
  *   query and the run state (`refused: no longer matches the dry run's query` otherwise), each with
  *   its own audit row, all with one batch id (`opb_…`, `audit list --batch`).
@@ -56,6 +56,7 @@ export async function selectPayments(client: Client, query: string, state: RunSt
       merchant_id: sa.get(SA.MerchantId) ?? null,
       environment: sa.get(SA.Environment) ?? null,
       needs_attention: sa.get(SA.NeedsAttention) ?? false,
+      needs_attention_reason: sa.get(SA.NeedsAttentionReason) ?? null,
       workflow_status: wf.status.name,
       started: wf.startTime.getTime(),
       runId: wf.runId,
@@ -110,6 +111,8 @@ export interface DryRun extends Breakdown {
   token_expires_at: string;
   /** Where `--save-ids` wrote the ids. */
   ids_file?: string;
+  /** Listed by the query but left out of the set, with why (charges retry: payments waiting for the partner); the first DRY_RUN_ROWS. */
+  skipped?: { count: number; first: Array<{ id: string; why: string }> };
   apply_with: string;
 }
 
@@ -119,6 +122,7 @@ export function dryRun(
   selected: SelectedPayment[],
   token: { token: string; expiresAt: Date; needsExpect: boolean },
   idsFile?: string,
+  skipped: ReadonlyArray<{ id: string; why: string }> = [],
 ): DryRun {
   const live = selected.filter((p) => p.environment === 'live').length;
   const expect = token.needsExpect && live > 0 ? ` --expect ${live}` : '';
@@ -133,7 +137,8 @@ export function dryRun(
     token: token.token,
     token_expires_at: token.expiresAt.toISOString(),
     ...(idsFile ? { ids_file: idsFile } : {}),
-    apply_with: `${action} --yes --token ${token.token}${expect} with the same options (acts on these ${selected.length} only, once, until ${token.expiresAt.toISOString()})`,
+    ...(skipped.length > 0 ? { skipped: { count: skipped.length, first: skipped.slice(0, DRY_RUN_ROWS) } } : {}),
+    apply_with: `${action} --yes --token ${token.token}${expect} with the same options (acts on these ${selected.length} only, once, until ${token.expiresAt.toISOString()})${idsFile ? `; add --ids-file ${idsFile} once shortened to act on fewer` : ''}`,
   };
 }
 

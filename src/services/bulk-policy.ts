@@ -1,4 +1,12 @@
+import { waitingRefusal } from '../domain/charge-attention';
 import type { RunState } from './bulk-query';
+
+/** What a dry run's listing tells the policy about one payment (src/services/bulk-selection.ts ListedPayment). */
+export interface ListedAttention {
+  id: string;
+  needs_attention: boolean;
+  needs_attention_reason: string | null;
+}
 
 /**
  * What each operator command does in bulk (issue 31, finding 1): which runs it selects (the code adds
@@ -18,11 +26,30 @@ import type { RunState } from './bulk-query';
 export interface BulkPolicy {
   runs: RunState;
   movesMoney: boolean;
+  /**
+   * Why a listed payment is left out of the dry run's set (reported as `skipped`, never in the token),
+   * or null to keep it: the action cannot apply to it whatever happens next.
+   */
+  skip?: (row: ListedAttention) => string | null;
+}
+
+/**
+ * `charges retry` retries a database step that gave up (NeedsAttentionReason `step gave up: …`).
+ * Issue 43: `charges retry --query "NeedsAttention = true"` selected every live payment waiting for
+ * the partner; those (`waiting: …`), an activity the worker still retries, a payout held for review,
+ * a payment review or a failed batch are skipped with why. A flagged run with no reason (marked
+ * before NeedsAttentionReason existed) is kept: its workflow's validator decides.
+ */
+export function retrySkip(row: ListedAttention): string | null {
+  if (!row.needs_attention) return 'not waiting for an operator: nothing to retry';
+  const reason = row.needs_attention_reason;
+  if (reason === null || reason.startsWith('step gave up')) return null;
+  return waitingRefusal(row.id, reason) ?? `NeedsAttentionReason "${reason}" is not a database step that gave up: nothing to retry (payments stuck says what it waits for)`;
 }
 
 export const BULK_POLICY: Readonly<Record<string, BulkPolicy>> = {
   'charges resolve': { runs: 'running', movesMoney: true },
-  'charges retry': { runs: 'running', movesMoney: false },
+  'charges retry': { runs: 'running', movesMoney: false, skip: retrySkip },
   // A reversal is a new run of the payment's completed workflow.
   'charges reverse': { runs: 'completed', movesMoney: true },
   'payouts approve': { runs: 'running', movesMoney: true },

@@ -4,9 +4,10 @@ import { SA } from '../domain/search-attributes';
 /**
  * The list query of a bulk operator action (issue 31, finding 7): the operator's `--query`, never
  * concatenated unparsed. It is checked first (quotes closed, parentheses balanced and never closing
- * more than were opened, no backslash or control character), so `A) OR (B` cannot escape the
- * clauses the code adds: the workflow state the command acts on (never a closed run for an action on
- * a running one) and `--merchant`. The selection is checked again after listing (bulk-selection.ts).
+ * more than were opened, no comment outside a string, no backslash or control character), so
+ * neither `A) OR (B` nor a comment hiding a parenthesis from this check can escape the clauses the
+ * code adds: the workflow state the command acts on (never a closed run for an action on a running
+ * one) and `--merchant`. The selection is checked again after listing (bulk-selection.ts).
  */
 
 /** Which runs a command acts on: a running workflow, a completed one (a reversal's new run), or an ended one (a restart). */
@@ -30,6 +31,8 @@ export function runStateAccepts(state: RunState, statusName: string): boolean {
 }
 
 const QUOTES = new Set(["'", '"', '`']);
+/** What opens (or closes) a comment in the SQL-like list query: refused outside a quoted string. */
+const COMMENT_OPENERS = ['/*', '*/', '--', '#'] as const;
 
 /** Why `query` cannot be used inside the code's clauses, or null. */
 export function queryProblem(query: string): string | null {
@@ -44,6 +47,10 @@ export function queryProblem(query: string): string | null {
       if (c === quote) quote = null;
       continue;
     }
+    // A comment hides what follows from the server's parser but not from this count (`/* ( */ A) OR (B /* ) */`):
+    // outside a string, none is accepted (issue 43).
+    const comment = COMMENT_OPENERS.find((opener) => query.startsWith(opener, i));
+    if (comment !== undefined) return `--query must not contain a comment (${comment} at character ${i + 1}): a comment could hide a parenthesis and escape --merchant and the run state`;
     if (QUOTES.has(c)) quote = c;
     else if (c === '(') depth++;
     else if (c === ')') {

@@ -20,6 +20,8 @@ export interface ListedPayment extends SelectedRow {
   type: string;
   status: string | null;
   needs_attention: boolean;
+  /** NeedsAttentionReason (`<kind>: <step>`), null when unset. */
+  needs_attention_reason: string | null;
   workflow_status: string;
 }
 
@@ -108,4 +110,21 @@ export function breakdown(rows: readonly SelectedRow[]): Breakdown {
   const rest = merchants.slice(MERCHANTS_SHOWN);
   if (rest.length > 0) out.other_merchants = { merchants: rest.length, payments: rest.reduce((sum, [, n]) => sum + n, 0) };
   return out;
+}
+
+/**
+ * The payments of a token's set an ids file names (issue 43: `--yes --ids-file` acted on ids no dry
+ * run had tied to the command). The file may leave ids out (shortened by hand: act on fewer), never
+ * add one: an id the dry run did not show refuses the whole run, naming the first few. In the dry
+ * run's order. Throws; nothing has happened when it does.
+ */
+export function idsOfTheSet(selection: Pick<BulkSelection, 'payments'>, token: string, file: string, ids: readonly string[]): SelectedRow[] {
+  const wanted = new Set(ids);
+  const shown = new Set(selection.payments.map((p) => p.id));
+  const strays = ids.filter((id) => !shown.has(id));
+  if (strays.length > 0) {
+    const named = strays.slice(0, 5).join(', ') + (strays.length > 5 ? ` and ${strays.length - 5} more` : '');
+    throw new Error(`--ids-file ${file} names ${strays.length} payment${strays.length === 1 ? '' : 's'} that dry run ${token} did not show (${named}): an ids file may only leave ids out; run a new dry run for them. Nothing was done`);
+  }
+  return selection.payments.filter((p) => wanted.has(p.id));
 }

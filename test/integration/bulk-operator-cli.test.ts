@@ -6,7 +6,8 @@
  *   held after it are never touched by `--yes --token`, and one that left the set meanwhile is
  *   refused (`no longer matches the dry run's query`); `--yes` without a token is refused; the token
  *   serves its command once.
- * - `--save-ids`/`--ids-file`: exactly the ids of the file, each re-checked.
+ * - `--save-ids`/`--ids-file`: only with the dry run's token (issue 43), the ids of the file, each of
+ *   the token's set (another id, command or query refused), each re-checked.
  * - Live payouts (the fake partner's rail) need `--expect N`, N the live payments in the set.
  * - `--merchant` cannot be escaped with `A) OR (B`.
  */
@@ -160,7 +161,7 @@ test('the walk: a dry run, new matching payouts appear, then --yes --token appro
   for (const id of [...newcomers, theirs]) await cliJson('payouts', 'reject', id, '--reason', 'test cleanup');
 });
 
-test('--save-ids and --yes --ids-file: exactly the ids of the file (shortened by hand), each re-checked', async () => {
+test('--save-ids and --yes --token --ids-file: the ids of the file (shortened by hand) of the token\'s set only, each re-checked', async () => {
   const m = await reviewedMerchant();
   const held = [await heldPayout(m), await heldPayout(m), await heldPayout(m)];
   await visible(heldQuery(m), held);
@@ -180,22 +181,50 @@ test('--save-ids and --yes --ids-file: exactly the ids of the file (shortened by
   const newcomer = await heldPayout(m);
   await visible(heldQuery(m), [held[0]!, held[2]!, newcomer]);
 
-  expect(await cliFails('payouts', 'reject', '--yes', '--ids-file', file, '--reason', 'x')).toMatch(/--ids-file needs --query/);
+  // Issue 43: an ids file is acted on only under its dry run's token (the command, its options, the query and the ids it showed).
+  expect(await cliFails(...base, '--yes', '--ids-file', file)).toMatch(/--ids-file goes with its dry run's --token opsel_/);
+  const yes = [...base, '--yes', '--token', dry.token];
   const bad = path.join(dir, 'bad.txt');
   writeFileSync(bad, `${held[0]}\nDROP TABLE payouts\n`);
-  expect(await cliFails(...base, '--yes', '--ids-file', bad)).toMatch(/line 2: not a payment id/);
+  expect(await cliFails(...yes, '--ids-file', bad)).toMatch(/line 2: not a payment id/);
+  const stray = path.join(dir, 'stray.txt');
+  writeFileSync(stray, `${held[0]}\n${newcomer}\n`);
+  expect(await cliFails(...yes, '--ids-file', stray)).toContain(`names 1 payment that dry run ${dry.token} did not show (${newcomer}): an ids file may only leave ids out`);
+  expect(await cliFails('payouts', 'approve', '--yes', '--token', dry.token, '--ids-file', file, '--reason', 'x')).toMatch(/was made for "payouts reject", not "payouts approve"/);
+  expect(await cliFails('payouts', 'reject', '--query', "PaymentStatus = 'pending'", '--merchant', m.id, '--yes', '--token', dry.token, '--ids-file', file, '--reason', 'x')).toMatch(/was made for the query/);
   await stillHeld(held[0]!);
+  await stillHeld(newcomer);
 
-  const applied = await cliJson(...base, '--yes', '--ids-file', file);
-  expect(applied).toMatchObject({ ids_file: file, count: 2, succeeded: 1, failed: 1, no_longer_matching: 1 });
+  const applied = await cliJson(...yes, '--ids-file', file);
+  expect(applied).toMatchObject({ ids_file: file, token: dry.token, count: 2, succeeded: 1, failed: 1, no_longer_matching: 1 });
   expect(applied.results).toEqual([
     { id: held[0], ok: true },
     { id: held[1], ok: false, error: expect.stringMatching(/^refused: no longer matches the dry run's query/) },
   ]);
+  // The token served once, ids file or not.
+  expect(await cliFails(...yes, '--ids-file', file)).toMatch(/was used already/);
   expect(await result(held[0]!)).toMatchObject({ status: 'failed' });
   expect(await result(held[1]!)).toMatchObject({ status: 'succeeded' });
   for (const id of [held[2]!, newcomer]) await stillHeld(id);
   for (const id of [held[2]!, newcomer]) await cliJson('payouts', 'reject', id, '--reason', 'test cleanup');
+});
+
+test('charges retry in bulk leaves out what retryStep cannot help (a payout held for review), reported as skipped, never in the token', async () => {
+  const m = await reviewedMerchant();
+  const held = await heldPayout(m);
+  await visible(heldQuery(m), [held]);
+  // Issue 43: the runbook's NeedsAttention = true selected every live payment waiting for the partner; this one waits for a decision.
+  const dry = await cliJson('charges', 'retry', '--query', 'NeedsAttention = true', '--merchant', m.id, '--reason', 'database back');
+  expect(dry).toMatchObject({
+    count: 0,
+    first: [],
+    skipped: { count: 1, first: [{ id: held, why: expect.stringMatching(/^NeedsAttentionReason "held for review" is not a database step that gave up: nothing to retry/) }] },
+  });
+  const applied = await cliJson('charges', 'retry', '--yes', '--token', dry.token, '--reason', 'database back');
+  expect(applied).toMatchObject({ count: 0, succeeded: 0, failed: 0, results: [] });
+  expect(await cliJson('audit', 'list', '--payment', held)).toMatchObject({ data: [] });
+  await stillHeld(held);
+  await cliJson('payouts', 'reject', held, '--reason', 'test cleanup');
 });
 
 test('live payouts in bulk need --expect N, N the live payouts of the set; refused before anything happens', async () => {

@@ -29,6 +29,11 @@ test.each([
   ["PaymentStatus = 'pending'\u0000", /control characters/],
   ["PaymentStatus = 'pending' ORDER BY StartTime", /ORDER BY/],
   ['   ', /must not be empty/],
+  // Issue 43: a comment hides a parenthesis from the count but not from the server's parser.
+  ["/* ( */ PaymentStatus = 'pending') OR (MerchantId != 'x' /* ) */", /must not contain a comment \(\/\* at character 1\)/],
+  ["PaymentStatus = 'pending' */", /must not contain a comment \(\*\/ at character 27\)/],
+  ["PaymentStatus = 'pending' -- ) OR (A = 1", /must not contain a comment \(-- at character 27\)/],
+  ["PaymentStatus = 'pending' # )", /must not contain a comment \(# at character 27\)/],
 ])('refused: %j', (query, message) => {
   expect(() => bulkQuery(query, MER)).toThrow(message);
 });
@@ -39,6 +44,8 @@ test('parentheses and quotes inside a string do not count; balanced queries pass
   expect(queryProblem('Reason = "x)" AND `Custom Attr` = 1')).toBeNull();
   expect(queryProblem("Reason = 'order by' AND A = 1")).toBeNull();
   expect(queryProblem('A = 1\nAND B = 2')).toBeNull();
+  // Comment marks inside a string are text.
+  expect(queryProblem("Reason = '/* -- # */' AND A = 1")).toBeNull();
 });
 
 test('a merchant must be a merchant id: no quote can reach the query', () => {

@@ -73,7 +73,7 @@ describe('expectRefusal', () => {
 });
 
 describe('checkListing (finding 7, defence in depth)', () => {
-  const row = (id: string, merchant: string | null, status = 'RUNNING'): ListedPayment => ({ id, merchant_id: merchant, environment: 'sandbox', type: 'payout', status: 'held_for_review', needs_attention: true, workflow_status: status });
+  const row = (id: string, merchant: string | null, status = 'RUNNING'): ListedPayment => ({ id, merchant_id: merchant, environment: 'sandbox', type: 'payout', status: 'held_for_review', needs_attention: true, needs_attention_reason: 'held for review', workflow_status: status });
   test('a row of another merchant refuses the whole selection', () => {
     expect(() => checkListing([row('po_1', 'mer_a'), row('po_2', 'mer_b')], 'mer_a', 'running')).toThrow(/selected po_2 of mer_b, outside --merchant mer_a/);
     expect(() => checkListing([row('po_1', null)], 'mer_a', 'running')).toThrow(/of no merchant/);
