@@ -8,6 +8,7 @@ import { callbackUrl } from './momo-callback';
 import { parseMomoStatus } from './momo-status';
 import { PartnerHttp, type PartnerAnswer } from './momo-http';
 import { MomoTokens } from './momo-token';
+import { readNotFound } from './momo-not-found';
 import { RailMisconfigured, RailRequestInvalid } from './rail-errors';
 
 /** MoMo's longest payerMessage / payeeNote. */
@@ -30,7 +31,9 @@ export interface MomoRailOptions {
  *   `X-Reference-Id`. 202: accepted. 409: duplicate (the partner has the reference: a retry).
  *   400/403/404/422 naming a reason: refused, the reason mapped to a failure_class
  *   (src/rail/momo-reasons.ts).
- * - `status`: `GET …/{referenceId}`. PENDING, SUCCESSFUL, FAILED; 404: unknown.
+ * - `status`: `GET …/{referenceId}`. PENDING, SUCCESSFUL, FAILED; a 404 naming RESOURCE_NOT_FOUND:
+ *   unknown; any other 404 (a proxy's page, a wrong base path, no body): RailUnavailable, its body's
+ *   first bytes in the message (src/rail/momo-not-found.ts).
  * - A 5xx, a 429, a timeout (PARTNER_TIMEOUT_MS), a lost connection or an answer we cannot read:
  *   RailUnavailable (retry with the same reference; a submission may or may not have arrived, and
  *   the retry or a status tells which). A 401 with a fresh token, a refused token request or a
@@ -85,7 +88,12 @@ export class MomoPartnerRail implements PartnerRail {
     if (!isReferenceId(referenceId)) throw new RailRequestInvalid(`referenceId must be a UUID, got "${referenceId}"`);
     const path = `${TRANSACTION_PATH[product]}/${referenceId}`;
     const answer = await this.authorized(product, 'GET', path, {});
-    if (answer.status === 404) return { status: 'unknown' };
+    if (answer.status === 404) {
+      const notFound = readNotFound(answer);
+      if ('status' in notFound) return notFound;
+      this.logger?.warn({ product, referenceId, status: 404 }, `partner status: ${notFound.noAnswer}`);
+      throw new RailUnavailable(`GET ${path}: ${notFound.noAnswer}`, 404);
+    }
     if (answer.status === 200) {
       const status = parseMomoStatus(answer.json);
       if (status) return status;
