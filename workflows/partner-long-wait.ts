@@ -14,7 +14,7 @@ export interface LongWait {
 }
 
 /** The run's history is long enough to continue as new (ours, or the server's suggestion). */
-function historyIsLong(): boolean {
+export function historyIsLong(): boolean {
   const info = workflowInfo();
   return info.historyLength >= PARTNER_WAIT_HISTORY_EVENTS || info.continueAsNewSuggested;
 }

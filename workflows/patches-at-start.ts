@@ -3,7 +3,7 @@ import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
-import { SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
+import { FAILED_BATCH_WAIT_CONTINUES_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 
 /**
  * `patched()` id (issue 32 follow-up, the charge's replay flake in payouts and settlement batches): a
@@ -34,8 +34,8 @@ export const PAYOUT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>
 
 /** What a settlement batch's run may ask right after a local activity (the sweep, a transition, a give-up). */
 export const SETTLEMENT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>> = {
-  sandbox: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH],
+  sandbox: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, FAILED_BATCH_WAIT_CONTINUES_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH, FAILED_BATCH_WAIT_CONTINUES_PATCH],
 };
 
 /** What a refund's run may ask right after a local activity (beginRefund finding it final, a transition, a give-up). */

@@ -30,6 +30,8 @@ import type { RailStatus } from '../src/rail/partner-rail';
 import { auditOperatorAction } from './operator-audit';
 import { endSettlementWait, REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { closeReviewUpdate, paymentReviewQuery, returnCallbackSignal, reviewFlagSignal, settleLateAnswerUpdate } from './payment-review-messages';
+import { continueWaitAsNew, historyIsLong } from './partner-long-wait';
+import { REVIEW_WAIT_CONTINUES_PATCH, reviewCarryProblem, type PaymentReviewCarry } from '../src/domain/review-wait';
 
 /**
  * `patched()` id (issue 31): a `reviewFlag` with `resolved: true` is taken only for the reconciliation
@@ -115,6 +117,41 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   let returnNote = null as string | null;
   /** The partner called back for the return transfer since the last status request. */
   let returnCalledBack = false;
+  // A run continued as new (REVIEW_WAIT_CONTINUES_PATCH) takes up the wait where the last run left it;
+  // a malformed resume (a start by hand) is ignored: the review asks the partner from the beginning.
+  const carryProblem = start.resume === undefined ? null : reviewCarryProblem(start.resume);
+  if (carryProblem) log.warn('payment review: resume ignored', { paymentId: start.paymentId, problem: carryProblem });
+  const resume: PaymentReviewCarry | undefined = carryProblem ? undefined : start.resume;
+  const startedMs = resume?.startedMs ?? Date.now();
+  if (resume) {
+    state.reasons = resume.reasons.map((r) => ({ ...r }));
+    for (const source of resume.resolved) resolved.add(source);
+    if (resume.at === 'return') {
+      state.phase = 'settling';
+      state.settledAction = 'return';
+      state.partnerStatus = resume.partnerStatus ?? null;
+      state.ourStatus = resume.ourStatus ?? null;
+      returnNote = resume.returnNote ?? null;
+      returnCalledBack = resume.wake === true;
+    }
+  }
+  /** Continues the review as new at a wait's next poll, carrying it (never returns). */
+  const continueAsNew = async (at: PaymentReviewCarry['at'], round: number): Promise<never> => {
+    await condition(allHandlersFinished);
+    const carry: PaymentReviewCarry = {
+      at,
+      round,
+      startedMs,
+      reasons: state.reasons,
+      resolved: [...resolved],
+      ...(at === 'return' ? { partnerStatus: state.partnerStatus, ourStatus: state.ourStatus, returnNote, wake: returnCalledBack } : {}),
+      runs: (resume?.runs ?? 0) + 1,
+    };
+    log.info('payment review continues as new', { paymentId: start.paymentId, at, round, runs: carry.runs });
+    return continueWaitAsNew<typeof paymentReviewWorkflow>({ ...start, resume: carry });
+  };
+  /** The wait's history is long: continue as new (runs from before the patch never do). */
+  const longWait = () => patched(REVIEW_WAIT_CONTINUES_PATCH) && historyIsLong();
 
   const openReasons = () => state.reasons.filter((r) => !resolved.has(r.source));
   const refresh = () => {
@@ -229,9 +266,17 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
   refresh();
   log.warn('payment review started', { paymentId: start.paymentId, source: start.source, reason: start.reason });
 
+  if (resume?.at === 'return') {
+    // A continued return watch: the late money was settled with a return already submitted.
+    await watchReturn(resume.round);
+    state.phase = 'settled';
+    return finish();
+  }
+
   // 1. The partner's final word, however long it takes (a sandbox payment never reached a partner).
   let status: RailStatus | null = start.environment === 'sandbox' ? { status: 'unknown' } : null;
-  for (let round = 0; status === null; round++) {
+  for (let round = resume?.at === 'polling' ? resume.round : 0; status === null; round++) {
+    if (longWait()) await continueAsNew('polling', round);
     try {
       const answer = await rail.railStatus({ paymentId: start.paymentId, product: start.product });
       if (isFinal(answer)) status = answer;
@@ -285,10 +330,15 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
       refresh();
     }
   }
-  if (!returnNote || returnNote.startsWith('returned')) attention(false);
-  refresh();
-  await condition(allHandlersFinished);
-  return state;
+  return finish();
+
+  /** The review's end: NeedsAttention cleared unless a return is still owed to the payer. */
+  async function finish(): Promise<PaymentReviewState> {
+    if (!returnNote || returnNote.startsWith('returned')) attention(false);
+    refresh();
+    await condition(allHandlersFinished);
+    return state;
+  }
 
   /** A settled `return`: the transfer back to the payer, followed to the partner's final word. */
   async function followReturn(): Promise<void> {
@@ -318,7 +368,13 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
     await steps.recordLateReturn({ paymentId: start.paymentId, status: 'submitted', at: new Date().toISOString() });
     returnNote = 'return transfer submitted to the partner';
     refresh();
-    for (let round = 0; ; round++) {
+    await watchReturn(0);
+  }
+
+  /** The submitted return transfer, asked about from poll `first` until the partner's final word. */
+  async function watchReturn(first: number): Promise<void> {
+    for (let round = first; ; round++) {
+      if (longWait()) await continueAsNew('return', round);
       let answer: RailStatus | null = null;
       try {
         answer = await steps.lateReturnStatus(start.paymentId);

@@ -43,6 +43,7 @@ import { chargeAttentionQuery } from './messages';
 import { auditOperatorAction } from './operator-audit';
 import { RETRY_WAITS_FOR_BUILD_MOVE, retrySettlementUpdate } from './settlement-retry-messages';
 import { settlementSettledLateSignal } from './settlement-settled-late';
+import { continueWaitAsNew, historyIsLong } from './partner-long-wait';
 
 /** The settlement workflow's signature, by its type name (no import of workflows/settlement.ts, which imports this file). */
 type SettlementWorkflowFn = (input: SettlementStart) => Promise<SettlementOutcome | RetriedSettlement>;
@@ -60,6 +61,17 @@ type SettlementWorkflowFn = (input: SettlementStart) => Promise<SettlementOutcom
  * `settlements retry` sends it again to the new run, so the new batch starts on the current build.
  */
 export const SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH = 'settlement-wait-follows-current-build';
+
+/**
+ * `patched()` id (issue 43, Medium "no continue-as-new in partner waits"): a failed batch's wait for
+ * its retry (SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH's hourly build check: five events an hour)
+ * continues as new once the run's history is long (PARTNER_WAIT_HISTORY_EVENTS, or the server's
+ * suggestion), as the build move does: the next run's sweep finds the failed batch written and goes
+ * straight back to waiting. The wait has no deadline to carry; the batch, its failure and since when
+ * it waits are the database's. Decided at the run's start (SETTLEMENT_PATCHES_AT_START). Runs from
+ * before replay as they ran (terminated by the server's history limit after about a year).
+ */
+export const FAILED_BATCH_WAIT_CONTINUES_PATCH = 'failed-batch-wait-continues-as-new';
 
 /** How often a failed batch waiting for its retry looks for a newer current build (a timer; nothing else wakes an idle run). */
 export const BUILD_CHECK_INTERVAL_MS = 60 * 60 * 1000;
@@ -138,7 +150,12 @@ async function continueOnCurrentBuild(batch: SettlementState): Promise<never> {
   const from = versionKey(info.currentDeploymentVersion);
   log.info('settlement batch waiting for a retry moves to the current build', { settlementId: batch.id, from });
   setCurrentDetails(`moving to the current build (from ${from}): the batch waits for its retry there`);
-  const start: SettlementStart = {
+  return makeContinueAsNewFunc<SettlementWorkflowFn>({ initialVersioningBehavior: 'AUTO_UPGRADE', memo: { ...(info.memo ?? {}), [MOVED_FROM_MEMO]: from } })(batchStart(batch));
+}
+
+/** The failed batch's own start: a run started with it finds the batch written (the sweep returns it) and waits for its retry. */
+function batchStart(batch: SettlementState): SettlementStart {
+  return {
     settlementId: batch.id,
     merchantId: batch.merchantId,
     environment: batch.environment,
@@ -146,7 +163,16 @@ async function continueOnCurrentBuild(batch: SettlementState): Promise<never> {
     outcome: batch.sandboxOutcome === 'failed' ? 'failed' : null,
     runId: null,
   };
-  return makeContinueAsNewFunc<SettlementWorkflowFn>({ initialVersioningBehavior: 'AUTO_UPGRADE', memo: { ...(info.memo ?? {}), [MOVED_FROM_MEMO]: from } })(start);
+}
+
+/**
+ * FAILED_BATCH_WAIT_CONTINUES_PATCH: the failed batch's wait continues as new to keep its history
+ * short, on the build it runs on (memo kept: a run moved onto its build does not move again), its
+ * search attributes carried (NeedsAttention and its reason: `payments stuck` keeps listing it).
+ */
+function continueFailedWait(batch: SettlementState): Promise<never> {
+  log.info('failed settlement batch waiting for a retry continues as new (long history)', { settlementId: batch.id, historyLength: workflowInfo().historyLength });
+  return continueWaitAsNew<SettlementWorkflowFn>(batchStart(batch));
 }
 
 /**
@@ -275,10 +301,12 @@ export function settlementRetryDesk(settlementId: string, current: () => Settlem
         if (isPatched(SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH)) {
           followsCurrentBuild = true;
           const ended = () => retried !== undefined || settledLate;
+          const continues = isPatched(FAILED_BATCH_WAIT_CONTINUES_PATCH);
           for (;;) {
             await condition(() => ended() || (buildMoveDue() && !retrying && allHandlersFinished()), BUILD_CHECK_INTERVAL_MS);
             if (ended()) break;
             if (buildMoveDue() && !retrying && allHandlersFinished()) await continueOnCurrentBuild(batch);
+            if (continues && historyIsLong() && !retrying && allHandlersFinished()) await continueFailedWait(batch);
           }
         } else {
           await condition(() => retried !== undefined || settledLate);

@@ -1,3 +1,4 @@
+import type { PaymentReviewCarry } from './review-wait';
 import { hasControlCharacter } from './control-characters';
 import { isWellFormedText } from './plain-text';
 import { operatorRefusal } from './operator-action';
@@ -22,6 +23,8 @@ export interface PaymentReviewStart {
   environment: 'sandbox' | 'live';
   source: PaymentReviewSource;
   reason: string;
+  /** A run continued as new carries the review's wait here (REVIEW_WAIT_CONTINUES_PATCH; src/domain/review-wait.ts). */
+  resume?: PaymentReviewCarry;
 }
 
 /**

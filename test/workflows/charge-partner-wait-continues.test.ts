@@ -1,9 +1,9 @@
-import type { WorkflowHandle } from '@temporalio/client';
 import type { ChargeAttention } from '../../src/domain/charge-attention';
 import { PARTNER_WAIT_HISTORY_EVENTS } from '../../src/domain/partner-wait';
 import { SA } from '../../src/domain/search-attributes';
 import { chargeAttentionQuery, resolveChargeUpdate } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
+import { runsOf } from './support/runs-of';
 
 // Issue 43 (Medium: no continue-as-new in partner waits): a live charge the partner keeps PENDING
 // past expires_at stays awaiting_action until its word (patch partner-decides-live-charge), however
@@ -19,19 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-async function runsOf(workflowId: string, firstRunId: string): Promise<Array<{ runId: string; events: number }>> {
-  const runs: Array<{ runId: string; events: number }> = [];
-  let runId: string | undefined = firstRunId;
-  while (runId) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await h.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    runs.push({ runId, events: events.length });
-    const next: string | null | undefined = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    runId = next ?? undefined;
-  }
-  return runs;
-}
 
 test('PENDING for 30 days past expires_at: the wait continues as new, the charge stays awaiting_action and flagged; a resolution on the latest run is refused, then agreed after SUCCESSFUL', async () => {
   let paid = false;
@@ -52,7 +39,7 @@ test('PENDING for 30 days past expires_at: the wait continues as new, the charge
   const attention: ChargeAttention = await latest.query(chargeAttentionQuery);
   expect(attention).toMatchObject({ needsAttention: true, step: 'partner rail' });
   expect(attention.reason).toMatch(/expires_at .* passed and the partner still says PENDING/);
-  const runs = await runsOf(draft.id, firstRunId);
+  const runs = await runsOf(h.env.client, draft.id, firstRunId);
   expect(runs.length).toBeGreaterThan(1);
   for (const run of runs) expect(run.events).toBeLessThan(PARTNER_WAIT_HISTORY_EVENTS + 50);
   const submits = h.rail.timeline.filter((c) => c.paymentId === draft.id && c.kind === 'submit');

@@ -1,9 +1,9 @@
-import type { WorkflowHandle } from '@temporalio/client';
 import { LIVE_PAYOUT_DEADLINE_MS, PARTNER_CALLBACK_SIGNAL } from '../../src/domain/live-rail';
 import { PARTNER_LONG_WAIT_POLL_MS, PARTNER_WAIT_HISTORY_EVENTS } from '../../src/domain/partner-wait';
 import { SA } from '../../src/domain/search-attributes';
 import { retryStepUpdate } from '../../workflows/messages';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';
+import { runsOf } from './support/runs-of';
 
 // Issue 43 (Medium: no continue-as-new in partner waits): a live payout's wait for the partner, on the time-skipping server with the rail's activities
 // scripted (test/workflows/support/fake-rail-activities.ts). Before the patch
@@ -21,19 +21,6 @@ afterAll(async () => {
 });
 
 /** Each run of the payout's workflow, first to last: its run id and history length, following continue-as-new. */
-async function runsOf(workflowId: string, firstRunId: string): Promise<Array<{ runId: string; events: number }>> {
-  const runs: Array<{ runId: string; events: number }> = [];
-  let runId: string | undefined = firstRunId;
-  while (runId) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await h.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    runs.push({ runId, events: events.length });
-    const next: string | null | undefined = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    runId = next ?? undefined;
-  }
-  return runs;
-}
-
 const details = async (payoutId: string) => (await h.handle(payoutId).query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
 
 test('PENDING for 100 days: the wait continues as new (each run short), keeps its reservation and submit window, and a callback to the latest run ends it on SUCCESSFUL', async () => {
@@ -53,7 +40,7 @@ test('PENDING for 100 days: the wait continues as new (each run short), keeps it
   expect(latest.typedSearchAttributes.get(SA.MerchantId)).toBe(record.merchantId);
   expect(await details(record.id)).toMatch(/continued as new|no final answer from the partner/);
 
-  const runs = await runsOf(record.id, handle.firstExecutionRunId);
+  const runs = await runsOf(h.env.client, record.id, handle.firstExecutionRunId);
   expect(runs.length).toBeGreaterThan(1);
   expect(runs.at(-1)!.runId).toBe(latest.runId);
   // Each run stops at the next poll past the threshold: a poll adds about a dozen events.

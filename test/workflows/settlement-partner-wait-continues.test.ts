@@ -1,8 +1,8 @@
-import type { WorkflowHandle } from '@temporalio/client';
 import { LIVE_PAYOUT_DEADLINE_MS, PARTNER_CALLBACK_SIGNAL } from '../../src/domain/live-rail';
 import { PARTNER_WAIT_HISTORY_EVENTS } from '../../src/domain/partner-wait';
 import { SA } from '../../src/domain/search-attributes';
 import { startSettlementTestEnv, type SettlementTestEnv } from './support/settlement-env';
+import { runsOf } from './support/runs-of';
 
 // Issue 43 (Medium: no continue-as-new in partner waits; unknown final after an acknowledgement): a
 // live settlement batch's wait for the partner, on the time-skipping server with the rail's
@@ -20,19 +20,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function runsOf(workflowId: string, firstRunId: string): Promise<Array<{ runId: string; events: number }>> {
-  const runs: Array<{ runId: string; events: number }> = [];
-  let runId: string | undefined = firstRunId;
-  while (runId) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await h.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    runs.push({ runId, events: events.length });
-    const next: string | null | undefined = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    runId = next ?? undefined;
-  }
-  return runs;
-}
-
 const details = async (id: string) => (await h.env.client.workflow.getHandle(id).query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
 
 test('PENDING for 20 days: the batch continues as new, its money in transit, one submission; a callback to the latest run ends it paid', async () => {
@@ -49,7 +36,7 @@ test('PENDING for 20 days: the batch continues as new, its money in transit, one
   expect(latest.typedSearchAttributes.get(SA.NeedsAttention)).toBe(true);
   expect(h.store.transitionsOf(handle.workflowId)).toEqual([]);
   expect(h.store.balanceOf(merchantId, 'live')).toEqual({ available: 0, inTransit: 40_000 });
-  const runs = await runsOf(handle.workflowId, firstRunId);
+  const runs = await runsOf(h.env.client, handle.workflowId, firstRunId);
   expect(runs.length).toBeGreaterThan(1);
   for (const run of runs) expect(run.events).toBeLessThan(PARTNER_WAIT_HISTORY_EVENTS + 50);
   const submits = h.rail.timeline.filter((c) => c.paymentId === handle.workflowId && c.kind === 'submit');

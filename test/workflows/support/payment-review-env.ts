@@ -3,6 +3,7 @@ import type { CompareLateRequest, LateVerdict, PaymentReviewActivities, SettleLa
 import { paymentReviewWorkflowId, PAYMENT_REVIEW_WORKFLOW_TYPE, type PaymentReviewStart } from '../../../src/domain/payment-review';
 import { reviewSearchAttributePairs } from '../../../src/domain/payment-review-search-attributes';
 import { taskQueueFor } from '../../../src/temporal/task-queues';
+import type { RailStatus } from '../../../src/rail/partner-rail';
 import { FakeRail } from './fake-rail-activities';
 import { startTimeSkippingWorkers, type TimeSkippingWorkers } from './time-skipping-workers';
 
@@ -22,11 +23,18 @@ export class FakeLateStore {
 
   /** Open reconciliation breaks by payment (none unless a test sets some). */
   readonly openBreaks = new Map<string, number>();
+  /** Return transfers submitted, by payment. */
+  readonly returnSubmits: string[] = [];
+  /** The partner's status of a return transfer (default: SUCCESSFUL at once). */
+  returnStatus?: (paymentId: string) => Promise<RailStatus>;
 
   readonly activities: PaymentReviewActivities = {
     openReconciliationBreaks: async (paymentId) => this.openBreaks.get(paymentId) ?? 0,
-    submitLateReturn: async () => ({ kind: 'accepted' }),
-    lateReturnStatus: async () => ({ status: 'succeeded', financialTransactionId: 'ft-return' }),
+    submitLateReturn: async (paymentId) => {
+      this.returnSubmits.push(paymentId);
+      return { kind: 'accepted' };
+    },
+    lateReturnStatus: async (paymentId) => (this.returnStatus ? this.returnStatus(paymentId) : { status: 'succeeded', financialTransactionId: 'ft-return' }),
     recordLateReturn: async ({ paymentId, status }) => {
       this.returns.push({ paymentId, status });
     },
