@@ -1,6 +1,6 @@
 import type { ChargeState } from './charge-state';
 import { hasControlCharacter } from './control-characters';
-import { isWellFormedText } from './plain-text';
+import { isWellFormedText, plainTextProblem } from './plain-text';
 import { isFailureClass, type FailureClass } from './failure-classes';
 import { operatorRefusal, type OperatorFields } from './operator-action';
 
@@ -73,6 +73,9 @@ export function resolutionRequestRefusal(request: unknown): string | null {
     if (typeof evidence !== 'string' || evidence.trim() === '' || evidence.length > MAX_EVIDENCE_LENGTH || hasControlCharacter(evidence) || !isWellFormedText(evidence)) {
       return `"evidence", when sent, is the partner's transaction id or a statement line: 1 to ${MAX_EVIDENCE_LENGTH} printable characters`;
     }
+    // Issue 43: the plain-text rule of an operator's name and reason (it goes to the audit row and in front of operators).
+    const notPlain = plainTextProblem('"evidence"', evidence);
+    if (notPlain) return notPlain;
   }
   return null;
 }

@@ -1,6 +1,6 @@
 import type { PaymentReviewCarry } from './review-wait';
 import { hasControlCharacter } from './control-characters';
-import { isWellFormedText } from './plain-text';
+import { isWellFormedText, plainTextProblem } from './plain-text';
 import { operatorRefusal } from './operator-action';
 
 /**
@@ -131,6 +131,8 @@ export function settleLateRefusal(request: unknown): string | null {
     const value = fields[key];
     if (typeof value === 'string' && (hasControlCharacter(value) || !isWellFormedText(value))) return `"${key}" must not contain control characters`;
   }
+  // Issue 43: the evidence follows the plain-text rule of the operator's name and reason (operatorRefusal above).
+  if (typeof fields.evidence === 'string') return plainTextProblem('"evidence"', fields.evidence);
   return null;
 }
 

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isIdOf } from '../domain/ids';
 import { paymentTypeOf } from '../domain/payment-types';
+import { reviewedPaymentId } from '../domain/payment-review';
 import { MAX_BULK_SELECTION } from './bulk-selection';
 
 /**
@@ -38,8 +39,10 @@ export async function readIdsFile(file: string): Promise<string[]> {
   for (const [index, raw] of lines.entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
-    const type = paymentTypeOf(line);
-    if (!type || !isIdOf(type, line)) throw new Error(`--ids-file ${absolute}, line ${index + 1}: not a payment id (one id a line; # starts a comment); nothing was done`);
+    // A payment's id, or its review's (`review-<payment id>`: payments settle-late|review-close select those).
+    const paymentId = reviewedPaymentId(line) ?? line;
+    const type = paymentTypeOf(paymentId);
+    if (!type || !isIdOf(type, paymentId)) throw new Error(`--ids-file ${absolute}, line ${index + 1}: not a payment id (one id a line; # starts a comment); nothing was done`);
     ids.add(line);
   }
   if (ids.size === 0) throw new Error(`--ids-file ${absolute} holds no payment id; nothing was done`);

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { SA } from '../domain/search-attributes';
 import { paymentTypeOf } from '../domain/payment-types';
+import { reviewedPaymentId } from '../domain/payment-review';
 import { newId } from '../support/new-id';
 import { runStateAccepts, type RunState } from './bulk-query';
 import { breakdown, type Breakdown, type ListedPayment } from './bulk-selection';
@@ -41,10 +42,10 @@ export type SelectedPayment = ListedPayment;
  * matches runs: a workflow is selected when its latest run matches (an older run of a reversed
  * payment, still `succeeded` in visibility, does not select it), as `stillSelected` checks later.
  */
-export async function selectPayments(client: Client, query: string, state: RunState): Promise<SelectedPayment[]> {
+export async function selectPayments(client: Client, query: string, state: RunState, options: { reviews?: boolean } = {}): Promise<SelectedPayment[]> {
   const byId = new Map<string, SelectedPayment & { started: number; runId: string }>();
   for await (const wf of client.workflow.list({ query })) {
-    const type = paymentTypeOf(wf.workflowId);
+    const type = listedTypeOf(wf.workflowId, options.reviews === true);
     if (!type) continue;
     const known = byId.get(wf.workflowId);
     if (known && known.started >= wf.startTime.getTime()) continue; // keep the latest matching run
@@ -66,6 +67,18 @@ export async function selectPayments(client: Client, query: string, state: RunSt
   // A running run is its workflow's latest; a closed one may have been followed by another (a reversal's).
   const latest = state === 'running' ? rows : await filterLatest(client, rows);
   return latest.map(({ started: _, runId: __, ...row }) => row);
+}
+
+/**
+ * The type a listing shows for a workflow id: a payment's, or `review` for a payment review
+ * (`review-<payment id>`) when the command acts on reviews (`payments settle-late|review-close`: issue
+ * 43, their bulk form selected none); null for any other workflow.
+ */
+export function listedTypeOf(workflowId: string, reviews: boolean): string | null {
+  const type = paymentTypeOf(workflowId);
+  if (type) return type;
+  const reviewed = reviews ? reviewedPaymentId(workflowId) : null;
+  return reviewed !== null && paymentTypeOf(reviewed) !== null ? 'review' : null;
 }
 
 async function filterLatest<T extends { id: string; runId: string }>(client: Client, rows: T[]): Promise<T[]> {

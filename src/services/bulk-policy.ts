@@ -31,6 +31,8 @@ export interface BulkPolicy {
    * or null to keep it: the action cannot apply to it whatever happens next.
    */
   skip?: (row: ListedAttention) => string | null;
+  /** The command acts on payment reviews too (`review-<payment id>`, the workflow that holds late money and contradictions). */
+  reviews?: boolean;
 }
 
 /**
@@ -58,8 +60,9 @@ export const BULK_POLICY: Readonly<Record<string, BulkPolicy>> = {
   'settlements retry': { runs: 'running', movesMoney: true },
   // A restart is for a payout, refund or dispute whose workflow ended (terminated by hand, say) with its record open.
   'payments restart': { runs: 'ended', movesMoney: true },
-  'payments settle-late': { runs: 'running', movesMoney: true },
-  'payments review-close': { runs: 'running', movesMoney: false },
+  // Late money and contradictions are held by the payment's review (`review-<id>`, PaymentStatus under_review): selected too (issue 43).
+  'payments settle-late': { runs: 'running', movesMoney: true, reviews: true },
+  'payments review-close': { runs: 'running', movesMoney: false, reviews: true },
 };
 
 /** The commands whose bulk `--yes` needs `--expect N` for live payments (docs/operations.md). */

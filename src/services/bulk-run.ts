@@ -45,7 +45,7 @@ export async function runBulk(
     if (target.token !== undefined || target.idsFile !== undefined || target.expect !== undefined) throw new Error('--token, --ids-file and --expect go with --yes; without --yes the command is a dry run');
     if (target.query === undefined) throw new Error("a dry run needs --query 'a Temporal list query'");
     const query = bulkQuery(target.query, target.merchantId, policy.runs);
-    const selected = await selectPayments(client, query, policy.runs);
+    const selected = await selectPayments(client, query, policy.runs, { reviews: policy.reviews === true });
     checkListing(selected, target.merchantId, policy.runs);
     if (selected.length > MAX_BULK_SELECTION) throw new Error(`the query selects ${selected.length} payments, more than ${MAX_BULK_SELECTION} at once: narrow it (e.g. --merchant, or a time range)`);
     // Payments the action cannot apply to (charges retry: one waiting for the partner) are reported, never in the token's set.

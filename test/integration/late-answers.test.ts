@@ -98,15 +98,20 @@ test('a SUCCESSFUL callback for a live charge that expired: read, recorded as la
   const stuck = await cliJson('payments', 'stuck', '--env', 'live', '--query', `WorkflowId = '${paymentReviewWorkflowId(id)}'`);
   expect(stuck.data).toContainEqual(expect.objectContaining({ id: paymentReviewWorkflowId(id), needs_attention: true, reason: expect.stringContaining('LATE MONEY') }));
 
-  // An operator credits the merchant: the charge succeeds late, audited.
-  const settled = await cliJson('payments', 'settle-late', id, '--action', 'credit', '--reason', 'customer debited after expiry', '--operator', 'ops:ama');
-  expect(settled).toMatchObject({ paymentId: id, action: 'credit', status: 'succeeded', late_answer: { settled_action: 'credit', settled_by: 'ops:ama' } });
+  // An operator credits the merchant: the charge succeeds late, audited. In bulk (issue 43: the bulk
+  // form selected no review, the workflow that holds late money): the dry run selects the review.
+  const settleLate = ['payments', 'settle-late', '--query', `WorkflowId = '${paymentReviewWorkflowId(id)}'`, '--merchant', m.id, '--action', 'credit', '--reason', 'customer debited after expiry', '--operator', 'ops:ama'];
+  const dry = await cliJson(...settleLate);
+  expect(dry).toMatchObject({ count: 1, live: 1, first: [{ id: paymentReviewWorkflowId(id), type: 'review', status: 'under_review', merchant_id: m.id }] });
+  const settled = await cliJson(...settleLate, '--yes', '--token', dry.token, '--expect', '1');
+  expect(settled).toMatchObject({ count: 1, succeeded: 1, results: [{ id: paymentReviewWorkflowId(id), ok: true }] });
+  expect(await findLateAnswer(h.orm, id)).toMatchObject({ settled_action: 'credit', settled_by: 'ops:ama' });
   expect((await h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey })).json).toMatchObject({ status: 'succeeded' });
   expect(await eventsOf(id)).toEqual(['transaction.created', 'transaction.expired', 'transaction.late_success', 'transaction.succeeded']);
   expect((await balances()).merchant_available - availableBefore).toBe(res.merchant_amount);
   const audit = await cliJson('audit', 'list', '--payment', id);
   expect(audit.data).toEqual([
-    expect.objectContaining({ action: 'payment.settle_late', operator: 'ops:ama', reason: 'customer debited after expiry', state_before: expect.objectContaining({ status: 'expired' }), state_after: expect.objectContaining({ status: 'succeeded', settled_action: 'credit' }) }),
+    expect.objectContaining({ action: 'payment.settle_late', operator: 'ops:ama', reason: 'customer debited after expiry', batch_id: settled.batch_id, state_before: expect.objectContaining({ status: 'expired' }), state_after: expect.objectContaining({ status: 'succeeded', settled_action: 'credit' }) }),
   ]);
   const state = await review.result();
   expect(state).toMatchObject({ phase: 'settled', settledAction: 'credit', needsAttention: false });

@@ -6,6 +6,7 @@
  */
 import type { BulkSelection } from '../../src/persistence/operators/bulk-selection-store';
 import { BULK_POLICY } from '../../src/services/bulk-policy';
+import { listedTypeOf } from '../../src/services/bulk-operator';
 import { breakdown, bulkParams, canonicalJson, checkListing, expectRefusal, tokenRefusal, type ListedPayment } from '../../src/services/bulk-selection';
 
 const TOKEN = 'opsel_0123456789ABCDEFGHIJabcd';
@@ -92,4 +93,20 @@ test('breakdown: counts by environment and by merchant, most first; merchants pa
   expect(Object.keys(out.by_merchant)).toHaveLength(50);
   expect(Object.keys(out.by_merchant)[0]).toBe('mer_52');
   expect(out.other_merchants).toEqual({ merchants: 3, payments: 3 });
+});
+
+describe('listedTypeOf: payment reviews are selected by the commands that act on them (issue 43)', () => {
+  test('settle-late and review-close act on reviews; the others do not', () => {
+    expect(BULK_POLICY['payments settle-late']!.reviews).toBe(true);
+    expect(BULK_POLICY['payments review-close']!.reviews).toBe(true);
+    expect(Object.entries(BULK_POLICY).filter(([, p]) => p.reviews).map(([c]) => c)).toEqual(['payments settle-late', 'payments review-close']);
+  });
+  test("a review of a payment is listed as 'review' only when asked; other workflows never", () => {
+    expect(listedTypeOf('review-txn_a1b2c3', true)).toBe('review');
+    expect(listedTypeOf('review-stl_a1b2c3', true)).toBe('review');
+    expect(listedTypeOf('review-txn_a1b2c3', false)).toBeNull();
+    expect(listedTypeOf('review-nothing', true)).toBeNull();
+    expect(listedTypeOf('po_a1b2c3', false)).toBe('payout');
+    expect(listedTypeOf('settlement-run-2026', true)).toBeNull();
+  });
 });
