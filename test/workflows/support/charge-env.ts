@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import type { ChargeDraft } from '../../../src/domain/charge';
 import type { ChargeState } from '../../../src/domain/charge-state';
@@ -16,11 +16,11 @@ import { installRuntime, workflowBundle } from '../../../workers/create-worker';
 import type { chargeWorkflow } from '../../../workflows/charge';
 import type { chargeReversalWorkflow } from '../../../workflows/charge-reversal';
 import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../../../workflows/messages';
-import { testServerPath } from '../../support/binaries';
 import { FakeChargeStore } from './fake-activities';
 import { auditLog } from './fake-audit';
 import { FakeRail } from './fake-rail-activities';
 import { signalsAnswered } from './wait-for';
+import { createTimeSkippingEnv } from './time-skipping-env';
 
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
@@ -72,7 +72,7 @@ export { declareSearchAttributes };
 export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
   // ERROR, not WARN: the expected failures (refused reversal) would log whole failure objects.
   installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
+  const env = await createTimeSkippingEnv();
   const store = new FakeChargeStore();
   const rail = new FakeRail();
   const taskQueue = `charges-${randomBase62(8)}`;

@@ -1,5 +1,5 @@
 import { WorkflowClient, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { SettlementRunActivities } from '../../../activities/types';
 import { NO_SETTLEMENT_ACCOUNT, type BalanceKey, type SettlementRunInput, type SettlementRunPageRequest, type SettlementRunResult } from '../../../src/domain/settlement-run';
@@ -10,9 +10,9 @@ import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
 import { installRuntime } from '../../../workers/create-worker';
 import { WorkerGroup } from '../../../workers/worker-group';
 import type { settlementRunWorkflow } from '../../../workflows/settlement-run';
-import { testServerPath } from '../../support/binaries';
 import { declareSearchAttributes } from './charge-env';
 import { auditLog } from './fake-audit';
+import { createTimeSkippingEnv } from './time-skipping-env';
 
 /** How the batch double (settlement-run-workflows.ts) was started. */
 export interface StartedDouble {
@@ -86,7 +86,7 @@ export interface SettlementRunTestEnv {
 
 export async function startSettlementRunTestEnv(): Promise<SettlementRunTestEnv> {
   installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
+  const env = await createTimeSkippingEnv();
   const store = new FakeSettlementBalances();
   const taskQueue = `settlement-runs-${randomBase62(8)}`;
   let worker: WorkerGroup;

@@ -1,12 +1,12 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import { randomBase62 } from '../../../src/support/new-id';
 import { deploymentTaskQueues, webhookTaskQueueFor } from '../../../src/temporal/task-queues';
 import { installRuntime, workflowBundle } from '../../../workers/create-worker';
 import { WorkerGroup } from '../../../workers/worker-group';
-import { testServerPath } from '../../support/binaries';
 import { declareSearchAttributes } from './charge-env';
 import { auditLog } from './fake-audit';
+import { createTimeSkippingEnv } from './time-skipping-env';
 
 export interface TimeSkippingWorkers {
   env: TestWorkflowEnvironment;
@@ -29,7 +29,7 @@ interface Runnable {
  */
 async function onTestServer(prefix: string, createWorker: (env: TestWorkflowEnvironment, taskQueue: string) => Promise<Runnable>): Promise<TimeSkippingWorkers> {
   installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath() } } });
+  const env = await createTimeSkippingEnv();
   const taskQueue = `${prefix}-${randomBase62(8)}`;
   let worker: Runnable;
   try {
