@@ -5,12 +5,14 @@ import {
   endedWithMoney,
   endedWithoutMoney,
   findLateAnswer,
+  lateAnswerDifference,
   lateReturnOf,
   lateSubject,
   LateSettleRefusedError,
   markLateReturn,
   recordLateSuccess,
   settleLateMoney,
+  type LateAnswer,
   type SettledLate,
 } from '../src/persistence/partner/late-answer-store';
 import type { Orm } from '../src/persistence/orm';
@@ -57,6 +59,23 @@ export interface PaymentReviewActivities {
   openReconciliationBreaks(paymentId: string): Promise<number>;
 }
 
+/**
+ * Late money as the review sees it: to settle, or (issue 43) a SUCCESSFUL whose amount or currency
+ * differ from ours, recorded with nothing moved: a contradiction an operator takes up with the partner.
+ */
+function lateVerdict(answer: LateAnswer, ourStatus: string, kind: ReviewedKind): LateVerdict {
+  const difference = answer.settled_action ? null : lateAnswerDifference(answer);
+  if (difference) {
+    return {
+      verdict: 'disagrees',
+      ourStatus,
+      kind,
+      why: `late SUCCESSFUL recorded, nothing credited or moved: ${difference}; settle-late is refused while they differ: take it up with the partner`,
+    };
+  }
+  return { verdict: 'late_money', ourStatus, kind, settledAction: answer.settled_action };
+}
+
 function asFailure(error: unknown): unknown {
   if (error instanceof LateSettleRefusedError) return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
   if (isDeterministicDbError(error)) return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
@@ -98,10 +117,10 @@ export function createPaymentReviewActivities(deps: { orm: Orm; secretBox: Secre
               countLateAnswer(kind, subject.environment);
               Context.current().log.warn('late money recorded: the partner said SUCCESSFUL after we had ended the payment', { paymentId: request.paymentId, kind, ourStatus });
             }
-            if (answer) return { verdict: 'late_money', ourStatus, kind, settledAction: answer.settled_action };
+            if (answer) return lateVerdict(answer, ourStatus, kind);
           }
           const known = await findLateAnswer(deps.orm, request.paymentId);
-          if (known) return { verdict: 'late_money', ourStatus, kind, settledAction: known.settled_action };
+          if (known) return lateVerdict(known, ourStatus, kind);
           if (endedWithMoney(kind, ourStatus)) {
             const amountDiffers = partner.amount !== undefined && partner.amount !== subject.amount;
             const currencyDiffers = partner.currency !== undefined && partner.currency !== subject.currency;

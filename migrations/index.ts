@@ -41,7 +41,9 @@ import { Migration20261215000005_merchant_settings_audit } from './Migration2026
 import { Migration20261215000011_rail_answers } from './Migration20261215000011_rail_answers';
 import { Migration20261215000012_payment_status_gate } from './Migration20261215000012_payment_status_gate';
 import { Migration20261215000021_statement_refetch } from './Migration20261215000021_statement_refetch';
+import { Migration20261215000041_late_answers_held } from './Migration20261215000041_late_answers_held';
 import { Migration20261215000013_ledger_rail_answer } from './Migration20261215000013_ledger_rail_answer';
+import { Migration20261215000051_settlements_open_created } from './Migration20261215000051_settlements_open_created';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -93,4 +95,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261215000012_payment_status_gate', class: Migration20261215000012_payment_status_gate },
   { name: 'Migration20261215000013_ledger_rail_answer', class: Migration20261215000013_ledger_rail_answer },
   { name: 'Migration20261215000021_statement_refetch', class: Migration20261215000021_statement_refetch },
+  { name: 'Migration20261215000041_late_answers_held', class: Migration20261215000041_late_answers_held },
+  { name: 'Migration20261215000051_settlements_open_created', class: Migration20261215000051_settlements_open_created },
 ];

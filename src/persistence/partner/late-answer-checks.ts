@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * The late money check of `ledger check` (issue 29; src/domain/late-answer-ledger.ts): the suspense
  * accounts agree with the late_answers rows. `late_funds` holds exactly the late money not settled
- * yet (+amount for a charge's, −amount for a payout's or settlement's), and `returns_in_transit`
+ * yet (+amount for a charge's, −amount for a payout's or settlement's; a row whose amount or currency
+ * the partner contradicts holds nothing there, issue 43), and `returns_in_transit`
  * exactly the returns to payers the partner has not paid yet. Run inside the ledger check's snapshot.
  */
 export interface LateMoneyMismatch {
@@ -19,7 +20,7 @@ export interface LateMoneyMismatch {
 const EXPECTED = `
   select merchant_id, environment, currency, 'late_funds' as account,
          sum(case when kind = 'charge' then amount else -amount end)::numeric as amount
-  from late_answers where settled_action is null group by merchant_id, environment, currency
+  from late_answers where settled_action is null and held_in_late_funds group by merchant_id, environment, currency
   union all
   select merchant_id, environment, currency, 'returns_in_transit', sum(amount)::numeric
   from late_answers where settled_action = 'return' and return_status is distinct from 'succeeded' group by merchant_id, environment, currency`;

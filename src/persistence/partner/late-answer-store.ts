@@ -19,6 +19,7 @@ import { writeStateChange } from '../state-change';
 import { acceptBelowZeroRefusal } from './late-accept-funds';
 import { passGate, type GatedKind } from '../payment-gate';
 import { recordRailAnswer, type RailAnswerSource } from './rail-answer-store';
+import { lateMoneyDifference } from '../../domain/late-money-difference';
 
 /**
  * Late money (issue 29; docs/partner-rail.md, "Late answers"): a SUCCESSFUL from the partner for a
@@ -59,6 +60,8 @@ export interface LateAnswer {
   settled_at: string | null;
   return_reference_id: string | null;
   return_status: string | null;
+  /** Whether its money sits in `late_funds`: false when the partner's amount or currency differ from ours (issue 43: nothing moved). */
+  held_in_late_funds: boolean;
 }
 
 /** A late SUCCESSFUL as the review hands it over. */
@@ -79,6 +82,14 @@ export class LateSettleRefusedError extends Error {
     super(message);
     this.name = 'LateSettleRefusedError';
   }
+}
+
+/**
+ * How the partner's late SUCCESSFUL differs from the payment (its amount or currency), or null
+ * (issue 43): such late money is recorded, flagged, and never settled as ours.
+ */
+export function lateAnswerDifference(answer: Pick<LateAnswer, 'amount' | 'currency' | 'partner_amount' | 'partner_currency'>): string | null {
+  return lateMoneyDifference({ amount: answer.amount, currency: answer.currency }, { amount: answer.partner_amount, currency: answer.partner_currency });
 }
 
 /** Whether a payment in `status` ended without the money moving (so a late SUCCESSFUL is late money). */
@@ -123,6 +134,7 @@ function toAnswer(row: Record<string, unknown>): LateAnswer {
     recorded_at: iso(row.recorded_at)!,
     settled_at: iso(row.settled_at),
     return_reference_id: row.return_reference_id == null ? null : String(row.return_reference_id),
+    held_in_late_funds: row.held_in_late_funds !== false,
   };
 }
 
@@ -181,7 +193,9 @@ async function writeLateChange(em: EntityManager, locked: Locked, transfers: Tra
  * Records late money, in one transaction under the payment's row lock: the late_answers row, the
  * `late_funds` posting and the `<type>.late_success` event. `recorded` false when it was recorded
  * before (the row is answered as stored) or the payment did not end without its money moving
- * (`answer` null then).
+ * (`answer` null then). Issue 43: a SUCCESSFUL whose amount or currency differ from the payment's
+ * is recorded (the late_answers row with the partner's amount and currency, `held_in_late_funds`
+ * false, and its rail_answers row) and nothing else: no posting, no event; settle-late refuses it.
  */
 export async function recordLateSuccess(orm: Orm, input: LateSuccessInput): Promise<{ recorded: boolean; answer: LateAnswer | null }> {
   return orm.em.fork().transactional(async (em) => {
@@ -191,6 +205,7 @@ export async function recordLateSuccess(orm: Orm, input: LateSuccessInput): Prom
     if (known) return { recorded: false, answer: known };
     const { record } = locked;
     if (!endedWithoutMoney(locked.kind, record.status)) return { recorded: false, answer: null };
+    const difference = lateMoneyDifference({ amount: locked.amounts.amount, currency: record.currency }, { amount: input.partnerAmount, currency: input.partnerCurrency });
     // The partner's word the status gate reads when an operator settles it (`credit`, `accept`).
     await recordRailAnswer(em, {
       paymentId: record.id,
@@ -203,8 +218,8 @@ export async function recordLateSuccess(orm: Orm, input: LateSuccessInput): Prom
     });
     const rows = await em.execute<Record<string, unknown>[]>(
       `insert into late_answers (payment_id, kind, product, merchant_id, environment, partner_status, financial_transaction_id, amount, currency,
-         partner_amount, partner_currency, our_status, recorded_at)
-       values (?, ?, ?, ?, ?, 'SUCCESSFUL', ?, ?, ?, ?, ?, ?, ?) returning *`,
+         partner_amount, partner_currency, our_status, recorded_at, held_in_late_funds)
+       values (?, ?, ?, ?, ?, 'SUCCESSFUL', ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
       [
         record.id,
         locked.kind,
@@ -218,9 +233,11 @@ export async function recordLateSuccess(orm: Orm, input: LateSuccessInput): Prom
         input.partnerCurrency ?? null,
         record.status,
         input.at,
+        difference === null,
       ],
     );
-    await writeLateChange(em, locked, [lateReceiptTransfer(locked.kind, locked.amounts)], input.at, lateEventType(locked.kind));
+    // The partner's amount or currency differ from ours: nothing moves (an operator takes it up with the partner).
+    if (difference === null) await writeLateChange(em, locked, [lateReceiptTransfer(locked.kind, locked.amounts)], input.at, lateEventType(locked.kind));
     return { recorded: true, answer: toAnswer(rows[0]) };
   });
 }
@@ -261,6 +278,14 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
     if (answer.settled_action) {
       if (answer.settled_action !== input.action) throw new LateSettleRefusedError(`payment ${input.paymentId}: its late money was already settled with "${answer.settled_action}"`);
       return { applied: false, before, after: { status: locked.record.status, settled_action: answer.settled_action, return_status: answer.return_status } };
+    }
+    // Issue 43: the partner's word must be for our amount and currency, in the late answer and in every SUCCESSFUL recorded.
+    const difference = lateAnswerDifference(answer) ?? (await recordedSuccessDifference(em, answer));
+    if (difference) {
+      throw new LateSettleRefusedError(
+        `payment ${input.paymentId}: its late money is not settled while the partner's SUCCESSFUL differs from the payment (${difference}): ` +
+          `nothing was credited, returned or moved for it; take it up with the partner (payments late lists it, its review names the difference)`,
+      );
     }
     let status = locked.record.status as string;
     if (locked.kind === 'charge') {
@@ -305,6 +330,19 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
     const row = toAnswer(settled);
     return { applied: true, before, after: { status, settled_action: row.settled_action, return_status: row.return_status } };
   });
+}
+
+/** A difference between the payment and any SUCCESSFUL of the partner recorded for it (rail_answers: a status, a callback, a statement line), or null. */
+async function recordedSuccessDifference(em: EntityManager, answer: LateAnswer): Promise<string | null> {
+  const rows = await em.execute<Array<{ amount: string | null; currency: string | null }>>(
+    `select amount::text as amount, currency from rail_answers where payment_id = ? and outcome = 'succeeded' order by id`,
+    [answer.payment_id],
+  );
+  for (const row of rows) {
+    const difference = lateMoneyDifference({ amount: answer.amount, currency: answer.currency }, { amount: row.amount == null ? null : Number(row.amount), currency: row.currency });
+    if (difference) return difference;
+  }
+  return null;
 }
 
 /**
