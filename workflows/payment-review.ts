@@ -26,6 +26,7 @@ import {
   type SettleLateRequest,
 } from '../src/domain/payment-review';
 import { attentionReason, needsAttentionPairs } from '../src/domain/attention-reason';
+import { plainLine } from '../src/domain/plain-text';
 import type { RailStatus } from '../src/rail/partner-rail';
 import { auditOperatorAction } from './operator-audit';
 import { endSettlementWait, REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
@@ -185,8 +186,10 @@ export async function paymentReviewWorkflow(start: PaymentReviewStart): Promise<
       resolved.add(flag.source);
     } else {
       resolved.delete(flag.source);
-      if (state.reasons.some((r) => r.source === flag.source && r.reason === flag.reason)) return refresh();
-      state.reasons.push({ source: flag.source, reason: flag.reason.slice(0, 500) });
+      // Plain text on one line (issue 43): a reason sent by hand cannot be refused, so what is not plain becomes a space.
+      const reason = plainLine(flag.reason);
+      if (state.reasons.some((r) => r.source === flag.source && r.reason === reason)) return refresh();
+      state.reasons.push({ source: flag.source, reason: reason.slice(0, 500) });
     }
     log.info('payment review flagged', { paymentId: start.paymentId, source: flag.source, resolved: flag.resolved === true });
     refresh();

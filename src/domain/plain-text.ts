@@ -14,6 +14,7 @@
  * newline for descriptions.)
  */
 const NOT_PLAIN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+const NOT_PLAIN_RUNS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]+/gu;
 
 /** The first character of `text` that plain text refuses, as `U+XXXX`, or null. */
 export function firstNonPlainCharacter(text: string): string | null {
@@ -31,4 +32,14 @@ export function plainTextProblem(label: string, text: string): string | null {
 /** False when `text` holds a lone surrogate: its JSON escape is refused by jsonb, so a state or an audit row holding it could never be written. */
 export function isWellFormedText(text: string): boolean {
   return !/\p{Cs}/u.test(text);
+}
+
+/**
+ * `text` made plain text on one line: each run of characters plain text refuses becomes one space;
+ * plain text is returned as it is. For text the engine passes on rather than refuses (issue 43: a
+ * payment review's `reviewFlag` reason, built from a break or a partner's answer, or sent by hand
+ * from the Temporal UI, which a signal cannot refuse).
+ */
+export function plainLine(text: string): string {
+  return text.replace(NOT_PLAIN_RUNS, ' ');
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { paymentReviewWorkflowId, PAYMENT_REVIEW_WORKFLOW_TYPE, REVIEW_FLAG_SIGNAL, type PaymentReviewFlag, type PaymentReviewStart } from '../domain/payment-review';
 import { reviewSearchAttributePairs } from '../domain/payment-review-search-attributes';
 import { workflowDetails } from '../domain/workflow-details';
+import { plainLine } from '../domain/plain-text';
 import { taskQueueFor } from '../temporal/task-queues';
 
 /**
@@ -13,6 +14,9 @@ import { taskQueueFor } from '../temporal/task-queues';
  */
 export async function flagPaymentReview(client: Client, start: PaymentReviewStart, taskQueueBase?: string): Promise<void> {
   const base = taskQueueBase ?? process.env.TEMPORAL_TASK_QUEUE ?? 'payments';
+  // The reason is shown to operators and kept in the review's state: plain text on one line (issue 43;
+  // a break's or a callback's reason may carry the partner's text).
+  start = { ...start, reason: plainLine(start.reason) };
   const flag: PaymentReviewFlag = { source: start.source, reason: start.reason };
   await client.workflow.signalWithStart(PAYMENT_REVIEW_WORKFLOW_TYPE, {
     workflowId: paymentReviewWorkflowId(start.paymentId),

@@ -1,5 +1,6 @@
 import { resolutionRequestRefusal } from '../../src/domain/charge-resolution';
 import { settleLateRefusal } from '../../src/domain/payment-review';
+import { plainLine } from '../../src/domain/plain-text';
 
 // Issue 43 (Low): `evidence` skipped the plain-text rule of an operator's name and reason. It goes to
 // the audit row and in front of operators: a bidi override or a line break is refused at the validator.
@@ -26,3 +27,11 @@ describe.each(VALIDATORS)('%s: evidence', (_, refusal) => {
   });
 });
 
+
+describe('plainLine: text passed on rather than refused (a reviewFlag reason)', () => {
+  test('each run of non-plain characters becomes one space; plain text is returned as it is', () => {
+    expect(plainLine('said\u202eDIAP\r\nsecond line\u200b!')).toBe('said DIAP second line !');
+    expect(plainLine('  a plain reason, kept as sent  ')).toBe('  a plain reason, kept as sent  ');
+    expect(plainLine('a\u2028b\u0000c\ud800d')).toBe('a b c d');
+  });
+});
