@@ -23,9 +23,13 @@ export function statusMismatch(sent: Pick<RailRequest, 'amount' | 'currency'>, s
   return problems.length ? `the partner's ${status.status === 'succeeded' ? 'SUCCESSFUL' : 'FAILED'} says ${problems.join(' and ')}` : undefined;
 }
 
-/** When a payout's submit window closed (ISO), or undefined while it is open or for any other payment (a charge's window is its expiry, a batch is never restarted). */
+/**
+ * When a payout's or settlement batch's submit window closed (ISO), or undefined while it is open or
+ * for a charge (its window is its expiry). A restarted run (`payments restart po_…|stl_…`) keeps the
+ * first submission's window: past it, nothing is sent again (issue 43).
+ */
 export function payoutWindowClosed(paymentId: string, referenceCreatedAt: string, nowMs = Date.now()): string | undefined {
-  if (!paymentId.startsWith('po_')) return undefined;
+  if (!paymentId.startsWith('po_') && !paymentId.startsWith('stl_')) return undefined;
   const closesMs = Date.parse(referenceCreatedAt) + LIVE_PAYOUT_DEADLINE_MS;
   return nowMs >= closesMs ? new Date(closesMs).toISOString() : undefined;
 }
@@ -68,13 +72,14 @@ export function createRailActivities(deps: RailActivityDeps) {
       const { referenceId, railRequest, made, createdAt } = await railRequestFor(deps.orm, deps.secretBox, request);
       const closedAt = payoutWindowClosed(request.paymentId, createdAt);
       if (closedAt) {
-        // A restarted payout run keeps the first run's submit window: past it, nothing is sent.
+        // A restarted payout or batch run keeps the first run's submit window: past it, nothing is sent.
+        const what = request.paymentId.startsWith('stl_') ? 'settlement batch' : 'payout';
         const status = await deps.rail.status(request.product, referenceId);
         await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
         if (status.status !== 'unknown') return { kind: 'duplicate' };
         // A submission of the first run may still be in flight for one call's budget after the window.
-        if (Date.now() < Date.parse(closedAt) + RAIL_CALL_TIMEOUT_MS) throw ApplicationFailure.retryable(`payout ${request.paymentId}: its submit window closed at ${closedAt}; asking again once no submission can be in flight`, 'SubmitWindowClosing');
-        return { kind: 'refused', failureClass: 'partner_unavailable', reason: `the partner does not know payout ${request.paymentId} and its submit window closed at ${closedAt}: nothing was sent again` };
+        if (Date.now() < Date.parse(closedAt) + RAIL_CALL_TIMEOUT_MS) throw ApplicationFailure.retryable(`${what} ${request.paymentId}: its submit window closed at ${closedAt}; asking again once no submission can be in flight`, 'SubmitWindowClosing');
+        return { kind: 'refused', failureClass: 'partner_unavailable', reason: `the partner does not know ${what} ${request.paymentId} and its submit window closed at ${closedAt}: nothing was sent again` };
       }
       const answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
       const repeated = request.resubmit === true || Context.current().info.attempt > 1 || !made;

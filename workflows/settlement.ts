@@ -18,6 +18,7 @@ import { applySettlementTransition, sweepSettlement } from './settlement-activit
 import { settlementRetryDesk, type RetryDesk } from './settlement-retry';
 import { answerRecord } from './record-query';
 import { patchesAtStart, SETTLEMENT_PATCHES_AT_START, type PatchCheck } from './patches-at-start';
+import { auditRestart } from './operator-restart';
 
 /** Current state of the batch as the workflow last wrote it (`temporal workflow query --type settlementState`; no account data). */
 export const settlementStateQuery = defineQuery<SettlementState | undefined>('settlementState');
@@ -56,7 +57,9 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
   const { workflowId } = workflowInfo();
   const problem = settlementStartProblem(input);
   if (problem) throw refused(`a settlement workflow takes a SettlementStart (${problem}): refused to run ${workflowId}`);
-  const start: SettlementStart = { ...input, outcome: input.outcome ?? null, runId: input.runId ?? null };
+  // `restart` is audited once, by this run: a run continued as new does not carry it.
+  const { restart, ...given } = input;
+  const start: SettlementStart = { ...given, outcome: input.outcome ?? null, runId: input.runId ?? null };
   const settlementId = start.settlementId;
   if (workflowId !== settlementId) throw refused(`workflow ${workflowId} was started for settlement ${settlementId}: a settlement workflow runs only under its settlement's id`);
   const mismatch = startedForAnother(start);
@@ -64,6 +67,8 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
   // Before the sweep (the first local activity): replay reads these markers at the same point whatever
   // the workflow tasks of the first run were (workflows/patches-at-start.ts, issue 32 follow-up).
   const isPatched = patchesAtStart(SETTLEMENT_PATCHES_AT_START, start.environment);
+  // A run started by `payments restart stl_…` (issue 43) is audited first; any other run has no `restart`.
+  await auditRestart(settlementId, 'settlement.restart', restart);
 
   let batch: SettlementState | undefined;
   setHandler(settlementStateQuery, () => batch);

@@ -107,7 +107,7 @@ export function addPaymentCommands(program: CliCommand): void {
       }),
     );
   });
-  operatorCommand(payments, 'restart', 'PO_ID|RE_ID|DP_ID', 'a new run for an open payout, refund or dispute whose workflow is closed (it finishes the record)');
+  operatorCommand(payments, 'restart', 'ID', 'a new run for an open charge, payout, refund, dispute or settlement batch whose workflow is closed (it finishes the record), or a payment review (review-<id>) whose run ended while open');
   operatorCommand(
     payments,
     'settle-late',

@@ -25,6 +25,8 @@ export const OPERATOR_ACTIONS = [
   'dispute.restart',
   /** A live charge held open by the database while its workflow is closed (issue 43): `payments restart txn_…`. */
   'charge.restart',
+  /** A live settlement batch held open (pending, its money in transit) while its workflow is closed (issue 43): `payments restart stl_…`. */
+  'settlement.restart',
   'settlement.retry',
   /** Late money settled (issue 29): credit, return or accept, through the payment review's settleLateAnswer update. */
   'payment.settle_late',
@@ -251,5 +253,7 @@ export interface OperatorAuditRow {
   batch_id: string | null;
   merchant_id: string | null;
   environment: string | null;
+  /** Temporal's identity of the update that made the action (issue 43), beside the claimed `operator`; null when no update made it, or not recorded. */
+  temporal_identity: string | null;
   created_at: string;
 }

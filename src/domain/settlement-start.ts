@@ -1,5 +1,6 @@
 import { ENVIRONMENTS, type Environment } from './environment';
 import { isIdOf } from './ids';
+import type { RestartRequest } from './operator-action';
 import { partnerWaitCarryProblem, type PartnerWaitCarry } from './partner-wait';
 
 /**
@@ -26,6 +27,8 @@ export interface SettlementStart {
    * first submission nor after the first run's submit window.
    */
   resume?: PartnerWaitCarry;
+  /** Set only by `payments restart stl_…` (issue 43): the operator's fields, audited by the run first (settlement.restart). */
+  restart?: RestartRequest;
 }
 
 /** Workflow type of the settlement batch workflow (workflows/settlement.ts). */

@@ -13,12 +13,15 @@ import { disputeStartOptions } from '../temporal/dispute-start';
 import { payoutStartOptions } from '../temporal/payout-start';
 import { refundStartOptions } from '../temporal/refund-start';
 import { chargeRestartStart, OPEN_CHARGE_STATUSES } from './restart-charge';
+import { isReviewId, restartReview } from './restart-review';
+import { OPEN_SETTLEMENT_STATUSES, settlementRestartStart } from './restart-settlement';
 
-const OPEN: Record<string, readonly string[]> = { charge: OPEN_CHARGE_STATUSES, payout: ['pending', 'held_for_review'], refund: ['pending'], dispute: ['needs_response', 'under_review'] };
+const OPEN: Record<string, readonly string[]> = { charge: OPEN_CHARGE_STATUSES, payout: ['pending', 'held_for_review'], refund: ['pending'], dispute: ['needs_response', 'under_review'], settlement: OPEN_SETTLEMENT_STATUSES };
 
 /** The record's start options (its own, as the API starts it), or null when there is no such record. */
 async function startOf(orm: Orm, id: string, taskQueue: string): Promise<{ type: string; status: string; options: WorkflowStartOptions & { args: [object] } } | null> {
   if (id.startsWith('txn_')) return chargeRestartStart(orm, id, taskQueue);
+  if (id.startsWith('stl_')) return settlementRestartStart(orm, id, taskQueue);
   if (id.startsWith('po_')) {
     const payout = await loadPayout(orm, id);
     return payout && { type: PAYOUT_WORKFLOW_TYPE, status: payout.status, options: payoutStartOptions(payout, taskQueue) };
@@ -44,13 +47,20 @@ async function startOf(orm: Orm, id: string, taskQueue: string): Promise<{ type:
  * start options, whose input carries the operator's fields (the run audits them first). Safe: the
  * workflows trust only the database, and every step is safe to repeat. Refused for a record that is
  * finished, or whose workflow is still running.
+ *
+ * Issue 43: a settlement batch (`stl_…`, pending: its money in transit) restarts as a live charge
+ * does, resuming its partner wait from the database (src/services/restart-settlement.ts: no first
+ * submission, the first submission's 24 h window kept); a payment review (`review-<id>`) whose run
+ * ended while open starts again (src/services/restart-review.ts).
  */
 export async function restartPayment(orm: Orm, temporal: TemporalHandle, taskQueue: string, id: string, request: OperatorFields, deadlineMs = 10_000) {
   const refusal = operatorRefusal(request);
   if (refusal) throw new Error(`restart of ${id} refused: ${refusal}`);
+  if (isReviewId(id)) return restartReview({ orm, client: temporal.client, taskQueue }, id, request, deadlineMs);
   const start = await startOf(orm, id, taskQueue);
-  if (!start) throw new Error(`${id}: no charge, payout, refund or dispute has this id (only those can be restarted)`);
+  if (!start) throw new Error(`${id}: no charge, payout, refund, dispute or settlement batch has this id (only those and payment reviews, review-<id>, can be restarted)`);
   const kind = start.type.replace('Workflow', '');
+  if (kind === 'settlement' && start.status === 'failed') throw new Error(`settlement ${id} is failed: its money went back to available (the next settlement run sweeps it, or settlements retry while its run waits); nothing to restart`);
   if (!OPEN[kind].includes(start.status)) throw new Error(`${kind} ${id} is ${start.status}: it is finished, nothing to restart`);
   const handle = temporal.client.workflow.getHandle(id);
   const execution = await withinDeadline(temporal.client, deadlineMs, () => handle.describe()).then(

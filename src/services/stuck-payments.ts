@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { unfinishedRecords } from '../persistence/unfinished-records';
+import { isReviewId, REVIEW_ENDED_OPEN } from './restart-review';
 import { returnsPaid } from '../persistence/partner/late-return-by-hand';
 import { PAYMENT_REVIEW_ID_PREFIX as REVIEW_PREFIX } from '../domain/payment-review';
 import { settlementHoldReason, settlementHoldsInForce, type SettlementHold } from '../persistence/merchants/settlement-holds';
@@ -163,6 +164,16 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
     }
   };
   await Promise.all(Array.from({ length: Math.min(REASON_QUERIES_AT_ONCE, marked.length) }, lane));
+  // A payment review whose run ended while open (terminated by hand or by the server's history
+  // limit, failed, timed out) keeps NeedsAttention on its closed run, and nothing will finish it
+  // (issue 43): its reason says to restart it. One that completed keeps the reason it ended with.
+  for (const entry of marked.filter((e) => e.workflow === 'closed' && isReviewId(e.id))) {
+    const execution = await withinDeadline(options.client, deadlineMs, () => options.client.workflow.getHandle(entry.id).describe()).then(
+      (d) => d.status.name as string,
+      () => null,
+    );
+    if (execution && REVIEW_ENDED_OPEN.includes(execution)) entry.reason = `payment review ended while open (its workflow ${execution}): nothing will finish it; restart it: payments restart ${entry.id} --reason TEXT`;
+  }
 
   // A --query narrows the Temporal side only; overdue charges come from the database, so it lists none.
   const overdue = options.query ? [] : await inspectOverdueCharges(options, options.environment);
@@ -192,7 +203,10 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
     for await (const wf of options.client.workflow.list({ query: options.query })) matching.add(wf.workflowId);
   }
   for (const record of await unfinishedRecords(options.orm, options.graceMs ?? DEFAULT_RECONCILE_GRACE_MS, options.environment)) {
-    if (byId.has(record.id) || (matching && !matching.has(record.id))) continue;
+    // A closed run still marked NeedsAttention (a live batch or payout flagged while it waited for the
+    // partner, then terminated) is listed above with what it last said: this says to restart it.
+    const known = byId.get(record.id);
+    if ((known && known.workflow !== 'closed') || (matching && !matching.has(record.id))) continue;
     const execution = await withinDeadline(options.client, deadlineMs, () => options.client.workflow.getHandle(record.id).describe()).then(
       (d) => d.status.name,
       (error: unknown) => (error instanceof WorkflowNotFoundError ? null : 'UNKNOWN'),
@@ -204,7 +218,7 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       environment: record.environment,
       status: record.status,
       reason: `${record.type} still ${record.status}, but ${execution ? `its workflow is closed (${execution})` : 'it has no workflow'}: nothing will finish it; restart it: payments restart ${record.id} --reason TEXT`,
-      needs_attention: false,
+      needs_attention: known?.needs_attention ?? false,
       workflow: execution ? 'closed' : 'not_found',
       build_id: null,
       deployment: null,

@@ -152,8 +152,8 @@ it('the overdue charges (reconciler, payments stuck) read the open charges only'
   expect(reads.charges).toBeLessThan(FEW);
 });
 
-it('payments stuck\'s unfinished records read the open live charges, payouts, refunds and disputes only', async () => {
-  const { result, reads } = await tableReads(one, ['charges', 'payouts', 'refunds', 'disputes'], () => unfinishedRecords(one, 60_000));
+it('payments stuck\'s unfinished records read the open live charges, payouts, refunds, disputes and settlement batches only', async () => {
+  const { result, reads } = await tableReads(one, ['charges', 'payouts', 'refunds', 'disputes', 'settlements'], () => unfinishedRecords(one, 60_000));
   expect(result).toEqual([]);
-  expect(reads.charges + reads.payouts + reads.refunds + reads.disputes).toBeLessThan(FEW);
+  expect(reads.charges + reads.payouts + reads.refunds + reads.disputes + reads.settlements).toBeLessThan(FEW);
 });

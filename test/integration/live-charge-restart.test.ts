@@ -92,5 +92,5 @@ test('a live charge terminated while PENDING (before expires_at): listed by paym
 }, 60_000);
 
 test('a charge that is finished cannot be restarted; nor an id of no charge', async () => {
-  await expect(restartPayment(h.orm, h.temporal, h.taskQueue, 'txn_doesnotexist', { operator: 'ops:test', reason: 'x' })).rejects.toThrow(/no charge, payout, refund or dispute has this id/);
+  await expect(restartPayment(h.orm, h.temporal, h.taskQueue, 'txn_doesnotexist', { operator: 'ops:test', reason: 'x' })).rejects.toThrow(/no charge, payout, refund, dispute or settlement batch has this id/);
 });
