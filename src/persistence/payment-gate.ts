@@ -13,7 +13,9 @@ import { TEXT_ARRAY } from './sql-values';
  *   the database's trigger (migration 20261215000012) refuses any status change: code that writes a
  *   status around the store fails;
  * - the same trigger refuses to end a live payment that has a partner reference unless the
- *   partner's answer in `rail_answers` supports the end (PaymentGateRefusedError, SQLSTATE 23P43).
+ *   partner's answer in `rail_answers` supports the end (PaymentGateRefusedError, SQLSTATE 23P43);
+ * - the gate itself refuses a live end succeeded / paid on a partner transaction id that already
+ *   paid another live payment (PaymentGateRefusedError; transactionPaidAnother).
  *
  * Both refusals are final (retrying the same change cannot help): the stores turn them into their
  * own typed refusals, which the activities make non-retryable.
@@ -76,6 +78,8 @@ const SUPPORT: Record<string, readonly string[]> = { succeeded: ['succeeded'], p
 export async function passGate(em: Pick<EntityManager, 'execute'>, change: GatedChange): Promise<{ railAnswerId: string | null }> {
   const columns = Object.keys(change.set ?? {});
   for (const column of columns) if (!/^[a-z_]+$/.test(column)) throw new Error(`payment gate: bad column name ${column}`);
+  const shared = await transactionPaidAnother(em, change);
+  if (shared) throw new PaymentGateRefusedError(change.kind, change.id, change.from, change.to, shared);
   await em.execute(`select set_config('payments.gate', ?, true)`, [gateMarker(change)]);
   let rows: Array<{ id: string }>;
   try {
@@ -95,6 +99,47 @@ export async function passGate(em: Pick<EntityManager, 'execute'>, change: Gated
   if (rows.length === 1) return { railAnswerId: await supportingAnswer(em, change) };
   const now = await em.execute<Array<{ status: string }>>(`select status from ${TABLE[change.kind]} where id = ?`, [change.id]);
   throw new StaleStatusError(change.kind, change.id, change.from, change.to, now[0]?.status ?? null);
+}
+
+/** The statuses of a payment the partner's money reached (a succeeded or reversed charge or payout, a paid batch). */
+const PAID_STATUSES = ['succeeded', 'paid', 'reversed'];
+
+/**
+ * Issue 43 (Low: "financialTransactionId is not unique across payments"): one partner transaction
+ * pays one payment. A live payment ends succeeded / paid only when no SUCCESSFUL recorded for it
+ * (status, callback, statement line, an operator's evidence) names a partner transaction id that a
+ * SUCCESSFUL of another live payment of the same product already names, that payment having ended
+ * with the money. Why it is refused, or null. Under a transaction-scoped advisory lock per partner
+ * transaction id, so two payments ending at once on the same id cannot both pass.
+ */
+async function transactionPaidAnother(em: Pick<EntityManager, 'execute'>, change: GatedChange): Promise<string | null> {
+  if (change.to !== 'succeeded' && change.to !== 'paid') return null;
+  const mine = await em.execute<Array<{ product: string; ft: string }>>(
+    `select distinct a.product, a.partner_transaction_id as ft from rail_answers a join ${TABLE[change.kind]} t on t.id = a.payment_id and t.environment = 'live'
+     where a.payment_id = ? and a.outcome = 'succeeded' and coalesce(a.partner_transaction_id, '') <> '' order by 1, 2`,
+    [change.id],
+  );
+  for (const { product, ft } of mine) {
+    await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`partner-transaction:${product}:${ft}`]);
+    const others = await em.execute<Array<{ payment_id: string; status: string }>>(
+      `select o.payment_id, p.status from rail_answers o
+       join lateral (select status, environment from charges where id = o.payment_id
+                     union all select status, environment from payouts where id = o.payment_id
+                     union all select status, environment from settlements where id = o.payment_id) p on true
+       where o.product = ? and o.partner_transaction_id = ? and o.outcome = 'succeeded' and o.payment_id <> ?
+         and p.environment = 'live' and p.status = any(${TEXT_ARRAY})
+       order by o.id limit 1`,
+      [product, ft, change.id, JSON.stringify(PAID_STATUSES)],
+    );
+    const other = others[0];
+    if (other) {
+      return (
+        `payment gate: live ${change.kind} ${change.id} ${change.from} -> ${change.to} refused: the partner's transaction id ${ft} already paid ${other.payment_id} (${other.status}); ` +
+        `one partner transaction pays one payment: ask the partner which reference it paid (its statement), the payment stays ${change.from}`
+      );
+    }
+  }
+  return null;
 }
 
 /** The answer a live end rests on (the trigger has checked one exists): a final one first, the latest of its kind; null in the sandbox or for a change that is not an end. */
