@@ -15,6 +15,7 @@ import { WorkerGroup, type WorkerRole } from './worker-group';
 import { Client } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { activityTroubleInterceptor } from '../src/runtime/activity-trouble';
+import { auditIdentityInterceptor } from '../src/runtime/audit-identity';
 import { activityAttentionAttempts } from '../src/domain/charge-attention';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { workerVersioningOptions } from './worker-versioning';
@@ -149,12 +150,19 @@ export async function createPaymentsWorker(
   const trouble = activityTroubleInterceptor(signals, activityAttentionAttempts(), (error) =>
     Runtime.instance().logger.warn('activity trouble signal not delivered', { error: error instanceof Error ? error.message : String(error) }),
   );
+  // An audited update's row gets Temporal's identity of its sender (src/runtime/audit-identity.ts).
+  const identity = auditIdentityInterceptor({
+    client: signals,
+    orm: options.orm,
+    onError: (error) => Runtime.instance().logger.warn('audit row: the update sender identity not recorded', { error: error instanceof Error ? error.message : String(error) }),
+  });
+  const interceptors = [trouble, identity];
   const workers: Partial<Record<WorkerRole, Worker>> = {};
   for (const [role, budget] of Object.entries(capacity.queues) as Array<[TaskQueueRole, SlotBudget]>) {
-    workers[role] = await queueWorker(options, connection, queues[role], budget, activities, trouble);
+    workers[role] = await queueWorker(options, connection, queues[role], budget, activities, interceptors);
   }
   for (const [environment, budget] of Object.entries(capacity.deliveries) as Array<[Environment, DeliveryBudget]>) {
-    workers[`${environment}-webhooks`] = await queueWorker(options, connection, webhookTaskQueueFor(options.taskQueue, environment), deliverySlots(budget), activities, trouble);
+    workers[`${environment}-webhooks`] = await queueWorker(options, connection, webhookTaskQueueFor(options.taskQueue, environment), deliverySlots(budget), activities, interceptors);
   }
   return { worker: new WorkerGroup(workers), connection, client: signals, capacity };
 }
@@ -173,7 +181,7 @@ async function queueWorker(
   taskQueue: string,
   budget: SlotBudget & { workflowTaskSlots?: number },
   activities: ReturnType<typeof createActivities>,
-  trouble: ActivityInterceptorsFactory,
+  activityInterceptors: ActivityInterceptorsFactory[],
 ): Promise<Worker> {
   return Worker.create({
     connection,
@@ -182,7 +190,7 @@ async function queueWorker(
     dataConverter: codecDataConverter(options.payloadCodec),
     workflowBundle: await workflowBundle(),
     activities,
-    interceptors: { activity: [trouble] },
+    interceptors: { activity: activityInterceptors },
     maxConcurrentLocalActivityExecutions: budget.localActivitySlots,
     maxConcurrentActivityTaskExecutions: budget.activitySlots,
     ...(options.workflowCache === false

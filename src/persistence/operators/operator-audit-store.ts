@@ -91,7 +91,7 @@ export async function listOperatorAudit(orm: Orm, filter: AuditFilter): Promise<
   if (filter.batchId) add('batch_id = ?', filter.batchId);
   if (filter.merchantId) add('merchant_id = ?', filter.merchantId);
   const rows = await orm.em.fork().execute<Array<Omit<OperatorAuditRow, 'created_at'> & { created_at: Date | string }>>(
-    `select id, payment_id, action, operator, reason, state_before, state_after, request_id, batch_id, merchant_id, environment, created_at
+    `select id, payment_id, action, operator, reason, state_before, state_after, request_id, batch_id, merchant_id, environment, temporal_identity, created_at
      from operator_audit ${where.length ? `where ${where.join(' and ')}` : ''}
      order by created_at desc, id desc limit ?`,
     [...params, filter.limit + 1],
