@@ -2,6 +2,7 @@ import { patched } from '@temporalio/workflow';
 import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
+import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { FAILED_BATCH_WAIT_CONTINUES_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 
@@ -28,8 +29,8 @@ export type PatchCheck = (patchId: string) => boolean;
 
 /** What a payout run of each environment may ask right after a local activity (beginPayout, a give-up). */
 export const PAYOUT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>> = {
-  sandbox: [BOUNDED_DB_RETRIES_PATCH, PARTNER_WORD_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH],
+  sandbox: [BOUNDED_DB_RETRIES_PATCH, PARTNER_WORD_PATCH, REVIEW_DECISION_REFUSED_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH, REVIEW_DECISION_REFUSED_PATCH],
 };
 
 /** What a settlement batch's run may ask right after a local activity (the sweep, a transition, a give-up). */

@@ -12,6 +12,7 @@ import { RETURN_CALLBACK_WAKES_PATCH, RETURN_ENDED_KNOWN_PATCH, REVIEW_FLAG_CHEC
 import { FAILED_BATCH_WAIT_CONTINUES_PATCH, SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_RETRY_ASKS_PARTNER_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 import { REVIEW_WAIT_CONTINUES_PATCH } from '../src/domain/review-wait';
 import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
+import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
 import { PATCHES_AT_START_PATCH } from './patches-at-start';
@@ -56,4 +57,5 @@ export const PATCH_IDS: readonly string[] = [
   CHARGE_WAIT_CONTINUES_PATCH,
   REVIEW_WAIT_CONTINUES_PATCH,
   FAILED_BATCH_WAIT_CONTINUES_PATCH,
+  REVIEW_DECISION_REFUSED_PATCH,
 ];

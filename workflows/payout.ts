@@ -2,7 +2,7 @@ import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, lo
 import type { FailureClass } from '../src/domain/failure-classes';
 import type { AuditOfChange } from '../src/domain/operator-action';
 import { isTerminalPayoutStatus, type PayoutReview, type PayoutStatus } from '../src/domain/payout';
-import { isPayoutStart, PAYOUT_INPUT_REFUSED, PAYOUT_NOT_FOUND, type BegunPayout, type PayoutStart, type PayoutState } from '../src/domain/payout-state';
+import { isPayoutStart, PAYOUT_INPUT_REFUSED, PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, type BegunPayout, type PayoutStart, type PayoutState } from '../src/domain/payout-state';
 import { SA } from '../src/domain/search-attributes';
 import { attentionReason, HELD_FOR_REVIEW_REASON } from '../src/domain/attention-reason';
 import { attentionDesk } from './charge-attention';
@@ -11,6 +11,7 @@ import { payoutStateQuery } from './payout-messages';
 import { followPayoutRail, SANDBOX_REVERSAL_DELAY_MS } from './payout-rail';
 import { reversalDesk } from './payout-reversal';
 import { reviewDesk } from './payout-review';
+import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { describeWait, publishPayoutState } from './payout-search-attributes';
 import { timerDesk } from './payout-timers';
 import { answerRecord } from './record-query';
@@ -84,26 +85,47 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   const mismatch = startedForAnother(payout);
   if (mismatch) throw refused(`payout ${payoutId}: ${mismatch}; the payout workflow refuses to run`);
   if (isTerminalPayoutStatus(payout.status)) return finished(); // started again after it finished: nothing moves
+  let sandboxOutcome = begun.sandboxOutcome;
+  /** Why a review decision was refused (issue 43): the run then follows the payout as the database has it, flagged. */
+  let refusedDecision: string | null = null;
 
   if (payout.status === 'held_for_review') {
     publish(HELD_FOR_REVIEW_REASON);
     const deadline = begun.reviewDeadline ?? payout.createdAt;
     describeWait(`held for review: waiting for decidePayout (approve|reject with a reason) until ${deadline}, then declined`);
     const decision = await review.decide(deadline, timers);
-    if (decision.decision === 'rejected') {
-      await write('failed', 'declined', decision, review.auditFor());
-      return finished();
+    try {
+      if (decision.decision === 'rejected') {
+        await write('failed', 'declined', decision, review.auditFor());
+        return finished();
+      }
+      await write('pending', undefined, decision, review.auditFor());
+    } catch (error) {
+      // Issue 43: a decision for a payout the database no longer holds for review (a reset replayed
+      // the review without the decision that was taken) is refused by the store's compare-and-set;
+      // the run goes on from what the database says, flagged, instead of failing with money reserved.
+      if (!isTransitionRefusal(error) || !isPatched(REVIEW_DECISION_REFUSED_PATCH)) throw error;
+      const again = await begin(payoutId, desk);
+      if (again.payout.status === 'held_for_review') throw error;
+      payout = again.payout;
+      sandboxOutcome = again.sandboxOutcome;
+      const why = `the review decision (${decision.decision} by ${decision.decidedBy}) was refused: the payout is ${payout.status} in the database (a reset replayed the review without the decision taken?); nothing was written, the run goes on from the database`;
+      log.warn('payout review decision refused: going on from the database', { payoutId, decision: decision.decision, decidedBy: decision.decidedBy, status: payout.status });
+      publish(attentionReason('waiting', 'review decision refused'));
+      describeWait(why);
+      if (isTerminalPayoutStatus(payout.status)) return finished();
+      refusedDecision = why;
     }
-    await write('pending', undefined, decision, review.auditFor());
   }
 
   let onTheRail = false;
   if (payout.status === 'pending') {
     onTheRail = true;
-    await followPayoutRail(payout, begun.sandboxOutcome, {
+    await followPayoutRail(payout, sandboxOutcome, {
       timers,
       finish: (to, failureClass) => write(to, failureClass),
-      attention: (value) => publish(value ? attentionReason('waiting', 'partner rail') : null),
+      // A refused review decision stays flagged until the partner's word ends the payout.
+      attention: (value) => publish(value ? attentionReason('waiting', 'partner rail') : refusedDecision ? attentionReason('waiting', 'review decision refused') : null),
       describe: describeWait,
       isPatched,
       // Issue 43: a long partner wait continues as new with the wait's state (the new run begins again, then resumes asking).
@@ -112,7 +134,7 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   }
 
   if (payout.status === 'succeeded') {
-    if (onTheRail && begun.sandboxOutcome === 'reverse' && payout.environment === 'sandbox') {
+    if (onTheRail && sandboxOutcome === 'reverse' && payout.environment === 'sandbox') {
       describeWait('succeeded; sandbox `reverse` outcome: the rail returns it in about 3 s');
       await timers.wait(SANDBOX_REVERSAL_DELAY_MS, 'sandbox reverse outcome: the rail returns the payout', () => reversal.requested() !== undefined);
       await write('reversed', undefined, undefined, reversal.auditFor());
@@ -156,6 +178,12 @@ function startedForAnother(payout: PayoutState): string | undefined {
     return `the run was started for merchant ${merchant ?? '(none)'} in ${environment ?? '(none)'}, the stored payout belongs to ${payout.merchantId} in ${payout.environment}`;
   }
   return undefined;
+}
+
+/** A transition the store refused (PayoutTransitionRefusedError: compare-and-set, the table, the gate), as the local activity throws it. */
+function isTransitionRefusal(error: unknown): boolean {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === PAYOUT_TRANSITION_REFUSED;
 }
 
 /** The status as last written (a function, so TypeScript does not narrow it across awaits). */

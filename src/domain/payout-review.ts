@@ -3,6 +3,18 @@ import { parseDuration } from './webhook-retry';
 import { operatorRefusal } from './operator-action';
 import { plainTextProblem } from './plain-text';
 
+/**
+ * `patched()` id (issue 43, "terminate or reset strands or releases money"): a review decision the
+ * store refuses because the payout is no longer held for review (a reset that did not reapply the
+ * operator's update replays the review, times it out past its deadline and rejects it as `system`;
+ * the compare-and-set refuses `pending -> failed`) no longer fails the run with the money reserved and
+ * nothing following the partner: the run reads the payout again and goes on from its status, flagged
+ * (NeedsAttention `waiting: review decision refused`) until the partner's word ends it. Decided at a
+ * payout run's start (workflows/patches-at-start.ts: it is asked right after a local activity); runs
+ * from before failed on the refusal, and replay so.
+ */
+export const REVIEW_DECISION_REFUSED_PATCH = 'review-decision-refused-goes-on';
+
 /** PAYOUT_REVIEW_TIMEOUT when unset: a held payout with no decision within 72 hours fails (`declined`). */
 export const DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS = 72 * 3_600_000;
 
