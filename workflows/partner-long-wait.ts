@@ -1,7 +1,7 @@
-import { allHandlersFinished, condition, makeContinueAsNewFunc, sleep, workflowInfo, type Workflow } from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, sleep, workflowInfo, type Workflow } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import { PARTNER_NO_ANSWER_ATTENTION_MS, RAIL_CALL_TIMEOUT_MS } from '../src/domain/live-rail';
-import { longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, type PartnerWaitCarry } from '../src/domain/partner-wait';
+import { longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH, type PartnerWaitCarry } from '../src/domain/partner-wait';
 import { SA } from '../src/domain/search-attributes';
 import { finalOf, railCalls, type PartnerAnswer, type PartnerWatch } from './partner-answer';
 
@@ -66,6 +66,7 @@ export async function followPartnerLongWait(w: PartnerWatch, long: LongWait): Pr
     if (final) return final;
     if (last?.status === 'pending') s.acknowledged = true;
     if (last?.status === 'unknown') {
+      const acknowledgedBefore = s.acknowledged;
       const again = await submit(true);
       if (again?.kind === 'accepted' || again?.kind === 'duplicate') s.acknowledged = true;
       if (again?.kind === 'refused' && !s.acknowledged) return { kind: 'failed', failureClass: again.failureClass, reason: again.reason };
@@ -81,7 +82,9 @@ export async function followPartnerLongWait(w: PartnerWatch, long: LongWait): Pr
         if (confirm?.status === 'pending') s.acknowledged = true;
         last = confirm;
       }
-      if (s.acknowledged && last?.status === 'unknown' && !s.flaggedUnknown) {
+      // Acknowledged only by the resubmission just sent: the partner has it now (UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH).
+      const ownResubmission = !acknowledgedBefore && s.acknowledged && last?.status === 'unknown' && !s.flaggedUnknown && patched(UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH);
+      if (s.acknowledged && last?.status === 'unknown' && !s.flaggedUnknown && !ownResubmission) {
         s.flaggedUnknown = true;
         flag(
           `the partner says it does not know ${verb} ${w.paymentId}, which it acknowledged before: that is not final (its records may lag or it lost track); ` +

@@ -12,6 +12,16 @@ import { partnerPollDelayMs } from './live-rail';
  */
 export const PARTNER_WAIT_CONTINUES_PATCH = 'partner-wait-continues-as-new';
 
+/**
+ * `patched()` id (issue 43): in a long partner wait (PARTNER_WAIT_CONTINUES_PATCH), `unknown` raises
+ * the "which it acknowledged before" flag only when the partner acknowledged the reference before it
+ * said `unknown`; the resubmission that answers an `unknown` acknowledging it (a transfer lost on its
+ * way: the first run's submission never arrived, or a restarted batch's or payout's reference the
+ * partner never got) is the partner receiving it now, not a partner that lost track. Runs from
+ * before flagged the payment NeedsAttention with that reason there, and replay so.
+ */
+export const UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH = 'unknown-flag-needs-earlier-ack';
+
 /** A partner wait continues as new at its next poll once its run's history has this many events (the server's own limit is 51,200; it suggests continue-as-new at 4 Ki or 4 MB). */
 export const PARTNER_WAIT_HISTORY_EVENTS = 2_000;
 

@@ -3,6 +3,11 @@ import { PARTNER_WAIT_HISTORY_EVENTS } from '../../src/domain/partner-wait';
 import { SA } from '../../src/domain/search-attributes';
 import { startSettlementTestEnv, type SettlementTestEnv } from './support/settlement-env';
 import { runsOf } from './support/runs-of';
+import { waitFor } from './support/wait-for';
+import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../../src/domain/settlement-start';
+import { settlementStartSearchAttributePairs } from '../../src/domain/settlement-search-attributes';
+import { newId } from '../../src/support/new-id';
+import { taskQueueFor } from '../../src/temporal/task-queues';
 
 // Issue 43 (Medium: no continue-as-new in partner waits; unknown final after an acknowledgement): a
 // live settlement batch's wait for the partner, on the time-skipping server with the rail's
@@ -76,4 +81,24 @@ test('unknown after the partner acknowledged the transfer is not final: the batc
   const transitions = h.store.transitionsOf(handle.workflowId);
   expect(transitions.map((t) => t.to)).toEqual(['paid']);
   expect(Date.parse(transitions[0].at)).toBeGreaterThanOrEqual(paidAtMs);
+});
+
+test('a restarted batch whose transfer never reached the partner: unknown, sent again (the same reference, a repeat), acknowledged: not flagged as a partner that lost track; then paid', async () => {
+  const merchantId = h.merchant(7_000, 'live');
+  const nowMs = await h.env.currentTimeMs();
+  // As payments restart stl_ resumes it (src/services/restart-settlement.ts): begun an hour ago, never acknowledged.
+  const resume = { startedMs: nowMs - 3600_000, submitUntilMs: nowMs - 3600_000 + LIVE_PAYOUT_DEADLINE_MS, acknowledged: false, poll: 0, flagged: false, flaggedLate: false, flaggedUnknown: false, wake: true, runs: 0 };
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'unknown' }, { status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-stl-resent' }]);
+  const settlementId = newId('settlement');
+  const input: SettlementStart = { settlementId, merchantId, environment: 'live', currency: 'GHS', outcome: null, runId: null, resume };
+  const handle = await h.env.client.workflow.start(SETTLEMENT_WORKFLOW_TYPE, { workflowId: settlementId, taskQueue: taskQueueFor(h.taskQueue, 'live'), args: [input], typedSearchAttributes: settlementStartSearchAttributePairs(input) });
+  await waitFor(async () => h.rail.submits.some((s) => s.paymentId === settlementId));
+  expect(h.rail.submits.filter((s) => s.paymentId === settlementId)).toEqual([{ paymentId: settlementId, product: 'disbursement', resubmit: true }]);
+  // Before the patch the resubmission's own acknowledgement raised "which it acknowledged before".
+  const details = async () => (await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
+  await waitFor(async () => h.rail.statusCalls.filter((c) => c.paymentId === settlementId).length >= 1);
+  expect(await details()).not.toContain('acknowledged before');
+  expect(await handle.result()).toMatchObject({ status: 'paid' });
+  expect((await h.searchAttributes(settlementId)).get(SA.NeedsAttention)).not.toBe(true);
+  expect(h.rail.submits.filter((s) => s.paymentId === settlementId)).toHaveLength(1);
 });
