@@ -82,15 +82,18 @@ test('a live charge terminated while PENDING (before expires_at): listed by paym
 
   expect(partner.fake.settle('collection', reference, { status: 'SUCCESSFUL' })).toBe(true);
   await waitFor(async () => (await sql<{ status: string }>('select status from charges where id = ?', [id]))[0].status === 'succeeded', 20_000);
-  expect((await h.temporal.client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
+  // The restarted run ends with the charge (it completes right after its transition is written).
+  expect(await h.temporal.client.workflow.getHandle(id).result()).toMatchObject({ id, status: 'succeeded' });
   // The restarted run resumed the wait: the reference was never submitted again as a first submission.
   expect(submissionsOf(reference)).toBe(1);
   const events = await sql<{ type: string; n: number }>(`select type, count(*)::int as n from events where resource_id = ? group by type order by type`, [id]);
   expect(events.find((e) => e.type === 'transaction.succeeded')?.n).toBe(1);
+  // Finished: nothing to restart.
+  await expect(restartPayment(h.orm, h.temporal, h.taskQueue, id, { operator: 'ops:test', reason: 'again' })).rejects.toThrow(`charge ${id} is succeeded: it is finished, nothing to restart`);
   const captures = await sql<{ n: number }>(`select count(distinct transfer_id)::int as n from ledger_entries where resource_id = ? and kind = 'capture'`, [id]);
   expect(captures[0].n).toBe(1);
 }, 60_000);
 
-test('a charge that is finished cannot be restarted; nor an id of no charge', async () => {
+test('an id of no charge is refused, naming what can be restarted', async () => {
   await expect(restartPayment(h.orm, h.temporal, h.taskQueue, 'txn_doesnotexist', { operator: 'ops:test', reason: 'x' })).rejects.toThrow(/no charge, payout, refund, dispute or settlement batch has this id/);
 });
