@@ -13,6 +13,10 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { closeReviewUpdate, paymentReviewQuery, reviewFlagSignal, settleLateAnswerUpdate } from '../workflows/payment-review-messages';
 import { startPaymentReviewEnv, type PaymentReviewTestEnv } from '../test/workflows/support/payment-review-env';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
+import { paymentReviewWorkflowId, PAYMENT_REVIEW_WORKFLOW_TYPE, type PaymentReviewStart } from '../src/domain/payment-review';
+import { reviewSearchAttributePairs } from '../src/domain/payment-review-search-attributes';
+import type { PaymentReviewCarry } from '../src/domain/review-wait';
+import { taskQueueFor } from '../src/temporal/task-queues';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories/paymentReviewWorkflow');
 
@@ -69,6 +73,53 @@ const SCENARIOS: Record<string, (h: PaymentReviewTestEnv) => Promise<History>> =
     await handle.result();
     return handle.fetchHistory();
   },
+  // Issue 43 (review-wait-continues-as-new): a run continued as new while asking the partner (its
+  // input's resume at poll 4), which then finds late money, credited.
+  'resumed-polling': async (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-resumed' }]);
+    h.store.status.set('txn_recorded_resumed_polling', 'expired');
+    const handle = await startResumed(h, 'txn_recorded_resumed_polling', {
+      at: 'polling',
+      round: 4,
+      startedMs: Date.parse('2026-01-01T00:00:00Z'),
+      reasons: [{ source: 'late_watch', reason: 'the charge expired while the partner still said PENDING' }],
+      resolved: [],
+      runs: 1,
+    });
+    await phase(handle, 'late_money');
+    await handle.executeUpdate(settleLateAnswerUpdate, { args: [{ action: 'credit', operator: 'cli:ama', reason: 'customer debited' }] });
+    await handle.result();
+    return handle.fetchHistory();
+  },
+  // Issue 43: a return watch continued as new (resume at 'return'): asks the return's status, paid.
+  'resumed-return': async (h) => {
+    h.store.status.set('txn_recorded_resumed_return', 'failed');
+    const handle = await startResumed(h, 'txn_recorded_resumed_return', {
+      at: 'return',
+      round: 6,
+      startedMs: Date.parse('2026-01-01T00:00:00Z'),
+      reasons: [{ source: 'callback', reason: 'a late SUCCESSFUL' }, { source: 'callback', reason: 'late money: the partner said SUCCESSFUL, we had ended it failed' }],
+      resolved: [],
+      partnerStatus: 'SUCCESSFUL',
+      ourStatus: 'failed',
+      returnNote: 'return transfer submitted to the partner',
+      wake: false,
+      runs: 2,
+    });
+    await handle.result();
+    return handle.fetchHistory();
+  },
 };
+
+/** A review started as a run continued as new starts (its input's `resume`). */
+async function startResumed(h: PaymentReviewTestEnv, paymentId: string, resume: PaymentReviewCarry): Promise<WorkflowHandle> {
+  const start: PaymentReviewStart = { paymentId, product: 'collection', merchantId: 'mer_review', environment: 'live', source: 'late_watch', reason: 'resumed', resume };
+  return h.workers.env.client.workflow.start(PAYMENT_REVIEW_WORKFLOW_TYPE, {
+    workflowId: paymentReviewWorkflowId(paymentId),
+    taskQueue: taskQueueFor(h.workers.taskQueue, 'live'),
+    args: [start],
+    typedSearchAttributes: reviewSearchAttributePairs(start),
+  });
+}
 
 runRecorder(() => recordScenarios({ outDir: OUT_DIR, scenarios: SCENARIOS, startEnv: startPaymentReviewEnv }));

@@ -13,7 +13,7 @@ const load = (file: string) => historyFromJSON(JSON.parse(fs.readFileSync(path.j
 installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
 
 test('the recorded scenarios are all there', () => {
-  expect(files).toEqual(['agrees.json', 'contradiction-closed.json', 'late-credit.json', 'late-return.json', 'reconciliation-resolved.json']);
+  expect(files).toEqual(['agrees.json', 'contradiction-closed.json', 'late-credit.json', 'late-return.json', 'reconciliation-resolved.json', 'resumed-polling.json', 'resumed-return.json']);
 });
 
 test.each(files)('%s replays against the current workflow code', async (file) => {
