@@ -212,7 +212,8 @@ test('--save-ids and --yes --token --ids-file: the ids of the file (shortened by
 test('charges retry in bulk leaves out what retryStep cannot help (a payout held for review), reported as skipped, never in the token', async () => {
   const m = await reviewedMerchant();
   const held = await heldPayout(m);
-  await visible(heldQuery(m), [held]);
+  // NeedsAttention comes with the run's first upsert, after PaymentStatus: wait until the listing shows it.
+  await visible(`ExecutionStatus = 'Running' AND MerchantId = '${m.id}' AND NeedsAttention = true AND NeedsAttentionReason = 'held for review'`, [held]);
   // Issue 43: the runbook's NeedsAttention = true selected every live payment waiting for the partner; this one waits for a decision.
   const dry = await cliJson('charges', 'retry', '--query', 'NeedsAttention = true', '--merchant', m.id, '--reason', 'database back');
   expect(dry).toMatchObject({
@@ -220,6 +221,10 @@ test('charges retry in bulk leaves out what retryStep cannot help (a payout held
     first: [],
     skipped: { count: 1, first: [{ id: held, why: expect.stringMatching(/^NeedsAttentionReason "held for review" is not a database step that gave up: nothing to retry/) }] },
   });
+  // The runbook's query (docs/operations.md, "When PostgreSQL is down") selects only steps that gave up: the server takes STARTS_WITH.
+  const runbook = await cliJson('charges', 'retry', '--query', "NeedsAttention = true AND NeedsAttentionReason STARTS_WITH 'step gave up'", '--merchant', m.id, '--reason', 'database back');
+  expect(runbook).toMatchObject({ count: 0, first: [] });
+  expect(runbook.skipped).toBeUndefined();
   const applied = await cliJson('charges', 'retry', '--yes', '--token', dry.token, '--reason', 'database back');
   expect(applied).toMatchObject({ count: 0, succeeded: 0, failed: 0, results: [] });
   expect(await cliJson('audit', 'list', '--payment', held)).toMatchObject({ data: [] });
