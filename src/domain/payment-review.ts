@@ -1,3 +1,4 @@
+import type { PaymentReviewSource } from './payment-review-source';
 import type { PaymentReviewCarry } from './review-wait';
 import { hasControlCharacter } from './control-characters';
 import { isWellFormedText, plainTextProblem } from './plain-text';
@@ -12,8 +13,7 @@ import { operatorRefusal } from './operator-action';
  */
 
 /** Who flagged a review. */
-export type PaymentReviewSource = 'late_watch' | 'callback' | 'reconciliation';
-export const PAYMENT_REVIEW_SOURCES: readonly PaymentReviewSource[] = ['late_watch', 'callback', 'reconciliation'];
+export { PAYMENT_REVIEW_SOURCES, type PaymentReviewSource } from './payment-review-source';
 
 /** Input of paymentReviewWorkflow (and of flagPaymentReview / startReviewFromWorkflow). */
 export interface PaymentReviewStart {

@@ -1,4 +1,4 @@
-import type { PaymentReviewSource } from './payment-review';
+import type { PaymentReviewSource } from './payment-review-source';
 
 /**
  * `patched()` id (issue 43, Medium "no continue-as-new in partner waits"): a payment review's two
