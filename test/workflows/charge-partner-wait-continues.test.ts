@@ -20,14 +20,14 @@ afterAll(async () => {
   await h?.close();
 });
 
-test('PENDING for 30 days past expires_at: the wait continues as new, the charge stays awaiting_action and flagged; a resolution on the latest run is refused, then agreed after SUCCESSFUL', async () => {
+test('PENDING for 10 days past expires_at: the wait continues as new, the charge stays awaiting_action and flagged; a resolution on the latest run is refused, then agreed after SUCCESSFUL', async () => {
   let paid = false;
-  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-day-30' } : { status: 'pending' }));
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-day-10' } : { status: 'pending' }));
   const draft = await h.draft({ environment: 'live' });
   const handle = await h.start(draft);
   const firstRunId = (await handle.describe()).runId;
   const startedMs = await h.env.currentTimeMs();
-  await h.env.sleep(30 * DAY_MS);
+  await h.env.sleep(10 * DAY_MS);
 
   const latest = h.env.client.workflow.getHandle(draft.id);
   const described = await latest.describe();
@@ -47,11 +47,11 @@ test('PENDING for 30 days past expires_at: the wait continues as new, the charge
   expect(submits[0].atMs).toBeLessThan(Math.max(startedMs, Date.parse(draft.expiresAt)) + 1);
 
   // An operator's resolution by workflow id reaches the latest run, which asks the partner at once: PENDING refuses it.
-  await expect(latest.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'statement line 3', evidence: 'ft-day-30' }] })).rejects.toMatchObject({
+  await expect(latest.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'statement line 3', evidence: 'ft-day-10' }] })).rejects.toMatchObject({
     cause: { message: expect.stringMatching(/says PENDING: .*refused and nothing changed/) },
   });
   paid = true;
-  const resolved = await latest.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'statement line 3', evidence: 'line 3: ft-day-30' }] });
+  const resolved = await latest.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'statement line 3', evidence: 'line 3: ft-day-10' }] });
   expect(resolved).toMatchObject({ status: 'succeeded', resolution: { agreed: true } });
   await expect(h.settle(draft.id)).resolves.toMatchObject({ status: 'succeeded' });
   expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['succeeded']);

@@ -27,14 +27,14 @@ afterAll(async () => {
 
 const details = async (id: string) => (await h.env.client.workflow.getHandle(id).query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
 
-test('PENDING for 20 days: the batch continues as new, its money in transit, one submission; a callback to the latest run ends it paid', async () => {
+test('PENDING for 10 days: the batch continues as new, its money in transit, one submission; a callback to the latest run ends it paid', async () => {
   const merchantId = h.merchant(40_000, 'live');
   const startedMs = await h.env.currentTimeMs();
   let paid = false;
-  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-stl-20d' } : { status: 'pending' }));
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() => (paid ? { status: 'succeeded', financialTransactionId: 'ft-stl-10d' } : { status: 'pending' }));
   const handle = await h.start({ merchantId, environment: 'live' });
   const firstRunId = (await handle.describe()).runId;
-  await h.env.sleep(20 * DAY_MS);
+  await h.env.sleep(10 * DAY_MS);
 
   const latest = await h.env.client.workflow.getHandle(handle.workflowId).describe();
   expect(latest.status.name).toBe('RUNNING');
