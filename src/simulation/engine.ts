@@ -301,7 +301,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       },
       failActivity: (name, times) => hooks.failActivity(name, times),
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
-      partner: { setBehaviour: (b) => partner.setBehaviour(b), statement: (day, breaks) => partner.statement(day, breaks), records: () => ({ collection: partner.fake.transactions('collection'), disbursement: partner.fake.transactions('disbursement') }) },
+      partner: { setBehaviour: (b) => partner.setBehaviour(b), behaviour: () => partner.behaviour(), settle: (product, referenceId, final) => partner.fake.settle(product, referenceId, final), statement: (day, breaks) => partner.statement(day, breaks), records: () => ({ collection: partner.fake.transactions('collection'), disbursement: partner.fake.transactions('disbursement') }) },
       settle: () => guarded(async () => {
         await watched('settle', waitUntilQuiet(quietDeps, { boundMs: options.settleBoundMs }));
         await syncClock();

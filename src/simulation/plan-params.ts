@@ -37,6 +37,11 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   // its own (plan.ts MONEY_PATHS).
   settlement_account_change: 0,
   terminate_run: 0,
+  restart_settlement: 0,
+  reset_run: 0,
+  late_return_refused: 0,
+  settlement_retry_late: 0,
+  unanswered_payout_jump: 0,
 };
 
 /**
@@ -53,7 +58,22 @@ export const MONEY_PATHS = {
   resolve_live_charge: 2,
   /** Terminate a live payout's run, then `payments restart` it (the runbook), in one step. */
   terminate_live_payout: 1,
+  /** Terminate a live charge's run, then `payments restart` it. */
+  terminate_live_charge: 1,
+  /** A live settlement batch's run terminated, then `payments restart stl_…` (restart_settlement). */
+  restart_live_settlement: 1,
+  /** Temporal's reset of a live payment's run, updates reapplied or excluded (reset_run). */
+  reset_live_run: 1,
+  /** `payments settle-late --action return` while the partner plays `0013` (late_return_refused, finding 2). */
+  late_return_0013: 1,
+  /** A failed live batch paid late by the partner, then `settlements retry` (settlement_retry_late, finding 4). */
+  retry_after_late_success: 1,
+  /** A live payout the partner never answers, then a long time jump (unanswered_payout_jump). */
+  unanswered_payout_jump: 1,
 } as const;
+
+/** The time jump of `unanswered_payout_jump` (docs/simulation.md: how long it takes on the test server). */
+export const UNANSWERED_JUMP_MS = 100 * 86_400_000;
 
 /** How many webhook receivers the plan spreads its endpoints over (the engine's receivers by index). */
 export const RECEIVERS = 3;
@@ -107,7 +127,9 @@ export const OPERATOR_ACTIONS = {
 
 export type OperatorActionName = keyof typeof OPERATOR_ACTIONS;
 
-const MOMO_NETWORKS = ['3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01'];
+/** The mobile money network of the plan's payments (MTN Ghana's id in the seed data). */
+export const MOMO_NETWORK = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
+const MOMO_NETWORKS = [MOMO_NETWORK];
 
 /** A Ghanaian mobile number; `suffix` chooses the fake partner's behaviour for live payments. */
 export function phone(rng: Rng, live: boolean): string {

@@ -1,6 +1,6 @@
 import { Rng } from '../chaos/random';
 import {
-  ACTIVITIES_TO_FAIL, chargeParams, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
+  ACTIVITIES_TO_FAIL, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
   type OperatorActionName, type Params,
 } from './plan-params';
 import type { Plan, Ref, Step, StepKind } from './types';
@@ -121,6 +121,13 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
       // Weight 0 (plan-params.ts): only moneyPath inserts it; here for completeness.
       if (needsMerchant) return { need: 'create_merchant' };
       return { refs: merchant(), params: { settlement_account: `00${rng.int(1_000_000_000, 1_999_999_999)}`, reason: `simulation ${seed}: the merchant's new bank account` } };
+    case 'restart_settlement':
+    case 'settlement_retry_late':
+    case 'unanswered_payout_jump':
+    case 'reset_run':
+    case 'late_return_refused':
+      // Weight 0 (plan-params.ts): only moneyPath inserts these; never drawn here.
+      return { need: 'time_jump' };
   }
 }
 
@@ -164,7 +171,26 @@ function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
     return { kind: 'operator_action', refs: [ref('payout', recent(rng, made.livePayouts))], params: { action: 'payments restart', reason: 'simulation: payments restart of a live payout' } };
   }
   const live = made.charges.flatMap((env, i) => (env === 'live' ? [i] : []));
+  const merchant = () => [ref('merchant', rng.int(0, made.merchant - 1))];
+  if (path === 'restart_live_settlement') return { kind: 'restart_settlement', refs: merchant(), params: { reason: 'simulation: terminate a live settlement batch\'s run, then payments restart' } };
+  if (path === 'retry_after_late_success') return { kind: 'settlement_retry_late', refs: merchant(), params: { reason: 'simulation: settlements retry after the partner paid the batch late' } };
+  if (path === 'unanswered_payout_jump') {
+    return { kind: 'unanswered_payout_jump', refs: merchant(), params: { amount: rng.int(1, 10) * 100, momo_network_id: MOMO_NETWORK, identifier: phone(rng, true), idempotency_key: rng.uuid(), ms: UNANSWERED_JUMP_MS } };
+  }
+  // Live payments: a payout (by `made.livePayouts`) or a live charge.
+  const livePayment = (): Ref | null => {
+    const kinds = [...(made.livePayouts.length > 0 ? ['payout' as const] : []), ...(live.length > 0 ? ['charge' as const] : [])];
+    if (kinds.length === 0) return null;
+    return rng.pick(kinds) === 'payout' ? ref('payout', recent(rng, made.livePayouts)) : ref('charge', recent(rng, live));
+  };
+  if (path === 'reset_live_run' || path === 'late_return_0013') {
+    const target = livePayment();
+    if (!target) return null;
+    if (path === 'reset_live_run') return { kind: 'reset_run', refs: [target], params: { reapply: rng.chance(0.5) } };
+    return { kind: 'late_return_refused', refs: [target], params: { reason: 'simulation: settle-late return while the partner refuses a duplicate' } };
+  }
   if (live.length === 0) return null;
+  if (path === 'terminate_live_charge') return { kind: 'terminate_run', refs: [ref('charge', recent(rng, live))], params: { reason: 'simulation: terminate a live charge\'s run, then payments restart' } };
   return { kind: 'operator_action', refs: [ref('charge', recent(rng, live))], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge', as: rng.pick(['succeeded', 'failed']), failure_class: null } };
 }
 

@@ -26,9 +26,10 @@ import { realNow } from './sim-clock';
  * outcome does not depend on how fast the machine is.
  */
 
-export type PartnerBehaviour = 'normal' | 'late' | 'twice' | 'never';
+/** `duplicate_refused`: the fake's `0013` (a second submission of a reference answers 400 before it de-duplicates); `pending_duplicate_refused`: `0014` (that, and no answer). */
+export type PartnerBehaviour = 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused';
 
-const SUFFIX: Record<Exclude<PartnerBehaviour, 'normal'>, string> = { late: '0004', twice: '0005', never: '0004' };
+const SUFFIX: Record<Exclude<PartnerBehaviour, 'normal'>, string> = { late: '0004', twice: '0005', never: '0004', duplicate_refused: '0013', pending_duplicate_refused: '0014' };
 
 /** The fake's approval delay (real ms). */
 export const APPROVE_AFTER_MS = 300;
@@ -44,6 +45,8 @@ export interface SimPartner {
   /** Points the adapter's callbacks at the live listener. */
   connect(liveUrl: string, callbackSecret: string): void;
   setBehaviour(behaviour: PartnerBehaviour): void;
+  /** The behaviour the next references get. */
+  behaviour(): PartnerBehaviour;
   /** Answers every `late` reference held so far (SUCCESSFUL, one callback); how many. */
   releaseLate(): number;
   /** The references whose scheduled answer is still to come, one line each. */
@@ -99,6 +102,7 @@ export async function startSimPartner(): Promise<SimPartner> {
     setBehaviour(next) {
       behaviour = next;
     },
+    behaviour: () => behaviour,
     releaseLate() {
       let released = 0;
       // A reference the fake does not keep yet (its submission still to come) waits for the next jump.

@@ -49,7 +49,12 @@ export type StepKind =
   | 'fail_activity'
   | 'time_jump'
   | 'settlement_account_change'
-  | 'terminate_run';
+  | 'terminate_run'
+  | 'restart_settlement'
+  | 'reset_run'
+  | 'late_return_refused'
+  | 'settlement_retry_late'
+  | 'unanswered_payout_jump';
 
 /** A reference to the n-th object of a kind created by the plan's earlier steps (0-based, in plan order). */
 export interface Ref {
@@ -161,7 +166,11 @@ export interface SimContext {
   /** The fake partner in this process: its behaviour for the next live payments, and its statement. */
   partner: {
     /** `late`: answers after a delay; `twice`: two callbacks; `never`: no answer; `normal`. */
-    setBehaviour(behaviour: 'normal' | 'late' | 'twice' | 'never'): void;
+    setBehaviour(behaviour: 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused'): void;
+    /** The behaviour the next references get (optional: issue 43's steps that play one for a step only). */
+    behaviour?(): 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused';
+    /** The partner ends a reference it keeps now, as its own books say (optional: a late SUCCESSFUL); false when it keeps none. */
+    settle?(product: 'collection' | 'disbursement', referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }): boolean;
     /** The partner's statement of a day (what `reconcile` imports), with `breaks` lines changed. */
     statement(day: string, breaks: number): Promise<string>;
     /**

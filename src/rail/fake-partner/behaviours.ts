@@ -18,6 +18,7 @@
  * | `0011` | success; the statement's amount is one minor unit more than ours |
  * | `0012` | SUCCESSFUL only after our deadline: at lateSuccessMs (collection) or latePayoutSuccessMs (disbursement, 10 min), one callback |
  * | `0013` | success; a second submission of the reference answers 400 `NOT_ALLOWED` (checked before de-duplication) |
+ * | `0014` | no answer (PENDING forever, as `0004`); a second submission answers 400 `NOT_ALLOWED` (as `0013`) |
  *
  * Every submission of a reference the fake already keeps answers 409 `RESOURCE_ALREADY_EXIST` and
  * changes nothing, whatever its party.
@@ -36,7 +37,8 @@ export type Behaviour =
   | 'statement_twice'
   | 'statement_amount_plus_one'
   | 'late_success'
-  | 'duplicate_refused';
+  | 'duplicate_refused'
+  | 'pending_duplicate_refused';
 
 export const BEHAVIOUR_BY_SUFFIX: Readonly<Record<string, Behaviour>> = {
   '0001': 'refuse_later',
@@ -52,6 +54,7 @@ export const BEHAVIOUR_BY_SUFFIX: Readonly<Record<string, Behaviour>> = {
   '0011': 'statement_amount_plus_one',
   '0012': 'late_success',
   '0013': 'duplicate_refused',
+  '0014': 'pending_duplicate_refused',
 };
 
 export function behaviourOf(partyId: string): Behaviour {
@@ -93,6 +96,7 @@ export function endingOf(behaviour: Behaviour, timing: Timing, product: 'collect
     case 'not_allowed_to_receive':
       return { final: { status: 'FAILED', reason: 'PAYEE_NOT_ALLOWED_TO_RECEIVE' }, finalAfterMs: at, callbackDelaysMs: [at] };
     case 'no_answer':
+    case 'pending_duplicate_refused':
       return { final: null, finalAfterMs: at, callbackDelaysMs: [] };
     case 'double_callback':
       return { final: { status: 'SUCCESSFUL' }, finalAfterMs: at, callbackDelaysMs: [at, at + SECOND_CALLBACK_GAP_MS] };

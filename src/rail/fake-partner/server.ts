@@ -161,9 +161,9 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
     const callbackUrl = header(req, HEADER.callbackUrl);
     if (callbackUrl !== undefined && !/^https?:\/\/[^/\s]+/i.test(callbackUrl)) return answer(res, 400, error('INVALID_CALLBACK_URL_HOST', 'X-Callback-Url is not a valid URL.'));
     const known = ctx.transactions.get(product, referenceId);
-    if (known?.behaviour === 'duplicate_refused') {
-      // 0013: this partner validates a submission before it de-duplicates it; the first goes on.
-      ctx.log('fake partner: duplicate reference refused with a 400 (behaviour 0013)', { product, referenceId });
+    if (known?.behaviour === 'duplicate_refused' || known?.behaviour === 'pending_duplicate_refused') {
+      // 0013, 0014: this partner validates a submission before it de-duplicates it; the first goes on.
+      ctx.log('fake partner: duplicate reference refused with a 400 (behaviour 0013 or 0014)', { product, referenceId });
       return answer(res, 400, error('NOT_ALLOWED', 'A transaction with this X-Reference-Id is already being processed.'));
     }
     if (known) {

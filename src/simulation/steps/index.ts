@@ -10,6 +10,7 @@ import { settlementRunStep } from './settlement';
 import { timeJumpStep } from './time';
 import { settlementAccountChangeStep } from './account-change';
 import { terminateRunStep } from './terminate';
+import { lateReturnRefusedStep, resetRunStep, restartSettlementStep, settlementRetryLateStep, unansweredPayoutJumpStep } from './money-paths';
 
 /** The handler of every kind of step (src/simulation/types.ts StepKind). */
 export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
@@ -37,4 +38,9 @@ export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
   time_jump: timeJumpStep,
   settlement_account_change: settlementAccountChangeStep,
   terminate_run: terminateRunStep,
+  restart_settlement: restartSettlementStep,
+  reset_run: resetRunStep,
+  late_return_refused: lateReturnRefusedStep,
+  settlement_retry_late: settlementRetryLateStep,
+  unanswered_payout_jump: unansweredPayoutJumpStep,
 };

@@ -6,7 +6,7 @@ import { done, refusal } from './common';
 
 /** `partner_behaviour`: how the fake partner answers the next live payments (normal, late, twice, never). */
 export const partnerBehaviourStep: StepHandler = async (ctx, step) => {
-  const behaviour = String(step.params.behaviour) as 'normal' | 'late' | 'twice' | 'never';
+  const behaviour = String(step.params.behaviour) as Parameters<typeof ctx.partner.setBehaviour>[0];
   ctx.partner.setBehaviour(behaviour);
   return done(step, behaviour);
 };
