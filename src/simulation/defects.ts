@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import type { ChargeTransitionRequest } from '../domain/charge';
 import type { RailStepRequest } from '../domain/live-rail';
+import type { SettlementRetryFacts } from '../domain/settlement-retry';
 import type { Orm } from '../persistence/orm';
+import { recordRailAnswer, submitAnswer } from '../persistence/partner/rail-answer-store';
+import type { RailSubmitResult } from '../rail/partner-rail';
 import type { FakePartner } from '../rail/fake-partner';
 import { MomoPartnerRail } from '../rail/momo-adapter';
 import { parseMomoAmount } from '../rail/momo-amount';
@@ -12,9 +16,9 @@ import type { ActivityHooks } from './activity-hooks';
  * simulator reports an injected defect with a shrunk reproduction). Never used outside the simulator
  * and its tests.
  */
-export type DefectName = 'skip-charge-posting' | 'partner-pays-twice';
+export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success';
 
-export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice'];
+export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success'];
 
 /** What a defect needs from the engine: the activity hooks of its worker, the run's ORM, the fake partner (partner-pays-twice). */
 export interface DefectTarget {
@@ -74,9 +78,59 @@ export function injectPartnerPaysTwice(target: DefectTarget): () => void {
   };
 }
 
+/** The fake's behaviours that answer a second submission of a reference with a 400 (`0013`, `0014`). */
+const REFUSES_DUPLICATES = new Set(['duplicate_refused', 'pending_duplicate_refused']);
+
+/**
+ * Issue 43, finding 1, as 83c79c5 had it: a submission is taken as repeated only when the workflow
+ * says so (`resubmit`) or on the activity's second attempt, so a restarted payout's first submission
+ * (attempt 1, no `resubmit`, its reference chosen by the first run) that the partner refuses with a
+ * 400 (it validates before it de-duplicates: `0013`, `0014`) is a final refusal, recorded as the
+ * partner's `failed` (submit_refusal): the payout fails and its reservation is released while the
+ * transfer goes on at the partner. Today's railSubmit (activities/rail.ts) checks that refusal against
+ * the partner's status and answers `duplicate`; the defect turns that answer back into the refusal.
+ * Answers a function that removes the defect.
+ */
+export function injectRestartRefusalFinal(target: DefectTarget): () => void {
+  const fake = target.fakePartner;
+  if (!fake) throw new Error('the defect restart-refusal-final needs the engine\'s fake partner');
+  return target.hooks.afterActivity('railSubmit', async (result, args) => {
+    const request = args[0] as RailStepRequest;
+    if ((result as { kind?: string } | null)?.kind !== 'duplicate' || request.resubmit === true || Context.current().info.attempt > 1) return result;
+    const [reference] = await target.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [request.paymentId]);
+    const kept = reference && fake.transaction(request.product, reference.reference_id);
+    // Only a 400 of a partner that refuses duplicates became `duplicate` here (a 409 was one already in 83c79c5).
+    if (!kept || !REFUSES_DUPLICATES.has(kept.behaviour)) return result;
+    const refused: RailSubmitResult = { kind: 'refused', reason: 'NOT_ALLOWED', failureClass: 'declined' };
+    const answer = submitAnswer(request.paymentId, refused, true);
+    if (answer) await recordRailAnswer(target.orm.em.fork(), answer);
+    return refused;
+  });
+}
+
+/**
+ * Issue 43, finding 4, as 83c79c5 had it: a failed live batch's retry asks the partner (and reads our
+ * records of its late money) only when the batch failed with `timeout`. The defect hides the facts
+ * the retry reads (settlementRetryFacts: late money, the partner's SUCCESSFUL on record, a reference
+ * to ask about) for a batch failed otherwise (the partner's FAILED): a batch the partner paid late is
+ * sent again. Answers a function that removes the defect.
+ */
+export function injectRetryAfterLateSuccess(target: DefectTarget): () => void {
+  return target.hooks.afterActivity('settlementRetryFacts', async (result, args) => {
+    const settlementId = args[0] as string;
+    const [batch] = await target.orm.em.fork().execute<Array<{ failure_class: string | null }>>('select failure_class from settlements where id = ?', [settlementId]);
+    if (!batch || batch.failure_class === 'timeout') return result;
+    return { ...(result as SettlementRetryFacts), hasReference: false, lateAnswer: null, partnerSucceeded: false, otherLatePaid: null };
+  });
+}
+
 /** Installs a defect by name; answers its remover. */
 export function injectDefect(name: DefectName, target: DefectTarget): () => void {
   switch (name) {
+    case 'restart-refusal-final':
+      return injectRestartRefusalFinal(target);
+    case 'retry-after-late-success':
+      return injectRetryAfterLateSuccess(target);
     case 'skip-charge-posting':
       return injectSkippedPosting(target);
     case 'partner-pays-twice':

@@ -17,6 +17,18 @@ const OURS = `
     left join late_answers la on la.payment_id = p.id
    order by p.id`;
 
+/** Batches of a live balance sent after the partner's SUCCESSFUL of an earlier failed batch of it was recorded, its late money unsettled then. */
+const SENT_AGAIN = `
+  select f.id as failed, n.id as again, n.status
+    from settlements f
+    join rail_answers a on a.payment_id = f.id and a.outcome = 'succeeded'
+    join settlements n on n.merchant_id = f.merchant_id and n.environment = 'live' and n.currency = f.currency and n.id <> f.id
+                      and n.status in ('pending', 'paid') and n.created_at > a.recorded_at
+    left join late_answers la on la.payment_id = f.id
+   where f.environment = 'live' and f.status = 'failed'
+     and (la.settled_at is null or la.settled_at > n.created_at)
+   order by f.id, n.id`;
+
 interface Ours {
   id: string;
   kind: 'charge' | 'payout' | 'settlement';
@@ -80,7 +92,10 @@ async function watch(ctx: SimContext, id: string): Promise<{ running: boolean; f
  * - the partner paid a payment more than once (two SUCCESSFUL references with its externalId);
  * - the partner holds a submission of our payment under a reference we do not keep, not FAILED
  *   (money it may move that nothing of ours follows);
- * - a late return paid more than once.
+ * - a late return paid more than once;
+ * - a live balance sent again (a batch created, pending or paid) after the partner's SUCCESSFUL of an
+ *   earlier failed batch of it was recorded and before that late money was settled (issue 43,
+ *   finding 4: the balance paid twice, under two of our ids).
  *
  * A difference, a violation unless an open review names it:
  * - amount or currency of our reference's transaction not ours (compared in minor units);
@@ -145,6 +160,12 @@ export const partnerBooksAgree: Invariant = {
       } else if (!MOVED.has(p.status) && !NOT_MOVED.has(p.status) && (theirs === 'SUCCESSFUL' || theirs === 'FAILED')) {
         differ(`${p.status} here, ${theirs} at the partner`, true);
       }
+    }
+
+    // A failed batch the partner's SUCCESSFUL was recorded for, then another batch of the same balance
+    // sent while that late money was unsettled (or settled only after): the balance paid twice.
+    for (const r of await rows<{ failed: string; again: string; status: string }>(ctx, SENT_AGAIN)) {
+      hard.push(`settlement ${r.failed}: failed here, the partner's SUCCESSFUL on record, and batch ${r.again} (${r.status}) of the same balance was sent after it, before its late money was settled: the balance paid twice`);
     }
 
     const lines = [...hard];

@@ -1,0 +1,89 @@
+/**
+ * Issue 43's findings as planted defects (src/simulation/defects.ts), each with a short hand-written
+ * plan: with the defect on, the simulator reports the partner-books invariant broken; without it the
+ * same plan holds every invariant after every step (the failure is the defect's, not the plan's).
+ * - `restart-refusal-final` (finding 1): a live payout the partner never answers and whose copies it
+ *   refuses with a 400 (fake `0014`), its run terminated and `payments restart`ed: the restarted
+ *   run's first submission is refused, taken as final, the payout fails while the partner still says
+ *   PENDING.
+ * - `retry-after-late-success` (finding 4): a live batch the partner refuses (FAILED, account ending
+ *   0001), the merchant's account changed, the hold waited out, then the partner pays the failed batch
+ *   late and `settlements retry` runs: the balance is sent again while the late SUCCESSFUL is on record.
+ * docs/reliability.md "Issue 43's findings as planted defects" has the commands and wall times.
+ */
+import { partnerBooksAgree } from '../../src/simulation/invariants';
+import type { DefectName } from '../../src/simulation/defects';
+import { runSession } from '../../src/simulation/session';
+import type { Plan, RunResult } from '../../src/simulation/types';
+
+jest.setTimeout(120_000);
+
+const NETWORK = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
+const merchant = (seed: number, account: string) => ({ n: 0, kind: 'create_merchant' as const, params: { name: `Sim ${seed} #1`, review_threshold: 100_000, verified: true, settlement_account: account, ref_index: 0 } });
+const liveCharge = (n: number, key: string) => ({
+  n, kind: 'live_charge' as const, refs: [{ kind: 'merchant' as const, index: 0 }],
+  params: { amount: 50_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, identifier: '233241235678', outcome: null, idempotency_key: key, ref_index: 0, request_index: 0 },
+});
+
+/** Finding 1: a restart of a live payout whose partner is silent and refuses copies with a 400. */
+export const RESTART_REFUSAL_PLAN: Plan = {
+  seed: 4361,
+  steps: [
+    merchant(4361, '001234567890'),
+    liveCharge(1, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4361'),
+    { n: 2, kind: 'time_jump', params: { ms: 30_000 } },
+    { n: 3, kind: 'partner_behaviour', params: { behaviour: 'pending_duplicate_refused' } },
+    {
+      n: 4, kind: 'payout', refs: [{ kind: 'merchant', index: 0 }],
+      params: { environment: 'live', amount: 2_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, bank_code: null, identifier: '233249876543', idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4362', ref_index: 0, request_index: 1 },
+    },
+    { n: 5, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    { n: 6, kind: 'time_jump', params: { ms: 60_000 } },
+    { n: 7, kind: 'terminate_run', refs: [{ kind: 'payout', index: 0 }], params: { reason: 'simulation: terminate a live payout\'s run, then payments restart' } },
+  ],
+};
+
+/** Finding 4: a settlement retry after the partner paid the failed batch late. */
+export const RETRY_AFTER_LATE_SUCCESS_PLAN: Plan = {
+  seed: 4364,
+  steps: [
+    // An account ending 0001: the fake partner refuses the transfer (FAILED) after its approval delay.
+    merchant(4364, '001234560001'),
+    liveCharge(1, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4364'),
+    { n: 2, kind: 'time_jump', params: { ms: 30_000 } },
+    { n: 3, kind: 'settlement_run', refs: [{ kind: 'merchant', index: 0 }], params: { environment: 'live', failed: false } },
+    { n: 4, kind: 'settlement_account_change', refs: [{ kind: 'merchant', index: 0 }], params: { settlement_account: '001999999999', reason: 'simulation: the merchant\'s new bank account' } },
+    { n: 5, kind: 'time_jump', params: { ms: 25 * 3_600_000 } },
+    { n: 6, kind: 'settlement_retry_late', refs: [{ kind: 'merchant', index: 0 }], params: { reason: 'simulation: settlements retry after the partner paid the batch late' } },
+  ],
+};
+
+const CASES: Array<{ defect: DefectName; plan: Plan; failsAt: number }> = [
+  { defect: 'restart-refusal-final', plan: RESTART_REFUSAL_PLAN, failsAt: 7 },
+  { defect: 'retry-after-late-success', plan: RETRY_AFTER_LATE_SUCCESS_PLAN, failsAt: 6 },
+];
+
+function report(name: string, run: RunResult, started: number): void {
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const failure = run.failure ? `failed after step ${run.failure.step.n}:\n    ${run.failure.violations.map((v) => `${v.invariant}: ${v.lines.join(' | ')}`).join('\n    ')}` : 'no failure';
+  console.log(`simulation-money-defects: ${name}: ${run.stepsRun} steps, ${failure} in ${seconds} s\n${run.trace.map((o) => `  ${o.n} ${o.kind}: ${o.result} ${o.detail}`).join('\n')}`);
+}
+
+describe.each(CASES)('defect $defect', ({ defect, plan, failsAt }) => {
+  test(`its plan breaks the partner-books invariant at step ${failsAt} with the defect`, async () => {
+    const started = performance.now();
+    const run = await runSession(plan, { defect });
+    report(`${defect} on`, run, started);
+    expect(run.failure?.step.n).toBe(failsAt);
+    const books = run.failure!.violations.find((v) => v.invariant === partnerBooksAgree.name);
+    expect(books?.lines.length).toBeGreaterThan(0);
+  });
+
+  test('the same plan holds every invariant without it', async () => {
+    const started = performance.now();
+    const run = await runSession(plan);
+    report(`${defect} off`, run, started);
+    if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
+    expect(run.stepsRun).toBe(plan.steps.length);
+  });
+});
