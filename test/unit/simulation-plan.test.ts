@@ -99,8 +99,18 @@ test("issue 43's money paths are inserted from a stream of their own: a restart 
   expect(steps.some((s) => s.kind === 'settlement_account_change')).toBe(true);
   expect(restarts.length).toBeGreaterThan(0);
   expect(resolves.length).toBeGreaterThan(0);
-  for (const s of steps.filter((x) => x.kind === 'terminate_run')) expect(payouts.find((p) => p.params.ref_index === s.refs![0]!.index)!.params.environment).toBe('live');
+  // terminate_run, reset_run and late_return_refused name a live payout or a live charge.
+  const livePayment = (r: { kind: string; index: number }) => (r.kind === 'payout' ? payouts.find((p) => p.params.ref_index === r.index)!.params.environment === 'live' : charges.find((c) => c.params.ref_index === r.index)!.kind === 'live_charge');
+  const onLive = steps.filter((x) => x.kind === 'terminate_run' || x.kind === 'reset_run' || x.kind === 'late_return_refused');
+  expect(new Set(onLive.map((x) => `${x.kind}/${x.refs![0]!.kind}`))).toEqual(new Set(['terminate_run/payout', 'terminate_run/charge', 'reset_run/payout', 'reset_run/charge', 'late_return_refused/payout', 'late_return_refused/charge']));
+  for (const s of onLive) expect(livePayment(s.refs![0]!)).toBe(true);
+  // The settlement paths and the unanswered payout's jump name a merchant the plan created before.
+  for (const kind of ['restart_settlement', 'settlement_retry_late', 'unanswered_payout_jump'] as const) {
+    const these = steps.filter((x) => x.kind === kind);
+    expect(these.length).toBeGreaterThan(0);
+    for (const s of these) expect(s.refs![0]!.kind).toBe('merchant');
+  }
   for (const s of restarts) expect(payouts.find((p) => p.params.ref_index === s.refs![0]!.index)!.params.environment).toBe('live');
   for (const s of resolves) expect(charges.find((c) => c.params.ref_index === s.refs![0]!.index)!.kind).toBe('live_charge');
-  expect(plan(1631, 20).steps.filter((s) => s.kind === 'settlement_account_change' || s.kind === 'terminate_run' || String(s.params.reason).includes(' of a live '))).toEqual([]);
+  expect(plan(1631, 20).steps.filter((s) => STEP_WEIGHTS[s.kind] === 0 || String(s.params.reason).includes(' of a live '))).toEqual([]);
 });
