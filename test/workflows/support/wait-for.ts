@@ -14,13 +14,16 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000)
 }
 
 /** Polls the charge workflow's `nextTimer` query until it waits on a timer (it begins first), and returns that timer. */
-export async function waitingTimer(handle: WorkflowHandle): Promise<NextTimer> {
-  for (let i = 0; i < 100; i++) {
+export async function waitingTimer(handle: WorkflowHandle, timeoutMs = 30_000): Promise<NextTimer> {
+  // A deadline in time, not in tries: on a loaded machine a query can take seconds (100 tries of 50 ms
+  // ran out in a full npm test beside a simulation).
+  const until = Date.now() + timeoutMs;
+  for (;;) {
     const timer = await handle.query(nextTimerQuery).catch(() => null);
     if (timer) return timer;
+    if (Date.now() > until) throw new Error(`the workflow never waited on a timer within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error('the workflow never waited on a timer');
 }
 
 /**
