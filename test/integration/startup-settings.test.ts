@@ -10,14 +10,24 @@ import path from 'node:path';
 import { DOCUMENTED_DEFAULT_SECRETS_KEY } from '../../src/runtime/secrets-key';
 
 const ROOT = path.resolve(__dirname, '../..');
-const ENTRIES = { api: ['src/main.ts'], worker: ['workers/main.ts'], cli: ['src/cli.ts', 'payments', 'stuck'] } as const;
+/**
+ * Each entry's node arguments. The worker and the CLI start from the suite's bundles of the same code
+ * (TEST_WORKER_BUNDLE, TEST_CLI_BUNDLE: the integration global setup's; a third of tsx's start-up
+ * CPU), else through tsx as npm scripts start them; the API through tsx, as `npm start` does.
+ */
+const viaBundle = (bundle: string | undefined, entry: string, args: string[] = []) => (bundle ? ['--enable-source-maps', bundle, ...args] : ['--import', 'tsx', entry, ...args]);
+const ENTRIES = {
+  api: ['--import', 'tsx', 'src/main.ts'],
+  worker: viaBundle(process.env.TEST_WORKER_BUNDLE, 'workers/main.ts'),
+  cli: viaBundle(process.env.TEST_CLI_BUNDLE, 'src/cli.ts', ['payments', 'stuck']),
+} as const;
 // Nothing listens here: a start-up that got past the checks would fail differently (and slowly).
 const UNREACHABLE = { DATABASE_URL: 'postgres://app:pw@127.0.0.1:1/payments', TEMPORAL_ADDRESS: '127.0.0.1:1' };
 
 function run(entry: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: path.join(ROOT, '.data-startup-test-unused'), RUN_WORKER: 'false', CODEC_PORT: '0' };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', ...entry], { cwd: ROOT, env: { ...base, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...entry], { cwd: ROOT, env: { ...base, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
     });
   });
