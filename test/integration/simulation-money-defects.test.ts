@@ -9,6 +9,7 @@
  * - `retry-after-late-success` (finding 4): a live batch the partner refuses (FAILED, account ending
  *   0001), the merchant's account changed, the hold waited out, then the partner pays the failed batch
  *   late and `settlements retry` runs: the balance is sent again while the late SUCCESSFUL is on record.
+ * And the new money-path steps on live state, clean (LIVE_STEPS_PLAN).
  * docs/reliability.md "Issue 43's findings as planted defects" has the commands and wall times.
  */
 import { partnerBooksAgree } from '../../src/simulation/invariants';
@@ -58,10 +59,38 @@ export const RETRY_AFTER_LATE_SUCCESS_PLAN: Plan = {
   ],
 };
 
+/**
+ * The new steps on live state, no defect: a live batch the partner never answers (account ending
+ * 0004) terminated and restarted, a live charge the partner never answers terminated and restarted,
+ * then reset (which the time-skipping server refuses). Every invariant after every step.
+ */
+export const LIVE_STEPS_PLAN: Plan = {
+  seed: 4366,
+  steps: [
+    merchant(4366, '001234560004'),
+    liveCharge(1, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4366'),
+    { n: 2, kind: 'time_jump', params: { ms: 30_000 } },
+    { n: 3, kind: 'settlement_run', refs: [{ kind: 'merchant', index: 0 }], params: { environment: 'live', failed: false } },
+    { n: 4, kind: 'restart_settlement', refs: [{ kind: 'merchant', index: 0 }], params: { reason: 'simulation: terminate a live settlement batch\'s run, then payments restart' } },
+    { n: 5, kind: 'partner_behaviour', params: { behaviour: 'never' } },
+    { ...liveCharge(6, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4367'), params: { ...liveCharge(6, '').params, idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4367', ref_index: 1, request_index: 1 } },
+    { n: 7, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    { n: 8, kind: 'time_jump', params: { ms: 60_000 } },
+    { n: 9, kind: 'terminate_run', refs: [{ kind: 'charge', index: 1 }], params: { reason: 'simulation: terminate a live charge\'s run, then payments restart' } },
+    { n: 10, kind: 'reset_run', refs: [{ kind: 'charge', index: 1 }], params: { reapply: true } },
+  ],
+};
+
 const CASES: Array<{ defect: DefectName; plan: Plan; failsAt: number }> = [
   { defect: 'restart-refusal-final', plan: RESTART_REFUSAL_PLAN, failsAt: 7 },
   { defect: 'retry-after-late-success', plan: RETRY_AFTER_LATE_SUCCESS_PLAN, failsAt: 6 },
 ];
+
+/** Each step and each slow settle as it happens (a hang shows where it is before jest's timeout). */
+const progress = (name: string) => ({
+  onChecked: (o: { n: number; kind: string }, t: { stepMs: number; settleMs: number }) => process.stderr.write(`simulation-money-defects: ${name}: step ${o.n} ${o.kind} (step ${Math.round(t.stepMs)} ms, settle ${Math.round(t.settleMs)} ms)\n`),
+  onSlow: (line: string) => process.stderr.write(`simulation-money-defects: ${name}: slow: ${line}\n`),
+});
 
 function report(name: string, run: RunResult, started: number): void {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -72,7 +101,7 @@ function report(name: string, run: RunResult, started: number): void {
 describe.each(CASES)('defect $defect', ({ defect, plan, failsAt }) => {
   test(`its plan breaks the partner-books invariant at step ${failsAt} with the defect`, async () => {
     const started = performance.now();
-    const run = await runSession(plan, { defect });
+    const run = await runSession(plan, { defect, ...progress(`${defect} on`) });
     report(`${defect} on`, run, started);
     expect(run.failure?.step.n).toBe(failsAt);
     const books = run.failure!.violations.find((v) => v.invariant === partnerBooksAgree.name);
@@ -81,9 +110,21 @@ describe.each(CASES)('defect $defect', ({ defect, plan, failsAt }) => {
 
   test('the same plan holds every invariant without it', async () => {
     const started = performance.now();
-    const run = await runSession(plan);
+    const run = await runSession(plan, progress(`${defect} off`));
     report(`${defect} off`, run, started);
     if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
     expect(run.stepsRun).toBe(plan.steps.length);
   });
+});
+
+// Last: its batch and charge the partner never answers are the longest-lived of the file's sessions.
+test('the new money-path steps on live state (a batch and a charge the partner never answers, terminated and restarted; a reset): every invariant holds', async () => {
+  const started = performance.now();
+  const run = await runSession(LIVE_STEPS_PLAN);
+  report('live steps', run, started);
+  if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
+  const detail = (n: number) => run.trace.find((o) => o.n === n)!.detail;
+  expect(detail(4)).toMatch(/^stl_\S+: terminated; payments restart: done/);
+  expect(detail(9)).toMatch(/^txn_\S+: terminated; payments restart: done/);
+  expect(detail(10)).toMatch(/reset refused: 12 UNIMPLEMENTED/);
 });
