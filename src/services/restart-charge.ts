@@ -3,6 +3,7 @@ import type { ChargeStart } from '../domain/charge-start';
 import type { PartnerWaitCarry } from '../domain/partner-wait';
 import { findCharge } from '../persistence/charges/charge-store';
 import type { Orm } from '../persistence/orm';
+import { restartReferenceOf, RESTARTED_WAIT } from '../persistence/partner/restart-reference';
 import { chargeStartOptions } from '../temporal/charge-start';
 
 /** The charge workflow's type (src/temporal/charge-start.ts starts it by this name). */
@@ -20,27 +21,10 @@ export const OPEN_CHARGE_STATUSES: readonly string[] = ['pending', 'awaiting_act
  * Null when the charge has no reference yet (nothing was ever sent: the new run submits it as new).
  */
 export async function restartedChargeWait(orm: Orm, chargeId: string, expiresAt: string): Promise<PartnerWaitCarry | null> {
-  const [ref] = await orm.em.fork().execute<Array<{ created_at: Date | string; acknowledged: boolean }>>(
-    `select r.created_at,
-       exists (select 1 from rail_answers a where a.payment_id = r.payment_id and a.outcome in ('acknowledged', 'succeeded')) as acknowledged
-     from rail_references r where r.payment_id = ?`,
-    [chargeId],
-  );
+  const ref = await restartReferenceOf(orm, chargeId);
   if (!ref) return null;
   const expiresMs = Date.parse(expiresAt);
-  return {
-    startedMs: new Date(ref.created_at).getTime(),
-    submitUntilMs: expiresMs,
-    deadlineMs: expiresMs,
-    acknowledged: ref.acknowledged === true,
-    poll: 0,
-    flagged: false,
-    flaggedLate: false,
-    flaggedUnknown: false,
-    wake: true,
-    runs: 0,
-    pastDeadline: false,
-  };
+  return { startedMs: ref.createdMs, submitUntilMs: expiresMs, deadlineMs: expiresMs, acknowledged: ref.acknowledged, ...RESTARTED_WAIT, pastDeadline: false };
 }
 
 /**

@@ -6,6 +6,7 @@ import { settlementStartSearchAttributePairs } from '../domain/settlement-search
 import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../domain/settlement-start';
 import { workflowDetails } from '../domain/workflow-details';
 import type { Orm } from '../persistence/orm';
+import { restartReferenceOf, RESTARTED_WAIT } from '../persistence/partner/restart-reference';
 import { taskQueueFor } from '../temporal/task-queues';
 
 /** A batch the database holds open (its money in transit, reserved): a restart may start a run for it. */
@@ -21,25 +22,9 @@ export const OPEN_SETTLEMENT_STATUSES: readonly string[] = ['pending'];
  * (nothing was ever sent: the new run submits it as new).
  */
 export async function restartedSettlementWait(orm: Orm, settlementId: string): Promise<PartnerWaitCarry | null> {
-  const [ref] = await orm.em.fork().execute<Array<{ created_at: Date | string; acknowledged: boolean }>>(
-    `select r.created_at,
-       exists (select 1 from rail_answers a where a.payment_id = r.payment_id and a.outcome in ('acknowledged', 'succeeded')) as acknowledged
-     from rail_references r where r.payment_id = ?`,
-    [settlementId],
-  );
+  const ref = await restartReferenceOf(orm, settlementId);
   if (!ref) return null;
-  const startedMs = new Date(ref.created_at).getTime();
-  return {
-    startedMs,
-    submitUntilMs: startedMs + LIVE_PAYOUT_DEADLINE_MS,
-    acknowledged: ref.acknowledged === true,
-    poll: 0,
-    flagged: false,
-    flaggedLate: false,
-    flaggedUnknown: false,
-    wake: true,
-    runs: 0,
-  };
+  return { startedMs: ref.createdMs, submitUntilMs: ref.createdMs + LIVE_PAYOUT_DEADLINE_MS, acknowledged: ref.acknowledged, ...RESTARTED_WAIT };
 }
 
 /**
