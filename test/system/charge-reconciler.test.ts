@@ -105,7 +105,8 @@ test('a charge past expires_at whose workflow is closed, or missing, is reported
     type: 'charge',
     environment: 'sandbox',
     status: 'awaiting_action',
-    reason: 'still awaiting_action past expires_at, but its workflow is closed (TERMINATED)',
+    // Since issue 43 a charge can be restarted (src/services/restart-charge.ts): the reason says how.
+    reason: `still awaiting_action past expires_at, but its workflow is closed (TERMINATED): nothing will finish it; restart it: payments restart ${closed} --reason TEXT`,
     needs_attention: false,
     workflow: 'closed',
     age_seconds: expect.any(Number),
@@ -115,7 +116,7 @@ test('a charge past expires_at whose workflow is closed, or missing, is reported
     build_id: null,
     deployment: null,
   });
-  expect(listed.get(missing)).toMatchObject({ workflow: 'not_found', reason: 'still awaiting_action past expires_at, and it has no workflow' });
+  expect(listed.get(missing)).toMatchObject({ workflow: 'not_found', reason: `still awaiting_action past expires_at, and it has no workflow: nothing will finish it; restart it: payments restart ${missing} --reason TEXT` });
   expect(listed.has(inFlight)).toBe(false);
   expect(await stuckIds('--env', 'live')).not.toEqual(expect.arrayContaining([closed]));
 

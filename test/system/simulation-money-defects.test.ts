@@ -11,11 +11,13 @@
  *   late and `settlements retry` runs: the balance is sent again while the late SUCCESSFUL is on record.
  * And the new money-path steps on live state, clean (LIVE_STEPS_PLAN).
  * docs/reliability.md "Issue 43's findings as planted defects" has the commands and wall times.
+ * Each session runs in a process of its own (test/support/session-in-child.ts): sessions in one
+ * process hung after earlier ones.
  */
 import { partnerBooksAgree } from '../../src/simulation/invariants';
 import type { DefectName } from '../../src/simulation/defects';
-import { runSession } from '../../src/simulation/session';
 import type { Plan, RunResult } from '../../src/simulation/types';
+import { runSessionInChild } from '../support/session-in-child';
 
 jest.setTimeout(120_000);
 
@@ -87,10 +89,6 @@ const CASES: Array<{ defect: DefectName; plan: Plan; failsAt: number }> = [
 ];
 
 /** Each step and each slow settle as it happens (a hang shows where it is before jest's timeout). */
-const progress = (name: string) => ({
-  onChecked: (o: { n: number; kind: string }, t: { stepMs: number; settleMs: number }) => process.stderr.write(`simulation-money-defects: ${name}: step ${o.n} ${o.kind} (step ${Math.round(t.stepMs)} ms, settle ${Math.round(t.settleMs)} ms)\n`),
-  onSlow: (line: string) => process.stderr.write(`simulation-money-defects: ${name}: slow: ${line}\n`),
-});
 
 function report(name: string, run: RunResult, started: number): void {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -101,7 +99,7 @@ function report(name: string, run: RunResult, started: number): void {
 describe.each(CASES)('defect $defect', ({ defect, plan, failsAt }) => {
   test(`its plan breaks the partner-books invariant at step ${failsAt} with the defect`, async () => {
     const started = performance.now();
-    const run = await runSession(plan, { defect, ...progress(`${defect} on`) });
+    const run = await runSessionInChild(plan, { defect, name: `simulation-money-defects: ${defect} on` });
     report(`${defect} on`, run, started);
     expect(run.failure?.step.n).toBe(failsAt);
     const books = run.failure!.violations.find((v) => v.invariant === partnerBooksAgree.name);
@@ -110,7 +108,7 @@ describe.each(CASES)('defect $defect', ({ defect, plan, failsAt }) => {
 
   test('the same plan holds every invariant without it', async () => {
     const started = performance.now();
-    const run = await runSession(plan, progress(`${defect} off`));
+    const run = await runSessionInChild(plan, { name: `simulation-money-defects: ${defect} off` });
     report(`${defect} off`, run, started);
     if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
     expect(run.stepsRun).toBe(plan.steps.length);
@@ -120,7 +118,7 @@ describe.each(CASES)('defect $defect', ({ defect, plan, failsAt }) => {
 // Last: its batch and charge the partner never answers are the longest-lived of the file's sessions.
 test('the new money-path steps on live state (a batch and a charge the partner never answers, terminated and restarted; a reset): every invariant holds', async () => {
   const started = performance.now();
-  const run = await runSession(LIVE_STEPS_PLAN);
+  const run = await runSessionInChild(LIVE_STEPS_PLAN, { name: 'simulation-money-defects: live steps' });
   report('live steps', run, started);
   if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
   const detail = (n: number) => run.trace.find((o) => o.n === n)!.detail;
