@@ -46,6 +46,7 @@ import { Migration20261215000042_rail_answers_partner_transaction } from './Migr
 import { Migration20261215000013_ledger_rail_answer } from './Migration20261215000013_ledger_rail_answer';
 import { Migration20261215000051_settlements_open_created } from './Migration20261215000051_settlements_open_created';
 import { Migration20261215000073_operator_audit_identity } from './Migration20261215000073_operator_audit_identity';
+import { Migration20261215000074_live_reversal_gate } from './Migration20261215000074_live_reversal_gate';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -101,4 +102,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261215000042_rail_answers_partner_transaction', class: Migration20261215000042_rail_answers_partner_transaction },
   { name: 'Migration20261215000051_settlements_open_created', class: Migration20261215000051_settlements_open_created },
   { name: 'Migration20261215000073_operator_audit_identity', class: Migration20261215000073_operator_audit_identity },
+  { name: 'Migration20261215000074_live_reversal_gate', class: Migration20261215000074_live_reversal_gate },
 ];

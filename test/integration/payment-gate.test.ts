@@ -133,6 +133,28 @@ describe('the status gate', () => {
     await h.temporal.client.workflow.getHandle(id).terminate('test cleanup: PENDING forever');
   });
 
+  test('a live reversal is refused by the database, even through the gate with the partner\'s SUCCESSFUL on record: the rail has no refund yet (a reversal workflow started by hand on Temporal went through before)', async () => {
+    const m = await h.merchant({ verified: true });
+    await fundMerchant(h, m.id, 100_000, 'GHS', 'live');
+    const payout = await livePayout(m, '0004');
+    await waitFor(async () => (await answersOf(payout.id)).some((a) => a.outcome === 'acknowledged'), 15_000);
+    const refused = await h.orm.em
+      .fork()
+      .transactional(async (em) => {
+        await em.execute(`insert into rail_answers (payment_id, product, reference_id, source, outcome, partner_status)
+          select payment_id, product, reference_id, 'status', 'succeeded', 'SUCCESSFUL' from rail_references where payment_id = ?`, [payout.id]);
+        await passGate(em, { kind: 'payout', id: payout.id, from: 'pending', to: 'succeeded' });
+        await passGate(em, { kind: 'payout', id: payout.id, from: 'succeeded', to: 'reversed' });
+      })
+      .then(
+        () => 'passed',
+        (error: Error) => error.message,
+      );
+    expect(refused).toMatch(/live payout .* succeeded -> reversed refused: a live payment that reached the partner is reversed only through the partner/);
+    expect(await statusOf('payouts', payout.id)).toBe('pending');
+    await h.temporal.client.workflow.getHandle(payout.id).terminate('test cleanup: PENDING forever');
+  });
+
   test('the sandbox is held to the marker only', async () => {
     const m = await h.merchant({ verified: true });
     const charge = await h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: chargeBody({ reference: `gate-sbx-${idempotencyKey()}` }), headers: { 'Idempotency-Key': idempotencyKey() } });
