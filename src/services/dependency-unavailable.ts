@@ -19,8 +19,13 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
  * src/persistence/orm.ts).
  */
 const DB_DOWN_MESSAGE = /timeout exceeded when trying to connect|connection terminated|and is not queryable|query read timeout/i;
-/** gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4). */
-const GRPC_DOWN_CODES = new Set([14, 4]);
+/**
+ * gRPC UNAVAILABLE (14), DEADLINE_EXCEEDED (4) and CANCELLED (1): a query to a run whose worker was
+ * just killed came back `1 CANCELLED: Call cancelled` (test/system/worker-crash.test.ts: twenty
+ * `POST /v1/sandbox/advance` right after a SIGKILL answered 500): the call did not complete and
+ * changed nothing, so the same request later can succeed.
+ */
+const GRPC_DOWN_CODES = new Set([14, 4, 1]);
 
 function* causes(error: unknown): Generator<Record<string, unknown>> {
   let current = error;

@@ -4,7 +4,8 @@
  * PostgreSQL in the middle of a create got 500 for pg's "not queryable" errors.
  */
 import { ApiError } from '../../src/domain/errors';
-import { asServiceUnavailable, isDatabaseBusy, isDatabaseUnreachable } from '../../src/services/dependency-unavailable';
+import { ServiceError } from '@temporalio/client';
+import { asServiceUnavailable, isDatabaseBusy, isDatabaseUnreachable, isTemporalUnavailable } from '../../src/services/dependency-unavailable';
 
 /** As MikroORM wraps a driver error: its own exception with the driver's message, the driver's error as cause. */
 function wrapped(message: string): Error {
@@ -49,4 +50,24 @@ test.each([
 test('a constraint or data error is not busy', () => {
   expect(isDatabaseBusy(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
   expect(isDatabaseBusy(Object.assign(new Error('out of range'), { code: '22003' }))).toBe(false);
+});
+
+/** As the Temporal client reports a failed RPC: its ServiceError, the gRPC error (code, details, metadata) as cause. */
+function grpcFailure(code: number, details: string): Error {
+  const grpc = Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
+  return new ServiceError('Failed to query Workflow', { cause: grpc });
+}
+
+test.each([
+  [14, 'UNAVAILABLE: No connection established'],
+  [4, 'DEADLINE_EXCEEDED: Deadline exceeded'],
+  [1, 'CANCELLED: Call cancelled'],
+])('a Temporal call failing with gRPC %i (%s) is Temporal being unavailable: 503 service_unavailable', (code, details) => {
+  expect(isTemporalUnavailable(grpcFailure(code, details))).toBe(true);
+  expect((asServiceUnavailable(grpcFailure(code, details)) as ApiError).code).toBe('service_unavailable');
+});
+
+test('a Temporal call refused for what was asked (gRPC 3 INVALID_ARGUMENT, 5 NOT_FOUND) is not an outage', () => {
+  expect(isTemporalUnavailable(grpcFailure(3, 'INVALID_ARGUMENT: bad query'))).toBe(false);
+  expect(isTemporalUnavailable(grpcFailure(5, 'NOT_FOUND: workflow not found'))).toBe(false);
 });
