@@ -14,7 +14,8 @@
  * `npm run test:quick` runs the first three.
  */
 const shared = {
-  testEnvironment: 'node',
+  // jest's node environment, metering each file's CPU for the budget (test/support/cpu-metered-environment.js).
+  testEnvironment: '<rootDir>/test/support/cpu-metered-environment.js',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   runner: '<rootDir>/test/support/suite-runner.js',
   globalSetup: '<rootDir>/test/support/global-setup-bundle.ts',
@@ -24,28 +25,21 @@ const shared = {
   modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/.topology/', '<rootDir>/.data/'],
 };
 
-/**
- * The fast tier's in-process Workers run workflow code on the test file's thread (the SDK's debugMode):
- * five Workers cost 0.2 CPU-s instead of 2.3 (test/support/workflows-on-main-thread.ts). The system
- * tier runs workflows on worker threads, as deployed.
- */
-const MAIN_THREAD = '<rootDir>/test/support/workflows-on-main-thread.ts';
-
 /** The time-skipping replay test (a patched workflow run on the test server, then replayed). */
 const TIME_SKIPPING_REPLAY = '<rootDir>/test/replay/patch-discipline.test.ts';
 
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], setupFiles: [MAIN_THREAD] },
-    { ...shared, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'], testPathIgnorePatterns: [TIME_SKIPPING_REPLAY], setupFiles: [MAIN_THREAD] },
-    { ...shared, displayName: 'time-skipping', testMatch: ['<rootDir>/test/workflows/**/*.test.ts', TIME_SKIPPING_REPLAY], setupFiles: [MAIN_THREAD] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...shared, displayName: 'replay', testMatch: ['<rootDir>/test/replay/**/*.test.ts'], testPathIgnorePatterns: [TIME_SKIPPING_REPLAY] },
+    { ...shared, displayName: 'time-skipping', testMatch: ['<rootDir>/test/workflows/**/*.test.ts', TIME_SKIPPING_REPLAY] },
     {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      setupFiles: ['<rootDir>/test/support/setup-worker-servers.ts', MAIN_THREAD],
+      setupFiles: ['<rootDir>/test/support/setup-worker-servers.ts'],
     },
     {
       ...shared,

@@ -19,7 +19,6 @@ export async function runSessionInChild(plan: Plan, options: { name: string; def
   const out = path.join(dir, 'result.json');
   const env: NodeJS.ProcessEnv = { ...process.env, SIM_SESSION_JOB: JSON.stringify({ plan, defect: options.defect, name: options.name, out }) };
   delete env.NODE_OPTIONS; // jest's --experimental-vm-modules is not wanted in the child
-  delete env.TEMPORAL_DEBUG; // nor the fast tier's workflows on the main thread (workflows-on-main-thread.ts)
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/session-child.ts'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });

@@ -17,6 +17,12 @@ import { onSuiteEnd } from './suite-stops';
  */
 export async function commonSuiteSetup(): Promise<void> {
   process.env.TEST_SECRETS_KEY ??= randomBytes(32).toString('base64');
+  if (!process.env.TEST_CPU_DIR) {
+    // Where each test file's CPU meter writes its note (test/support/cpu-metered-environment.js).
+    const cpuDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-cpu-'));
+    onSuiteEnd(() => fs.rmSync(cpuDir, { recursive: true, force: true }));
+    process.env.TEST_CPU_DIR = cpuDir;
+  }
   if (process.env.WORKFLOW_BUNDLE_PATH) return;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bundle-'));
   onSuiteEnd(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,3 +1,4 @@
+const fs = require('node:fs');
 const path = require('node:path');
 const { writeDurations, committedDurations, budgetProblems, renewalProblems, TIERS } = require('./test-budget');
 
@@ -42,9 +43,11 @@ class SummaryReporter {
     const lines = [`slowest ${Math.min(SLOWEST, files.length)} of ${files.length} files:`];
     for (const { file, ms } of files.slice(0, SLOWEST)) lines.push(`  ${seconds(ms).padStart(8)}  ${file.padEnd(width)}`);
     const fileSum = files.reduce((sum, f) => sum + f.ms, 0);
-    lines.push(`total: ${seconds(Date.now() - results.startTime)} wall, ${seconds(fileSum)} summed over files`);
+    const cpu = cpuOfFiles(process.env.TEST_CPU_DIR, files);
+    const cpuSum = cpu ? Object.values(cpu).reduce((sum, s) => sum + s, 0) : undefined;
+    lines.push(`total: ${seconds(Date.now() - results.startTime)} wall, ${seconds(fileSum)} summed over files${cpuSum === undefined ? '' : `, ${cpuSum.toFixed(1)} CPU-s summed over files`}`);
     const tier = wholeTier(this.globalConfig);
-    if (tier) lines.push(...this.budget(tier, files));
+    if (tier) lines.push(...this.budget(tier, files, cpu));
     const skipped = results.numPendingTests + results.numTodoTests;
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites + (this.error ? 1 : 0);
     lines.push(`tests: ${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${this.error ? ' (1: the time budget)' : ''}`);
@@ -52,14 +55,16 @@ class SummaryReporter {
   }
 
   /** Writes the tier's durations and checks them; returns the lines to print. */
-  budget(tier, files) {
+  budget(tier, files, cpu) {
     const run = Object.fromEntries(files.map(({ file, ms }) => [file, ms / 1000]));
     const committed = committedDurations(this.rootDir, tier);
-    writeDurations(this.rootDir, tier, run);
-    const problems = [...budgetProblems({ tier, run, committed }), ...(tier === 'fast' ? renewalProblems(this.rootDir, tier) : [])];
+    const committedCpu = committedDurations(this.rootDir, tier, 'HEAD', 'cpu_files');
+    writeDurations(this.rootDir, tier, run, cpu);
+    const problems = [...budgetProblems({ tier, run, committed, runCpu: cpu, committedCpu }), ...(tier === 'fast' ? renewalProblems(this.rootDir, tier) : [])];
     const lines = [`durations: written to test/durations/${tier}.json${committed ? '' : ' (no figures committed at HEAD yet)'}`];
     if (problems.length === 0) {
-      lines.push(`budget: ${tier === 'fast' ? 'within (no file over 60 s; summed time within 10 % of the committed figures)' : 'not checked for this tier (figures written for the sequencer)'}`);
+      const growth = cpu && committedCpu ? 'summed CPU time' : 'summed time';
+      lines.push(`budget: ${tier === 'fast' ? `within (no file over 60 s; ${growth} within 10 % of the committed figures)` : 'not checked for this tier (figures written for the sequencer)'}`);
     } else {
       lines.push(`budget: BREACHED`, ...problems.map((p) => `  - ${p}`));
       this.error = new Error(`the test time budget is breached:\n${problems.join('\n')}`);
@@ -71,4 +76,23 @@ class SummaryReporter {
     return this.error;
   }
 }
+/**
+ * `{ file: CPU seconds }` of the files of this run, from the CPU meter's notes in `dir`
+ * (test/support/cpu-metered-environment.js); undefined when the meter wrote none, or not for every file
+ * (a file that crashed its worker): a partial sum would read as shrinkage.
+ */
+function cpuOfFiles(dir, files) {
+  if (!dir || !fs.existsSync(dir)) return undefined;
+  const cpu = {};
+  for (const name of fs.readdirSync(dir)) {
+    try {
+      const note = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'));
+      if (typeof note.file === 'string' && typeof note.cpuSeconds === 'number') cpu[note.file] = note.cpuSeconds;
+    } catch {
+      // a note being written as the run ends: the check below finds the file missing
+    }
+  }
+  return files.every(({ file }) => file in cpu) ? Object.fromEntries(files.map(({ file }) => [file, cpu[file]])) : undefined;
+}
+
 module.exports = SummaryReporter;

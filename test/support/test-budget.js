@@ -8,11 +8,16 @@ const { execFileSync } = require('node:child_process');
  * `test/durations/<tier>.json` (test/support/summary-reporter.js); the sequencer starts the longest
  * files first from those figures (test/support/sequencer.js). A full run of the fast tier then fails
  * when:
- * - a file took over PER_FILE_LIMIT_S (make it faster or move it to test/system/);
+ * - a file took over PER_FILE_LIMIT_S of wall time (make it faster or move it to test/system/);
  * - the summed file time is more than GROWTH over the figures committed at HEAD (make it faster, move
  *   files to the system tier, or commit the renewed figures this run wrote, with a `Test-budget:` line
  *   in the commit message saying why);
  * - a commit renewed the figures with more than GROWTH of growth and no `Test-budget:` line.
+ * The summed time compared is CPU time when both sides have it (`cpu_files`: what each file cost its
+ * jest process, test/support/cpu-metered-environment.js), else wall time. Wall time summed over files
+ * that run four at once on two cores measures the machine's load as much as the suite: identical runs
+ * differed by 15-18 % (docs/testing.md, "The budget"), more than GROWTH, so it failed runs that grew
+ * nothing.
  */
 const PER_FILE_LIMIT_S = 60;
 const GROWTH = 0.1;
@@ -21,12 +26,12 @@ const TIERS = ['fast', 'system'];
 
 const relativePath = (tier) => `test/durations/${tier}.json`;
 
-/** `{ file: seconds }` of a durations document, or undefined when there is none or it is not one. */
-function filesOf(text) {
+/** `{ file: seconds }` under `key` (files: wall; cpu_files: CPU) of a durations document, or undefined when there is none or it is not one. */
+function filesOf(text, key = 'files') {
   if (text === undefined) return undefined;
   try {
     const doc = JSON.parse(text);
-    return doc && typeof doc.files === 'object' && doc.files !== null ? doc.files : undefined;
+    return doc && typeof doc[key] === 'object' && doc[key] !== null ? doc[key] : undefined;
   } catch {
     return undefined;
   }
@@ -35,20 +40,24 @@ function filesOf(text) {
 const sumOf = (files) => Object.values(files).reduce((sum, s) => sum + s, 0);
 const round = (s) => Math.round(s * 10) / 10;
 
-/** The working copy's figures of `tier` (what the last full run wrote). */
-function readDurations(root, tier) {
+/** The working copy's figures of `tier` (what the last full run wrote): wall seconds, or CPU seconds with key 'cpu_files'. */
+function readDurations(root, tier, key = 'files') {
   const file = path.join(root, relativePath(tier));
-  return fs.existsSync(file) ? filesOf(fs.readFileSync(file, 'utf8')) : undefined;
+  return fs.existsSync(file) ? filesOf(fs.readFileSync(file, 'utf8'), key) : undefined;
 }
 
-/** Writes a run's figures: one line per file, sorted by path, so a renewal's diff reads file by file. */
-function writeDurations(root, tier, files) {
-  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, s]) => [f, round(s)]));
+const sortedRounded = (files) => Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, s]) => [f, round(s)]));
+
+/** Writes a run's figures (wall seconds per file; CPU seconds per file when given): one line per file, sorted by path, so a renewal's diff reads file by file. */
+function writeDurations(root, tier, files, cpu) {
+  const sorted = sortedRounded(files);
   const doc = {
     tier,
-    about: 'Seconds per test file in the last full run of this tier, written by test/support/summary-reporter.js. The sequencer starts the longest first; the budget (test/support/test-budget.js) compares a run with the figures committed at HEAD. Renew them by committing this file with a "Test-budget: <reason>" line in the message.',
+    about: 'Seconds per test file in the last full run of this tier, written by test/support/summary-reporter.js: files, wall time (the sequencer starts the longest first); cpu_files, the CPU time each file cost its jest process. The budget (test/support/test-budget.js) compares a run with the figures committed at HEAD. Renew them by committing this file with a "Test-budget: <reason>" line in the message.',
     summed_seconds: round(sumOf(sorted)),
+    ...(cpu ? { summed_cpu_seconds: round(sumOf(cpu)) } : {}),
     files: sorted,
+    ...(cpu ? { cpu_files: sortedRounded(cpu) } : {}),
   };
   const body = JSON.stringify(doc, null, 2).replace(/\n {4}"/g, '\n    "');
   fs.mkdirSync(path.dirname(path.join(root, relativePath(tier))), { recursive: true });
@@ -59,34 +68,44 @@ function git(root, args) {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
 }
 
-/** The figures of `tier` in commit `rev` (undefined when that commit has none). */
-function committedDurations(root, tier, rev = 'HEAD') {
+/** The figures of `tier` in commit `rev` (undefined when that commit has none): wall seconds, or CPU seconds with key 'cpu_files'. */
+function committedDurations(root, tier, rev = 'HEAD', key = 'files') {
   try {
-    return filesOf(git(root, ['show', `${rev}:${relativePath(tier)}`]));
+    return filesOf(git(root, ['show', `${rev}:${relativePath(tier)}`]), key);
   } catch {
     return undefined;
   }
 }
 
-/** What is wrong with a run's figures against the committed ones (empty: within the budget). */
-function budgetProblems({ tier, run, committed }) {
+/** The pair of figures the growth rule compares: CPU when both sides have it, else wall. */
+function compared(run, committed, runCpu, committedCpu) {
+  return runCpu && committedCpu ? { now: runCpu, before: committedCpu, kind: 'CPU time' } : { now: run, before: committed, kind: 'time' };
+}
+
+/**
+ * What is wrong with a run's figures against the committed ones (empty: within the budget). `run` and
+ * `committed` are wall seconds per file; `runCpu` and `committedCpu`, when both are given, CPU seconds
+ * per file, and then the growth rule compares those.
+ */
+function budgetProblems({ tier, run, committed, runCpu, committedCpu }) {
   const problems = [];
   if (tier !== 'fast') return problems;
   for (const [file, s] of Object.entries(run).sort((a, b) => b[1] - a[1])) {
     if (s > PER_FILE_LIMIT_S) problems.push(`${file} took ${s.toFixed(1)} s, over the fast tier's ${PER_FILE_LIMIT_S} s per file: make it faster, or move it to test/system/ (npm run test:system)`);
   }
   if (committed) {
-    const now = sumOf(run);
-    const before = sumOf(committed);
+    const { now: nowFiles, before: beforeFiles, kind } = compared(run, committed, runCpu, committedCpu);
+    const now = sumOf(nowFiles);
+    const before = sumOf(beforeFiles);
     if (now > before * (1 + GROWTH)) {
-      const grown = Object.entries(run)
-        .map(([file, s]) => [file, s - (committed[file] ?? 0)])
+      const grown = Object.entries(nowFiles)
+        .map(([file, s]) => [file, s - (beforeFiles[file] ?? 0)])
         .filter(([, d]) => d > 0)
         .sort((a, b) => b[1] - a[1])
         .slice(0, 5)
         .map(([file, d]) => `${file} +${d.toFixed(1)} s`);
       problems.push(
-        `the files' summed time is ${now.toFixed(0)} s, ${(((now - before) / before) * 100).toFixed(0)} % over the ${before.toFixed(0)} s committed in ${relativePath(tier)} (the limit is ${GROWTH * 100} %); most grown: ${grown.join(', ')}. ` +
+        `the files' summed ${kind} is ${now.toFixed(0)} s, ${(((now - before) / before) * 100).toFixed(0)} % over the ${before.toFixed(0)} s committed in ${relativePath(tier)} (the limit is ${GROWTH * 100} %); most grown: ${grown.join(', ')}. ` +
           `Make them faster, move whole-deployment files to test/system/, or commit the figures this run wrote to ${relativePath(tier)} with a "Test-budget: <reason>" line in the commit message.`,
       );
     }
@@ -110,9 +129,11 @@ function renewalProblems(root, tier) {
     const after = committedDurations(root, tier, hash);
     const before = committedDurations(root, tier, `${hash}^`);
     if (!after || !before) continue; // the file's first figures: nothing to grow from
-    const grew = sumOf(after) > sumOf(before) * (1 + GROWTH);
+    const { now, before: was, kind } = compared(after, before, committedDurations(root, tier, hash, 'cpu_files'), committedDurations(root, tier, `${hash}^`, 'cpu_files'));
+    const grew = sumOf(now) > sumOf(was) * (1 + GROWTH);
     if (grew && !REASON_LINE.test(message)) {
-      problems.push(`commit ${hash.slice(0, 10)} renewed ${relativePath(tier)} from ${sumOf(before).toFixed(0)} s to ${sumOf(after).toFixed(0)} s (over ${GROWTH * 100} % more) without a "Test-budget: <reason>" line in its message`);
+      const what = kind === 'time' ? '' : ` ${kind}`;
+      problems.push(`commit ${hash.slice(0, 10)} renewed ${relativePath(tier)}${what} from ${sumOf(was).toFixed(0)} s to ${sumOf(now).toFixed(0)} s (over ${GROWTH * 100} % more) without a "Test-budget: <reason>" line in its message`);
     }
   }
   return problems;

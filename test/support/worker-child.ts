@@ -88,10 +88,8 @@ export async function startWorkerChild(options: WorkerChildOptions): Promise<Wor
     WEBHOOK_ALLOW_HTTP: 'true',
     ...options.env,
   };
-  // jest's --experimental-vm-modules is not wanted in the worker, nor the suite's workflows on the
-  // main thread (test/support/workflows-on-main-thread.ts): the child runs them as deployed.
+  // jest's --experimental-vm-modules is not wanted in the worker.
   delete env.NODE_OPTIONS;
-  delete env.TEMPORAL_DEBUG;
   const bundle = process.env.TEST_WORKER_BUNDLE;
   const child = bundle
     ? fork(bundle, [], { cwd: PROJECT_ROOT, env, execArgv: ['--enable-source-maps', ...(options.preload ?? []).flatMap((file) => ['--require', bundledPreload(file)])], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })

@@ -12,11 +12,11 @@ import path from 'node:path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const budget = require('../support/test-budget.js') as {
   PER_FILE_LIMIT_S: number;
-  budgetProblems(a: { tier: string; run: Record<string, number>; committed?: Record<string, number> }): string[];
+  budgetProblems(a: { tier: string; run: Record<string, number>; committed?: Record<string, number>; runCpu?: Record<string, number>; committedCpu?: Record<string, number> }): string[];
   renewalProblems(root: string, tier: string): string[];
-  writeDurations(root: string, tier: string, files: Record<string, number>): void;
-  readDurations(root: string, tier: string): Record<string, number> | undefined;
-  committedDurations(root: string, tier: string, rev?: string): Record<string, number> | undefined;
+  writeDurations(root: string, tier: string, files: Record<string, number>, cpu?: Record<string, number>): void;
+  readDurations(root: string, tier: string, key?: string): Record<string, number> | undefined;
+  committedDurations(root: string, tier: string, rev?: string, key?: string): Record<string, number> | undefined;
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Sequencer = require('../support/sequencer.js') as new (options: unknown) => { sort(tests: Array<{ path: string; context: { config: { rootDir: string } } }>): Array<{ path: string }> };
@@ -49,6 +49,22 @@ describe('budgetProblems', () => {
     expect(budget.budgetProblems({ tier: 'system', run: { 'test/system/x.test.ts': 300 }, committed: { 'test/system/x.test.ts': 10 } })).toEqual([]);
   });
 
+  test('with CPU figures on both sides the growth rule compares CPU time: wall time grown by load alone passes, CPU grown fails', () => {
+    const wall = { 'test/a.test.ts': 30, 'test/b.test.ts': 40 };
+    const loaded = { 'test/a.test.ts': 40, 'test/b.test.ts': 50 };
+    expect(budget.budgetProblems({ tier: 'fast', run: loaded, committed: wall, runCpu: { 'test/a.test.ts': 10, 'test/b.test.ts': 20 }, committedCpu: { 'test/a.test.ts': 10, 'test/b.test.ts': 19 } })).toEqual([]);
+    const problems = budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: { 'test/a.test.ts': 10, 'test/b.test.ts': 24 }, committedCpu: { 'test/a.test.ts': 10, 'test/b.test.ts': 20 } });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/summed CPU time is 34 s, 13 % over the 30 s committed/);
+    expect(problems[0]).toContain('test/b.test.ts +4.0 s');
+    // CPU on one side only: wall time, as before the meter
+    expect(budget.budgetProblems({ tier: 'fast', run: loaded, committed: wall, runCpu: { 'test/a.test.ts': 1, 'test/b.test.ts': 1 } })).toEqual([expect.stringMatching(/summed time is 90 s, 29 % over/)]);
+  });
+
+  test('the per-file limit is on wall time, whatever the CPU', () => {
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 61 }, committed: { 'test/a.test.ts': 61 }, runCpu: { 'test/a.test.ts': 5 }, committedCpu: { 'test/a.test.ts': 5 } })).toEqual([expect.stringContaining('test/a.test.ts took 61.0 s')]);
+  });
+
   test('no committed figures yet: only the per-file limit applies', () => {
     expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 59 } })).toEqual([]);
   });
@@ -57,8 +73,8 @@ describe('budgetProblems', () => {
 describe('renewals in the history', () => {
   let repo: string;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
-  const renew = (files: Record<string, number>, message: string) => {
-    budget.writeDurations(repo, 'fast', files);
+  const renew = (files: Record<string, number>, message: string, cpu?: Record<string, number>) => {
+    budget.writeDurations(repo, 'fast', files, cpu);
     git('add', 'test/durations/fast.json');
     git('commit', '-q', '-m', message);
   };
@@ -84,6 +100,17 @@ describe('renewals in the history', () => {
     renew({ 'test/a.test.ts': 200 }, 'quietly slower');
     const head = git('rev-parse', 'HEAD').trim();
     expect(budget.renewalProblems(repo, 'fast')).toEqual([`commit ${head.slice(0, 10)} renewed test/durations/fast.json from 130 s to 200 s (over 10 % more) without a "Test-budget: <reason>" line in its message`]);
+  });
+
+  test('CPU figures round-trip beside the wall figures; renewals with CPU on both sides are judged by CPU', () => {
+    renew({ 'test/a.test.ts': 100 }, 'first figures', { 'test/a.test.ts': 40.04 });
+    expect(budget.committedDurations(repo, 'fast', 'HEAD', 'cpu_files')).toEqual({ 'test/a.test.ts': 40 });
+    expect(JSON.parse(fs.readFileSync(path.join(repo, 'test/durations/fast.json'), 'utf8')).summed_cpu_seconds).toBe(40);
+    renew({ 'test/a.test.ts': 150 }, 'a loaded run: wall 50 % more, CPU the same', { 'test/a.test.ts': 41 });
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([]);
+    renew({ 'test/a.test.ts': 150 }, 'more CPU, no reason', { 'test/a.test.ts': 50 });
+    const head = git('rev-parse', 'HEAD').trim();
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([`commit ${head.slice(0, 10)} renewed test/durations/fast.json CPU time from 41 s to 50 s (over 10 % more) without a "Test-budget: <reason>" line in its message`]);
   });
 
   test('a shallow clone is refused with the command that fixes it, never passed', () => {
