@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { countRows } from '../support/db-counts';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectError } from '../support/api-errors';
 
 /**
@@ -16,7 +16,7 @@ let quiet: TestMerchant;
 let busy: TestMerchant;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   [quiet, busy] = await Promise.all([h.merchant(), h.merchant({ verified: true })]);
 });
 afterAll(() => h?.close());

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { issueKey, revokeKey, verifyMerchant } from '../../src/persistence/merchants/merchant-store';
 import { countRows } from '../support/db-counts';
-import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectError } from '../support/api-errors';
 import { writeLiveCharge } from '../support/live-charge';
 
@@ -15,7 +15,7 @@ let h: Harness;
 let merchant: TestMerchant;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   merchant = await h.merchant({ verified: true });
 });
 afterAll(() => h?.close());

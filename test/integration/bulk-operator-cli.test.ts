@@ -21,7 +21,7 @@ import { startFakePartner, type FakePartner } from '../../src/rail/fake-partner'
 import { MomoPartnerRail } from '../../src/rail/momo-adapter';
 import type { PartnerRail } from '../../src/rail/partner-rail';
 import { fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
 
 const SECRET = randomBytes(32).toString('base64url');
@@ -36,7 +36,7 @@ let dir: string;
 beforeAll(async () => {
   fake = await startFakePartner({ approveAfterMs: 100 });
   const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
-  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
+  h = await startHarness({ queues: PAYMENT_QUEUES, rail, partnerCallbacks: { callbackSecret: SECRET } });
   adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 500 }));
   dir = mkdtempSync(path.join(tmpdir(), 'bulk-ids-'));
 });

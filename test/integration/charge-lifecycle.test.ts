@@ -1,10 +1,10 @@
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 
 let h: Harness;
 let merchant: TestMerchant;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   merchant = await h.merchant();
 });
 afterAll(() => h?.close());

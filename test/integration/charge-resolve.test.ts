@@ -8,13 +8,13 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { SA } from '../../src/domain/search-attributes';
 import { resolveChargeUpdate } from '../../workflows/messages';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { runCli } from '../support/run-cli';
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => h?.close());
 

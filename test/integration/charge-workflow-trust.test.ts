@@ -7,7 +7,7 @@ import { newId } from '../../src/support/new-id';
 import { chargeStartOptions } from '../../src/temporal/charge-start';
 import type { chargeWorkflow } from '../../workflows/charge';
 import { countRows } from '../support/db-counts';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { decodedJson } from '../support/payload-codec';
 
 // Issue 9 on a real Temporal server and PostgreSQL. (1) Whoever reaches Temporal can start
@@ -18,7 +18,7 @@ import { decodedJson } from '../support/payload-codec';
 let h: Harness;
 let m: TestMerchant;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   m = await h.merchant({ verified: true });
 });
 afterAll(async () => {

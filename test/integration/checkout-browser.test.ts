@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { collectPageProblems, launchChromium, screenshotsDir } from '../support/chromium';
 import { startCheckoutWeb, type CheckoutWeb } from '../support/checkout-web';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { axeViolations } from '../support/axe';
 
 const SHOTS = screenshotsDir('checkout');
@@ -24,7 +24,7 @@ let page: Page;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   web = await startCheckoutWeb(h);
   merchant = await h.merchant();
   merchantName = (await h.orm.em.getConnection().execute<Array<{ name: string }>>(`select name from merchants where id = ?`, [merchant.id]))[0].name;

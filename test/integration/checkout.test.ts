@@ -4,7 +4,7 @@
  * nothing any more (used, expired, unknown), against the real database, Temporal and worker.
  */
 import { createHash } from 'node:crypto';
-import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { postForm, startCheckoutWeb, tokenOf, type CheckoutWeb } from '../support/checkout-web';
 
 let h: Harness;
@@ -31,7 +31,7 @@ async function workflowStatus(id: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   web = await startCheckoutWeb(h);
   merchant = await h.merchant();
   const rows = await h.orm.em.getConnection().execute<Array<{ name: string }>>(`select name from merchants where id = ?`, [merchant.id]);

@@ -5,14 +5,14 @@
  * (test/unit/cli-context.test.ts). Every command prints exactly one JSON object on stdout and nothing
  * else; errors go to stderr with exit code 1.
  */
-import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, PAYMENT_QUEUES } from '../support/harness';
 import { cliEnv, execCli, type CliResult } from '../support/run-cli';
 import { AUDIT_FLAGS } from '../support/cli-results';
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => h?.close());
 

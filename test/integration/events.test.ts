@@ -3,7 +3,7 @@
  * gaplessness, and that every listed event is byte for byte the stored (signed) body whose `data` is
  * the charge as the API showed it.
  */
-import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import type { Environment } from '../../src/domain/environment';
 import { issueKey } from '../../src/persistence/merchants/merchant-store';
 import { writeLiveCharge } from '../support/live-charge';
@@ -67,7 +67,7 @@ async function chargeThatSettles(name: string, metadata: Record<string, unknown>
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   merchant = await h.merchant({ verified: true });
   other = await h.merchant();
   const rich = (i: number) => ({ order: `A-${i}`, zeta: i, alpha: { y: true, x: [3, 1, 2] }, note: 'café ✓ "quoted"', empty: {} });

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { allEvents, expectSucceededLedger, ledgerRows } from '../support/ledger-rows';
 import { requestHash } from '../../src/services/create-charge';
 import { newId } from '../../src/support/new-id';
@@ -14,7 +14,7 @@ import { newId } from '../../src/support/new-id';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => h?.close());
 

@@ -9,7 +9,7 @@
 import { deleteExpiredIdempotencyKeys } from '../../src/persistence/idempotency-store';
 import { runRetentionPass } from '../../src/runtime/retention-pass';
 import { DEFAULT_RETENTION_BATCH, retentionSettings } from '../../src/runtime/retention-settings';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 
 let h: Harness;
 let m: TestMerchant;
@@ -27,7 +27,7 @@ async function pruneIdempotencyKeys(options: { retentionMs?: number; batch?: num
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   m = await h.merchant();
 });
 afterAll(() => h?.close());

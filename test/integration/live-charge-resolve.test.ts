@@ -1,4 +1,4 @@
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 
@@ -20,7 +20,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness();
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES });
   h = partner.h;
   m = await h.merchant({ verified: true });
 });

@@ -1,6 +1,6 @@
 import { restartPayment } from '../../src/services/restart-payment';
 import { stuckPayments } from '../../src/services/stuck-payments';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
 /**
@@ -18,7 +18,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness();
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES });
   h = partner.h;
   m = await h.merchant({ verified: true });
 });

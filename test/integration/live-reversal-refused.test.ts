@@ -1,6 +1,6 @@
 import type { FakePartner } from '../../src/rail/fake-partner';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 
@@ -19,7 +19,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness({ fake: { approveAfterMs: 100 } });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, fake: { approveAfterMs: 100 } });
   ({ h, fake } = partner);
   m = await h.merchant({ verified: true });
   await fundMerchant(h, m.id, 100_000, 'GHS', 'live');

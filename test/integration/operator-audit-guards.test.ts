@@ -13,12 +13,12 @@ import { payoutReversalOperation } from '../../src/temporal/payout-reversal-star
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 import { decidePayoutUpdate, reversePayoutUpdate } from '../../workflows/payout-messages';
 import { fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
+import { idempotencyKey, MTN_GH, startHarness, type Harness, SANDBOX_QUEUES } from '../support/harness';
 import { succeededCharge } from '../support/succeeded-charge';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
 });
 afterAll(() => h?.close());
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { passGate, PaymentGateRefusedError } from '../../src/persistence/payment-gate';
 import { recordRailAnswer } from '../../src/persistence/partner/rail-answer-store';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
 /**
@@ -19,7 +19,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness();
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES });
   h = partner.h;
   m = await h.merchant({ verified: true });
 });

@@ -10,7 +10,7 @@ import { restartPayment } from '../../src/services/restart-payment';
 import { importStatement } from '../../src/persistence/reconcile/statement-store';
 import { Charge } from '../../src/persistence/entities';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, PAYMENT_QUEUES } from '../support/harness';
 import { waitFor } from '../workflows/support/wait-for';
 
 /**
@@ -30,7 +30,7 @@ let adapter: MomoPartnerRail;
 beforeAll(async () => {
   fake = await startFakePartner({ approveAfterMs: 2_500 });
   const rail: PartnerRail = { submit: (p, r) => adapter.submit(p, r), status: (p, ref) => adapter.status(p, ref) };
-  h = await startHarness({ rail, partnerCallbacks: { callbackSecret: SECRET } });
+  h = await startHarness({ queues: PAYMENT_QUEUES, rail, partnerCallbacks: { callbackSecret: SECRET } });
   adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: SECRET, timeoutMs: 500 }));
 });
 afterAll(async () => {

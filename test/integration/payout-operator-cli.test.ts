@@ -9,13 +9,13 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { SA } from '../../src/domain/search-attributes';
 import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
 });
 afterAll(() => h?.close());
 

@@ -20,14 +20,15 @@ import { asServiceUnavailable } from '../../src/services/dependency-unavailable'
 import { newId } from '../../src/support/new-id';
 import type { chargeWorkflow } from '../../workflows/charge';
 import { countRows } from '../support/db-counts';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 
 let h: Harness;
 let m: TestMerchant;
 let caller: Caller;
 
 beforeAll(async () => {
-  h = await startHarness();
+  // The older create path's run starts on the base (legacy) queue.
+  h = await startHarness({ queues: [...SANDBOX_QUEUES, 'legacy'] });
   m = await h.merchant();
   caller = { merchantId: m.id, environment: 'sandbox', keyId: 'key_test', merchantVerified: false };
 });

@@ -5,7 +5,7 @@ import { newId } from '../../src/support/new-id';
 import { axeViolations } from '../support/axe';
 import { launchChromium } from '../support/chromium';
 import { fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { writeLiveCharge } from '../support/live-charge';
 import { PortalClient } from '../support/portal-client';
 import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
@@ -48,7 +48,7 @@ async function charge(merchant: TestMerchant, overrides: Record<string, unknown>
 const finished = (id: string) => h.temporal.client.workflow.getHandle(id).result();
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   web = await startPortalWeb(h, { temporalUi: TEMPORAL_UI });
   url = web.url;
 

@@ -8,7 +8,7 @@ import { newId, randomBase62 } from '../../src/support/new-id';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { until } from '../support/crash-probes';
 import { fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { giveSettlementAccount } from '../support/settlement-runs';
 import { accept, draftCharge } from '../support/stored-charges';
 import { succeededCharge } from '../support/succeeded-charge';
@@ -33,7 +33,7 @@ let h: Harness;
 /** Lock waits here are long (60 s) so that the test never races the store's lock timeout. */
 let patient: Orm;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   patient = await openOrm(process.env.TEST_DATABASE_URL!, { poolMax: 6, timeouts: { lockTimeoutMs: 60_000, statementTimeoutMs: 60_000, acquireTimeoutMs: 5_000 } });
 });
 afterAll(async () => {

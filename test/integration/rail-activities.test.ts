@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createRailActivities } from '../../activities/rail';
 import type { FakePartner } from '../../src/rail/fake-partner';
 import type { MomoPartnerRail } from '../../src/rail/momo-adapter';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
 /**
@@ -20,7 +20,7 @@ let adapter: MomoPartnerRail;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness();
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES });
   ({ h, fake, adapter } = partner);
   m = await h.merchant({ verified: true });
 });

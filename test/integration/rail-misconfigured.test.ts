@@ -6,7 +6,7 @@
  */
 import type { temporal } from '@temporalio/proto';
 import type { FakePartner } from '../../src/rail/fake-partner';
-import { chargeBody, idempotencyKey, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
 let partner: PartnerHarness;
@@ -15,7 +15,7 @@ let h: Harness;
 
 beforeAll(async () => {
   // The partner plays `sandbox`; we point at another market: every call is refused as our configuration's fault.
-  partner = await startPartnerHarness({ timeoutMs: 500, config: { targetEnvironment: 'mtnghana' } });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, timeoutMs: 500, config: { targetEnvironment: 'mtnghana' } });
   ({ h, fake } = partner);
 });
 afterAll(async () => {

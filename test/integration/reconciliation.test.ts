@@ -8,7 +8,7 @@ import { openBreakTotals } from '../../src/persistence/reconcile/break-store';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { ensureStatementImportSchedule, statementImportScheduleId } from '../../src/temporal/statement-import-schedule';
 import type { StatementImportResult } from '../../src/domain/statement-import';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { execCli, cliEnv } from '../support/run-cli';
 
@@ -28,7 +28,7 @@ let m: TestMerchant;
 let SECRET: string;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness({ fake: { approveAfterMs: 200 } });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, fake: { approveAfterMs: 200 } });
   ({ h, fake, callbackSecret: SECRET } = partner);
   m = await h.merchant({ verified: true });
 });

@@ -9,7 +9,7 @@ import { completeNow } from '../support/advance';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
 import { accept, draftCharge } from '../support/stored-charges';
 import { succeededCharge } from '../support/succeeded-charge';
@@ -24,7 +24,7 @@ import { succeededCharge } from '../support/succeeded-charge';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => closeWithLedgerCheck(h));
 

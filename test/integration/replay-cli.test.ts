@@ -15,7 +15,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { SA } from '../../src/domain/search-attributes';
 import { newId } from '../../src/support/new-id';
 import { PATCH_IDS } from '../../workflows/patches';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { cliEnv, type CliResult } from '../support/run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -24,7 +24,7 @@ let m: TestMerchant;
 let charges: string[];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   m = await h.merchant();
   charges = [];
   for (const outcome of [undefined, 'declined']) {

@@ -3,7 +3,7 @@ import { createPaymentReviewActivities } from '../../activities/payment-review';
 import { evidenceMismatch } from '../../src/domain/charge-resolution';
 import { recordOperatorAction } from '../../src/persistence/operators/operator-audit-store';
 import { newId } from '../../src/support/new-id';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 
 /**
@@ -18,7 +18,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness();
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES });
   h = partner.h;
   m = await h.merchant({ verified: true });
 });

@@ -6,7 +6,7 @@
  * is 404; the live listener has no such route; the resource's write scope is required.
  */
 import { temporal } from '@temporalio/proto';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectError } from '../support/api-errors';
 import { issueKey } from '../../src/persistence/merchants/merchant-store';
 
@@ -15,7 +15,7 @@ let merchant: TestMerchant;
 const T = temporal.api.enums.v1.EventType;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   merchant = await h.merchant();
 });
 afterAll(() => h?.close());

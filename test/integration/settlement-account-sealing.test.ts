@@ -11,14 +11,14 @@ import type { Payload } from '@temporalio/common';
 import { AUDIT_FLAGS, ok } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { testPayloadCodec } from '../support/payload-codec';
 import { runCli, type CliResult } from '../support/run-cli';
 import { batchResults } from '../support/settlement-runs';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
 });
 afterAll(() => closeWithLedgerCheck(h));
 

@@ -18,13 +18,13 @@ import { taskQueueFor } from '../../src/temporal/task-queues';
 import { ok } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { runCli } from '../support/run-cli';
 import { batchResults, batchRows, giveSettlementAccount, settlementTransfers, skipRow } from '../support/settlement-runs';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => closeWithLedgerCheck(h));
 

@@ -21,14 +21,14 @@ import { newId } from '../../src/support/new-id';
 import { AUDIT_FLAGS, ok, refused } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
 import { runCli, type CliResult } from '../support/run-cli';
 import { batchRows, giveSettlementAccount } from '../support/settlement-runs';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => closeWithLedgerCheck(h));
 

@@ -15,14 +15,14 @@ import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-c
 import { ensureSettlementSchedule, settlementScheduleId } from '../../src/temporal/settlement-schedule';
 import { runSettlementNow } from '../../src/temporal/settlement-run-start';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { startHarness, type Harness } from '../support/harness';
+import { startHarness, type Harness, PAYMENT_QUEUES } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
 import { batchResults, batchRows, giveSettlementAccount, settlementTransfers, skipRow } from '../support/settlement-runs';
 import { killAllWorkers, startWorkerChild } from '../support/worker-child';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(async () => {
   await killAllWorkers();

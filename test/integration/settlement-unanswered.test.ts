@@ -1,3 +1,4 @@
+import { PAYMENT_QUEUES } from '../support/harness';
 import { unansweredBatchSkip } from '../../src/domain/settlement-run';
 import type { FakePartner } from '../../src/rail/fake-partner';
 import { retrySettlement } from '../../src/services/retry-settlement';
@@ -20,7 +21,7 @@ let fake: FakePartner;
 let h: Harness;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness();
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES });
   ({ h, fake } = partner);
 });
 afterAll(async () => {

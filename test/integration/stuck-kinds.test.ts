@@ -10,7 +10,7 @@
 import { SA } from '../../src/domain/search-attributes';
 import { newId } from '../../src/support/new-id';
 import { chargeAttentionQuery } from '../../workflows/messages';
-import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, SANDBOX_QUEUES } from '../support/harness';
 import { runCli } from '../support/run-cli';
 import { installChargeStatusTrigger } from '../support/charge-status-trigger';
 
@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   process.env.ACTIVITY_ATTENTION_ATTEMPTS = '3'; // read by the worker the harness starts
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   // Status changes of the charges whose reference is listed in test_flaky_charge_charges fail with a
   // serialisation failure (SQLSTATE 40001: transient, so the step retries).
   trigger = await installChargeStatusTrigger(h, 'test_flaky_charge', '40001');

@@ -7,7 +7,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { SA } from '../../src/domain/search-attributes';
 import { reverseCharge } from '../../src/services/reverse-charge';
 import { writeLiveCharge } from '../support/live-charge';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 
 let h: Harness;
 let merchant: TestMerchant;
@@ -52,7 +52,7 @@ function eventuallyIds(query: string, expected: string[]): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   merchant = await h.merchant({ verified: true });
   const results = await Promise.all([
     create(chargeBody({ amount: 15000, metadata: { sandbox_outcome: 'indeterminate' } })),

@@ -4,12 +4,12 @@
  * current record on every type. Checked on a charge, its refund and a payout, as the API starts them.
  */
 import { fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, SANDBOX_QUEUES } from '../support/harness';
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
 });
 afterAll(() => h?.close());
 

@@ -12,7 +12,7 @@ import { createApiMetrics } from '../../src/support/metrics';
 import { randomBase62 } from '../../src/support/new-id';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
 import { createPaymentsWorker } from '../../workers/create-worker';
-import type { WorkerGroup } from '../../workers/worker-group';
+import type { WorkerGroup, WorkerRole } from '../../workers/worker-group';
 import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
 import { startOutboxRelay, type OutboxRelay } from '../../src/webhooks/outbox-relay';
@@ -94,7 +94,22 @@ export interface HarnessOptions {
   partnerCallbacks?: PartnerCallbackSettings;
   /** Check every answer of `request` against the OpenAPI document (test/support/openapi-answers.ts); default on. */
   checkAnswers?: boolean;
+  /**
+   * The payments worker's queues this file's workflows run on (default HARNESS_QUEUES: both
+   * environments and both delivery queues; `legacy`, the base queue, only where a file asks for it).
+   * Each queue is a Worker with a worker thread of its own, about 0.3 CPU-s to start in every file
+   * (docs/testing.md, "Workers per file"); a workflow whose queue no Worker polls waits, and its test
+   * fails on its timeout, never passes.
+   */
+  queues?: readonly WorkerRole[];
 }
+
+/** What the harness's worker polls unless a file says otherwise: what a sandbox and live API make. */
+export const HARNESS_QUEUES: readonly WorkerRole[] = ['sandbox', 'live', 'sandbox-webhooks', 'live-webhooks'];
+/** Sandbox payments only: no live payment, no webhook delivery or notification is awaited. */
+export const SANDBOX_QUEUES: readonly WorkerRole[] = ['sandbox'];
+/** Payments in both environments, no webhook delivery or notification awaited. */
+export const PAYMENT_QUEUES: readonly WorkerRole[] = ['sandbox', 'live'];
 
 /** The webhook settings of the suite: a receiver on 127.0.0.1 over http is allowed in the sandbox. */
 export function testWebhookConfig(extra: Record<string, string> = {}): WebhookConfig {
@@ -162,7 +177,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let running: { worker: WorkerGroup; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
-    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks, rail: options.rail });
+    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks, rail: options.rail, roles: options.queues ?? HARNESS_QUEUES });
     const done = worker.run();
     // As in workers/main.ts: on the worker's connection, with eager start.
     const relay = startOutboxRelay({ orm, client: workerClient, eagerStart: true, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);

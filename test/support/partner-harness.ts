@@ -4,7 +4,7 @@ import { MomoPartnerRail } from '../../src/rail/momo-adapter';
 import type { PartnerConfig } from '../../src/rail/partner-config';
 import type { PartnerRail } from '../../src/rail/partner-rail';
 import type { Resolver } from '../../src/webhooks/url-policy';
-import { startHarness, type Harness } from './harness';
+import { startHarness, type Harness, type HarnessOptions } from './harness';
 
 /** The harness with a live partner rail: the fake partner over real HTTP, its callbacks to the harness's live listener. */
 export interface PartnerHarness {
@@ -26,6 +26,8 @@ export interface PartnerHarnessOptions {
   resolve?: Resolver;
   /** Stands between the workers and the adapter (a test that loses an answer, say). */
   wrapRail?: (rail: PartnerRail) => PartnerRail;
+  /** The harness's queues (test/support/harness.ts `queues`; default HARNESS_QUEUES). */
+  queues?: HarnessOptions['queues'];
 }
 
 /**
@@ -38,7 +40,7 @@ export async function startPartnerHarness(options: PartnerHarnessOptions = {}): 
   let adapter: MomoPartnerRail | undefined;
   const forward: PartnerRail = { submit: (p, r) => adapter!.submit(p, r), status: (p, ref) => adapter!.status(p, ref) };
   const rail = options.wrapRail ? options.wrapRail(forward) : forward;
-  const h = await startHarness({ rail, partnerCallbacks: { callbackSecret: secret }, ...(options.resolve ? { resolve: options.resolve } : {}) });
+  const h = await startHarness({ rail, partnerCallbacks: { callbackSecret: secret }, ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.queues ? { queues: options.queues } : {}) });
   adapter = new MomoPartnerRail({ ...fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: secret, timeoutMs: options.timeoutMs ?? 1_000 }), ...options.config });
   const started = adapter;
   return {
