@@ -6,7 +6,7 @@ import { RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
 import { SANDBOX_ADVANCE_PATCH } from '../../workflows/charge-timers';
 import { advanceSignal, nextTimerQuery } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
-import { chargeQueriedBeforeItsWorker } from './support/query-before-worker';
+import { chargeQueriedBeforeItsWorker, untilSplit } from './support/query-before-worker';
 import { timelineOf } from './support/timeline';
 import { waitingTimer } from './support/wait-for';
 
@@ -35,17 +35,23 @@ const patchIds = (history: History) =>
     .map((p) => (JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as { id: string }).id);
 
 async function splitAndAdvanced(options: DraftOptions) {
+  const outcome = await untilSplit(() => splitAndAdvancedOnce(options));
+  expect(outcome.firstAnswer).toBeFalsy(); // answered in the first task, before beginCharge loaded the charge
+  return outcome;
+}
+
+async function splitAndAdvancedOnce(options: DraftOptions) {
   const draft = await h.draft(options);
   const { handle, worker, firstAnswer } = await chargeQueriedBeforeItsWorker(h, draft);
   return worker.runUntil(async () => {
-    expect(await firstAnswer).toBeFalsy(); // answered in the first task, before beginCharge loaded the charge
+    const first = await firstAnswer;
     const timer = await waitingTimer(handle);
     await handle.signal(advanceSignal);
     const result = await h.settle(draft.id);
     const history = await handle.fetchHistory();
     // The query on the closed run replays its whole history on this worker.
     const after = await handle.query(nextTimerQuery);
-    return { draft, timer, result, history, after, transitions: h.store.transitionsOf(draft.id) };
+    return { firstAnswer: first, draft, timer, result, history, after, transitions: h.store.transitionsOf(draft.id) };
   });
 }
 

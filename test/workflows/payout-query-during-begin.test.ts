@@ -6,7 +6,7 @@ import { workflowBundle } from '../../workers/create-worker';
 import { payoutStateQuery } from '../../workflows/payout-messages';
 import type { PayoutOptions } from './support/payout-env';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';
-import { queriedBeforeItsWorker } from './support/query-before-worker';
+import { queriedBeforeItsWorker, untilSplit } from './support/query-before-worker';
 import { timelineOf } from './support/timeline';
 
 // Issue 32 follow-up: the charge's replay flake (a query answered while `beginCharge` runs splits the
@@ -27,6 +27,12 @@ afterAll(async () => {
 type History = temporal.api.history.v1.IHistory;
 
 async function split(options: PayoutOptions) {
+  const outcome = await untilSplit(() => splitOnce(options));
+  expect(outcome.firstAnswer).toBeFalsy(); // answered in the first task, before beginPayout loaded the payout
+  return outcome;
+}
+
+async function splitOnce(options: PayoutOptions) {
   const record = await h.payout(options);
   h.store.write(record);
   const { handle, worker, firstAnswer } = await queriedBeforeItsWorker({
@@ -37,12 +43,12 @@ async function split(options: PayoutOptions) {
     activities: { ...h.store.activities, ...h.rail.activities },
   });
   return worker.runUntil(async () => {
-    expect(await firstAnswer).toBeFalsy(); // answered in the first task, before beginPayout loaded the payout
+    const first = await firstAnswer;
     const result = await handle.result();
     const history = await handle.fetchHistory();
     // The query on the closed run replays its whole history on this worker.
     const after = await handle.query(payoutStateQuery);
-    return { record, result, history, after, transitions: h.store.transitionsOf(record.id).map((t) => t.to) };
+    return { firstAnswer: first, record, result, history, after, transitions: h.store.transitionsOf(record.id).map((t) => t.to) };
   });
 }
 

@@ -82,3 +82,23 @@ export async function queriedBeforeItsWorker<H extends WorkflowHandle>(plan: Que
   });
   return { handle, worker, firstAnswer };
 }
+
+/** How many runs `untilSplit` makes at most before the caller's assertion of the split decides. */
+export const SPLIT_ATTEMPTS = 3;
+
+/**
+ * Runs `scenario` (one run, queried before its worker, driven to its end) until its run was split:
+ * `firstAnswer` empty, the query answered in the first workflow task before the run loaded anything.
+ * The split needs the query to reach the time-skipping server before the worker polls, which a lead
+ * of real time makes likely, not certain: on a loaded machine (a fresh-clone `npm test`, 2026-11-28)
+ * payout-query-during-begin's query was answered with the payout loaded. A run that was not split is
+ * not the case under test, so the scenario runs again with a new run, at most SPLIT_ATTEMPTS times;
+ * the caller asserts the split of the outcome it gets, so a split that never comes still fails.
+ * For scenarios whose runs are independent (each makes its own payment).
+ */
+export async function untilSplit<T extends { firstAnswer: unknown }>(scenario: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await scenario();
+    if (!outcome.firstAnswer || attempt >= SPLIT_ATTEMPTS) return outcome;
+  }
+}
