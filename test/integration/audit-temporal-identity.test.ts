@@ -10,13 +10,13 @@ import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { listOperatorAudit } from '../../src/persistence/operators/operator-audit-store';
 import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, startHarness, type Harness } from '../support/harness';
+import { idempotencyKey, MTN_GH, startHarness, type Harness, SANDBOX_QUEUES } from '../support/harness';
 import { testPayloadCodec } from '../support/payload-codec';
 import { until } from '../support/webhook-fixtures';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
 });
 afterAll(() => h?.close());
 

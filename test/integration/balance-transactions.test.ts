@@ -8,7 +8,7 @@ import { runSettlements } from '../../src/services/settlement-run';
 import { applyChargeTransition } from '../../src/persistence/charges/charge-store';
 import { expectError } from '../support/api-errors';
 import { fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectBalancesMatchPostings } from '../support/ledger-rows';
 import { accept, draftCharge, succeed } from '../support/stored-charges';
 
@@ -43,7 +43,7 @@ let m: TestMerchant;
 const day: Record<string, any> = {};
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   m = await h.merchant();
   await merchantsDay();
 });

@@ -8,7 +8,7 @@ import { CALLBACK_DEBOUNCE_MS } from '../../src/persistence/partner/callback-sig
 import type { FakePartner } from '../../src/rail/fake-partner';
 import { callbackToken } from '../../src/rail/momo-callback';
 import { balanceRows } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { until } from '../support/webhook-fixtures';
 
@@ -28,7 +28,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness({ timeoutMs: 500 });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, timeoutMs: 500 });
   ({ h, fake } = partner);
   m = await h.merchant({ verified: true });
 });

@@ -11,7 +11,7 @@ import { completeNow } from '../support/advance';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
-import { idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { idempotencyKey, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectBalancesMatchPostings, ledgerRows } from '../support/ledger-rows';
 import { accept, draftCharge } from '../support/stored-charges';
 import { succeededCharge } from '../support/succeeded-charge';
@@ -28,7 +28,7 @@ import { waitFor } from '../workflows/support/wait-for';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => closeWithLedgerCheck(h));
 

@@ -6,7 +6,7 @@ import type { FakePartner } from '../../src/rail/fake-partner';
 import { ledgerCheck } from '../../src/services/ledger-check';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, MTN_GH, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 import { giveSettlementAccount } from '../support/settlement-runs';
@@ -29,7 +29,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness({ timeoutMs: 500 });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, timeoutMs: 500 });
   ({ h, fake } = partner);
   m = await h.merchant({ verified: true });
 });

@@ -1,3 +1,4 @@
+import { PAYMENT_QUEUES } from '../support/harness';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { findLateAnswer } from '../../src/persistence/partner/late-answer-store';
 import { oldestUnpaidReturnAgeSeconds } from '../../src/persistence/partner/late-return-by-hand';
@@ -33,6 +34,7 @@ const lost = new Set<string>();
 
 beforeAll(async () => {
   partner = await startPartnerHarness({
+    queues: PAYMENT_QUEUES,
     timeoutMs: 1_000,
     // Nothing ends by itself: the test says when the partner decides.
     fake: { approveAfterMs: 30 * 60_000 },

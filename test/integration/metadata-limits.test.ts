@@ -7,7 +7,7 @@
  */
 import { countRows } from '../support/db-counts';
 import { expectError } from '../support/api-errors';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 
 let h: Harness;
 /** Never gets a charge. */
@@ -16,7 +16,7 @@ let quiet: TestMerchant;
 let busy: TestMerchant;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   [quiet, busy] = await Promise.all([h.merchant(), h.merchant()]);
 });
 afterAll(() => h?.close());

@@ -3,7 +3,7 @@ import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { SA } from '../../src/domain/search-attributes';
 import { PayoutTransitionRefusedError, writePayoutTransition } from '../../src/persistence/payouts/payout-store';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 import { until } from '../support/webhook-fixtures';
@@ -28,7 +28,7 @@ const h = () => partner.h;
 
 beforeAll(async () => {
   // 0004: the partner accepts and says PENDING for ever.
-  partner = await startPartnerHarness({ fake: { approveAfterMs: 30 * 60_000 } });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, fake: { approveAfterMs: 30 * 60_000 } });
   m = await h().merchant({ verified: true });
   await fundMerchant(h(), m.id, 100_000, 'GHS', 'live');
 });

@@ -5,7 +5,7 @@
  * shown to stay in flight with its hold.
  */
 import { temporal } from '@temporalio/proto';
-import { chargeBody, idempotencyKey, SANDBOX_COMPLETION_TIMER, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, SANDBOX_COMPLETION_TIMER, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { decodedJson } from '../support/payload-codec';
 import type { Environment } from '../../src/domain/environment';
 import { writeLiveCharge } from '../support/live-charge';
@@ -15,7 +15,7 @@ let h: Harness;
 const leftRunning: string[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(async () => {
   for (const id of leftRunning) {

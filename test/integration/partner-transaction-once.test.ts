@@ -79,7 +79,7 @@ test('the partner transaction id that paid one live charge does not end a second
     })
     .catch((e: unknown) => e);
   expect(outcome).toBeInstanceOf(Rollback);
-  expect(await sql(`select id, status from charges where id in (?, ?) order by id`, [a.id, b.id])).toEqual(
-    [a, b].sort((x, y) => x.id.localeCompare(y.id)).map((c) => ({ id: c.id, status: c.status })),
-  );
+  // Compared as sets: PostgreSQL's `order by` and JavaScript's localeCompare order mixed-case ids differently.
+  const byId = (rows: Array<{ id: string; status: string }>) => [...rows].sort((x, y) => (x.id < y.id ? -1 : 1));
+  expect(byId(await sql<{ id: string; status: string }>(`select id, status from charges where id in (?, ?)`, [a.id, b.id]))).toEqual(byId([a, b].map((c) => ({ id: c.id, status: c.status }))));
 });

@@ -16,7 +16,7 @@ import { ENCRYPTED_ENCODING } from '../../src/temporal/payload-codec';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { StartupError } from '../../src/support/startup-error';
 import { temporalCliPath } from '../support/binaries';
-import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type Harness, SANDBOX_QUEUES } from '../support/harness';
 import { testPayloadCodec } from '../support/payload-codec';
 
 const UI_ORIGIN = 'http://127.0.0.1:8233';
@@ -28,7 +28,7 @@ const METADATA_VALUE = 'order-note-Zq81xT';
 let h: Harness;
 let codec: CodecServer;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: SANDBOX_QUEUES });
   codec = await startCodecServer({ codec: testPayloadCodec(), host: '127.0.0.1', port: 0, corsOrigins: [UI_ORIGIN] });
 });
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { SA } from '../../src/domain/search-attributes';
 import { setPayoutReviewThreshold } from '../../src/persistence/merchants/merchant-settings-store';
 import { decidePayoutUpdate } from '../../workflows/payout-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { until } from '../support/webhook-fixtures';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   savedTimeout = process.env.PAYOUT_REVIEW_TIMEOUT;
   process.env.PAYOUT_REVIEW_TIMEOUT = REVIEW_TIMEOUT;
   // 0004: the partner accepts and says PENDING until the test settles it.
-  partner = await startPartnerHarness({ fake: { approveAfterMs: 30 * 60_000 } });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, fake: { approveAfterMs: 30 * 60_000 } });
   m = await h().merchant({ verified: true });
   await fundMerchant(h(), m.id, 1_000_000, 'GHS', 'live');
   await setPayoutReviewThreshold(h().orm, m.id, 10_000);

@@ -10,7 +10,7 @@ import { indentJson } from '../../src/web/portal/events-page';
 import { axeViolations } from '../support/axe';
 import { launchChromium } from '../support/chromium';
 import { fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, startHarness, type ApiResponse, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { PortalClient } from '../support/portal-client';
 import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { runCli } from '../support/run-cli';
@@ -33,7 +33,7 @@ let web: PortalWeb;
 let url: string;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   web = await startPortalWeb(h, { rateLimits: { sandbox: 7, live: 70 } });
   url = web.url;
 });

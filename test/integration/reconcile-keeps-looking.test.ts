@@ -1,7 +1,7 @@
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import type { FakePartner } from '../../src/rail/fake-partner';
 import type { StatementLine } from '../../src/rail/momo-statement';
-import { chargeBody, idempotencyKey, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, idempotencyKey, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { execCli, cliEnv } from '../support/run-cli';
 import { until } from '../support/webhook-fixtures';
@@ -22,7 +22,7 @@ let h: Harness;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness({ fake: { approveAfterMs: 200 } });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, fake: { approveAfterMs: 200 } });
   ({ h, fake } = partner);
   m = await h.merchant({ verified: true });
 });

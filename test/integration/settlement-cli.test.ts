@@ -9,7 +9,7 @@
 import { AUDIT_FLAGS, ok } from '../support/cli-results';
 import { closeWithLedgerCheck } from '../support/close-with-ledger-check';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { startHarness, type Harness } from '../support/harness';
+import { startHarness, type Harness, PAYMENT_QUEUES } from '../support/harness';
 import { runCli, type CliResult } from '../support/run-cli';
 import { batchResults, batchRows, giveSettlementAccount, skipRow } from '../support/settlement-runs';
 import { LIVE_RAIL_UNAVAILABLE } from '../../src/domain/settlement-run';
@@ -17,7 +17,7 @@ import { LIVE_RAIL_UNAVAILABLE } from '../../src/domain/settlement-run';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
 });
 afterAll(() => closeWithLedgerCheck(h));
 

@@ -5,7 +5,7 @@ import { ledgerCheck } from '../../src/services/ledger-check';
 import { runSettlements } from '../../src/services/settlement-run';
 import { paymentReviewQuery } from '../../workflows/payment-review-messages';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, type Harness, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 import { giveSettlementAccount } from '../support/settlement-runs';
@@ -26,7 +26,7 @@ let fake: FakePartner;
 let h: Harness;
 
 beforeAll(async () => {
-  partner = await startPartnerHarness({ timeoutMs: 1_000 });
+  partner = await startPartnerHarness({ queues: PAYMENT_QUEUES, timeoutMs: 1_000 });
   ({ h, fake } = partner);
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { PAYMENT_QUEUES } from '../support/harness';
 import { LIVE_PAYOUT_DEADLINE_MS } from '../../src/domain/live-rail';
 import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import type { PartnerRail } from '../../src/rail/partner-rail';
@@ -31,6 +32,7 @@ const release: Array<() => void> = [];
 let partner: PartnerHarness;
 beforeAll(async () => {
   partner = await startPartnerHarness({
+    queues: PAYMENT_QUEUES,
     wrapRail: (rail: PartnerRail): PartnerRail => ({
       ...rail,
       submit: (product, request) =>

@@ -15,7 +15,7 @@ import { taskQueueFor } from '../../src/temporal/task-queues';
 import type { settlementWorkflow } from '../../workflows/settlement';
 import { expectError } from '../support/api-errors';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { expectBalancesMatchPostings, ledgerRows } from '../support/ledger-rows';
 import { giveSettlementAccount } from '../support/settlement-runs';
 import { accept, draftCharge, succeed } from '../support/stored-charges';
@@ -34,7 +34,7 @@ import { LIVE_RAIL_UNAVAILABLE } from '../../src/domain/settlement-run';
 let h: Harness;
 let bankCode: string;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ queues: PAYMENT_QUEUES });
   bankCode = (await listBanks(h.orm)).find((b) => b.currency === 'GHS')!.code;
 });
 afterAll(async () => {
