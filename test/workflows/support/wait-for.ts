@@ -17,11 +17,20 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000)
 export async function waitingTimer(handle: WorkflowHandle, timeoutMs = 30_000): Promise<NextTimer> {
   // A deadline in time, not in tries: on a loaded machine a query can take seconds (100 tries of 50 ms
   // ran out in a full npm test beside a simulation).
+  // A query that fails (the run's first task not done yet) is asked again; the last failure is named
+  // when the deadline passes, so a run stuck on a failing workflow task says why.
   const until = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    const timer = await handle.query(nextTimerQuery).catch(() => null);
+    const timer = await handle.query(nextTimerQuery).catch((error: unknown) => {
+      lastError = error;
+      return null;
+    });
     if (timer) return timer;
-    if (Date.now() > until) throw new Error(`the workflow never waited on a timer within ${timeoutMs} ms`);
+    if (Date.now() > until) {
+      const why = lastError instanceof Error ? `; the last query failed: ${lastError.message}` : '';
+      throw new Error(`the workflow never waited on a timer within ${timeoutMs} ms${why}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
