@@ -8,6 +8,7 @@ import type { DisputeStart } from '../../src/domain/dispute';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { testPayloadCodec } from '../support/payload-codec';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded disputeWorkflow history (scripts/record-dispute-histories.ts) must replay against the
 // current workflow code. Each is replayed under its dispute's id (from its input): a dispute run
@@ -27,12 +28,14 @@ test('the recorded scenarios are all there', () => {
   );
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: disputeIdOf(load(file)) })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
-  const history = load(file);
-  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('disputeWorkflow');
-  await expect(
-    Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, disputeIdOf(history)),
-  ).resolves.toBeUndefined();
+  expect(load(file).events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('disputeWorkflow');
+  expect(await replayed(file)).toBeUndefined();
 });
 
 /** Each event's payloads, decoded, in history order. */

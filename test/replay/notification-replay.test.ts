@@ -10,6 +10,7 @@ import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import type { NotificationInput } from '../../workflows/notification';
 import { testPayloadCodec } from '../support/payload-codec';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded notificationWorkflow history (scripts/record-notification-histories.ts) must replay
 // against the current workflow code: a notification waits on durable timers for hours, so a change
@@ -27,13 +28,16 @@ test('the recorded scenarios are all there', () => {
   expect(files).toEqual(['failed-permanent.json', 'retry-then-sent.json', 'sent.json', 'skipped.json']);
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: inputOf(load(file)).notificationId })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
   const history = load(file);
   expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('notificationWorkflow');
   expect(inputOf(history).notificationId).toMatch(/^ntf_/);
-  await expect(
-    Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, inputOf(history).notificationId),
-  ).resolves.toBeUndefined();
+  expect(await replayed(file)).toBeUndefined();
 });
 
 test.each(files)('%s holds no address and no message text', (file) => {

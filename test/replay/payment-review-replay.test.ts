@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker, type LogLevel } from '@temporalio/worker';
+import type { LogLevel } from '@temporalio/worker';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded paymentReviewWorkflow history (scripts/record-payment-review-histories.ts) must
 // replay against the current workflow code.
@@ -16,8 +17,12 @@ test('the recorded scenarios are all there', () => {
   expect(files).toEqual(['agrees.json', 'contradiction-closed.json', 'late-credit.json', 'late-return.json', 'reconciliation-resolved.json', 'resumed-polling.json', 'resumed-return.json']);
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle() },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: `payment-review-recorded-${file.replace(/\.json$/, '')}` })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
-  const history = load(file);
-  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('paymentReviewWorkflow');
-  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `payment-review-recorded-${file.replace(/\.json$/, '')}`)).resolves.toBeUndefined();
+  expect(load(file).events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('paymentReviewWorkflow');
+  expect(await replayed(file)).toBeUndefined();
 });

@@ -8,6 +8,7 @@ import type { PayoutStart } from '../../src/domain/payout-start';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { testPayloadCodec } from '../support/payload-codec';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded payoutWorkflow history (scripts/record-payout-histories.ts) must replay against the
 // current workflow code. Each is replayed under its payout's id (from its input): a payout run refuses
@@ -30,12 +31,14 @@ test('the recorded scenarios are all there', () => {
   );
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: payoutIdOf(load(file)) })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
-  const history = load(file);
-  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('payoutWorkflow');
-  await expect(
-    Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, payoutIdOf(history)),
-  ).resolves.toBeUndefined();
+  expect(load(file).events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('payoutWorkflow');
+  expect(await replayed(file)).toBeUndefined();
 });
 
 test.each(files)('%s holds no recipient data', (file) => {

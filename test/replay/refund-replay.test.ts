@@ -8,6 +8,7 @@ import type { RefundStart } from '../../src/domain/refund';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { testPayloadCodec } from '../support/payload-codec';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded refundWorkflow history (scripts/record-refund-histories.ts) must replay against the
 // current workflow code. Each is replayed under its refund's id (from its input): a refund run refuses
@@ -26,13 +27,16 @@ test('the recorded scenarios are all there', () => {
   );
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: refundIdOf(load(file)) })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
   const history = load(file);
   expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('refundWorkflow');
   expect(refundIdOf(history)).toMatch(/^re_/);
-  await expect(
-    Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, refundIdOf(history)),
-  ).resolves.toBeUndefined();
+  expect(await replayed(file)).toBeUndefined();
 });
 
 test.each(files)('%s holds no refund metadata or reason', (file) => {

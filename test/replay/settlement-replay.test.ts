@@ -10,6 +10,7 @@ import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { testPayloadCodec } from '../support/payload-codec';
 import { FAKE_ACCOUNT_NUMBER } from '../workflows/support/settlement-env';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded settlementWorkflow history (scripts/record-settlement-histories.ts) must replay
 // against the current workflow code. Each is replayed under its settlement's id (from its input): a
@@ -59,12 +60,14 @@ test('a failed batch waits for retrySettlement (open history); retried, it start
   }
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: settlementIdOf(load(file)) })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
-  const history = load(file);
-  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('settlementWorkflow');
-  await expect(
-    Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, settlementIdOf(history)),
-  ).resolves.toBeUndefined();
+  expect(load(file).events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('settlementWorkflow');
+  expect(await replayed(file)).toBeUndefined();
 });
 
 test.each(files)('%s holds no account data', (file) => {

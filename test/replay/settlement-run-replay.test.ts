@@ -8,6 +8,7 @@ import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { installRuntime, workflowBundle } from '../../workers/create-worker';
 import { testPayloadCodec } from '../support/payload-codec';
 import type { SettlementRunInput } from '../../src/domain/settlement-run';
+import { replayBatch } from '../support/replay-batch';
 
 // Every recorded settlementRunWorkflow history (scripts/record-settlement-run-histories.ts) must replay
 // against the current workflow code, under the workflow id it ran under (its input's runId): the batch
@@ -24,12 +25,14 @@ test('the recorded scenarios are all there', () => {
   expect(files).toEqual(expect.arrayContaining(['pages-and-skips', 'continue-as-new', 'sandbox-outcome-failed', 'refused'].map((s) => `${s}.json`)));
 });
 
+const replayed = replayBatch(async () => ({
+  options: { workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) },
+  histories: files.map((file) => ({ name: file, history: load(file), workflowId: runIdOf(load(file)) })),
+}));
+
 test.each(files)('%s replays against the current workflow code', async (file) => {
-  const history = load(file);
-  expect(history.events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('settlementRunWorkflow');
-  await expect(
-    Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: codecDataConverter(testPayloadCodec()) }, history, runIdOf(history)),
-  ).resolves.toBeUndefined();
+  expect(load(file).events![0].workflowExecutionStartedEventAttributes!.workflowType?.name).toBe('settlementRunWorkflow');
+  expect(await replayed(file)).toBeUndefined();
 });
 
 test('the guard works: a history whose batch ids were another run\'s does not replay', async () => {

@@ -79,14 +79,6 @@ test('the partner never received it: `unknown` after the last submission ended (
   expect(statuses.filter((c) => c.atMs >= startedMs + LIVE_PAYOUT_DEADLINE_MS).length).toBeGreaterThanOrEqual(1);
 });
 
-test("a SUCCESSFUL for another amount than ours: the payout succeeds (the money moved) and a payment review names the difference", async () => {
-  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-odd', amount: 19_999, currency: 'GHS', mismatch: "the partner's SUCCESSFUL says amount 19999 minor units, ours 20000" }]);
-  const r = await runLive();
-  expect(r.transitions).toEqual([{ to: 'succeeded' }]);
-  const review = await h.env.client.workflow.getHandle(paymentReviewWorkflowId(r.record.id)).describe();
-  expect(review.type).toBe('paymentReviewWorkflow');
-});
-
 const DAY_MS = 24 * 3600_000;
 const details = async (payoutId: string) => (await h.handle(payoutId).query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
 
@@ -116,4 +108,15 @@ test('issue 43: unknown after the partner acknowledged the transfer is not final
   const transitions = h.store.transitionsOf(record.id);
   expect(transitions.map(({ to }) => to)).toEqual(['succeeded']);
   expect(Date.parse(transitions[0].at)).toBeGreaterThanOrEqual(paidAtMs);
+});
+
+// Last in the file: this file's worker has none of the review's activities, so the review this test
+// starts retries its first one whenever time skips; placed before the day-long waits above it made
+// 440 attempts and took most of the file's time (terminating it instead hung the next day-long wait on a loaded machine).
+test("a SUCCESSFUL for another amount than ours: the payout succeeds (the money moved) and a payment review names the difference", async () => {
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-odd', amount: 19_999, currency: 'GHS', mismatch: "the partner's SUCCESSFUL says amount 19999 minor units, ours 20000" }]);
+  const r = await runLive();
+  expect(r.transitions).toEqual([{ to: 'succeeded' }]);
+  const review = await h.env.client.workflow.getHandle(paymentReviewWorkflowId(r.record.id)).describe();
+  expect(review.type).toBe('paymentReviewWorkflow');
 });
