@@ -8,7 +8,7 @@ import { advanceSignal, nextTimerQuery } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv, type DraftOptions } from './support/charge-env';
 import { chargeQueriedBeforeItsWorker, untilSplit } from './support/query-before-worker';
 import { timelineOf } from './support/timeline';
-import { waitingTimer } from './support/wait-for';
+import { firstWaitingTimer, TimerMissed, waitFor } from './support/wait-for';
 
 // Issue 32, the replay flake of charge-advance.test.ts: a query answered while `beginCharge` (a local
 // activity) runs makes sdk-core close the first workflow task with that activity's marker and take
@@ -45,7 +45,7 @@ async function splitAndAdvancedOnce(options: DraftOptions) {
   const { handle, worker, firstAnswer } = await chargeQueriedBeforeItsWorker(h, draft);
   return worker.runUntil(async () => {
     const first = await firstAnswer;
-    const timer = await waitingTimer(handle);
+    const timer = await firstWaitingTimer(handle);
     await handle.signal(advanceSignal);
     const result = await h.settle(draft.id);
     const history = await handle.fetchHistory();
@@ -84,4 +84,14 @@ test('sandbox completion, its begin split from its rail by a query: the run repl
   expect(r.transitions).toEqual([expect.objectContaining({ to: 'succeeded', failureClass: null })]);
   expect(r.after).toBeNull();
   await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, r.history, r.draft.id)).resolves.toBeUndefined();
+});
+
+test('a run whose sandbox completion timer ran out (in real time) before the test looked: firstWaitingTimer says so at once, and untilSplit would run the scenario again', async () => {
+  const draft = await h.draft({});
+  const handle = await h.start(draft);
+  // Time does not skip here: the 3 s timer fires in real time, the charge succeeds.
+  await waitFor(async () => (await handle.describe()).status.name === 'COMPLETED');
+  const started = Date.now();
+  await expect(firstWaitingTimer(handle)).rejects.toBeInstanceOf(TimerMissed);
+  expect(Date.now() - started).toBeLessThan(10_000);
 });

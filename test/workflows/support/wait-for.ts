@@ -35,6 +35,31 @@ export async function waitingTimer(handle: WorkflowHandle, timeoutMs = 30_000): 
   }
 }
 
+/** The run's first timer fired (in real time) or the run closed before the test saw it waiting. */
+export class TimerMissed extends Error {}
+
+/**
+ * `waitingTimer` for the run's first timer, in a test that must act while it waits: when the query
+ * finds no timer and the history already holds a fired one (or the run closed), the timer ran out
+ * in real time before the test saw it, and this throws TimerMissed at once instead of waiting out
+ * the deadline. A sandbox completion timer is 3 s of real time while the test does not let time
+ * skip: on a loaded machine the run's second task and the first answered query can take longer
+ * (charge-query-during-begin failed so in a .ci/run, 2026-11-28).
+ */
+export async function firstWaitingTimer(handle: WorkflowHandle, timeoutMs = 30_000): Promise<NextTimer> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const timer = await handle.query(nextTimerQuery).catch(() => null);
+    if (timer) return timer;
+    const events = (await handle.fetchHistory()).events ?? [];
+    if (events.some((e) => e.timerFiredEventAttributes || e.workflowExecutionCompletedEventAttributes || e.workflowExecutionFailedEventAttributes)) {
+      throw new TimerMissed(`the run's first timer fired (or the run ended) before the test saw it waiting: ${handle.workflowId}`);
+    }
+    if (Date.now() > until) return waitingTimer(handle, 0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * Waits (real time, without letting time skip) until the run has answered every signal it was sent:
  * a workflow task completed after the last signal, or the run closed. Only then may a test await
