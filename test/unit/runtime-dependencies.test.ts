@@ -87,7 +87,7 @@ describe('package.json dependencies', () => {
   });
 
   test('test tooling stays in devDependencies', () => {
-    for (const name of ['jest', 'ts-jest', '@types/jest', 'typescript', 'eslint', 'yaml']) {
+    for (const name of ['jest', '@swc/jest', '@types/jest', 'typescript', 'eslint', 'yaml']) {
       expect(PKG.dependencies[name]).toBeUndefined();
       expect(PKG.devDependencies[name]).toBeDefined();
     }
