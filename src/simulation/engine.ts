@@ -65,6 +65,19 @@ export interface EngineOptions {
    * that long (`npm run simulate -- --verbose`): why a jump passes at the pace of real time.
    */
   onSlow?: (line: string) => void;
+  /**
+   * The worker keeps a workflow cache (sticky task queues), as production workers do. Default false:
+   * no cache, every workflow task replays its history. A plan that restarts the worker needs false:
+   * the test server never moves a task off a stopped worker's sticky queue (it has no sticky
+   * schedule-to-start timeout and no ResetStickyTaskQueue), so a cached workflow would wait forever.
+   * Without a cache, sdk-core (1.24.0) may evict a run while a local activity's result is still on its
+   * way to the workflow (the "eviction with outgoing commands … SDK bug" log; fixed upstream in
+   * sdk-rust#1482): its workflow task times out after 10 s, and once on this test server a
+   * completion it then refused left an activity scheduled that was never handed to a worker
+   * (docs/reliability.md, "The simulator's hang"). runSession keeps the cache on unless its plan
+   * restarts the worker.
+   */
+  workflowCache?: boolean;
 }
 
 /** How often a slow jump or settle reports what keeps it busy (real time). */
@@ -178,9 +191,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const startWorker = async () => {
       const { worker, connection, client: workerClient } = await createPaymentsWorker({
         orm, address: env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap,
-        // No sticky queues: the test server never moves a task off a stopped worker's sticky queue,
-        // so after restartWorker a cached workflow would wait forever (create-worker.ts).
-        workflowCache: false,
+        // EngineOptions.workflowCache: without it no sticky queues, so restartWorker is safe.
+        workflowCache: options.workflowCache ?? false,
       });
       const done = worker.run();
       // As workers/main.ts: the outbox relay on the worker's connection with eager start; the start relays and the reconciler.
@@ -289,6 +301,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       }),
       now,
       async restartWorker() {
+        if (options.workflowCache) throw new Error('restart_worker needs an engine without a workflow cache (EngineOptions.workflowCache): the test server would keep tasks on the stopped worker\'s sticky queue');
         await stopWorker();
         await startWorker();
       },
