@@ -21,6 +21,8 @@ const shared = {
   // 240 CPU-s (issue 42).
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'commonjs' }, sourceMaps: 'inline' }] },
   runner: '<rootDir>/test/support/suite-runner.js',
+  // V8's code cache kept across a jest worker's files (test/support/code-cached-runtime.js).
+  runtime: '<rootDir>/test/support/code-cached-runtime.js',
   globalSetup: '<rootDir>/test/support/global-setup-bundle.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Not crawled: .cache/ holds the Go module cache of scripts/install-*.sh (its .snap files would be
