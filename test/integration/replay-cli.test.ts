@@ -11,7 +11,9 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { build } from 'esbuild';
 import { SA } from '../../src/domain/search-attributes';
 import { newId } from '../../src/support/new-id';
 import { PATCH_IDS } from '../../workflows/patches';
@@ -22,8 +24,16 @@ const ROOT = path.resolve(__dirname, '../..');
 let h: Harness;
 let m: TestMerchant;
 let charges: string[];
+/**
+ * `npm run replay`'s entry (src/cli/replay-main.ts) bundled once for the file, as the suite bundles
+ * the CLI and the worker (test/support/suite-setup.ts): twelve runs through tsx compiled its few
+ * hundred modules twelve times (13 CPU-s on a fresh clone, issue 42). In `.cache/` itself, so the
+ * bundle resolves `../workflows` as src/cli/ does.
+ */
+const REPLAY_BUNDLE = path.join(ROOT, '.cache', `test-replay-${randomBytes(4).toString('hex')}.js`);
 
 beforeAll(async () => {
+  await build({ entryPoints: [path.join(ROOT, 'src/cli/replay-main.ts')], outfile: REPLAY_BUNDLE, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel: 'error' });
   h = await startHarness({ queues: SANDBOX_QUEUES });
   m = await h.merchant();
   charges = [];
@@ -33,13 +43,16 @@ beforeAll(async () => {
   }
   await Promise.all(charges.map((id) => h.settled(id)));
 });
-afterAll(() => h?.close());
+afterAll(async () => {
+  fs.rmSync(REPLAY_BUNDLE, { force: true });
+  await h?.close();
+});
 
 function replay(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
   const env = cliEnv(h.taskQueue, extra);
   delete env.NODE_OPTIONS;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/replay-main.ts', ...args], { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--enable-source-maps', REPLAY_BUNDLE, ...args], { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr });
     });
   });

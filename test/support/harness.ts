@@ -11,7 +11,6 @@ import { createLogger } from '../../src/support/logger';
 import { createApiMetrics } from '../../src/support/metrics';
 import { randomBase62 } from '../../src/support/new-id';
 import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
-import { createPaymentsWorker } from '../../workers/create-worker';
 import type { WorkerGroup, WorkerRole } from '../../workers/worker-group';
 import { loadWebhookConfig, type WebhookConfig } from '../../src/config';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
@@ -177,6 +176,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let running: { worker: WorkerGroup; relay: OutboxRelay; reconciler: ChargeReconciler; chargeStarts: ChargeStartRelay; done: Promise<void>; close(): Promise<void> } | undefined;
   const startWorker = async () => {
     if (running) return;
+    // Loaded only by a file that starts a worker: @temporalio/worker brings about 400 modules (rxjs,
+    // memfs, its bundler) that the files with `worker: false` never use, and jest loads every module
+    // again for each file (issue 42).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load (import() of a relative path wants an extension in this CommonJS project)
+    const { createPaymentsWorker } = require('../../workers/create-worker') as typeof import('../../workers/create-worker');
     const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks, rail: options.rail, roles: options.queues ?? HARNESS_QUEUES });
     const done = worker.run();
     // As in workers/main.ts: on the worker's connection, with eager start.
