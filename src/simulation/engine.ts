@@ -74,7 +74,7 @@ export interface EngineOptions {
    * way to the workflow (the "eviction with outgoing commands … SDK bug" log; fixed upstream in
    * sdk-rust#1482): its workflow task times out after 10 s, and once on this test server a
    * completion it then refused left an activity scheduled that was never handed to a worker
-   * (docs/reliability.md, "The simulator's hang"). runSession keeps the cache on unless its plan
+   * (docs/reliability.md, "Issue 43's findings as planted defects": the cause). runSession keeps the cache on unless its plan
    * restarts the worker.
    */
   workflowCache?: boolean;

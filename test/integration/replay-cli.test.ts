@@ -13,12 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { build } from 'esbuild';
 import { SA } from '../../src/domain/search-attributes';
 import { newId } from '../../src/support/new-id';
 import { PATCH_IDS } from '../../workflows/patches';
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant, SANDBOX_QUEUES } from '../support/harness';
 import { cliEnv, type CliResult } from '../support/run-cli';
+import { bundleForNode } from '../support/suite-setup';
 
 const ROOT = path.resolve(__dirname, '../..');
 let h: Harness;
@@ -33,7 +33,7 @@ let charges: string[];
 const REPLAY_BUNDLE = path.join(ROOT, '.cache', `test-replay-${randomBytes(4).toString('hex')}.js`);
 
 beforeAll(async () => {
-  await build({ entryPoints: [path.join(ROOT, 'src/cli/replay-main.ts')], outfile: REPLAY_BUNDLE, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel: 'error' });
+  await bundleForNode(path.join(ROOT, 'src/cli/replay-main.ts'), REPLAY_BUNDLE);
   h = await startHarness({ queues: SANDBOX_QUEUES });
   m = await h.merchant();
   charges = [];

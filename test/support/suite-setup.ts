@@ -32,6 +32,15 @@ export async function commonSuiteSetup(): Promise<void> {
 }
 
 /**
+ * One entry of the project bundled by esbuild into `outfile` for Node 24 (its packages stay in
+ * node_modules, source maps inline): what the tests that start a process of the CLI, the worker or
+ * `npm run replay` run, instead of tsx compiling a few hundred modules at each start.
+ */
+export async function bundleForNode(entry: string, outfile: string, logLevel: 'warning' | 'error' = 'error'): Promise<void> {
+  await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel });
+}
+
+/**
  * `src/cli.ts` bundled into one file under `.cache/` (its packages stay in node_modules), for the tests
  * that run the CLI as a process (test/support/run-cli.ts): the same code, started in a third of the
  * time tsx takes. Returns where it is; the file is removed at the end of the run.
@@ -42,7 +51,7 @@ export async function bundleCli(): Promise<string> {
   const dir = fs.mkdtempSync(path.join(root, '.cache', 'test-cli-'));
   onSuiteEnd(() => fs.rmSync(dir, { recursive: true, force: true }));
   const outfile = path.join(dir, 'cli.js');
-  await build({ entryPoints: [path.join(root, 'src/cli.ts')], outfile, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel: 'warning' });
+  await bundleForNode(path.join(root, 'src/cli.ts'), outfile, 'warning');
   return outfile;
 }
 
@@ -58,6 +67,6 @@ export async function bundleWorker(): Promise<string> {
   fs.mkdirSync(path.join(root, '.cache'), { recursive: true });
   const outfile = path.join(root, '.cache', `test-worker-${randomBytes(4).toString('hex')}.js`);
   onSuiteEnd(() => fs.rmSync(outfile, { force: true }));
-  await build({ entryPoints: [path.join(root, 'workers/main.ts')], outfile, bundle: true, platform: 'node', target: 'node24', packages: 'external', sourcemap: 'inline', logLevel: 'error' });
+  await bundleForNode(path.join(root, 'workers/main.ts'), outfile);
   return outfile;
 }
