@@ -20,6 +20,15 @@ const DATABASE = 'payments';
  * PostgreSQL as the `postgres` account; when that account cannot reach the binaries or `dataDir`, it
  * throws a StartupError whose one-line message names the blocking directory and the fix.
  */
+/**
+ * The cluster's encoding and locale, whatever the shell's: initdb otherwise takes them from LANG and
+ * LC_*, and a shell without them (`env -i`, a systemd unit, a bare container) gives SQL_ASCII, where
+ * `length()` counts bytes: a 500-character reason in German and Chinese broke the audit log's check
+ * (src/persistence/database-encoding.ts). UTF8 with PostgreSQL's own C.UTF-8 (code-point order,
+ * Unicode case mapping), the same on every machine.
+ */
+export const INITDB_FLAGS = ['--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'];
+
 export async function startEmbeddedPostgres(
   dataDir: string,
   port: number,
@@ -38,6 +47,7 @@ export async function startEmbeddedPostgres(
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags,
+    initdbFlags: INITDB_FLAGS,
     onLog,
     onError: (e) => onLog(String(e)),
   });

