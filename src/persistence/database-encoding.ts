@@ -1,4 +1,4 @@
-import type { Orm } from './orm';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { StartupError } from '../support/startup-error';
 
 /**
@@ -8,8 +8,8 @@ import { StartupError } from '../support/startup-error';
  * step stops half-way. Under any other single-byte encoding, a merchant's name may not be stored at
  * all. Nothing is migrated or started on such a database.
  */
-export async function assertUtf8Database(orm: Orm): Promise<void> {
-  const [row] = await orm.em.fork().execute<{ name: string; encoding: string }[]>(
+export async function assertUtf8Database(em: Pick<EntityManager, 'execute'>): Promise<void> {
+  const [row] = await em.execute<{ name: string; encoding: string }[]>(
     `select current_database() as name, pg_encoding_to_char(encoding) as encoding from pg_database where datname = current_database()`,
   );
   if (row && row.encoding !== 'UTF8') {

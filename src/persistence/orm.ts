@@ -71,7 +71,7 @@ export async function openOrm(clientUrl: string, options: OrmOptions | number = 
 
 /** Applies every pending migration; safe to run on every start. Refuses a database that is not UTF8. */
 export async function migrate(orm: Orm): Promise<void> {
-  await assertUtf8Database(orm);
+  await assertUtf8Database(orm.em.fork());
   await orm.migrator.up();
 }
 
