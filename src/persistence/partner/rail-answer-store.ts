@@ -23,7 +23,8 @@ export interface RailAnswer {
  * Records one partner answer that can end a live payment (issue 43: the status gate of
  * src/persistence/payment-gate.ts and the database's trigger read them). Written against the
  * payment's `rail_references` row (its product and reference); nothing when the payment has none.
- * One row per (payment, outcome, source): a poll that repeats a known answer writes nothing.
+ * One row per (payment, outcome, source, amount, currency): a poll that repeats a known answer writes
+ * nothing, and a partner's corrected SUCCESSFUL (another amount) is a row of its own.
  * Answers the row's id (the existing one when it was recorded before), or null without a reference.
  */
 export async function recordRailAnswer(em: Pick<EntityManager, 'execute'>, answer: RailAnswer): Promise<string | null> {
@@ -31,8 +32,9 @@ export async function recordRailAnswer(em: Pick<EntityManager, 'execute'>, answe
     `with made as (
        insert into rail_answers (payment_id, product, reference_id, source, outcome, partner_status, amount, currency, partner_transaction_id, reason)
        select r.payment_id, r.product, r.reference_id, ?, ?, ?, ?, ?, ?, ? from rail_references r where r.payment_id = ?
-       on conflict (payment_id, outcome, source) do nothing returning id::text as id)
-     select id from made union all select id::text from rail_answers where payment_id = ? and outcome = ? and source = ?`,
+       on conflict (payment_id, outcome, source, amount, currency) do nothing returning id::text as id)
+     select id from made union all
+     select id::text from rail_answers where payment_id = ? and outcome = ? and source = ? and amount is not distinct from ?::bigint and currency is not distinct from ?::text`,
     [
       answer.source,
       answer.outcome,
@@ -45,6 +47,8 @@ export async function recordRailAnswer(em: Pick<EntityManager, 'execute'>, answe
       answer.paymentId,
       answer.outcome,
       answer.source,
+      answer.amount ?? null,
+      answer.currency ?? null,
     ],
   );
   return rows[0]?.id ?? null;
