@@ -70,7 +70,11 @@ export async function followLiveChargeUntilTheWord(
 }
 
 function pastExpiryReason(charge: ChargeState, last: NotFinal): string {
-  const said = last === 'pending' ? 'still says PENDING' : last === 'unknown' ? 'says it does not know the request (after acknowledging it)' : 'did not answer';
+  const said =
+    last === 'pending' ? 'still says PENDING'
+    : last === 'unknown' ? 'says it does not know the request (after acknowledging it)'
+    : last === 'differs' ? 'says SUCCESSFUL for another amount or currency than the charge\'s'
+    : 'did not answer';
   return (
     `expires_at ${charge.expiresAt} passed and the partner ${said} for request-to-pay ${charge.id}: the charge stays awaiting_action and the customer's hold stays where it is; ` +
     `the engine keeps asking and the charge ends as the partner says (the request-to-pay may still be approved: the protocol has no cancel)`

@@ -30,7 +30,7 @@ export interface ResolutionDesk {
    */
   open(mode?: 'partner'): void;
   /** The partner, asked for the resolution waiting now, had no final answer: the update is refused; the reason (for the flag). */
-  refuse(last: 'pending' | 'unknown' | 'no_answer'): string;
+  refuse(last: 'pending' | 'unknown' | 'no_answer' | 'differs'): string;
   /** The partner's final answer, told before the charge ends as it says. */
   partnerSaid(word: PartnerFinal): void;
   /** The wait ended (resolved or expired): later requests are refused. */

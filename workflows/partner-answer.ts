@@ -1,9 +1,9 @@
-import { ActivityFailure, allHandlersFinished, condition, proxyActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, patched, proxyActivities, setHandler, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../activities/types';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { PARTNER_NO_ANSWER_ATTENTION_MS, partnerPollDelayMs, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } from '../src/domain/live-rail';
 import { partnerCallbackSignal } from './partner-follow';
-import { longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, type PartnerWaitCarry } from '../src/domain/partner-wait';
+import { heldSuccessReason, longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, SUCCESS_MUST_MATCH_PATCH, type PartnerWaitCarry } from '../src/domain/partner-wait';
 
 /** Each rail call: one call's budget (RAIL_CALL_TIMEOUT_MS, which PARTNER_TIMEOUT_MS must fit), retried with backoff to 1 minute. */
 const RAIL_CALL: ActivityOptions = {
@@ -48,8 +48,8 @@ export interface PartnerWatch extends RailStepRequest {
   continues?: { resume?: PartnerWaitCarry; continueAsNew(carry: PartnerWaitCarry): Promise<never> };
 }
 
-/** What the partner had to say when it had no final answer. */
-export type NotFinal = 'pending' | 'unknown' | 'no_answer';
+/** What the partner had to say when it had no final answer (`differs`: a SUCCESSFUL for another amount or currency, held: SUCCESS_MUST_MATCH_PATCH). */
+export type NotFinal = 'pending' | 'unknown' | 'no_answer' | 'differs';
 
 /** How a wait that only the partner's final answer ends hears about operators and its deadline. */
 export interface UntilTheWord {
@@ -68,6 +68,31 @@ export function finalOf(status: Asked): PartnerAnswer | undefined {
   if (status?.status === 'succeeded') return { kind: 'succeeded', financialTransactionId: status.financialTransactionId, ...(status.mismatch ? { mismatch: status.mismatch } : {}) };
   if (status?.status === 'failed') return { kind: 'failed', failureClass: status.failureClass, reason: status.reason };
   return undefined;
+}
+
+/**
+ * finalOf, except that (SUCCESS_MUST_MATCH_PATCH) a SUCCESSFUL for another amount or currency than
+ * ours is held, not final: `hold` hears the difference and the wait goes on. For the waits that only
+ * the partner's word ends; `patched` is asked only when such an answer comes.
+ */
+export function finalUnlessDiffers(status: Asked, hold: (mismatch: string) => void): PartnerAnswer | undefined {
+  const final = finalOf(status);
+  if (final?.kind !== 'succeeded' || final.mismatch === undefined || !patched(SUCCESS_MUST_MATCH_PATCH)) return final;
+  hold(final.mismatch);
+  return undefined;
+}
+
+/** A `hold` for finalUnlessDiffers that flags the payment once per difference; `held()` is the one held last. */
+export function heldSuccessFlag(verb: string, paymentId: string, flag: (reason: string) => void, before?: string) {
+  let held = before;
+  return {
+    hold(mismatch: string) {
+      if (mismatch === held) return;
+      held = mismatch;
+      flag(heldSuccessReason(verb, paymentId, mismatch));
+    },
+    held: () => held,
+  };
 }
 
 /**
@@ -97,6 +122,12 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
   let flagged = false;
   let flaggedLate = false;
   let last: Asked;
+  // A charge's older wait (with a deadline) ends on any SUCCESSFUL, as it did; a payout's or batch's holds a differing one.
+  const differs = heldSuccessFlag(verb, w.paymentId, (reason) => {
+    flagged = flaggedLate = true;
+    w.attention(reason);
+  });
+  const finalAnswer = (status: Asked) => (w.deadlineMs === undefined ? finalUnlessDiffers(status, differs.hold) : finalOf(status));
   // Callbacks counted up to the last question: one that comes while a status request is in flight
   // wakes the next wait at once (its answer may be newer than the one in flight).
   let seen = calls.callbacks();
@@ -108,7 +139,7 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
     if (wait > 0) await condition(() => calls.callbacks() > seen || stop(), wait);
     seen = calls.callbacks();
     last = await ask();
-    const final = finalOf(last);
+    const final = finalAnswer(last);
     if (final) return final;
     if (stop()) return { kind: 'stopped' };
     if (last?.status === 'unknown') {
@@ -119,7 +150,7 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
         // (an attempt cut off by its deadline may still be talking to the partner): then ask once more.
         await sleep(RAIL_CALL_TIMEOUT_MS);
         const confirm = await ask();
-        const confirmed = finalOf(confirm);
+        const confirmed = finalAnswer(confirm);
         if (confirmed) return confirmed;
         if (confirm?.status === 'unknown') {
           return { kind: 'failed', failureClass: 'partner_unavailable', reason: `the partner confirmed it never received ${verb} ${w.paymentId} after the last submission ended` };
@@ -186,7 +217,7 @@ function historyIsLong(): boolean {
   return info.historyLength >= PARTNER_WAIT_HISTORY_EVENTS || info.continueAsNewSuggested;
 }
 
-const notFinal = (last: Asked): NotFinal => (last === undefined ? 'no_answer' : last.status === 'unknown' ? 'unknown' : 'pending');
+const notFinal = (last: Asked): NotFinal => (last === undefined ? 'no_answer' : last.status === 'unknown' ? 'unknown' : last.status === 'succeeded' ? 'differs' : 'pending');
 
 /**
  * Issue 43: a wait that only the partner's final answer ends (a live charge). As awaitPartnerWord,
@@ -225,6 +256,11 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
     startedMs = Date.now();
   }
   let reason: string | undefined = resume?.reason;
+  const differs = heldSuccessFlag(verb, w.paymentId, (why) => {
+    flagged = true;
+    reason = why;
+    w.attention(why);
+  }, resume?.heldMismatch);
   let seen = calls.callbacks();
   for (let poll = firstPoll; ; poll++) {
     // Never while an operator's resolution waits for the partner's answer.
@@ -232,6 +268,8 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
       await condition(allHandlersFinished);
       if (!word.asked()) {
         const carry: PartnerWaitCarry = { startedMs, submitUntilMs: w.submitUntilMs, acknowledged, poll, flagged, flaggedLate: false, flaggedUnknown: false, wake: wake || calls.callbacks() > seen, runs: (resume?.runs ?? 0) + 1, pastDeadline };
+        const heldMismatch = differs.held();
+        if (heldMismatch !== undefined) carry.heldMismatch = heldMismatch;
         if (w.deadlineMs !== undefined) carry.deadlineMs = w.deadlineMs;
         if (reason !== undefined) carry.reason = reason;
         if (lastAtDeadline !== undefined) carry.lastAtDeadline = lastAtDeadline;
@@ -247,9 +285,10 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
     // A resolution that comes while this question is in flight is asked about by the next one.
     const forOperator = word.asked();
     let last = await ask();
-    const final = finalOf(last);
+    const final = finalUnlessDiffers(last, differs.hold);
     if (final) return final;
-    if (last?.status === 'pending') acknowledged = true;
+    // PENDING, or a SUCCESSFUL held for its difference: the partner has the reference.
+    if (last?.status === 'pending' || last?.status === 'succeeded') acknowledged = true;
     if (forOperator) word.notFinal(notFinal(last));
     if (last?.status === 'unknown') {
       const again = await submit(true);
@@ -259,7 +298,7 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
         // As awaitPartnerWord: once the last attempt's own budget has passed, ask once more.
         await sleep(RAIL_CALL_TIMEOUT_MS);
         const confirm = await ask();
-        const confirmed = finalOf(confirm);
+        const confirmed = finalUnlessDiffers(confirm, differs.hold);
         if (confirmed) return confirmed;
         if (confirm?.status === 'unknown') {
           return { kind: 'failed', failureClass: 'partner_unavailable', reason: `the partner confirmed it never received ${verb} ${w.paymentId} after the last submission ended` };

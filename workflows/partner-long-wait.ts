@@ -3,7 +3,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { PARTNER_NO_ANSWER_ATTENTION_MS, RAIL_CALL_TIMEOUT_MS } from '../src/domain/live-rail';
 import { longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH, type PartnerWaitCarry } from '../src/domain/partner-wait';
 import { SA } from '../src/domain/search-attributes';
-import { finalOf, railCalls, type PartnerAnswer, type PartnerWatch } from './partner-answer';
+import { finalUnlessDiffers, heldSuccessFlag, railCalls, type PartnerAnswer, type PartnerWatch } from './partner-answer';
 
 /** How a long partner wait (PARTNER_WAIT_CONTINUES_PATCH) starts again in a new run of its workflow. */
 export interface LongWait {
@@ -50,21 +50,27 @@ export async function followPartnerLongWait(w: PartnerWatch, long: LongWait): Pr
     s.reason = reason;
     w.attention(reason);
   };
+  // SUCCESS_MUST_MATCH_PATCH: a SUCCESSFUL for another amount or currency is held, flagged once per difference.
+  const differs = heldSuccessFlag(verb, w.paymentId, (reason) => {
+    s.flagged = s.flaggedLate = true;
+    flag(reason);
+  }, s.heldMismatch);
   const since = new Date(s.startedMs).toISOString();
   let wake = s.wake;
   let seen = calls.callbacks();
   for (; ; s.poll++) {
     if (historyIsLong()) {
       await condition(allHandlersFinished);
-      await long.continueAsNew({ ...s, wake: wake || calls.callbacks() > seen, runs: s.runs + 1 });
+      const heldMismatch = differs.held();
+      await long.continueAsNew({ ...s, wake: wake || calls.callbacks() > seen, runs: s.runs + 1, ...(heldMismatch !== undefined ? { heldMismatch } : {}) });
     }
     if (!wake) await condition(() => calls.callbacks() > seen, longWaitPollDelayMs(s.poll, Date.now() - s.startedMs));
     wake = false;
     seen = calls.callbacks();
     let last = await ask();
-    const final = finalOf(last);
+    const final = finalUnlessDiffers(last, differs.hold);
     if (final) return final;
-    if (last?.status === 'pending') s.acknowledged = true;
+    if (last?.status === 'pending' || last?.status === 'succeeded') s.acknowledged = true;
     if (last?.status === 'unknown') {
       const acknowledgedBefore = s.acknowledged;
       const again = await submit(true);
@@ -74,7 +80,7 @@ export async function followPartnerLongWait(w: PartnerWatch, long: LongWait): Pr
         // As awaitPartnerWord: once the last attempt's own budget has passed, ask once more.
         await sleep(RAIL_CALL_TIMEOUT_MS);
         const confirm = await ask();
-        const confirmed = finalOf(confirm);
+        const confirmed = finalUnlessDiffers(confirm, differs.hold);
         if (confirmed) return confirmed;
         if (confirm?.status === 'unknown') {
           return { kind: 'failed', failureClass: 'partner_unavailable', reason: `the partner confirmed it never received ${verb} ${w.paymentId} after the last submission ended` };

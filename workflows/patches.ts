@@ -17,7 +17,7 @@ import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
 import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
 import { PATCHES_AT_START_PATCH } from './patches-at-start';
 import { RAIL_TIMERS_FROM_CREATE_PATCH } from '../src/domain/sandbox-outcome';
-import { CHARGE_WAIT_CONTINUES_PATCH, PARTNER_WAIT_CONTINUES_PATCH, UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH } from '../src/domain/partner-wait';
+import { CHARGE_WAIT_CONTINUES_PATCH, PARTNER_WAIT_CONTINUES_PATCH, SUCCESS_MUST_MATCH_PATCH, UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH } from '../src/domain/partner-wait';
 
 /**
  * Every `patched()` id in the workflow code (test/unit/patch-registry.test.ts fails when one is
@@ -59,4 +59,5 @@ export const PATCH_IDS: readonly string[] = [
   FAILED_BATCH_WAIT_CONTINUES_PATCH,
   UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH,
   REVIEW_DECISION_REFUSED_PATCH,
+  SUCCESS_MUST_MATCH_PATCH,
 ];

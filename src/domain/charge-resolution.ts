@@ -129,8 +129,12 @@ export function partnerWordOnResolution(chargeId: string, as: 'succeeded' | 'fai
 }
 
 /** Why a live charge's resolution is refused while the partner, just asked, has no final answer (nothing changes). */
-export function resolutionRefusedNotFinal(chargeId: string, as: 'succeeded' | 'failed', last: 'pending' | 'unknown' | 'no_answer', at: string): string {
-  const said = last === 'pending' ? 'says PENDING' : last === 'unknown' ? 'says it does not know the reference (unknown)' : 'did not answer';
+export function resolutionRefusedNotFinal(chargeId: string, as: 'succeeded' | 'failed', last: 'pending' | 'unknown' | 'no_answer' | 'differs', at: string): string {
+  const said =
+    last === 'pending' ? 'says PENDING'
+    : last === 'unknown' ? 'says it does not know the reference (unknown)'
+    : last === 'differs' ? 'says SUCCESSFUL for another amount or currency than the charge\'s (that ends nothing until its record agrees)'
+    : 'did not answer';
   return (
     `charge ${chargeId}: the partner, asked at ${at}, ${said}: only its final answer ends a live charge, so the resolution as ${as} was refused and nothing changed. ` +
     `The charge stays awaiting its answer (NeedsAttention) and the engine keeps asking; it ends as the partner says`

@@ -63,7 +63,29 @@ export interface PartnerWaitCarry {
   /** A charge: its deadline (expires_at) came and the partner, asked there, had no final answer (CHARGE_WAIT_CONTINUES_PATCH). */
   pastDeadline?: boolean;
   /** A charge: what the partner said when it had no final answer at the deadline. */
-  lastAtDeadline?: 'pending' | 'unknown' | 'no_answer';
+  lastAtDeadline?: 'pending' | 'unknown' | 'no_answer' | 'differs';
+  /** The difference of the partner's SUCCESSFUL from ours that the wait holds (SUCCESS_MUST_MATCH_PATCH): flagged once. */
+  heldMismatch?: string;
+}
+
+/**
+ * `patched()` id (issue 43: "an in-time SUCCESSFUL for a different amount is not gated"): in a wait
+ * that only the partner's word ends (a live charge's, a payout's or a settlement batch's), a
+ * SUCCESSFUL whose amount or currency is not the payment's own is not the word that ends it. The
+ * payment stays as it is (the charge awaiting its answer, the payout's or batch's money reserved),
+ * flagged NeedsAttention with the difference, and the engine keeps asking: it ends on a SUCCESSFUL
+ * that agrees (the partner corrected its record) or on a FAILED. The database's gate refuses the
+ * end too (migration 20261215000075). Runs from before ended `succeeded` on it, then opened a
+ * payment review naming the difference; they replay so.
+ */
+export const SUCCESS_MUST_MATCH_PATCH = 'success-must-match';
+
+/** Why a payment whose partner said SUCCESSFUL for another amount or currency stays open (SUCCESS_MUST_MATCH_PATCH). */
+export function heldSuccessReason(verb: string, paymentId: string, mismatch: string): string {
+  return (
+    `${mismatch}, for ${verb} ${paymentId}: the payment does not end on a SUCCESSFUL that disagrees with it, and the money stays where it is. ` +
+    `Ask the partner to correct its record; the engine keeps asking and ends the payment on a SUCCESSFUL that agrees, or on a FAILED`
+  );
 }
 
 /**

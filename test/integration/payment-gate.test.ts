@@ -8,7 +8,9 @@ import { passGate, PaymentGateRefusedError, StaleStatusError } from '../../src/p
 import { PayoutTransitionRefusedError, writePayoutTransition } from '../../src/persistence/payouts/payout-store';
 import { restartPayment } from '../../src/services/restart-payment';
 import { importStatement } from '../../src/persistence/reconcile/statement-store';
+import { recordRailAnswer } from '../../src/persistence/partner/rail-answer-store';
 import { Charge } from '../../src/persistence/entities';
+import { SA } from '../../src/domain/search-attributes';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, PAYMENT_QUEUES } from '../support/harness';
 import { waitFor } from '../workflows/support/wait-for';
@@ -153,6 +155,49 @@ describe('the status gate', () => {
     expect(refused).toMatch(/live payout .* succeeded -> reversed refused: a live payment that reached the partner is reversed only through the partner/);
     expect(await statusOf('payouts', payout.id)).toBe('pending');
     await h.temporal.client.workflow.getHandle(payout.id).terminate('test cleanup: PENDING forever');
+  });
+
+  test("a SUCCESSFUL for another amount or currency does not support a live end (migration 20261215000075); the partner's corrected answer is recorded beside it, and then it does", async () => {
+    const m = await h.merchant({ verified: true });
+    await fundMerchant(h, m.id, 100_000, 'GHS', 'live');
+    const payout = await livePayout(m, '0004');
+    await waitFor(async () => (await answersOf(payout.id)).some((a) => a.outcome === 'acknowledged'), 15_000);
+    const end = (answers: Array<{ amount: number; currency: string }>) =>
+      h.orm.em
+        .fork()
+        .transactional(async (em) => {
+          for (const { amount, currency } of answers) {
+            expect(await recordRailAnswer(em, { paymentId: payout.id, source: 'status', outcome: 'succeeded', partnerStatus: 'SUCCESSFUL', amount, currency, partnerTransactionId: 'ft-amount' })).toMatch(/^[0-9]+$/);
+          }
+          await passGate(em, { kind: 'payout', id: payout.id, from: 'pending', to: 'succeeded' });
+          const rows = await em.execute<Array<{ amount: string; currency: string }>>(`select amount::text as amount, currency from rail_answers where payment_id = ? and outcome = 'succeeded' order by id`, [payout.id]);
+          throw new Error(`rollback ${rows.map((r) => `${r.amount} ${r.currency}`).join(', ')}`);
+        })
+        .catch((error: Error) => error.message);
+    expect(await end([{ amount: 19_999, currency: 'GHS' }])).toMatch(/live payout .* pending -> succeeded refused: the partner's SUCCESSFUL is for another amount or currency than 20000 GHS; the payment stays pending/);
+    expect(await end([{ amount: 20_000, currency: 'NGN' }])).toMatch(/for another amount or currency than 20000 GHS/);
+    // The same poll twice writes one row; the corrected answer is a row of its own, and the end passes.
+    expect(await end([{ amount: 19_999, currency: 'GHS' }, { amount: 19_999, currency: 'GHS' }, { amount: 20_000, currency: 'GHS' }])).toBe('rollback 19999 GHS, 20000 GHS');
+    expect(await statusOf('payouts', payout.id)).toBe('pending');
+    await h.temporal.client.workflow.getHandle(payout.id).terminate('test cleanup: PENDING forever');
+  });
+
+  test("end to end: the partner's SUCCESSFUL for one minor unit less (fake 0015) leaves the live payout pending, its reservation kept, flagged with the difference", async () => {
+    const m = await h.merchant({ verified: true });
+    await fundMerchant(h, m.id, 100_000, 'GHS', 'live');
+    const payout = await livePayout(m, '0015');
+    const succeeded = () => sql<{ amount: string; currency: string }>(`select amount::text as amount, currency from rail_answers where payment_id = ? and outcome = 'succeeded'`, [payout.id]);
+    await waitFor(async () => (await succeeded()).length > 0, 20_000);
+    expect(await succeeded()).toEqual([{ amount: '19999', currency: 'GHS' }]);
+    const handle = h.temporal.client.workflow.getHandle(payout.id);
+    // NeedsAttention with `waiting: partner rail`; the reason itself is the run's current details (the Temporal UI shows it).
+    const details = async () => (await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
+    await waitFor(async () => (await details()).includes("the partner's SUCCESSFUL says amount 19999 minor units, ours 20000"), 15_000);
+    expect((await handle.describe()).typedSearchAttributes.get(SA.NeedsAttention)).toBe(true);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect(await statusOf('payouts', payout.id)).toBe('pending');
+    expect((await balanceRows(h, m.id, 'GHS', 'live')).merchant_reserved).toBe(payout.total_debit);
+    await handle.terminate('test cleanup: the partner never corrects its record');
   });
 
   test('the sandbox is held to the marker only', async () => {

@@ -206,3 +206,29 @@ test('the partner does not know the reference: the same request is submitted aga
   // Submitted again after this charge's own poll got `unknown`, then polled again for `succeeded`.
   expect(h.rail.timeline.filter((c) => c.paymentId === r.draft.id).map((c) => c.kind)).toEqual(['submit', 'status', 'submit', 'status']);
 });
+
+test("a SUCCESSFUL for another amount than the charge's ends nothing (issue 43, patch success-must-match): awaiting_action and flagged with the difference, a resolution is refused saying so; the corrected SUCCESSFUL succeeds it, with no review", async () => {
+  const draft = await h.draft({ environment: 'live' });
+  let corrected = false;
+  const short = draft.amount - 1;
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(() =>
+    corrected
+      ? { status: 'succeeded', financialTransactionId: 'ft-short', amount: draft.amount, currency: draft.currency }
+      : { status: 'succeeded', financialTransactionId: 'ft-short', amount: short, currency: draft.currency, mismatch: `the partner's SUCCESSFUL says amount ${short} minor units, ours ${draft.amount}` },
+  );
+  const handle = await h.start(draft);
+  await h.env.sleep(2 * 60_000);
+  expect(h.store.transitionsOf(draft.id)).toEqual([]);
+  const attention: ChargeAttention = await handle.query(chargeAttentionQuery);
+  expect(attention).toMatchObject({ needsAttention: true, step: 'partner rail' });
+  expect(attention.reason).toContain(`the partner's SUCCESSFUL says amount ${short} minor units, ours ${draft.amount}, for request-to-pay ${draft.id}`);
+  await expect(handle.executeUpdate(resolveChargeUpdate, { args: [{ as: 'succeeded', operator: 'jane', reason: 'customer paid', evidence: 'ft-short' }] })).rejects.toMatchObject({
+    cause: { message: expect.stringMatching(/says SUCCESSFUL for another amount or currency than the charge's .*refused and nothing changed/) },
+  });
+  expect(h.store.transitionsOf(draft.id)).toEqual([]);
+
+  corrected = true;
+  await expect(h.settle(draft.id)).resolves.toMatchObject({ status: 'succeeded' });
+  expect(h.store.transitionsOf(draft.id).map((t) => t.to)).toEqual(['succeeded']);
+  await expect(h.env.client.workflow.getHandle(paymentReviewWorkflowId(draft.id)).describe()).rejects.toThrow(/not found/i);
+});

@@ -110,13 +110,26 @@ test('issue 43: unknown after the partner acknowledged the transfer is not final
   expect(Date.parse(transitions[0].at)).toBeGreaterThanOrEqual(paidAtMs);
 });
 
-// Last in the file: this file's worker has none of the review's activities, so the review this test
-// starts retries its first one whenever time skips; placed before the day-long waits above it made
-// 440 attempts and took most of the file's time (terminating it instead hung the next day-long wait on a loaded machine).
-test("a SUCCESSFUL for another amount than ours: the payout succeeds (the money moved) and a payment review names the difference", async () => {
-  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-odd', amount: 19_999, currency: 'GHS', mismatch: "the partner's SUCCESSFUL says amount 19999 minor units, ours 20000" }]);
-  const r = await runLive();
-  expect(r.transitions).toEqual([{ to: 'succeeded' }]);
-  const review = await h.env.client.workflow.getHandle(paymentReviewWorkflowId(r.record.id)).describe();
-  expect(review.type).toBe('paymentReviewWorkflow');
+test('issue 43: a SUCCESSFUL for another amount than ours ends nothing: the payout stays pending, its reservation kept, flagged with the difference; the corrected SUCCESSFUL pays it, with no review', async () => {
+  // Before the patch success-must-match the payout succeeded on it (19,999 paid, 20,000 debited from
+  // the merchant's reservation) and a payment review named the difference afterwards.
+  const record = await h.payout({ environment: 'live' });
+  const startedMs = await h.env.currentTimeMs();
+  const correctedAtMs = startedMs + 2 * 3600_000;
+  const odd = { status: 'succeeded' as const, financialTransactionId: 'ft-odd', amount: 19_999, currency: 'GHS', mismatch: "the partner's SUCCESSFUL says amount 19999 minor units, ours 20000" };
+  h.rail.partner({ kind: 'accepted' }, []).statusBy((now) => (now < correctedAtMs ? odd : { status: 'succeeded', financialTransactionId: 'ft-odd', amount: 20_000, currency: 'GHS' }));
+  await h.start(record);
+
+  await h.env.sleep(3600_000);
+  expect((await h.handle(record.id).describe()).status.name).toBe('RUNNING');
+  expect(h.store.transitionsOf(record.id)).toEqual([]);
+  expect((await h.searchAttributes(record.id)).get(SA.NeedsAttention)).toBe(true);
+  expect(await details(record.id)).toContain("the partner's SUCCESSFUL says amount 19999 minor units, ours 20000, for transfer");
+
+  const result = await h.handle(record.id).result();
+  expect(result).toMatchObject({ status: 'succeeded' });
+  const transitions = h.store.transitionsOf(record.id);
+  expect(transitions.map(({ to }) => to)).toEqual(['succeeded']);
+  expect(Date.parse(transitions[0].at)).toBeGreaterThanOrEqual(correctedAtMs);
+  await expect(h.env.client.workflow.getHandle(paymentReviewWorkflowId(record.id)).describe()).rejects.toThrow(/not found/i);
 });

@@ -19,6 +19,7 @@
  * | `0012` | SUCCESSFUL only after our deadline: at lateSuccessMs (collection) or latePayoutSuccessMs (disbursement, 10 min), one callback |
  * | `0013` | success; a second submission of the reference answers 400 `NOT_ALLOWED` (checked before de-duplication) |
  * | `0014` | no answer (PENDING forever, as `0004`); a second submission answers 400 `NOT_ALLOWED` (as `0013`) |
+ * | `0015` | SUCCESSFUL for one minor unit less than ours (the status, its callback and the statement line) |
  *
  * Every submission of a reference the fake already keeps answers 409 `RESOURCE_ALREADY_EXIST` and
  * changes nothing, whatever its party.
@@ -38,7 +39,8 @@ export type Behaviour =
   | 'statement_amount_plus_one'
   | 'late_success'
   | 'duplicate_refused'
-  | 'pending_duplicate_refused';
+  | 'pending_duplicate_refused'
+  | 'success_amount_minus_one';
 
 export const BEHAVIOUR_BY_SUFFIX: Readonly<Record<string, Behaviour>> = {
   '0001': 'refuse_later',
@@ -55,6 +57,7 @@ export const BEHAVIOUR_BY_SUFFIX: Readonly<Record<string, Behaviour>> = {
   '0012': 'late_success',
   '0013': 'duplicate_refused',
   '0014': 'pending_duplicate_refused',
+  '0015': 'success_amount_minus_one',
 };
 
 export function behaviourOf(partyId: string): Behaviour {
@@ -109,7 +112,7 @@ export function endingOf(behaviour: Behaviour, timing: Timing, product: 'collect
       return { final: { status: 'SUCCESSFUL' }, finalAfterMs: late, callbackDelaysMs: [late] };
     }
     default:
-      // success, error_once (on its retry), slow, statement_*, duplicate_refused, and refuse_now (never kept, never here)
+      // success, error_once (on its retry), slow, statement_*, duplicate_refused, success_amount_minus_one, and refuse_now (never kept, never here)
       return { final: { status: 'SUCCESSFUL' }, finalAfterMs: at, callbackDelaysMs: [at] };
   }
 }

@@ -3,6 +3,7 @@ import type { RailProduct } from '../partner-rail';
 import type { MomoSubmission, MomoTransaction } from '../momo-protocol';
 import { maskUrl } from './recording';
 import { endingOf, type Behaviour, type Timing } from './behaviours';
+import { formatMomoAmount, parseMomoAmount } from '../momo-amount';
 
 /** A transaction the fake partner keeps (a copy is what the fake's `transaction()` returns). */
 export interface FakeTransaction {
@@ -77,6 +78,11 @@ export class FakeTransactions {
       final.status === 'SUCCESSFUL'
         ? { ...transaction.state, status: 'SUCCESSFUL', financialTransactionId: transaction.state.financialTransactionId ?? financialTransactionId() }
         : { ...transaction.state, status: 'FAILED', reason: final.reason };
+    if (final.status === 'SUCCESSFUL' && transaction.behaviour === 'success_amount_minus_one') {
+      // `0015`: the partner's record of the money is one minor unit short of what was asked.
+      const minor = parseMomoAmount(transaction.state.amount, transaction.state.currency);
+      if (minor !== undefined) transaction.state = { ...transaction.state, amount: formatMomoAmount(minor - 1, transaction.state.currency) };
+    }
   }
 
   /** A copy, safe to compare before and after (the callback URL's token masked). */

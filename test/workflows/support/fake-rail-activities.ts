@@ -1,7 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../../../activities/types';
 import type { RailStepRequest } from '../../../src/domain/live-rail';
-import type { RailStatus } from '../../../src/rail/partner-rail';
 
 /** A call the fake rail saw, with the test server's time when it came (when a clock is set). */
 export type SeenCall = RailStepRequest & { atMs?: number };
@@ -39,7 +38,7 @@ export class FakeRail {
   }
 
   /** The status as a function of the test server's time (needs `clock`). */
-  statusBy(fn: (nowMs: number) => RailStatus): this {
+  statusBy(fn: (nowMs: number) => RailStatusAnswer): this {
     this.script.byTime = fn;
     return this;
   }
