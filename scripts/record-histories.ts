@@ -242,6 +242,29 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
     return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
   },
   'live-decides-resolve-refused-then-agreed': liveResolveRefusedThenAgreed,
+  // Issue 43 (patch 'success-must-match'): a SUCCESSFUL for another amount than the charge's is held
+  // (flagged; a resolution refused saying so), then the partner's corrected SUCCESSFUL succeeds it.
+  'live-amount-differs-then-corrected': async (h) => {
+    const draft = await h.draft({ environment: 'live' });
+    let corrected = false;
+    const short = draft.amount - 1;
+    h.rail.partner({ kind: 'accepted' }, []).statusBy(() =>
+      corrected
+        ? { status: 'succeeded', financialTransactionId: 'ft-recorded-short', amount: draft.amount, currency: draft.currency }
+        : { status: 'succeeded', financialTransactionId: 'ft-recorded-short', amount: short, currency: draft.currency, mismatch: `the partner's SUCCESSFUL says amount ${short} minor units, ours ${draft.amount}` },
+    );
+    const handle = await h.start(draft);
+    await h.env.sleep(2 * 60_000);
+    const request = { as: 'succeeded' as const, reason: 'recorded scenario', operator: 'ops:recorder', evidence: 'ft-recorded-short' };
+    const refused = await handle.executeUpdate(resolveChargeUpdate, { args: [request] }).then(
+      () => false,
+      () => true,
+    );
+    if (!refused) throw new Error('the resolution was not refused while the partner said SUCCESSFUL for another amount');
+    corrected = true;
+    await handle.result();
+    return { workflowType: 'chargeWorkflow', history: await handle.fetchHistory() };
+  },
   // Issue 43 (patch 'charge-wait-continues-as-new'): a live charge PENDING past expires_at until its
   // wait continues as new; the second run (its input's `resume`) is recorded: a resolution refused
   // while PENDING, then agreed after SUCCESSFUL. The first run (about 2,000 events) is not kept.

@@ -108,6 +108,16 @@ const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
     h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'unknown' }, { status: 'unknown' }, { status: 'succeeded', financialTransactionId: 'ft-recorded-ack' }]);
     return run(h, { environment: 'live' });
   },
+  // Issue 43 (patch 'success-must-match'): a SUCCESSFUL for another amount is held (flagged, the money
+  // reserved), asked on; the partner's corrected SUCCESSFUL pays it.
+  'live-amount-differs-then-corrected': async (h) => {
+    const record = await h.payout({ environment: 'live' });
+    const odd = { status: 'succeeded' as const, financialTransactionId: 'ft-recorded-odd', amount: record.amount - 1, currency: record.currency, mismatch: `the partner's SUCCESSFUL says amount ${record.amount - 1} minor units, ours ${record.amount}` };
+    h.rail.partner({ kind: 'accepted' }, [odd, odd, { status: 'succeeded', financialTransactionId: 'ft-recorded-odd', amount: record.amount, currency: record.currency }]);
+    const handle = await h.start(record);
+    await handle.result();
+    return handle.fetchHistory();
+  },
   // Sandbox `indeterminate` as live: pending and flagged until the partner's late answer (paid).
   'indeterminate-late-answer': (h) => run(h, { sandboxOutcome: 'indeterminate' }),
   'review-rejected': (h) => reviewed(h, 'reject'),
