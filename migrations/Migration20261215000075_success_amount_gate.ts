@@ -9,7 +9,8 @@ import { Migration } from '@mikro-orm/migrations';
  * record agrees (workflows/partner-answer.ts, patch success-must-match).
  *
  * So that a corrected answer can be recorded beside the one it corrects, `rail_answers` keeps one
- * row per (payment, outcome, source, amount, currency) instead of per (payment, outcome, source).
+ * row per (payment, outcome, source, amount, currency) instead of per (payment, outcome, source)
+ * (an expression index: a missing amount or currency counts as one value, on any PostgreSQL version).
  *
  * Frozen once landed.
  */
@@ -18,7 +19,7 @@ export class Migration20261215000075_success_amount_gate extends Migration {
 
   override up(): void {
     this.addSql(`drop index rail_answers_once`);
-    this.addSql(`create unique index rail_answers_once on rail_answers (payment_id, outcome, source, amount, currency) nulls not distinct`);
+    this.addSql(`create unique index rail_answers_once on rail_answers (payment_id, outcome, source, (coalesce(amount, -1)), (coalesce(currency, '')))`);
     this.addSql(`create or replace function payment_status_gate() returns trigger language plpgsql as $$
       declare
         kind text := tg_argv[0];

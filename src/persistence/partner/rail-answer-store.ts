@@ -32,7 +32,7 @@ export async function recordRailAnswer(em: Pick<EntityManager, 'execute'>, answe
     `with made as (
        insert into rail_answers (payment_id, product, reference_id, source, outcome, partner_status, amount, currency, partner_transaction_id, reason)
        select r.payment_id, r.product, r.reference_id, ?, ?, ?, ?, ?, ?, ? from rail_references r where r.payment_id = ?
-       on conflict (payment_id, outcome, source, amount, currency) do nothing returning id::text as id)
+       on conflict (payment_id, outcome, source, (coalesce(amount, -1)), (coalesce(currency, ''))) do nothing returning id::text as id)
      select id from made union all
      select id::text from rail_answers where payment_id = ? and outcome = ? and source = ? and amount is not distinct from ?::bigint and currency is not distinct from ?::text`,
     [
