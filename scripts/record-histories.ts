@@ -16,7 +16,7 @@ import { deliveryInput, failed, FakeWebhookReceiver, succeeded, type Script } fr
 import { newId, randomBase62 } from '../src/support/new-id';
 import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
 import { webhookTaskQueueFor } from '../src/temporal/task-queues';
-import { workflowBundle } from '../workers/create-worker';
+import { workflowBundle } from '../workers/workflow-bundle';
 import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows/webhook-delivery';
 import { ApplicationFailure } from '@temporalio/common';
 import { advanceSignal, chargeAttentionQuery, checkoutDecisionSignal, nextTimerQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';

@@ -18,7 +18,7 @@ import { webhookTaskQueueFor } from '../src/temporal/task-queues';
 import { testServerPath } from '../test/support/binaries';
 import { declareSearchAttributes } from '../test/workflows/support/charge-env';
 import { FakeNotificationSender, notificationInput, sendFailed, sent, skippedNotification, type NotificationStep } from '../test/workflows/support/fake-notification-activities';
-import { installRuntime, workflowBundle } from '../workers/create-worker';
+import { installRuntime, workflowBundle } from '../workers/workflow-bundle';
 import type { notificationWorkflow } from '../workflows/notification';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 

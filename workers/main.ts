@@ -24,7 +24,8 @@ import { startNotificationRelay } from '../src/notifications/notification-relay'
 import { sealSettlementAccounts } from '../src/services/reseal-secrets';
 import { loadPartnerConfig } from '../src/rail/partner-config';
 import { MomoPartnerRail } from '../src/rail/momo-adapter';
-import { createPaymentsWorker, installRuntime } from './create-worker';
+import { createPaymentsWorker } from './create-worker';
+import { installRuntime } from './workflow-bundle';
 
 /**
  * Worker process entry point: the payments worker (a Worker per task queue: `<TEMPORAL_TASK_QUEUE>-sandbox`,

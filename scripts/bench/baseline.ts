@@ -2,7 +2,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { randomBase62 } from '../../src/support/new-id';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { installRuntime } from '../../workers/create-worker';
+import { installRuntime } from '../../workers/workflow-bundle';
 import type { BenchInfra } from './infra';
 import { runPhase, type PhaseResult } from './load';
 import { benchActivities } from './activities';

@@ -26,7 +26,7 @@ import { Pool } from 'undici';
 import { PENDING_TIMEOUT_MS } from '../../src/domain/sandbox-outcome';
 import { decidePayout } from '../../src/services/decide-payout';
 import { randomBase62 } from '../../src/support/new-id';
-import { installRuntime } from '../../workers/create-worker';
+import { installRuntime } from '../../workers/workflow-bundle';
 import { chargeBody, newMerchantKey } from './charges';
 import { checkNothingLost, openCharges, openPayouts } from './inflight-checks';
 import { startProbe } from './inflight-probe';

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { freePort } from '../../src/support/free-port';
-import { installRuntime } from '../../workers/create-worker';
+import { installRuntime } from '../../workers/workflow-bundle';
 import { createBareWorker, runBaselinePhase, type BaselineKind } from './baseline';
 import { newMerchantKey, runChargePhase } from './charges';
 import { detectCompletionMode } from './completion';

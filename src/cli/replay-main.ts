@@ -7,7 +7,7 @@ import { requireProductionSettings, temporalAddressOf } from '../runtime/product
 import { payloadCodecFor } from '../runtime/secrets-key';
 import { connectTemporal } from '../temporal/connection';
 import { codecDataConverter } from '../temporal/payload-codec';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import * as workflows from '../../workflows';
 import { PATCH_IDS } from '../../workflows/patches';
 

@@ -19,7 +19,8 @@ import { codecDataConverter, createPayloadCodec } from '../temporal/payload-code
 import { declareSearchAttributes } from '../temporal/test-server-attributes';
 import { startOutboxRelay } from '../webhooks/outbox-relay';
 import type { FakePartner } from '../rail/fake-partner';
-import { createPaymentsWorker, installRuntime } from '../../workers/create-worker';
+import { createPaymentsWorker } from '../../workers/create-worker';
+import { installRuntime } from '../../workers/workflow-bundle';
 import { createActivityHooks, type ActivityHooks } from './activity-hooks';
 import { startListeners } from './listeners';
 import { busyNow, waitUntilQuiet, type QuietDeps } from './quiet';

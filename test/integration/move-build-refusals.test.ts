@@ -1,5 +1,5 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { startHarness, type Harness } from '../support/harness';
 import { execCli, cliEnv } from '../support/run-cli';
 import { until } from '../support/webhook-fixtures';

@@ -5,7 +5,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal as proto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { testPayloadCodec } from '../support/payload-codec';
 import { SA } from '../../src/domain/search-attributes';
 import { setPayoutReviewThreshold } from '../../src/persistence/merchants/merchant-settings-store';

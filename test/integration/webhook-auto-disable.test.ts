@@ -20,7 +20,7 @@ import { newId, randomBase62 } from '../../src/support/new-id';
 import { createSecretBox, parseSecretsKey } from '../../src/support/secret-box';
 import { relayOnce } from '../../src/webhooks/outbox-relay';
 import { policyAgents } from '../../src/webhooks/policy-agents';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import { testServerPath } from '../support/binaries';
 import { testWebhookConfig } from '../support/harness';
 import { startTestReceiver, type TestReceiver } from '../support/webhook-receiver';

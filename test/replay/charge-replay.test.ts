@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
 import { decodedJson, testPayloadCodec } from '../support/payload-codec';

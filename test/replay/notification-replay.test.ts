@@ -7,7 +7,7 @@ import { Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { SendNotificationOutcome } from '../../activities/notification-types';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import type { NotificationInput } from '../../workflows/notification';
 import { testPayloadCodec } from '../support/payload-codec';
 import { replayBatch } from '../support/replay-batch';

@@ -7,7 +7,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { randomBase62 } from '../../src/support/new-id';
 import { chargeStartOperation } from '../../src/temporal/charge-start';
 import { taskQueueFor } from '../../src/temporal/task-queues';
-import { installRuntime } from '../../workers/create-worker';
+import { installRuntime } from '../../workers/workflow-bundle';
 import { ACCEPT_UPDATE_ID, acceptChargeUpdate } from '../../workflows/messages';
 import { startChargeTestEnv } from '../workflows/support/charge-env';
 import { APPLY_BEFORE_COMPLETION_TIMER } from './fixtures/patched-charge-workflow';

@@ -6,7 +6,7 @@ import { Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { RefundStart } from '../../src/domain/refund';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import { testPayloadCodec } from '../support/payload-codec';
 import { replayBatch } from '../support/replay-batch';
 

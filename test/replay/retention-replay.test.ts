@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { LogLevel } from '@temporalio/worker';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import { replayBatch } from '../support/replay-batch';
 
 // Every recorded retentionWorkflow history (scripts/record-retention-histories.ts) must replay

@@ -7,7 +7,7 @@ import { Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { SettlementStart } from '../../src/domain/settlement-start';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import { testPayloadCodec } from '../support/payload-codec';
 import { FAKE_ACCOUNT_NUMBER } from '../workflows/support/settlement-env';
 import { replayBatch } from '../support/replay-batch';

@@ -5,7 +5,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { codecDataConverter } from '../../src/temporal/payload-codec';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import { testPayloadCodec } from '../support/payload-codec';
 import type { SettlementRunInput } from '../../src/domain/settlement-run';
 import { replayBatch } from '../support/replay-batch';

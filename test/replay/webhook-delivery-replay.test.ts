@@ -6,7 +6,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { DeliverWebhookInput, DeliverWebhookOutcome } from '../../activities/types';
-import { installRuntime, workflowBundle } from '../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../workers/workflow-bundle';
 import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../../workflows/webhook-delivery';
 
 // The recorded webhook delivery (scripts/record-histories.ts, scenario retry-then-success) must replay

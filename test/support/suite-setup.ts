@@ -3,14 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { build } from 'esbuild';
-import { writeWorkflowBundle } from '../../workers/create-worker';
+import { writeWorkflowBundle } from '../../workers/workflow-bundle';
 import { onSuiteEnd } from './suite-stops';
 
 /**
  * What every project's global setup needs, done once per run (a second global setup in the same run
  * finds it done):
  * - the workflow code, bundled once and handed to every jest worker and every worker child through
- *   WORKFLOW_BUNDLE_PATH (workers/create-worker.ts): webpack takes seconds of CPU in each process
+ *   WORKFLOW_BUNDLE_PATH (workers/workflow-bundle.ts): webpack takes seconds of CPU in each process
  *   that bundles, and jest gives each test file a fresh module registry;
  * - TEST_SECRETS_KEY, the key that seals webhook signing secrets and encrypts payloads, shared by the
  *   in-process API, worker children and the replay tests' codec.
@@ -59,7 +59,7 @@ export async function bundleCli(): Promise<string> {
  * The worker's entry (workers/main.ts) bundled the same way, for the tests that start the worker as a
  * process (test/support/worker-child.ts): each child then loads one file instead of tsx compiling and
  * resolving a few hundred modules. The file sits in `.cache/` itself, not a folder below it: the worker
- * finds its workflow code by `require.resolve('../workflows')` (workers/create-worker.ts), which must
+ * finds its workflow code by `require.resolve('../workflows')` (workers/workflow-bundle.ts), which must
  * resolve from the bundle's folder to the project's `workflows/` as it does from `workers/`.
  */
 export async function bundleWorker(): Promise<string> {

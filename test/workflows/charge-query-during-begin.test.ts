@@ -1,7 +1,7 @@
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
 import { SANDBOX_ADVANCE_PATCH } from '../../workflows/charge-timers';
 import { advanceSignal, nextTimerQuery } from '../../workflows/messages';

@@ -1,6 +1,6 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { ApplicationFailure } from '@temporalio/common';
 import { CHARGE_INPUT_REFUSED, NO_LIVE_SIMULATOR_PATCH, TRUST_ONLY_THE_DATABASE_PATCH } from '../../src/domain/charge-start';
 import { chargeSearchAttributePairs } from '../../src/domain/search-attributes';

@@ -2,7 +2,7 @@ import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { payoutStartOptions } from '../../src/temporal/payout-start';
 import { taskQueueFor } from '../../src/temporal/task-queues';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { payoutStateQuery } from '../../workflows/payout-messages';
 import type { PayoutOptions } from './support/payout-env';
 import { startPayoutTestEnv, type PayoutTestEnv } from './support/payout-env';

@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import type { RefundRecord } from '../../src/domain/refund';
 import { refundStartOptions } from '../../src/temporal/refund-start';
 import { taskQueueFor } from '../../src/temporal/task-queues';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { refundStateQuery } from '../../workflows/refund';
 import { queriedBeforeItsWorker } from './support/query-before-worker';
 import { startRefundTestEnv, type RefundTestEnv } from './support/refund-env';

@@ -5,7 +5,7 @@ import { SETTLEMENT_WORKFLOW_TYPE, type SettlementStart } from '../../src/domain
 import { settlementStartSearchAttributePairs } from '../../src/domain/settlement-search-attributes';
 import { newId } from '../../src/support/new-id';
 import { taskQueueFor } from '../../src/temporal/task-queues';
-import { workflowBundle } from '../../workers/create-worker';
+import { workflowBundle } from '../../workers/workflow-bundle';
 import { settlementStateQuery } from '../../workflows/settlement';
 import { queriedBeforeItsWorker } from './support/query-before-worker';
 import { startSettlementTestEnv, type SettlementTestEnv } from './support/settlement-env';

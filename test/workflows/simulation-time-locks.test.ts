@@ -3,7 +3,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { timeLockReleaser } from '../../src/simulation/time-locks';
 import { randomBase62 } from '../../src/support/new-id';
-import { installRuntime } from '../../workers/create-worker';
+import { installRuntime } from '../../workers/workflow-bundle';
 import { testServerPath } from '../support/binaries';
 import { finishSignal } from './support/abandoned-child-workflows';
 

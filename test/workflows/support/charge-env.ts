@@ -12,7 +12,7 @@ import { WorkerGroup } from '../../../workers/worker-group';
 import { declareSearchAttributes } from '../../../src/temporal/test-server-attributes';
 import { buildChargeDraft } from '../../../src/services/charge-draft';
 import { newId, randomBase62 } from '../../../src/support/new-id';
-import { installRuntime, workflowBundle } from '../../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../../workers/workflow-bundle';
 import type { chargeWorkflow } from '../../../workflows/charge';
 import type { chargeReversalWorkflow } from '../../../workflows/charge-reversal';
 import { ACCEPT_UPDATE_ID, acceptChargeUpdate, type ChargeAcceptance } from '../../../workflows/messages';

@@ -5,7 +5,7 @@ import type { ChargeDraft } from '../../../src/domain/charge';
 import { randomBase62 } from '../../../src/support/new-id';
 import { chargeStartOptions } from '../../../src/temporal/charge-start';
 import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
-import { workflowBundle } from '../../../workers/create-worker';
+import { workflowBundle } from '../../../workers/workflow-bundle';
 import type { chargeWorkflow } from '../../../workflows/charge';
 import { chargeStateQuery } from '../../../workflows/messages';
 import type { ChargeTestEnv } from './charge-env';

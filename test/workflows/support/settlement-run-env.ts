@@ -7,7 +7,7 @@ import type { SettlementStart } from '../../../src/domain/settlement-start';
 import { randomBase62 } from '../../../src/support/new-id';
 import { settlementRunStartOptions } from '../../../src/temporal/settlement-run-start';
 import { deploymentTaskQueues } from '../../../src/temporal/task-queues';
-import { installRuntime } from '../../../workers/create-worker';
+import { installRuntime } from '../../../workers/workflow-bundle';
 import { WorkerGroup } from '../../../workers/worker-group';
 import type { settlementRunWorkflow } from '../../../workflows/settlement-run';
 import { declareSearchAttributes } from './charge-env';

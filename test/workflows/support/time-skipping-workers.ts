@@ -2,7 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type LogLevel } from '@temporalio/worker';
 import { randomBase62 } from '../../../src/support/new-id';
 import { deploymentTaskQueues, webhookTaskQueueFor } from '../../../src/temporal/task-queues';
-import { installRuntime, workflowBundle } from '../../../workers/create-worker';
+import { installRuntime, workflowBundle } from '../../../workers/workflow-bundle';
 import { WorkerGroup } from '../../../workers/worker-group';
 import { declareSearchAttributes } from './charge-env';
 import { auditLog } from './fake-audit';
