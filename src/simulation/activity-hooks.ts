@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 /**
  * The simulation's hooks into the worker's real activities (createPaymentsWorker's `wrapActivities`):
  * `failActivity` makes the next N calls of an activity fail with a retryable error before they run
- * (the activity's retry policy takes it from there), and `afterActivity` runs a function on an
+ * (the activity's retry policy takes it from there), or, `after` them, once they ran: the side effect
+ * committed and its answer lost, Temporal's road to a repeated effect; and `afterActivity` runs a function on an
  * activity's result (what an injected defect uses: src/simulation/defects.ts). An activity without a
  * failure due or a hook runs untouched.
  */
@@ -14,8 +15,8 @@ type After = (result: unknown, args: unknown[]) => unknown;
 export interface ActivityHooks {
   /** For createPaymentsWorker's `wrapActivities`. */
   wrap<T extends object>(activities: T): T;
-  /** The next `times` calls of `name` fail (replacing what was due: 0 cancels). */
-  failActivity(name: string, times: number): void;
+  /** The next `times` calls of `name` fail (replacing what was due: 0 cancels); `when: 'after'`: each once it ran (its answer lost). */
+  failActivity(name: string, times: number, when?: 'before' | 'after'): void;
   /** Replaces the activity's result by what `fn` answers (it may throw); returns a function that removes the hook. */
   afterActivity(name: string, fn: After): () => void;
   /** Failures still due, by activity (for a clear message when one never ran). */
@@ -26,6 +27,7 @@ export interface ActivityHooks {
 
 export function createActivityHooks(): ActivityHooks {
   const failures = new Map<string, number>();
+  const lost = new Map<string, number>();
   const after = new Map<string, After>();
   const running = new Map<string, number>();
   return {
@@ -42,7 +44,13 @@ export function createActivityHooks(): ActivityHooks {
           try {
             const result = await fn(...args);
             const hook = after.get(name);
-            return hook ? await hook(result, args) : result;
+            const answer = hook ? await hook(result, args) : result;
+            const toLose = lost.get(name) ?? 0;
+            if (toLose > 0) {
+              lost.set(name, toLose - 1);
+              throw ApplicationFailure.retryable(`simulated loss of ${name}'s answer after it ran (${toLose - 1} more to come)`, 'SimulatedLostAnswer');
+            }
+            return answer;
           } finally {
             running.set(name, running.get(name)! - 1);
           }
@@ -50,8 +58,8 @@ export function createActivityHooks(): ActivityHooks {
       }
       return wrapped as T;
     },
-    failActivity(name, times) {
-      failures.set(name, Math.max(0, times));
+    failActivity(name, times, when = 'before') {
+      (when === 'after' ? lost : failures).set(name, Math.max(0, times));
     },
     afterActivity(name, fn) {
       after.set(name, fn);
@@ -63,7 +71,7 @@ export function createActivityHooks(): ActivityHooks {
       return Object.fromEntries([...running].filter(([, n]) => n > 0));
     },
     pendingFailures() {
-      return Object.fromEntries([...failures].filter(([, n]) => n > 0));
+      return Object.fromEntries([...failures, ...[...lost].map(([name, n]) => [`${name} (answer lost)`, n] as const)].filter(([, n]) => n > 0));
     },
   };
 }

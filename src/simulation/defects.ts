@@ -16,9 +16,9 @@ import type { ActivityHooks } from './activity-hooks';
  * simulator reports an injected defect with a shrunk reproduction). Never used outside the simulator
  * and its tests.
  */
-export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success';
+export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success' | 'late-return-refusal-final';
 
-export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success'];
+export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success', 'late-return-refusal-final'];
 
 /** What a defect needs from the engine: the activity hooks of its worker, the run's ORM, the fake partner (partner-pays-twice). */
 export interface DefectTarget {
@@ -124,6 +124,22 @@ export function injectRetryAfterLateSuccess(target: DefectTarget): () => void {
   });
 }
 
+/**
+ * Issue 43, finding 2, as 83c79c5 had it: a late return's submission refused on a retry (the first
+ * attempt's answer lost, and a partner that validates before it de-duplicates: `0013`) was taken as
+ * final without asking the partner: the return recorded failed and the operator told to send it by
+ * hand, while the partner pays the first copy. Today's submitLateReturn checks such a refusal against
+ * the partner's status and answers `duplicate`; the defect turns that answer back into the refusal.
+ * Answers a function that removes the defect.
+ */
+export function injectLateReturnRefusalFinal(target: DefectTarget): () => void {
+  return target.hooks.afterActivity('submitLateReturn', async (result) => {
+    if ((result as { kind?: string } | null)?.kind !== 'duplicate' || Context.current().info.attempt < 2) return result;
+    const refused: RailSubmitResult = { kind: 'refused', reason: 'NOT_ALLOWED', failureClass: 'declined' };
+    return refused;
+  });
+}
+
 /** Installs a defect by name; answers its remover. */
 export function injectDefect(name: DefectName, target: DefectTarget): () => void {
   switch (name) {
@@ -135,6 +151,8 @@ export function injectDefect(name: DefectName, target: DefectTarget): () => void
       return injectSkippedPosting(target);
     case 'partner-pays-twice':
       return injectPartnerPaysTwice(target);
+    case 'late-return-refusal-final':
+      return injectLateReturnRefusalFinal(target);
   }
 }
 

@@ -313,7 +313,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
           await Promise.allSettled(Array.from({ length: OBSERVER_POOL }, () => observer.em.getConnection().execute('select 1')));
         }
       },
-      failActivity: (name, times) => hooks.failActivity(name, times),
+      failActivity: (name, times, when) => hooks.failActivity(name, times, when),
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
       partner: { setBehaviour: (b) => partner.setBehaviour(b), behaviour: () => partner.behaviour(), settle: (product, referenceId, final) => partner.fake.settle(product, referenceId, final), statement: (day, breaks) => partner.statement(day, breaks), records: () => ({ collection: partner.fake.transactions('collection'), disbursement: partner.fake.transactions('disbursement') }) },
       settle: () => guarded(async () => {

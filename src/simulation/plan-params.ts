@@ -42,7 +42,15 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   late_return_refused: 0,
   settlement_retry_late: 0,
   unanswered_payout_jump: 0,
+  partner_pays_late: 0,
 };
+
+/**
+ * Step kinds only hand-written plans have (never drawn, nor inserted as a money path):
+ * `partner_pays_late` needs a live charge the partner refused, which drawn plans make only by a
+ * payer's phone ending 0001 (test/system/simulation-money-defects.test.ts, finding 2).
+ */
+export const HAND_WRITTEN_ONLY: readonly StepKind[] = ['partner_pays_late'];
 
 /**
  * The steps of issue 43's money paths, inserted between the drawn steps from a stream of their own

@@ -126,7 +126,8 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
     case 'unanswered_payout_jump':
     case 'reset_run':
     case 'late_return_refused':
-      // Weight 0 (plan-params.ts): only moneyPath inserts these; never drawn here.
+    case 'partner_pays_late':
+      // Weight 0 (plan-params.ts): only moneyPath (or a hand-written plan) inserts these; never drawn here.
       return { need: 'time_jump' };
   }
 }

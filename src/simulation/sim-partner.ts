@@ -26,10 +26,10 @@ import { realNow } from './sim-clock';
  * outcome does not depend on how fast the machine is.
  */
 
-/** `duplicate_refused`: the fake's `0013` (a second submission of a reference answers 400 before it de-duplicates); `pending_duplicate_refused`: `0014` (that, and no answer). */
-export type PartnerBehaviour = 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused';
+/** `duplicate_refused`: the fake's `0013` (a second submission of a reference answers 400 before it de-duplicates); `pending_duplicate_refused`: `0014` (that, and no answer); `refuse`: `0001` (FAILED after acceptance; hand-written plans only). */
+export type PartnerBehaviour = 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused' | 'refuse';
 
-const SUFFIX: Record<Exclude<PartnerBehaviour, 'normal'>, string> = { late: '0004', twice: '0005', never: '0004', duplicate_refused: '0013', pending_duplicate_refused: '0014' };
+const SUFFIX: Record<Exclude<PartnerBehaviour, 'normal'>, string> = { late: '0004', twice: '0005', never: '0004', duplicate_refused: '0013', pending_duplicate_refused: '0014', refuse: '0001' };
 
 /** The fake's approval delay (real ms). */
 export const APPROVE_AFTER_MS = 300;

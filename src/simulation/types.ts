@@ -54,7 +54,8 @@ export type StepKind =
   | 'reset_run'
   | 'late_return_refused'
   | 'settlement_retry_late'
-  | 'unanswered_payout_jump';
+  | 'unanswered_payout_jump'
+  | 'partner_pays_late';
 
 /** A reference to the n-th object of a kind created by the plan's earlier steps (0-based, in plan order). */
 export interface Ref {
@@ -150,7 +151,8 @@ export interface SimContext {
   /** Terminates every server session of the run's database (pg_terminate_backend): pools reconnect. */
   cutDbConnections(): Promise<void>;
   /** The next `times` attempts of the activity named `activity` fail (a retryable error), then it runs again. */
-  failActivity(activity: string, times: number): void;
+  /** `when: 'after'`: the calls run, then their answers are lost (a retryable failure once the side effect committed). */
+  failActivity(activity: string, times: number, when?: 'before' | 'after'): void;
   /** The in-process webhook receivers: a URL per receiver, and its failure mode from now on. */
   receivers: {
     url(index: number): string;
@@ -166,9 +168,9 @@ export interface SimContext {
   /** The fake partner in this process: its behaviour for the next live payments, and its statement. */
   partner: {
     /** `late`: answers after a delay; `twice`: two callbacks; `never`: no answer; `normal`. */
-    setBehaviour(behaviour: 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused'): void;
+    setBehaviour(behaviour: 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused' | 'refuse'): void;
     /** The behaviour the next references get (optional: issue 43's steps that play one for a step only). */
-    behaviour?(): 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused';
+    behaviour?(): 'normal' | 'late' | 'twice' | 'never' | 'duplicate_refused' | 'pending_duplicate_refused' | 'refuse';
     /** The partner ends a reference it keeps now, as its own books say (optional: a late SUCCESSFUL); false when it keeps none. */
     settle?(product: 'collection' | 'disbursement', referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }): boolean;
     /** The partner's statement of a day (what `reconcile` imports), with `breaks` lines changed. */

@@ -83,9 +83,32 @@ export const LIVE_STEPS_PLAN: Plan = {
   ],
 };
 
+/**
+ * Finding 2: the partner refuses a live charge (FAILED: `refuse`, its fake `0001`), then pays it after all
+ * (partner_pays_late: its record corrected, the review opened records the late money); the return of
+ * that money is submitted with its first answer lost (fail_activity after it ran) to a partner that
+ * refuses copies with a 400 (0013): the retry's refusal, taken as final, records the return failed
+ * while the partner pays the first copy.
+ */
+export const LATE_RETURN_REFUSED_PLAN: Plan = {
+  seed: 4368,
+  steps: [
+    merchant(4368, '001234567890'),
+    { n: 1, kind: 'partner_behaviour', params: { behaviour: 'refuse' } },
+    { ...liveCharge(2, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4368') },
+    { n: 3, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    { n: 4, kind: 'time_jump', params: { ms: 30_000 } },
+    { n: 5, kind: 'partner_pays_late', refs: [{ kind: 'charge', index: 0 }], params: { reason: 'simulation: the partner says it paid the refused charge after all' } },
+    { n: 6, kind: 'fail_activity', params: { activity: 'submitLateReturn', times: 1, when: 'after' } },
+    { n: 7, kind: 'late_return_refused', refs: [{ kind: 'charge', index: 0 }], params: { reason: 'simulation: return the late money to the payer' } },
+    { n: 8, kind: 'time_jump', params: { ms: 60_000 } },
+  ],
+};
+
 const CASES: Array<{ defect: DefectName; plan: Plan; failsAt: number }> = [
   { defect: 'restart-refusal-final', plan: RESTART_REFUSAL_PLAN, failsAt: 7 },
   { defect: 'retry-after-late-success', plan: RETRY_AFTER_LATE_SUCCESS_PLAN, failsAt: 6 },
+  { defect: 'late-return-refusal-final', plan: LATE_RETURN_REFUSED_PLAN, failsAt: 7 },
 ];
 
 /** Each step and each slow settle as it happens (a hang shows where it is before jest's timeout). */

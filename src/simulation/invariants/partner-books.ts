@@ -93,6 +93,8 @@ async function watch(ctx: SimContext, id: string): Promise<{ running: boolean; f
  * - the partner holds a submission of our payment under a reference we do not keep, not FAILED
  *   (money it may move that nothing of ours follows);
  * - a late return paid more than once;
+ * - a late return recorded failed (the operator told to send it by hand) that the partner paid or
+ *   still may (SUCCESSFUL or PENDING there; issue 43, finding 2);
  * - a live balance sent again (a batch created, pending or paid) after the partner's SUCCESSFUL of an
  *   earlier failed batch of it was recorded and before that late money was settled (issue 43,
  *   finding 4: the balance paid twice, under two of our ids).
@@ -150,6 +152,12 @@ export const partnerBooksAgree: Invariant = {
       else if (NOT_MOVED.has(p.status) && theirs === 'PENDING') differ(`${p.status} here while the partner still says PENDING (it may still pay)`);
       else if (NOT_MOVED.has(p.status) && theirs === 'SUCCESSFUL') {
         const settled = p.settled_action === 'credit' || p.settled_action === 'accept' || (p.settled_action === 'return' && (p.return_status === 'requested' || p.return_status === 'submitted'));
+        const returns = byExternal.get(`${p.id}-return`) ?? [];
+        const returning = returns.filter((x) => x.state.status === 'SUCCESSFUL' || x.state.status === 'PENDING');
+        if (p.settled_action === 'return' && p.return_status === 'failed' && returning.length > 0) {
+          // Finding 2: the operator is told to send it by hand, and the payer is then paid twice.
+          hard.push(`${label}: its late return is recorded failed (to be sent by hand) while the partner has it ${returning.map((x) => `${x.state.status} under ${x.referenceId}`).join(', ')}: sent again, the payer is paid twice`);
+        }
         if (p.settled_action === 'return' && p.return_status === 'succeeded') {
           const returned = (byExternal.get(`${p.id}-return`) ?? []).filter((x) => x.state.status === 'SUCCESSFUL');
           if (returned.length > 1) hard.push(`${label}: its late return was paid ${returned.length} times (references ${returned.map((x) => x.referenceId).join(', ')})`);

@@ -22,6 +22,8 @@ export const cutDbConnectionsStep: StepHandler = async (ctx, step) => {
 
 /** `fail_activity`: the next `times` attempts of an activity fail with a retryable error. */
 export const failActivityStep: StepHandler = async (ctx, step) => {
-  ctx.failActivity(String(step.params.activity), Number(step.params.times));
-  return done(step, `${step.params.activity} × ${step.params.times}`);
+  // `when: 'after'` (hand-written plans): the calls run and their answers are lost.
+  const when = step.params.when === 'after' ? 'after' : 'before';
+  ctx.failActivity(String(step.params.activity), Number(step.params.times), when);
+  return done(step, `${step.params.activity} × ${step.params.times}${when === 'after' ? ', each answer lost after it ran' : ''}`);
 };

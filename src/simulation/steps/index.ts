@@ -10,7 +10,7 @@ import { settlementRunStep } from './settlement';
 import { timeJumpStep } from './time';
 import { settlementAccountChangeStep } from './account-change';
 import { terminateRunStep } from './terminate';
-import { lateReturnRefusedStep, resetRunStep, restartSettlementStep, settlementRetryLateStep, unansweredPayoutJumpStep } from './money-paths';
+import { lateReturnRefusedStep, partnerPaysLateStep, resetRunStep, restartSettlementStep, settlementRetryLateStep, unansweredPayoutJumpStep } from './money-paths';
 
 /** The handler of every kind of step (src/simulation/types.ts StepKind). */
 export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
@@ -43,4 +43,5 @@ export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
   late_return_refused: lateReturnRefusedStep,
   settlement_retry_late: settlementRetryLateStep,
   unanswered_payout_jump: unansweredPayoutJumpStep,
+  partner_pays_late: partnerPaysLateStep,
 };

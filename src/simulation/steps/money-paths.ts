@@ -4,6 +4,8 @@ import { temporal as proto } from '@temporalio/proto';
 import type { Ref, SimContext, StepHandler } from '../types';
 import { answerLine, done, keyOf, merchantById, refusal, resolveRef, skipped } from './common';
 import { operatorAct, SIM_OPERATOR } from './operator';
+import { openPaymentReview } from '../../services/review-open';
+import { newId } from '../../support/new-id';
 
 /*
  * Issue 43's money paths that act on what the plan cannot name (a merchant's settlement batch, a run's
@@ -91,6 +93,8 @@ export const lateReturnRefusedStep: StepHandler = async (ctx, step) => {
   ctx.partner.setBehaviour('duplicate_refused');
   try {
     const line = await operatorAct(ctx, 'payments settle-late', target.id, { operator: SIM_OPERATOR, reason: String(step.params.reason), settleLate: 'return' });
+    // The review submits the return after the command answered: the partner plays 0013 until it did.
+    await ctx.settle();
     return done(step, `payments settle-late ${target.id} --action return (partner 0013): ${line}`);
   } finally {
     ctx.partner.setBehaviour(before);
@@ -141,4 +145,25 @@ export const unansweredPayoutJumpStep: StepHandler = async (ctx, step) => {
   const ms = Number(p.ms);
   await ctx.timeJump(ms);
   return done(step, `live payout ${line}; +${ms} ms`);
+};
+
+/**
+ * `partner_pays_late` (hand-written plans): the partner turns a live charge it had refused (FAILED)
+ * into SUCCESSFUL, with its callback (its record corrected: the customer was debited after all); the
+ * engine settles, then `payments review-open` asks the partner, and the review records the late money
+ * (what `payments settle-late` then acts on).
+ */
+export const partnerPaysLateStep: StepHandler = async (ctx, step) => {
+  const target = resolveRef(ctx, step, 'charge');
+  if (typeof target === 'string') return skipped(step, target);
+  const [reference] = await ctx.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [target.id]);
+  if (!reference) return skipped(step, `charge ${target.id} never went to the partner`);
+  const paid = ctx.partner.settle ? ctx.partner.settle('collection', reference.reference_id, { status: 'SUCCESSFUL' }) : false;
+  await ctx.settle();
+  try {
+    const opened = await openPaymentReview({ orm: ctx.orm, client: ctx.temporal.client, taskQueue: ctx.taskQueue }, target.id, { operator: SIM_OPERATOR, reason: String(step.params.reason), requestId: newId('request') });
+    return done(step, `${target.id}: ${paid ? 'paid late by the partner' : 'the partner keeps no reference of it'}; payments review-open: review ${opened.before} -> RUNNING`);
+  } catch (error) {
+    return done(step, `${target.id}: ${paid ? 'paid late by the partner' : 'the partner keeps no reference of it'}; payments review-open: ${refusal(error)}`);
+  }
 };
