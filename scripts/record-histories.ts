@@ -21,6 +21,7 @@ import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../workflows
 import { ApplicationFailure } from '@temporalio/common';
 import { advanceSignal, chargeAttentionQuery, checkoutDecisionSignal, nextTimerQuery, resolveChargeUpdate, retryStepUpdate } from '../workflows/messages';
 import { chargeQueriedBeforeItsWorker } from '../test/workflows/support/query-before-worker';
+import { shortThenCorrected } from '../test/workflows/support/fake-rail-activities';
 import { recordScenarios, runRecorder, type History } from './support/record-histories';
 
 const OUT_DIR = path.resolve(__dirname, '../test/replay/histories');
@@ -247,12 +248,7 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   'live-amount-differs-then-corrected': async (h) => {
     const draft = await h.draft({ environment: 'live' });
     let corrected = false;
-    const short = draft.amount - 1;
-    h.rail.partner({ kind: 'accepted' }, []).statusBy(() =>
-      corrected
-        ? { status: 'succeeded', financialTransactionId: 'ft-recorded-short', amount: draft.amount, currency: draft.currency }
-        : { status: 'succeeded', financialTransactionId: 'ft-recorded-short', amount: short, currency: draft.currency, mismatch: `the partner's SUCCESSFUL says amount ${short} minor units, ours ${draft.amount}` },
-    );
+    h.rail.partner({ kind: 'accepted' }, []).statusBy(shortThenCorrected(draft, 'ft-recorded-short', () => corrected));
     const handle = await h.start(draft);
     await h.env.sleep(2 * 60_000);
     const request = { as: 'succeeded' as const, reason: 'recorded scenario', operator: 'ops:recorder', evidence: 'ft-recorded-short' };

@@ -4,6 +4,7 @@ import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
 import { chargeAttentionQuery, resolveChargeUpdate } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
 import { auditLog } from './support/fake-audit';
+import { shortThenCorrected } from './support/fake-rail-activities';
 
 // A live charge on the partner rail (workflows/partner-follow.ts), on the time-skipping server with
 // the rail's activities scripted (test/workflows/support/fake-rail-activities.ts): the submission's
@@ -211,11 +212,7 @@ test("a SUCCESSFUL for another amount than the charge's ends nothing (issue 43, 
   const draft = await h.draft({ environment: 'live' });
   let corrected = false;
   const short = draft.amount - 1;
-  h.rail.partner({ kind: 'accepted' }, []).statusBy(() =>
-    corrected
-      ? { status: 'succeeded', financialTransactionId: 'ft-short', amount: draft.amount, currency: draft.currency }
-      : { status: 'succeeded', financialTransactionId: 'ft-short', amount: short, currency: draft.currency, mismatch: `the partner's SUCCESSFUL says amount ${short} minor units, ours ${draft.amount}` },
-  );
+  h.rail.partner({ kind: 'accepted' }, []).statusBy(shortThenCorrected(draft, 'ft-short', () => corrected));
   const handle = await h.start(draft);
   await h.env.sleep(2 * 60_000);
   expect(h.store.transitionsOf(draft.id)).toEqual([]);

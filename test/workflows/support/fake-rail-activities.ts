@@ -97,3 +97,15 @@ interface Script {
    */
   owner?: string;
 }
+
+/**
+ * For `statusBy`: the partner's SUCCESSFUL one minor unit short of what was sent (with the mismatch
+ * text railStatus gives it) until `corrected()`, then its corrected SUCCESSFUL (patch success-must-match).
+ */
+export function shortThenCorrected(sent: { amount: number; currency: string }, financialTransactionId: string, corrected: () => boolean): () => RailStatusAnswer {
+  const short = sent.amount - 1;
+  return () =>
+    corrected()
+      ? { status: 'succeeded', financialTransactionId, amount: sent.amount, currency: sent.currency }
+      : { status: 'succeeded', financialTransactionId, amount: short, currency: sent.currency, mismatch: `the partner's SUCCESSFUL says amount ${short} minor units, ours ${sent.amount}` };
+}
