@@ -111,7 +111,7 @@ export const settlementRetryLateStep: StepHandler = async (ctx, step) => {
   if (typeof merchant === 'string') return skipped(step, merchant);
   const batch = await liveBatch(ctx, merchant.id, 'failed');
   if (!batch) return skipped(step, `merchant ${merchant.id} has no failed live batch`);
-  const [reference] = await ctx.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [batch.id]);
+  const reference = await referenceOf(ctx, batch.id);
   const paid = reference && ctx.partner.settle ? ctx.partner.settle('disbursement', reference.reference_id, { status: 'SUCCESSFUL' }) : false;
   await ctx.settle();
   const retried = await operatorAct(ctx, 'settlements retry', batch.id, { operator: SIM_OPERATOR, reason: String(step.params.reason) });
@@ -156,7 +156,7 @@ export const unansweredPayoutJumpStep: StepHandler = async (ctx, step) => {
 export const partnerPaysLateStep: StepHandler = async (ctx, step) => {
   const target = resolveRef(ctx, step, 'charge');
   if (typeof target === 'string') return skipped(step, target);
-  const [reference] = await ctx.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [target.id]);
+  const reference = await referenceOf(ctx, target.id);
   if (!reference) return skipped(step, `charge ${target.id} never went to the partner`);
   const paid = ctx.partner.settle ? ctx.partner.settle('collection', reference.reference_id, { status: 'SUCCESSFUL' }) : false;
   await ctx.settle();
@@ -167,3 +167,9 @@ export const partnerPaysLateStep: StepHandler = async (ctx, step) => {
     return done(step, `${target.id}: ${paid ? 'paid late by the partner' : 'the partner keeps no reference of it'}; payments review-open: ${refusal(error)}`);
   }
 };
+
+/** The payment's partner reference (rail_references), if it ever went to the partner. */
+async function referenceOf(ctx: SimContext, paymentId: string): Promise<{ reference_id: string } | undefined> {
+  const [reference] = await ctx.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [paymentId]);
+  return reference;
+}
