@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { ChargeTransitionRequest } from '../domain/charge';
 import type { RailStepRequest } from '../domain/live-rail';
 import type { SettlementRetryFacts } from '../domain/settlement-retry';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import type { Payload } from '@temporalio/common';
+import { resolveChargeUpdate } from '../../workflows/messages';
 import type { Orm } from '../persistence/orm';
-import { recordRailAnswer, submitAnswer } from '../persistence/partner/rail-answer-store';
-import type { RailSubmitResult } from '../rail/partner-rail';
+import { recordRailAnswer, statusAnswer, submitAnswer } from '../persistence/partner/rail-answer-store';
+import type { RailStatus, RailSubmitResult } from '../rail/partner-rail';
 import type { FakePartner } from '../rail/fake-partner';
 import { MomoPartnerRail } from '../rail/momo-adapter';
 import { parseMomoAmount } from '../rail/momo-amount';
@@ -16,15 +20,16 @@ import type { ActivityHooks } from './activity-hooks';
  * simulator reports an injected defect with a shrunk reproduction). Never used outside the simulator
  * and its tests.
  */
-export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success' | 'late-return-refusal-final';
+export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success' | 'late-return-refusal-final' | 'resolution-evidence-final';
 
-export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success', 'late-return-refusal-final'];
+export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success', 'late-return-refusal-final', 'resolution-evidence-final'];
 
-/** What a defect needs from the engine: the activity hooks of its worker, the run's ORM, the fake partner (partner-pays-twice). */
+/** What a defect needs from the engine: the activity hooks of its worker, the run's ORM, the fake partner (partner-pays-twice), a client of its Temporal (resolution-evidence-final). */
 export interface DefectTarget {
   hooks: Pick<ActivityHooks, 'afterActivity'>;
   orm: Orm;
   fakePartner?: FakePartner;
+  client?: Client;
 }
 
 /**
@@ -140,6 +145,53 @@ export function injectLateReturnRefusalFinal(target: DefectTarget): () => void {
   });
 }
 
+/**
+ * Issue 43, finding 3, as 83c79c5 had it: an operator's `charges resolve --as succeeded --evidence …`
+ * ended a live charge's wait, and the evidence (any non-empty text) stood for the partner's word, so
+ * the merchant was credited while the partner, just asked, still said PENDING. Today the resolution
+ * asks the partner (railStatus) and only a final answer ends the charge; the defect answers that
+ * question with the operator's evidence instead: when the charge's run holds an accepted, unanswered
+ * `resolveCharge` update for `succeeded` with evidence, a PENDING (or unknown) status becomes a
+ * SUCCESSFUL for the charge's own amount and currency, recorded as the partner's answer from the
+ * operator's evidence (rail_answers, source `operator_evidence`), which is what the old code took it
+ * for. Answers a function that removes the defect.
+ */
+export function injectResolutionEvidenceFinal(target: DefectTarget): () => void {
+  const client = target.client;
+  if (!client) throw new Error('the defect resolution-evidence-final needs a client of the engine\'s Temporal');
+  return target.hooks.afterActivity('railStatus', async (result, args) => {
+    const request = args[0] as RailStepRequest;
+    const status = result as RailStatus;
+    if (request.product !== 'collection' || status.status === 'succeeded' || status.status === 'failed') return result;
+    const run = Context.current().info.workflowExecution;
+    const evidence = run && (await openResolutionEvidence(client, run));
+    if (evidence === undefined) return result;
+    const [charge] = await target.orm.em.fork().execute<Array<{ amount: string; currency: string }>>('select amount::text as amount, currency from charges where id = ?', [request.paymentId]);
+    if (!charge) return result;
+    const said: RailStatus = { status: 'succeeded', amount: Number(charge.amount), currency: charge.currency, financialTransactionId: evidence };
+    await recordRailAnswer(target.orm.em.fork(), { ...statusAnswer(request.paymentId, said), source: 'operator_evidence' });
+    return said;
+  });
+}
+
+/** The evidence of an accepted, not yet answered `resolveCharge` update for `succeeded` in the run's history; undefined when there is none. */
+async function openResolutionEvidence(client: Client, run: { workflowId: string; runId: string }): Promise<string | undefined> {
+  const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+  const answered = new Set<string>();
+  const accepted: Array<{ id: string; args: Payload[] }> = [];
+  for (const event of history.events ?? []) {
+    const done = event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId;
+    if (done) answered.add(done);
+    const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    if (request?.input?.name === resolveChargeUpdate.name && request.meta?.updateId) accepted.push({ id: request.meta.updateId, args: (request.input.args?.payloads ?? []) as Payload[] });
+  }
+  for (const open of accepted.filter((a) => !answered.has(a.id))) {
+    const [body] = (await decodeArrayFromPayloads(client.options.loadedDataConverter, open.args)) as Array<{ as?: string; evidence?: string }>;
+    if (body?.as === 'succeeded' && body.evidence?.trim()) return body.evidence.trim();
+  }
+  return undefined;
+}
+
 /** Installs a defect by name; answers its remover. */
 export function injectDefect(name: DefectName, target: DefectTarget): () => void {
   switch (name) {
@@ -153,6 +205,8 @@ export function injectDefect(name: DefectName, target: DefectTarget): () => void
       return injectPartnerPaysTwice(target);
     case 'late-return-refusal-final':
       return injectLateReturnRefusalFinal(target);
+    case 'resolution-evidence-final':
+      return injectResolutionEvidenceFinal(target);
   }
 }
 

@@ -73,7 +73,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   let last: StepOutcome | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {
-    if (options.defect) injectDefect(options.defect, { hooks: engine.hooks, orm: engine.orm, fakePartner: engine.fakePartner });
+    if (options.defect) injectDefect(options.defect, { hooks: engine.hooks, orm: engine.orm, fakePartner: engine.fakePartner, client: engine.temporal.client });
     const run = runPlan(engine, plan, options.invariants ?? ALL_INVARIANTS, {
       onStep: (outcome) => {
         last = outcome;

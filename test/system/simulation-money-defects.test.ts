@@ -105,10 +105,28 @@ export const LATE_RETURN_REFUSED_PLAN: Plan = {
   ],
 };
 
+/**
+ * Finding 3: a live charge the partner never answers (`never`, its fake `0004`), then, a minute on,
+ * `charges resolve --as succeeded` with evidence while the partner still says PENDING: the evidence,
+ * taken for the partner's word, credits the merchant.
+ */
+export const RESOLVE_WHILE_PENDING_PLAN: Plan = {
+  seed: 4370,
+  steps: [
+    merchant(4370, '001234567890'),
+    { n: 1, kind: 'partner_behaviour', params: { behaviour: 'never' } },
+    liveCharge(2, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4370'),
+    { n: 3, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    { n: 4, kind: 'time_jump', params: { ms: 60_000 } },
+    { n: 5, kind: 'operator_action', refs: [{ kind: 'charge', index: 0 }], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge the partner still has PENDING', as: 'succeeded', failure_class: null } },
+  ],
+};
+
 const CASES: Array<{ defect: DefectName; plan: Plan; failsAt: number }> = [
   { defect: 'restart-refusal-final', plan: RESTART_REFUSAL_PLAN, failsAt: 7 },
   { defect: 'retry-after-late-success', plan: RETRY_AFTER_LATE_SUCCESS_PLAN, failsAt: 6 },
   { defect: 'late-return-refusal-final', plan: LATE_RETURN_REFUSED_PLAN, failsAt: 7 },
+  { defect: 'resolution-evidence-final', plan: RESOLVE_WHILE_PENDING_PLAN, failsAt: 5 },
 ];
 
 /** Each step and each slow settle as it happens (a hang shows where it is before jest's timeout). */
