@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { ChargeTransitionRequest } from '../domain/charge';
-import type { RailStepRequest } from '../domain/live-rail';
-import type { SettlementRetryFacts } from '../domain/settlement-retry';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { Payload } from '@temporalio/common';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import type { ChargeTransitionRequest } from '../domain/charge';
+import { LIVE_PAYOUT_DEADLINE_MS, type RailStepRequest } from '../domain/live-rail';
+import type { SettlementRetryFacts } from '../domain/settlement-retry';
 import { resolveChargeUpdate } from '../../workflows/messages';
 import type { Orm } from '../persistence/orm';
 import { recordRailAnswer, statusAnswer, submitAnswer } from '../persistence/partner/rail-answer-store';
@@ -20,9 +20,9 @@ import type { ActivityHooks } from './activity-hooks';
  * simulator reports an injected defect with a shrunk reproduction). Never used outside the simulator
  * and its tests.
  */
-export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success' | 'late-return-refusal-final' | 'resolution-evidence-final';
+export type DefectName = 'skip-charge-posting' | 'partner-pays-twice' | 'restart-refusal-final' | 'retry-after-late-success' | 'late-return-refusal-final' | 'resolution-evidence-final' | 'old-shape-deadline';
 
-export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success', 'late-return-refusal-final', 'resolution-evidence-final'];
+export const DEFECTS: readonly DefectName[] = ['skip-charge-posting', 'partner-pays-twice', 'restart-refusal-final', 'retry-after-late-success', 'late-return-refusal-final', 'resolution-evidence-final', 'old-shape-deadline'];
 
 /** What a defect needs from the engine: the activity hooks of its worker, the run's ORM, the fake partner (partner-pays-twice), a client of its Temporal (resolution-evidence-final). */
 export interface DefectTarget {
@@ -192,6 +192,41 @@ async function openResolutionEvidence(client: Client, run: { workflowId: string;
   return undefined;
 }
 
+/**
+ * Issue 43, finding 5, as runs of the old shape still had it on 83c79c5 (runs started before the
+ * `partner-word-only` patch: charge-rail.ts `followLiveCharge`, payout-rail.ts `followLivePayout`): a
+ * deadline ended a live payment the partner had not answered, a charge at `expires_at` (expired) and
+ * a payout 24 h after its transfer (failed, `timeout`, its reservation released). The simulator runs
+ * today's workflow code only, which asks the partner at those moments and keeps waiting; the defect
+ * answers that question with the old ending instead: a PENDING (or unknown) status of a charge asked
+ * at or after its `expires_at`, or of a payout asked LIVE_PAYOUT_DEADLINE_MS after its creation, becomes
+ * a FAILED (`timeout`), recorded as the partner's answer, which is what the old run took its deadline
+ * for. Answers a function that removes the defect.
+ */
+export function injectOldShapeDeadline(target: DefectTarget): () => void {
+  return target.hooks.afterActivity('railStatus', async (result, args) => {
+    const request = args[0] as RailStepRequest;
+    const status = result as RailStatus;
+    if (status.status === 'succeeded' || status.status === 'failed') return result;
+    const deadline = await oldShapeDeadline(target.orm, request);
+    if (deadline === undefined || Context.current().info.currentAttemptScheduledTimestampMs < deadline) return result;
+    const ended: RailStatus = { status: 'failed', reason: 'no final answer by the deadline (the old shape ends here)', failureClass: 'timeout' };
+    await recordRailAnswer(target.orm.em.fork(), statusAnswer(request.paymentId, ended));
+    return ended;
+  });
+}
+
+/** When the old shape ended a live payment without the partner's word (epoch ms, workflow time): a charge's expires_at, a payout's creation plus a day. */
+async function oldShapeDeadline(orm: Orm, request: RailStepRequest): Promise<number | undefined> {
+  const em = orm.em.fork();
+  if (request.product === 'collection') {
+    const [charge] = await em.execute<Array<{ ms: string }>>('select (extract(epoch from expires_at) * 1000)::bigint::text as ms from charges where id = ?', [request.paymentId]);
+    return charge ? Number(charge.ms) : undefined;
+  }
+  const [payout] = await em.execute<Array<{ ms: string }>>('select (extract(epoch from created_at) * 1000)::bigint::text as ms from payouts where id = ?', [request.paymentId]);
+  return payout ? Number(payout.ms) + LIVE_PAYOUT_DEADLINE_MS : undefined;
+}
+
 /** Installs a defect by name; answers its remover. */
 export function injectDefect(name: DefectName, target: DefectTarget): () => void {
   switch (name) {
@@ -207,6 +242,8 @@ export function injectDefect(name: DefectName, target: DefectTarget): () => void
       return injectLateReturnRefusalFinal(target);
     case 'resolution-evidence-final':
       return injectResolutionEvidenceFinal(target);
+    case 'old-shape-deadline':
+      return injectOldShapeDeadline(target);
   }
 }
 

@@ -122,11 +122,27 @@ export const RESOLVE_WHILE_PENDING_PLAN: Plan = {
   ],
 };
 
+/**
+ * Finding 5: a live charge the partner never answers (`never`), then 16 minutes, past its
+ * `expires_at` (15 minutes): the old shape's deadline ends it without the partner's word.
+ */
+export const OLD_SHAPE_DEADLINE_PLAN: Plan = {
+  seed: 4372,
+  steps: [
+    merchant(4372, '001234567890'),
+    { n: 1, kind: 'partner_behaviour', params: { behaviour: 'never' } },
+    liveCharge(2, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4372'),
+    { n: 3, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    { n: 4, kind: 'time_jump', params: { ms: 16 * 60_000 } },
+  ],
+};
+
 const CASES: Array<{ defect: DefectName; plan: Plan; failsAt: number }> = [
   { defect: 'restart-refusal-final', plan: RESTART_REFUSAL_PLAN, failsAt: 7 },
   { defect: 'retry-after-late-success', plan: RETRY_AFTER_LATE_SUCCESS_PLAN, failsAt: 6 },
   { defect: 'late-return-refusal-final', plan: LATE_RETURN_REFUSED_PLAN, failsAt: 7 },
   { defect: 'resolution-evidence-final', plan: RESOLVE_WHILE_PENDING_PLAN, failsAt: 5 },
+  { defect: 'old-shape-deadline', plan: OLD_SHAPE_DEADLINE_PLAN, failsAt: 4 },
 ];
 
 /** Each step and each slow settle as it happens (a hang shows where it is before jest's timeout). */
