@@ -29,6 +29,7 @@ import { createRegistry } from './registry';
 import { realNow, setSqlOffset, shiftProcessDate } from './sim-clock';
 import { createSimDatabase, simServerUrl, type SimTemplate } from './sim-database';
 import { startSimPartner } from './sim-partner';
+import { stickyQueueWatch, stickyRescuer } from './sticky-rescue';
 import { timeLockReleaser } from './time-locks';
 import type { SimAnswer, SimContext } from './types';
 import { testServerBinary } from './test-server-binary';
@@ -67,16 +68,12 @@ export interface EngineOptions {
    */
   onSlow?: (line: string) => void;
   /**
-   * The worker keeps a workflow cache (sticky task queues), as production workers do. Default false:
-   * no cache, every workflow task replays its history. A plan that restarts the worker needs false:
-   * the test server never moves a task off a stopped worker's sticky queue (it has no sticky
-   * schedule-to-start timeout and no ResetStickyTaskQueue), so a cached workflow would wait forever.
-   * Without a cache, sdk-core (1.24.0) may evict a run while a local activity's result is still on its
-   * way to the workflow (the "eviction with outgoing commands … SDK bug" log; fixed upstream in
-   * sdk-rust#1482): its workflow task times out after 10 s, and once on this test server a
-   * completion it then refused left an activity scheduled that was never handed to a worker
-   * (docs/reliability.md, "Issue 43's findings as planted defects": the cause). runSession keeps the cache on unless its plan
-   * restarts the worker.
+   * The worker keeps a workflow cache (sticky task queues), as production workers do (default true).
+   * A restart (restartWorker) then strands the stopped worker's sticky tasks on the test server, and
+   * the engine's sticky rescuer moves them back (sticky-rescue.ts). False: no cache, every workflow
+   * task replays its history; sdk-core (1.24.0) may then evict a run while a local activity's result
+   * is still on its way (the "eviction with outgoing commands … SDK bug" log, sdk-rust#1482), and its
+   * workflow task times out after 10 s (docs/reliability.md, "Issue 43's findings as planted defects").
    */
   workflowCache?: boolean;
 }
@@ -98,6 +95,8 @@ export type Engine = SimContext & {
   hooks: ActivityHooks;
   /** How many of the test server's leaked time locks the engine gave back (time-locks.ts). */
   releasedTimeLocks(): number;
+  /** How many workflow tasks the engine moved off a stopped worker's sticky queue (sticky-rescue.ts). */
+  rescuedStickyTasks(): number;
   /** The API's listeners. */
   urls: { sandbox: string; live: string };
   /** The fake partner itself (its requests, transactions and callbacks: what a test looks at). */
@@ -189,11 +188,21 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const hooks = createActivityHooks();
     const inFlight = () => [...Object.entries(hooks.inFlight()).map(([name, n]) => `${n} ${name} running in this process`), ...partner.busy()];
     let running: { stop(): Promise<void> } | undefined;
+    const workflowCache = options.workflowCache ?? true;
+    // A stopped worker's sticky tasks, moved back to the workflow's queue (sticky-rescue.ts).
+    const rescuer = stickyRescuer(env.connection, 'default', (queue, workflowId) => options.onSlow?.(`  (moved ${workflowId}'s workflow task off the stopped worker's sticky queue ${queue})`));
+    stops.push(() => rescuer.close());
+    const wire = await stickyQueueWatch(env.address, (queue) => rescuer.seen(queue));
+    stops.push(() => wire.close());
+    // Each worker its own identity: its sticky queues are named after it (sdk-core: <identity>-<uuid>).
+    let workers = 0;
+    let identity = '';
     const startWorker = async () => {
+      identity = `simulation-${seed}-worker-${++workers}@${process.pid}`;
       const { worker, connection, client: workerClient } = await createPaymentsWorker({
-        orm, address: env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap,
-        // EngineOptions.workflowCache: without it no sticky queues, so restartWorker is safe.
-        workflowCache: options.workflowCache ?? false,
+        // Through the wire watch: the worker's sticky queue names (sticky-rescue.ts).
+        orm, address: workflowCache ? wire.address : env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap,
+        workflowCache, identity,
       });
       const done = worker.run();
       // As workers/main.ts: the outbox relay on the worker's connection with eager start; the start relays and the reconciler.
@@ -256,6 +265,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       database: db.name,
       hooks,
       releasedTimeLocks: () => timeLocks.released(),
+      rescuedStickyTasks: () => rescuer.rescued(),
       urls: listeners.urls,
       fakePartner: partner.fake,
       orm: observer,
@@ -302,8 +312,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       }),
       now,
       async restartWorker() {
-        if (options.workflowCache) throw new Error('restart_worker needs an engine without a workflow cache (EngineOptions.workflowCache): the test server would keep tasks on the stopped worker\'s sticky queue');
+        const stopped = identity;
         await stopWorker();
+        if (!workflowCache) return startWorker();
+        rescuer.stopped(stopped);
         await startWorker();
       },
       async cutDbConnections() {

@@ -61,15 +61,10 @@ export interface SessionResult extends RunResult {
   database?: string;
 }
 
-/** Whether a plan restarts the engine's worker (its engine then runs without a workflow cache: EngineOptions.workflowCache). */
-export function restartsWorker(plan: Plan): boolean {
-  return plan.steps.some((step) => step.kind === 'restart_worker');
-}
-
 /** Runs `plan` on a fresh engine with every invariant (or those given); the engine is closed after. */
 export async function runSession(plan: Plan, options: SessionOptions = {}): Promise<SessionResult> {
   const started = performance.now();
-  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, template: options.template, onSlow: options.onSlow, settleBoundMs: SESSION_SETTLE_BOUND_MS, workflowCache: !restartsWorker(plan) });
+  const engine = await startEngine({ seed: plan.seed, keepDb: options.keepDb, serverUrl: options.serverUrl, template: options.template, onSlow: options.onSlow, settleBoundMs: SESSION_SETTLE_BOUND_MS });
   let last: StepOutcome | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {

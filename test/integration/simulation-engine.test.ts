@@ -131,7 +131,7 @@ test('after cutDbConnections a request still works', async () => {
   expect(statuses.slice(0, -1).every((s) => s === 503)).toBe(true);
 });
 
-test('after restartWorker a charge started on the old worker completes on the new one', async () => {
+test('after restartWorker a charge started on the old worker completes on the new one (its task moved off the old worker\'s sticky queue)', async () => {
   const created = await engine.api('sandbox', 'POST', '/v1/charges', { key, body: body('sim-restart'), idempotencyKey: 'idem-sim-restart' });
   expect(created.status).toBe(200);
   await engine.settle(); // its workflow waits for the sandbox's 3 s on the old worker
@@ -139,6 +139,8 @@ test('after restartWorker a charge started on the old worker completes on the ne
   await engine.timeJump(10_000);
   await engine.settle();
   expect((await engine.api('sandbox', 'GET', `/v1/charges/${created.json.id}`, { key })).json.status).toBe('succeeded');
+  // The worker keeps a workflow cache: the charge's next task went to the stopped worker's sticky queue.
+  expect(engine.rescuedStickyTasks()).toBeGreaterThanOrEqual(1);
   expect((await chargeToTheEnd('sim-after-restart')).status).toBe('succeeded');
 });
 
