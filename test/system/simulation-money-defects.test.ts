@@ -9,6 +9,12 @@
  * - `retry-after-late-success` (finding 4): a live batch the partner refuses (FAILED, account ending
  *   0001), the merchant's account changed, the hold waited out, then the partner pays the failed batch
  *   late and `settlements retry` runs: the balance is sent again while the late SUCCESSFUL is on record.
+ * - `late-return-refusal-final` (finding 2): a late return's retried submission refused with a 400,
+ *   taken as final: the return recorded failed while the partner pays the first copy.
+ * - `resolution-evidence-final` (finding 3): `charges resolve --as succeeded` with evidence while the
+ *   partner says PENDING: the evidence taken for the partner's SUCCESSFUL credits the merchant.
+ * - `old-shape-deadline` (finding 5): a live charge the partner never answers, past its expires_at:
+ *   the old shape's deadline ends it while the partner may still pay.
  * And the new money-path steps on live state, clean (LIVE_STEPS_PLAN).
  * docs/reliability.md "Issue 43's findings as planted defects" has the commands and wall times.
  * Each session runs in a process of its own (test/support/session-in-child.ts): sessions in one
