@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFECTS, type DefectName } from './defects';
 
-/** `npm run simulate -- [--seed S] [--steps N] [--hours H] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N] [--verbose]`. */
+/** `npm run simulate -- [--seed S] [--steps N] [--hours H | --sweep N] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N] [--verbose]`. */
 export interface SimulateOptions {
   /** The (first) seed; drawn at random when not given (and printed first). */
   seed: number;
@@ -11,6 +11,8 @@ export interface SimulateOptions {
   steps: number;
   /** Run seed after seed (seed, seed + 1, …) until this many hours have passed; undefined: one seed. */
   hours: number | undefined;
+  /** Run this many seeds (seed, seed + 1, …), one line each, however they end (issue 44); undefined: one seed. */
+  sweep: number | undefined;
   /** Shrink a failing plan and write its reproduction (default on). */
   shrink: boolean;
   /** Keep each run's database (its name is printed) instead of dropping it. */
@@ -45,7 +47,8 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .description('The deterministic simulation of the whole engine, with invariants after every step: docs/simulation.md')
     .addOption(new Option('--seed <seed>', 'the seed (default: random, printed first); with --hours the first of consecutive seeds').argParser(whole('--seed', 0, MAX_SEED)))
     .addOption(new Option('--steps <n>', 'steps per seed').argParser(whole('--steps', 1, 1_000_000)).default(DEFAULT_STEPS))
-    .addOption(new Option('--hours <h>', 'run seed after seed, each --steps long, until H hours have passed').argParser(hoursOf))
+    .addOption(new Option('--hours <h>', 'run seed after seed, each --steps long, until H hours have passed').argParser(hoursOf).conflicts('sweep'))
+    .addOption(new Option('--sweep <n>', 'run N seeds in a row (the first is --seed), each --steps long, a line each and a summary; a violation does not stop it').argParser(whole('--sweep', 1, 1_000_000)))
     .option('--shrink', 'on a failure, shrink the plan and write a reproduction (the default)', true)
     .option('--no-shrink', 'on a failure, print it and stop: no shrinking, no file')
     .option('--keep-db', 'keep each run\'s database (its name is printed) instead of dropping it', false)
@@ -54,12 +57,13 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .addOption(new Option('--max-trials <n>', 'the shrinker\'s budget of trial runs').argParser(whole('--max-trials', 1, 100_000)).default(200))
     .option('--verbose', 'a line per step (outcome, real time of step, settle and checks) and, every 20 s of a slow time jump or settle, what keeps it busy', false)
     .allowExcessArguments(false)
-    .action(async (opts: { seed?: number; steps: number; hours?: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
+    .action(async (opts: { seed?: number; steps: number; hours?: number; sweep?: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
       await action({
         seed: opts.seed ?? randomInt(1, MAX_SEED),
         seedGiven: opts.seed !== undefined,
         steps: opts.steps,
         hours: opts.hours,
+        sweep: opts.sweep,
         shrink: opts.shrink,
         keepDb: opts.keepDb,
         defect: opts.defect,

@@ -41,13 +41,24 @@ async function databaseServer(say: (line: string) => void, keep: boolean): Promi
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
+/** The last line `npm run simulate` prints (issue 44's pinned interface): one JSON object. */
+export interface SimulateSummary {
+  seeds: number;
+  steps: number;
+  violations: number;
+  engine_errors: number;
+  steps_per_s: number;
+}
+
 /**
- * `npm run simulate`: one seed, or seed after seed for --hours; prints a line per seed, the failure
- * (seed, step, invariant and its lines), the shrinking and the reproduction's path, then a summary.
+ * `npm run simulate`: one seed, seed after seed for --hours, or --sweep N seeds; prints a line per
+ * seed, the failure (seed, step, invariant and its lines), the shrinking and the reproduction's path,
+ * then a summary, and last a line of JSON (SimulateSummary). --hours stops at the first violation;
+ * --sweep runs every seed and counts them.
  * Answers the exit code: 0 no violation, 1 a violation, 2 the run could not happen.
  */
 export async function runSimulateCli(options: SimulateOptions, say: (line: string) => void): Promise<number> {
-  say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
+  say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.sweep ? ` per seed, ${options.sweep} seeds` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
   const binary = testServerBinary();
   if ('missing' in binary) {
     say(`simulate: ${binary.missing}`);
@@ -74,6 +85,9 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
   // performance.now(), not Date: the engine shifts the process's Date with workflow time while it runs.
   const started = performance.now();
   const deadline = options.hours === undefined ? undefined : started + options.hours * 3_600_000;
+  const sweep = options.sweep;
+  /** Another seed after this one: within --hours, or --sweep's count. */
+  const more = () => (sweep !== undefined ? seeds < sweep : deadline !== undefined && performance.now() < deadline);
   let seeds = 0;
   let steps = 0;
   let violations = 0;
@@ -102,7 +116,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
         engineErrors += 1;
         seeds += 1;
         say(`seed ${seed}: ENGINE ERROR: ${(error as Error).message.split('\n')[0]}`);
-        if (deadline === undefined) break;
+        if (!more()) break;
         seed = seed >= MAX_SEED ? 1 : seed + 1;
         continue;
       }
@@ -134,15 +148,17 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
           say(`reproduction: ${file}`);
           if (options.defect) say(`  (the defect came from --defect, not from the code: the reproduction replays without it, so it passes)`);
         }
-        break;
+        if (sweep === undefined) break;
       }
       seed = seed >= MAX_SEED ? 1 : seed + 1;
-    } while (deadline !== undefined && performance.now() < deadline);
+    } while (more());
   } finally {
     await template.drop().catch((error: unknown) => say(`simulate: the template database ${template.name} was not dropped: ${(error as Error).message.split('\n')[0]}`));
     await server.stop();
   }
   const ms = performance.now() - started;
   say(`summary: seeds ${seeds}, steps ${steps}, violations ${violations}, engine errors ${engineErrors}, ${seconds(ms)} s (${(steps / (ms / 1000)).toFixed(1)} steps/s)`);
+  const summary: SimulateSummary = { seeds, steps, violations, engine_errors: engineErrors, steps_per_s: Number((steps / (ms / 1000)).toFixed(2)) };
+  say(JSON.stringify(summary));
   return violations > 0 ? 1 : engineErrors > 0 ? 2 : 0;
 }
