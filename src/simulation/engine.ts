@@ -29,6 +29,7 @@ import { createRegistry } from './registry';
 import { realNow, setSqlOffset, shiftProcessDate } from './sim-clock';
 import { createSimDatabase, simServerUrl, type SimTemplate } from './sim-database';
 import { startSimPartner } from './sim-partner';
+import { installSimRuntime, sdkFaultMark, sdkFaultsSince } from './sdk-faults';
 import { stickyQueueWatch, stickyRescuer } from './sticky-rescue';
 import { timeLockReleaser } from './time-locks';
 import type { SimAnswer, SimContext } from './types';
@@ -97,6 +98,8 @@ export type Engine = SimContext & {
   releasedTimeLocks(): number;
   /** How many workflow tasks the engine moved off a stopped worker's sticky queue (sticky-rescue.ts). */
   rescuedStickyTasks(): number;
+  /** The SDK faults (a panic, "This is an SDK bug") logged since this engine started (sdk-faults.ts). */
+  sdkFaults(): string[];
   /** The API's listeners. */
   urls: { sandbox: string; live: string };
   /** The fake partner itself (its requests, transactions and callbacks: what a test looks at). */
@@ -140,7 +143,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const observer = await openOrm(db.url, OBSERVER_POOL);
     stops.push(() => observer.close());
 
-    installRuntime('ERROR');
+    // The SDK's own faults counted (sdk-faults.ts); else, as before, only its errors printed.
+    if (!installSimRuntime()) installRuntime('ERROR');
+    const sdkMark = sdkFaultMark();
     const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binary } } });
     stops.push(() => env.teardown());
     await declareSearchAttributes(env);
@@ -266,6 +271,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       hooks,
       releasedTimeLocks: () => timeLocks.released(),
       rescuedStickyTasks: () => rescuer.rescued(),
+      sdkFaults: () => sdkFaultsSince(sdkMark),
       urls: listeners.urls,
       fakePartner: partner.fake,
       orm: observer,

@@ -80,6 +80,9 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
       const next = plan.steps[last ? plan.steps.findIndex((s) => s.n === last!.n) + 1 : 0];
       return `seed ${plan.seed}: the run did not finish within ${Math.round(timeoutMs / 1000)} s (an engine hang): ${last ? `the last step done was ${last.n} ${last.kind}` : 'no step done'}${next ? `; step ${next.n} ${next.kind} (or the settle and checks after the last) never ended` : ''}`;
     });
+    // An SDK that lost track of a workflow makes the run's verdict worthless: an engine error (sdk-faults.ts).
+    const faults = engine.sdkFaults();
+    if (faults.length > 0) throw new Error(`seed ${plan.seed}: the Temporal SDK reported ${faults.length} fault${faults.length === 1 ? '' : 's'} during the run (first: ${faults[0]})`);
     return { ...result, ms: Math.round(performance.now() - started), ...(options.keepDb ? { database: engine.database } : {}) };
   } finally {
     await bounded(engine.close(), CLOSE_BOUND_MS, () => `seed ${plan.seed}: the engine did not close within ${CLOSE_BOUND_MS / 1000} s`).catch((error: unknown) => {

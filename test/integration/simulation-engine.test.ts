@@ -6,7 +6,9 @@
  * simulation files and `npm run simulate` run every session on), whose clock holds as a migrated one's.
  */
 import { createMerchant, verifyMerchant } from '../../src/persistence/merchants/merchant-store';
+import { Runtime } from '@temporalio/worker';
 import { startEngine, type Engine } from '../../src/simulation/engine';
+import { sdkLinesSeen } from '../../src/simulation/sdk-faults';
 import { waitUntilQuiet } from '../../src/simulation/quiet';
 import { createSimTemplate, simServerUrl, type SimTemplate } from '../../src/simulation/sim-database';
 
@@ -142,6 +144,14 @@ test('after restartWorker a charge started on the old worker completes on the ne
   // The worker keeps a workflow cache: the charge's next task went to the stopped worker's sticky queue.
   expect(engine.rescuedStickyTasks()).toBeGreaterThanOrEqual(1);
   expect((await chargeToTheEnd('sim-after-restart')).status).toBe('succeeded');
+});
+
+test('the SDK\'s own faults are counted: sdk-core\'s log lines reach the simulation\'s logger, and "This is an SDK bug" is one', async () => {
+  // Each worker started (two by now: the restart above) had sdk-core warn that this server is old.
+  expect(sdkLinesSeen()).toBeGreaterThan(0);
+  expect(engine.sdkFaults()).toEqual([]);
+  Runtime.instance().logger.error('There should not be any outgoing commands or messages when preparing a completion response if the activation was only an eviction. This is an SDK bug.');
+  expect(engine.sdkFaults()).toHaveLength(1);
 });
 
 test('failActivity: the activity fails the times asked, then the charge completes', async () => {
