@@ -204,6 +204,9 @@ export function plan(seed: number, steps: number): Plan {
   const rng = new Rng(seed);
   const made: Made = { merchant: 0, endpoint: 0, charges: [], payouts: 0, livePayouts: [], refund: 0, dispute: 0, request: 0 };
   const paths = rng.fork('money-paths');
+  // When a failed activity fails (issue 44, faults in flight): before it runs, or after (its effect
+  // committed, its answer lost), from a stream of its own so the rest of the plan is as it was.
+  const faultTiming = rng.fork('fault-timing');
   const out: Step[] = [];
   for (let n = 0; n < steps; n++) {
     const inserted = n >= 2 && paths.chance(MONEY_PATH_CHANCE) ? moneyPath(paths, made, seed) : null;
@@ -217,7 +220,8 @@ export function plan(seed: number, steps: number): Plan {
       kind = built.need;
       built = build(kind, rng, made, seed);
     }
-    out.push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params: built.params });
+    const params = kind === 'fail_activity' ? { ...built.params, when: faultTiming.chance(0.5) ? 'after' : 'before' } : built.params;
+    out.push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params });
   }
   return { seed, steps: out };
 }

@@ -22,7 +22,7 @@ export const cutDbConnectionsStep: StepHandler = async (ctx, step) => {
 
 /** `fail_activity`: the next `times` attempts of an activity fail with a retryable error. */
 export const failActivityStep: StepHandler = async (ctx, step) => {
-  // `when: 'after'` (hand-written plans): the calls run and their answers are lost.
+  // `when: 'after'`: the calls run (their effects committed) and their answers are lost; Temporal retries them.
   const when = step.params.when === 'after' ? 'after' : 'before';
   ctx.failActivity(String(step.params.activity), Number(step.params.times), when);
   return done(step, `${step.params.activity} × ${step.params.times}${when === 'after' ? ', each answer lost after it ran' : ''}`);
