@@ -43,6 +43,7 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   settlement_retry_late: 0,
   unanswered_payout_jump: 0,
   partner_pays_late: 0,
+  burst: 0,
 };
 
 /**
@@ -51,6 +52,13 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
  * payer's phone ending 0001 (test/system/simulation-money-defects.test.ts, finding 2).
  */
 export const HAND_WRITTEN_ONLY: readonly StepKind[] = ['partner_pays_late'];
+
+/**
+ * Bursts (issue 44, concurrency: steps/burst.ts), inserted between the drawn steps from a stream of
+ * their own, as the money paths are: how often (per step), and which shapes.
+ */
+export const BURST_CHANCE = 0.03;
+export const BURST_SHAPES = { refunds: 2, same_key_charge: 1 } as const;
 
 /**
  * The steps of issue 43's money paths, inserted between the drawn steps from a stream of their own

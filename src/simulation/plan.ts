@@ -1,6 +1,6 @@
 import { Rng } from '../chaos/random';
 import {
-  ACTIVITIES_TO_FAIL, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
+  ACTIVITIES_TO_FAIL, BURST_CHANCE, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
   type OperatorActionName, type Params,
 } from './plan-params';
 import type { Plan, Ref, Step, StepKind } from './types';
@@ -127,7 +127,8 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
     case 'reset_run':
     case 'late_return_refused':
     case 'partner_pays_late':
-      // Weight 0 (plan-params.ts): only moneyPath (or a hand-written plan) inserts these; never drawn here.
+    case 'burst':
+      // Weight 0 (plan-params.ts): only moneyPath, burstOf (or a hand-written plan) inserts these; never drawn here.
       return { need: 'time_jump' };
   }
 }
@@ -200,6 +201,20 @@ function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
  * It opens with a merchant (verified for live: later merchants are, mostly) and a webhook endpoint; then each step's kind is drawn by STEP_WEIGHTS, and
  * a step that needs something no earlier step creates is replaced by the step that creates it.
  */
+/** A burst (steps/burst.ts) from its own stream `rng`, or null when the plan has nothing for it yet. */
+function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
+  const shape = rng.weighted(BURST_SHAPES);
+  const count = rng.int(2, 4);
+  const key = rng.uuid();
+  if (shape === 'refunds') {
+    const sandbox = made.charges.flatMap((environment, i) => (environment === 'sandbox' ? [i] : []));
+    if (sandbox.length === 0) return null;
+    return { kind: 'burst', refs: [ref('charge', recent(rng, sandbox))], params: { shape, count, idempotency_key: key } };
+  }
+  if (made.merchant === 0) return null;
+  return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...chargeParams(rng, false), idempotency_key: key } };
+}
+
 export function plan(seed: number, steps: number): Plan {
   const rng = new Rng(seed);
   const made: Made = { merchant: 0, endpoint: 0, charges: [], payouts: 0, livePayouts: [], refund: 0, dispute: 0, request: 0 };
@@ -207,8 +222,14 @@ export function plan(seed: number, steps: number): Plan {
   // When a failed activity fails (issue 44, faults in flight): before it runs, or after (its effect
   // committed, its answer lost), from a stream of its own so the rest of the plan is as it was.
   const faultTiming = rng.fork('fault-timing');
+  const bursts = rng.fork('bursts');
   const out: Step[] = [];
   for (let n = 0; n < steps; n++) {
+    const burst = n >= 2 && bursts.chance(BURST_CHANCE) ? burstOf(bursts, made) : null;
+    if (burst) {
+      out.push({ n, ...burst });
+      continue;
+    }
     const inserted = n >= 2 && paths.chance(MONEY_PATH_CHANCE) ? moneyPath(paths, made, seed) : null;
     if (inserted) {
       out.push({ n, ...inserted });

@@ -55,7 +55,8 @@ export type StepKind =
   | 'late_return_refused'
   | 'settlement_retry_late'
   | 'unanswered_payout_jump'
-  | 'partner_pays_late';
+  | 'partner_pays_late'
+  | 'burst';
 
 /** A reference to the n-th object of a kind created by the plan's earlier steps (0-based, in plan order). */
 export interface Ref {
@@ -205,6 +206,8 @@ export interface SimRegistry {
    * `repeats`: the answers of each `repeat_request` of it, in order (added by helper B).
    */
   requests: Array<{ environment: 'sandbox' | 'live'; method: string; path: string; key: string; idempotencyKey: string; body: unknown; status: number; json: unknown; repeats?: Array<{ status: number; json: unknown }> }>;
+  /** The answers of each `burst` of one request under one Idempotency-Key (steps/burst.ts), for its invariant. */
+  bursts: Array<{ n: number; idempotencyKey: string; answers: Array<{ status: number; id?: string; code?: string }> }>;
 }
 
 /** A step handler: does the step, returns what it did (never throws for a refused request: that is an outcome). */

@@ -8,7 +8,7 @@
  * unrecorded attempt, an open charge without a workflow, a replay with another answer), and the
  * corruption is undone (the harness's ledger check at close then passes).
  */
-import { ALL_INVARIANTS, balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, transitionsAllowed } from '../../src/simulation/invariants';
+import { ALL_INVARIANTS, balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, oneResourcePerKey, openPaymentsWatched, refundsWithinCharge, transitionsAllowed } from '../../src/simulation/invariants';
 import type { Invariant, Ref, SimContext, SimRegistry } from '../../src/simulation/types';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
@@ -37,6 +37,7 @@ function registry(): SimRegistry {
     count: (kind) => created.filter((c) => c.kind === kind).length,
     merchants: [],
     requests: [],
+    bursts: [],
   };
 }
 
@@ -314,4 +315,28 @@ test('idempotent replays: the repeat answered the first answer; another answer i
     `POST /v1/charges (sandbox, key ${r.idempotencyKey}): repeat 3 answered 409, the first 200`,
   ]);
   r.repeats!.splice(1);
+});
+
+test('refunds within their charge: a refund that takes a charge past its amount is reported (then put back)', async () => {
+  const chargeId = charges.objects[2];
+  const refund = await h.request('sandbox', 'POST', '/v1/refunds', { key: m.objects.testKey, body: { charge: chargeId, reason: 'requested_by_customer' }, headers: { 'Idempotency-Key': idempotencyKey() } });
+  expect(refund.status).toBe(200);
+  expect(await refundsWithinCharge.check(ctx)).toEqual([]);
+  await sql(`update refunds set amount = amount + 1 where id = ?`, [refund.json.id]);
+  try {
+    const [c] = await sql<{ amount: string }>(`select amount::text as amount from charges where id = ?`, [chargeId]);
+    expect(await refundsWithinCharge.check(ctx)).toEqual([`charge ${chargeId}: refunds and disputes commit ${Number(c.amount) + 1} of its ${c.amount}`]);
+  } finally {
+    await sql(`update refunds set amount = amount - 1 where id = ?`, [refund.json.id]);
+  }
+  await h.settled(chargeId);
+});
+
+test('one resource per Idempotency-Key: a burst whose answers name two objects, or answer otherwise than 409 idempotency_key_in_use, is reported', async () => {
+  expect(await oneResourcePerKey.check(ctx)).toEqual([]);
+  ctx.registry.bursts.push({ n: 7, idempotencyKey: 'k-1', answers: [{ status: 200, id: 'txn_a' }, { status: 409, code: 'idempotency_key_in_use' }, { status: 200, id: 'txn_a' }] });
+  expect(await oneResourcePerKey.check(ctx)).toEqual([]);
+  ctx.registry.bursts.push({ n: 8, idempotencyKey: 'k-2', answers: [{ status: 200, id: 'txn_a' }, { status: 200, id: 'txn_b' }, { status: 500, code: 'internal_error' }] });
+  expect(await oneResourcePerKey.check(ctx)).toEqual(['step 8, key k-2: 2 objects made (txn_a, txn_b)', 'step 8, key k-2: answered 500 internal_error']);
+  ctx.registry.bursts.length = 0;
 });

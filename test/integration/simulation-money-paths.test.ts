@@ -48,3 +48,40 @@ test('terminate and restart of a live payout waiting on the partner, and a settl
   expect(detail(9)).toMatch(/changed settlement_account, live settlements held until /);
   expect(detail(10)).toMatch(/started 0, skipped 1/);
 });
+
+/**
+ * Bursts (issue 44, steps/burst.ts): three refunds of all that is left of one sandbox charge at once
+ * (one takes it, the others are refused), and one charge sent three times at once under one
+ * Idempotency-Key (one charge). Every invariant after every step, the two for bursts among them.
+ */
+const BURST_PLAN: Plan = {
+  seed: 4400,
+  steps: [
+    { n: 0, kind: 'create_merchant', params: { name: 'Sim 4400 #1', review_threshold: 100_000, verified: true, settlement_account: '001234567890', ref_index: 0 } },
+    {
+      n: 1, kind: 'sandbox_charge', refs: [{ kind: 'merchant', index: 0 }],
+      params: { amount: 12_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, identifier: '233241235678', outcome: 'succeed', idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4401', ref_index: 0, request_index: 0 },
+    },
+    // Another charge's money in the balance: a refund is paid from what is available (the first charge's amount less its fee).
+    {
+      n: 2, kind: 'sandbox_charge', refs: [{ kind: 'merchant', index: 0 }],
+      params: { amount: 50_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, identifier: '233241235670', outcome: 'succeed', idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4404', ref_index: 1, request_index: 2 },
+    },
+    { n: 3, kind: 'time_jump', params: { ms: 10_000 } },
+    { n: 6, kind: 'burst', refs: [{ kind: 'charge', index: 0 }], params: { shape: 'refunds', count: 3, idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4402' } },
+    {
+      n: 7, kind: 'burst', refs: [{ kind: 'merchant', index: 0 }],
+      params: { shape: 'same_key_charge', count: 3, amount: 5_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, identifier: '233241235679', outcome: 'succeed', idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4403' },
+    },
+    { n: 8, kind: 'time_jump', params: { ms: 10_000 } },
+  ],
+};
+
+test('bursts: three refunds of one charge at once, and one charge three times at once under one key: one refund, one charge, every invariant', async () => {
+  const run = await runSession(BURST_PLAN);
+  console.log(`simulation-money-paths (bursts): ${run.trace.map((o) => `  ${o.n} ${o.kind}: ${o.result} ${o.detail}`).join('\n')}`);
+  if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
+  const detail = (n: number) => run.trace.find((o) => o.n === n)!.detail;
+  expect(detail(6)).toMatch(/^3 refunds of txn_\S+ at once: 200 ×1, 422 amount_exceeds_refundable ×2$/);
+  expect(detail(7)).toMatch(/^a charge 3 times at once under one key: (200 ×3|200 ×[12], 409 idempotency_key_in_use ×[12])$/);
+});

@@ -1,5 +1,6 @@
 import type { Invariant } from '../types';
 import { balancesMatch } from './balances';
+import { oneResourcePerKey, refundsWithinCharge } from './bursts';
 import { deliveriesRecorded } from './deliveries';
 import { eventSequencesGapless } from './event-sequences';
 import { idempotentReplays } from './idempotent-replays';
@@ -18,6 +19,8 @@ export const ALL_INVARIANTS: Invariant[] = [
   openPaymentsWatched,
   idempotentReplays,
   partnerBooksAgree,
+  refundsWithinCharge,
+  oneResourcePerKey,
 ];
 
-export { balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };
+export { balancesMatch, deliveriesRecorded, oneResourcePerKey, refundsWithinCharge, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };

@@ -1,5 +1,6 @@
 import type { StepHandler, StepKind } from '../types';
 import { liveChargeStep, repeatRequestStep, sandboxChargeStep } from './charges';
+import { burstStep } from './burst';
 import { cutDbConnectionsStep, failActivityStep, receiverFailureStep, restartWorkerStep } from './faults';
 import { createEndpointStep, createMerchantStep, disableEndpointStep, replayDeliveryStep, rotateEndpointStep } from './merchants-endpoints';
 import { operatorActionStep } from './operator';
@@ -43,5 +44,6 @@ export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
   late_return_refused: lateReturnRefusedStep,
   settlement_retry_late: settlementRetryLateStep,
   unanswered_payout_jump: unansweredPayoutJumpStep,
+  burst: burstStep,
   partner_pays_late: partnerPaysLateStep,
 };

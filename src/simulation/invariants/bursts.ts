@@ -1,0 +1,45 @@
+import type { Invariant } from '../types';
+
+/**
+ * Refunds and disputes within their charge (issue 44: "refunds above their charge still give
+ * consistent books"): for every charge, its pending and succeeded refunds plus its open and lost
+ * disputes never add up to more than its amount (the rule refund-create-store.ts and
+ * dispute-create-store.ts hold under the charge's lock). Bursts of concurrent refunds (steps/burst.ts)
+ * try it. Reads the database.
+ */
+export const refundsWithinCharge: Invariant = {
+  name: 'refunds and disputes within their charge',
+  async check(ctx) {
+    const rows = await ctx.orm.em.getConnection().execute<Array<{ id: string; amount: string; committed: string }>>(
+      `select c.id, c.amount::text as amount,
+              ((select coalesce(sum(r.amount), 0) from refunds r where r.charge_id = c.id and r.status in ('pending', 'succeeded'))
+             + (select coalesce(sum(d.amount), 0) from disputes d where d.charge_id = c.id and d.status in ('needs_response', 'under_review', 'lost')))::text as committed
+         from charges c
+        where exists (select 1 from refunds r where r.charge_id = c.id) or exists (select 1 from disputes d where d.charge_id = c.id)`,
+    );
+    return rows
+      .filter((r) => Number(r.committed) > Number(r.amount))
+      .map((r) => `charge ${r.id}: refunds and disputes commit ${r.committed} of its ${r.amount}`);
+  },
+};
+
+/**
+ * One resource per Idempotency-Key: a burst of one request sent at once under one key
+ * (steps/burst.ts `same_key_charge`) made at most one object: every 2xx answer names the same id,
+ * and every other answer is 409 `idempotency_key_in_use` (INTERFACE: the first request with that key
+ * is still being processed). Reads the registry.
+ */
+export const oneResourcePerKey: Invariant = {
+  name: 'one resource per Idempotency-Key',
+  async check(ctx) {
+    const lines: string[] = [];
+    for (const burst of ctx.registry.bursts) {
+      const ids = new Set(burst.answers.filter((a) => a.status >= 200 && a.status < 300).map((a) => a.id));
+      if (ids.size > 1) lines.push(`step ${burst.n}, key ${burst.idempotencyKey}: ${ids.size} objects made (${[...ids].join(', ')})`);
+      for (const a of burst.answers) {
+        if ((a.status < 200 || a.status >= 300) && !(a.status === 409 && a.code === 'idempotency_key_in_use')) lines.push(`step ${burst.n}, key ${burst.idempotencyKey}: answered ${a.status} ${a.code ?? ''}`.trimEnd());
+      }
+    }
+    return lines;
+  },
+};

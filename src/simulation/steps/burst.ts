@@ -1,0 +1,50 @@
+import type { SimAnswer, StepHandler } from '../types';
+import { chargeBody } from './charges';
+import { done, keyOf, merchantById, resolveRef, skipped } from './common';
+
+/**
+ * `burst` (issue 44, concurrency): several requests at once, where the engine must serialise them.
+ * - `refunds`: `count` refunds of all that is left of one earlier sandbox charge, each with its own
+ *   Idempotency-Key, sent together: at most one can take the money (invariant "refunds and disputes
+ *   within their charge").
+ * - `same_key_charge`: one sandbox charge sent `count` times together under one Idempotency-Key: one
+ *   charge at most, every 2xx answer naming it, the others `idempotency_key_in_use` (409) (invariant
+ *   "one resource per Idempotency-Key"; the answers are kept in the registry's `bursts`).
+ * What a burst creates is not referenced by later steps.
+ */
+export const burstStep: StepHandler = async (ctx, step) => {
+  const count = Number(step.params.count);
+  if (step.params.shape === 'refunds') {
+    const ref = resolveRef(ctx, step, 'charge');
+    if (typeof ref === 'string') return skipped(step, ref);
+    const merchant = merchantById(ctx, ref.extra.merchant);
+    if (!merchant) return skipped(step, `the merchant of charge ${ref.id} is unknown`);
+    if (ref.extra.environment === 'live') return skipped(step, `charge ${ref.id} is live (a burst of refunds takes a sandbox charge)`);
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        ctx.api('sandbox', 'POST', '/v1/refunds', { key: keyOf(merchant, 'sandbox'), body: { charge: ref.id, reason: 'requested_by_customer' }, idempotencyKey: `${step.params.idempotency_key}-${i}` }),
+      ),
+    );
+    return done(step, `${count} refunds of ${ref.id} at once: ${summary(answers)}`);
+  }
+  const ref = resolveRef(ctx, step, 'merchant');
+  if (typeof ref === 'string') return skipped(step, ref);
+  const merchant = merchantById(ctx, ref.id)!;
+  const idempotencyKey = String(step.params.idempotency_key);
+  const answers = await Promise.all(
+    Array.from({ length: count }, () => ctx.api('sandbox', 'POST', '/v1/charges', { key: keyOf(merchant, 'sandbox'), body: chargeBody(step), idempotencyKey })),
+  );
+  ctx.registry.bursts.push({ n: step.n, idempotencyKey, answers: answers.map((a) => ({ status: a.status, id: (a.json as { id?: string } | null)?.id, code: (a.json as { error?: { code?: string } } | null)?.error?.code })) });
+  return done(step, `a charge ${count} times at once under one key: ${summary(answers)}`);
+};
+
+/** `200 ×1, 409 idempotency_key_in_use ×2`, in order of status. */
+function summary(answers: SimAnswer[]): string {
+  const counts = new Map<string, number>();
+  for (const a of answers) {
+    const code = (a.json as { error?: { code?: string } } | null)?.error?.code;
+    const key = `${a.status}${code ? ` ${code}` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ×${n}`).join(', ');
+}
