@@ -212,6 +212,8 @@ function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
     return { kind: 'burst', refs: [ref('charge', recent(rng, sandbox))], params: { shape, count, idempotency_key: key } };
   }
   if (made.merchant === 0) return null;
+  // Payouts: the amount is what the merchant has then (steps/burst.ts); the recipient is drawn here.
+  if (shape === 'payouts') return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...payoutParams(rng, false), idempotency_key: key } };
   return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...chargeParams(rng, false), idempotency_key: key } };
 }
 

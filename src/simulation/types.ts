@@ -208,6 +208,8 @@ export interface SimRegistry {
   requests: Array<{ environment: 'sandbox' | 'live'; method: string; path: string; key: string; idempotencyKey: string; body: unknown; status: number; json: unknown; repeats?: Array<{ status: number; json: unknown }> }>;
   /** The answers of each `burst` of one request under one Idempotency-Key (steps/burst.ts), for its invariant. */
   bursts: Array<{ n: number; idempotencyKey: string; answers: Array<{ status: number; id?: string; code?: string }> }>;
+  /** A merchant's available sandbox balance before and right after a `burst` of payouts (steps/burst.ts). */
+  balanceRaces: Array<{ n: number; merchant: string; before: number; after: number }>;
 }
 
 /** A step handler: does the step, returns what it did (never throws for a refused request: that is an outcome). */

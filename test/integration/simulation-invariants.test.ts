@@ -8,7 +8,7 @@
  * unrecorded attempt, an open charge without a workflow, a replay with another answer), and the
  * corruption is undone (the harness's ledger check at close then passes).
  */
-import { ALL_INVARIANTS, balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, oneResourcePerKey, openPaymentsWatched, refundsWithinCharge, transitionsAllowed } from '../../src/simulation/invariants';
+import { ALL_INVARIANTS, balancesMatch, deliveriesRecorded, eventSequencesGapless, idempotentReplays, ledgerBalanced, oneResourcePerKey, openPaymentsWatched, payoutsNeverOverdraw, refundsWithinCharge, transitionsAllowed } from '../../src/simulation/invariants';
 import type { Invariant, Ref, SimContext, SimRegistry } from '../../src/simulation/types';
 import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
 import { randomBase62 } from '../../src/support/new-id';
@@ -38,6 +38,7 @@ function registry(): SimRegistry {
     merchants: [],
     requests: [],
     bursts: [],
+    balanceRaces: [],
   };
 }
 
@@ -339,4 +340,11 @@ test('one resource per Idempotency-Key: a burst whose answers name two objects, 
   ctx.registry.bursts.push({ n: 8, idempotencyKey: 'k-2', answers: [{ status: 200, id: 'txn_a' }, { status: 200, id: 'txn_b' }, { status: 500, code: 'internal_error' }] });
   expect(await oneResourcePerKey.check(ctx)).toEqual(['step 8, key k-2: 2 objects made (txn_a, txn_b)', 'step 8, key k-2: answered 500 internal_error']);
   ctx.registry.bursts.length = 0;
+});
+
+test('payouts at once never overdraw: a burst that left available below zero is reported', async () => {
+  expect(await payoutsNeverOverdraw.check(ctx)).toEqual([]);
+  ctx.registry.balanceRaces.push({ n: 4, merchant: 'mer_a', before: 10_000, after: 1_000 }, { n: 5, merchant: 'mer_a', before: 10_000, after: -1_000 });
+  expect(await payoutsNeverOverdraw.check(ctx)).toEqual(["step 5: merchant mer_a's available went from 10000 to -1000 with payouts sent at once"]);
+  ctx.registry.balanceRaces.length = 0;
 });

@@ -73,15 +73,20 @@ const BURST_PLAN: Plan = {
       n: 7, kind: 'burst', refs: [{ kind: 'merchant', index: 0 }],
       params: { shape: 'same_key_charge', count: 3, amount: 5_000, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, identifier: '233241235679', outcome: 'succeed', idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4403' },
     },
-    { n: 8, kind: 'time_jump', params: { ms: 10_000 } },
+    {
+      n: 8, kind: 'burst', refs: [{ kind: 'merchant', index: 0 }],
+      params: { shape: 'payouts', count: 3, environment: 'sandbox', amount: 100, currency: 'GHS', channel: 'mobile_money', momo_network_id: NETWORK, bank_code: null, identifier: '233249876540', idempotency_key: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4405' },
+    },
+    { n: 9, kind: 'time_jump', params: { ms: 10_000 } },
   ],
 };
 
-test('bursts: three refunds of one charge at once, and one charge three times at once under one key: one refund, one charge, every invariant', async () => {
+test('bursts: three refunds of one charge at once, one charge three times at once under one key, three payouts racing the balance: one refund, one charge, one payout, every invariant', async () => {
   const run = await runSession(BURST_PLAN);
   console.log(`simulation-money-paths (bursts): ${run.trace.map((o) => `  ${o.n} ${o.kind}: ${o.result} ${o.detail}`).join('\n')}`);
   if (run.failure) throw new Error(run.failure.violations.map((v) => `${v.invariant}:\n  ${v.lines.join('\n  ')}`).join('\n'));
   const detail = (n: number) => run.trace.find((o) => o.n === n)!.detail;
   expect(detail(6)).toMatch(/^3 refunds of txn_\S+ at once: 200 ×1, 422 amount_exceeds_refundable ×2$/);
   expect(detail(7)).toMatch(/^a charge 3 times at once under one key: (200 ×3|200 ×[12], 409 idempotency_key_in_use ×[12])$/);
+  expect(detail(8)).toMatch(/^3 payouts of \d+ at once from \d+ available: 200 ×1, 422 insufficient_balance ×2; \d+ left$/);
 });

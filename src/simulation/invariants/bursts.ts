@@ -43,3 +43,18 @@ export const oneResourcePerKey: Invariant = {
     return lines;
   },
 };
+
+/**
+ * Payouts at once never overdraw: after a burst of payouts of one merchant (steps/burst.ts `payouts`),
+ * each of more than half its available balance, the available balance is not below zero (the create
+ * locks the balance row: docs/architecture.md "No overdraft"). Only the burst's own figures are read:
+ * elsewhere a lost dispute may take available below zero by design. Reads the registry.
+ */
+export const payoutsNeverOverdraw: Invariant = {
+  name: 'payouts at once never overdraw',
+  async check(ctx) {
+    return ctx.registry.balanceRaces
+      .filter((r) => r.before >= 0 && r.after < 0)
+      .map((r) => `step ${r.n}: merchant ${r.merchant}'s available went from ${r.before} to ${r.after} with payouts sent at once`);
+  },
+};

@@ -1,6 +1,6 @@
 import type { Invariant } from '../types';
 import { balancesMatch } from './balances';
-import { oneResourcePerKey, refundsWithinCharge } from './bursts';
+import { oneResourcePerKey, payoutsNeverOverdraw, refundsWithinCharge } from './bursts';
 import { deliveriesRecorded } from './deliveries';
 import { eventSequencesGapless } from './event-sequences';
 import { idempotentReplays } from './idempotent-replays';
@@ -21,6 +21,7 @@ export const ALL_INVARIANTS: Invariant[] = [
   partnerBooksAgree,
   refundsWithinCharge,
   oneResourcePerKey,
+  payoutsNeverOverdraw,
 ];
 
-export { balancesMatch, deliveriesRecorded, oneResourcePerKey, refundsWithinCharge, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };
+export { balancesMatch, deliveriesRecorded, oneResourcePerKey, payoutsNeverOverdraw, refundsWithinCharge, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };

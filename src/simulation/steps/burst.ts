@@ -1,5 +1,7 @@
-import type { SimAnswer, StepHandler } from '../types';
+import { ACCOUNTS } from '../../domain/ledger';
+import type { SimAnswer, SimContext, StepHandler } from '../types';
 import { chargeBody } from './charges';
+import { payoutBody } from './payouts';
 import { done, keyOf, merchantById, resolveRef, skipped } from './common';
 
 /**
@@ -10,6 +12,9 @@ import { done, keyOf, merchantById, resolveRef, skipped } from './common';
  * - `same_key_charge`: one sandbox charge sent `count` times together under one Idempotency-Key: one
  *   charge at most, every 2xx answer naming it, the others `idempotency_key_in_use` (409) (invariant
  *   "one resource per Idempotency-Key"; the answers are kept in the registry's `bursts`).
+ * - `payouts`: `count` sandbox payouts of one merchant at once, each of more than half its available
+ *   balance: at most one is covered (invariant "payouts at once never overdraw": available not below
+ *   zero after the burst; the figures are kept in the registry's `balanceRaces`).
  * What a burst creates is not referenced by later steps.
  */
 export const burstStep: StepHandler = async (ctx, step) => {
@@ -30,6 +35,20 @@ export const burstStep: StepHandler = async (ctx, step) => {
   const ref = resolveRef(ctx, step, 'merchant');
   if (typeof ref === 'string') return skipped(step, ref);
   const merchant = merchantById(ctx, ref.id)!;
+  if (step.params.shape === 'payouts') {
+    // Each payout more than half of what is available now: at most one can be covered.
+    const before = await availableOf(ctx, merchant.id);
+    const amount = Math.floor((before * 0.55) / 100) * 100;
+    if (amount < 100) return skipped(step, `merchant ${merchant.id} has ${before} GHS minor units available in the sandbox: nothing to race for`);
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        ctx.api('sandbox', 'POST', '/v1/payouts', { key: keyOf(merchant, 'sandbox'), body: payoutBody({ ...step, params: { ...step.params, amount } }), idempotencyKey: `${step.params.idempotency_key}-${i}` }),
+      ),
+    );
+    const after = await availableOf(ctx, merchant.id);
+    ctx.registry.balanceRaces.push({ n: step.n, merchant: merchant.id, before, after });
+    return done(step, `${count} payouts of ${amount} at once from ${before} available: ${summary(answers)}; ${after} left`);
+  }
   const idempotencyKey = String(step.params.idempotency_key);
   const answers = await Promise.all(
     Array.from({ length: count }, () => ctx.api('sandbox', 'POST', '/v1/charges', { key: keyOf(merchant, 'sandbox'), body: chargeBody(step), idempotencyKey })),
@@ -37,6 +56,15 @@ export const burstStep: StepHandler = async (ctx, step) => {
   ctx.registry.bursts.push({ n: step.n, idempotencyKey, answers: answers.map((a) => ({ status: a.status, id: (a.json as { id?: string } | null)?.id, code: (a.json as { error?: { code?: string } } | null)?.error?.code })) });
   return done(step, `a charge ${count} times at once under one key: ${summary(answers)}`);
 };
+
+/** The merchant's available sandbox GHS balance (minor units) now. */
+async function availableOf(ctx: SimContext, merchantId: string): Promise<number> {
+  const [row] = await ctx.orm.em.fork().execute<Array<{ amount: string }>>(
+    `select amount::text as amount from account_balances where merchant_id = ? and environment = 'sandbox' and currency = 'GHS' and account = ?`,
+    [merchantId, ACCOUNTS.merchantAvailable],
+  );
+  return row ? Number(row.amount) : 0;
+}
 
 /** `200 ×1, 409 idempotency_key_in_use ×2`, in order of status. */
 function summary(answers: SimAnswer[]): string {
