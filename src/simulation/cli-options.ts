@@ -13,6 +13,8 @@ export interface SimulateOptions {
   hours: number | undefined;
   /** Run this many seeds (seed, seed + 1, …), one line each, however they end (issue 44); undefined: one seed. */
   sweep: number | undefined;
+  /** With --sweep: how many processes run its seeds (blocks of consecutive seeds; default 1). */
+  parallel: number;
   /** Shrink a failing plan and write its reproduction (default on). */
   shrink: boolean;
   /** Keep each run's database (its name is printed) instead of dropping it. */
@@ -48,6 +50,7 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .addOption(new Option('--seed <seed>', 'the seed (default: random, printed first); with --hours the first of consecutive seeds').argParser(whole('--seed', 0, MAX_SEED)))
     .addOption(new Option('--steps <n>', 'steps per seed').argParser(whole('--steps', 1, 1_000_000)).default(DEFAULT_STEPS))
     .addOption(new Option('--hours <h>', 'run seed after seed, each --steps long, until H hours have passed').argParser(hoursOf).conflicts('sweep'))
+    .addOption(new Option('--parallel <p>', 'with --sweep: run its seeds in P processes at once (blocks of consecutive seeds)').argParser(whole('--parallel', 1, 64)).default(1))
     .addOption(new Option('--sweep <n>', 'run N seeds in a row (the first is --seed), each --steps long, a line each and a summary; a violation does not stop it').argParser(whole('--sweep', 1, 1_000_000)))
     .option('--shrink', 'on a failure, shrink the plan and write a reproduction (the default)', true)
     .option('--no-shrink', 'on a failure, print it and stop: no shrinking, no file')
@@ -57,13 +60,18 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .addOption(new Option('--max-trials <n>', 'the shrinker\'s budget of trial runs').argParser(whole('--max-trials', 1, 100_000)).default(200))
     .option('--verbose', 'a line per step (outcome, real time of step, settle and checks) and, every 20 s of a slow time jump or settle, what keeps it busy', false)
     .allowExcessArguments(false)
-    .action(async (opts: { seed?: number; steps: number; hours?: number; sweep?: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
+    .hook('preAction', (command) => {
+      const o = command.opts<{ sweep?: number; parallel: number }>();
+      if (o.parallel > 1 && o.sweep === undefined) command.error('--parallel needs --sweep N (the seeds it splits)', { exitCode: 2 });
+    })
+    .action(async (opts: { seed?: number; steps: number; hours?: number; sweep?: number; parallel: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
       await action({
         seed: opts.seed ?? randomInt(1, MAX_SEED),
         seedGiven: opts.seed !== undefined,
         steps: opts.steps,
         hours: opts.hours,
         sweep: opts.sweep,
+        parallel: opts.parallel,
         shrink: opts.shrink,
         keepDb: opts.keepDb,
         defect: opts.defect,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type RunningPostgres } from '../persistence/embedded-postgres';
 import { privateDirMode } from '../support/private-dir';
 import type { SimulateOptions } from './cli-options';
+import { runParallelSweep } from './cli-parallel';
 import { plan } from './plan';
 import { writeReproFile } from './repro-file';
 import { describeFailure, runSession, shrinkSession, stepLine } from './session';
@@ -58,6 +59,7 @@ export interface SimulateSummary {
  * Answers the exit code: 0 no violation, 1 a violation, 2 the run could not happen.
  */
 export async function runSimulateCli(options: SimulateOptions, say: (line: string) => void): Promise<number> {
+  if (options.sweep !== undefined && options.parallel > 1) return runParallelSweep({ ...options, sweep: options.sweep }, say);
   say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.sweep ? ` per seed, ${options.sweep} seeds` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
   const binary = testServerBinary();
   if ('missing' in binary) {

@@ -3,6 +3,7 @@
  * none is given, --no-shrink, and clear refusals of bad values.
  */
 import { DEFAULT_STEPS, simulateCommand, type SimulateOptions } from '../../src/simulation/cli-options';
+import { splitSeeds } from '../../src/simulation/cli-parallel';
 
 async function parse(args: string[]): Promise<SimulateOptions> {
   let got: SimulateOptions | undefined;
@@ -15,22 +16,29 @@ async function parse(args: string[]): Promise<SimulateOptions> {
 
 test('defaults: a random seed, 200 steps, one seed, shrink on, the database dropped, the file in test/integration', async () => {
   const a = await parse([]);
-  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, hours: undefined, sweep: undefined, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200, verbose: false });
+  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, hours: undefined, sweep: undefined, parallel: 1, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200, verbose: false });
   expect(Number.isInteger(a.seed) && a.seed > 0).toBe(true);
 });
 
 test('every option', async () => {
   expect(await parse(['--seed', '42', '--steps', '30', '--hours', '0.5', '--no-shrink', '--keep-db', '--defect', 'skip-charge-posting', '--repro-dir', '/tmp/x', '--max-trials', '9', '--verbose'])).toEqual({
-    seed: 42, seedGiven: true, steps: 30, hours: 0.5, sweep: undefined, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9, verbose: true,
+    seed: 42, seedGiven: true, steps: 30, hours: 0.5, sweep: undefined, parallel: 1, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9, verbose: true,
   });
 });
 
-test('--sweep: N seeds', async () => {
-  expect(await parse(['--seed', '7', '--sweep', '20', '--steps', '200'])).toMatchObject({ seed: 7, sweep: 20, steps: 200, hours: undefined });
+test('--sweep: N seeds, in P processes with --parallel', async () => {
+  expect(await parse(['--seed', '7', '--sweep', '20', '--steps', '200'])).toMatchObject({ seed: 7, sweep: 20, steps: 200, hours: undefined, parallel: 1 });
+  expect(await parse(['--seed', '7', '--sweep', '20', '--parallel', '2'])).toMatchObject({ sweep: 20, parallel: 2 });
+});
+
+test('--parallel splits the seeds into blocks of consecutive seeds, as even as can be', () => {
+  expect(splitSeeds(100, 5, 2)).toEqual([{ seed: 100, count: 3 }, { seed: 103, count: 2 }]);
+  expect(splitSeeds(7, 2, 4)).toEqual([{ seed: 7, count: 1 }, { seed: 8, count: 1 }]);
 });
 
 test.each([
   [['--sweep', '0'], /--sweep must be a whole number from 1/],
+  [['--parallel', '2'], /--parallel needs --sweep N/],
   [['--sweep', '3', '--hours', '1'], /cannot be used with option '--sweep/],
   [['--seed', '-1'], /--seed must be a whole number/],
   [['--seed', '2147483648'], /--seed must be a whole number from 0 to 2147483647/],

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
+import type { SimulateOptions } from './cli-options';
+import type { SimulateSummary } from './cli-run';
+
+/**
+ * `npm run simulate -- --sweep N --parallel P` (issue 44): the N seeds split into P blocks of
+ * consecutive seeds, each run by a process of its own (this script again, with `--sweep` of its
+ * block), each with its own PostgreSQL and test servers. Their lines are printed as they come,
+ * prefixed `[i]`; the summary and the last line of JSON add theirs up (steps per second over the
+ * whole wall time). Answers the exit code: 1 when any block found a violation, else 2 when any had an
+ * engine error or did not end with its summary, else 0.
+ */
+export async function runParallelSweep(options: SimulateOptions & { sweep: number; parallel: number }, say: (line: string) => void): Promise<number> {
+  const blocks = splitSeeds(options.seed, options.sweep, options.parallel);
+  say(`seeds ${options.seed} to ${options.seed + options.sweep - 1}, ${options.steps} steps each, in ${blocks.length} processes`);
+  const started = performance.now();
+  const results = await Promise.all(blocks.map((block, i) => runBlock(i, block, options, say)));
+  const total: SimulateSummary = { seeds: 0, steps: 0, violations: 0, engine_errors: 0, steps_per_s: 0 };
+  let incomplete = 0;
+  for (const r of results) {
+    if (!r) {
+      incomplete += 1;
+      continue;
+    }
+    total.seeds += r.seeds;
+    total.steps += r.steps;
+    total.violations += r.violations;
+    total.engine_errors += r.engine_errors;
+  }
+  const ms = performance.now() - started;
+  total.steps_per_s = Number((total.steps / (ms / 1000)).toFixed(2));
+  say(`summary: seeds ${total.seeds}, steps ${total.steps}, violations ${total.violations}, engine errors ${total.engine_errors}${incomplete ? `, ${incomplete} process(es) ended without a summary` : ''}, ${(ms / 1000).toFixed(1)} s (${total.steps_per_s} steps/s over ${blocks.length} processes)`);
+  say(JSON.stringify(total));
+  return total.violations > 0 ? 1 : total.engine_errors > 0 || incomplete > 0 ? 2 : 0;
+}
+
+/** N seeds from `first` in at most `parallel` blocks of consecutive seeds, as even as can be. */
+export function splitSeeds(first: number, count: number, parallel: number): Array<{ seed: number; count: number }> {
+  const blocks: Array<{ seed: number; count: number }> = [];
+  const n = Math.min(parallel, count);
+  let seed = first;
+  for (let i = 0; i < n; i++) {
+    const size = Math.floor(count / n) + (i < count % n ? 1 : 0);
+    blocks.push({ seed, count: size });
+    seed += size;
+  }
+  return blocks;
+}
+
+/** One block's process; answers its last line of JSON, or null when it ended without one. */
+function runBlock(i: number, block: { seed: number; count: number }, options: SimulateOptions, say: (line: string) => void): Promise<SimulateSummary | null> {
+  const args = ['--seed', String(block.seed), '--sweep', String(block.count), '--steps', String(options.steps), '--max-trials', String(options.maxTrials), '--repro-dir', options.reproDir];
+  if (!options.shrink) args.push('--no-shrink');
+  if (options.keepDb) args.push('--keep-db');
+  if (options.verbose) args.push('--verbose');
+  if (options.defect) args.push('--defect', options.defect);
+  // This script again, under the same loader (tsx's flags are in execArgv).
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let last: SimulateSummary | null = null;
+  for (const stream of [child.stdout, child.stderr]) {
+    readline.createInterface({ input: stream }).on('line', (line) => {
+      if (line.startsWith('{"seeds"')) last = JSON.parse(line) as SimulateSummary;
+      else say(`[${i}] ${line}`);
+    });
+  }
+  return new Promise((resolve) => child.on('close', () => resolve(last)));
+}
