@@ -4,7 +4,7 @@ import { maskIdentifier } from '../domain/customer';
 import { computeFee, merchantAmount } from '../domain/fees';
 import { checkoutActionFor, CHECKOUT_STATUS } from '../domain/hosted-checkout';
 import { CHARGE_LIFETIME_MS } from '../domain/sandbox-outcome';
-import { randomBase62 } from '../support/new-id';
+import { newPaymentReference } from '../support/new-id';
 import type { Caller } from './context';
 
 /** The validated body of POST /v1/charges. */
@@ -35,7 +35,7 @@ export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequ
     merchantId: caller.merchantId,
     environment: caller.environment,
     status,
-    reference: `PAY-${randomBase62(16).toUpperCase()}`,
+    reference: newPaymentReference('PAY'),
     yourReference: request.reference ?? null,
     amount: request.amount,
     currency: request.currency,

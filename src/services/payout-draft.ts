@@ -1,6 +1,6 @@
 import { maskIdentifier } from '../domain/customer';
 import { computePayoutFee, type PayoutChannel, type PayoutRecord } from '../domain/payout';
-import { randomBase62 } from '../support/new-id';
+import { newPaymentReference } from '../support/new-id';
 import type { Caller } from './context';
 
 /** The validated body of POST /v1/payouts (http/schemas/create-payout.ts). */
@@ -45,7 +45,7 @@ export function buildPayoutDraft(caller: Caller, id: string, request: PayoutRequ
     recipientMasked: maskIdentifier(request.recipient.identifier),
     recipientName: request.recipient.name,
     yourReference: request.reference,
-    reference: `PO-${randomBase62(16).toUpperCase()}`,
+    reference: newPaymentReference('PO'),
     description: request.description ?? null,
     metadataJson: metadataJson ?? JSON.stringify(metadata),
     feePlatform: fee.platform,

@@ -15,6 +15,8 @@ export interface SimulateOptions {
   sweep: number | undefined;
   /** With --sweep: how many processes run its seeds (blocks of consecutive seeds; default 1). */
   parallel: number;
+  /** Run the seed's plan twice and name the first step whose database state hashes differ (issue 44). */
+  replayCheck: boolean;
   /** Shrink a failing plan and write its reproduction (default on). */
   shrink: boolean;
   /** Keep each run's database (its name is printed) instead of dropping it. */
@@ -58,13 +60,15 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .addOption(new Option('--defect <name>', 'inject a defect on purpose, to watch the simulator find it').choices([...DEFECTS]))
     .addOption(new Option('--repro-dir <dir>', 'where the reproduction file is written').default('test/integration'))
     .addOption(new Option('--max-trials <n>', 'the shrinker\'s budget of trial runs').argParser(whole('--max-trials', 1, 100_000)).default(200))
+    .option('--replay-check', 'run the seed\'s plan twice and name the first step after which the two databases differ (state-hash.ts)', false)
     .option('--verbose', 'a line per step (outcome, real time of step, settle and checks) and, every 20 s of a slow time jump or settle, what keeps it busy', false)
     .allowExcessArguments(false)
     .hook('preAction', (command) => {
       const o = command.opts<{ sweep?: number; parallel: number }>();
       if (o.parallel > 1 && o.sweep === undefined) command.error('--parallel needs --sweep N (the seeds it splits)', { exitCode: 2 });
+      if (command.opts<{ replayCheck: boolean }>().replayCheck && (o.sweep !== undefined || command.opts<{ hours?: number }>().hours !== undefined)) command.error('--replay-check runs one seed (not with --sweep or --hours)', { exitCode: 2 });
     })
-    .action(async (opts: { seed?: number; steps: number; hours?: number; sweep?: number; parallel: number; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
+    .action(async (opts: { seed?: number; steps: number; hours?: number; sweep?: number; parallel: number; replayCheck: boolean; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
       await action({
         seed: opts.seed ?? randomInt(1, MAX_SEED),
         seedGiven: opts.seed !== undefined,
@@ -72,6 +76,7 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
         hours: opts.hours,
         sweep: opts.sweep,
         parallel: opts.parallel,
+        replayCheck: opts.replayCheck,
         shrink: opts.shrink,
         keepDb: opts.keepDb,
         defect: opts.defect,

@@ -6,9 +6,10 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../persistence/embe
 import { privateDirMode } from '../support/private-dir';
 import type { SimulateOptions } from './cli-options';
 import { runParallelSweep } from './cli-parallel';
+import { replayCheck } from './cli-replay-check';
 import { plan } from './plan';
 import { writeReproFile } from './repro-file';
-import { describeFailure, runSession, shrinkSession, stepLine } from './session';
+import { describeFailure, runSession, shrinkSession, stepLine, type SessionOptions } from './session';
 import { createSimTemplate, type SimTemplate } from './sim-database';
 import { MAX_SEED } from './cli-options';
 import { testServerBinary } from './test-server-binary';
@@ -41,6 +42,31 @@ async function databaseServer(say: (line: string) => void, keep: boolean): Promi
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** `--replay-check`: the seed's plan twice; the first step whose database state differs, or agreement. Exit 0 agree, 1 differ, 2 an engine error. */
+async function runReplayCheck(options: SimulateOptions, session: SessionOptions, say: (line: string) => void): Promise<number> {
+  const started = performance.now();
+  let check;
+  try {
+    check = await replayCheck(plan(options.seed, options.steps), session);
+  } catch (error) {
+    say(`seed ${options.seed}: ENGINE ERROR: ${(error as Error).message.split('\n')[0]}`);
+    say(JSON.stringify({ seeds: 1, steps: 0, violations: 0, engine_errors: 1, steps_per_s: 0 }));
+    return 2;
+  }
+  const ms = performance.now() - started;
+  const d = check.firstDifference;
+  if (d) {
+    say(`seed ${options.seed}: the two runs' databases first differ after step ${d.n} (${d.kind}), in ${d.tables.map((t) => t.table).join(', ')}`);
+    for (const t of d.tables) say(`  ${t.table}: rows ${t.rows[0]} / ${t.rows[1]}; columns that differ: ${t.columns.join(', ') || '(none alone: the rows pair them otherwise)'}`);
+  } else say(`seed ${options.seed}: the two runs' databases agree after each of ${check.steps} steps`);
+  if (check.traceDifferences.length > 0) say(`  the steps' outcomes differ at ${check.traceDifferences.slice(0, 20).join(', ')}${check.traceDifferences.length > 20 ? ', …' : ''}`);
+  const t = check.firstTraceDifference;
+  if (t) say(`  step ${t.n}, first run: ${t.first.slice(0, 200)}\n  step ${t.n}, second run: ${t.second.slice(0, 200)}`);
+  say(`summary: replay check of seed ${options.seed}, ${check.steps} steps twice, ${(ms / 1000).toFixed(1)} s: ${d ? 'DIFFER' : 'agree'}`);
+  say(JSON.stringify({ seeds: 1, steps: check.steps * 2, violations: d ? 1 : 0, engine_errors: 0, steps_per_s: Number(((check.steps * 2) / (ms / 1000)).toFixed(2)), replay: d ? { step: d.n, tables: d.tables.map((t) => t.table) } : 'agree' }));
+  return d ? 1 : 0;
+}
 
 /** The last line `npm run simulate` prints (issue 44's pinned interface): one JSON object. */
 export interface SimulateSummary {
@@ -83,6 +109,14 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
     await server.stop();
     say(`simulate: could not make the runs' template database on the PostgreSQL server (its user must be allowed to create databases): ${(error as Error).message.split('\n')[0]}`);
     return 2;
+  }
+  if (options.replayCheck) {
+    try {
+      return await runReplayCheck(options, { serverUrl: server.url, template, defect: options.defect }, say);
+    } finally {
+      await template.drop().catch(() => undefined);
+      await server.stop();
+    }
   }
   // performance.now(), not Date: the engine shifts the process's Date with workflow time while it runs.
   const started = performance.now();

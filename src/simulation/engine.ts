@@ -129,7 +129,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const clock = shiftProcessDate();
   stops.push(async () => clock.restore());
   const ids = new Rng(seed).fork('ids');
-  setIdSource((length) => Array.from({ length }, () => ID_ALPHABET[ids.int(0, 61)]).join(''));
+  // A stream per kind of id (exact replay, issue 44): concurrent code minting ids of two kinds no
+  // longer takes them from one sequence in whatever order it runs.
+  const streams = new Map<string, Rng>();
+  setIdSource((length, stream) => {
+    let rng = streams.get(stream);
+    if (!rng) streams.set(stream, (rng = ids.fork(stream)));
+    return Array.from({ length }, () => ID_ALPHABET[rng.int(0, 61)]).join('');
+  });
   stops.push(async () => resetIdSource());
   try {
     // Pool 28 as the harness: the worker's activity slots, its webhook lanes and the relays.
@@ -173,7 +180,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     };
     await syncClock();
 
-    const partner = await startSimPartner();
+    const partner = await startSimPartner(seed);
     stops.push(() => partner.close());
     const callbackSecret = randomBytes(32).toString('base64url');
     const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, liveRail: 'partner', partnerCallbacks: { callbackSecret } };

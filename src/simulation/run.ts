@@ -1,3 +1,4 @@
+import { stateHash, type StateHash } from './state-hash';
 import { STEP_HANDLERS } from './steps';
 import type { Invariant, Plan, RunResult, SimContext, StepOutcome, Violation } from './types';
 
@@ -8,6 +9,8 @@ export interface RunOptions {
   onChecked?(outcome: StepOutcome, timings: StepTimings): void;
   /** Stop after the first step that breaks an invariant (default true). */
   stopAtFirstFailure?: boolean;
+  /** Called after each step's checks with the database's state hash (state-hash.ts; `--replay-check`). */
+  onStateHash?(outcome: StepOutcome, hash: StateHash): void;
 }
 
 /** Real milliseconds of one step: its handler, the settle after it, the invariants. */
@@ -48,6 +51,7 @@ export async function runPlan(ctx: SimContext, plan: Plan, invariants: Invariant
     const t2 = performance.now();
     const violations = await checkInvariants(ctx, invariants);
     options.onChecked?.(outcome, { stepMs: Math.round(t1 - t0), settleMs: Math.round(t2 - t1), checkMs: Math.round(performance.now() - t2) });
+    if (options.onStateHash) options.onStateHash(outcome, await stateHash(ctx.orm));
     if (violations.length > 0 && !failure) {
       failure = { step, violations };
       if (stopAtFirstFailure) break;

@@ -1,4 +1,5 @@
 import { injectDefect, type DefectName } from './defects';
+import type { StateHash } from './state-hash';
 import { startEngine } from './engine';
 import { ALL_INVARIANTS } from './invariants';
 import { runPlan, type StepTimings } from './run';
@@ -32,6 +33,8 @@ export interface SessionOptions {
   onSlow?: (line: string) => void;
   /** Real-time bound of the whole run (default 30 minutes): past it the run throws, naming the last step done. */
   timeoutMs?: number;
+  /** Each step's database state hash after its checks (state-hash.ts; `--replay-check`). */
+  onStateHash?: (outcome: StepOutcome, hash: StateHash) => void;
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 30 * 60_000;
@@ -75,6 +78,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
         options.onStep?.(outcome);
       },
       onChecked: options.onChecked,
+      onStateHash: options.onStateHash,
     });
     const result = await bounded(run, timeoutMs, () => {
       const next = plan.steps[last ? plan.steps.findIndex((s) => s.n === last!.n) + 1 : 0];

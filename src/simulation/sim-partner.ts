@@ -1,3 +1,4 @@
+import { Rng } from '../chaos/random';
 import { behaviourOf, startFakePartner, type FakePartner } from '../rail/fake-partner';
 import { endingOf } from '../rail/fake-partner/behaviours';
 import { MomoPartnerRail } from '../rail/momo-adapter';
@@ -56,9 +57,11 @@ export interface SimPartner {
   close(): Promise<void>;
 }
 
-export async function startSimPartner(): Promise<SimPartner> {
+export async function startSimPartner(seed: number): Promise<SimPartner> {
   const timing = { approveAfterMs: APPROVE_AFTER_MS, lateCallbackMs: 5 * APPROVE_AFTER_MS, lateSuccessMs: LATE_SUCCESS_MS, latePayoutSuccessMs: LATE_SUCCESS_MS };
-  const fake = await startFakePartner(timing);
+  // Its transaction ids from the seed (exact replay, issue 44), in the order it pays.
+  const ids = new Rng(seed).fork('partner-transaction-ids');
+  const fake = await startFakePartner({ ...timing, transactionIds: () => String(ids.int(100_000_000, 999_999_999)) });
   let adapter: MomoPartnerRail | undefined;
   let behaviour: PartnerBehaviour = 'normal';
   const parties = new Map<string, string>();

@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { chargeJson, type ChargeRecord } from '../../domain/charge';
 import { canSettleLate } from '../../domain/charge-status';
+import { newUuid } from '../../support/new-id';
 import { lateClearTransfer, lateCreditTransfer, lateReceiptTransfer, lateReserveTransfer, lateReturnPaidTransfer, lateReturnTransfer, type LateAmounts } from '../../domain/late-answer-ledger';
 import { captureTransfer, type Transfer } from '../../domain/ledger';
 import { canPayoutSettleLate, payoutJson, type PayoutRecord } from '../../domain/payout';
@@ -297,7 +298,7 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
         await writeLateChange(em, credited, [lateCreditTransfer(locked.amounts), captureTransfer(after)], input.at, 'transaction.succeeded', railAnswerId);
         status = after.status;
       } else if (input.action === 'return') {
-        await em.execute(`update late_answers set return_reference_id = gen_random_uuid(), return_status = 'requested' where payment_id = ?`, [input.paymentId]);
+        await em.execute(`update late_answers set return_reference_id = ?::uuid, return_status = 'requested' where payment_id = ?`, [newUuid(), input.paymentId]);
         await writeLateChange(em, locked, [lateReturnTransfer(locked.amounts)], input.at, 'transaction.late_return');
       } else {
         throw new LateSettleRefusedError('a charge is settled with "credit" or "return"');

@@ -5,6 +5,7 @@ import type { SecretBox } from '../../support/secret-box';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../orm';
 import { paymentParty } from '../payment-party-store';
+import { newUuid } from '../../support/new-id';
 
 /** What a rail step sends, read from the database, and the payment's partner reference. */
 export interface StoredRailRequest {
@@ -78,11 +79,11 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
   // One statement: the insert is not visible to its own outer select, so exactly one row comes back.
   const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean; created_at: Date | string }>>(
     `with made as (
-       insert into rail_references (payment_id, product, reference_id, environment) values (?, ?, gen_random_uuid(), ?)
+       insert into rail_references (payment_id, product, reference_id, environment) values (?, ?, ?::uuid, ?)
        on conflict (payment_id) do nothing returning reference_id, created_at)
      select reference_id::text, true as made, created_at from made
      union all select reference_id::text, false as made, created_at from rail_references where payment_id = ?`,
-    [request.paymentId, request.product, row.environment, request.paymentId],
+    [request.paymentId, request.product, newUuid(), row.environment, request.paymentId],
   );
   const party = await partyOf(orm, box, request.paymentId, row);
   const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : `From ${row.merchant_name}`;

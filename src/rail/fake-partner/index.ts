@@ -46,6 +46,8 @@ export interface FakePartnerOptions {
   tokenTtlSeconds?: number;
   /** Where it says what it does (refused calls, callbacks not delivered); never a secret. Default: silent. */
   log?: FakeLog;
+  /** Its transaction ids of the payments it pays (default: random nine digits; the simulation's are seeded). */
+  transactionIds?: () => string;
 }
 
 /** What the adapter needs to reach the fake, beside our own callback settings. */
@@ -97,7 +99,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
   const callbacks = new CallbackSender(log);
   const lateSuccessMs = options.lateSuccessMs ?? DEFAULT_LATE_SUCCESS_MS;
   const latePayoutSuccessMs = options.latePayoutSuccessMs ?? DEFAULT_LATE_PAYOUT_SUCCESS_MS;
-  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs, lateSuccessMs, latePayoutSuccessMs }, (product, referenceId, url, body) => callbacks.send(product, referenceId, url, body));
+  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs, lateSuccessMs, latePayoutSuccessMs }, (product, referenceId, url, body) => callbacks.send(product, referenceId, url, body), options.transactionIds);
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const statements = new FakeStatements(transactions);

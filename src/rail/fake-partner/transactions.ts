@@ -21,7 +21,8 @@ export interface FakeTransaction {
 
 type Send = (product: RailProduct, referenceId: string, url: string, body: MomoTransaction) => Promise<void>;
 
-function financialTransactionId(): string {
+/** The partner's own transaction id of a payment it paid: nine digits, random unless the fake was given a source (FakePartnerOptions.transactionIds). */
+export function randomTransactionId(): string {
   return String(randomInt(100_000_000, 999_999_999));
 }
 
@@ -35,7 +36,11 @@ export class FakeTransactions {
   /** References whose first submission got a 500 (behaviour `error_once`): not kept, only remembered. */
   private readonly failed = new Set<string>();
 
-  constructor(private readonly timing: Timing, private readonly send: Send) {}
+  constructor(
+    private readonly timing: Timing,
+    private readonly send: Send,
+    private readonly financialTransactionId: () => string = randomTransactionId,
+  ) {}
 
   private key(product: RailProduct, referenceId: string): string {
     return `${product}:${referenceId.toLowerCase()}`;
@@ -76,7 +81,7 @@ export class FakeTransactions {
     transaction.completedAt = Date.now();
     transaction.state =
       final.status === 'SUCCESSFUL'
-        ? { ...transaction.state, status: 'SUCCESSFUL', financialTransactionId: transaction.state.financialTransactionId ?? financialTransactionId() }
+        ? { ...transaction.state, status: 'SUCCESSFUL', financialTransactionId: transaction.state.financialTransactionId ?? this.financialTransactionId() }
         : { ...transaction.state, status: 'FAILED', reason: final.reason };
     if (final.status === 'SUCCESSFUL' && transaction.behaviour === 'success_amount_minus_one') {
       // `0015`: the partner's record of the money is one minor unit short of what was asked.
