@@ -31,6 +31,15 @@ export interface SimulateOptions {
   verbose: boolean;
 }
 
+/** The last line `npm run simulate` prints (issue 44's pinned interface): one JSON object. */
+export interface SimulateSummary {
+  seeds: number;
+  steps: number;
+  violations: number;
+  engine_errors: number;
+  steps_per_s: number;
+}
+
 export const DEFAULT_STEPS = 200;
 export const MAX_SEED = 2 ** 31 - 1;
 

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
-import type { SimulateOptions } from './cli-options';
-import type { SimulateSummary } from './cli-run';
+import type { SimulateOptions, SimulateSummary } from './cli-options';
 
 /**
  * `npm run simulate -- --sweep N --parallel P` (issue 44): the N seeds split into P blocks of

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type RunningPostgres } from '../persistence/embedded-postgres';
 import { privateDirMode } from '../support/private-dir';
-import type { SimulateOptions } from './cli-options';
+import type { SimulateOptions, SimulateSummary } from './cli-options';
 import { runParallelSweep } from './cli-parallel';
 import { replayCheck } from './cli-replay-check';
 import { plan } from './plan';
@@ -66,15 +66,6 @@ async function runReplayCheck(options: SimulateOptions, session: SessionOptions,
   say(`summary: replay check of seed ${options.seed}, ${check.steps} steps twice, ${(ms / 1000).toFixed(1)} s: ${d ? 'DIFFER' : 'agree'}`);
   say(JSON.stringify({ seeds: 1, steps: check.steps * 2, violations: d ? 1 : 0, engine_errors: 0, steps_per_s: Number(((check.steps * 2) / (ms / 1000)).toFixed(2)), replay: d ? { step: d.n, tables: d.tables.map((t) => t.table) } : 'agree' }));
   return d ? 1 : 0;
-}
-
-/** The last line `npm run simulate` prints (issue 44's pinned interface): one JSON object. */
-export interface SimulateSummary {
-  seeds: number;
-  steps: number;
-  violations: number;
-  engine_errors: number;
-  steps_per_s: number;
 }
 
 /**

@@ -16,13 +16,13 @@ async function parse(args: string[]): Promise<SimulateOptions> {
 
 test('defaults: a random seed, 200 steps, one seed, shrink on, the database dropped, the file in test/integration', async () => {
   const a = await parse([]);
-  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, hours: undefined, sweep: undefined, parallel: 1, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200, verbose: false });
+  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, hours: undefined, sweep: undefined, parallel: 1, replayCheck: false, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200, verbose: false });
   expect(Number.isInteger(a.seed) && a.seed > 0).toBe(true);
 });
 
 test('every option', async () => {
   expect(await parse(['--seed', '42', '--steps', '30', '--hours', '0.5', '--no-shrink', '--keep-db', '--defect', 'skip-charge-posting', '--repro-dir', '/tmp/x', '--max-trials', '9', '--verbose'])).toEqual({
-    seed: 42, seedGiven: true, steps: 30, hours: 0.5, sweep: undefined, parallel: 1, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9, verbose: true,
+    seed: 42, seedGiven: true, steps: 30, hours: 0.5, sweep: undefined, parallel: 1, replayCheck: false, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9, verbose: true,
   });
 });
 
@@ -39,6 +39,7 @@ test('--parallel splits the seeds into blocks of consecutive seeds, as even as c
 test.each([
   [['--sweep', '0'], /--sweep must be a whole number from 1/],
   [['--parallel', '2'], /--parallel needs --sweep N/],
+  [['--replay-check', '--sweep', '2'], /--replay-check runs one seed/],
   [['--sweep', '3', '--hours', '1'], /cannot be used with option '--sweep/],
   [['--seed', '-1'], /--seed must be a whole number/],
   [['--seed', '2147483648'], /--seed must be a whole number from 0 to 2147483647/],
