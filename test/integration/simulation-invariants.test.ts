@@ -336,6 +336,8 @@ test('refunds within their charge: a refund that takes a charge past its amount 
 test('one resource per Idempotency-Key: a burst whose answers name two objects, or answer otherwise than 409 idempotency_key_in_use, is reported', async () => {
   expect(await oneResourcePerKey.check(ctx)).toEqual([]);
   ctx.registry.bursts.push({ n: 7, idempotencyKey: 'k-1', answers: [{ status: 200, id: 'txn_a' }, { status: 409, code: 'idempotency_key_in_use' }, { status: 200, id: 'txn_a' }] });
+  // The sandbox's `indeterminate` outcome: its stored answer is a 504 naming the charge.
+  ctx.registry.bursts.push({ n: 9, idempotencyKey: 'k-3', answers: [{ status: 409, code: 'idempotency_key_in_use' }, { status: 504, code: 'partner_timeout', id: 'txn_c' }] });
   expect(await oneResourcePerKey.check(ctx)).toEqual([]);
   ctx.registry.bursts.push({ n: 8, idempotencyKey: 'k-2', answers: [{ status: 200, id: 'txn_a' }, { status: 200, id: 'txn_b' }, { status: 500, code: 'internal_error' }] });
   expect(await oneResourcePerKey.check(ctx)).toEqual(['step 8, key k-2: 2 objects made (txn_a, txn_b)', 'step 8, key k-2: answered 500 internal_error']);

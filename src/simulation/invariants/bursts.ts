@@ -23,9 +23,13 @@ export const refundsWithinCharge: Invariant = {
   },
 };
 
+/** An answer the key stores and replays (INTERFACE "Idempotency"): a 2xx, or a 504 `partner_timeout` naming its charge. */
+const isStored = (a: { status: number; id?: string; code?: string }) => (a.status >= 200 && a.status < 300) || (a.status === 504 && a.code === 'partner_timeout' && !!a.id);
+
 /**
  * One resource per Idempotency-Key: a burst of one request sent at once under one key
- * (steps/burst.ts `same_key_charge`) made at most one object: every 2xx answer names the same id,
+ * (steps/burst.ts `same_key_charge`) made at most one object: every stored answer (a 2xx, or the
+ * sandbox `indeterminate` outcome's 504 `partner_timeout`) names the same id with the same status,
  * and every other answer is 409 `idempotency_key_in_use` (INTERFACE: the first request with that key
  * is still being processed). Reads the registry.
  */
@@ -34,10 +38,13 @@ export const oneResourcePerKey: Invariant = {
   async check(ctx) {
     const lines: string[] = [];
     for (const burst of ctx.registry.bursts) {
-      const ids = new Set(burst.answers.filter((a) => a.status >= 200 && a.status < 300).map((a) => a.id));
+      const stored = burst.answers.filter(isStored);
+      const ids = new Set(stored.map((a) => a.id));
       if (ids.size > 1) lines.push(`step ${burst.n}, key ${burst.idempotencyKey}: ${ids.size} objects made (${[...ids].join(', ')})`);
+      const statuses = new Set(stored.map((a) => a.status));
+      if (statuses.size > 1) lines.push(`step ${burst.n}, key ${burst.idempotencyKey}: the stored answer differs between requests (${[...statuses].join(', ')})`);
       for (const a of burst.answers) {
-        if ((a.status < 200 || a.status >= 300) && !(a.status === 409 && a.code === 'idempotency_key_in_use')) lines.push(`step ${burst.n}, key ${burst.idempotencyKey}: answered ${a.status} ${a.code ?? ''}`.trimEnd());
+        if (!isStored(a) && !(a.status === 409 && a.code === 'idempotency_key_in_use')) lines.push(`step ${burst.n}, key ${burst.idempotencyKey}: answered ${a.status} ${a.code ?? ''}`.trimEnd());
       }
     }
     return lines;

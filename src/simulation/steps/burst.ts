@@ -10,7 +10,8 @@ import { done, keyOf, merchantById, resolveRef, skipped } from './common';
  *   Idempotency-Key, sent together: at most one can take the money (invariant "refunds and disputes
  *   within their charge").
  * - `same_key_charge`: one sandbox charge sent `count` times together under one Idempotency-Key: one
- *   charge at most, every 2xx answer naming it, the others `idempotency_key_in_use` (409) (invariant
+ *   charge at most, every stored answer naming it (a 2xx, or the sandbox `indeterminate` outcome's
+ *   504 `partner_timeout` with its `transaction_id`), the others `idempotency_key_in_use` (409) (invariant
  *   "one resource per Idempotency-Key"; the answers are kept in the registry's `bursts`).
  * - `payouts`: `count` sandbox payouts of one merchant at once, each of more than half its available
  *   balance: at most one is covered (invariant "payouts at once never overdraw": available not below
@@ -53,7 +54,12 @@ export const burstStep: StepHandler = async (ctx, step) => {
   const answers = await Promise.all(
     Array.from({ length: count }, () => ctx.api('sandbox', 'POST', '/v1/charges', { key: keyOf(merchant, 'sandbox'), body: chargeBody(step), idempotencyKey })),
   );
-  ctx.registry.bursts.push({ n: step.n, idempotencyKey, answers: answers.map((a) => ({ status: a.status, id: (a.json as { id?: string } | null)?.id, code: (a.json as { error?: { code?: string } } | null)?.error?.code })) });
+  // The object an answer names: a 2xx's `id`, or the charge a saved 504 partner_timeout names (`transaction_id`).
+  const named = (a: SimAnswer) => {
+    const json = a.json as { id?: string; error?: { code?: string; transaction_id?: string } } | null;
+    return { status: a.status, id: json?.id ?? json?.error?.transaction_id, code: json?.error?.code };
+  };
+  ctx.registry.bursts.push({ n: step.n, idempotencyKey, answers: answers.map(named) });
   return done(step, `a charge ${count} times at once under one key: ${summary(answers)}`);
 };
 
