@@ -111,6 +111,14 @@ export const LATE_RETURN_REFUSED_PLAN: Plan = {
   ],
 };
 
+/** A merchant and a live charge the partner never answers (`never`, its fake `0004`), the behaviour back to normal after: steps 0-3. */
+const silentLiveCharge = (seed: number, key: string): Plan['steps'] => [
+  merchant(seed, '001234567890'),
+  { n: 1, kind: 'partner_behaviour', params: { behaviour: 'never' } },
+  liveCharge(2, key),
+  { n: 3, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+];
+
 /**
  * Finding 3: a live charge the partner never answers (`never`, its fake `0004`), then, a minute on,
  * `charges resolve --as succeeded` with evidence while the partner still says PENDING: the evidence,
@@ -119,10 +127,7 @@ export const LATE_RETURN_REFUSED_PLAN: Plan = {
 export const RESOLVE_WHILE_PENDING_PLAN: Plan = {
   seed: 4370,
   steps: [
-    merchant(4370, '001234567890'),
-    { n: 1, kind: 'partner_behaviour', params: { behaviour: 'never' } },
-    liveCharge(2, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4370'),
-    { n: 3, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    ...silentLiveCharge(4370, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4370'),
     { n: 4, kind: 'time_jump', params: { ms: 60_000 } },
     { n: 5, kind: 'operator_action', refs: [{ kind: 'charge', index: 0 }], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge the partner still has PENDING', as: 'succeeded', failure_class: null } },
   ],
@@ -135,10 +140,7 @@ export const RESOLVE_WHILE_PENDING_PLAN: Plan = {
 export const OLD_SHAPE_DEADLINE_PLAN: Plan = {
   seed: 4372,
   steps: [
-    merchant(4372, '001234567890'),
-    { n: 1, kind: 'partner_behaviour', params: { behaviour: 'never' } },
-    liveCharge(2, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4372'),
-    { n: 3, kind: 'partner_behaviour', params: { behaviour: 'normal' } },
+    ...silentLiveCharge(4372, '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f4372'),
     { n: 4, kind: 'time_jump', params: { ms: 16 * 60_000 } },
   ],
 };
