@@ -7,17 +7,19 @@ import type { SimulateOptions, SimulateSummary } from './cli-options';
  * consecutive seeds, each run by a process of its own (this script again, with `--sweep` of its
  * block), each with its own PostgreSQL and test servers. Their lines are printed as they come,
  * prefixed `[i]`; the summary and the last line of JSON add theirs up (steps per second over the
- * whole wall time). Answers the exit code: 1 when any block found a violation, else 2 when any had an
+ * whole wall time), with `sdk_panics`: the Rust panics sdk-core printed on the children's stderr,
+ * counted and reported, not failing the run (docs/simulation.md "SDK faults" says why). Answers the exit code: 1 when any block found a violation, else 2 when any had an
  * engine error or did not end with its summary, else 0.
  */
 export async function runParallelSweep(options: SimulateOptions & { sweep: number; parallel: number }, say: (line: string) => void): Promise<number> {
   const blocks = splitSeeds(options.seed, options.sweep, options.parallel);
-  say(`seeds ${options.seed} to ${options.seed + options.sweep - 1}, ${options.steps} steps each, in ${blocks.length} processes`);
+  say(`seeds ${options.seed} to ${options.seed + options.sweep - 1}, ${options.steps} steps each, in ${blocks.length === 1 ? 'a process' : `${blocks.length} processes`} of their own`);
   const started = performance.now();
   const results = await Promise.all(blocks.map((block, i) => runBlock(i, block, options, say)));
-  const total: SimulateSummary = { seeds: 0, steps: 0, violations: 0, engine_errors: 0, steps_per_s: 0 };
+  const total: SimulateSummary & { sdk_panics: number } = { seeds: 0, steps: 0, violations: 0, engine_errors: 0, steps_per_s: 0, sdk_panics: 0 };
   let incomplete = 0;
-  for (const r of results) {
+  for (const { summary: r, panics } of results) {
+    total.sdk_panics += panics;
     if (!r) {
       incomplete += 1;
       continue;
@@ -29,7 +31,7 @@ export async function runParallelSweep(options: SimulateOptions & { sweep: numbe
   }
   const ms = performance.now() - started;
   total.steps_per_s = Number((total.steps / (ms / 1000)).toFixed(2));
-  say(`summary: seeds ${total.seeds}, steps ${total.steps}, violations ${total.violations}, engine errors ${total.engine_errors}${incomplete ? `, ${incomplete} process(es) ended without a summary` : ''}, ${(ms / 1000).toFixed(1)} s (${total.steps_per_s} steps/s over ${blocks.length} processes)`);
+  say(`summary: seeds ${total.seeds}, steps ${total.steps}, violations ${total.violations}, engine errors ${total.engine_errors}, SDK panics ${total.sdk_panics}${incomplete ? `, ${incomplete} process(es) ended without a summary` : ''}, ${(ms / 1000).toFixed(1)} s (${total.steps_per_s} steps/s over ${blocks.length} process${blocks.length === 1 ? "" : "es"})`);
   say(JSON.stringify(total));
   return total.violations > 0 ? 1 : total.engine_errors > 0 || incomplete > 0 ? 2 : 0;
 }
@@ -47,21 +49,31 @@ export function splitSeeds(first: number, count: number, parallel: number): Arra
   return blocks;
 }
 
-/** One block's process; answers its last line of JSON, or null when it ended without one. */
-function runBlock(i: number, block: { seed: number; count: number }, options: SimulateOptions, say: (line: string) => void): Promise<SimulateSummary | null> {
+/**
+ * A Rust panic in sdk-core, as its panic hook writes it to the process's stderr (`thread '…' (id)
+ * panicked at …`): not a log line, so only a parent reading the child's stderr can count it.
+ */
+export const SDK_PANIC_LINE = /^thread '.*' (\(\d+\) )?panicked at /;
+
+/** One block's process; answers its last line of JSON (null when it ended without one) and the SDK panics it printed. */
+function runBlock(i: number, block: { seed: number; count: number }, options: SimulateOptions, say: (line: string) => void): Promise<{ summary: SimulateSummary | null; panics: number }> {
   const args = ['--seed', String(block.seed), '--sweep', String(block.count), '--steps', String(options.steps), '--max-trials', String(options.maxTrials), '--repro-dir', options.reproDir];
   if (!options.shrink) args.push('--no-shrink');
   if (options.keepDb) args.push('--keep-db');
   if (options.verbose) args.push('--verbose');
   if (options.defect) args.push('--defect', options.defect);
   // This script again, under the same loader (tsx's flags are in execArgv).
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SIMULATE_CHILD: '1' } });
   let last: SimulateSummary | null = null;
+  let panics = 0;
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', (line) => {
       if (line.startsWith('{"seeds"')) last = JSON.parse(line) as SimulateSummary;
-      else say(`[${i}] ${line}`);
+      else {
+        if (SDK_PANIC_LINE.test(line)) panics += 1;
+        say(`[${i}] ${line}`);
+      }
     });
   }
-  return new Promise((resolve) => child.on('close', () => resolve(last)));
+  return new Promise((resolve) => child.on('close', () => resolve({ summary: last, panics })));
 }

@@ -76,7 +76,8 @@ async function runReplayCheck(options: SimulateOptions, session: SessionOptions,
  * Answers the exit code: 0 no violation, 1 a violation, 2 the run could not happen.
  */
 export async function runSimulateCli(options: SimulateOptions, say: (line: string) => void): Promise<number> {
-  if (options.sweep !== undefined && options.parallel > 1) return runParallelSweep({ ...options, sweep: options.sweep }, say);
+  // A sweep runs in child processes (one unless --parallel), whose stderr shows sdk-core's panics.
+  if (options.sweep !== undefined && !process.env.SIMULATE_CHILD) return runParallelSweep({ ...options, sweep: options.sweep }, say);
   say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.sweep ? ` per seed, ${options.sweep} seeds` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
   const binary = testServerBinary();
   if ('missing' in binary) {

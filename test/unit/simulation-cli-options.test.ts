@@ -3,7 +3,7 @@
  * none is given, --no-shrink, and clear refusals of bad values.
  */
 import { DEFAULT_STEPS, simulateCommand, type SimulateOptions } from '../../src/simulation/cli-options';
-import { splitSeeds } from '../../src/simulation/cli-parallel';
+import { SDK_PANIC_LINE, splitSeeds } from '../../src/simulation/cli-parallel';
 
 async function parse(args: string[]): Promise<SimulateOptions> {
   let got: SimulateOptions | undefined;
@@ -29,6 +29,13 @@ test('every option', async () => {
 test('--sweep: N seeds, in P processes with --parallel', async () => {
   expect(await parse(['--seed', '7', '--sweep', '20', '--steps', '200'])).toMatchObject({ seed: 7, sweep: 20, steps: 200, hours: undefined, parallel: 1 });
   expect(await parse(['--seed', '7', '--sweep', '20', '--parallel', '2'])).toMatchObject({ sweep: 20, parallel: 2 });
+});
+
+test('an sdk-core panic on a child\'s stderr is recognised (the line its panic hook writes), and nothing else is', () => {
+  expect(SDK_PANIC_LINE.test("thread 'tokio-runtime-worker' (25080) panicked at sdk-core/crates/sdk-core/src/worker/activities/local_activities.rs:997:33:")).toBe(true);
+  expect(SDK_PANIC_LINE.test("thread 'main' panicked at src/lib.rs:1:1:")).toBe(true);
+  expect(SDK_PANIC_LINE.test('   1: core::panicking::panic_fmt')).toBe(false);
+  expect(SDK_PANIC_LINE.test('seed 7: 200 steps in 9.1 s: no violation')).toBe(false);
 });
 
 test('--parallel splits the seeds into blocks of consecutive seeds, as even as can be', () => {
