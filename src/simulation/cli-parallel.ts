@@ -31,7 +31,7 @@ export async function runParallelSweep(options: SimulateOptions & { sweep: numbe
   }
   const ms = performance.now() - started;
   total.steps_per_s = Number((total.steps / (ms / 1000)).toFixed(2));
-  say(`summary: seeds ${total.seeds}, steps ${total.steps}, violations ${total.violations}, engine errors ${total.engine_errors}, SDK panics ${total.sdk_panics}${incomplete ? `, ${incomplete} process(es) ended without a summary` : ''}, ${(ms / 1000).toFixed(1)} s (${total.steps_per_s} steps/s over ${blocks.length} process${blocks.length === 1 ? "" : "es"})`);
+  say(`summary: seeds ${total.seeds}, steps ${total.steps}, violations ${total.violations}, engine errors ${total.engine_errors}, SDK panics ${total.sdk_panics}${incomplete ? `, ${incomplete} process(es) ended without a summary` : ''}, ${(ms / 1000).toFixed(1)} s (${total.steps_per_s} steps/s over ${blocks.length} process${blocks.length === 1 ? '' : 'es'})`);
   say(JSON.stringify(total));
   return total.violations > 0 ? 1 : total.engine_errors > 0 || incomplete > 0 ? 2 : 0;
 }
