@@ -13,6 +13,8 @@ interface Made {
   merchant: number;
   endpoint: number;
   charges: Array<'sandbox' | 'live'>;
+  /** The indexes of the sandbox charges drawn to succeed (what a burst of refunds races for). */
+  succeeding: number[];
   payouts: number;
   /** The indexes of the live payouts among them. */
   livePayouts: number[];
@@ -61,7 +63,9 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
       if (needsMerchant) return { need: 'create_merchant' };
       const live = kind === 'live_charge';
       const refs = merchant();
-      const params = { ...chargeParams(rng, live), ref_index: made.charges.length, request_index: made.request++ };
+      const drawn = chargeParams(rng, live);
+      const params = { ...drawn, ref_index: made.charges.length, request_index: made.request++ };
+      if (!live && drawn.outcome === 'succeed') made.succeeding.push(made.charges.length);
       made.charges.push(live ? 'live' : 'sandbox');
       return { refs, params };
     }
@@ -207,9 +211,9 @@ function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
   const count = rng.int(2, 4);
   const key = rng.uuid();
   if (shape === 'refunds') {
-    const sandbox = made.charges.flatMap((environment, i) => (environment === 'sandbox' ? [i] : []));
-    if (sandbox.length === 0) return null;
-    return { kind: 'burst', refs: [ref('charge', recent(rng, sandbox))], params: { shape, count, idempotency_key: key } };
+    // A charge drawn to succeed: a refund of another is refused before it races anything.
+    if (made.succeeding.length === 0) return null;
+    return { kind: 'burst', refs: [ref('charge', recent(rng, made.succeeding))], params: { shape, count, idempotency_key: key } };
   }
   if (made.merchant === 0) return null;
   // Payouts: the amount is what the merchant has then (steps/burst.ts); the recipient is drawn here.
@@ -219,7 +223,7 @@ function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
 
 export function plan(seed: number, steps: number): Plan {
   const rng = new Rng(seed);
-  const made: Made = { merchant: 0, endpoint: 0, charges: [], payouts: 0, livePayouts: [], refund: 0, dispute: 0, request: 0 };
+  const made: Made = { merchant: 0, endpoint: 0, charges: [], succeeding: [], payouts: 0, livePayouts: [], refund: 0, dispute: 0, request: 0 };
   const paths = rng.fork('money-paths');
   // When a failed activity fails (issue 44, faults in flight): before it runs, or after (its effect
   // committed, its answer lost), from a stream of its own so the rest of the plan is as it was.
