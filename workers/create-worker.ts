@@ -7,6 +7,7 @@ import type { WebhookConfig } from '../src/config';
 import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { policyAgents } from '../src/webhooks/policy-agents';
+import type { Dispatcher } from 'undici';
 import { workerCapacity, type DeliveryBudget, type SlotBudget, type WorkerCapacity } from '../src/runtime/worker-capacity';
 import type { SlotSettings } from '../src/runtime/worker-settings';
 import { deploymentTaskQueues, webhookTaskQueueFor, type TaskQueueRole } from '../src/temporal/task-queues';
@@ -52,6 +53,8 @@ export interface PaymentsWorkerOptions {
    * src/simulation/activity-hooks.ts: a failure injected into an activity, a defect after one); unset: as built.
    */
   wrapActivities?: <T extends object>(activities: T) => T;
+  /** The simulation's hook into outgoing webhook requests (src/simulation/send-hooks.ts): wraps each environment's agent. */
+  wrapWebhookAgents?: (agents: Record<Environment, Dispatcher>) => Record<Environment, Dispatcher>;
   /**
    * false: no workflow cache, so no sticky task queues (every workflow task replays its history). The
    * simulation's worker runs so: Temporal's time-skipping test server never moves a task off a stopped
@@ -90,7 +93,7 @@ export async function createPaymentsWorker(
     orm: options.orm,
     webhooks: {
       secretBox: options.secretBox,
-      agents: policyAgents(options.webhooks),
+      agents: options.wrapWebhookAgents ? options.wrapWebhookAgents(policyAgents(options.webhooks)) : policyAgents(options.webhooks),
       disableRule: options.webhooks.disableRule,
       merchantConcurrency: options.webhooks.merchantConcurrency,
       dbLanes: capacity.webhookDbLanes,

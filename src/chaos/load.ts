@@ -1,5 +1,6 @@
 import { apiRequest, type ApiAnswer } from './api-client';
 import { runCli } from './cli-runner';
+import { createAnswer, createRecord, type CreateRecord } from './create-history';
 import { chargeBody, payoutBody } from './load-bodies';
 import type { Rng } from './random';
 import type { RequestLog } from './request-log';
@@ -59,6 +60,8 @@ export class LoadGenerator {
   retried = 0;
   gaveUp = 0;
   settlementFailures: string[] = [];
+  /** Every create sent, with every answer under its key (create-history.ts): what the history check reads. */
+  readonly history: CreateRecord[] = [];
   private readonly sandboxCharges: Created[] = [];
   private readonly openDisputes: Created[] = [];
   private readonly disputed = new Set<string>();
@@ -96,9 +99,12 @@ export class LoadGenerator {
     this.inFlight.add(tracked);
   }
 
-  private async create(port: number, key: string, path: string, body: unknown, idempotencyKey: string | undefined): Promise<ApiAnswer> {
+  private async create(port: number, key: string, path: string, body: unknown, idempotencyKey: string | undefined, what: { op: string; environment: 'sandbox' | 'live'; merchant: ChaosMerchant }): Promise<ApiAnswer> {
+    const record = createRecord(what.op, what.environment, what.merchant.id, path, body, idempotencyKey);
+    this.history.push(record);
     for (let attempt = 1; ; attempt++) {
       const answer = await apiRequest(this.deps.log, 'load', port, 'POST', path, { key, body, idempotencyKey });
+      record.answers.push(createAnswer(answer));
       if (!NOT_DEFINITE(answer)) {
         if (attempt > 1) this.retried++;
         return answer;
@@ -121,7 +127,7 @@ export class LoadGenerator {
       case 'live_charge': {
         const env = op === 'sandbox_charge' ? 'sandbox' : 'live';
         this.counts[op]++;
-        const a = await this.create(env === 'sandbox' ? sandbox : live, env === 'sandbox' ? merchant.testKey : merchant.liveKey, '/v1/charges', chargeBody(rng, env, n), key);
+        const a = await this.create(env === 'sandbox' ? sandbox : live, env === 'sandbox' ? merchant.testKey : merchant.liveKey, '/v1/charges', chargeBody(rng, env, n), key, { op, environment: env, merchant });
         const id = (a.body as { id?: string })?.id;
         if (env === 'sandbox' && typeof id === 'string' && a.status < 300) this.sandboxCharges.push({ id, merchant, at: Date.now() });
         return;
@@ -130,14 +136,14 @@ export class LoadGenerator {
       case 'live_payout': {
         const env = op === 'sandbox_payout' ? 'sandbox' : 'live';
         this.counts[op]++;
-        await this.create(env === 'sandbox' ? sandbox : live, env === 'sandbox' ? merchant.testKey : merchant.liveKey, '/v1/payouts', payoutBody(rng, env, n), key);
+        await this.create(env === 'sandbox' ? sandbox : live, env === 'sandbox' ? merchant.testKey : merchant.liveKey, '/v1/payouts', payoutBody(rng, env, n), key, { op, environment: env, merchant });
         return;
       }
       case 'refund': {
         const charge = this.olderCharge(rng, merchant);
         if (!charge) return;
         this.counts.refund++;
-        await this.create(sandbox, charge.merchant.testKey, '/v1/refunds', { charge: charge.id, amount: rng.int(1, 10) * 100, reason: 'requested_by_customer' }, key);
+        await this.create(sandbox, charge.merchant.testKey, '/v1/refunds', { charge: charge.id, amount: rng.int(1, 10) * 100, reason: 'requested_by_customer' }, key, { op, environment: 'sandbox', merchant: charge.merchant });
         return;
       }
       case 'dispute': {
@@ -145,7 +151,7 @@ export class LoadGenerator {
         if (!charge || this.disputed.has(charge.id)) return;
         this.disputed.add(charge.id);
         this.counts.dispute++;
-        const a = await this.create(sandbox, charge.merchant.testKey, `/v1/sandbox/charges/${charge.id}/disputes`, { reason: 'general', amount: rng.int(1, 10) * 100 }, key);
+        const a = await this.create(sandbox, charge.merchant.testKey, `/v1/sandbox/charges/${charge.id}/disputes`, { reason: 'general', amount: rng.int(1, 10) * 100 }, key, { op, environment: 'sandbox', merchant: charge.merchant });
         const id = (a.body as { id?: string })?.id;
         if (typeof id === 'string' && a.status < 300) this.openDisputes.push({ id, merchant: charge.merchant, at: Date.now() });
         return;
@@ -157,7 +163,7 @@ export class LoadGenerator {
         this.openDisputes.splice(this.openDisputes.indexOf(dispute), 1);
         this.counts.evidence++;
         // No Idempotency-Key: evidence is taken once (a retry after a lost answer may see 409 evidence_not_accepted).
-        await this.create(sandbox, dispute.merchant.testKey, `/v1/disputes/${dispute.id}/evidence`, { text: rng.chance(0.3) ? 'losing_evidence: receipt missing' : 'signed delivery receipt attached' }, undefined);
+        await this.create(sandbox, dispute.merchant.testKey, `/v1/disputes/${dispute.id}/evidence`, { text: rng.chance(0.3) ? 'losing_evidence: receipt missing' : 'signed delivery receipt attached' }, undefined, { op, environment: 'sandbox', merchant: dispute.merchant });
         return;
       }
     }

@@ -17,6 +17,10 @@ export interface ChaosSummary {
   temporal: 'server' | 'dev';
   duration_s: number;
   not_applicable: FaultKind[];
+  /** The history check (checks/history.ts): acknowledged creates whose resource is gone; keys that made more than one resource; resources with another amount than asked or acknowledged. */
+  acknowledged_lost: number | null;
+  duplicates_by_key: number | null;
+  amount_mismatches: number | null;
 }
 
 export function longestRecovery(faults: InjectedFault[]): Partial<Record<FaultKind, number | null>> {

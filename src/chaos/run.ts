@@ -3,6 +3,7 @@ import type { CheckContext, CheckResult } from './checks/check';
 import { checkDeliveries } from './checks/deliveries';
 import { checkEvents } from './checks/events';
 import { checkLedger } from './checks/ledger';
+import { checkHistory, type HistoryCounts } from './checks/history';
 import { checkMoneyOnce } from './checks/money-once';
 import { checkPayments } from './checks/payments';
 import { ChaosDb } from './db';
@@ -84,6 +85,15 @@ export async function runChaos(options: ChaosOptions & { dir: string }, say: (li
       }
     }
     checks.push(checkApiAnswers(ctx));
+    // The history check: every acknowledged create against the database (checks/history.ts).
+    let history: HistoryCounts | null = null;
+    try {
+      const checked = await checkHistory({ ...ctx, history: load.history });
+      history = checked.counts;
+      checks.push(checked);
+    } catch (e) {
+      checks.push({ name: checkHistory.name, checked: 0, violationCount: 1, violations: [`the check could not run: ${(e as Error).message}`], notes: [] });
+    }
     const missingKinds = options.short ? plan.filter((p) => !faults.some((f) => f.kind === p.kind)).map((p) => p.kind) : [];
     if (missingKinds.length) checks.push({ name: 'every fault kind injected', checked: plan.length, violationCount: missingKinds.length, violations: missingKinds.map((k) => `${k} was not injected`), notes: [] });
     const payments = checks.find((c) => c.name.startsWith('every payment'));
@@ -98,6 +108,10 @@ export async function runChaos(options: ChaosOptions & { dir: string }, say: (li
       temporal: state.mode,
       duration_s: Math.round((Date.now() - started) / 1000),
       not_applicable: notApplicable,
+      // null when the history check could not run (its failure is a violation above).
+      acknowledged_lost: history?.acknowledged_lost ?? null,
+      duplicates_by_key: history?.duplicates_by_key ?? null,
+      amount_mismatches: history?.amount_mismatches ?? null,
     };
     return { summary, lines: reportLines({ summary, faults, log, load, checks, drain: drained }), faults, checks };
   } finally {

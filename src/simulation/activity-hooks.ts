@@ -4,13 +4,14 @@ import { ApplicationFailure } from '@temporalio/common';
  * The simulation's hooks into the worker's real activities (createPaymentsWorker's `wrapActivities`):
  * `failActivity` makes the next N calls of an activity fail with a retryable error before they run
  * (the activity's retry policy takes it from there), or, `after` them, once they ran: the side effect
- * committed and its answer lost, Temporal's road to a repeated effect; and `afterActivity` runs a function on an
- * activity's result (what an injected defect uses: src/simulation/defects.ts). An activity without a
+ * committed and its answer lost, Temporal's road to a repeated effect; `afterActivity` runs a function on an
+ * activity's result and `aroundActivity` one instead of it (what an injected defect uses: src/simulation/defects/). An activity without a
  * failure due or a hook runs untouched.
  */
 
 type AnyActivity = (...args: any[]) => Promise<unknown>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type After = (result: unknown, args: unknown[]) => unknown;
+type Around = (args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
 
 export interface ActivityHooks {
   /** For createPaymentsWorker's `wrapActivities`. */
@@ -19,6 +20,8 @@ export interface ActivityHooks {
   failActivity(name: string, times: number, when?: 'before' | 'after'): void;
   /** Replaces the activity's result by what `fn` answers (it may throw); returns a function that removes the hook. */
   afterActivity(name: string, fn: After): () => void;
+  /** Runs `fn` instead of the activity, with the real one as `run` (called or not); returns a function that removes the hook. */
+  aroundActivity(name: string, fn: Around): () => void;
   /** Failures still due, by activity (for a clear message when one never ran). */
   pendingFailures(): Record<string, number>;
   /** Activities running in this process now (local ones included), by name. */
@@ -29,6 +32,7 @@ export function createActivityHooks(): ActivityHooks {
   const failures = new Map<string, number>();
   const lost = new Map<string, number>();
   const after = new Map<string, After>();
+  const around = new Map<string, Around>();
   const running = new Map<string, number>();
   return {
     wrap<T extends object>(activities: T): T {
@@ -42,7 +46,8 @@ export function createActivityHooks(): ActivityHooks {
           }
           running.set(name, (running.get(name) ?? 0) + 1);
           try {
-            const result = await fn(...args);
+            const instead = around.get(name);
+            const result = instead ? await instead(args, () => fn(...args)) : await fn(...args);
             const hook = after.get(name);
             const answer = hook ? await hook(result, args) : result;
             const toLose = lost.get(name) ?? 0;
@@ -65,6 +70,12 @@ export function createActivityHooks(): ActivityHooks {
       after.set(name, fn);
       return () => {
         if (after.get(name) === fn) after.delete(name);
+      };
+    },
+    aroundActivity(name, fn) {
+      around.set(name, fn);
+      return () => {
+        if (around.get(name) === fn) around.delete(name);
       };
     },
     inFlight() {

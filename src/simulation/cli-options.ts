@@ -21,7 +21,7 @@ export interface SimulateOptions {
   shrink: boolean;
   /** Keep each run's database (its name is printed) instead of dropping it. */
   keepDb: boolean;
-  /** An injected defect (to see the simulator find one): src/simulation/defects.ts. */
+  /** An injected defect (to see the simulator find one): src/simulation/defects/. */
   defect: DefectName | undefined;
   /** Where the reproduction file goes. */
   reproDir: string;

@@ -4,7 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Rng } from '../chaos/random';
 import { loadConfig, loadWebhookConfig } from '../config';
 import type { ServiceDeps } from '../services/context';
-import { openOrm } from '../persistence/orm';
+import { openOrm, type Orm } from '../persistence/orm';
 import { startChargeReconciler } from '../runtime/charge-reconciler';
 import { startChargeStartRelay } from '../runtime/charge-start-relay';
 import { startDisputeStartRelay } from '../runtime/dispute-start-relay';
@@ -22,6 +22,7 @@ import type { FakePartner } from '../rail/fake-partner';
 import { createPaymentsWorker } from '../../workers/create-worker';
 import { installRuntime } from '../../workers/workflow-bundle';
 import { createActivityHooks, type ActivityHooks } from './activity-hooks';
+import { createSendHooks, type SendHooks } from './send-hooks';
 import { startListeners } from './listeners';
 import { busyNow, waitUntilQuiet, type QuietDeps } from './quiet';
 import { startReceivers } from './receivers';
@@ -94,6 +95,10 @@ export type Engine = SimContext & {
   database: string;
   /** The activity hooks of the worker (failActivity, afterActivity: an injected defect). */
   hooks: ActivityHooks;
+  /** The hook into the worker's outgoing webhook requests (an injected defect: unsigned-webhook). */
+  sendHooks: SendHooks;
+  /** The ORM the API and the worker query through (an injected defect in their SQL: overdraft-race); `orm` is the observer's. */
+  engineOrm: Orm;
   /** How many of the test server's leaked time locks the engine gave back (time-locks.ts). */
   releasedTimeLocks(): number;
   /** How many workflow tasks the engine moved off a stopped worker's sticky queue (sticky-rescue.ts). */
@@ -198,6 +203,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     stops.push(() => receivers.close());
 
     const hooks = createActivityHooks();
+    const sendHooks = createSendHooks();
     const inFlight = () => [...Object.entries(hooks.inFlight()).map(([name, n]) => `${n} ${name} running in this process`), ...partner.busy()];
     let running: { stop(): Promise<void> } | undefined;
     const workflowCache = options.workflowCache ?? true;
@@ -213,7 +219,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       identity = `simulation-${seed}-worker-${++workers}@${process.pid}`;
       const { worker, connection, client: workerClient } = await createPaymentsWorker({
         // Through the wire watch: the worker's sticky queue names (sticky-rescue.ts).
-        orm, address: workflowCache ? wire.address : env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap,
+        orm, address: workflowCache ? wire.address : env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap, wrapWebhookAgents: sendHooks.wrap,
         workflowCache, identity,
       });
       const done = worker.run();
@@ -276,12 +282,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       seed,
       database: db.name,
       hooks,
+      sendHooks,
       releasedTimeLocks: () => timeLocks.released(),
       rescuedStickyTasks: () => rescuer.rescued(),
       sdkFaults: () => sdkFaultsSince(sdkMark),
       urls: listeners.urls,
       fakePartner: partner.fake,
       orm: observer,
+      engineOrm: orm,
       temporal,
       taskQueue,
       registry,

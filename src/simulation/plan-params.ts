@@ -112,7 +112,7 @@ const LIVE_SUFFIXES: Readonly<Record<string, number>> = {
   ...Object.fromEntries(Array.from({ length: 13 }, (_, i) => [String(i + 1).padStart(4, '0'), 1])),
 };
 
-/** The activities a `fail_activity` step makes fail (activities/*.ts). */
+/** The activities a `fail_activity` step makes fail (activities/*.ts): every one the simulated engine runs but retention's and notifications' (no money moves through them). */
 export const ACTIVITIES_TO_FAIL = [
   'beginCharge',
   'recordAcceptedCharge',
@@ -129,6 +129,18 @@ export const ACTIVITIES_TO_FAIL = [
   'applySettlementTransition',
   'settlementStatus',
   'deliverWebhook',
+  // Issue 44 ("fail-after-commit for every activity"): the rest of the money activities.
+  'sweepSettlement',
+  'settlementRunPage',
+  'settlementRetryFacts',
+  'compareLateAnswer',
+  'settleLateAnswer',
+  'submitLateReturn',
+  'recordLateReturn',
+  'lateReturnStatus',
+  'openReconciliationBreaks',
+  'importPartnerStatement',
+  'recordOperatorAction',
 ] as const;
 
 /** The operator's actions (src/cli/operator-actions.ts OPERATOR_COMMANDS) and what each acts on. */

@@ -1,3 +1,4 @@
+import { IN_FLIGHT_CHANCE, IN_FLIGHT_FAULTS, IN_FLIGHT_KINDS, IN_FLIGHT_MAX_DELAY_MS } from './in-flight';
 import { Rng } from '../chaos/random';
 import {
   ACTIVITIES_TO_FAIL, BURST_CHANCE, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
@@ -229,6 +230,8 @@ export function plan(seed: number, steps: number): Plan {
   // committed, its answer lost), from a stream of its own so the rest of the plan is as it was.
   const faultTiming = rng.fork('fault-timing');
   const bursts = rng.fork('bursts');
+  // Faults in flight (in-flight.ts): which steps a fault lands in the middle of, from a stream of its own.
+  const inFlight = rng.fork('in-flight');
   const out: Step[] = [];
   for (let n = 0; n < steps; n++) {
     const burst = n >= 2 && bursts.chance(BURST_CHANCE) ? burstOf(bursts, made) : null;
@@ -247,7 +250,8 @@ export function plan(seed: number, steps: number): Plan {
       kind = built.need;
       built = build(kind, rng, made, seed);
     }
-    const params = kind === 'fail_activity' ? { ...built.params, when: faultTiming.chance(0.5) ? 'after' : 'before' } : built.params;
+    let params = kind === 'fail_activity' ? { ...built.params, when: faultTiming.chance(0.5) ? 'after' : 'before' } : built.params;
+    if (IN_FLIGHT_KINDS.includes(kind) && inFlight.chance(IN_FLIGHT_CHANCE)) params = { ...params, during: inFlight.pick(IN_FLIGHT_FAULTS), during_after_ms: inFlight.int(0, IN_FLIGHT_MAX_DELAY_MS) };
     out.push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params });
   }
   return { seed, steps: out };

@@ -18,6 +18,7 @@ export function createRegistry(): SimRegistry {
     requests: [],
     bursts: [],
     balanceRaces: [],
+    operatorActed: [],
     add(kind, id, extra = {}) {
       const map = of(kind);
       const index = extra.ref_index === undefined ? (map.size === 0 ? 0 : Math.max(...map.keys()) + 1) : Number(extra.ref_index);

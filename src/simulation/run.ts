@@ -1,3 +1,4 @@
+import { withFaultInFlight } from './in-flight';
 import { stateHash, type StateHash } from './state-hash';
 import { STEP_HANDLERS } from './steps';
 import type { Invariant, Plan, RunResult, SimContext, StepOutcome, Violation } from './types';
@@ -43,7 +44,7 @@ export async function runPlan(ctx: SimContext, plan: Plan, invariants: Invariant
     const handler = STEP_HANDLERS[step.kind];
     if (!handler) throw new Error(`no handler for step kind "${step.kind}" (src/simulation/steps/index.ts)`);
     const t0 = performance.now();
-    const outcome = await handler(ctx, step);
+    const outcome = await withFaultInFlight(ctx, step, () => handler(ctx, step));
     trace.push(outcome);
     options.onStep?.(outcome);
     const t1 = performance.now();

@@ -15,7 +15,7 @@ import type { Invariant, Plan, RunResult, Step, StepOutcome } from './types';
  */
 
 export interface SessionOptions {
-  /** An injected defect (src/simulation/defects.ts). */
+  /** An injected defect (src/simulation/defects/). */
   defect?: DefectName;
   /** Keep the run's database instead of dropping it. */
   keepDb?: boolean;
@@ -71,7 +71,7 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
   let last: StepOutcome | undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   try {
-    if (options.defect) injectDefect(options.defect, { hooks: engine.hooks, orm: engine.orm, fakePartner: engine.fakePartner, client: engine.temporal.client });
+    if (options.defect) injectDefect(options.defect, { hooks: engine.hooks, orm: engine.orm, fakePartner: engine.fakePartner, client: engine.temporal.client, sendHooks: engine.sendHooks, engineOrm: engine.engineOrm });
     const run = runPlan(engine, plan, options.invariants ?? ALL_INVARIANTS, {
       onStep: (outcome) => {
         last = outcome;

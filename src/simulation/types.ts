@@ -203,9 +203,12 @@ export interface SimRegistry {
   merchants: SimMerchant[];
   /**
    * Requests sent with an Idempotency-Key and their first answers (for `repeat_request` and its invariant);
-   * `repeats`: the answers of each `repeat_request` of it, in order (added by helper B).
+   * `repeats`: the answers of each `repeat_request` of it, in order (added by helper B); `at`: the
+   * simulated clock when it was sent (the reference model's start of the payment's timers).
    */
-  requests: Array<{ environment: 'sandbox' | 'live'; method: string; path: string; key: string; idempotencyKey: string; body: unknown; status: number; json: unknown; repeats?: Array<{ status: number; json: unknown }> }>;
+  requests: Array<{ environment: 'sandbox' | 'live'; method: string; path: string; key: string; idempotencyKey: string; body: unknown; status: number; json: unknown; repeats?: Array<{ status: number; json: unknown }>; at?: number }>;
+  /** Every operator action the plan took (`operator_action` steps), by command and the id acted on: what the reference model allows to change an outcome. */
+  operatorActed: Array<{ command: string; id: string }>;
   /** The answers of each `burst` of one request under one Idempotency-Key (steps/burst.ts), for its invariant. */
   bursts: Array<{ n: number; idempotencyKey: string; answers: Array<{ status: number; id?: string; code?: string }> }>;
   /** A merchant's available sandbox balance before and right after a `burst` of payouts (steps/burst.ts). */

@@ -39,6 +39,7 @@ function registry(): SimRegistry {
     requests: [],
     bursts: [],
     balanceRaces: [],
+    operatorActed: [],
   };
 }
 

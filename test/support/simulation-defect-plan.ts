@@ -2,8 +2,7 @@ import { plan } from '../../src/simulation/plan';
 import type { Plan } from '../../src/simulation/types';
 
 /**
- * The plan the injected-defect tests run (test/integration/simulation-defect.test.ts, and
- * test/system/simulation-defect-shrink.test.ts): the first seed whose first succeeding sandbox charge
+ * The plan the shrinking test runs (test/system/simulation-defect-shrink.test.ts): the first seed whose first succeeding sandbox charge
  * comes after a few other steps and no live charge, and succeeds within 3 steps; the plan cut 2 steps
  * after that charge. Pure (plan()): the same plan on every run.
  */

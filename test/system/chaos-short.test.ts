@@ -67,4 +67,7 @@ test('a short chaos run on the dev-server topology: each fault kind injected and
   for (const kind of expected) expect({ kind, recovered: typeof summary.longest_recovery_s[kind] === 'number' }).toEqual({ kind, recovered: true });
   expect(summary.requests).toBeGreaterThan(100);
   expect(summary.payments_checked).toBeGreaterThan(50);
+  // The history check ran (null: it could not) and found every acknowledged create, once, with its amount.
+  expect({ acknowledged_lost: summary.acknowledged_lost, duplicates_by_key: summary.duplicates_by_key, amount_mismatches: summary.amount_mismatches }).toEqual({ acknowledged_lost: 0, duplicates_by_key: 0, amount_mismatches: 0 });
+  expect(report).toMatch(/every acknowledged create exists with its amount, one resource per key/);
 }, 15 * 60_000);

@@ -1,11 +1,11 @@
 /**
  * The simulator finds an injected defect and shrinks it (issue 33, "Proof"; system tier, issue 42:
- * about 25 engine sessions). With "a transition skips its posting" on (src/simulation/defects.ts), the
+ * about 25 engine sessions). With "a transition skips its posting" on (src/simulation/defects/), the
  * plan of test/support/simulation-defect-plan.ts fails right after its first charge succeeds, with the
  * balances invariant; the steps before that charge pass again with the defect; the shrinker cuts
  * it to a few steps that still fail with that invariant; the reproduction file is written (here to a
  * temporary folder) and names it. Without the defect the shrunk plan passes: the failure is the
- * defect's, not the plan's. npm test keeps the detection alone (test/integration/simulation-defect.test.ts).
+ * defect's, not the plan's. npm test keeps the detection alone, on a hand-written plan (test/integration/simulation-catalogue.test.ts).
  *
  * Every session's database is a copy of one template migrated once for the file
  * (src/simulation/sim-database.ts `createSimTemplate`), as `npm run simulate` does; each session still

@@ -1,5 +1,5 @@
 /**
- * Issue 43's findings as planted defects (src/simulation/defects.ts), each with a short hand-written
+ * Issue 43's findings as planted defects (src/simulation/defects/), each with a short hand-written
  * plan: with the defect on, the simulator reports the partner-books invariant broken; without it the
  * same plan holds every invariant after every step (the failure is the defect's, not the plan's).
  * - `restart-refusal-final` (finding 1): a live payout the partner never answers and whose copies it

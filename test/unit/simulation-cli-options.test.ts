@@ -3,7 +3,7 @@
  * none is given, --no-shrink, and clear refusals of bad values.
  */
 import { DEFAULT_STEPS, simulateCommand, type SimulateOptions } from '../../src/simulation/cli-options';
-import { SDK_PANIC_LINE, splitSeeds } from '../../src/simulation/cli-parallel';
+import { KNOWN_SHUTDOWN_PANIC, SDK_PANIC_LINE, splitSeeds } from '../../src/simulation/cli-parallel';
 
 async function parse(args: string[]): Promise<SimulateOptions> {
   let got: SimulateOptions | undefined;
@@ -36,6 +36,9 @@ test('an sdk-core panic on a child\'s stderr is recognised (the line its panic h
   expect(SDK_PANIC_LINE.test("thread 'main' panicked at src/lib.rs:1:1:")).toBe(true);
   expect(SDK_PANIC_LINE.test('   1: core::panicking::panic_fmt')).toBe(false);
   expect(SDK_PANIC_LINE.test('seed 7: 200 steps in 9.1 s: no violation')).toBe(false);
+  // The one known at a worker's stop is told apart; any other panic is an engine error.
+  expect(KNOWN_SHUTDOWN_PANIC.test("thread 'tokio-runtime-worker' (25080) panicked at sdk-core/crates/sdk-core/src/worker/activities/local_activities.rs:997:33:")).toBe(true);
+  expect(KNOWN_SHUTDOWN_PANIC.test("thread 'tokio-runtime-worker' (25080) panicked at sdk-core/crates/sdk-core/src/worker/workflow/managed_run.rs:1048:18:")).toBe(false);
 });
 
 test('--parallel splits the seeds into blocks of consecutive seeds, as even as can be', () => {

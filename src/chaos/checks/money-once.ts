@@ -1,3 +1,4 @@
+import { parseMomoAmount } from '../../rail/momo-amount';
 import type { StatementLine } from '../../rail/momo-statement';
 import { merchantIds, result, type CheckContext, type CheckResult } from './check';
 
@@ -8,8 +9,9 @@ import { merchantIds, result, type CheckContext, type CheckResult } from './chec
  * - the partner's: for each of our live payments, the fake partner's statement lists at most one
  *   submission (one reference), and that reference is the one we keep for it (rail_references); a
  *   reference it accepted that we do not know is money it may move that we never asked for;
- * - both agree: a payment we hold succeeded is SUCCESSFUL there; one SUCCESSFUL there that we
- *   ended otherwise must have been recorded as a late answer (its late_success event).
+ * - both agree: a payment we hold succeeded is SUCCESSFUL there, for our amount and currency; one
+ *   SUCCESSFUL there that we ended otherwise must have been recorded as a late answer (its
+ *   late_success event).
  */
 export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
   const ids = merchantIds(ctx);
@@ -20,12 +22,12 @@ export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
   );
   for (const t of twice) violations.push(`${t.resource_id}: ${t.n} ledger transfers of kind ${t.kind}`);
 
-  const ours = await ctx.db.rows<{ id: string; status: string; kind: string; reference_id: string | null; late: boolean }>(
-    `select p.id, p.status, p.kind, r.reference_id::text as reference_id,
+  const ours = await ctx.db.rows<{ id: string; status: string; kind: string; amount: string; currency: string; reference_id: string | null; late: boolean }>(
+    `select p.id, p.status, p.kind, p.amount::text as amount, p.currency, r.reference_id::text as reference_id,
             exists (select 1 from events e where e.resource_id = p.id and e.type like '%.late_success') as late
-       from (select id, status, 'collection' as kind from charges where merchant_id = any($1) and environment = 'live'
-             union all select id, status, 'disbursement' from payouts where merchant_id = any($1) and environment = 'live' and channel = 'mobile_money'
-             union all select id, status, 'disbursement' from settlements where merchant_id = any($1) and environment = 'live') p
+       from (select id, status, 'collection' as kind, amount, currency from charges where merchant_id = any($1) and environment = 'live'
+             union all select id, status, 'disbursement', amount, currency from payouts where merchant_id = any($1) and environment = 'live' and channel = 'mobile_money'
+             union all select id, status, 'disbursement', amount, currency from settlements where merchant_id = any($1) and environment = 'live') p
        left join rail_references r on r.payment_id = p.id`,
     [ids],
   );
@@ -50,6 +52,11 @@ export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
     for (const ref of refs) if (p.reference_id && ref !== p.reference_id.toLowerCase()) violations.push(`${p.id}: the partner holds reference ${ref}, ours is ${p.reference_id}`);
     if (lines.length && !p.reference_id) violations.push(`${p.id}: the partner holds a submission, we keep no reference for it`);
     if ((p.status === 'succeeded' || p.status === 'paid') && successful.length === 0) violations.push(`${p.id}: succeeded here, ${lines.length ? lines.map((l) => l.status).join('/') : 'unknown'} at the partner`);
+    // Amounts (issue 44): what the partner moved is what we asked for, in our currency.
+    for (const l of successful) {
+      const moved = parseMomoAmount(l.amount, l.currency);
+      if (l.currency !== p.currency || moved !== Number(p.amount)) violations.push(`${p.id}: the partner moved ${l.amount} ${l.currency} under ${l.referenceId}, ours is ${p.amount} ${p.currency} (minor units)`);
+    }
     if (successful.length > 0 && ['failed', 'expired'].includes(p.status) && !p.late) violations.push(`${p.id}: ${p.status} here, SUCCESSFUL at the partner, and no late answer recorded`);
   }
   const ourIds = new Set(ours.map((p) => p.id));

@@ -52,11 +52,13 @@ const BALANCES = `
    group by merchant_id, environment, currency`;
 
 /**
- * Late money (issue 29) moves available and reserved through late_funds by operator decisions the
- * payments' statuses do not show (late-answer-ledger.ts): in a scope with a late_answers row only
- * `pending` is compared.
+ * Late money (issue 29) needs no exception: recording it moves only late_funds and the clearing
+ * accounts, and each settled action moves the merchant's balances exactly as the status it gives the
+ * payment implies (settleLateMoney: `credit` makes the charge succeeded with its normal capture;
+ * `return` leaves it failed, the money going back to the payer through late_funds; `accept` makes the
+ * payout succeeded, or the settlement paid, with its normal post after reserving it again). So every
+ * scope is compared, whatever its late_answers say (issue 44: "no scope is skipped for late money").
  */
-const LATE_SCOPES = `select distinct merchant_id, environment, currency from late_answers`;
 
 interface Row {
   merchant_id: string;
@@ -70,8 +72,7 @@ interface Row {
 /**
  * Balances equal their postings (every account_balances row against the sum of its account's
  * ledger_entries, and an account with entries but no row), and available, pending and reserved equal
- * what the payments' statuses imply (IMPLIED above, exact, except available and reserved in a scope
- * with late money). Two queries.
+ * what the payments' statuses imply (IMPLIED above, exact, in every scope). Two queries.
  */
 export const balancesMatch: Invariant = {
   name: 'balances equal their postings and what the payments say',
@@ -87,19 +88,18 @@ export const balancesMatch: Invariant = {
     const lines = drifted.map((d) => `${d.merchant_id} ${d.environment} ${d.currency} ${d.account}: balance ${d.balance}, postings ${d.expected}`);
     const implied = await rows<Row>(
       ctx,
-      `with i as (${IMPLIED}), b as (${BALANCES}), late as (${LATE_SCOPES}),
+      `with i as (${IMPLIED}), b as (${BALANCES}),
             both_sides as (
               select merchant_id, environment, currency,
                      coalesce(b.available, 0) as b_available, coalesce(i.available, 0) as i_available,
                      coalesce(b.pending, 0) as b_pending, coalesce(i.pending, 0) as i_pending,
-                     coalesce(b.reserved, 0) as b_reserved, coalesce(i.reserved, 0) as i_reserved,
-                     late.merchant_id is not null as has_late
-                from b full outer join i using (merchant_id, environment, currency) left join late using (merchant_id, environment, currency))
+                     coalesce(b.reserved, 0) as b_reserved, coalesce(i.reserved, 0) as i_reserved
+                from b full outer join i using (merchant_id, environment, currency))
        select merchant_id, environment, currency, account, balance::text, expected::text from (
-         select merchant_id, environment, currency, 'available' as account, b_available as balance, i_available as expected, has_late from both_sides
-         union all select merchant_id, environment, currency, 'pending', b_pending, i_pending, false from both_sides
-         union all select merchant_id, environment, currency, 'reserved', b_reserved, i_reserved, has_late from both_sides
-       ) c where balance <> expected and not has_late
+         select merchant_id, environment, currency, 'available' as account, b_available as balance, i_available as expected from both_sides
+         union all select merchant_id, environment, currency, 'pending', b_pending, i_pending from both_sides
+         union all select merchant_id, environment, currency, 'reserved', b_reserved, i_reserved from both_sides
+       ) c where balance <> expected
        order by merchant_id, environment, currency, account`,
     );
     for (const d of implied) lines.push(`${d.merchant_id} ${d.environment} ${d.currency}: ${d.account} is ${d.balance}, the payments' statuses say ${d.expected}`);

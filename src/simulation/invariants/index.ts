@@ -7,6 +7,7 @@ import { idempotentReplays } from './idempotent-replays';
 import { ledgerBalanced } from './ledger';
 import { openPaymentsWatched } from './open-payments';
 import { partnerBooksAgree } from './partner-books';
+import { modelAgrees } from './reference-model';
 import { transitionsAllowed } from './transitions';
 
 /** Every invariant the simulation checks after each step (docs/simulation.md, "Invariants"), in this order. */
@@ -22,6 +23,7 @@ export const ALL_INVARIANTS: Invariant[] = [
   refundsWithinCharge,
   oneResourcePerKey,
   payoutsNeverOverdraw,
+  modelAgrees,
 ];
 
-export { balancesMatch, deliveriesRecorded, oneResourcePerKey, payoutsNeverOverdraw, refundsWithinCharge, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };
+export { modelAgrees, balancesMatch, deliveriesRecorded, oneResourcePerKey, payoutsNeverOverdraw, refundsWithinCharge, eventSequencesGapless, idempotentReplays, ledgerBalanced, openPaymentsWatched, partnerBooksAgree, transitionsAllowed };

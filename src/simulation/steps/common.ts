@@ -47,9 +47,10 @@ export async function sendRecorded(
   step: Step,
   request: { environment: 'sandbox' | 'live'; method: string; path: string; key: string; body: unknown; idempotencyKey: string },
 ): Promise<SimAnswer> {
+  const at = await ctx.now();
   const answer = await ctx.api(request.environment, request.method, request.path, { key: request.key, body: request.body, idempotencyKey: request.idempotencyKey });
   const position = ctx.registry.requests.length;
-  ctx.registry.requests.push({ ...request, status: answer.status, json: answer.json });
+  ctx.registry.requests.push({ ...request, status: answer.status, json: answer.json, at });
   const index = step.params.request_index;
   ctx.registry.add('request', String(position), typeof index === 'number' ? { ref_index: String(index) } : {});
   return answer;

@@ -52,6 +52,7 @@ export const operatorActionStep: StepHandler = async (ctx, step) => {
     if (!settlement) return skipped(step, `settlements retry: merchant ${target.id} has no failed settlement`);
     id = settlement;
   }
+  ctx.registry.operatorActed.push({ command, id });
   const input: OperatorInput = { operator: SIM_OPERATOR, reason: String(step.params.reason) };
   if (command === 'charges resolve') {
     input.resolution = { as: step.params.as === 'failed' ? 'failed' : 'succeeded', ...(step.params.failure_class ? { failure_class: step.params.failure_class as FailureClass } : {}) };

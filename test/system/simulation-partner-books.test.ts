@@ -1,8 +1,10 @@
 /**
+ * (System tier since issue 44: npm test catches the same kind of defect, on charges and payouts, with
+ * test/integration/simulation-catalogue.test.ts `double-submit`.)
  * The eighth invariant, the partner's books as the oracle (issue 43; src/simulation/invariants/partner-books.ts):
  * a money bug that every other invariant misses is found by it, and a clean run passes it.
  *
- * The bug (src/simulation/defects.ts `partner-pays-twice`, through the engine's own afterActivity
+ * The bug (src/simulation/defects/ `partner-pays-twice`, through the engine's own afterActivity
  * hook on railSubmit): once a live payout is accepted by the fake partner, the same transfer is sent
  * again under a new reference, straight to the partner. Our ledger, balances, transitions, webhooks
  * and workflows are exactly as for a clean payout: the partner alone knows it paid twice.
