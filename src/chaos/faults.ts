@@ -128,8 +128,25 @@ async function partnerOutage(deps: InjectorDeps, plan: PlannedFault): Promise<In
   return finish({ n: plan.n, kind: plan.kind, target: 'fake-partner', pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note: `the partner answered nothing for ${plan.holdS} s (SIGSTOP)` });
 }
 
+/** A partition: the link stops passing anything both ways (SIGUSR1), then heals (SIGUSR2): src/topology/link.ts. */
+async function partition(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  const piece = deps.topology.piece(plan.target!);
+  if (!piece.pid) throw new Error(`${plan.target} has no pid (health ${piece.health})`);
+  const startedAt = Date.now();
+  deps.log.faultStarted(plan.n, plan.kind);
+  signal(piece.pid, 'SIGUSR1');
+  await sleep(plan.holdS * 1000);
+  signal(piece.pid, 'SIGUSR2');
+  const liftedAt = Date.now();
+  const recoveredAt = await waitRecovered(deps, startedAt, () => true);
+  deps.log.faultEnded(plan.n);
+  return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note: `nothing passed ${plan.target} for ${plan.holdS} s, then it healed` });
+}
+
 export async function injectFault(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
   switch (plan.kind) {
+    case 'partition':
+      return partition(deps, plan);
     case 'pause_process':
       return pause(deps, plan);
     case 'receiver_slow_failing':
@@ -143,18 +160,22 @@ export async function injectFault(deps: InjectorDeps, plan: PlannedFault): Promi
 
 /**
  * Runs the schedule in turn until its end or `until` (a full run's duration): the gap of load, the
- * fault, then its recovery, before the next. Stops early when a fault did not recover.
+ * fault (with its overlap, landing while it is in force), then their recovery, before the next.
+ * Stops early when a fault did not recover.
  */
 export async function runFaults(deps: InjectorDeps, plan: PlannedFault[], until: number): Promise<InjectedFault[]> {
   const done: InjectedFault[] = [];
   for (const fault of plan) {
     if (Date.now() + fault.gapS * 1000 > until && done.length > 0) break;
     await sleep(fault.gapS * 1000);
-    deps.say(`fault ${fault.n}: ${fault.kind}${fault.target ? ` (${fault.target})` : ''}${fault.holdS ? ` for ${fault.holdS} s` : ''}`);
-    const injected = await injectFault(deps, fault);
-    done.push(injected);
-    deps.say(`fault ${fault.n}: ${injected.recoveryS === null ? `NOT recovered within ${deps.recoveryLimitS} s` : `recovered in ${injected.recoveryS} s`}`);
-    if (injected.recoveryS === null) break;
+    const line = (f: PlannedFault) => `${f.kind}${f.target ? ` (${f.target})` : ''}${f.holdS ? ` for ${f.holdS} s` : ''}`;
+    deps.say(`fault ${fault.n}: ${line(fault)}${fault.overlap ? `, and fault ${fault.overlap.n}: ${line(fault.overlap)} ${fault.overlap.afterS} s into it` : ''}`);
+    // The composed nemesis: the overlap lands while the first is in force; each recovers on its own.
+    const overlap = fault.overlap;
+    const injected = await Promise.all([injectFault(deps, fault), ...(overlap ? [sleep(overlap.afterS * 1000).then(() => injectFault(deps, overlap))] : [])]);
+    done.push(...injected);
+    for (const f of injected) deps.say(`fault ${f.n}: ${f.recoveryS === null ? `NOT recovered within ${deps.recoveryLimitS} s` : `recovered in ${f.recoveryS} s`}`);
+    if (injected.some((f) => f.recoveryS === null)) break;
   }
   return done;
 }

@@ -45,7 +45,8 @@ export async function runChaos(options: ChaosOptions & { dir: string }, say: (li
   let db: ChaosDb | undefined;
   try {
     const state = topology.state();
-    const notApplicable: FaultKind[] = state.mode === 'dev' ? ['kill_temporal_postgres'] : [];
+    // Temporal's PostgreSQL only on the real server; partitions only on a topology with its links (TOPOLOGY_LINKS=1, set by --up).
+    const notApplicable: FaultKind[] = [...(state.mode === 'dev' ? (['kill_temporal_postgres'] as const) : []), ...(topology.hasPiece('link-worker-postgres') ? [] : (['partition'] as const))];
     const plan = planFaults(root.fork('faults'), { short: options.short, durationS: options.durationS, notApplicable });
     await receiver.start();
     const ports = topology.ports();

@@ -10,17 +10,21 @@ export const FAULT_KINDS = [
   'pause_process',
   'receiver_slow_failing',
   'partner_unreachable',
+  'partition',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Which topology piece each SIGKILL fault hits (one of them, chosen by the seed). */
-export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 'receiver_slow_failing' | 'partner_unreachable'>, readonly string[]>> = {
+export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 'receiver_slow_failing' | 'partner_unreachable' | 'partition'>, readonly string[]>> = {
   kill_worker: ['worker-1', 'worker-2'],
   kill_api: ['api-1', 'api-2'],
   kill_temporal: ['temporal'],
   kill_service_postgres: ['service-postgres'],
   kill_temporal_postgres: ['temporal-postgres'],
 };
+
+/** The links a partition cuts (src/topology/link.ts; the topology has them with TOPOLOGY_LINKS=1): a worker from the service's PostgreSQL, an API from Temporal. */
+export const PARTITION_TARGETS = ['link-worker-postgres', 'link-api-temporal'] as const;
 
 /** What SIGSTOP may pause (a PostgreSQL is paused with its backends: the postmaster alone keeps serving open connections). */
 export const PAUSE_TARGETS = ['worker-1', 'worker-2', 'api-1', 'api-2', 'temporal', 'service-postgres'] as const;
@@ -35,6 +39,11 @@ export interface PlannedFault {
   gapS: number;
   /** How long a pause, a receiver's bad spell or a partner outage lasts, in seconds (0 for a kill). */
   holdS: number;
+  /**
+   * A second fault that lands while this one is in force (the composed nemesis, issue 44): of another
+   * kind and on another piece, `afterS` seconds after this one starts. Full runs only.
+   */
+  overlap?: PlannedFault & { afterS: number };
 }
 
 export interface ScheduleSettings {
@@ -47,28 +56,49 @@ export interface ScheduleSettings {
 /** A run's faults are bounded in count whatever its duration. */
 export const MAX_FAULTS = 60;
 
+/** In a full run, the share of faults that another one overlaps (composed nemesis). */
+export const OVERLAP_CHANCE = 0.4;
+
+/** A fault of another kind, on another piece than `first`, to land `afterS` into it; null when none fits. */
+function overlapOf(rng: Rng, first: PlannedFault, kinds: readonly FaultKind[]): (PlannedFault & { afterS: number }) | null {
+  const others = kinds.filter((k) => k !== first.kind);
+  for (let tries = 0; tries < 4; tries++) {
+    // Numbered 100 + the first's: the request log keys faults in force by number.
+    const second = planOne(rng, 100 + first.n, rng.pick(others), false);
+    if (second.target !== null && second.target === first.target) continue;
+    return { ...second, gapS: 0, afterS: rng.int(0, Math.max(2, Math.min(first.holdS, 10))) };
+  }
+  return null;
+}
+
 function planOne(rng: Rng, n: number, kind: FaultKind, short: boolean): PlannedFault {
   const gapS = short ? rng.int(2, 4) : rng.int(10, 40);
   if (kind === 'pause_process') return { n, kind, target: rng.pick(PAUSE_TARGETS), gapS, holdS: short ? 6 : 30 };
   if (kind === 'receiver_slow_failing') return { n, kind, target: null, gapS, holdS: short ? 8 : rng.int(30, 60) };
   if (kind === 'partner_unreachable') return { n, kind, target: 'fake-partner', gapS, holdS: short ? 8 : rng.int(30, 60) };
+  if (kind === 'partition') return { n, kind, target: rng.pick(PARTITION_TARGETS), gapS, holdS: short ? 6 : rng.int(15, 40) };
   return { n, kind, target: rng.pick(KILL_TARGETS[kind]), gapS, holdS: 0 };
 }
 
 /**
  * The seeded schedule: faults in turn, each kind once per round in a seeded order; a short run is
- * one round; a full run plans rounds up to MAX_FAULTS and the injector stops at the run's duration.
+ * one round; a full run plans rounds up to MAX_FAULTS and the injector stops at the run's duration,
+ * and OVERLAP_CHANCE of its faults have a second one landing while they are in force.
  * Times are gaps after the previous fault's recovery, so a seed reproduces the sequence of faults,
  * their targets and their spacing, whatever each recovery takes.
  */
 export function planFaults(rng: Rng, settings: ScheduleSettings): PlannedFault[] {
   const kinds = FAULT_KINDS.filter((k) => !settings.notApplicable.includes(k));
   const plan: PlannedFault[] = [];
+  // Overlaps from a stream of their own: the schedule without them is what it was.
+  const compose = rng.fork('compose');
   const rounds = settings.short ? 1 : Math.ceil(MAX_FAULTS / kinds.length);
   for (let round = 0; round < rounds && plan.length < MAX_FAULTS; round++) {
     for (const kind of rng.shuffle(kinds)) {
       if (plan.length >= MAX_FAULTS) break;
-      plan.push(planOne(rng, plan.length + 1, kind, settings.short));
+      const fault = planOne(rng, plan.length + 1, kind, settings.short);
+      const overlap = !settings.short && compose.chance(OVERLAP_CHANCE) ? overlapOf(compose, fault, kinds) : null;
+      plan.push(overlap ? { ...fault, overlap } : fault);
     }
   }
   return plan;

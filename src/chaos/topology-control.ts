@@ -5,12 +5,15 @@ import { runningTopology, topologyDown, topologyUp } from '../topology';
  * What the topology's APIs and workers need for a chaos run: webhooks to the in-process receiver
  * on 127.0.0.1 over http (sandbox only), retried within seconds rather than the production
  * schedule's minutes, so the run can wait for every delivery. The topology passes WEBHOOK_*
- * through to its pieces from the environment of `up`.
+ * through to its pieces from the environment of `up`; TOPOLOGY_LINKS puts the links a partition cuts
+ * between the workers and the service's PostgreSQL and between the APIs and Temporal.
  */
 export const CHAOS_TOPOLOGY_ENV: Readonly<Record<string, string>> = {
   WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s,15s,30s,30s,60s,60s,120s',
+  // The links the partition fault cuts (src/topology/link.ts).
+  TOPOLOGY_LINKS: '1',
 };
 
 export interface EnsuredTopology {

@@ -217,6 +217,8 @@ function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
     return { kind: 'burst', refs: [ref('charge', recent(rng, made.succeeding))], params: { shape, count, idempotency_key: key } };
   }
   if (made.merchant === 0) return null;
+  // The plan's first merchant is verified (live keys work).
+  if (shape === 'callback_race') return { kind: 'burst', refs: [ref('merchant', 0)], params: { shape, count, ...chargeParams(rng, true), as: rng.pick(['succeeded', 'failed']), idempotency_key: key } };
   // Payouts: the amount is what the merchant has then (steps/burst.ts); the recipient is drawn here.
   if (shape === 'payouts') return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...payoutParams(rng, false), idempotency_key: key } };
   return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...chargeParams(rng, false), idempotency_key: key } };

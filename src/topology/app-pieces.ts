@@ -16,6 +16,8 @@ export interface AppContext {
   namespace: string;
   secrets: TopologySecrets;
   deployment: { deploymentName: string; buildId: string };
+  /** With links (TOPOLOGY_LINKS=1): the workers reach the service's PostgreSQL, and the APIs Temporal, through them. */
+  links?: { workerDatabaseUrl: string; apiTemporalAddress: string };
 }
 
 const ROOT = projectRoot();
@@ -53,6 +55,22 @@ function sharedEnv(ctx: AppContext): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * A link (src/topology/link-main.ts) from `listen` to `target`: the chaos run's `partition` fault
+ * signals it (SIGUSR1 partitions, SIGUSR2 heals).
+ */
+export const LINK_PIECES = { workerPostgres: 'link-worker-postgres', apiTemporal: 'link-api-temporal' } as const;
+
+export function linkSpec(name: string, listen: number, target: number): PieceSpec {
+  return {
+    name,
+    kind: 'node',
+    port: listen,
+    command: () => node('src/topology/link-main.ts', { PATH: process.env.PATH, HOME: process.env.HOME, TOPOLOGY_LINK_LISTEN: String(listen), TOPOLOGY_LINK_TARGET: `127.0.0.1:${target}` }),
+    probe: async () => ((await tcpAnswers(listen)) ? 'ok' : 'starting'),
+  };
+}
+
 /** The listener limits (HTTP_*, src/http/server-limits.ts) the proxy shares with the APIs. */
 const httpLimitsEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('HTTP_')));
 
@@ -71,7 +89,7 @@ export function fakePartnerSpec(ctx: AppContext): PieceSpec {
 /** A worker (workers/main.ts) with Worker Versioning on: it tells its readiness over IPC. */
 export function workerSpec(ctx: AppContext, index: number): PieceSpec {
   // Every piece shares this machine: the worker's heap bound and priority (src/runtime/worker-process.ts).
-  const env = withSharedMachineDefaults({ ...sharedEnv(ctx), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) });
+  const env = withSharedMachineDefaults({ ...sharedEnv(ctx), ...(ctx.links ? { DATABASE_URL: ctx.links.workerDatabaseUrl } : {}), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) });
   return {
     name: `worker-${index + 1}`,
     kind: 'node',
@@ -87,6 +105,7 @@ export function apiSpec(ctx: AppContext, index: number): PieceSpec {
   const own = ctx.ports.apis[index]!;
   const env = {
     ...sharedEnv(ctx),
+    ...(ctx.links ? { TEMPORAL_ADDRESS: ctx.links.apiTemporalAddress } : {}),
     RUN_WORKER: 'false',
     DEMO_MERCHANT: 'false',
     HOST: '127.0.0.1',

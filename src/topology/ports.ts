@@ -23,6 +23,8 @@ export interface TopologyPorts {
   apis: Array<{ sandbox: number; live: number; web: number; metrics: number }>;
   /** Each worker process's metrics listener. */
   workerMetrics: number[];
+  /** The links a chaos run partitions (TOPOLOGY_LINKS=1; src/topology/link.ts): the workers' way to the service's PostgreSQL, the APIs' way to Temporal. */
+  links: { workerPostgres: number; apiTemporal: number };
 }
 
 export const MAX_PORT = 32767;
@@ -49,6 +51,7 @@ export function topologyPorts(offset = 0): TopologyPorts {
       { sandbox: p(3020), live: p(3021), web: p(3022), metrics: p(3029) },
     ],
     workerMetrics: [p(3031), p(3032)],
+    links: { workerPostgres: p(3052), apiTemporal: p(3053) },
   };
   const highest = Math.max(ports.temporalUi, ports.temporalHttp);
   if (offset < 0 || highest > MAX_PORT) throw new Error(`TOPOLOGY_PORT_OFFSET=${offset} puts ports outside 1..${MAX_PORT} (the highest would be ${highest}); use 0 to ${MAX_PORT - 8243}`);
@@ -57,7 +60,7 @@ export function topologyPorts(offset = 0): TopologyPorts {
 
 /** Every port of the topology, for a "free before up" check. */
 export function allPorts(ports: TopologyPorts, temporal: 'server' | 'dev'): number[] {
-  const list = [ports.sandbox, ports.live, ports.web, ports.temporal, ports.temporalUi, ports.servicePostgres, ports.fakePartner, ...ports.apis.flatMap((a) => [a.sandbox, a.live, a.web, a.metrics]), ...ports.workerMetrics];
+  const list = [ports.sandbox, ports.live, ports.web, ports.temporal, ports.temporalUi, ports.servicePostgres, ports.fakePartner, ...ports.apis.flatMap((a) => [a.sandbox, a.live, a.web, a.metrics]), ...ports.workerMetrics, ports.links.workerPostgres, ports.links.apiTemporal];
   if (temporal === 'server') list.push(ports.temporalHttp, ports.temporalHistory, ports.temporalMatching, ports.temporalWorker, ...Object.values(ports.temporalMembership), ports.temporalMetrics, ports.temporalPostgres);
   return list;
 }

@@ -6,7 +6,7 @@ import { ownShutdownSignals } from '../persistence/embedded-postgres';
 import { migrate, openOrm } from '../persistence/orm';
 import { ensureDemoMerchant } from '../runtime/demo-merchant';
 import { ensurePrivateDir } from '../support/private-dir';
-import { apiSpec, fakePartnerSpec, proxySpec, workerSpec, type AppContext } from './app-pieces';
+import { apiSpec, fakePartnerSpec, LINK_PIECES, linkSpec, proxySpec, workerSpec, type AppContext } from './app-pieces';
 import { topologyPorts } from './ports';
 import { ensureDatabases, initialisePostgres, postgresSpec, postgresUrl } from './postgres';
 import { topologySecrets } from './secrets';
@@ -100,6 +100,12 @@ async function main(): Promise<void> {
     }
 
     const ctx: AppContext = { dir, ports, databaseUrl, temporalAddress, namespace, secrets, deployment: { deploymentName: 'payments', buildId: process.env.TOPOLOGY_BUILD_ID || 'topology' } };
+    // Links a chaos run partitions (TOPOLOGY_LINKS=1, src/topology/link.ts): workers to the service's PostgreSQL, APIs to Temporal.
+    if (process.env.TOPOLOGY_LINKS === '1') {
+      await supervisor.add(linkSpec(LINK_PIECES.workerPostgres, ports.links.workerPostgres, ports.servicePostgres));
+      await supervisor.add(linkSpec(LINK_PIECES.apiTemporal, ports.links.apiTemporal, ports.temporal));
+      ctx.links = { workerDatabaseUrl: postgresUrl(ports.links.workerPostgres, 'payments'), apiTemporalAddress: `127.0.0.1:${ports.links.apiTemporal}` };
+    }
     await supervisor.add(fakePartnerSpec(ctx));
     await Promise.all([0, 1].map((i) => supervisor.add(workerSpec(ctx, i))));
     await makeBuildCurrent(temporalAddress, namespace, ctx.deployment);

@@ -32,6 +32,23 @@ test('the short mode injects each kind once, in a seeded order; on the dev serve
   expect(full.filter((f) => f.kind === 'pause_process').every((f) => f.holdS === 30)).toBe(true);
 });
 
+test('a full run composes faults: some have a second one of another kind, on another piece, landing while they are in force; a short run has none', () => {
+  const full = plan(11, false);
+  const overlapped = full.filter((f) => f.overlap);
+  expect(overlapped.length).toBeGreaterThan(full.length / 5);
+  for (const f of overlapped) {
+    const o = f.overlap!;
+    expect(o.kind).not.toBe(f.kind);
+    if (o.target !== null) expect(o.target).not.toBe(f.target);
+    expect(o.n).toBe(100 + f.n);
+    expect(o.afterS).toBeGreaterThanOrEqual(0);
+    expect(o.afterS).toBeLessThanOrEqual(10);
+  }
+  expect(plan(11, true).some((f) => f.overlap)).toBe(false);
+  // Each round still has every kind once as a first fault: the overlaps come on top, from a stream of their own.
+  expect(full.slice(0, FAULT_KINDS.length).map((f) => f.kind).sort()).toEqual([...FAULT_KINDS].sort());
+});
+
 test('live phones end in the fake partner’s behaviour suffixes (late, twice, not at all) or a plain number', () => {
   const rng = new Rng(1);
   const suffixes = new Set(Object.keys(LIVE_PARTY_SUFFIXES).filter((k) => k !== 'plain'));

@@ -1,5 +1,6 @@
 import { ACCOUNTS } from '../../domain/ledger';
 import type { SimAnswer, SimContext, StepHandler } from '../types';
+import { callbackRaceStep } from './callback-race';
 import { chargeBody } from './charges';
 import { payoutBody } from './payouts';
 import { done, keyOf, merchantById, resolveRef, skipped } from './common';
@@ -16,9 +17,12 @@ import { done, keyOf, merchantById, resolveRef, skipped } from './common';
  * - `payouts`: `count` sandbox payouts of one merchant at once, each of more than half its available
  *   balance: at most one is covered (invariant "payouts at once never overdraw": available not below
  *   zero after the burst; the figures are kept in the registry's `balanceRaces`).
+ * - `callback_race`: a live charge the partner keeps PENDING, then its callback, a resolve and a review
+ *   at once (callback-race.ts).
  * What a burst creates is not referenced by later steps.
  */
 export const burstStep: StepHandler = async (ctx, step) => {
+  if (step.params.shape === 'callback_race') return callbackRaceStep(ctx, step);
   const count = Number(step.params.count);
   if (step.params.shape === 'refunds') {
     const ref = resolveRef(ctx, step, 'charge');

@@ -169,7 +169,7 @@ export const partnerPaysLateStep: StepHandler = async (ctx, step) => {
 };
 
 /** The payment's partner reference (rail_references), if it ever went to the partner. */
-async function referenceOf(ctx: SimContext, paymentId: string): Promise<{ reference_id: string } | undefined> {
+export async function referenceOf(ctx: SimContext, paymentId: string): Promise<{ reference_id: string } | undefined> {
   const [reference] = await ctx.orm.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [paymentId]);
   return reference;
 }
