@@ -8,8 +8,8 @@ import type { SimulateOptions, SimulateSummary } from './cli-options';
 import { runParallelSweep } from './cli-parallel';
 import { replayCheck } from './cli-replay-check';
 import { plan } from './plan';
-import { writeReproFile } from './repro-file';
-import { describeFailure, runSession, shrinkSession, stepLine, type SessionOptions } from './session';
+import { rerunLine, writeReproFile } from './repro-file';
+import { describeFailure, rerunShrunk, runSession, shrinkSession, stepLine, type SessionOptions } from './session';
 import { createSimTemplate, type SimTemplate } from './sim-database';
 import { MAX_SEED } from './cli-options';
 import { testServerBinary } from './test-server-binary';
@@ -167,11 +167,14 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
           });
           say(`shrunk to ${shrunk.plan.steps.length} steps in ${shrunk.trials} trials, ${seconds(shrunk.ms)} s:`);
           for (const s of shrunk.plan.steps) say(`  ${s.n}: ${stepLine(s)}`);
+          const reruns = await rerunShrunk(shrunk.plan, invariant, { defect: options.defect, serverUrl: server.url, template });
+          say(`the shrunk plan, run again: ${rerunLine(reruns)}`);
           const file = writeReproFile(options.reproDir, {
             plan: shrunk.plan,
             step: result.failure.step,
             violation: result.failure.violations.find((v) => v.invariant === invariant)!,
             originalSteps: thePlan.steps.length,
+            reruns,
           });
           say(`reproduction: ${file}`);
           if (options.defect) say(`  (the defect came from --defect, not from the code: the reproduction replays without it, so it passes)`);

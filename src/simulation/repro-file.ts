@@ -12,6 +12,13 @@ export interface Reproduction {
   violation: Violation;
   /** How many steps the original plan had (for the comment). */
   originalSteps: number;
+  /** The shrunk plan run again before it was written (issue 44): how many runs, how many failed with the invariant. */
+  reruns?: { runs: number; failed: number };
+}
+
+/** `failed 3 of 3 re-runs (flake rate 0 %)`. */
+export function rerunLine(reruns: { runs: number; failed: number }): string {
+  return `failed ${reruns.failed} of ${reruns.runs} re-runs (flake rate ${Math.round((100 * (reruns.runs - reruns.failed)) / reruns.runs)} %)`;
 }
 
 /** The file's name: test/integration/simulation-repro-<seed>-<step>.test.ts. */
@@ -39,7 +46,7 @@ export function reproFileText(repro: Reproduction): string {
  * "${commentSafe(violation.invariant)}" failed:
 ${lines.join('\n')}
  * The shrinker cut the plan from ${repro.originalSteps} steps to the ${plan.steps.length} below (steps keep their number in
- * the original plan). The test replays them on a fresh engine with every invariant and expects none to
+ * the original plan)${repro.reruns ? `; run again before this file was written, it ${rerunLine(repro.reruns)}` : ''}. The test replays them on a fresh engine with every invariant and expects none to
  * fail: it fails while the defect is there, and guards the fix once it is gone.
  */
 import { startEngine } from '../../src/simulation/engine';

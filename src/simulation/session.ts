@@ -159,3 +159,21 @@ export async function shrinkSession(
   );
   return { plan: shrunk, trials, ms: Math.round(performance.now() - started) };
 }
+
+/**
+ * Runs a shrunk plan `runs` times more (issue 44: "a shrunk reproduction is re-run three times before
+ * it is written, with its flake rate printed"), each on a fresh engine with the same options: how many
+ * failed with `invariant`. A run the engine could not finish counts as not failing.
+ */
+export async function rerunShrunk(plan: Plan, invariant: string, options: SessionOptions, runs = 3): Promise<{ runs: number; failed: number }> {
+  let failed = 0;
+  for (let i = 0; i < runs; i++) {
+    try {
+      const result = await runSession(plan, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, template: options.template, timeoutMs: options.timeoutMs });
+      if (trialFailure(result, invariant)?.invariant === invariant) failed += 1;
+    } catch {
+      /* an engine error: not a failure with the invariant */
+    }
+  }
+  return { runs, failed };
+}

@@ -63,6 +63,10 @@ test('the file parses without a diagnostic and is named after the seed and the f
   expect(text).toContain('the invariant\n * "balances" failed:');
   expect(text).toContain('merchant m_1 sandbox available 0 but its succeeded charges say 1455');
   expect(text).toContain('cut the plan from 200 steps to the 2 below');
+  // Re-run before it was written (issue 44): the flake rate is in the comment.
+  const rerun = reproFileText({ ...repro, reruns: { runs: 3, failed: 2 } });
+  expect(transpile(rerun).diagnostics).toEqual([]);
+  expect(rerun).toContain('run again before this file was written, it failed 2 of 3 re-runs (flake rate 33 %)');
 });
 
 test('it replays exactly the shrunk plan with every invariant, and closes the engine', async () => {
