@@ -3,7 +3,8 @@
  * API and PostgreSQL: a clean history passes; an acknowledgement of a resource the database does not
  * hold is `acknowledged_lost`; an acknowledgement for another amount than the row's is an
  * `amount_mismatches`; one key acknowledged as two resources, and two charges holding one create's
- * reference, are `duplicates_by_key`. The whole run's use of it is test/system/chaos-short.test.ts.
+ * reference, are `duplicates_by_key`; a create refused with a 4xx whose reference a charge holds is
+ * a violation. The whole run's use of it is test/system/chaos-short.test.ts.
  */
 import { checkHistory } from '../../src/chaos/checks/history';
 import type { CheckContext } from '../../src/chaos/checks/check';
@@ -53,7 +54,9 @@ test('a clean history passes; a lost acknowledgement, another amount and one key
   const twoIds: CreateRecord = { ...a, answers: [...a.answers, ...b.answers] };
   // A second charge under a new key with a's reference.
   await charge(a.reference!, 12_000);
-  const found = await check([lost, otherAmount, twoIds]);
+  // Refused (a 4xx) while a charge holds its reference: something was made of a refused create.
+  const refusedYetMade: CreateRecord = { ...b, idempotencyKey: idempotencyKey(), answers: [{ status: 422, id: null, amount: null, currency: null }] };
+  const found = await check([lost, otherAmount, twoIds, refusedYetMade]);
   expect(found.counts.acknowledged_lost).toBe(1);
   // otherAmount; and twoIds' second charge, which holds 13000 where its key asked for 12000.
   expect(found.counts.amount_mismatches).toBe(2);
@@ -62,4 +65,6 @@ test('a clean history passes; a lost acknowledgement, another amount and one key
   expect(found.violations.join('\n')).toMatch(/txn_NoSuchChargeAtAll000000, which charges does not hold/);
   expect(found.violations.join('\n')).toMatch(/holds 13000 GHS; asked 13000 GHS, acknowledged 13100 GHS/);
   expect(found.violations.join('\n')).toMatch(/2 charges hold its reference hist-a-/);
+  expect(found.violations.join('\n')).toMatch(/refused with 422, yet charges holds its reference hist-b-/);
+  expect(found.notes.join('\n')).toMatch(/1 refused \(4xx: nothing made of them\)/);
 });

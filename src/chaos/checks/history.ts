@@ -10,8 +10,9 @@ import { result, type CheckContext, type CheckResult } from './check';
  * - duplicates_by_key: one create (one key) acknowledged with two different ids; the key's stored
  *   answer naming another resource than the one acknowledged; or, for charges and payouts, more than
  *   one resource with the create's own `reference` (unique per create in the load; `your_reference` in the tables).
- * Creates never acknowledged (the load gave up after its retries) are counted, not judged: the
- * resource may or may not exist, and either is allowed.
+ * A create refused with a 4xx must have made nothing (for charges and payouts: no row holds its
+ * reference; a violation otherwise). Creates never answered definitely (the load gave up after its
+ * retries) are counted, not judged: the resource may or may not exist, and either is allowed.
  */
 
 export interface HistoryCounts {
@@ -68,12 +69,21 @@ export async function checkHistory(ctx: CheckContext & { history: CreateRecord[]
     }
   }
 
-  let unacknowledged = 0;
+  let refused = 0;
+  let unanswered = 0;
   for (const record of judged) {
     const { table, referenced } = tableOf(record)!;
     const label = `${record.op} ${record.idempotencyKey ?? '(no key)'} (${record.answers.length} attempt${record.answers.length === 1 ? '' : 's'})`;
     const acked = acknowledgements(record);
-    if (acked.length === 0) unacknowledged++;
+    const last = record.answers.at(-1);
+    if (acked.length === 0 && last && last.status >= 400 && last.status < 500) {
+      // Refused (a definite 4xx): nothing may have been made of it.
+      refused++;
+      const holders = referenced && record.reference !== null ? (byReference.get(`${table}|${record.merchantId}|${record.environment}|${record.reference}`) ?? []) : [];
+      if (holders.length > 0) violations.push(`${label}: refused with ${last.status}, yet ${table} holds its reference ${record.reference} (${holders.join(', ')})`);
+      continue;
+    }
+    if (acked.length === 0) unanswered++;
     const ids = [...new Set(acked.map((a) => a.id!))];
     if (ids.length > 1) {
       counts.duplicates_by_key++;
@@ -110,10 +120,10 @@ export async function checkHistory(ctx: CheckContext & { history: CreateRecord[]
       }
     }
   }
-  const acknowledged = judged.length - unacknowledged;
+  const acknowledged = judged.length - refused - unanswered;
   return {
     ...result('every acknowledged create exists with its amount, one resource per key', judged.length, violations, [
-      `${judged.length} creates sent (${acknowledged} acknowledged, ${unacknowledged} never acknowledged: not judged); ${counts.acknowledged_lost} acknowledged and lost, ${counts.duplicates_by_key} duplicated, ${counts.amount_mismatches} with another amount`,
+      `${judged.length} creates sent: ${acknowledged} acknowledged, ${refused} refused (4xx: nothing made of them), ${unanswered} never answered definitely (not judged); ${counts.acknowledged_lost} acknowledged and lost, ${counts.duplicates_by_key} duplicated, ${counts.amount_mismatches} with another amount`,
     ]),
     counts,
   };
