@@ -15,6 +15,7 @@ import { sendWebhook } from '../src/webhooks/sender';
 import { signatureHeader } from '../src/webhooks/signature';
 import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from './types';
 import { heartbeatingAttempt } from './attempt-heartbeat';
+import { jitterFraction } from '../src/support/jitter';
 
 export interface WebhookActivityDeps {
   orm: Orm;
@@ -140,7 +141,7 @@ function merchantBusy(environment: Environment, why: string, retryDelayMs: numbe
     message: `webhook send deferred: ${why}`,
     nonRetryable: false,
     category: ApplicationFailureCategory.BENIGN,
-    nextRetryDelay: Math.round(retryDelayMs * (0.8 + 0.4 * Math.random())),
+    nextRetryDelay: Math.round(retryDelayMs * (0.8 + 0.4 * jitterFraction())),
   });
 }
 

@@ -13,6 +13,7 @@ import { startRefundStartRelay } from '../runtime/refund-start-relay';
 import { createLogger } from '../support/logger';
 import { createApiMetrics } from '../support/metrics';
 import { resetIdSource, setIdSource } from '../support/new-id';
+import { resetJitterSource, setJitterSource } from '../support/jitter';
 import { createSecretBox, parseKeyring, parseSecretsKey } from '../support/secret-box';
 import type { TemporalHandle } from '../temporal/connection';
 import { codecDataConverter, createPayloadCodec } from '../temporal/payload-codec';
@@ -143,6 +144,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     return Array.from({ length }, () => ID_ALPHABET[rng.int(0, 61)]).join('');
   });
   stops.push(async () => resetIdSource());
+  // Retry jitter from the seed too (src/support/jitter.ts).
+  const jitter = new Rng(seed).fork('jitter');
+  setJitterSource(() => jitter.int(0, 999_999) / 1_000_000);
+  stops.push(async () => resetJitterSource());
   try {
     // Pool 28 as the harness: the worker's activity slots, its webhook lanes and the relays.
     const db = await createSimDatabase(serverUrl, seed, 28, options.template);

@@ -39,19 +39,38 @@ const SAFE_TO_RESEND = new Set(['GET', 'HEAD', 'OPTIONS']);
 const DEAD_FOR_MS = 1_000;
 
 /**
+ * How long the proxy waits for a backend's answer (issue 44: an API process stopped with requests in
+ * flight, found by the chaos run's composed faults). A backend accepted the connection (the kernel
+ * does, even for a stopped process) but has not begun its answer:
+ * - a GET, HEAD or OPTIONS (nothing to act on twice) goes on to the next backend after `hedgeAfterMs`,
+ *   the slow one skipped for a while, unless it is the last one left;
+ * - any request is answered 503 with Retry-After after `answerBoundMs`, under the API's 30 s promise
+ *   (its own bounds end by 27 s: a 5 s wait for a connection, a 22 s query bound). It may have been
+ *   acted on: the client retries with its Idempotency-Key, as after a backend that died.
+ */
+export interface ProxyTiming {
+  hedgeAfterMs: number;
+  answerBoundMs: number;
+}
+
+export const DEFAULT_PROXY_TIMING: ProxyTiming = { hedgeAfterMs: 3_000, answerBoundMs: 28_000 };
+
+/**
  * The topology's load balancer: one listener per public port, each request sent to the next backend
  * in turn (round robin). A backend that refuses the connection (its process is gone) is skipped and
  * the request goes to the next one: the request's body is not read until a backend accepted the
  * connection, so nothing is sent twice. Once a backend accepted, its answer (or its failure: 502) is
  * the answer, since the request may have been acted on (a backend that dies before answering: 503
  * with Retry-After, the client's to retry with its Idempotency-Key); only a GET, HEAD or OPTIONS reset
- * before any answer goes on to the next backend. No backend at all: 503 with Retry-After.
+ * before any answer, or not answered within `hedgeAfterMs`, goes on to the next backend; any request
+ * not answered within `answerBoundMs` gets a 503 with Retry-After (ProxyTiming). No backend at all:
+ * 503 with Retry-After.
  *
  * Hand-written on node:http rather than on a proxy library: the libraries (http-proxy-3, …) read the
  * body into the first attempt, so a retry on another backend needs the body buffered, which would
  * change what a slow or endless body does to the API (its own limits and deadlines).
  */
-export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimitsFromEnv(), host = '127.0.0.1'): Promise<http.Server> {
+export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimitsFromEnv(), host = '127.0.0.1', timing: ProxyTiming = DEFAULT_PROXY_TIMING): Promise<http.Server> {
   let next = 0;
   const deadUntil = new Map<number, number>();
   const agent = new http.Agent({ keepAlive: false });
@@ -76,6 +95,36 @@ export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimit
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
     const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers, agent, setHost: false });
     let connected = false;
+    let answered = false;
+    let timedOut = false;
+    // No answer begun in time: a safe request goes to the next backend, any request past the bound gets a 503 (ProxyTiming).
+    const started = Date.now();
+    const hedge = SAFE_TO_RESEND.has(req.method ?? '') && candidates.length > 1;
+    let timer: NodeJS.Timeout;
+    const onTime = () => {
+      if (answered || res.headersSent) return;
+      const waited = Date.now() - started;
+      // A safe request whose (empty) body is read goes on; one still sending its body waits out the bound.
+      if (hedge && req.readableEnded) {
+        timedOut = true;
+        upstream.destroy();
+        deadUntil.set(port, Date.now() + DEAD_FOR_MS);
+        forward(req, res, candidates.slice(1));
+        return;
+      }
+      if (waited < timing.answerBoundMs) {
+        timer = setTimeout(onTime, timing.answerBoundMs - waited);
+        return;
+      }
+      timedOut = true;
+      upstream.destroy();
+      unavailable(res, route.style, 'The API process did not answer in time; retry with the same Idempotency-Key.');
+    };
+    timer = setTimeout(onTime, hedge ? timing.hedgeAfterMs : timing.answerBoundMs);
+    const settled = () => {
+      answered = true;
+      clearTimeout(timer);
+    };
     upstream.once('socket', (socket: Socket) => {
       socket.once('connect', () => {
         connected = true;
@@ -86,6 +135,7 @@ export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimit
       });
     });
     upstream.once('response', (answer) => {
+      settled();
       const out: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
@@ -93,6 +143,9 @@ export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimit
       answer.once('error', () => res.destroy());
     });
     upstream.once('error', (error: NodeJS.ErrnoException) => {
+      // Destroyed by the timer above, which answered or sent the request on.
+      if (timedOut) return;
+      settled();
       // Refused, or (a process killed a moment ago) accepted by the kernel then reset before any
       // answer: a request without a body that the next backend may safely get again.
       if (!connected || (!res.headersSent && SAFE_TO_RESEND.has(req.method ?? '') && req.readableEnded && error.code === 'ECONNRESET')) {
@@ -106,6 +159,7 @@ export function startProxy(route: ProxyRoute, limits: ServerLimits = serverLimit
     });
     // The client went away: so does the request to the backend.
     res.once('close', () => {
+      clearTimeout(timer);
       if (!res.writableFinished) upstream.destroy();
     });
   };

@@ -15,7 +15,7 @@ import type { DefectTarget } from './target';
  * defect. Each is a bug a payments engine is known to ship, put into the running engine through its
  * own seams (the worker's activity hooks, its outgoing webhook requests, the API's database driver),
  * never through a test double. Each answers a function that removes it. test/integration/
- * simulation-catalogue.test.ts shows each caught, and by which invariant (docs/simulation.md,
+ * simulation-catalogue-{books,edges}.test.ts shows each caught, and by which invariant (docs/simulation.md,
  * "The defect catalogue").
  */
 
