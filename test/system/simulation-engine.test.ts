@@ -1,4 +1,6 @@
 /**
+ * (System tier since issue 44's fourth part: it starts whole engines of its own; npm test keeps the
+ * engine's use in simulation-short and the defect catalogue.)
  * The simulation's engine (src/simulation/engine.ts) on its own: a database of its own with the one
  * clock, Temporal's time-skipping test server, the real worker and API. Each control of SimContext is
  * used once and shown to act; two engines of one seed mint the same first ids, the second on a copy
