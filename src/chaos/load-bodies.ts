@@ -6,8 +6,9 @@ export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 /**
  * What the fake partner does with a live payment is chosen by the phone number's last four digits
  * (src/rail/fake-partner/behaviours.ts). The load's mix: mostly plain, and the partner answering
- * late, twice or not at all. Left out: the statement anomalies (0010, 0011) and the answers after
- * hours (0012), which belong to reconciliation, not to faults.
+ * late, twice or not at all, or SUCCESSFUL only after a long PENDING (`0012`: 4 minutes in a chaos
+ * run, CHAOS_TOPOLOGY_ENV; issue 44). Left out: the statement anomalies (0010, 0011), which belong to
+ * reconciliation, not to faults.
  */
 export const LIVE_PARTY_SUFFIXES = {
   plain: 8,
@@ -18,6 +19,7 @@ export const LIVE_PARTY_SUFFIXES = {
   '0004': 1, // no answer at all: NeedsAttention after 10 minutes
   '0001': 1, // refused after acceptance
   '0006': 1, // a 500 on the first submission
+  '0012': 1, // SUCCESSFUL only after a long PENDING (its callback then)
 } as const;
 
 export function livePhone(rng: Rng): string {
