@@ -113,46 +113,35 @@ async function receiverSpell(deps: InjectorDeps, plan: PlannedFault): Promise<In
   return finish({ n: plan.n, kind: plan.kind, target: null, pids: [], startedAt, liftedAt, recoveredAt, restarted: null, note: `${plan.holdS} s of slow, failing and dropped answers; ${refused.size} event deliveries refused, recovered once each was redelivered` });
 }
 
-/** The partner stops answering: its process is stopped (connections open, nothing answers), then continued. */
-async function partnerOutage(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
-  const piece = deps.topology.piece('fake-partner');
-  if (!piece.pid) throw new Error(`fake-partner has no pid (health ${piece.health})`);
-  const startedAt = Date.now();
-  deps.log.faultStarted(plan.n, plan.kind);
-  signal(piece.pid, 'SIGSTOP');
-  await sleep(plan.holdS * 1000);
-  signal(piece.pid, 'SIGCONT');
-  const liftedAt = Date.now();
-  const recoveredAt = await waitRecovered(deps, startedAt, () => true);
-  deps.log.faultEnded(plan.n);
-  return finish({ n: plan.n, kind: plan.kind, target: 'fake-partner', pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note: `the partner answered nothing for ${plan.holdS} s (SIGSTOP)` });
-}
-
-/** A partition: the link stops passing anything both ways (SIGUSR1), then heals (SIGUSR2): src/topology/link.ts. */
-async function partition(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+/**
+ * A spell of `holdS` seconds on one piece: `on` sent to its process, then `off`, then the wait for
+ * recovery. The partner's outage is SIGSTOP/SIGCONT (connections open, nothing answers); a partition
+ * is SIGUSR1/SIGUSR2 to a link (src/topology/link.ts: nothing passes either way, then it heals).
+ */
+async function signalledSpell(deps: InjectorDeps, plan: PlannedFault, signals: [NodeJS.Signals, NodeJS.Signals], note: string): Promise<InjectedFault> {
   const piece = deps.topology.piece(plan.target!);
   if (!piece.pid) throw new Error(`${plan.target} has no pid (health ${piece.health})`);
   const startedAt = Date.now();
   deps.log.faultStarted(plan.n, plan.kind);
-  signal(piece.pid, 'SIGUSR1');
+  signal(piece.pid, signals[0]);
   await sleep(plan.holdS * 1000);
-  signal(piece.pid, 'SIGUSR2');
+  signal(piece.pid, signals[1]);
   const liftedAt = Date.now();
   const recoveredAt = await waitRecovered(deps, startedAt, () => true);
   deps.log.faultEnded(plan.n);
-  return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note: `nothing passed ${plan.target} for ${plan.holdS} s, then it healed` });
+  return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note });
 }
 
 export async function injectFault(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
   switch (plan.kind) {
     case 'partition':
-      return partition(deps, plan);
+      return signalledSpell(deps, plan, ['SIGUSR1', 'SIGUSR2'], `nothing passed ${plan.target} for ${plan.holdS} s, then it healed`);
     case 'pause_process':
       return pause(deps, plan);
     case 'receiver_slow_failing':
       return receiverSpell(deps, plan);
     case 'partner_unreachable':
-      return partnerOutage(deps, plan);
+      return signalledSpell(deps, plan, ['SIGSTOP', 'SIGCONT'], `the partner answered nothing for ${plan.holdS} s (SIGSTOP)`);
     default:
       return kill(deps, plan);
   }

@@ -139,14 +139,7 @@ export async function shrinkSession(
   const shrunk = await shrink(
     upToFailure,
     // A trial the engine could not finish (it threw) does not count as failing with the invariant.
-    async (candidate) => {
-      try {
-        return trialFailure(await runSession(candidate, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, template: options.template, timeoutMs: options.timeoutMs }), invariant);
-      } catch (error) {
-        options.onEngineError?.(error as Error);
-        return null;
-      }
-    },
+    (candidate) => trial(candidate, invariant, options, options.onEngineError),
     {
       invariant,
       maxTrials: options.maxTrials,
@@ -167,13 +160,16 @@ export async function shrinkSession(
  */
 export async function rerunShrunk(plan: Plan, invariant: string, options: SessionOptions, runs = 3): Promise<{ runs: number; failed: number }> {
   let failed = 0;
-  for (let i = 0; i < runs; i++) {
-    try {
-      const result = await runSession(plan, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, template: options.template, timeoutMs: options.timeoutMs });
-      if (trialFailure(result, invariant)?.invariant === invariant) failed += 1;
-    } catch {
-      /* an engine error: not a failure with the invariant */
-    }
-  }
+  for (let i = 0; i < runs; i++) if ((await trial(plan, invariant, options))?.invariant === invariant) failed += 1;
   return { runs, failed };
+}
+
+/** One run of a candidate plan on a fresh engine with the session's options: how it failed, if it did; a run the engine could not finish counts as not failing. */
+async function trial(plan: Plan, invariant: string, options: SessionOptions, onEngineError?: (error: Error) => void): Promise<TrialFailure | null> {
+  try {
+    return trialFailure(await runSession(plan, { defect: options.defect, invariants: options.invariants, serverUrl: options.serverUrl, template: options.template, timeoutMs: options.timeoutMs }), invariant);
+  } catch (error) {
+    onEngineError?.(error as Error);
+    return null;
+  }
 }

@@ -6,58 +6,32 @@ export type { DefectTarget } from './target';
 
 /**
  * Defects the simulation can inject on purpose, to show that it finds them (`--defect NAME`): the
- * catalogue (catalogue.ts; issue 44), issue 33's first, and issue 43's findings (issue-43.ts). Never
- * used outside the simulator and its tests.
+ * catalogue (catalogue.ts; issue 44), issue 33's first, and issue 43's findings (issue-43.ts), each
+ * by the function that installs it and answers its remover. Never used outside the simulator and its
+ * tests.
  */
-export const DEFECTS = [
-  'skip-charge-posting',
-  'double-submit',
-  'partner-pays-twice',
-  'dropped-late-success',
-  'double-refund',
-  'fee-miscomputed',
-  'overdraft-race',
-  'unsigned-webhook',
-  'sequence-gap',
-  'restart-refusal-final',
-  'retry-after-late-success',
-  'late-return-refusal-final',
-  'resolution-evidence-final',
-  'old-shape-deadline',
-] as const;
+const INJECTORS = {
+  'skip-charge-posting': injectSkippedPosting,
+  'double-submit': (target: DefectTarget) => injectDoubleSubmit(target),
+  'partner-pays-twice': (target: DefectTarget) => injectDoubleSubmit(target, ['disbursement']),
+  'dropped-late-success': injectDroppedLateSuccess,
+  'double-refund': injectDoubleRefund,
+  'fee-miscomputed': injectFeeMiscomputed,
+  'overdraft-race': injectOverdraftRace,
+  'unsigned-webhook': injectUnsignedWebhook,
+  'sequence-gap': injectSequenceGap,
+  'restart-refusal-final': injectRestartRefusalFinal,
+  'retry-after-late-success': injectRetryAfterLateSuccess,
+  'late-return-refusal-final': injectLateReturnRefusalFinal,
+  'resolution-evidence-final': injectResolutionEvidenceFinal,
+  'old-shape-deadline': injectOldShapeDeadline,
+} satisfies Record<string, (target: DefectTarget) => () => void>;
 
-export type DefectName = (typeof DEFECTS)[number];
+export type DefectName = keyof typeof INJECTORS;
+
+export const DEFECTS = Object.keys(INJECTORS) as DefectName[];
 
 /** Installs a defect by name; answers its remover. */
 export function injectDefect(name: DefectName, target: DefectTarget): () => void {
-  switch (name) {
-    case 'skip-charge-posting':
-      return injectSkippedPosting(target);
-    case 'double-submit':
-      return injectDoubleSubmit(target);
-    case 'partner-pays-twice':
-      return injectDoubleSubmit(target, ['disbursement']);
-    case 'dropped-late-success':
-      return injectDroppedLateSuccess(target);
-    case 'double-refund':
-      return injectDoubleRefund(target);
-    case 'fee-miscomputed':
-      return injectFeeMiscomputed(target);
-    case 'overdraft-race':
-      return injectOverdraftRace(target);
-    case 'unsigned-webhook':
-      return injectUnsignedWebhook(target);
-    case 'sequence-gap':
-      return injectSequenceGap(target);
-    case 'restart-refusal-final':
-      return injectRestartRefusalFinal(target);
-    case 'retry-after-late-success':
-      return injectRetryAfterLateSuccess(target);
-    case 'late-return-refusal-final':
-      return injectLateReturnRefusalFinal(target);
-    case 'resolution-evidence-final':
-      return injectResolutionEvidenceFinal(target);
-    case 'old-shape-deadline':
-      return injectOldShapeDeadline(target);
-  }
+  return INJECTORS[name](target);
 }
