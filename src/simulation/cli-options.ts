@@ -1,14 +1,17 @@
 import { randomInt } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFECTS, type DefectName } from './defects';
+import type { Mix } from './plan';
 
-/** `npm run simulate -- [--seed S] [--steps N] [--hours H | --sweep N] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N] [--verbose]`. */
+/** `npm run simulate -- [--seed S] [--steps N] [--mix all|sandbox] [--hours H | --sweep N] [--no-shrink] [--keep-db] [--defect NAME] [--repro-dir DIR] [--max-trials N] [--verbose]`. */
 export interface SimulateOptions {
   /** The (first) seed; drawn at random when not given (and printed first). */
   seed: number;
   seedGiven: boolean;
   /** Steps per seed. */
   steps: number;
+  /** Which steps the plans draw: every kind, or the sandbox-only mix (plan-sandbox.ts). */
+  mix: Mix;
   /** Run seed after seed (seed, seed + 1, …) until this many hours have passed; undefined: one seed. */
   hours: number | undefined;
   /** Run this many seeds (seed, seed + 1, …), one line each, however they end (issue 44); undefined: one seed. */
@@ -60,6 +63,7 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
     .description('The deterministic simulation of the whole engine, with invariants after every step: docs/simulation.md')
     .addOption(new Option('--seed <seed>', 'the seed (default: random, printed first); with --hours the first of consecutive seeds').argParser(whole('--seed', 0, MAX_SEED)))
     .addOption(new Option('--steps <n>', 'steps per seed').argParser(whole('--steps', 1, 1_000_000)).default(DEFAULT_STEPS))
+    .addOption(new Option('--mix <mix>', 'which steps the plans draw: every kind (all), or a sandbox merchant\'s only, drawn state-aware (sandbox)').choices(['all', 'sandbox']).default('all'))
     .addOption(new Option('--hours <h>', 'run seed after seed, each --steps long, until H hours have passed').argParser(hoursOf).conflicts('sweep'))
     .addOption(new Option('--parallel <p>', 'with --sweep: run its seeds in P processes at once (blocks of consecutive seeds)').argParser(whole('--parallel', 1, 64)).default(1))
     .addOption(new Option('--sweep <n>', 'run N seeds in a row (the first is --seed), each --steps long, a line each and a summary; a violation does not stop it').argParser(whole('--sweep', 1, 1_000_000)))
@@ -77,11 +81,12 @@ export function simulateCommand(action: (options: SimulateOptions) => Promise<vo
       if (o.parallel > 1 && o.sweep === undefined) command.error('--parallel needs --sweep N (the seeds it splits)', { exitCode: 2 });
       if (command.opts<{ replayCheck: boolean }>().replayCheck && (o.sweep !== undefined || command.opts<{ hours?: number }>().hours !== undefined)) command.error('--replay-check runs one seed (not with --sweep or --hours)', { exitCode: 2 });
     })
-    .action(async (opts: { seed?: number; steps: number; hours?: number; sweep?: number; parallel: number; replayCheck: boolean; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
+    .action(async (opts: { seed?: number; steps: number; mix: Mix; hours?: number; sweep?: number; parallel: number; replayCheck: boolean; shrink: boolean; keepDb: boolean; defect?: DefectName; reproDir: string; maxTrials: number; verbose: boolean }) => {
       await action({
         seed: opts.seed ?? randomInt(1, MAX_SEED),
         seedGiven: opts.seed !== undefined,
         steps: opts.steps,
+        mix: opts.mix,
         hours: opts.hours,
         sweep: opts.sweep,
         parallel: opts.parallel,

@@ -70,7 +70,7 @@ export const KNOWN_SHUTDOWN_PANIC = /panicked at sdk-core\/crates\/sdk-core\/src
 
 /** One block's process; answers its last line of JSON (null when it ended without one) and the SDK panics it printed. */
 function runBlock(i: number, block: { seed: number; count: number }, options: SimulateOptions, say: (line: string) => void): Promise<{ summary: SimulateSummary | null; panics: { known: number; other: number } }> {
-  const args = ['--seed', String(block.seed), '--sweep', String(block.count), '--steps', String(options.steps), '--max-trials', String(options.maxTrials), '--repro-dir', options.reproDir];
+  const args = ['--seed', String(block.seed), '--sweep', String(block.count), '--steps', String(options.steps), '--mix', options.mix, '--max-trials', String(options.maxTrials), '--repro-dir', options.reproDir];
   if (!options.shrink) args.push('--no-shrink');
   if (options.keepDb) args.push('--keep-db');
   if (options.verbose) args.push('--verbose');

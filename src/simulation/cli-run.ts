@@ -48,7 +48,7 @@ async function runReplayCheck(options: SimulateOptions, session: SessionOptions,
   const started = performance.now();
   let check;
   try {
-    check = await replayCheck(plan(options.seed, options.steps), session);
+    check = await replayCheck(plan(options.seed, options.steps, options.mix), session);
   } catch (error) {
     say(`seed ${options.seed}: ENGINE ERROR: ${(error as Error).message.split('\n')[0]}`);
     say(JSON.stringify({ seeds: 1, steps: 0, violations: 0, engine_errors: 1, steps_per_s: 0 }));
@@ -78,7 +78,7 @@ async function runReplayCheck(options: SimulateOptions, session: SessionOptions,
 export async function runSimulateCli(options: SimulateOptions, say: (line: string) => void): Promise<number> {
   // A sweep runs in child processes (one unless --parallel), whose stderr shows sdk-core's panics.
   if (options.sweep !== undefined && !process.env.SIMULATE_CHILD) return runParallelSweep({ ...options, sweep: options.sweep }, say);
-  say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.sweep ? ` per seed, ${options.sweep} seeds` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
+  say(`seed ${options.seed}${options.seedGiven ? '' : ' (random)'}; ${options.steps} steps${options.mix === 'all' ? '' : ` (${options.mix} mix)`}${options.hours ? ` per seed, for ${options.hours} h` : ''}${options.sweep ? ` per seed, ${options.sweep} seeds` : ''}${options.defect ? `; injected defect: ${options.defect}` : ''}`);
   const binary = testServerBinary();
   if ('missing' in binary) {
     say(`simulate: ${binary.missing}`);
@@ -123,7 +123,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
   try {
     let seed = options.seed;
     do {
-      const thePlan = plan(seed, options.steps);
+      const thePlan = plan(seed, options.steps, options.mix);
       let result;
       try {
         result = await runSession(thePlan, {
@@ -134,7 +134,7 @@ export async function runSimulateCli(options: SimulateOptions, say: (line: strin
           ...(options.verbose
             ? {
                 onSlow: say,
-                onChecked: (o, t) => say(`  step ${o.n + 1}/${thePlan.steps.length} ${o.kind}: ${o.result === 'skipped' ? 'skipped, ' : ''}${o.detail} (step ${seconds(t.stepMs)} s, settle ${seconds(t.settleMs)} s, checks ${seconds(t.checkMs)} s)`),
+                onChecked: (o, t) => say(`  step ${o.n + 1}/${thePlan.steps.length} ${o.kind}: ${o.result === 'skipped' ? 'skipped, ' : ''}${o.detail} (step ${Math.round(t.stepMs)} ms, settle ${Math.round(t.settleMs)} ms, checks ${Math.round(t.checkMs)} ms)`),
               }
             : {}),
         });

@@ -85,7 +85,7 @@ export interface EngineOptions {
 const SLOW_REPORT_MS = 20_000;
 
 /** How often, during a time jump, the engine gives back the test server's leaked time locks (time-locks.ts). */
-const RELEASE_LOCKS_EVERY_MS = 1_000;
+const RELEASE_LOCKS_EVERY_MS = 100;
 
 /** A jump may end this much past its length (the real time it took); more means time ran free. */
 const JUMP_SLACK_MS = 10 * 60_000;
@@ -174,7 +174,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const temporal: TemporalHandle = { connection: env.connection, client, namespace: 'default' };
     const taskQueue = `sim-${seed >>> 0}-${randomBytes(3).toString('hex')}`;
     const log = createLogger('silent');
-    const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '50' });
+    const webhooks = loadWebhookConfig({ WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1,localhost', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_OUTBOX_POLL_MS: '10' });
 
     // Workflow time moves ahead of real time only in a jump: more than JUMP_SLACK_MS outside one means
     // the test server's time ran free (time-locks.ts gave back a lock that was not leaked).

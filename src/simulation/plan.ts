@@ -2,44 +2,11 @@ import { IN_FLIGHT_CHANCE, IN_FLIGHT_FAULTS, IN_FLIGHT_KINDS, IN_FLIGHT_MAX_DELA
 import { Rng } from '../chaos/random';
 import {
   ACTIVITIES_TO_FAIL, BURST_CHANCE, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
-  type OperatorActionName, type Params,
+  type OperatorActionName,
 } from './plan-params';
+import { creating, earlier, nothingMade, ref, type Built, type Made } from './plan-made';
+import { buildSandbox, SANDBOX_BURST_SHAPES, SANDBOX_STEP_WEIGHTS, SandboxBook, sandboxRefundsTarget } from './plan-sandbox';
 import type { Plan, Ref, Step, StepKind } from './types';
-
-/**
- * What the plan's earlier steps WOULD create, by kind, in plan order (a step's creation may be refused
- * when it runs: a later reference to it is then skipped). Charges and payouts keep their environment.
- */
-interface Made {
-  merchant: number;
-  endpoint: number;
-  charges: Array<'sandbox' | 'live'>;
-  /** The indexes of the sandbox charges drawn to succeed (what a burst of refunds races for). */
-  succeeding: number[];
-  payouts: number;
-  /** The indexes of the live payouts among them. */
-  livePayouts: number[];
-  refund: number;
-  dispute: number;
-  request: number;
-}
-
-/** A built step, or the kind of step that must come first to create what it needs. */
-type Built = { refs?: Ref[]; params: Params } | { need: StepKind };
-
-/** One of `count` earlier creations: the last three half the time, else any. */
-function earlier(rng: Rng, count: number): number {
-  return rng.chance(0.5) ? rng.int(Math.max(0, count - 3), count - 1) : rng.int(0, count - 1);
-}
-
-const ref = (kind: Ref['kind'], index: number): Ref => ({ kind, index });
-
-/** A creation: its index among its kind, and for requests with an Idempotency-Key the request's index. */
-function creating(made: Made, kind: 'merchant' | 'endpoint' | 'refund' | 'dispute', params: Params, request = false): Params {
-  const out: Params = { ...params, ref_index: made[kind]++ };
-  if (request) out.request_index = made.request++;
-  return out;
-}
 
 function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
   const merchant = () => [ref('merchant', earlier(rng, made.merchant))];
@@ -201,20 +168,24 @@ function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
   return { kind: 'operator_action', refs: [ref('charge', recent(rng, live))], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge', as: rng.pick(['succeeded', 'failed']), failure_class: null } };
 }
 
+/** Which steps a plan draws: every kind (`all`), or a sandbox merchant's only, state-aware (`sandbox`, plan-sandbox.ts). */
+export type Mix = 'all' | 'sandbox';
+
 /**
  * The plan of a run: `steps` steps drawn from `seed` (pure: the same arguments give the same plan).
  * It opens with a merchant (verified for live: later merchants are, mostly) and a webhook endpoint; then each step's kind is drawn by STEP_WEIGHTS, and
  * a step that needs something no earlier step creates is replaced by the step that creates it.
  */
 /** A burst (steps/burst.ts) from its own stream `rng`, or null when the plan has nothing for it yet. */
-function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
-  const shape = rng.weighted(BURST_SHAPES);
+function burstOf(rng: Rng, made: Made, book?: SandboxBook): Omit<Step, 'n'> | null {
+  const shape: keyof typeof BURST_SHAPES = book ? rng.weighted(SANDBOX_BURST_SHAPES) : rng.weighted(BURST_SHAPES);
   const count = rng.int(2, 4);
   const key = rng.uuid();
   if (shape === 'refunds') {
-    // A charge drawn to succeed: a refund of another is refused before it races anything.
-    if (made.succeeding.length === 0) return null;
-    return { kind: 'burst', refs: [ref('charge', recent(rng, made.succeeding))], params: { shape, count, idempotency_key: key } };
+    // A charge drawn to succeed (in the sandbox mix, one that has and can be refunded): a refund of another is refused before it races anything.
+    const target = book ? sandboxRefundsTarget(rng, book) : made.succeeding.length === 0 ? null : recent(rng, made.succeeding);
+    if (target === null) return null;
+    return { kind: 'burst', refs: [ref('charge', target)], params: { shape, count, idempotency_key: key } };
   }
   if (made.merchant === 0) return null;
   // The plan's first merchant is verified (live keys work).
@@ -224,9 +195,14 @@ function burstOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
   return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...chargeParams(rng, false), idempotency_key: key } };
 }
 
-export function plan(seed: number, steps: number): Plan {
+export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
   const rng = new Rng(seed);
-  const made: Made = { merchant: 0, endpoint: 0, charges: [], succeeding: [], payouts: 0, livePayouts: [], refund: 0, dispute: 0, request: 0 };
+  const made = nothingMade();
+  // The sandbox mix (plan-sandbox.ts): its own weights, no money paths (they are live), no fault in flight, and the book
+  // that keeps its refunds, disputes, payouts and reviews within what will be there.
+  const book = mix === 'sandbox' ? new SandboxBook() : undefined;
+  const weights = book ? SANDBOX_STEP_WEIGHTS : STEP_WEIGHTS;
+  const draw = (kind: StepKind): Built => (book ? buildSandbox(kind, rng, made, book) : undefined) ?? build(kind, rng, made, seed);
   const paths = rng.fork('money-paths');
   // When a failed activity fails (issue 44, faults in flight): before it runs, or after (its effect
   // committed, its answer lost), from a stream of its own so the rest of the plan is as it was.
@@ -236,25 +212,29 @@ export function plan(seed: number, steps: number): Plan {
   const inFlight = rng.fork('in-flight');
   const out: Step[] = [];
   for (let n = 0; n < steps; n++) {
-    const burst = n >= 2 && bursts.chance(BURST_CHANCE) ? burstOf(bursts, made) : null;
+    const push = (step: Step) => {
+      out.push(step);
+      book?.observe(step, made);
+    };
+    const burst = n >= 2 && bursts.chance(BURST_CHANCE) ? burstOf(bursts, made, book) : null;
     if (burst) {
-      out.push({ n, ...burst });
+      push({ n, ...burst });
       continue;
     }
-    const inserted = n >= 2 && paths.chance(MONEY_PATH_CHANCE) ? moneyPath(paths, made, seed) : null;
+    const inserted = !book && n >= 2 && paths.chance(MONEY_PATH_CHANCE) ? moneyPath(paths, made, seed) : null;
     if (inserted) {
-      out.push({ n, ...inserted });
+      push({ n, ...inserted });
       continue;
     }
-    let kind: StepKind = n === 0 ? 'create_merchant' : n === 1 ? 'create_endpoint' : rng.weighted(STEP_WEIGHTS);
-    let built = build(kind, rng, made, seed);
+    let kind: StepKind = n === 0 ? 'create_merchant' : n === 1 ? 'create_endpoint' : rng.weighted(weights);
+    let built = draw(kind);
     while ('need' in built) {
       kind = built.need;
-      built = build(kind, rng, made, seed);
+      built = draw(kind);
     }
     let params = kind === 'fail_activity' ? { ...built.params, when: faultTiming.chance(0.5) ? 'after' : 'before' } : built.params;
-    if (IN_FLIGHT_KINDS.includes(kind) && inFlight.chance(IN_FLIGHT_CHANCE)) params = { ...params, during: inFlight.pick(IN_FLIGHT_FAULTS), during_after_ms: inFlight.int(0, IN_FLIGHT_MAX_DELAY_MS) };
-    out.push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params });
+    if (!book && IN_FLIGHT_KINDS.includes(kind) && inFlight.chance(IN_FLIGHT_CHANCE)) params = { ...params, during: inFlight.pick(IN_FLIGHT_FAULTS), during_after_ms: inFlight.int(0, IN_FLIGHT_MAX_DELAY_MS) };
+    push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params });
   }
   return { seed, steps: out };
 }

@@ -16,13 +16,13 @@ async function parse(args: string[]): Promise<SimulateOptions> {
 
 test('defaults: a random seed, 200 steps, one seed, shrink on, the database dropped, the file in test/integration', async () => {
   const a = await parse([]);
-  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, hours: undefined, sweep: undefined, parallel: 1, replayCheck: false, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200, verbose: false });
+  expect(a).toMatchObject({ seedGiven: false, steps: DEFAULT_STEPS, mix: 'all', hours: undefined, sweep: undefined, parallel: 1, replayCheck: false, shrink: true, keepDb: false, defect: undefined, reproDir: 'test/integration', maxTrials: 200, verbose: false });
   expect(Number.isInteger(a.seed) && a.seed > 0).toBe(true);
 });
 
 test('every option', async () => {
-  expect(await parse(['--seed', '42', '--steps', '30', '--hours', '0.5', '--no-shrink', '--keep-db', '--defect', 'skip-charge-posting', '--repro-dir', '/tmp/x', '--max-trials', '9', '--verbose'])).toEqual({
-    seed: 42, seedGiven: true, steps: 30, hours: 0.5, sweep: undefined, parallel: 1, replayCheck: false, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9, verbose: true,
+  expect(await parse(['--seed', '42', '--steps', '30', '--hours', '0.5', '--no-shrink', '--keep-db', '--defect', 'skip-charge-posting', '--repro-dir', '/tmp/x', '--max-trials', '9', '--verbose', '--mix', 'sandbox'])).toEqual({
+    seed: 42, seedGiven: true, steps: 30, mix: 'sandbox', hours: 0.5, sweep: undefined, parallel: 1, replayCheck: false, shrink: false, keepDb: true, defect: 'skip-charge-posting', reproDir: '/tmp/x', maxTrials: 9, verbose: true,
   });
 });
 

@@ -114,3 +114,43 @@ test("issue 43's money paths are inserted from a stream of their own: a restart 
   for (const s of resolves) expect(charges.find((c) => c.params.ref_index === s.refs![0]!.index)!.kind).toBe('live_charge');
   expect(plan(1631, 20).steps.filter((s) => STEP_WEIGHTS[s.kind] === 0 || String(s.params.reason).includes(' of a live '))).toEqual([]);
 });
+
+describe('the sandbox mix (plan-sandbox.ts)', () => {
+  const LIVE_OR_FAULT: StepKind[] = ['live_charge', 'operator_action', 'partner_behaviour', 'partner_statement', 'restart_worker', 'cut_db_connections', 'fail_activity', 'terminate_run', 'reset_run', 'settlement_account_change', 'restart_settlement', 'late_return_refused', 'settlement_retry_late', 'unanswered_payout_jump', 'partner_pays_late'];
+
+  test('is a pure function of the seed, and draws no live payment, partner, operator action or fault', () => {
+    expect(plan(21, 400, 'sandbox')).toEqual(plan(21, 400, 'sandbox'));
+    for (const seed of [1, 2, 3, 21, 4242]) {
+      const steps = plan(seed, 400, 'sandbox').steps;
+      expect(steps.filter((s) => LIVE_OR_FAULT.includes(s.kind))).toEqual([]);
+      expect(steps.filter((s) => s.params.environment === 'live' || s.params.during !== undefined || s.params.mode === 'slow' || s.params.shape === 'callback_race')).toEqual([]);
+      expect(new Set(steps.map((s) => s.kind))).toEqual(new Set(['create_merchant', 'create_endpoint', 'rotate_endpoint_secret', 'disable_endpoint', 'replay_delivery', 'sandbox_charge', 'repeat_request', 'payout', 'review_payout', 'refund', 'dispute', 'dispute_evidence', 'settlement_run', 'receiver_failure', 'time_jump', 'burst']));
+    }
+  });
+
+  test('refunds and disputes only of charges drawn to succeed whose three seconds the plan\'s time jumps have passed, within what is left; evidence once per dispute', () => {
+    for (const seed of [1, 2, 3, 21, 4242]) {
+      const steps = plan(seed, 400, 'sandbox').steps;
+      const charges: Array<{ outcome: unknown; at: number; left: number }> = [];
+      const evidence = new Set<number>();
+      let now = 0;
+      for (const step of steps) {
+        const target = step.refs?.[0]?.index ?? -1;
+        if (step.kind === 'sandbox_charge') charges.push({ outcome: step.params.outcome, at: now, left: Number(step.params.amount) });
+        if (step.kind === 'time_jump') now += Number(step.params.ms);
+        if (step.kind === 'refund' || step.kind === 'dispute' || (step.kind === 'burst' && step.params.shape === 'refunds')) {
+          const charge = charges[target]!;
+          expect({ seed, n: step.n, outcome: charge.outcome, passed: now - charge.at >= 3_000 }).toEqual({ seed, n: step.n, outcome: 'succeed', passed: true });
+          const amount = step.params.amount === null || step.params.amount === undefined ? charge.left : Number(step.params.amount);
+          expect(amount).toBeGreaterThan(0);
+          expect(amount).toBeLessThanOrEqual(charge.left);
+          charge.left -= amount;
+        }
+        if (step.kind === 'dispute_evidence') {
+          expect(evidence.has(target)).toBe(false);
+          evidence.add(target);
+        }
+      }
+    }
+  });
+});
