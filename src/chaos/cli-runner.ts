@@ -29,9 +29,9 @@ function topologyCliEnv(dir: string): NodeJS.ProcessEnv {
 }
 
 /** `npm run cli -- …` run against the topology of `dir`, as an operator runs it while it is up. */
-export function cliOutcome(dir: string, args: string[], timeoutMs = 120_000): Promise<CliOutcome> {
+export function cliOutcome(dir: string, args: string[], timeoutMs = 120_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<CliOutcome> {
   const root = projectRoot();
-  const env = { ...process.env, ...topologyCliEnv(dir) };
+  const env = { ...process.env, ...topologyCliEnv(dir), ...extraEnv };
   delete env.NODE_OPTIONS;
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli.ts'), ...args], { cwd: root, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
@@ -42,8 +42,8 @@ export function cliOutcome(dir: string, args: string[], timeoutMs = 120_000): Pr
 }
 
 /** The CLI's JSON answer; rejects with its stderr when it exits non-zero. */
-export async function runCli(dir: string, args: string[], timeoutMs = 120_000): Promise<unknown> {
-  const { code, stdout, stderr } = await cliOutcome(dir, args, timeoutMs);
+export async function runCli(dir: string, args: string[], timeoutMs = 120_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<unknown> {
+  const { code, stdout, stderr } = await cliOutcome(dir, args, timeoutMs, extraEnv);
   if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${stderr.trim().slice(0, 1000)} ${stdout.trim().slice(0, 1000)}`);
   try {
     return JSON.parse(stdout);

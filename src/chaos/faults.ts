@@ -2,7 +2,9 @@ import type { ChaosReceiver } from './receiver';
 import type { RequestLog } from './request-log';
 import type { FaultKind, PlannedFault } from './schedule';
 import { processTree, signal, type TopologyView } from './topology-view';
-import { apiRequest } from './api-client';
+import { finish, sleep, waitRecovered } from './recovery';
+import { buildRollover } from './rollover';
+import { setSkew } from '../topology/clock-skew';
 
 /** A fault as injected, with how long everything took to come back. */
 export interface InjectedFault {
@@ -30,35 +32,6 @@ export interface InjectorDeps {
   /** The longest a recovery may take before it counts as not recovered. */
   recoveryLimitS: number;
   say: (line: string) => void;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** /health on both API ports answers 200 (recorded as probe requests). */
-async function apiHealthy(deps: InjectorDeps): Promise<boolean> {
-  const { sandbox, live } = deps.topology.ports();
-  const answers = await Promise.all([sandbox, live].map((port) => apiRequest(deps.log, 'probe', port, 'GET', '/health', { timeoutMs: 5_000 })));
-  return answers.every((a) => a.status === 200);
-}
-
-/** Polls until every piece is ok, `extra` holds and both /health answer 200; the time it did, or null. */
-async function waitRecovered(deps: InjectorDeps, since: number, extra: () => boolean | Promise<boolean>): Promise<number | null> {
-  const limit = since + deps.recoveryLimitS * 1000;
-  while (Date.now() < limit) {
-    let ok = false;
-    try {
-      ok = deps.topology.unhealthy().length === 0 && (await extra()) && (await apiHealthy(deps));
-    } catch {
-      ok = false;
-    }
-    if (ok) return Date.now();
-    await sleep(500);
-  }
-  return null;
-}
-
-function finish(fault: Omit<InjectedFault, 'recoveryS'>): InjectedFault {
-  return { ...fault, recoveryS: fault.recoveredAt === null ? null : Math.round((fault.recoveredAt - fault.startedAt) / 100) / 10 };
 }
 
 async function kill(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
@@ -132,12 +105,30 @@ async function signalledSpell(deps: InjectorDeps, plan: PlannedFault, signals: [
   return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids: [piece.pid], startedAt, liftedAt, recoveredAt, restarted: null, note });
 }
 
+/** `clock_skew`: the worker's wall clock moved `skewS` for `holdS` seconds, then back (src/topology/clock-skew.ts). */
+async function clockSkew(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
+  const skewS = plan.skewS ?? 0;
+  const startedAt = Date.now();
+  deps.log.faultStarted(plan.n, plan.kind);
+  setSkew(deps.topology.dir, skewS);
+  await sleep(plan.holdS * 1000);
+  setSkew(deps.topology.dir, 0);
+  const liftedAt = Date.now();
+  const recoveredAt = await waitRecovered(deps, startedAt, () => true);
+  deps.log.faultEnded(plan.n);
+  return finish({ n: plan.n, kind: plan.kind, target: plan.target, pids: [], startedAt, liftedAt, recoveredAt, restarted: null, note: `${plan.target}'s clock ${skewS > 0 ? '+' : ''}${skewS} s for ${plan.holdS} s (libfaketime), then back` });
+}
+
 export async function injectFault(deps: InjectorDeps, plan: PlannedFault): Promise<InjectedFault> {
   switch (plan.kind) {
     case 'partition':
       return signalledSpell(deps, plan, ['SIGUSR1', 'SIGUSR2'], `nothing passed ${plan.target} for ${plan.holdS} s, then it healed`);
     case 'pause_process':
       return pause(deps, plan);
+    case 'clock_skew':
+      return clockSkew(deps, plan);
+    case 'build_rollover':
+      return buildRollover(deps, plan);
     case 'receiver_slow_failing':
       return receiverSpell(deps, plan);
     case 'partner_unreachable':

@@ -20,6 +20,8 @@ import { RequestLog } from './request-log';
 import { planFaults, type FaultKind } from './schedule';
 import { setUpMerchants } from './setup';
 import { ensureTopology, stopTopology } from './topology-control';
+import { rollable } from '../topology/builds';
+import { skewable } from '../topology/clock-skew';
 import { TopologyView } from './topology-view';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,7 +48,9 @@ export async function runChaos(options: ChaosOptions & { dir: string }, say: (li
   try {
     const state = topology.state();
     // Temporal's PostgreSQL only on the real server; partitions only on a topology with its links (TOPOLOGY_LINKS=1, set by --up).
-    const notApplicable: FaultKind[] = [...(state.mode === 'dev' ? (['kill_temporal_postgres'] as const) : []), ...(topology.hasPiece('link-worker-postgres') ? [] : (['partition'] as const))];
+    // Clock skew only on a topology whose worker runs with libfaketime (TOPOLOGY_CLOCK_SKEW=1 and scripts/install-faketime.sh);
+    // a rollover only on one whose workers read their builds from files (src/topology/builds.ts).
+    const notApplicable: FaultKind[] = [...(state.mode === 'dev' ? (['kill_temporal_postgres'] as const) : []), ...(topology.hasPiece('link-worker-postgres') ? [] : (['partition'] as const)), ...(skewable(options.dir) ? [] : (['clock_skew'] as const)), ...(rollable(options.dir) ? [] : (['build_rollover'] as const))];
     const plan = planFaults(root.fork('faults'), { short: options.short, durationS: options.durationS, notApplicable });
     await receiver.start();
     const ports = topology.ports();

@@ -1,3 +1,4 @@
+import { SKEWED_WORKER } from '../topology/clock-skew';
 import type { Rng } from './random';
 
 /** The fault kinds of issue 32, in the order a short run injects them when the seed does not reorder them. */
@@ -11,11 +12,13 @@ export const FAULT_KINDS = [
   'receiver_slow_failing',
   'partner_unreachable',
   'partition',
+  'clock_skew',
+  'build_rollover',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Which topology piece each SIGKILL fault hits (one of them, chosen by the seed). */
-export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 'receiver_slow_failing' | 'partner_unreachable' | 'partition'>, readonly string[]>> = {
+export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 'receiver_slow_failing' | 'partner_unreachable' | 'partition' | 'clock_skew' | 'build_rollover'>, readonly string[]>> = {
   kill_worker: ['worker-1', 'worker-2'],
   kill_api: ['api-1', 'api-2'],
   kill_temporal: ['temporal'],
@@ -25,6 +28,14 @@ export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 
 
 /** The links a partition cuts (src/topology/link.ts; the topology has them with TOPOLOGY_LINKS=1): a worker from the service's PostgreSQL, an API from Temporal. */
 export const PARTITION_TARGETS = ['link-worker-postgres', 'link-api-temporal'] as const;
+
+/**
+ * How far `clock_skew` moves one worker's wall clock (src/topology/clock-skew.ts), either way: what
+ * NTP trouble gives, and within the five minutes a merchant's signature check allows (README
+ * "Webhooks"), so a refused signature is the engine's doing, not the skew's size.
+ */
+export const SKEW_MIN_S = 20;
+export const SKEW_MAX_S = 240;
 
 /** What SIGSTOP may pause (a PostgreSQL is paused with its backends: the postmaster alone keeps serving open connections). */
 export const PAUSE_TARGETS = ['worker-1', 'worker-2', 'api-1', 'api-2', 'temporal', 'service-postgres'] as const;
@@ -44,6 +55,8 @@ export interface PlannedFault {
    * kind and on another piece, `afterS` seconds after this one starts. Full runs only.
    */
   overlap?: PlannedFault & { afterS: number };
+  /** `clock_skew`: how far the worker's wall clock moves, in seconds (ahead when positive). */
+  skewS?: number;
 }
 
 export interface ScheduleSettings {
@@ -76,6 +89,9 @@ function planOne(rng: Rng, n: number, kind: FaultKind, short: boolean): PlannedF
   if (kind === 'pause_process') return { n, kind, target: rng.pick(PAUSE_TARGETS), gapS, holdS: short ? 6 : 30 };
   if (kind === 'receiver_slow_failing') return { n, kind, target: null, gapS, holdS: short ? 8 : rng.int(30, 60) };
   if (kind === 'partner_unreachable') return { n, kind, target: 'fake-partner', gapS, holdS: short ? 8 : rng.int(30, 60) };
+  if (kind === 'clock_skew') return { n, kind, target: SKEWED_WORKER, gapS, holdS: short ? 8 : rng.int(30, 90), skewS: (rng.chance(0.5) ? 1 : -1) * rng.int(SKEW_MIN_S, SKEW_MAX_S) };
+  // Both builds serve for the hold, then the old one's runs move and it retires (src/chaos/rollover.ts).
+  if (kind === 'build_rollover') return { n, kind, target: 'worker-1', gapS, holdS: short ? 10 : rng.int(30, 90) };
   if (kind === 'partition') return { n, kind, target: rng.pick(PARTITION_TARGETS), gapS, holdS: short ? 6 : rng.int(15, 40) };
   return { n, kind, target: rng.pick(KILL_TARGETS[kind]), gapS, holdS: 0 };
 }

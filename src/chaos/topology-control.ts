@@ -14,6 +14,8 @@ export const CHAOS_TOPOLOGY_ENV: Readonly<Record<string, string>> = {
   WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s,15s,30s,30s,60s,60s,120s',
   // The links the partition fault cuts (src/topology/link.ts).
   TOPOLOGY_LINKS: '1',
+  // worker-2 on a clock the clock_skew fault moves (src/topology/clock-skew.ts; needs scripts/install-faketime.sh).
+  TOPOLOGY_CLOCK_SKEW: '1',
   // The partner's `0012` payments turn SUCCESSFUL after 4 minutes of PENDING, within a run (load-bodies.ts).
   FAKE_PARTNER_LATE_SUCCESS_MS: '240000',
   FAKE_PARTNER_LATE_PAYOUT_SUCCESS_MS: '240000',

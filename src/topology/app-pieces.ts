@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { workerBuild } from './builds';
 import { projectRoot } from './paths';
 import type { PieceSpec } from './piece';
 import type { TopologyPorts } from './ports';
@@ -18,6 +19,8 @@ export interface AppContext {
   deployment: { deploymentName: string; buildId: string };
   /** With links (TOPOLOGY_LINKS=1): the workers reach the service's PostgreSQL, and the APIs Temporal, through them. */
   links?: { workerDatabaseUrl: string; apiTemporalAddress: string };
+  /** With TOPOLOGY_CLOCK_SKEW=1 and libfaketime installed: the environment of the worker whose clock a chaos fault moves (clock-skew.ts). */
+  skew?: { worker: string; env: NodeJS.ProcessEnv };
 }
 
 const ROOT = projectRoot();
@@ -89,13 +92,15 @@ export function fakePartnerSpec(ctx: AppContext): PieceSpec {
 /** A worker (workers/main.ts) with Worker Versioning on: it tells its readiness over IPC. */
 export function workerSpec(ctx: AppContext, index: number): PieceSpec {
   // Every piece shares this machine: the worker's heap bound and priority (src/runtime/worker-process.ts).
-  const env = withSharedMachineDefaults({ ...sharedEnv(ctx), ...(ctx.links ? { DATABASE_URL: ctx.links.workerDatabaseUrl } : {}), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) });
+  const name = `worker-${index + 1}`;
+  const env = withSharedMachineDefaults({ ...sharedEnv(ctx), ...(ctx.links ? { DATABASE_URL: ctx.links.workerDatabaseUrl } : {}), ...(ctx.skew?.worker === name ? ctx.skew.env : {}), WORKER_METRICS_PORT: String(ctx.ports.workerMetrics[index]) });
   return {
-    name: `worker-${index + 1}`,
+    name,
     kind: 'node',
     port: ctx.ports.workerMetrics[index]!,
     ipc: true,
-    command: () => node('workers/main.ts', env, workerHeapArgs(env)),
+    // The build from its file at every start (builds.ts): a rollout writes it, then stops the worker.
+    command: () => node('workers/main.ts', { ...env, WORKER_BUILD_ID: workerBuild(ctx.dir, name, ctx.deployment.buildId) }, workerHeapArgs(env)),
     probe: async (ready) => (ready ? 'ok' : 'starting'),
   };
 }

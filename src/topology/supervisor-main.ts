@@ -6,6 +6,8 @@ import { ownShutdownSignals } from '../persistence/embedded-postgres';
 import { migrate, openOrm } from '../persistence/orm';
 import { ensureDemoMerchant } from '../runtime/demo-merchant';
 import { ensurePrivateDir } from '../support/private-dir';
+import { setWorkerBuild, TOPOLOGY_DEPLOYMENT } from './builds';
+import { faketimeLibrary, SKEWED_WORKER, skewEnv, skewFile } from './clock-skew';
 import { apiSpec, fakePartnerSpec, LINK_PIECES, linkSpec, proxySpec, workerSpec, type AppContext } from './app-pieces';
 import { topologyPorts } from './ports';
 import { ensureDatabases, initialisePostgres, postgresSpec, postgresUrl } from './postgres';
@@ -99,12 +101,21 @@ async function main(): Promise<void> {
       await supervisor.addShared(devUiSpec(ports));
     }
 
-    const ctx: AppContext = { dir, ports, databaseUrl, temporalAddress, namespace, secrets, deployment: { deploymentName: 'payments', buildId: process.env.TOPOLOGY_BUILD_ID || 'topology' } };
+    const ctx: AppContext = { dir, ports, databaseUrl, temporalAddress, namespace, secrets, deployment: { deploymentName: TOPOLOGY_DEPLOYMENT, buildId: process.env.TOPOLOGY_BUILD_ID || 'topology' } };
+    // Every worker on the topology's build at `up` (builds.ts: a rollout changes a worker's file).
+    for (const worker of ['worker-1', 'worker-2']) setWorkerBuild(dir, worker, ctx.deployment.buildId);
     // Links a chaos run partitions (TOPOLOGY_LINKS=1, src/topology/link.ts): workers to the service's PostgreSQL, APIs to Temporal.
     if (process.env.TOPOLOGY_LINKS === '1') {
       await supervisor.add(linkSpec(LINK_PIECES.workerPostgres, ports.links.workerPostgres, ports.servicePostgres));
       await supervisor.add(linkSpec(LINK_PIECES.apiTemporal, ports.links.apiTemporal, ports.temporal));
       ctx.links = { workerDatabaseUrl: postgresUrl(ports.links.workerPostgres, 'payments'), apiTemporalAddress: `127.0.0.1:${ports.links.apiTemporal}` };
+    }
+    // A worker on a clock a chaos fault moves (TOPOLOGY_CLOCK_SKEW=1, src/topology/clock-skew.ts).
+    fs.rmSync(skewFile(dir), { force: true });
+    if (process.env.TOPOLOGY_CLOCK_SKEW === '1') {
+      const lib = faketimeLibrary();
+      if (lib) ctx.skew = { worker: SKEWED_WORKER, env: skewEnv(dir, lib) };
+      say(lib ? `${SKEWED_WORKER} runs with libfaketime (its clock moves with ${skewFile(dir)})` : `no libfaketime (bash scripts/install-faketime.sh): ${SKEWED_WORKER} runs on the machine's clock, and a chaos run leaves clock_skew out`);
     }
     await supervisor.add(fakePartnerSpec(ctx));
     await Promise.all([0, 1].map((i) => supervisor.add(workerSpec(ctx, i))));

@@ -6,7 +6,7 @@ import { LIVE_PARTY_SUFFIXES, chargeBody, livePhone } from '../../src/chaos/load
 import { parseChaosOptions } from '../../src/chaos/options';
 import { Rng } from '../../src/chaos/random';
 import { judge, type RequestRecord } from '../../src/chaos/request-log';
-import { FAULT_KINDS, MAX_FAULTS, planFaults } from '../../src/chaos/schedule';
+import { FAULT_KINDS, MAX_FAULTS, planFaults, SKEW_MAX_S, SKEW_MIN_S } from '../../src/chaos/schedule';
 
 const plan = (seed: number, short: boolean, notApplicable: (typeof FAULT_KINDS)[number][] = []) => planFaults(new Rng(seed).fork('faults'), { short, durationS: 600, notApplicable });
 
@@ -47,6 +47,23 @@ test('a full run composes faults: some have a second one of another kind, on ano
   expect(plan(11, true).some((f) => f.overlap)).toBe(false);
   // Each round still has every kind once as a first fault: the overlaps come on top, from a stream of their own.
   expect(full.slice(0, FAULT_KINDS.length).map((f) => f.kind).sort()).toEqual([...FAULT_KINDS].sort());
+});
+
+test('clock skew moves worker-2 20 to 240 s either way; a build rollover starts at worker-1; both left out where not applicable', () => {
+  const full = [1, 2, 3].flatMap((seed) => plan(seed, false)).flatMap((f) => [f, ...(f.overlap ? [f.overlap] : [])]);
+  const skews = full.filter((f) => f.kind === 'clock_skew');
+  expect(skews.length).toBeGreaterThan(3);
+  for (const f of skews) {
+    expect(f.target).toBe('worker-2');
+    expect(Math.abs(f.skewS!)).toBeGreaterThanOrEqual(SKEW_MIN_S);
+    expect(Math.abs(f.skewS!)).toBeLessThanOrEqual(SKEW_MAX_S);
+    expect(f.holdS).toBeGreaterThanOrEqual(30);
+  }
+  expect(new Set(skews.map((f) => Math.sign(f.skewS!)))).toEqual(new Set([1, -1]));
+  expect(full.filter((f) => f.kind === 'build_rollover').every((f) => f.target === 'worker-1' && f.holdS >= 30 && f.holdS <= 90)).toBe(true);
+  const without = plan(4, true, ['clock_skew', 'build_rollover']).map((f) => f.kind);
+  expect(without).not.toContain('clock_skew');
+  expect(without).not.toContain('build_rollover');
 });
 
 test('live phones end in the fake partner’s behaviour suffixes (late, twice, not at all) or a plain number', () => {
