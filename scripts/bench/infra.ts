@@ -4,44 +4,25 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { PayloadCodec } from '@temporalio/common';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig } from '../../src/config';
 import { createApp } from '../../src/http/app';
 import { startEmbeddedPostgres } from '../../src/persistence/embedded-postgres';
-import { migrate, openOrm, type Orm } from '../../src/persistence/orm';
+import { migrate, openOrm } from '../../src/persistence/orm';
 import type { ServiceDeps } from '../../src/services/context';
 import { freePort } from '../../src/support/free-port';
 import { createLogger } from '../../src/support/logger';
 import { createApiMetrics } from '../../src/support/metrics';
 import { createSecretBox, parseKeyring, parseSecretsKey } from '../../src/support/secret-box';
 import { createPayloadCodec } from '../../src/temporal/payload-codec';
-import { connectTemporal, type TemporalHandle } from '../../src/temporal/connection';
+import { connectTemporal } from '../../src/temporal/connection';
 import { startDevServer } from '../../src/temporal/dev-server';
-import { startPayments, type PaymentsSide } from './payments';
+import { startPayments } from './payments';
 import { startTopologyInfra } from './topology';
 import type { Variant } from './variants';
+import type { BenchInfra } from './bench-infra';
 
-export interface BenchInfra {
-  variant: Variant;
-  /** The API's ORM; the bench also reads events and deliveries through it. */
-  orm: Orm;
-  /** The API's Temporal client; the bench also waits on workflow results through it. */
-  temporal: TemporalHandle;
-  temporalAddress: string;
-  /** The payload codec of this variant's SECRETS_KEY, as the API and the payments worker use it (the bare worker needs it too). */
-  payloadCodec: PayloadCodec;
-  taskQueue: string;
-  /** The configuration `npm start` would load from this environment (plus the receiver's host). */
-  config: Config;
-  /** The sandbox listener, loopback, ephemeral port. */
-  apiUrl: string;
-  /** What the sandbox listener was built with (the rate-limit phase builds two more on them). */
-  deps: ServiceDeps;
-  payments: PaymentsSide;
-  /** Where each store keeps its data on disk (the in-flight bench's disk figures): Temporal's (SQLite files, or its PostgreSQL) and the service's PostgreSQL. */
-  disk?: { temporal: string[]; postgres: string[] };
-  stop(): Promise<void>;
-}
+export type { BenchInfra } from './bench-infra';
+
 
 /**
  * The environment `npm start` would see, plus what a local webhook receiver needs (http, 127.0.0.1),

@@ -15,7 +15,7 @@ import { allPorts, topologyPorts } from '../../src/topology/ports';
 import { topologySecrets } from '../../src/topology/secrets';
 import { isAlive } from '../../src/topology/state';
 import { temporalServerInstall } from '../../src/topology/temporal-server';
-import type { BenchInfra } from './infra';
+import type { BenchInfra } from './bench-infra';
 import type { PaymentsSide } from './payments';
 import type { CpuRoots } from './procs';
 import type { Variant } from './variants';
