@@ -1,5 +1,5 @@
 import { apiRequest } from './api-client';
-import type { InjectedFault, InjectorDeps } from './faults';
+import type { InjectedFault, InjectorDeps } from './fault-types';
 
 /** What every fault waits for once lifted: every piece healthy and both APIs answering (src/chaos/faults.ts). */
 

@@ -1,7 +1,7 @@
 import type { BulkOutcome } from '../services/bulk-operator';
 import type { MoveDryRun } from '../services/move-build';
 import { runCli } from './cli-runner';
-import type { InjectedFault, InjectorDeps } from './faults';
+import type { InjectedFault, InjectorDeps } from './fault-types';
 import { finish, sleep, waitRecovered } from './recovery';
 import type { PlannedFault } from './schedule';
 import { signal } from './topology-view';

@@ -58,7 +58,7 @@ export const HAND_WRITTEN_ONLY: readonly StepKind[] = ['partner_pays_late'];
  * their own, as the money paths are: how often (per step), and which shapes.
  */
 export const BURST_CHANCE = 0.03;
-export const BURST_SHAPES = { refunds: 2, same_key_charge: 1, payouts: 2, callback_race: 1 } as const;
+export const BURST_SHAPES = { refunds: 2, same_key_charge: 1, payouts: 2, callback_race: 1, slow_partner_race: 1 } as const;
 
 /**
  * The steps of issue 43's money paths, inserted between the drawn steps from a stream of their own

@@ -5,6 +5,7 @@ import {
   type OperatorActionName,
 } from './plan-params';
 import { creating, earlier, nothingMade, ref, type Built, type Made } from './plan-made';
+import { SLOW_RACE_DELAYS_MS } from './steps/slow-partner-race';
 import { buildSandbox, SANDBOX_BURST_SHAPES, SANDBOX_STEP_WEIGHTS, SandboxBook, sandboxRefundsTarget } from './plan-sandbox';
 import type { Plan, Ref, Step, StepKind } from './types';
 
@@ -189,6 +190,9 @@ function burstOf(rng: Rng, made: Made, book?: SandboxBook): Omit<Step, 'n'> | nu
   }
   if (made.merchant === 0) return null;
   // The plan's first merchant is verified (live keys work).
+  if (shape === 'slow_partner_race') {
+    return { kind: 'burst', refs: [ref('merchant', 0)], params: { shape, count, target: rng.pick(['charge', 'payout']), amount: rng.int(1, 50) * 100, currency: 'GHS', momo_network_id: MOMO_NETWORK, phone_prefix: rng.int(100, 999), delay_ms: rng.pick(SLOW_RACE_DELAYS_MS), as: rng.pick(['succeeded', 'failed']), outcome: null, idempotency_key: key } };
+  }
   if (shape === 'callback_race') return { kind: 'burst', refs: [ref('merchant', 0)], params: { shape, count, ...chargeParams(rng, true), as: rng.pick(['succeeded', 'failed']), idempotency_key: key } };
   // Payouts: the amount is what the merchant has then (steps/burst.ts); the recipient is drawn here.
   if (shape === 'payouts') return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...payoutParams(rng, false), idempotency_key: key } };

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { Orm } from '../persistence/orm';
 
 /**
@@ -102,7 +103,8 @@ async function workflowBusy(client: Client, id: string, now: number): Promise<st
       waiting = true;
       continue;
     }
-    return `activity ${activity.activityType?.name ?? '?'} (attempt ${activity.attempt ?? 1}) pending`;
+    const state = activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED ? `started by ${activity.lastWorkerIdentity || '?'}` : 'scheduled';
+    return `activity ${activity.activityType?.name ?? '?'} (attempt ${activity.attempt ?? 1}, ${state}) pending`;
   }
   // The test server does not fill pendingWorkflowTask, and a local activity (retrying inside a
   // workflow task) is no pending activity: a history that ends with a workflow task scheduled or

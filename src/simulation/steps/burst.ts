@@ -1,6 +1,7 @@
 import { ACCOUNTS } from '../../domain/ledger';
 import type { SimAnswer, SimContext, StepHandler } from '../types';
 import { callbackRaceStep } from './callback-race';
+import { slowPartnerRaceStep } from './slow-partner-race';
 import { chargeBody } from './charges';
 import { payoutBody } from './payouts';
 import { done, keyOf, merchantById, resolveRef, skipped } from './common';
@@ -19,10 +20,13 @@ import { done, keyOf, merchantById, resolveRef, skipped } from './common';
  *   zero after the burst; the figures are kept in the registry's `balanceRaces`).
  * - `callback_race`: a live charge the partner keeps PENDING, then its callback, a resolve and a review
  *   at once (callback-race.ts).
+ * - `slow_partner_race`: a live charge or payout the partner answers slowly, and an operator acting on
+ *   it while its submission hangs (slow-partner-race.ts).
  * What a burst creates is not referenced by later steps.
  */
 export const burstStep: StepHandler = async (ctx, step) => {
   if (step.params.shape === 'callback_race') return callbackRaceStep(ctx, step);
+  if (step.params.shape === 'slow_partner_race') return slowPartnerRaceStep(ctx, step);
   const count = Number(step.params.count);
   if (step.params.shape === 'refunds') {
     const ref = resolveRef(ctx, step, 'charge');
