@@ -27,7 +27,15 @@ fi
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-(cd "$TMP" && apt-get download -q "libfaketime=$VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+download() { (cd "$TMP" && apt-get download -q "libfaketime=$VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true); }
+download
+if ! ls "$TMP"/libfaketime_*.deb >/dev/null 2>&1; then
+  # A fresh machine may have no package lists yet: read them (as root, or through sudo), then again.
+  SUDO=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq || true
+  download
+fi
 DEB="$(ls "$TMP"/libfaketime_*.deb 2>/dev/null | head -1)"
 [ -n "$DEB" ] || { echo "install-faketime: apt-get download libfaketime=$VERSION fetched nothing (is the Debian mirror reachable?)" >&2; exit 1; }
 echo "$SHA256  $DEB" | sha256sum -c --quiet - || { echo "install-faketime: $DEB does not match the pinned sha256" >&2; exit 1; }
