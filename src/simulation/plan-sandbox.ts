@@ -1,7 +1,7 @@
 import type { Rng } from '../chaos/random';
 import { chargeFee, payoutFee } from './model/rates';
 import { creating, earlier, ref, type Built, type Made } from './plan-made';
-import { DISPUTE_REASONS, payoutParams, RECEIVERS, REFUND_REASONS, type Params } from './plan-params';
+import { DISPUTE_REASONS, payoutParams, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS, type Params } from './plan-params';
 import type { Step, StepKind } from './types';
 
 /**
@@ -22,7 +22,7 @@ import type { Step, StepKind } from './types';
  * of one second and more, in real time (the test server skips no time while a task is under way), a
  * restart drains the worker. The full mix (`--mix all`) has every fault; this one measures the engine.
  */
-export const SANDBOX_STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
+const SANDBOX_DRAWN: Readonly<Partial<Record<StepKind, number>>> = {
   create_merchant: 1,
   create_endpoint: 1,
   rotate_endpoint_secret: 1,
@@ -38,23 +38,13 @@ export const SANDBOX_STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   settlement_run: 1,
   receiver_failure: 2,
   time_jump: 10,
-  cut_db_connections: 0,
-  fail_activity: 0,
-  live_charge: 0,
-  operator_action: 0,
-  partner_behaviour: 0,
-  partner_statement: 0,
-  restart_worker: 0,
-  settlement_account_change: 0,
-  terminate_run: 0,
-  restart_settlement: 0,
-  reset_run: 0,
-  late_return_refused: 0,
-  settlement_retry_late: 0,
-  unanswered_payout_jump: 0,
-  partner_pays_late: 0,
-  burst: 0,
 };
+
+/** Every kind of STEP_WEIGHTS: the drawn ones first, in their order (a plan's draws follow it), then the rest at 0. */
+export const SANDBOX_STEP_WEIGHTS: Readonly<Record<StepKind, number>> = Object.fromEntries([
+  ...Object.entries(SANDBOX_DRAWN),
+  ...(Object.keys(STEP_WEIGHTS) as StepKind[]).filter((kind) => !(kind in SANDBOX_DRAWN)).map((kind) => [kind, 0]),
+]) as Record<StepKind, number>;
 
 /** The bursts of the sandbox mix (no `callback_race`: it is a live charge). */
 export const SANDBOX_BURST_SHAPES = { refunds: 2, same_key_charge: 1, payouts: 2 } as const;
