@@ -1,13 +1,24 @@
+import { ID_PREFIX } from '../domain/ids';
 import { loadPartnerConfig } from '../rail/partner-config';
 import type { StatementLine } from '../rail/momo-statement';
 import { StatementClient } from '../reconcile/statement-client';
 import { topologySecrets } from '../topology/secrets';
 import type { TopologyView } from './topology-view';
 
-/** What the fake partner keeps of the run: its statement lines, per product. */
+/**
+ * What the fake partner keeps of the run: its statement lines, per product, the disbursement
+ * statement's split in two: its transfers (`disbursement`) and its refunds of request-to-pays
+ * (`refund`, issue 45: the lines whose externalId is one of our refund ids, `re_…`).
+ */
 export interface PartnerLines {
   collection: StatementLine[];
   disbursement: StatementLine[];
+  refund: StatementLine[];
+}
+
+/** A disbursement statement line of a refund: its externalId is our refund's id. */
+export function isRefundLine(line: StatementLine): boolean {
+  return line.externalId.startsWith(ID_PREFIX.refund);
 }
 
 /** The UTC days from `from` to now (a run that passes midnight reads both statements). */
@@ -42,9 +53,10 @@ export async function readPartnerLines(topology: TopologyView, since: number): P
   })!;
   const client = new StatementClient(config);
   try {
-    const lines: PartnerLines = { collection: [], disbursement: [] };
-    for (const product of ['collection', 'disbursement'] as const) {
-      for (const date of days(since)) lines[product].push(...(await client.fetch(product, date)).lines);
+    const lines: PartnerLines = { collection: [], disbursement: [], refund: [] };
+    for (const date of days(since)) {
+      lines.collection.push(...(await client.fetch('collection', date)).lines);
+      for (const line of (await client.fetch('disbursement', date)).lines) (isRefundLine(line) ? lines.refund : lines.disbursement).push(line);
     }
     return lines;
   } finally {

@@ -1,5 +1,5 @@
 import type { Logger } from '../support/logger';
-import { RailUnavailable, type PartnerRail, type RailProduct, type RailRequest, type RailStatus, type RailSubmitResult } from './partner-rail';
+import { RailUnavailable, productOfResource, type PartnerRail, type RailProduct, type RailRequest, type RailResource, type RailStatus, type RailSubmitResult } from './partner-rail';
 import type { PartnerConfig } from './partner-config';
 import { HEADER, PARTY_FIELD, TRANSACTION_PATH, isReferenceId, type MomoSubmission } from './momo-protocol';
 import { DUPLICATE_REFERENCE_REASON, MISCONFIGURATION_REASONS, failureClassOf, reasonCodeOf } from './momo-reasons';
@@ -27,8 +27,11 @@ export interface MomoRailOptions {
 /**
  * The live rail: the mobile-money partner, through the MoMo-modelled protocol (docs/partner-rail.md).
  *
- * - `submit`: `POST /collection/v1_0/requesttopay` or `POST /disbursement/v1_0/transfer` with our
- *   `X-Reference-Id`. 202: accepted. 409: duplicate (the partner has the reference: a retry).
+ * - `submit`: `POST /collection/v1_0/requesttopay`, `POST /disbursement/v1_0/transfer` or (issue 45)
+ *   `POST /disbursement/v1_0/refund` with our `X-Reference-Id`. 202: accepted. 409: duplicate (the
+ *   partner has the reference: a retry). A refund names the request-to-pay it refunds
+ *   (`referenceIdToRefund`) and no party, and goes with the disbursement product's token and
+ *   subscription key (productOfResource).
  *   400/403/404/422 naming a reason: refused, the reason mapped to a failure_class
  *   (src/rail/momo-reasons.ts).
  * - `status`: `GET …/{referenceId}`. PENDING, SUCCESSFUL, FAILED; a 404 naming RESOURCE_NOT_FOUND:
@@ -51,28 +54,21 @@ export class MomoPartnerRail implements PartnerRail {
     this.logger = options.logger;
   }
 
-  async submit(product: RailProduct, request: RailRequest): Promise<RailSubmitResult> {
+  async submit(resource: RailResource, request: RailRequest): Promise<RailSubmitResult> {
     const { referenceId } = request;
     if (!isReferenceId(referenceId)) throw new RailRequestInvalid(`referenceId must be a UUID, got "${referenceId}"`);
-    const body: MomoSubmission = {
-      amount: formatMomoAmount(request.amount, request.currency),
-      currency: request.currency,
-      externalId: request.externalId,
-      [PARTY_FIELD[product]]: { partyIdType: request.party.partyIdType, partyId: request.party.partyId },
-      payerMessage: request.message.slice(0, MAX_MESSAGE_LENGTH),
-      payeeNote: request.message.slice(0, MAX_MESSAGE_LENGTH),
-    };
-    const path = TRANSACTION_PATH[product];
-    const answer = await this.authorized(product, 'POST', path, {
+    const body = submissionBody(resource, request);
+    const path = TRANSACTION_PATH[resource];
+    const answer = await this.authorized(productOfResource(resource), 'POST', path, {
       'content-type': 'application/json',
       [HEADER.referenceId]: referenceId,
-      [HEADER.callbackUrl]: callbackUrl(this.config, product, referenceId),
+      [HEADER.callbackUrl]: callbackUrl(this.config, resource, referenceId),
     }, JSON.stringify(body));
 
     if (answer.status === 202) return { kind: 'accepted' };
     const reason = reasonCodeOf(answer.json);
     if (answer.status === 409) {
-      if (reason !== DUPLICATE_REFERENCE_REASON) this.logger?.warn({ product, referenceId, status: 409, reason }, 'partner answered 409 without RESOURCE_ALREADY_EXIST: read as a duplicate reference');
+      if (reason !== DUPLICATE_REFERENCE_REASON) this.logger?.warn({ product: resource, referenceId, status: 409, reason }, 'partner answered 409 without RESOURCE_ALREADY_EXIST: read as a duplicate reference');
       return { kind: 'duplicate' };
     }
     if (REFUSAL_STATUSES.has(answer.status) && reason) {
@@ -84,14 +80,14 @@ export class MomoPartnerRail implements PartnerRail {
     throw new RailUnavailable(`POST ${path}: HTTP ${answer.status}${reason ? ` ${reason}` : ''}`, answer.status);
   }
 
-  async status(product: RailProduct, referenceId: string): Promise<RailStatus> {
+  async status(resource: RailResource, referenceId: string): Promise<RailStatus> {
     if (!isReferenceId(referenceId)) throw new RailRequestInvalid(`referenceId must be a UUID, got "${referenceId}"`);
-    const path = `${TRANSACTION_PATH[product]}/${referenceId}`;
-    const answer = await this.authorized(product, 'GET', path, {});
+    const path = `${TRANSACTION_PATH[resource]}/${referenceId}`;
+    const answer = await this.authorized(productOfResource(resource), 'GET', path, {});
     if (answer.status === 404) {
       const notFound = readNotFound(answer);
       if ('status' in notFound) return notFound;
-      this.logger?.warn({ product, referenceId, status: 404 }, `partner status: ${notFound.noAnswer}`);
+      this.logger?.warn({ product: resource, referenceId, status: 404 }, `partner status: ${notFound.noAnswer}`);
       throw new RailUnavailable(`GET ${path}: ${notFound.noAnswer}`, 404);
     }
     if (answer.status === 200) {
@@ -133,4 +129,29 @@ export class MomoPartnerRail implements PartnerRail {
       this.logger?.warn({ product, method, path }, 'partner refused our access token (401): asking for a new one');
     }
   }
+}
+
+/**
+ * The body of a submission: a request-to-pay names its `payer`, a transfer its `payee`, a refund
+ * (issue 45) the request-to-pay it refunds (`referenceIdToRefund`, a UUID) and no party (the money
+ * goes back to that request-to-pay's payer). A refund without a valid `referenceIdToRefund`, or a
+ * `referenceIdToRefund` on anything but a refund (a refund sent as a transfer would pay the party
+ * outside the partner's refund books), cannot be sent: RailRequestInvalid.
+ */
+function submissionBody(resource: RailResource, request: RailRequest): MomoSubmission {
+  const common = {
+    amount: formatMomoAmount(request.amount, request.currency),
+    currency: request.currency,
+    externalId: request.externalId,
+  };
+  const messages = { payerMessage: request.message.slice(0, MAX_MESSAGE_LENGTH), payeeNote: request.message.slice(0, MAX_MESSAGE_LENGTH) };
+  if (resource === 'refund') {
+    const original = request.referenceIdToRefund;
+    if (original === undefined) throw new RailRequestInvalid('a refund needs referenceIdToRefund: the reference of the request-to-pay it refunds');
+    if (!isReferenceId(original)) throw new RailRequestInvalid(`referenceIdToRefund must be a UUID, got "${original}"`);
+    return { ...common, referenceIdToRefund: original, ...messages };
+  }
+  if (request.referenceIdToRefund !== undefined) throw new RailRequestInvalid(`referenceIdToRefund belongs to a refund only, not to a ${resource === 'collection' ? 'request-to-pay' : 'transfer'}`);
+  const product: RailProduct = resource;
+  return { ...common, [PARTY_FIELD[product]]: { partyIdType: request.party.partyIdType, partyId: request.party.partyId }, ...messages };
 }

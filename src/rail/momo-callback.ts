@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { RailCallback, RailProduct } from './partner-rail';
+import type { RailCallback, RailResource } from './partner-rail';
 import type { PartnerConfig } from './partner-config';
-import { isRailProduct, isReferenceId } from './momo-protocol';
+import { isRailResource, isReferenceId } from './momo-protocol';
 import { parseJson, parseMomoStatus } from './momo-status';
 
 /**
@@ -9,8 +9,11 @@ import { parseJson, parseMomoStatus } from './momo-status';
  *
  * The public MoMo API signs no callback: it PUTs the transaction's status to the `X-Callback-Url` of
  * the submission. So the URL itself is the credential: we give each submission its own URL, carrying
- * `token` = HMAC-SHA256(PARTNER_CALLBACK_SECRET, `<product>:<referenceId>`) in base64url. Only who
- * received the submission (the partner) knows it; it fits one product and one reference, no other.
+ * `token` = HMAC-SHA256(PARTNER_CALLBACK_SECRET, `<resource>:<referenceId>`) in base64url. Only who
+ * received the submission (the partner) knows it; it fits one resource and one reference, no other.
+ * The resource (RailResource) is what the reference names: `collection` (a request-to-pay),
+ * `disbursement` (a transfer) or `refund` (a refund, issue 45); the route's `:product` segment
+ * carries it, and the callback route looks the reference up by it (rail_references.product).
  *
  * A callback is a wake-up, never a fact: the engine does not act on its body. The workflow asks the
  * status (GET) and acts on that answer, so a forged body that passed, a replay or a callback out of
@@ -20,24 +23,24 @@ import { parseJson, parseMomoStatus } from './momo-status';
 /** The callback route on the live listener (Koa path syntax); the lead's handler mounts it. */
 export const CALLBACK_ROUTE = '/partner/momo/callbacks/:product/:referenceId';
 
-/** The URL's `token` for a product and reference. */
-export function callbackToken(secret: string, product: RailProduct, referenceId: string): string {
-  return createHmac('sha256', secret).update(`${product}:${referenceId}`).digest('base64url');
+/** The URL's `token` for a resource and reference. */
+export function callbackToken(secret: string, resource: RailResource, referenceId: string): string {
+  return createHmac('sha256', secret).update(`${resource}:${referenceId}`).digest('base64url');
 }
 
-/** The `X-Callback-Url` of a submission: `${PARTNER_CALLBACK_BASE_URL}/partner/momo/callbacks/${product}/${referenceId}?token=…`. */
-export function callbackUrl(config: Pick<PartnerConfig, 'callbackBaseUrl' | 'callbackSecret'>, product: RailProduct, referenceId: string): string {
+/** The `X-Callback-Url` of a submission: `${PARTNER_CALLBACK_BASE_URL}/partner/momo/callbacks/${resource}/${referenceId}?token=…`. */
+export function callbackUrl(config: Pick<PartnerConfig, 'callbackBaseUrl' | 'callbackSecret'>, resource: RailResource, referenceId: string): string {
   const base = config.callbackBaseUrl.replace(/\/+$/, '');
-  return `${base}/partner/momo/callbacks/${product}/${encodeURIComponent(referenceId)}?token=${callbackToken(config.callbackSecret, product, referenceId)}`;
+  return `${base}/partner/momo/callbacks/${resource}/${encodeURIComponent(referenceId)}?token=${callbackToken(config.callbackSecret, resource, referenceId)}`;
 }
 
 export type CallbackRefusal = { refused: 'forged' | 'malformed' };
 
 /**
- * Checks one callback as it arrived: the route's `product` and `referenceId`, the query's `token`
- * and the raw body.
- * - `forged`: the token is missing or is not ours for this product and reference (compared in
- *   constant time), or the path names no product or reference we could have issued;
+ * Checks one callback as it arrived: the route's `product` (a RailResource: `collection`,
+ * `disbursement` or `refund`) and `referenceId`, the query's `token` and the raw body.
+ * - `forged`: the token is missing or is not ours for this resource and reference (compared in
+ *   constant time), or the path names no resource or reference we could have issued;
  * - `malformed`: the token is right but the body is not a transaction status;
  * - else the callback, whose `claimed` status the workflow confirms with a status GET.
  * A replay of a genuine callback passes here (the URL is the same, and never expires): it is harmless
@@ -51,7 +54,7 @@ export function verifyCallback(
   token: string | undefined | null,
   rawBody: string | Buffer,
 ): RailCallback | CallbackRefusal {
-  if (!isRailProduct(product) || !isReferenceId(referenceId) || typeof token !== 'string') return { refused: 'forged' };
+  if (!isRailResource(product) || !isReferenceId(referenceId) || typeof token !== 'string') return { refused: 'forged' };
   const expected = Buffer.from(callbackToken(config.callbackSecret, product, referenceId));
   const given = Buffer.from(token);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: 'forged' };

@@ -38,6 +38,27 @@ export const MISCONFIGURATION_REASONS: ReadonlySet<string> = new Set([
   'RESOURCE_NOT_FOUND',
 ]);
 
+/**
+ * The partner's refusals of a refund (`POST /disbursement/v1_0/refund`, issue 45), as the modelled
+ * protocol names them and the fake partner plays them (src/rail/fake-partner/refunds.ts;
+ * docs/partner-rail.md, "Refunds"). Each is a 4xx with its code, so the adapter answers `refused`
+ * with the code and its class: NOT_ALLOWED is in the map (`declined`); the others are not, so they
+ * are `declined` as every reason the map does not name: a refund the partner will not make, whatever
+ * the cause. None is a misconfiguration reason: RESOURCE_NOT_FOUND (the reason of a path the partner
+ * does not serve) is not used for an unknown request-to-pay, so that a refund of one is refused, not
+ * taken for a wrong PARTNER_BASE_URL.
+ */
+export const REFUND_REFUSAL = {
+  /** 404: `referenceIdToRefund` names no request-to-pay the partner keeps. */
+  unknownOriginal: 'REFERENCE_ID_TO_REFUND_NOT_FOUND',
+  /** 400: the request-to-pay is not SUCCESSFUL (still PENDING, or FAILED): nothing to refund. */
+  notSuccessful: 'NOT_ALLOWED',
+  /** 400: the refund's currency is not the request-to-pay's. */
+  otherCurrency: 'INVALID_CURRENCY',
+  /** 400: this refund and the request-to-pay's refunds not FAILED would exceed its amount. */
+  exceedsOriginal: 'REFUND_EXCEEDS_ORIGINAL_AMOUNT',
+} as const;
+
 /** The partner's answer to a second submission of a reference (HTTP 409). */
 export const DUPLICATE_REFERENCE_REASON = 'RESOURCE_ALREADY_EXIST';
 

@@ -4,7 +4,7 @@ import { endingOf } from '../rail/fake-partner/behaviours';
 import { MomoPartnerRail } from '../rail/momo-adapter';
 import { formatMomoAmount, parseMomoAmount } from '../rail/momo-amount';
 import { statementToCsv } from '../rail/momo-statement';
-import type { PartnerRail, RailProduct, RailRequest } from '../rail/partner-rail';
+import { productOfResource, type PartnerRail, type RailResource, type RailRequest } from '../rail/partner-rail';
 import { realNow } from './sim-clock';
 
 /**
@@ -15,7 +15,9 @@ import { realNow } from './sim-clock';
  * `setBehaviour` makes the NEXT references submitted play a behaviour whatever the plan's phone
  * number: at a reference's first submission the party's last four digits are replaced, at the rail's
  * edge, by the behaviour's suffix, and every later submission of that reference gets the same party.
- * `normal` leaves the party as the plan drew it. `twice` is `0005` (two callbacks), `never` is `0004`
+ * `normal` leaves the party as the plan drew it. A refund (issue 45) names no party: it plays what
+ * its request-to-pay's payer chose (the fake's `01NN` rule), so `setBehaviour` does not reach it; it
+ * is sent as the engine made it. `twice` is `0005` (two callbacks), `never` is `0004`
  * (PENDING forever, no callback). `late` plays `0004` too, until the next time jump: then the engine
  * calls `releaseLate`, which makes each such reference SUCCESSFUL with its callback (the fake's
  * `settle`), so the answer comes after workflow time has moved (past the payment's deadline when the
@@ -23,8 +25,12 @@ import { realNow } from './sim-clock';
  *
  * The fake's own timers run in real time (its approval after APPROVE_AFTER_MS, its callbacks).
  * `busy` names the references whose answer the fake has scheduled and not yet given (from the
- * behaviour's ending, fake-partner/behaviours.ts), so the engine's settle waits for them: a step's
- * outcome does not depend on how fast the machine is.
+ * behaviour's ending, fake-partner/behaviours.ts; a refund's from the behaviour the fake kept it
+ * with), so the engine's settle waits for them: a step's outcome does not depend on how fast the
+ * machine is.
+ *
+ * The partner's books (`fake.transactions(product)`, what the partner-books invariant reads) hold
+ * refunds too: under `disbursement`, resource `refund`, externalId our refund's id (`re_…`).
  */
 
 /** `duplicate_refused`: the fake's `0013` (a second submission of a reference answers 400 before it de-duplicates); `pending_duplicate_refused`: `0014` (that, and no answer); `refuse`: `0001` (FAILED after acceptance; hand-written plans only). */
@@ -65,20 +71,24 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
   let adapter: MomoPartnerRail | undefined;
   let behaviour: PartnerBehaviour = 'normal';
   const parties = new Map<string, string>();
-  const late = new Map<string, RailProduct>();
+  const late = new Map<string, RailResource>();
   /** Real time by which each reference's scheduled answer (final status, callbacks) has been given. */
   const due = new Map<string, number>();
-  const played = (product: RailProduct, request: RailRequest): RailRequest => {
+  const played = (resource: RailResource, request: RailRequest): RailRequest => {
+    if (resource === 'refund') return request;
     let partyId = parties.get(request.referenceId);
     if (partyId === undefined) {
       partyId = behaviour === 'normal' || request.party.partyIdType !== 'MSISDN' ? request.party.partyId : request.party.partyId.slice(0, -4) + SUFFIX[behaviour];
       parties.set(request.referenceId, partyId);
-      if (behaviour === 'late') late.set(request.referenceId, product);
+      if (behaviour === 'late') late.set(request.referenceId, resource);
     }
     return { ...request, party: { ...request.party, partyId } };
   };
-  const submitted = (product: RailProduct, request: RailRequest) => {
-    const ending = endingOf(behaviourOf(request.party.partyId), timing, product);
+  const submitted = (resource: RailResource, request: RailRequest) => {
+    // A refund plays what the fake kept it with (its request-to-pay's payer chose it); one refused kept nothing and owes nothing.
+    const chosen = resource === 'refund' ? fake.transaction('refund', request.referenceId)?.behaviour : behaviourOf(request.party.partyId);
+    if (chosen === undefined) return;
+    const ending = endingOf(chosen, timing, productOfResource(resource));
     const last = Math.max(ending.final ? ending.finalAfterMs : 0, ...ending.callbackDelaysMs);
     if (last > 0 && !due.has(request.referenceId)) due.set(request.referenceId, realNow() + last + CALLBACK_MARGIN_MS);
   };
@@ -89,15 +99,15 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
   return {
     fake,
     rail: {
-      async submit(product, request) {
-        const sent = played(product, request);
+      async submit(resource, request) {
+        const sent = played(resource, request);
         try {
-          return await connected().submit(product, sent);
+          return await connected().submit(resource, sent);
         } finally {
-          submitted(product, sent);
+          submitted(resource, sent);
         }
       },
-      status: (product, ref) => connected().status(product, ref),
+      status: (resource, ref) => connected().status(resource, ref),
     },
     connect(liveUrl, callbackSecret) {
       adapter = new MomoPartnerRail(fake.partnerConfig({ callbackBaseUrl: liveUrl, callbackSecret, timeoutMs: 1_000 }));
@@ -109,8 +119,8 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
     releaseLate() {
       let released = 0;
       // A reference the fake does not keep yet (its submission still to come) waits for the next jump.
-      for (const [referenceId, product] of late) {
-        if (!fake.settle(product, referenceId, { status: 'SUCCESSFUL' })) continue;
+      for (const [referenceId, resource] of late) {
+        if (!fake.settle(resource, referenceId, { status: 'SUCCESSFUL' })) continue;
         late.delete(referenceId);
         released++;
         due.set(referenceId, realNow() + CALLBACK_MARGIN_MS);

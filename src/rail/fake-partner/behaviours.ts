@@ -23,6 +23,12 @@
  *
  * Every submission of a reference the fake already keeps answers 409 `RESOURCE_ALREADY_EXIST` and
  * changes nothing, whatever its party.
+ *
+ * Refunds (issue 45) name no party: a refund plays what its ORIGINAL request-to-pay's payer chooses.
+ * A payer ending `01NN` makes the request-to-pay itself plain success, and each refund of it plays
+ * the behaviour of `00NN` above (refundBehaviourOf: `0101` FAILED `NOT_ENOUGH_FUNDS` later, `0102`
+ * refused at once with 404 `PAYEE_NOT_FOUND`, `0112` late with latePayoutSuccessMs, …); every other
+ * payer's refunds succeed.
  */
 export type Behaviour =
   | 'success'
@@ -65,6 +71,21 @@ export function behaviourOf(partyId: string): Behaviour {
   return Object.hasOwn(BEHAVIOUR_BY_SUFFIX, suffix) ? BEHAVIOUR_BY_SUFFIX[suffix] : 'success';
 }
 
+/** A request-to-pay's payer ending `01NN` chooses what its refunds play: the behaviour of `00NN`. */
+export const REFUND_BEHAVIOUR_PREFIX = '01';
+
+/**
+ * What a refund plays, chosen by the payer of the request-to-pay it refunds (the refund's body names
+ * no party): `…01NN` plays `00NN`'s behaviour (BEHAVIOUR_BY_SUFFIX), anything else plain success.
+ * Every behaviour applies to a refund (docs/partner-rail.md, "Refunds").
+ */
+export function refundBehaviourOf(originalPayerPartyId: string): Behaviour {
+  const suffix = originalPayerPartyId.slice(-4);
+  if (!suffix.startsWith(REFUND_BEHAVIOUR_PREFIX)) return 'success';
+  const played = `00${suffix.slice(2)}`;
+  return Object.hasOwn(BEHAVIOUR_BY_SUFFIX, played) ? BEHAVIOUR_BY_SUFFIX[played] : 'success';
+}
+
 /** How a kept transaction ends: its final status (none: PENDING forever) and its callbacks. */
 export interface Ending {
   final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string } | null;
@@ -79,7 +100,7 @@ export interface Timing {
   lateCallbackMs: number;
   /** `0012` request-to-pay: SUCCESSFUL this long after acceptance (after the charge's expiry). */
   lateSuccessMs: number;
-  /** `0012` transfer: SUCCESSFUL this long after acceptance (default 10 minutes). */
+  /** `0012` transfer (and `0112` refund): SUCCESSFUL this long after acceptance (default 10 minutes). */
   latePayoutSuccessMs: number;
 }
 
@@ -91,6 +112,7 @@ export const DEFAULT_LATE_PAYOUT_SUCCESS_MS = 10 * 60_000;
 /** The gap between the two callbacks of `double_callback`. */
 export const SECOND_CALLBACK_GAP_MS = 50;
 
+/** How a transaction of `product` that plays `behaviour` ends (a refund's product is `disbursement`: its `0112` takes latePayoutSuccessMs). */
 export function endingOf(behaviour: Behaviour, timing: Timing, product: 'collection' | 'disbursement' = 'collection'): Ending {
   const { approveAfterMs: at } = timing;
   switch (behaviour) {

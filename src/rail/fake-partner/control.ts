@@ -9,6 +9,7 @@ import type { FakeTransactions } from './transactions';
  * `addStatementLine` play in process. Same authentication as the product's other calls.
  *
  * - `POST /{product}/_fake/settle/{referenceId}` `{"status":"SUCCESSFUL"|"FAILED","reason"?,"callback"?:false}`
+ *   (under `disbursement`: the transfer of that reference, else the refund of it)
  * - `POST /{product}/_fake/statement/amend/{referenceId}` `{"omit"?,"currency"?,"amount"?,"status"?}` (`"omit": false` lists an omitted line again)
  * - `POST /{product}/_fake/statement/lines` a statement line (JSON, as the statement lists it)
  */
@@ -33,7 +34,9 @@ export function applyControl(route: ControlRoute, product: RailProduct, body: un
   if (route.kind === 'settle') {
     const final = b.status === 'SUCCESSFUL' ? { status: 'SUCCESSFUL' as const } : b.status === 'FAILED' ? { status: 'FAILED' as const, reason: typeof b.reason === 'string' ? b.reason : 'APPROVAL_REJECTED' } : null;
     if (!final) return { status: 400, message: 'status must be SUCCESSFUL or FAILED' };
-    return fake.transactions.settle(product, route.referenceId, final, { callback: b.callback !== false }) ? { status: 204 } : { status: 404, message: 'unknown reference' };
+    const options = { callback: b.callback !== false };
+    const settled = fake.transactions.settle(product, route.referenceId, final, options) || (product === 'disbursement' && fake.transactions.settle('refund', route.referenceId, final, options));
+    return settled ? { status: 204 } : { status: 404, message: 'unknown reference' };
   }
   if (route.kind === 'amend') {
     const amendment: StatementAmendment = {};

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RailProduct } from '../partner-rail';
+import type { RailProduct, RailResource } from '../partner-rail';
 import { DEFAULT_PARTNER_TIMEOUT_MS, DEFAULT_TARGET_ENVIRONMENT, type PartnerConfig } from '../partner-config';
 import { FakeAuth, randomCredentials, type FakeCredentials } from './auth';
 import { CallbackSender, type FakeLog } from './callbacks';
@@ -14,13 +14,15 @@ import type { PartnerStatement, StatementLine } from '../momo-statement';
 export type { FakeCredentials } from './auth';
 export type { RecordedRequest, SentCallback } from './recording';
 export type { FakeTransaction } from './transactions';
-export { BEHAVIOUR_BY_SUFFIX, behaviourOf, type Behaviour } from './behaviours';
+export { BEHAVIOUR_BY_SUFFIX, REFUND_BEHAVIOUR_PREFIX, behaviourOf, refundBehaviourOf, type Behaviour } from './behaviours';
 export type { StatementAmendment } from './statement';
 
 /**
  * The fake mobile-money partner: a small HTTP server playing the MoMo-modelled protocol
  * (docs/partner-rail.md), started by the tests and by `npm start` when no partner is configured.
- * What it plays is chosen by the party's partyId (src/rail/fake-partner/behaviours.ts).
+ * What it plays is chosen by the party's partyId (src/rail/fake-partner/behaviours.ts); a refund's
+ * by the payer of the request-to-pay it refunds (`…01NN` plays `00NN`), and it is checked against
+ * that request-to-pay (src/rail/fake-partner/refunds.ts).
  */
 
 export interface FakePartnerOptions {
@@ -36,7 +38,7 @@ export interface FakePartnerOptions {
   lateCallbackMs?: number;
   /** When a `0012` request-to-pay becomes SUCCESSFUL, after acceptance (default 2 h: after any charge expiry the tests use). */
   lateSuccessMs?: number;
-  /** When a `0012` transfer becomes SUCCESSFUL, after acceptance (default 10 minutes). */
+  /** When a `0012` transfer (or a `0112` refund) becomes SUCCESSFUL, after acceptance (default 10 minutes). */
   latePayoutSuccessMs?: number;
   /** The credentials it accepts (default: random ones, read back from `credentials`). */
   credentials?: Partial<FakeCredentials>;
@@ -66,9 +68,13 @@ export interface FakePartner {
   requests: RecordedRequest[];
   /** Every callback sent (once it was answered or failed), its URL's token masked. */
   callbacksSent: SentCallback[];
-  /** A copy of what the fake keeps of a reference (undefined: it does not know it). */
-  transaction(product: RailProduct, referenceId: string): FakeTransaction | undefined;
-  /** A copy of every reference the fake keeps of a product, in acceptance order (what it paid, to whom, how much). */
+  /** A copy of what the fake keeps of a reference of a resource (`refund` for a refund; undefined: it does not know it). */
+  transaction(resource: RailResource, referenceId: string): FakeTransaction | undefined;
+  /**
+   * A copy of every reference the fake keeps of a product, in acceptance order (what it paid, to whom,
+   * how much): its books, as its statement lists them. A disbursement's are its transfers and its
+   * refunds (issue 45), each with its `resource`; a refund's externalId is our refund's id (`re_…`).
+   */
   transactions(product: RailProduct): FakeTransaction[];
   /** Every access token issued so far stops working (the next call gets a 401). */
   revokeTokens(): void;
@@ -77,10 +83,10 @@ export interface FakePartner {
    * the charge's expiry, an approval in the last poll interval): one callback unless `callback: false`.
    * False when the fake does not know the reference.
    */
-  settle(product: RailProduct, referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }, options?: { callback?: boolean }): boolean;
-  /** The statement of a product and UTC day, as its endpoint serves it. */
+  settle(resource: RailResource, referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }, options?: { callback?: boolean }): boolean;
+  /** The statement of a product and UTC day, as its endpoint serves it (a disbursement's lists its refunds too). */
   statement(product: RailProduct, date: string): PartnerStatement;
-  /** Changes a reference's statement line: leave it out, or another currency, amount or status. */
+  /** Changes a reference's statement line (a refund's: on `disbursement`): leave it out, or another currency, amount or status. */
   amendStatement(product: RailProduct, referenceId: string, amendment: StatementAmendment): void;
   /** Adds a statement line of a transaction we never sent (listed on the day of its `time`). */
   addStatementLine(product: RailProduct, line: StatementLine): void;
@@ -99,7 +105,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
   const callbacks = new CallbackSender(log);
   const lateSuccessMs = options.lateSuccessMs ?? DEFAULT_LATE_SUCCESS_MS;
   const latePayoutSuccessMs = options.latePayoutSuccessMs ?? DEFAULT_LATE_PAYOUT_SUCCESS_MS;
-  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs, lateSuccessMs, latePayoutSuccessMs }, (product, referenceId, url, body) => callbacks.send(product, referenceId, url, body), options.transactionIds);
+  const transactions = new FakeTransactions({ approveAfterMs, lateCallbackMs, lateSuccessMs, latePayoutSuccessMs }, (resource, referenceId, url, body) => callbacks.send(resource, referenceId, url, body), options.transactionIds);
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const statements = new FakeStatements(transactions);
@@ -141,10 +147,10 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     }),
     requests,
     callbacksSent: callbacks.sent,
-    transaction: (product, referenceId) => transactions.snapshot(product, referenceId),
-    transactions: (product) => transactions.all(product).map((t) => transactions.snapshot(product, t.referenceId)!),
+    transaction: (resource, referenceId) => transactions.snapshot(resource, referenceId),
+    transactions: (product) => transactions.all(product).map((t) => transactions.snapshot(t.resource, t.referenceId)!),
     revokeTokens: () => auth.revokeAll(),
-    settle: (product, referenceId, final, settleOptions) => transactions.settle(product, referenceId, final, settleOptions),
+    settle: (resource, referenceId, final, settleOptions) => transactions.settle(resource, referenceId, final, settleOptions),
     statement: (product, date) => statements.statement(product, date),
     amendStatement: (product, referenceId, amendment) => statements.amend(product, referenceId, amendment),
     addStatementLine: (product, line) => statements.addLine(product, line),

@@ -13,6 +13,7 @@ export interface RecordedRequest {
 /** A callback the fake partner sent (or tried to). */
 export interface SentCallback {
   at: number;
+  /** The reference's resource: `collection`, `disbursement` or `refund`. */
   product: string;
   referenceId: string;
   /** The X-Callback-Url, its `token` masked. */

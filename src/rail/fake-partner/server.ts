@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RailParty, RailProduct } from '../partner-rail';
+import { productOfResource, type RailParty, type RailProduct, type RailResource } from '../partner-rail';
 import { HEADER, PARTY_FIELD, TRANSACTION_PATH, isReferenceId, type MomoError, type MomoSubmission } from '../momo-protocol';
 import { parseJson } from '../momo-status';
-import { behaviourOf } from './behaviours';
+import { behaviourOf, type Behaviour } from './behaviours';
 import type { FakeAuth } from './auth';
 import type { FakeLog } from './callbacks';
 import { maskHeaders, type RecordedRequest } from './recording';
@@ -10,6 +10,8 @@ import type { FakeTransactions } from './transactions';
 import type { FakeStatements } from './statement';
 import { isStatementDate, statementToCsv } from '../momo-statement';
 import { applyControl, controlRoute, type ControlRoute } from './control';
+import { partySubmission } from './submission';
+import { checkRefund } from './refunds';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -24,8 +26,6 @@ export interface FakeHandlerContext {
   /** Slow answers waiting, cleared by close. */
   timers: Set<NodeJS.Timeout>;
 }
-
-const PARTY_ID_TYPES = new Set(['MSISDN', 'EMAIL', 'PARTY_CODE', 'BANK_ACCOUNT']);
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -57,32 +57,10 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The submission's body, checked as the partner would; a problem's message otherwise. */
-function submission(product: RailProduct, body: unknown): MomoSubmission | string {
-  if (typeof body !== 'object' || body === null) return 'the body must be a JSON object';
-  const b = body as Record<string, unknown>;
-  if (typeof b.amount !== 'string' || !/^[0-9]+(\.[0-9]+)?$/.test(b.amount) || !(Number(b.amount) > 0)) return 'amount must be a positive decimal string';
-  if (typeof b.currency !== 'string' || !/^[A-Z]{3}$/.test(b.currency)) return 'currency must be an ISO 4217 code';
-  if (typeof b.externalId !== 'string' || !b.externalId) return 'externalId is required';
-  const field = PARTY_FIELD[product];
-  const party = b[field] as Partial<RailParty> | undefined;
-  if (typeof party !== 'object' || party === null || typeof party.partyIdType !== 'string' || !PARTY_ID_TYPES.has(party.partyIdType) || typeof party.partyId !== 'string' || !party.partyId) {
-    return `${field} must be {partyIdType, partyId}`;
-  }
-  return {
-    amount: b.amount,
-    currency: b.currency,
-    externalId: b.externalId,
-    [field]: { partyIdType: party.partyIdType, partyId: party.partyId },
-    payerMessage: typeof b.payerMessage === 'string' ? b.payerMessage : '',
-    payeeNote: typeof b.payeeNote === 'string' ? b.payeeNote : '',
-  };
-}
-
 type Route =
   | { kind: 'token'; product: RailProduct }
-  | { kind: 'submit'; product: RailProduct }
-  | { kind: 'status'; product: RailProduct; referenceId: string }
+  | { kind: 'submit'; product: RailProduct; resource: RailResource }
+  | { kind: 'status'; product: RailProduct; resource: RailResource; referenceId: string }
   | { kind: 'statement'; product: RailProduct; format: 'json' | 'csv' }
   | { kind: 'control'; product: RailProduct; control: ControlRoute };
 
@@ -93,9 +71,13 @@ function route(method: string, path: string): Route | null {
     if (method === 'GET' && path === `/${product}/v1_0/statement.csv`) return { kind: 'statement', product, format: 'csv' };
     const control = controlRoute(product, method, path);
     if (control) return { kind: 'control', product, control };
-    const base = TRANSACTION_PATH[product];
-    if (method === 'POST' && path === base) return { kind: 'submit', product };
-    if (method === 'GET' && path.startsWith(`${base}/`)) return { kind: 'status', product, referenceId: decodeURIComponent(path.slice(base.length + 1)) };
+  }
+  // A refund is a resource of the disbursement product: its token, credentials and statement (issue 45).
+  for (const resource of ['collection', 'disbursement', 'refund'] as const) {
+    const product = productOfResource(resource);
+    const base = TRANSACTION_PATH[resource];
+    if (method === 'POST' && path === base) return { kind: 'submit', product, resource };
+    if (method === 'GET' && path.startsWith(`${base}/`)) return { kind: 'status', product, resource, referenceId: decodeURIComponent(path.slice(base.length + 1)) };
   }
   return null;
 }
@@ -151,7 +133,7 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
     }
 
     if (target.kind === 'status') {
-      const found = ctx.transactions.get(product, target.referenceId);
+      const found = ctx.transactions.get(target.resource, target.referenceId);
       if (!found) return answer(res, 404, error('RESOURCE_NOT_FOUND', 'Requested resource was not found.'));
       return answer(res, 200, found.state);
     }
@@ -160,29 +142,43 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
     if (!isReferenceId(referenceId)) return answer(res, 400, error('INVALID_REFERENCE_ID', 'X-Reference-Id must be a UUID.'));
     const callbackUrl = header(req, HEADER.callbackUrl);
     if (callbackUrl !== undefined && !/^https?:\/\/[^/\s]+/i.test(callbackUrl)) return answer(res, 400, error('INVALID_CALLBACK_URL_HOST', 'X-Callback-Url is not a valid URL.'));
-    const known = ctx.transactions.get(product, referenceId);
+    const { resource } = target;
+    const known = ctx.transactions.get(resource, referenceId);
     if (known?.behaviour === 'duplicate_refused' || known?.behaviour === 'pending_duplicate_refused') {
       // 0013, 0014: this partner validates a submission before it de-duplicates it; the first goes on.
-      ctx.log('fake partner: duplicate reference refused with a 400 (behaviour 0013 or 0014)', { product, referenceId });
+      ctx.log('fake partner: duplicate reference refused with a 400 (behaviour 0013 or 0014)', { product: resource, referenceId });
       return answer(res, 400, error('NOT_ALLOWED', 'A transaction with this X-Reference-Id is already being processed.'));
     }
     if (known) {
-      ctx.log('fake partner: duplicate reference refused', { product, referenceId });
+      ctx.log('fake partner: duplicate reference refused', { product: resource, referenceId });
       return answer(res, 409, error('RESOURCE_ALREADY_EXIST', 'Duplicated reference id. Creation of resource failed.'));
     }
-    const parsed = submission(product, text ? parseJson(text) : undefined);
-    if (typeof parsed === 'string') return answer(res, 400, error('INVALID_REQUEST', parsed));
-
-    const party = (parsed[PARTY_FIELD[product]] as RailParty).partyId;
-    const behaviour = behaviourOf(party);
-    if (behaviour === 'refuse_now') {
-      const code = product === 'collection' ? 'PAYER_NOT_FOUND' : 'PAYEE_NOT_FOUND';
-      return answer(res, 404, error(code, product === 'collection' ? 'Payer not found.' : 'Payee not found.'));
+    const body = text ? parseJson(text) : undefined;
+    let parsed: MomoSubmission;
+    let behaviour: Behaviour;
+    if (resource === 'refund') {
+      // Checked against the request-to-pay it refunds (src/rail/fake-partner/refunds.ts); it plays what that payer chooses.
+      const verdict = checkRefund(ctx.transactions, body);
+      if ('refused' in verdict) {
+        ctx.log('fake partner: refund refused', { referenceId, code: verdict.refused.code });
+        return answer(res, verdict.refused.status, error(verdict.refused.code, verdict.refused.message));
+      }
+      ({ accepted: parsed, behaviour } = verdict);
+    } else {
+      const submission = partySubmission(resource, body);
+      if (typeof submission === 'string') return answer(res, 400, error('INVALID_REQUEST', submission));
+      parsed = submission;
+      behaviour = behaviourOf((parsed[PARTY_FIELD[resource]] as RailParty).partyId);
     }
-    if (behaviour === 'error_once' && !ctx.transactions.failedOnce(product, referenceId)) {
+    if (behaviour === 'refuse_now') {
+      // A refund's recipient is the request-to-pay's payer: the payee of the money going back.
+      const code = resource === 'collection' ? 'PAYER_NOT_FOUND' : 'PAYEE_NOT_FOUND';
+      return answer(res, 404, error(code, resource === 'collection' ? 'Payer not found.' : 'Payee not found.'));
+    }
+    if (behaviour === 'error_once' && !ctx.transactions.failedOnce(resource, referenceId)) {
       return answer(res, 500, error('INTERNAL_PROCESSING_ERROR', 'An internal error occurred while processing.'));
     }
-    ctx.transactions.accept(product, referenceId, behaviour, parsed, callbackUrl);
+    ctx.transactions.accept(resource, referenceId, behaviour, parsed, callbackUrl);
     if (behaviour === 'slow') {
       const timer = setTimeout(() => {
         ctx.timers.delete(timer);

@@ -18,7 +18,8 @@ export interface StatementAmendment {
 
 /**
  * The fake partner's statements: per product and UTC day, every transaction it received that day
- * (by acceptance time), with its status now, as docs/partner-rail.md ("The statement") names the
+ * (by acceptance time; a disbursement's transfers and refunds, a refund's party the payer it pays
+ * back), with its status now, as docs/partner-rail.md ("The statement") names the
  * format. Behaviours `0010` (listed twice) and `0011` (one minor unit more) play here, and a test
  * can amend a reference's line or add a line of its own.
  */
