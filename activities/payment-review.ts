@@ -19,7 +19,7 @@ import type { Orm } from '../src/persistence/orm';
 import { railRequestFor } from '../src/persistence/partner/rail-request-store';
 import { resolutionEvidence } from '../src/persistence/charges/resolution-evidence';
 import { evidenceMismatch } from '../src/domain/charge-resolution';
-import type { PartnerRail, RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
+import type { PartnerRail, RailStatus, RailSubmitResult, RailResource } from '../src/rail/partner-rail';
 import type { SecretBox } from '../src/support/secret-box';
 import { openBreaksOfPayment } from '../src/persistence/reconcile/break-store';
 
@@ -34,7 +34,7 @@ export type LateVerdict =
 
 export interface CompareLateRequest {
   paymentId: string;
-  product: 'collection' | 'disbursement';
+  product: RailResource;
   status: RailStatus;
   /** Workflow time (ISO). */
   at: string;

@@ -24,12 +24,12 @@ export function statusMismatch(sent: Pick<RailRequest, 'amount' | 'currency'>, s
 }
 
 /**
- * When a payout's or settlement batch's submit window closed (ISO), or undefined while it is open or
- * for a charge (its window is its expiry). A restarted run (`payments restart po_…|stl_…`) keeps the
+ * When a payout's, refund's or settlement batch's submit window closed (ISO), or undefined while it
+ * is open or for a charge (its window is its expiry). A restarted run (`payments restart po_…|stl_…`) keeps the
  * first submission's window: past it, nothing is sent again (issue 43).
  */
 export function payoutWindowClosed(paymentId: string, referenceCreatedAt: string, nowMs = Date.now()): string | undefined {
-  if (!paymentId.startsWith('po_') && !paymentId.startsWith('stl_')) return undefined;
+  if (!paymentId.startsWith('po_') && !paymentId.startsWith('stl_') && !paymentId.startsWith('re_')) return undefined;
   const closesMs = Date.parse(referenceCreatedAt) + LIVE_PAYOUT_DEADLINE_MS;
   return nowMs >= closesMs ? new Date(closesMs).toISOString() : undefined;
 }
@@ -73,7 +73,7 @@ export function createRailActivities(deps: RailActivityDeps) {
       const closedAt = payoutWindowClosed(request.paymentId, createdAt);
       if (closedAt) {
         // A restarted payout or batch run keeps the first run's submit window: past it, nothing is sent.
-        const what = request.paymentId.startsWith('stl_') ? 'settlement batch' : 'payout';
+        const what = request.paymentId.startsWith('stl_') ? 'settlement batch' : request.paymentId.startsWith('re_') ? 'refund' : 'payout';
         const status = await deps.rail.status(request.product, referenceId);
         await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
         if (status.status !== 'unknown') return { kind: 'duplicate' };

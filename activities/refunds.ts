@@ -1,13 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { refundState, type RefundRecord, type RefundTransitionRequest } from '../src/domain/refund';
+import { REFUND_TRANSITION_REFUSED, refundState, type RefundRecord, type RefundTransitionRequest } from '../src/domain/refund';
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
-import { applyRefundTransition, beginRefund } from '../src/persistence/refunds/refund-store';
+import { applyRefundTransition, beginRefund, RefundTransitionRefusedError } from '../src/persistence/refunds/refund-store';
 import type { RefundActivities } from './types';
 
-/** Permanent database errors are non-retryable with a stable type; anything else (connection lost, lock timeout, deadlock) is retried. */
+/** The status gate's refusals and permanent database errors are non-retryable with a stable type; anything else (connection lost, lock timeout, deadlock) is retried. */
 function asFailure(error: unknown): unknown {
+  if (error instanceof RefundTransitionRefusedError) return ApplicationFailure.create({ type: REFUND_TRANSITION_REFUSED, message: error.message, nonRetryable: true });
   if (isDeterministicDbError(error)) return ApplicationFailure.create({ type: DETERMINISTIC_DB_ERROR, message: deterministicDbMessage(error), nonRetryable: true });
   return error;
 }

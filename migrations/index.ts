@@ -47,6 +47,7 @@ import { Migration20261215000013_ledger_rail_answer } from './Migration202612150
 import { Migration20261215000051_settlements_open_created } from './Migration20261215000051_settlements_open_created';
 import { Migration20261215000073_operator_audit_identity } from './Migration20261215000073_operator_audit_identity';
 import { Migration20261215000074_live_reversal_gate } from './Migration20261215000074_live_reversal_gate';
+import { Migration20261216000001_live_refunds } from './Migration20261216000001_live_refunds';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -105,4 +106,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261215000073_operator_audit_identity', class: Migration20261215000073_operator_audit_identity },
   { name: 'Migration20261215000074_live_reversal_gate', class: Migration20261215000074_live_reversal_gate },
   { name: 'Migration20261215000075_success_amount_gate', class: Migration20261215000075_success_amount_gate },
+  { name: 'Migration20261216000001_live_refunds', class: Migration20261216000001_live_refunds },
 ];

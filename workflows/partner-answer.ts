@@ -191,7 +191,7 @@ export function railCalls(w: PartnerWatch): RailCalls {
   setHandler(partnerCallbackSignal, () => {
     callbacks += 1;
   });
-  const verb = w.product === 'collection' ? 'request-to-pay' : 'transfer';
+  const verb = w.product === 'collection' ? 'request-to-pay' : w.product === 'refund' ? 'refund' : 'transfer';
   const request: RailStepRequest = { paymentId: w.paymentId, product: w.product };
   return {
     verb,

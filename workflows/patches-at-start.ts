@@ -1,6 +1,6 @@
 import { patched } from '@temporalio/workflow';
 import { BOUNDED_DB_RETRIES_PATCH } from '../src/domain/charge-attention';
-import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
+import { LIVE_PARTNER_RAIL_PATCH, LIVE_REFUND_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
@@ -42,7 +42,7 @@ export const SETTLEMENT_PATCHES_AT_START: Readonly<Record<string, readonly strin
 /** What a refund's run may ask right after a local activity (beginRefund finding it final, a transition, a give-up). */
 export const REFUND_PATCHES_AT_START: Readonly<Record<string, readonly string[]>> = {
   sandbox: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, LIVE_REFUND_RAIL_PATCH],
 };
 
 /**

@@ -5,7 +5,7 @@ import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { AUDIT_WITH_CHANGE_PATCH, OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH, RESUME_AFTER_CLOSED_RUN_PATCH } from './webhook-delivery';
-import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
+import { LIVE_PARTNER_RAIL_PATCH, LIVE_REFUND_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { RETURN_CALLBACK_WAKES_PATCH, RETURN_ENDED_KNOWN_PATCH, REVIEW_FLAG_CHECKED_PATCH } from './payment-review';
@@ -60,4 +60,5 @@ export const PATCH_IDS: readonly string[] = [
   UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH,
   REVIEW_DECISION_REFUSED_PATCH,
   SUCCESS_MUST_MATCH_PATCH,
+  LIVE_REFUND_RAIL_PATCH,
 ];

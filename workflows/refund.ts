@@ -10,6 +10,9 @@ import { timerDesk } from './payout-timers';
 import { applyRefundTransition, beginRefund } from './refund-activities';
 import { answerRecord } from './record-query';
 import { auditRestart } from './operator-restart';
+import { LIVE_REFUND_RAIL_PATCH } from '../src/domain/live-rail';
+import { continueWaitAsNew } from './partner-long-wait';
+import { followLiveRefund } from './refund-rail';
 
 /** Current state as the workflow last wrote it (`temporal workflow query --type refundState`; no metadata). */
 export const refundStateQuery = defineQuery<RefundState | undefined>('refundState');
@@ -26,9 +29,10 @@ export const refundStateQuery = defineQuery<RefundState | undefined>('refundStat
  *    refund: `RefundNotFoundError`, non-retryably; a stored refund of another merchant or environment
  *    than the run's search attributes: `RefundInputRefused`. A refund already finished (a run started
  *    again) is returned as it is: nothing moves twice.
- * 2. The rail, from the refund's own `metadata.sandbox_outcome` (src/domain/refund.ts refundPlan):
- *    success after about three seconds, a failure class fails at once, `pending` times out after ten
- *    minutes (`timeout`); a live refund fails at once (`partner_unavailable`: no live rail). Every
+ * 2. The rail. Sandbox, from the refund's own `metadata.sandbox_outcome` (src/domain/refund.ts
+ *    refundPlan): success after about three seconds, a failure class fails at once, `pending` times
+ *    out after ten minutes (`timeout`). Live (issue 45): the partner's refund, ended only by its word
+ *    (workflows/refund-rail.ts); runs from before LIVE_REFUND_RAIL_PATCH failed at once. Every
  *    timer races the sandbox `advance` signal (`nextTimer` query names it; workflows/payout-timers.ts).
  * 3. The terminal transition (one transaction): projection, the charge's amount_refunded on success,
  *    the ledger (post to refund_clearing, or release to available), balance rows, `refund.succeeded`
@@ -72,6 +76,14 @@ export async function refundWorkflow(input: RefundStart): Promise<RefundState> {
     return finished(refund, isPatched);
   };
 
+  if (refund.environment === 'live' && isPatched(LIVE_REFUND_RAIL_PATCH)) {
+    // Issue 45: the partner's refund, followed to its word (the wait continues as new when long).
+    return followLiveRefund(refund, {
+      finish,
+      resume: input.resume,
+      continueAsNew: (carry) => continueWaitAsNew<typeof refundWorkflow>({ refundId, resume: carry }),
+    });
+  }
   const plan = refundPlan(refund.environment, begun.sandboxOutcome);
   switch (plan.kind) {
     case 'fail':

@@ -73,6 +73,9 @@ export const TRANSFER_KINDS: Readonly<Record<TransferKind, KindInfo>> = {
   settlement_late_paid: { type: 'settlement', source: 'settlement', step: 'late_paid' },
   settlement_late_sweep: { type: 'settlement', source: 'settlement', step: 'late_sweep' },
   settlement_late_clear: { type: 'settlement', source: 'settlement', step: 'late_clear' },
+  refund_late_paid: { type: 'refund', source: 'refund', step: 'late_paid' },
+  refund_late_reserve: { type: 'refund', source: 'refund', step: 'late_reserve' },
+  refund_late_clear: { type: 'refund', source: 'refund', step: 'late_clear' },
 };
 
 const KIND_NAMES = Object.keys(TRANSFER_KINDS) as TransferKind[];

@@ -36,7 +36,7 @@ export const MAX_AUTOMATIC_RETRIES = 3;
 export { MAX_REASON_LENGTH } from './operator-action';
 
 /** Error types that are a refusal by the charge's rules, not a database problem: never retried by an operator. */
-export const DOMAIN_REFUSALS: readonly string[] = ['TransitionRefusedError', 'ChargeNotFoundError', 'PayoutTransitionRefusedError', 'PayoutNotFoundError'];
+export const DOMAIN_REFUSALS: readonly string[] = ['TransitionRefusedError', 'ChargeNotFoundError', 'PayoutTransitionRefusedError', 'PayoutNotFoundError', 'RefundTransitionRefusedError'];
 
 /** Error type of a charge workflow whose acceptance could not be recorded (no row, no money moved). */
 export const CHARGE_NOT_RECORDED = 'ChargeNotRecorded';

@@ -25,4 +25,5 @@ export const EVENT_TYPES: ReadonlyArray<{ type: string; description: string }> =
   { type: 'transaction.late_returned', description: 'The money of a late success is back with the payer: the return transfer was paid.' },
   { type: 'payout.late_success', description: 'The partner paid the recipient after the payout had failed: it is under review until an operator accepts it as paid (then payout.succeeded).' },
   { type: 'settlement.late_success', description: 'The partner paid the settlement after it had failed: it is under review until an operator accepts it as paid (then settlement.paid).' },
+  { type: 'refund.late_success', description: 'The partner paid a live refund back to the customer after it had failed: it is under review until an operator accepts it as paid (then refund.succeeded).' },
 ];

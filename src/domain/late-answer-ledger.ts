@@ -14,7 +14,7 @@ import type { ReviewedKind } from './payment-review';
  * - return: `late_return` late_funds → returns_in_transit (on its way back to the payer), then, once
  *   the partner has paid the return transfer, `late_return_paid` returns_in_transit → refund_clearing.
  *
- * Payout or settlement (the partner paid the recipient after we failed it and released its money):
+ * Payout, settlement or refund (issue 45) (the partner paid the recipient, or the payer back, after we failed it and released its money):
  * - recorded: `*_late_paid` late_funds → payout_clearing / settlement_clearing (the money left, out of
  *   the platform's float: late_funds goes negative);
  * - accept: `*_late_reserve` / `*_late_sweep` merchant_available → merchant_reserved again (available
@@ -33,8 +33,15 @@ export interface LateAmounts {
 function clearingOf(kind: ReviewedKind) {
   if (kind === 'payout') return ACCOUNTS.payoutClearing;
   if (kind === 'settlement') return ACCOUNTS.settlementClearing;
+  if (kind === 'refund') return ACCOUNTS.refundClearing;
   return ACCOUNTS.customerClearing;
 }
+
+/** The money-out kinds: money left through the partner (late: paid after we said it failed). */
+type OutKind = 'payout' | 'settlement' | 'refund';
+const OUT_PAID = { payout: 'payout_late_paid', settlement: 'settlement_late_paid', refund: 'refund_late_paid' } as const;
+const OUT_RESERVE = { payout: 'payout_late_reserve', settlement: 'settlement_late_sweep', refund: 'refund_late_reserve' } as const;
+const OUT_CLEAR = { payout: 'payout_late_clear', settlement: 'settlement_late_clear', refund: 'refund_late_clear' } as const;
 
 /** Recording late money: the partner's SUCCESSFUL for a payment we had ended. */
 export function lateReceiptTransfer(kind: ReviewedKind, p: LateAmounts): Transfer {
@@ -50,7 +57,7 @@ export function lateReceiptTransfer(kind: ReviewedKind, p: LateAmounts): Transfe
   }
   return {
     id: `${p.id}:late_paid`,
-    kind: kind === 'payout' ? 'payout_late_paid' : 'settlement_late_paid',
+    kind: OUT_PAID[kind],
     postings: [
       { account: ACCOUNTS.lateFunds, amount: -p.amount },
       { account: clearingOf(kind), amount: p.amount },
@@ -95,10 +102,10 @@ export function lateReturnPaidTransfer(p: LateAmounts): Transfer {
 }
 
 /** A payout's or settlement's money reserved again from available before its normal post (accept). */
-export function lateReserveTransfer(kind: 'payout' | 'settlement', p: LateAmounts): Transfer {
+export function lateReserveTransfer(kind: OutKind, p: LateAmounts): Transfer {
   return {
-    id: `${p.id}:${kind === 'payout' ? 'late_reserve' : 'late_sweep'}`,
-    kind: kind === 'payout' ? 'payout_late_reserve' : 'settlement_late_sweep',
+    id: `${p.id}:${kind === 'settlement' ? 'late_sweep' : 'late_reserve'}`,
+    kind: OUT_RESERVE[kind],
     postings: [
       { account: ACCOUNTS.merchantAvailable, amount: -p.totalDebit },
       { account: ACCOUNTS.merchantReserved, amount: p.totalDebit },
@@ -107,10 +114,10 @@ export function lateReserveTransfer(kind: 'payout' | 'settlement', p: LateAmount
 }
 
 /** The suspense repaid once the normal post has put the amount on the clearing account again (accept). */
-export function lateClearTransfer(kind: 'payout' | 'settlement', p: LateAmounts): Transfer {
+export function lateClearTransfer(kind: OutKind, p: LateAmounts): Transfer {
   return {
     id: `${p.id}:late_clear`,
-    kind: kind === 'payout' ? 'payout_late_clear' : 'settlement_late_clear',
+    kind: OUT_CLEAR[kind],
     postings: [
       { account: clearingOf(kind), amount: -p.amount },
       { account: ACCOUNTS.lateFunds, amount: p.amount },

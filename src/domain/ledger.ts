@@ -51,7 +51,10 @@ export type LateTransferKind =
   | 'payout_late_clear'
   | 'settlement_late_paid'
   | 'settlement_late_sweep'
-  | 'settlement_late_clear';
+  | 'settlement_late_clear'
+  | 'refund_late_paid'
+  | 'refund_late_reserve'
+  | 'refund_late_clear';
 
 export interface Posting {
   account: Account;

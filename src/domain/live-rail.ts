@@ -1,22 +1,27 @@
+import type { RailResource } from './rail-resource';
+
 /**
  * The rail that moves live money (issue 20): `partner`, the mobile-money partner adapter
  * (src/rail/momo-adapter.ts; the fake partner when none is configured locally), or `none`. Without
  * one the live listener refuses money movement with 503 `live_unavailable`
  * (src/http/middleware/live-rail.ts), the settlement run skips live balances, and a live payment
- * never goes through the sandbox simulator (workflows/charge-rail.ts). Live refunds are not on the
- * partner rail yet: they stay 503 `live_unavailable` whatever the rail.
+ * never goes through the sandbox simulator (workflows/charge-rail.ts). Since issue 45 live refunds
+ * go to the partner too (MoMo's refund, workflows/refund-rail.ts).
  */
 export type LiveRail = 'none' | 'partner';
 
 /** The default of code that is not told which rail the process has. */
 export const LIVE_RAIL: LiveRail = 'none';
 
-export const LIVE_REFUNDS_UNAVAILABLE_MESSAGE =
-  'Live refunds are not available yet: the live partner rail takes charges and payouts only. Nothing was created. Refunds work in the sandbox.';
-
 export const LIVE_UNAVAILABLE_MESSAGE =
   'Live payments are not available yet: no live payment rail is connected, so no money can move. Nothing was created. ' +
   'Use the sandbox (svc_test_ keys) meanwhile; reads, events, balances and webhook endpoints work on live.';
+
+/**
+ * `patched()` id (issue 45): a live refund goes to the partner rail (workflows/refund-rail.ts); before,
+ * a live refund run (which the API never started: it answered 503) failed at once with `partner_unavailable`.
+ */
+export const LIVE_REFUND_RAIL_PATCH = 'live-refund-rail';
 
 /** `patched()` id: a live charge or payout goes to the partner rail (before: it failed at once with `partner_unavailable`). */
 export const LIVE_PARTNER_RAIL_PATCH = 'live-partner-rail';
@@ -72,10 +77,10 @@ export function partnerPollDelayMs(poll: number, sinceMs: number): number {
   return PARTNER_POLL_SCHEDULE_MS[Math.min(poll, PARTNER_POLL_SCHEDULE_MS.length - 1)];
 }
 
-/** What the rail activities are asked: which payment, on which product. */
+/** What the rail activities are asked: which payment, on which partner resource (a refund: `refund`, issue 45). */
 export interface RailStepRequest {
   paymentId: string;
-  product: 'collection' | 'disbursement';
+  product: RailResource;
   /**
    * A submission after an earlier one of this payment (a resubmit after `unknown`): a refusal then
    * is checked against the partner's status before it is taken as final (activities/rail.ts).

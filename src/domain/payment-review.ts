@@ -1,3 +1,4 @@
+import type { RailResource } from './rail-resource';
 import type { PaymentReviewSource } from './payment-review-source';
 import type { PaymentReviewCarry } from './review-wait';
 import { hasControlCharacter } from './control-characters';
@@ -18,7 +19,8 @@ export { PAYMENT_REVIEW_SOURCES, type PaymentReviewSource } from './payment-revi
 /** Input of paymentReviewWorkflow (and of flagPaymentReview / startReviewFromWorkflow). */
 export interface PaymentReviewStart {
   paymentId: string;
-  product: 'collection' | 'disbursement';
+  /** The partner resource its status is asked on: a refund's is `refund` (issue 45). */
+  product: RailResource;
   merchantId: string;
   environment: 'sandbox' | 'live';
   source: PaymentReviewSource;
@@ -81,18 +83,19 @@ export function reviewedPaymentId(workflowId: string): string | null {
   return workflowId.startsWith(PAYMENT_REVIEW_ID_PREFIX) ? workflowId.slice(PAYMENT_REVIEW_ID_PREFIX.length) : null;
 }
 
-/** The kind of payment an id names (charge `txn_`, payout `po_`, settlement `stl_`), or null. */
-export type ReviewedKind = 'charge' | 'payout' | 'settlement';
+/** The kind of payment an id names (charge `txn_`, payout `po_`, settlement `stl_`, refund `re_`: issue 45), or null. */
+export type ReviewedKind = 'charge' | 'payout' | 'settlement' | 'refund';
 export function reviewedKind(paymentId: string): ReviewedKind | null {
   if (paymentId.startsWith('txn_')) return 'charge';
   if (paymentId.startsWith('po_')) return 'payout';
   if (paymentId.startsWith('stl_')) return 'settlement';
+  if (paymentId.startsWith('re_')) return 'refund';
   return null;
 }
 
-/** The partner product a payment moves on: charges collect, payouts and settlements disburse. */
-export function reviewedProduct(paymentId: string): 'collection' | 'disbursement' {
-  return paymentId.startsWith('txn_') ? 'collection' : 'disbursement';
+/** The partner resource a payment moves on: charges collect, payouts and settlements transfer, refunds refund. */
+export function reviewedProduct(paymentId: string): RailResource {
+  return paymentId.startsWith('txn_') ? 'collection' : paymentId.startsWith('re_') ? 'refund' : 'disbursement';
 }
 
 /**
@@ -146,7 +149,7 @@ export function settleLateActionRefusal(kind: ReviewedKind, action: SettleLateAc
 /** The review's state, as the paymentReview query answers it. */
 export interface PaymentReviewState {
   paymentId: string;
-  product: 'collection' | 'disbursement';
+  product: RailResource;
   /** polling: asking the partner; late_money: waiting for an operator; settled / agreed / open: see reasons. */
   phase: 'polling' | 'late_money' | 'settling' | 'settled' | 'agreed';
   needsAttention: boolean;

@@ -2,6 +2,7 @@ import type { Environment } from './environment';
 import { isFailureClass, type FailureClass } from './failure-classes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from './sandbox-outcome';
 import type { RestartRequest } from './operator-action';
+import type { PartnerWaitCarry } from './partner-wait';
 
 /**
  * Refunds (INTERFACE.md, "Money movement"): money back to the customer of a succeeded charge, paid
@@ -90,6 +91,8 @@ export interface RefundStart {
   refundId: string;
   /** Set by `payments restart` (an operator's new run for a record whose workflow closed unfinished): who, why, and what it found. */
   restart?: RestartRequest;
+  /** A live refund's partner wait carried over from the run that continued as new (workflows/refund-rail.ts). */
+  resume?: PartnerWaitCarry;
 }
 
 /** Workflow type of the refund workflow (workflows/refund.ts). */
@@ -98,6 +101,8 @@ export const REFUND_WORKFLOW_TYPE = 'refundWorkflow';
 export const REFUND_NOT_FOUND = 'RefundNotFoundError';
 /** Error type of a refund workflow refused at its start (workflow id or search attributes not the stored refund's). */
 export const REFUND_INPUT_REFUSED = 'RefundInputRefused';
+/** Error type of a refund end the status gate refused (a live refund's end without the partner's word; src/persistence/payment-gate.ts). */
+export const REFUND_TRANSITION_REFUSED = 'RefundTransitionRefusedError';
 
 /** One requested state change of a refund (from the workflow: `at` is workflow time, so a retry writes the same value). */
 export interface RefundTransitionRequest {
@@ -114,7 +119,8 @@ export type RefundPlan = { kind: 'succeed'; afterMs: number } | { kind: 'fail'; 
  * The sandbox outcome of a refund: absent, `succeed` or anything unrecognised (including
  * `indeterminate`, which has no meaning for a refund) succeeds about three seconds after acceptance;
  * a failure class fails at once with that class; `pending` stays in flight ten minutes, then fails
- * with `timeout`. No live rail exists: a live refund (the API refuses them) fails at once.
+ * with `timeout`. Live: runs from before the refund rail (LIVE_REFUND_RAIL_PATCH) fail at once; a
+ * newer live refund never comes here (workflows/refund-rail.ts).
  */
 export function refundPlan(environment: Environment, outcome: unknown): RefundPlan {
   if (environment === 'live') return { kind: 'fail', failureClass: 'partner_unavailable' };

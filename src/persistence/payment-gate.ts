@@ -4,7 +4,7 @@ import { TEXT_ARRAY } from './sql-values';
 
 /**
  * The one gate for a payment's status (issue 43; docs/partner-rail.md, "The status gate"). Every
- * change of `status` on charges, payouts and settlement batches goes through `passGate`, inside the
+ * change of `status` on charges, payouts, settlement batches and refunds (issue 45) goes through `passGate`, inside the
  * caller's transaction and under the row's lock:
  *
  * - compare-and-set: the update names the status it moves from, and is refused
@@ -29,9 +29,9 @@ import { TEXT_ARRAY } from './sql-values';
  *   settle-late `credit` (from expired or failed; canSettleLate).
  * Test set-up that seeds statuses in bulk goes around it explicitly (test/support/status-gate.ts).
  */
-export type GatedKind = 'charge' | 'payout' | 'settlement';
+export type GatedKind = 'charge' | 'payout' | 'settlement' | 'refund';
 
-const TABLE: Record<GatedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements' };
+const TABLE: Record<GatedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements', refund: 'refunds' };
 
 /** The SQLSTATE of the trigger's refusal (class 23: a constraint of the data, the same change fails again). */
 export const GATE_REFUSED_SQLSTATE = '23P43';
@@ -125,7 +125,8 @@ async function transactionPaidAnother(em: Pick<EntityManager, 'execute'>, change
       `select o.payment_id, p.status from rail_answers o
        join lateral (select status, environment from charges where id = o.payment_id
                      union all select status, environment from payouts where id = o.payment_id
-                     union all select status, environment from settlements where id = o.payment_id) p on true
+                     union all select status, environment from settlements where id = o.payment_id
+                     union all select status, environment from refunds where id = o.payment_id) p on true
        where o.product = ? and o.partner_transaction_id = ? and o.outcome = 'succeeded' and o.payment_id <> ?
          and p.environment = 'live' and p.status = any(${TEXT_ARRAY})
        order by o.id limit 1`,

@@ -1,4 +1,4 @@
-import type { RailParty, RailProduct } from './partner-rail';
+import type { RailParty, RailProduct, RailResource } from './partner-rail';
 
 /**
  * The partner protocol as modelled on the public MTN MoMo Open API (docs/partner-rail.md,
@@ -11,10 +11,11 @@ export function tokenPath(product: RailProduct): string {
   return `/${product}/token/`;
 }
 
-/** Where a product's transactions live: request-to-pay for collections, transfer for disbursements. */
-export const TRANSACTION_PATH: Record<RailProduct, string> = {
+/** Where a resource's transactions live: request-to-pay for collections, transfer and refund for disbursements. */
+export const TRANSACTION_PATH: Record<RailResource, string> = {
   collection: '/collection/v1_0/requesttopay',
   disbursement: '/disbursement/v1_0/transfer',
+  refund: '/disbursement/v1_0/refund',
 };
 
 /** The transaction's party field: the payer of a request-to-pay, the payee of a transfer. */
@@ -35,13 +36,15 @@ export interface MomoToken {
   expires_in: number;
 }
 
-/** The body of a submission (requesttopay carries `payer`, transfer `payee`). */
+/** The body of a submission (requesttopay carries `payer`, transfer `payee`, refund `referenceIdToRefund` and no party). */
 export interface MomoSubmission {
   amount: string;
   currency: string;
   externalId: string;
   payer?: RailParty;
   payee?: RailParty;
+  /** A refund: the X-Reference-Id of the request-to-pay it refunds. */
+  referenceIdToRefund?: string;
   payerMessage: string;
   payeeNote: string;
 }
@@ -71,4 +74,8 @@ export function isReferenceId(value: unknown): value is string {
 
 export function isRailProduct(value: unknown): value is RailProduct {
   return value === 'collection' || value === 'disbursement';
+}
+
+export function isRailResource(value: unknown): value is RailResource {
+  return isRailProduct(value) || value === 'refund';
 }

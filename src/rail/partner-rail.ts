@@ -1,4 +1,5 @@
 import type { FailureClass } from '../domain/failure-classes';
+import type { RailResource } from '../domain/rail-resource';
 
 /**
  * The rail that moves live money (issue 20), behind one interface with two implementations: the
@@ -13,6 +14,14 @@ import type { FailureClass } from '../domain/failure-classes';
 
 /** Which partner product: collections (request-to-pay, charges) or disbursements (transfer, payouts and settlements). */
 export type RailProduct = 'collection' | 'disbursement';
+
+/** What one partner reference names: `collection`, `disbursement` or `refund` (src/domain/rail-resource.ts, issue 45). */
+export type { RailResource } from '../domain/rail-resource';
+
+/** The partner product a resource belongs to: its token, credentials and statement. */
+export function productOfResource(resource: RailResource): RailProduct {
+  return resource === 'refund' ? 'disbursement' : resource;
+}
 
 export interface RailParty {
   /** `MSISDN` (a phone number, digits only, with country code) or `BANK_ACCOUNT` (`<bank code>:<account number>`). */
@@ -32,6 +41,11 @@ export interface RailRequest {
   party: RailParty;
   /** Shown to the customer (payerMessage / payeeNote). */
   message: string;
+  /**
+   * A refund only: the reference of the request-to-pay it refunds (MoMo's `referenceIdToRefund`).
+   * `party` is then that request-to-pay's payer, who gets the money back (MoMo's refund body names no party).
+   */
+  referenceIdToRefund?: string;
 }
 
 /** What the partner said to a submission. */
@@ -75,10 +89,10 @@ export class RailUnavailable extends Error {
 }
 
 export interface PartnerRail {
-  /** `collection`: request-to-pay; `disbursement`: transfer. Idempotent per `referenceId`. */
-  submit(product: RailProduct, request: RailRequest): Promise<RailSubmitResult>;
+  /** `collection`: request-to-pay; `disbursement`: transfer; `refund`: refund of a request-to-pay (`referenceIdToRefund`). Idempotent per `referenceId`. */
+  submit(resource: RailResource, request: RailRequest): Promise<RailSubmitResult>;
   /** The status of a reference (GET …/{referenceId}). */
-  status(product: RailProduct, referenceId: string): Promise<RailStatus>;
+  status(resource: RailResource, referenceId: string): Promise<RailStatus>;
 }
 
 /** What the API's callback route needs to check a callback (src/rail/momo-callback.ts): the secret its URLs are signed with. */
@@ -92,7 +106,7 @@ export interface PartnerCallbackSettings {
 
 /** A callback from the partner, once its authenticity is checked (src/rail/momo-callback.ts). */
 export interface RailCallback {
-  product: RailProduct;
+  product: RailResource;
   referenceId: string;
   /** What the callback body claims; the workflow confirms it with `status` before acting on it. */
   claimed: RailStatus;

@@ -1,5 +1,5 @@
 import type { Orm } from '../persistence/orm';
-import { reviewedKind, type PaymentReviewStart } from '../domain/payment-review';
+import { reviewedKind, reviewedProduct, type PaymentReviewStart } from '../domain/payment-review';
 import type { PartnerStatement } from '../rail/momo-statement';
 import { importStatement } from '../persistence/reconcile/statement-store';
 import { markFlagged, paymentsReleasedBy, unfinishedDays, unflaggedBreaks } from '../persistence/reconcile/statement-store';
@@ -58,8 +58,9 @@ export async function importDayAndRefetch(
 export async function flagOpenBreaks(deps: { orm: Orm; flag: FlagReview }): Promise<number> {
   let flagged = 0;
   for (const b of await unflaggedBreaks(deps.orm)) {
-    // A charge's review follows its request-to-pay, also for a break of its return transfer (a disbursement line).
-    const product = reviewedKind(b.paymentId) === 'charge' ? 'collection' : b.product;
+    // A charge's review follows its request-to-pay, also for a break of its return transfer (a
+    // disbursement line); a refund's follows its refund (issue 45), a disbursement line too.
+    const product = reviewedKind(b.paymentId) === 'charge' ? 'collection' : reviewedProduct(b.paymentId);
     await deps.flag({ paymentId: b.paymentId, product, merchantId: b.merchantId, environment: 'live', source: 'reconciliation', reason: b.reason.slice(0, 500) });
     await markFlagged(deps.orm, b.id);
     flagged++;

@@ -40,7 +40,8 @@ function refundDraft(caller: Caller, request: RefundRequest, metadataJson: strin
  * available balance, stores the answer and writes the refund, its reservation and `refund.created`;
  * then the workflow (id = refund id, input `{ refundId }`) is started, waiting at most
  * CHARGE_START_WAIT_MS. The refund is durable at commit: a start that is slow or fails is finished by
- * the refund-start relay. The live listener never gets here (503 `live_unavailable`, live-rail.ts).
+ * the refund-start relay. A live refund goes to the partner rail (issue 45, workflows/refund-rail.ts);
+ * without a live rail the live listener answers 503 `live_unavailable` first (live-rail.ts).
  */
 export async function createRefund(
   deps: ServiceDeps,

@@ -3,7 +3,7 @@ import { paymentReviewWorkflowId, reviewedKind } from '../domain/payment-review'
 import { claimCallbackSignal, type CallbackSignalClaim, type CallbackSignalLimits } from '../persistence/partner/callback-signal-store';
 import { endedWithMoney, endedWithoutMoney, lateSubject } from '../persistence/partner/late-answer-store';
 import type { Orm } from '../persistence/orm';
-import type { RailProduct, RailStatus } from '../rail/partner-rail';
+import type { RailResource, RailStatus } from '../rail/partner-rail';
 import { flagPaymentReview } from './payment-review';
 
 /**
@@ -21,7 +21,7 @@ import { flagPaymentReview } from './payment-review';
 export async function lateCallbackOutcome(
   deps: { orm: Orm; client: Client; taskQueue: string; limits?: CallbackSignalLimits },
   paymentId: string,
-  product: RailProduct,
+  product: RailResource,
   claimed: RailStatus,
 ): Promise<'late' | 'replayed' | Exclude<CallbackSignalClaim, 'signal'>> {
   const kind = reviewedKind(paymentId);

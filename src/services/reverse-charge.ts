@@ -8,7 +8,7 @@ import type { TemporalHandle } from '../temporal/connection';
 import type { chargeReversalWorkflow } from '../../workflows/charge-reversal';
 import { isTemporalUnavailable, withTemporalDeadline } from './dependency-unavailable';
 import { DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS } from '../config';
-import { liveReversalRefusal } from '../domain/live-reversal';
+import { reverseLiveCharge } from './reverse-live-charge';
 
 /** Who reverses and why (the audit log); `batch_id` for a bulk run. */
 export interface OperatorRequest {
@@ -41,8 +41,9 @@ async function reversalRun(temporal: TemporalHandle, taskQueue: string, charge: 
 }
 
 /**
- * Operator action (`charges reverse txn_… --reason TEXT`): reverse a succeeded sandbox charge (a live
- * one is refused before anything starts: src/domain/live-reversal.ts). Runs `chargeReversalWorkflow` as a new run under the
+ * Operator action (`charges reverse txn_… --reason TEXT`): reverse a succeeded charge. A live one goes
+ * back through the partner as a refund of what is left (src/services/reverse-live-charge.ts; answers
+ * the refund object). A sandbox one runs `chargeReversalWorkflow` as a new run under the
  * charge's own workflow id, and waits for it, at most `deadlineMs` (then ReversalPendingError; the
  * run goes on, and the same command later joins it). Answers the charge object, serialised.
  */
@@ -57,8 +58,9 @@ export async function reverseCharge(
   const row = await orm.em.fork().findOne(Charge, { id: chargeId });
   if (!row) throw new Error(`charge ${chargeId} does not exist`);
   const charge = rowToRecord(row);
-  if (charge.environment === 'live') throw new Error(liveReversalRefusal('charge', chargeId));
   if (charge.status !== 'succeeded') throw new Error(`charge ${chargeId} is ${charge.status}; only a succeeded charge can be reversed`);
+  // Issue 45: a live charge's money goes back through the partner, as a refund (answered: the refund).
+  if (charge.environment === 'live') return reverseLiveCharge(orm, temporal, taskQueue, charge, request);
   const deadline = Date.now() + deadlineMs;
   try {
     // The run answers the charge's state only (no customer data in history): the object is read back.

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ChangeActor } from '../domain/operator-action';
-import { paymentReviewWorkflowId, reviewedKind, reviewedPaymentId } from '../domain/payment-review';
+import { paymentReviewWorkflowId, reviewedKind, reviewedPaymentId, reviewedProduct } from '../domain/payment-review';
 import { lateSubject } from '../persistence/partner/late-answer-store';
 import { recordChange } from '../persistence/operators/change-audit';
 import type { Orm } from '../persistence/orm';
@@ -30,7 +30,7 @@ export async function openPaymentReview(
 ): Promise<{ paymentId: string; review: string; before: string; reopened: boolean; audit_id: string }> {
   const paymentId = reviewedPaymentId(id) ?? id;
   const kind = reviewedKind(paymentId);
-  if (!kind) throw new ReviewOpenRefusedError(`${paymentId} is not a charge, payout or settlement (txn_…, po_…, stl_…)`);
+  if (!kind) throw new ReviewOpenRefusedError(`${paymentId} is not a charge, payout, settlement or refund (txn_…, po_…, stl_…, re_…)`);
   const subject = await lateSubject(deps.orm, paymentId);
   if (!subject) throw new ReviewOpenRefusedError(`${kind} ${paymentId} does not exist`);
   if (subject.environment !== 'live') throw new ReviewOpenRefusedError(`${kind} ${paymentId} is a sandbox payment: it never reached a partner, there is nothing to review`);
@@ -55,7 +55,7 @@ export async function openPaymentReview(
     deps.client,
     {
       paymentId,
-      product: kind === 'charge' ? 'collection' : 'disbursement',
+      product: reviewedProduct(paymentId),
       merchantId: subject.merchantId,
       environment: subject.environment,
       source: 'late_watch',

@@ -1,16 +1,17 @@
 import type { FakePartner } from '../../src/rail/fake-partner';
 import { balanceRows, fundMerchant } from '../support/fund-merchant';
-import { chargeBody, idempotencyKey, MTN_GH, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
+import { idempotencyKey, MTN_GH, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { runCli } from '../support/run-cli';
 
 /**
- * Issue 43, "live charges reverse and payouts reverse change only the ledger": the partner's
- * protocol has no reversal, no refund and no REVERSED status, so nothing in its records can show a
- * live payment's money went back, and a live reversal is refused whatever the operator says
+ * Issue 43, "live payouts reverse changes only the ledger": the partner's protocol has no call that
+ * takes a transfer back and no REVERSED status, so nothing in its records can show a live payout's
+ * money went back, and a live payout reversal is refused whatever the operator says
  * (src/domain/live-reversal.ts; docs/partner-rail.md, "Reversals in live"). Nothing changes: the
- * payment, the ledger, the balances, the events, the audit log. Sandbox reversals are unchanged
- * (test/integration/payout-operator-cli.test.ts, balance-transactions.test.ts).
+ * payment, the ledger, the balances, the events, the audit log. A live charge's reversal is a refund
+ * through the partner since issue 45 (test/integration/live-refunds.test.ts). Sandbox reversals are
+ * unchanged (test/integration/payout-operator-cli.test.ts, balance-transactions.test.ts).
  */
 
 let partner: PartnerHarness;
@@ -46,24 +47,6 @@ async function refusedReversal(command: 'charges' | 'payouts', id: string): Prom
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
   return result.stderr;
 }
-
-test('a succeeded live charge is not reversed: refused, saying why and what to do, nothing changed', async () => {
-  const res = await h.request('live', 'POST', '/v1/charges', {
-    key: m.liveKey,
-    body: chargeBody({ customer: { identifier: '233240004567', name: 'Ama Mensah' }, reference: `rev-${idempotencyKey()}` }),
-    headers: { 'Idempotency-Key': idempotencyKey() },
-  });
-  expect(res.status).toBe(200);
-  const id: string = res.json.id;
-  expect(await h.settled(id)).toMatchObject({ status: 'succeeded' });
-  const before = await footprint('charges', id);
-  expect(before.payment).toBe('succeeded');
-
-  const stderr = await refusedReversal('charges', id);
-  expect(stderr).toContain(`live charge ${id} cannot be reversed`);
-  expect(stderr).toContain('no reversal or refund and no REVERSED status');
-  expect(await footprint('charges', id)).toEqual(before);
-});
 
 test('a paid live payout is not reversed (the recipient keeps the money): refused, nothing changed', async () => {
   const created = await h.request('live', 'POST', '/v1/payouts', {

@@ -57,7 +57,7 @@ beforeAll(async () => {
     `update charges set status = 'succeeded' where workflow_started_at is null and created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from charges where workflow_started_at is null)`,
   );
   await bulkStatusAroundGate(orm, 'payout', `update payouts set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from payouts)`);
-  await conn.execute(`update refunds set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from refunds)`);
+  await bulkStatusAroundGate(orm, 'refund', `update refunds set status = 'succeeded' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from refunds)`);
   await conn.execute(`update disputes set status = 'won' where created_at < (select min(created_at) + (max(created_at) - min(created_at)) / 2 from disputes)`);
   await conn.execute(`analyze charges, payouts, refunds, disputes`);
 }, 180_000);

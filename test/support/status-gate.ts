@@ -1,7 +1,7 @@
 import type { Orm } from '../../src/persistence/orm';
 import { passGate, type GatedKind } from '../../src/persistence/payment-gate';
 
-const TABLE: Record<GatedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements' };
+const TABLE: Record<GatedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements', refund: 'refunds' };
 
 /**
  * Test set-up only: a bulk status update (`update <table> set status = ... where ...`) that the status

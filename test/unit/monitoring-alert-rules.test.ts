@@ -56,7 +56,7 @@ async function check(name: string, series: Series[], checks: AlertCheck[]): Prom
 const rising = (perMinute: number) => `0+${perMinute}x60`;
 const requests = (labels: string) => `payments_http_requests_total{${labels}}`;
 
-test(`a 503 on a live charge or payout create is an outage (PaymentsApiUnavailable, PaymentsChargeCreateErrors); a live refund's 503 is live_unavailable by design`, async () => {
+test(`a 503 on a live charge, payout or refund create is an outage (PaymentsApiUnavailable, PaymentsChargeCreateErrors)`, async () => {
   await check(
     'live-creates-503',
     [
@@ -83,7 +83,7 @@ test(`a 503 on a live charge or payout create is an outage (PaymentsApiUnavailab
       { series: requests('method="POST",route="/v1/refunds",status="503",environment="live"'), values: rising(60) },
       { series: requests('method="GET",route="/v1/refunds/:id",status="200",environment="live"'), values: rising(60) },
     ],
-    [{ at: '15m', alert: 'PaymentsApiUnavailable', fires: [] }],
+    [{ at: '15m', alert: 'PaymentsApiUnavailable', fires: [{ severity: 'critical', environment: 'live' }] }],
   );
 });
 

@@ -35,7 +35,7 @@ test('review ids: review-<payment id>', () => {
   expect(paymentReviewWorkflowId('txn_1')).toBe('review-txn_1');
   expect(reviewedPaymentId('review-po_1')).toBe('po_1');
   expect(reviewedPaymentId('po_1')).toBeNull();
-  expect([reviewedKind('txn_1'), reviewedKind('po_1'), reviewedKind('stl_1'), reviewedKind('re_1')]).toEqual(['charge', 'payout', 'settlement', null]);
+  expect([reviewedKind('txn_1'), reviewedKind('po_1'), reviewedKind('stl_1'), reviewedKind('re_1'), reviewedKind('dp_1')]).toEqual(['charge', 'payout', 'settlement', 'refund', null]);
 });
 
 /** The net of each account over some transfers. */

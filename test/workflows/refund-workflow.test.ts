@@ -66,12 +66,38 @@ describe('sandbox outcome (the refund\'s own metadata.sandbox_outcome)', () => {
     expect(r.timeline.timers[0].resumedAt! - r.timeline.timers[0].startedAt).toBeGreaterThanOrEqual(PENDING_TIMEOUT_MS);
   });
 
-  test('live (no live rail): failed at once with partner_unavailable, whatever the outcome', async () => {
-    for (const outcome of [null, 'pending']) {
-      const r = await run({ environment: 'live', sandboxOutcome: outcome });
-      expect(r.transitions).toEqual([{ to: 'failed', failureClass: 'partner_unavailable' }]);
-      expect(r.timeline.timers).toEqual([]);
-    }
+});
+
+describe('live: the partner rail (issue 45)', () => {
+  test("the refund goes to the partner (resource refund) and ends on its SUCCESSFUL; no sandbox timer", async () => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'FT-1' }]);
+    const r = await run({ environment: 'live', sandboxOutcome: 'pending' });
+    expect(r.transitions).toEqual([{ to: 'succeeded' }]);
+    expect(h.rail.submits.filter((s) => s.paymentId === r.record.id)).toEqual([{ paymentId: r.record.id, product: 'refund' }]);
+    expect(r.timeline.timers.map((t) => t.durationMs)).not.toContain(PENDING_TIMEOUT_MS);
+  });
+
+  test("the partner's FAILED ends it failed with the partner's class", async () => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'failed', reason: 'NOT_ENOUGH_FUNDS', failureClass: 'insufficient_funds' }]);
+    const r = await run({ environment: 'live' });
+    expect(r.transitions).toEqual([{ to: 'failed', failureClass: 'insufficient_funds' }]);
+  });
+
+  test('no rail on the worker and nothing ever sent: failed at once with partner_unavailable', async () => {
+    h.rail.partner({ kind: 'no_rail' }, []);
+    const r = await run({ environment: 'live' });
+    expect(r.transitions).toEqual([{ to: 'failed', failureClass: 'partner_unavailable' }]);
+  });
+
+  test('no answer for ten minutes: still pending, NeedsAttention with the reason; nothing written', async () => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }]);
+    const record = await h.refund({ environment: 'live' });
+    const handle = await h.start(record);
+    await h.env.sleep(11 * 60_000);
+    await waitFor(async () => (await h.searchAttributes(record.id)).get(SA.NeedsAttention) === true);
+    expect(h.store.transitionsOf(record.id)).toEqual([]);
+    expect((await h.searchAttributes(record.id)).get(SA.NeedsAttentionReason)).toBe('waiting: partner rail');
+    await handle.terminate('test done');
   });
 });
 

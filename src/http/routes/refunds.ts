@@ -30,7 +30,7 @@ export function refundRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   const router = new Router();
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
 
-  router.post('/v1/refunds', requireScope('refunds:write'), requireLiveRail(deps.liveRail, 'refunds'), jsonBody(bodyLimit), async (ctx) => {
+  router.post('/v1/refunds', requireScope('refunds:write'), requireLiveRail(deps.liveRail), jsonBody(bodyLimit), async (ctx) => {
     const key = idempotencyKeyOf(ctx);
     if (!key) throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header (a fresh UUID per refund attempt).');
     const request = check(validateCreateRefund, ctx.state.body);

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * The late money check of `ledger check` (issue 29; src/domain/late-answer-ledger.ts): the suspense
  * accounts agree with the late_answers rows. `late_funds` holds exactly the late money not settled
- * yet (+amount for a charge's, −amount for a payout's or settlement's; a row whose amount or currency
+ * yet (+amount for a charge's, −amount for a payout's, settlement's or refund's; a row whose amount or currency
  * the partner contradicts holds nothing there, issue 43), and `returns_in_transit`
  * exactly the returns to payers the partner has not paid yet. Run inside the ledger check's snapshot.
  */

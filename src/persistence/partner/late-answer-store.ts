@@ -21,6 +21,10 @@ import { acceptBelowZeroRefusal } from './late-accept-funds';
 import { passGate, type GatedKind } from '../payment-gate';
 import { recordRailAnswer, type RailAnswerSource } from './rail-answer-store';
 import { lateMoneyDifference } from '../../domain/late-money-difference';
+import type { RailResource } from '../../rail/partner-rail';
+import { refundJson, type RefundRecord } from '../../domain/refund';
+import { rowToRefund } from '../refunds/refund-mapping';
+import { refundTransfersFor } from '../../domain/refund-ledger';
 
 /**
  * Late money (issue 29; docs/partner-rail.md, "Late answers"): a SUCCESSFUL from the partner for a
@@ -45,7 +49,7 @@ export interface LateSubject {
 export interface LateAnswer {
   payment_id: string;
   kind: ReviewedKind;
-  product: 'collection' | 'disbursement';
+  product: RailResource;
   merchant_id: string;
   environment: string;
   partner_status: string;
@@ -68,7 +72,7 @@ export interface LateAnswer {
 /** A late SUCCESSFUL as the review hands it over. */
 export interface LateSuccessInput {
   paymentId: string;
-  product: 'collection' | 'disbursement';
+  product: RailResource;
   financialTransactionId: string | null;
   partnerAmount?: number;
   partnerCurrency?: string;
@@ -104,7 +108,7 @@ export function endedWithMoney(kind: ReviewedKind, status: string): boolean {
   return status === 'succeeded' || status === 'reversed';
 }
 
-const TABLE_OF: Record<ReviewedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements' };
+const TABLE_OF: Record<ReviewedKind, string> = { charge: 'charges', payout: 'payouts', settlement: 'settlements', refund: 'refunds' };
 
 /** The payment as our records hold it, or null (an id of another kind, or none). */
 export async function lateSubject(orm: Orm | EntityManager, paymentId: string): Promise<LateSubject | null> {
@@ -143,7 +147,8 @@ function toAnswer(row: Record<string, unknown>): LateAnswer {
 type Locked =
   | { kind: 'charge'; record: ChargeRecord; row: InferEntity<typeof Charge>; amounts: LateAmounts }
   | { kind: 'payout'; record: PayoutRecord; amounts: LateAmounts }
-  | { kind: 'settlement'; record: SettlementRecord; amounts: LateAmounts };
+  | { kind: 'settlement'; record: SettlementRecord; amounts: LateAmounts }
+  | { kind: 'refund'; record: RefundRecord; amounts: LateAmounts };
 
 async function lockPayment(em: EntityManager, paymentId: string): Promise<Locked | null> {
   const kind = reviewedKind(paymentId);
@@ -165,14 +170,21 @@ async function lockPayment(em: EntityManager, paymentId: string): Promise<Locked
     const record = rowToSettlement(rows[0]);
     return { kind, record, amounts: { id: record.id, amount: record.amount, totalDebit: record.amount } };
   }
+  if (kind === 'refund') {
+    const rows = await em.execute<Record<string, unknown>[]>(`select * from refunds where id = ? for update`, [paymentId]);
+    if (!rows[0]) return null;
+    const record = rowToRefund(rows[0]);
+    return { kind, record, amounts: { id: record.id, amount: record.amount, totalDebit: record.amount } };
+  }
   return null;
 }
 
-const RESOURCE_TYPE: Record<ReviewedKind, string> = { charge: 'transaction', payout: 'payout', settlement: 'settlement' };
+const RESOURCE_TYPE: Record<ReviewedKind, string> = { charge: 'transaction', payout: 'payout', settlement: 'settlement', refund: 'refund' };
 
 function jsonOf(locked: Locked): string {
   if (locked.kind === 'charge') return chargeJson(locked.record);
   if (locked.kind === 'payout') return payoutJson(locked.record);
+  if (locked.kind === 'refund') return refundJson(locked.record);
   return settlementJson(locked.record);
 }
 
@@ -184,7 +196,7 @@ async function writeLateChange(em: EntityManager, locked: Locked, transfers: Tra
   await writeStateChange(em, record, transfers, at, {
     type: eventType,
     resourceType: RESOURCE_TYPE[locked.kind],
-    ...(locked.kind === 'charge' ? { transactionId: record.id } : {}),
+    ...(locked.kind === 'charge' ? { transactionId: record.id } : locked.kind === 'refund' ? { transactionId: locked.record.chargeId } : {}),
     dataJson: jsonOf(locked),
     railAnswerId,
   });
@@ -308,7 +320,16 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
       // Issue 43: never below zero (the money is reserved again from available).
       const belowZero = await acceptBelowZeroRefusal(em, locked.kind, locked.record, locked.amounts.totalDebit);
       if (belowZero) throw new LateSettleRefusedError(belowZero);
-      if (locked.kind === 'payout') {
+      if (locked.kind === 'refund') {
+        if (locked.record.status !== 'failed') throw new LateSettleRefusedError(`refund ${input.paymentId} is ${locked.record.status}: only a failed refund is accepted late`);
+        await refundedWithinCharge(em, locked.record);
+        const after: RefundRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };
+        const railAnswerId = await gateLate(em, 'refund', input.paymentId, 'failed', 'succeeded', { failure_class: null, updated_at: new Date(input.at) });
+        await em.execute(`update charges set amount_refunded = amount_refunded + ? where id = ?`, [after.amount, after.chargeId]);
+        const transfers = [lateReserveTransfer('refund', locked.amounts), ...refundTransfersFor(after, 'succeeded'), lateClearTransfer('refund', locked.amounts)];
+        await writeLateChange(em, { ...locked, record: after }, transfers, input.at, 'refund.succeeded', railAnswerId);
+        status = after.status;
+      } else if (locked.kind === 'payout') {
         if (!canPayoutSettleLate(locked.record.status, 'succeeded')) throw new LateSettleRefusedError(`payout ${input.paymentId} is ${locked.record.status}: only a failed payout is accepted late`);
         const after: PayoutRecord = { ...locked.record, status: 'succeeded', failureClass: null, updatedAt: input.at };
         const railAnswerId = await gateLate(em, 'payout', input.paymentId, 'failed', 'succeeded', { failure_class: null, updated_at: input.at });
@@ -331,6 +352,22 @@ export async function settleLateMoney(orm: Orm, input: SettleLateInput): Promise
     const row = toAnswer(settled);
     return { applied: true, before, after: { status, settled_action: row.settled_action, return_status: row.return_status } };
   });
+}
+
+/**
+ * A refund accepted late counts in its charge's `amount_refunded`, which never exceeds the charge
+ * (charges_amount_refunded): refused, with the figures, when other refunds took the rest meanwhile.
+ */
+async function refundedWithinCharge(em: EntityManager, refund: RefundRecord): Promise<void> {
+  const rows = await em.execute<Array<{ amount: string; amount_refunded: string }>>(`select amount::text as amount, amount_refunded::text as amount_refunded from charges where id = ? for update`, [refund.chargeId]);
+  const charge = rows[0];
+  if (!charge) throw new LateSettleRefusedError(`refund ${refund.id}: its charge ${refund.chargeId} does not exist`);
+  if (Number(charge.amount_refunded) + refund.amount > Number(charge.amount)) {
+    throw new LateSettleRefusedError(
+      `refund ${refund.id}: accepting it would refund charge ${refund.chargeId} ${Number(charge.amount_refunded) + refund.amount} of its ${charge.amount} minor units ` +
+        `(refunded already ${charge.amount_refunded}): the payer was paid back twice at the partner. Not accepted, nothing changed; the late money stays recorded (late_funds): take it up with the partner`,
+    );
+  }
 }
 
 /** A difference between the payment and any SUCCESSFUL of the partner recorded for it (rail_answers: a status, a callback, a statement line), or null. */
@@ -398,7 +435,7 @@ export async function openLateMoneyTotals(orm: Orm): Promise<{ byKind: Record<Re
     .execute<Array<{ kind: ReviewedKind; currency: string; n: number; amount: string }>>(
       `select kind, currency, count(*)::int as n, sum(amount)::text as amount from late_answers where settled_action is null group by kind, currency`,
     );
-  const byKind: Record<ReviewedKind, number> = { charge: 0, payout: 0, settlement: 0 };
+  const byKind: Record<ReviewedKind, number> = { charge: 0, payout: 0, settlement: 0, refund: 0 };
   const amountByCurrency: Record<string, number> = {};
   for (const row of rows) {
     byKind[row.kind] += row.n;

@@ -19,6 +19,9 @@ export interface StoredRailRequest {
 
 type PaymentRow = {
   environment: string;
+  /** A refund: the charge it refunds (its payer gets the money back) and that charge's partner reference. */
+  charge_id?: string | null;
+  refunded_reference?: string | null;
   amount: string;
   currency: string;
   merchant_name: string;
@@ -47,6 +50,13 @@ async function paymentRow(orm: Orm, id: string): Promise<PaymentRow> {
            from payouts p join merchants m on m.id = p.merchant_id where p.id = ?`,
           [id],
         )
+      : id.startsWith('re_')
+        ? await db.execute<PaymentRow[]>(
+            `select r.environment, r.amount::text as amount, r.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account,
+               r.charge_id, (select x.reference_id::text from rail_references x where x.payment_id = r.charge_id) as refunded_reference
+             from refunds r join charges c on c.id = r.charge_id join merchants m on m.id = r.merchant_id where r.id = ?`,
+            [id],
+          )
       : await db.execute<PaymentRow[]>(
           `select s.environment, s.amount::text as amount, s.currency, m.name as merchant_name, 'bank' as channel, s.destination_bank_code as bank_code,
              s.destination_account_sealed as sealed_account, s.destination_account_number as plain_account
@@ -63,7 +73,8 @@ async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): P
     if (!account || !row.bank_code) throw new Error(`settlement ${id} has no destination account`);
     return { partyIdType: 'BANK_ACCOUNT', partyId: `${row.bank_code}:${account}` };
   }
-  const identifier = await paymentParty(orm, box, id);
+  // A refund pays back the charge's payer: the party on record is the charge's.
+  const identifier = await paymentParty(orm, box, row.charge_id ?? id);
   if (identifier === null) throw new Error(`payment ${id} has no counterparty on record (created before issue 20): it cannot go to the partner rail`);
   if (row.channel === 'bank' && row.bank_code) return { partyIdType: 'BANK_ACCOUNT', partyId: `${row.bank_code}:${identifier.replace(/\s/g, '')}` };
   return { partyIdType: 'MSISDN', partyId: msisdn(identifier) };
@@ -86,12 +97,20 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
     [request.paymentId, request.product, newUuid(), row.environment, request.paymentId],
   );
   const party = await partyOf(orm, box, request.paymentId, row);
-  const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : `From ${row.merchant_name}`;
+  const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : request.product === 'refund' ? `Refund from ${row.merchant_name}` : `From ${row.merchant_name}`;
+  if (request.product === 'refund' && !row.refunded_reference) throw new Error(`refund ${request.paymentId}: its charge ${row.charge_id ?? '(none)'} never went to the partner rail, so there is no request-to-pay to refund`);
   return {
     referenceId: ref.reference_id,
     made: ref.made,
     createdAt: new Date(ref.created_at).toISOString(),
-    railRequest: { amount: Number(row.amount), currency: row.currency, externalId: request.paymentId, party, message: message.slice(0, 160) },
+    railRequest: {
+      amount: Number(row.amount),
+      currency: row.currency,
+      externalId: request.paymentId,
+      party,
+      message: message.slice(0, 160),
+      ...(row.refunded_reference ? { referenceIdToRefund: row.refunded_reference } : {}),
+    },
   };
 }
 

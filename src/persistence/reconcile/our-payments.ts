@@ -10,25 +10,27 @@ type Row = { reference_id: string; payment_id: string; merchant_id: string | nul
  * Our side of a statement: the payments of `product` whose rail reference a line names, and those
  * whose reference was made on `date` (UTC) in live (the ones the statement should list). A
  * reference whose payment row is gone is left out (it then shows as missing_here). A `disbursement`
- * statement also lists the return transfers of late money (src/persistence/partner/return-reference.ts):
+ * statement also lists the refunds (issue 45: MoMo's refunds are of the disbursement product, their
+ * references of resource `refund`) and the return transfers of late money (src/persistence/partner/return-reference.ts):
  * each is one of ours too, under the charge it returns (`returnOf`), with the return's own status.
  */
 export async function ourPaymentsFor(em: EntityManager, product: RailProduct, date: string, references: readonly string[]): Promise<OurPayment[]> {
   const refs = [...new Set(references.map((r) => r.trim().toLowerCase()).filter(isReferenceId))];
   const rows = await em.execute<Row[]>(
     `select r.reference_id::text as reference_id, r.payment_id, r.environment, to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD') as sent_day,
-       coalesce(c.merchant_id, p.merchant_id, s.merchant_id) as merchant_id,
-       coalesce(c.amount, p.amount, s.amount)::text as amount,
-       coalesce(c.currency, p.currency, s.currency) as currency,
-       coalesce(c.status, p.status, s.status) as status
+       coalesce(c.merchant_id, p.merchant_id, s.merchant_id, f.merchant_id) as merchant_id,
+       coalesce(c.amount, p.amount, s.amount, f.amount)::text as amount,
+       coalesce(c.currency, p.currency, s.currency, f.currency) as currency,
+       coalesce(c.status, p.status, s.status, f.status) as status
      from rail_references r
        left join charges c on c.id = r.payment_id
        left join payouts p on p.id = r.payment_id
        left join settlements s on s.id = r.payment_id
-     where r.product = ?
+       left join refunds f on f.id = r.payment_id
+     where r.product in (select jsonb_array_elements_text(?::jsonb))
        and (r.reference_id in (select jsonb_array_elements_text(?::jsonb)::uuid)
          or (r.environment = 'live' and r.created_at >= ?::date at time zone 'UTC' and r.created_at < (?::date + 1) at time zone 'UTC'))`,
-    [product, JSON.stringify(refs), date, date],
+    [JSON.stringify(product === 'disbursement' ? ['disbursement', 'refund'] : [product]), JSON.stringify(refs), date, date],
   );
   return rows
     .filter((r) => r.amount !== null && r.currency !== null && r.status !== null && r.merchant_id !== null)

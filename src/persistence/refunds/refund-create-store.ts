@@ -105,6 +105,8 @@ export async function writeRefundOnce(
   request: { chargeId: string; amount?: number },
   draftFor: (id: string, charge: RefundableCharge, amount: number) => RefundRecord,
   answerFor: (refund: RefundRecord) => CreateAnswer,
+  /** Written with a new refund, in its transaction (an operator's live reversal: its audit row). */
+  withRefund: (em: EntityManager, refund: RefundRecord) => Promise<void> = async () => {},
 ): Promise<RefundWrite> {
   return orm.em.fork().transactional(async (em): Promise<RefundWrite> => {
     const claim = await claimIdempotencyKey(em, scope, requestHash, proposedId);
@@ -124,6 +126,7 @@ export async function writeRefundOnce(
     await storeIdempotentAnswer(em, scope, answer.status, answer.body);
     await em.execute(`insert into refunds (${REFUND_COLUMNS.join(', ')}) values (${REFUND_COLUMNS.map(() => '?').join(', ')})`, refundValues(refund));
     await writeRefundStateChange(em, refund, [refundReserveTransfer(refund)], refund.createdAt, () => lockAndCover(em, refund));
+    await withRefund(em, refund);
     return { kind: 'written', refund, answer };
   });
 }

@@ -6,6 +6,18 @@ import { refundState } from '../../domain/refund';
 import { rowToRefund } from './refund-mapping';
 import type { Orm } from '../orm';
 import { writeStateChange } from '../state-change';
+import { passGate, PaymentGateRefusedError } from '../payment-gate';
+
+/**
+ * The status gate refused the refund's end (src/persistence/payment-gate.ts): a live refund that
+ * reached the partner ends only on the partner's word. Final: the same change fails again.
+ */
+export class RefundTransitionRefusedError extends Error {
+  constructor(readonly refundId: string, readonly to: string, why: string) {
+    super(`refund ${refundId} pending -> ${to} refused: ${why}`);
+    this.name = 'RefundTransitionRefusedError';
+  }
+}
 
 export class RefundNotFoundError extends Error {
   constructor(readonly refundId: string) {
@@ -28,8 +40,9 @@ export async function writeRefundStateChange(
   transfers: Transfer[],
   at: string,
   beforeBalances: () => Promise<void> = async () => {},
+  railAnswerId: string | null = null,
 ): Promise<void> {
-  await writeStateChange(em, record, transfers, at, { type: refundEventType(record.status), resourceType: 'refund', transactionId: record.chargeId, dataJson: refundJson(record) }, beforeBalances);
+  await writeStateChange(em, record, transfers, at, { type: refundEventType(record.status), resourceType: 'refund', transactionId: record.chargeId, dataJson: refundJson(record), railAnswerId }, beforeBalances);
 }
 
 /**
@@ -68,11 +81,22 @@ export async function applyRefundTransition(orm: Orm, request: RefundTransitionR
       failureClass: request.to === 'failed' ? (request.failureClass ?? 'declined') : null,
       updatedAt: at,
     };
-    await em.execute(`update refunds set status = ?, failure_class = ?, updated_at = ? where id = ?`, [after.status, after.failureClass, after.updatedAt, after.id]);
+    // Through the status gate (issue 45): from pending, read under the row lock; a live refund that
+    // reached the partner ends only on its recorded answer, which its postings carry.
+    const { railAnswerId } = await passGate(em, {
+      kind: 'refund',
+      id: after.id,
+      from: 'pending',
+      to: after.status,
+      set: { failure_class: after.failureClass, updated_at: new Date(after.updatedAt) },
+    }).catch((error: unknown) => {
+      if (error instanceof PaymentGateRefusedError) throw new RefundTransitionRefusedError(after.id, after.status, error.message);
+      throw error;
+    });
     if (after.status === 'succeeded') {
       await em.execute(`update charges set amount_refunded = amount_refunded + ? where id = ?`, [after.amount, after.chargeId]);
     }
-    await writeRefundStateChange(em, after, refundTransfersFor(after, after.status), at);
+    await writeRefundStateChange(em, after, refundTransfersFor(after, after.status), at, async () => {}, railAnswerId);
     applied = true;
     return after;
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChargeTransitionRequest } from '../../domain/charge';
 import type { RailStepRequest } from '../../domain/live-rail';
 import type { RefundTransitionRequest } from '../../domain/refund';
-import type { RailProduct } from '../../rail/partner-rail';
+import type { RailResource } from '../../rail/partner-rail';
 import { endedWithoutMoney, lateSubject } from '../../persistence/partner/late-answer-store';
 import { MomoPartnerRail } from '../../rail/momo-adapter';
 import { parseMomoAmount } from '../../rail/momo-amount';
@@ -45,7 +45,7 @@ export function injectSkippedPosting(target: DefectTarget): () => void {
  * partner: our books never hear of it, the partner pays (or collects) twice. Only the partner-books
  * invariant can see it.
  */
-export function injectDoubleSubmit(target: DefectTarget, products: readonly RailProduct[] = ['collection', 'disbursement']): () => void {
+export function injectDoubleSubmit(target: DefectTarget, products: readonly RailResource[] = ['collection', 'disbursement']): () => void {
   const fake = target.fakePartner;
   if (!fake) throw new Error('a double-submit defect needs the engine\'s fake partner');
   // Its callbacks go nowhere (a closed port): the copy is the partner's, not ours.

@@ -8,6 +8,7 @@ import { refundState, type RefundRecord, type RefundTransitionRequest } from '..
 import { newId } from '../../../src/support/new-id';
 import { refundStartOptions } from '../../../src/temporal/refund-start';
 import type { refundWorkflow } from '../../../workflows/refund';
+import { FakeRail } from './fake-rail-activities';
 
 /** Refund activities in memory: records every call, applies transitions as refund-store.ts does (idempotent). */
 export class FakeRefundStore {
@@ -68,6 +69,8 @@ export interface RefundOptions {
 export interface RefundTestEnv {
   env: TestWorkflowEnvironment;
   store: FakeRefundStore;
+  /** The partner rail's activities (default: no rail on the worker); a live refund goes to it (issue 45). */
+  rail: FakeRail;
   refund(options?: RefundOptions): Promise<RefundRecord>;
   /** POST /v1/refunds as the API does it: written (to the fake store), then started with `{ refundId }`. */
   start(record: RefundRecord, options?: { write?: boolean; workflowId?: string }): Promise<WorkflowHandle<typeof refundWorkflow>>;
@@ -77,12 +80,15 @@ export interface RefundTestEnv {
 
 export async function startRefundTestEnv(): Promise<RefundTestEnv> {
   const store = new FakeRefundStore();
-  const { env, taskQueue, close } = await startTimeSkippingWorkers('refunds', store.activities);
+  const rail = new FakeRail();
+  const { env, taskQueue, close } = await startTimeSkippingWorkers('refunds', { ...store.activities, ...rail.activities });
+  rail.clock = () => env.currentTimeMs();
   const client = env.client.workflow;
 
   return {
     env,
     store,
+    rail,
     async refund(options = {}) {
       const now = new Date(await env.currentTimeMs()).toISOString();
       const outcome = options.sandboxOutcome ?? null;

@@ -1,0 +1,164 @@
+import { expectError } from '../support/api-errors';
+import { balanceRows, fundMerchant } from '../support/fund-merchant';
+import { chargeBody, idempotencyKey, type TestMerchant } from '../support/harness';
+import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
+import { gatedStatus } from '../support/status-gate';
+import { runCli } from '../support/run-cli';
+import { waitFor } from '../workflows/support/wait-for';
+
+/**
+ * Issue 45, "Live refunds on the mobile-money partner": a live refund goes to the partner as MoMo's
+ * refund (`POST /disbursement/v1_0/refund` naming the charge's request-to-pay), against the fake
+ * partner over real HTTP. Its amount is reserved at creation; only the partner's word ends it, through
+ * the status gate; full and partial; never above what is left of the charge. The fake partner plays a
+ * refund's behaviour from the charge payer's ending `01NN` (docs/partner-rail.md). The harness's close
+ * runs the ledger check.
+ */
+
+let p: PartnerHarness;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  p = await startPartnerHarness({ fake: { approveAfterMs: 300, latePayoutSuccessMs: 2_000 } });
+  m = await p.h.merchant({ verified: true });
+  // The refunds are paid from the available balance; the charges' fees are not returned.
+  await fundMerchant(p.h, m.id, 100_000, 'GHS', 'live');
+});
+afterAll(() => p?.close());
+
+const phone = (suffix: string) => `23324000${suffix}`;
+
+async function succeededLiveCharge(suffix: string, amount = 15_000): Promise<string> {
+  const res = await p.h.request('live', 'POST', '/v1/charges', {
+    key: m.liveKey,
+    body: chargeBody({ amount, customer: { identifier: phone(suffix), name: 'Ama Mensah' }, reference: `live-refund-${suffix}-${idempotencyKey()}` }),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(res.status).toBe(200);
+  expect(await p.h.settled(res.json.id)).toMatchObject({ status: 'succeeded', environment: 'live' });
+  return res.json.id as string;
+}
+
+function refund(body: Record<string, unknown>, key = idempotencyKey()) {
+  return p.h.request('live', 'POST', '/v1/refunds', { key: m.liveKey, body, headers: { 'Idempotency-Key': key } });
+}
+
+const getRefund = async (id: string) => (await p.h.request('live', 'GET', `/v1/refunds/${id}`, { key: m.liveKey })).json;
+const finished = (id: string) => p.h.temporal.client.workflow.getHandle(id).result() as Promise<{ status: string; failureClass: string | null }>;
+
+async function referenceOf(paymentId: string): Promise<{ reference_id: string; product: string }> {
+  const rows = await p.h.orm.em.getConnection().execute<Array<{ reference_id: string; product: string }>>(`select reference_id::text, product from rail_references where payment_id = ?`, [paymentId]);
+  return rows[0];
+}
+
+async function eventTypes(resourceId: string): Promise<string[]> {
+  const res = await p.h.request('live', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.liveKey });
+  return res.json.data.filter((e: { resource_id: string }) => e.resource_id === resourceId).map((e: { type: string }) => e.type);
+}
+
+const submissionsOf = (referenceId: string) => p.fake.requests.filter((r) => r.method === 'POST' && r.headers['x-reference-id'] === referenceId);
+
+describe('live refunds on the partner rail', () => {
+  test("a full refund: MoMo's refund naming the charge's request-to-pay, reserved, then succeeded on the partner's word", async () => {
+    const chargeId = await succeededLiveCharge('4567');
+    const before = await balanceRows(p.h, m.id, 'GHS', 'live');
+    const res = await refund({ charge: chargeId, reason: 'requested_by_customer' });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ object: 'refund', status: 'pending', amount: 15_000, charge: chargeId, livemode: true });
+    // Reserved at creation.
+    expect(await balanceRows(p.h, m.id, 'GHS', 'live')).toMatchObject({ merchant_available: before.merchant_available - 15_000 });
+
+    expect(await finished(res.json.id)).toMatchObject({ status: 'succeeded', failureClass: null });
+    const ref = await referenceOf(res.json.id);
+    expect(ref.product).toBe('refund');
+    const [submission] = submissionsOf(ref.reference_id);
+    expect(submission.path).toBe('/disbursement/v1_0/refund');
+    expect(submission.body).toMatchObject({ amount: '150.00', currency: 'GHS', externalId: res.json.id, referenceIdToRefund: (await referenceOf(chargeId)).reference_id });
+    expect(await getRefund(res.json.id)).toMatchObject({ status: 'succeeded' });
+    expect((await p.h.request('live', 'GET', `/v1/charges/${chargeId}`, { key: m.liveKey })).json).toMatchObject({ amount_refunded: 15_000 });
+    expect(await eventTypes(res.json.id)).toEqual(['refund.created', 'refund.succeeded']);
+    // The end rests on the partner's recorded SUCCESSFUL, which its postings carry.
+    const answers = await p.h.orm.em
+      .getConnection()
+      .execute<Array<{ outcome: string; product: string }>>(`select outcome, product from rail_answers where payment_id = ? order by id`, [res.json.id]);
+    expect(answers.map((a) => a.outcome)).toContain('succeeded');
+    expect(new Set(answers.map((a) => a.product))).toEqual(new Set(['refund']));
+    const postings = await p.h.orm.em
+      .getConnection()
+      .execute<Array<{ n: number }>>(`select count(*)::int as n from ledger_entries where resource_id = ? and rail_answer_id is not null`, [res.json.id]);
+    expect(postings[0].n).toBeGreaterThan(0);
+  });
+
+  test('partial refunds up to what is left; one more is refused by the API and nothing is sent', async () => {
+    const chargeId = await succeededLiveCharge('4568', 10_000);
+    const first = await refund({ charge: chargeId, amount: 4_000 });
+    const second = await refund({ charge: chargeId, amount: 6_000 });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(await finished(first.json.id)).toMatchObject({ status: 'succeeded' });
+    expect(await finished(second.json.id)).toMatchObject({ status: 'succeeded' });
+    const posts = p.fake.requests.filter((r) => r.method === 'POST').length;
+    expectError(await refund({ charge: chargeId, amount: 1 }), 422, 'amount_exceeds_refundable', 'amount');
+    expect(p.fake.requests.filter((r) => r.method === 'POST').length).toBe(posts);
+    expect((await p.h.request('live', 'GET', `/v1/charges/${chargeId}`, { key: m.liveKey })).json).toMatchObject({ amount_refunded: 10_000 });
+  });
+
+  test("0101: the partner's FAILED ends the refund failed and gives the reservation back", async () => {
+    const chargeId = await succeededLiveCharge('0101');
+    const before = await balanceRows(p.h, m.id, 'GHS', 'live');
+    const res = await refund({ charge: chargeId, amount: 5_000 });
+    expect(await finished(res.json.id)).toMatchObject({ status: 'failed' });
+    expect(await balanceRows(p.h, m.id, 'GHS', 'live')).toMatchObject({ merchant_available: before.merchant_available });
+    expect(await eventTypes(res.json.id)).toEqual(['refund.created', 'refund.failed']);
+    expect((await p.h.request('live', 'GET', `/v1/charges/${chargeId}`, { key: m.liveKey })).json).toMatchObject({ amount_refunded: 0 });
+  });
+
+  test('0104: the partner never answers: the refund stays pending, reserved, while the workflow polls; the gate refuses to end it by hand', async () => {
+    const chargeId = await succeededLiveCharge('0104');
+    const res = await refund({ charge: chargeId, amount: 2_500 });
+    let ref = '';
+    await waitFor(async () => (ref = (await referenceOf(res.json.id))?.reference_id ?? '') !== '');
+    await waitFor(async () => p.fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith(ref)).length >= 2, 30_000);
+    expect(await getRefund(res.json.id)).toMatchObject({ status: 'pending' });
+    // Around the workflow, through the store's gate: the database refuses an end the partner never said.
+    await expect(gatedStatus(p.h.orm, 'refund', res.json.id, 'pending', 'failed')).rejects.toThrow(/the partner has not said FAILED/);
+    await expect(gatedStatus(p.h.orm, 'refund', res.json.id, 'pending', 'succeeded')).rejects.toThrow(/the partner has not said SUCCESSFUL/);
+    // And a plain update, around the gate's marker.
+    await expect(p.h.orm.em.getConnection().execute(`update refunds set status = 'failed' where id = ?`, [res.json.id])).rejects.toThrow(/payment gate/);
+    expect(await getRefund(res.json.id)).toMatchObject({ status: 'pending' });
+    await p.h.temporal.client.workflow.getHandle(res.json.id).terminate('test: the partner never answers');
+    // The reservation stays: the money is not released without the partner's word (the ledger check at close balances).
+  });
+
+  test('0115: a SUCCESSFUL for another amount is held, the refund stays pending', async () => {
+    const chargeId = await succeededLiveCharge('0115');
+    const res = await refund({ charge: chargeId, amount: 3_000 });
+    const succeeded = () =>
+      p.h.orm.em.getConnection().execute<Array<{ amount: string }>>(`select amount::text as amount from rail_answers where payment_id = ? and outcome = 'succeeded'`, [res.json.id]);
+    await waitFor(async () => (await succeeded()).length > 0, 30_000);
+    expect((await succeeded()).map((r) => Number(r.amount))).toEqual([2_999]);
+    expect(await getRefund(res.json.id)).toMatchObject({ status: 'pending' });
+    await p.h.temporal.client.workflow.getHandle(res.json.id).terminate('test: held for the partner to agree');
+  });
+
+  test('charges reverse on a live charge: a refund of what is left through the partner, audited once; asked again, the same refund', async () => {
+    const chargeId = await succeededLiveCharge('4569', 12_000);
+    const partial = await refund({ charge: chargeId, amount: 2_000 });
+    expect(await finished(partial.json.id)).toMatchObject({ status: 'succeeded' });
+    const reverse = () => runCli(p.h.taskQueue, 'charges', 'reverse', chargeId, '--reason', 'customer complaint: ticket 88231', '--operator', 'ops:ama');
+    const first = await reverse();
+    expect(first.code).toBe(0);
+    const reversal = JSON.parse(first.stdout);
+    expect(reversal).toMatchObject({ object: 'refund', charge: chargeId, amount: 10_000, status: 'pending', livemode: true, metadata: { reversal_of: chargeId, reversed_by: 'ops:ama' } });
+    expect(await finished(reversal.id)).toMatchObject({ status: 'succeeded' });
+    expect(submissionsOf((await referenceOf(reversal.id)).reference_id)[0].path).toBe('/disbursement/v1_0/refund');
+    // The charge stays succeeded, wholly refunded; the money went back through the partner.
+    expect((await p.h.request('live', 'GET', `/v1/charges/${chargeId}`, { key: m.liveKey })).json).toMatchObject({ status: 'succeeded', amount_refunded: 12_000 });
+    const again = await reverse();
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: reversal.id });
+    const audit = await p.h.orm.em
+      .getConnection()
+      .execute<Array<{ action: string; operator: string; state_after: { reversal_refund: string } }>>(`select action, operator, state_after from operator_audit where payment_id = ?`, [chargeId]);
+    expect(audit).toEqual([expect.objectContaining({ action: 'charge.reverse', operator: 'ops:ama', state_after: expect.objectContaining({ reversal_refund: reversal.id }) })]);
+  });
+});
