@@ -4,6 +4,13 @@ import { chargeBody, idempotencyKey, type TestMerchant } from '../support/harnes
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { gatedStatus } from '../support/status-gate';
 import { runCli } from '../support/run-cli';
+import { paymentReviewWorkflowId } from '../../src/domain/payment-review';
+import { findLateAnswer } from '../../src/persistence/partner/late-answer-store';
+import { paymentReviewQuery } from '../../workflows/payment-review-messages';
+import { importAndFlag } from '../../src/reconcile/import-statement';
+import { flagPaymentReview } from '../../src/services/payment-review';
+import { ledgerCheck } from '../../src/services/ledger-check';
+import { until } from '../support/webhook-fixtures';
 import { waitFor } from '../workflows/support/wait-for';
 
 /**
@@ -160,5 +167,62 @@ describe('live refunds on the partner rail', () => {
       .getConnection()
       .execute<Array<{ action: string; operator: string; state_after: { reversal_refund: string } }>>(`select action, operator, state_after from operator_audit where payment_id = ?`, [chargeId]);
     expect(audit).toEqual([expect.objectContaining({ action: 'charge.reverse', operator: 'ops:ama', state_after: expect.objectContaining({ reversal_refund: reversal.id }) })]);
+  });
+
+  test("a refund the partner paid after it said FAILED: the callback is read, its review records late money, accepted as paid", async () => {
+    const chargeId = await succeededLiveCharge('0101', 9_000);
+    const res = await refund({ charge: chargeId, amount: 4_000 });
+    expect(await finished(res.json.id)).toMatchObject({ status: 'failed' });
+    const available = (await balanceRows(p.h, m.id, 'GHS', 'live')).merchant_available;
+    const { reference_id: ref } = await referenceOf(res.json.id);
+
+    // The partner changes its mind and calls back: the refund's workflow is closed, the callback is late.
+    expect(p.fake.settle('refund', ref, { status: 'SUCCESSFUL' })).toBe(true);
+    const review = p.h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(res.json.id));
+    await until('the review to hold late money', async () => (await review.query(paymentReviewQuery).catch(() => null))?.phase === 'late_money');
+    expect(await findLateAnswer(p.h.orm, res.json.id)).toMatchObject({ kind: 'refund', product: 'refund', our_status: 'failed', amount: 4_000 });
+    expect((await balanceRows(p.h, m.id, 'GHS', 'live')).late_funds).toBe(-4_000);
+    expect(await eventTypes(res.json.id)).toEqual(['refund.created', 'refund.failed', 'refund.late_success']);
+
+    const settled = await runCli(p.h.taskQueue, 'payments', 'settle-late', res.json.id, '--action', 'accept', '--reason', 'the partner refunded the payer late', '--operator', 'ops:esi');
+    expect({ code: settled.code, stderr: settled.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(settled.stdout)).toMatchObject({ action: 'accept', status: 'succeeded' });
+    expect(await getRefund(res.json.id)).toMatchObject({ status: 'succeeded' });
+    expect((await p.h.request('live', 'GET', `/v1/charges/${chargeId}`, { key: m.liveKey })).json).toMatchObject({ amount_refunded: 4_000 });
+    const rows = await balanceRows(p.h, m.id, 'GHS', 'live');
+    expect([rows.merchant_available, rows.late_funds]).toEqual([available - 4_000, 0]);
+    expect(await eventTypes(res.json.id)).toEqual(['refund.created', 'refund.failed', 'refund.late_success', 'refund.succeeded']);
+    expect(await review.result()).toMatchObject({ phase: 'settled', settledAction: 'accept', needsAttention: false });
+    expect((await ledgerCheck(p.h.orm)).ok).toBe(true);
+  });
+
+  test("the disbursement statement lists refunds: a clean refund line matches; one the partner lists for another amount is a break flagged to the refund's review", async () => {
+    const chargeId = await succeededLiveCharge('4571', 8_000);
+    const clean = await refund({ charge: chargeId, amount: 1_000 });
+    const amended = await refund({ charge: chargeId, amount: 2_000 });
+    expect(await finished(clean.json.id)).toMatchObject({ status: 'succeeded' });
+    expect(await finished(amended.json.id)).toMatchObject({ status: 'succeeded' });
+    const cleanRef = (await referenceOf(clean.json.id)).reference_id;
+    const amendedRef = (await referenceOf(amended.json.id)).reference_id;
+    p.fake.amendStatement('disbursement', amendedRef, { amount: '25.00' });
+    const today = new Date().toISOString().slice(0, 10);
+    const statement = p.fake.statement('disbursement', today);
+    expect(statement.lines.map((l) => l.referenceId)).toEqual(expect.arrayContaining([cleanRef, amendedRef]));
+    await importAndFlag({ orm: p.h.orm, flag: (start) => flagPaymentReview(p.h.temporal.client, start, p.h.taskQueue) }, statement, 'test');
+    const lines = await p.h.orm.em
+      .getConnection()
+      .execute<Array<{ reference_id: string; payment_id: string | null }>>(
+        `select l.reference_id::text as reference_id, l.payment_id from partner_statement_lines l join partner_statements s on s.id = l.statement_id
+         where s.product = 'disbursement' and s.statement_date = ?::date and l.reference_id::text in (?, ?)`,
+        [today, cleanRef, amendedRef],
+      );
+    expect(new Map(lines.map((l) => [l.reference_id, l.payment_id]))).toEqual(new Map([[cleanRef, clean.json.id], [amendedRef, amended.json.id]]));
+    const breaks = await p.h.orm.em
+      .getConnection()
+      .execute<Array<{ kind: string; payment_id: string }>>(`select kind, payment_id from reconciliation_breaks where payment_id in (?, ?)`, [clean.json.id, amended.json.id]);
+    expect(breaks).toEqual([{ kind: 'amount_mismatch', payment_id: amended.json.id }]);
+    const review = p.h.temporal.client.workflow.getHandle(paymentReviewWorkflowId(amended.json.id));
+    await until('the refund\'s review to open with the break', async () => ((await review.query(paymentReviewQuery).catch(() => null))?.reasons ?? []).some((r: { source: string }) => r.source === 'reconciliation'));
+    await review.terminate('test done');
   });
 });
