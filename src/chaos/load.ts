@@ -6,7 +6,7 @@ import type { Rng } from './random';
 import type { RequestLog } from './request-log';
 import type { ChaosMerchant } from './setup';
 
-export type LoadOp = 'sandbox_charge' | 'live_charge' | 'sandbox_payout' | 'live_payout' | 'refund' | 'dispute' | 'evidence';
+export type LoadOp = 'sandbox_charge' | 'live_charge' | 'sandbox_payout' | 'live_payout' | 'refund' | 'live_refund' | 'dispute' | 'evidence';
 
 /** The mix of the steady stream (settlement runs come on their own clock). */
 export const LOAD_MIX: Readonly<Record<LoadOp, number>> = {
@@ -15,6 +15,8 @@ export const LOAD_MIX: Readonly<Record<LoadOp, number>> = {
   sandbox_payout: 8,
   live_payout: 6,
   refund: 8,
+  // Issue 45: live refunds go to the partner (its refund), checked by money-once and the history checker.
+  live_refund: 5,
   dispute: 5,
   evidence: 4,
 };
@@ -55,7 +57,7 @@ const NOT_DEFINITE = (a: ApiAnswer) => a.status === 0 || a.status === 503 || a.s
  * Idempotency-Key until it is, as a client should: faults must not make it create twice.
  */
 export class LoadGenerator {
-  readonly counts: Record<LoadOp | 'settlement_run', number> = { sandbox_charge: 0, live_charge: 0, sandbox_payout: 0, live_payout: 0, refund: 0, dispute: 0, evidence: 0, settlement_run: 0 };
+  readonly counts: Record<LoadOp | 'settlement_run', number> = { sandbox_charge: 0, live_charge: 0, sandbox_payout: 0, live_payout: 0, refund: 0, live_refund: 0, dispute: 0, evidence: 0, settlement_run: 0 };
   /** Creates that got a definite answer only after retries, and those that never did. */
   retried = 0;
   gaveUp = 0;
@@ -63,6 +65,8 @@ export class LoadGenerator {
   /** Every create sent, with every answer under its key (create-history.ts): what the history check reads. */
   readonly history: CreateRecord[] = [];
   private readonly sandboxCharges: Created[] = [];
+  /** Live charges answered 200 (their refunds go to the partner once they are old enough to have succeeded). */
+  private readonly liveCharges: Created[] = [];
   private readonly openDisputes: Created[] = [];
   private readonly disputed = new Set<string>();
   private stopping = false;
@@ -129,7 +133,7 @@ export class LoadGenerator {
         this.counts[op]++;
         const a = await this.create(env === 'sandbox' ? sandbox : live, env === 'sandbox' ? merchant.testKey : merchant.liveKey, '/v1/charges', chargeBody(rng, env, n), key, { op, environment: env, merchant });
         const id = (a.body as { id?: string })?.id;
-        if (env === 'sandbox' && typeof id === 'string' && a.status < 300) this.sandboxCharges.push({ id, merchant, at: Date.now() });
+        if (typeof id === 'string' && a.status < 300) (env === 'sandbox' ? this.sandboxCharges : this.liveCharges).push({ id, merchant, at: Date.now() });
         return;
       }
       case 'sandbox_payout':
@@ -144,6 +148,13 @@ export class LoadGenerator {
         if (!charge) return;
         this.counts.refund++;
         await this.create(sandbox, charge.merchant.testKey, '/v1/refunds', { charge: charge.id, amount: rng.int(1, 10) * 100, reason: 'requested_by_customer' }, key, { op, environment: 'sandbox', merchant: charge.merchant });
+        return;
+      }
+      case 'live_refund': {
+        const charge = this.olderCharge(rng, merchant, this.liveCharges);
+        if (!charge) return;
+        this.counts.live_refund++;
+        await this.create(live, charge.merchant.liveKey, '/v1/refunds', { charge: charge.id, amount: rng.int(1, 10) * 100, reason: 'requested_by_customer' }, key, { op, environment: 'live', merchant: charge.merchant });
         return;
       }
       case 'dispute': {
@@ -170,8 +181,8 @@ export class LoadGenerator {
   }
 
   /** A sandbox charge old enough to have succeeded (refunds and disputes of others are refused with a 422, which is fine). */
-  private olderCharge(rng: Rng, merchant: ChaosMerchant): Created | undefined {
-    const old = this.sandboxCharges.filter((c) => c.merchant === merchant && Date.now() - c.at > 6_000);
+  private olderCharge(rng: Rng, merchant: ChaosMerchant, from: readonly Created[] = this.sandboxCharges): Created | undefined {
+    const old = from.filter((c) => c.merchant === merchant && Date.now() - c.at > 6_000);
     return old.length ? rng.pick(old) : undefined;
   }
 

@@ -3,7 +3,8 @@ import type { StatementLine } from '../../rail/momo-statement';
 import { merchantIds, result, type CheckContext, type CheckResult } from './check';
 
 /**
- * No payment moved money twice, at our side or at the partner's:
+ * No payment moved money twice, at our side or at the partner's (charges, payouts, settlement
+ * batches and, since issue 45, refunds: their lines on the disbursement statement):
  * - ours: no payment has two ledger transfers of the same kind (transfer ids are per payment and
  *   kind, so a second one would be a second movement);
  * - the partner's: for each of our live payments, the fake partner's statement lists at most one
@@ -27,7 +28,8 @@ export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
             exists (select 1 from events e where e.resource_id = p.id and e.type like '%.late_success') as late
        from (select id, status, 'collection' as kind, amount, currency from charges where merchant_id = any($1) and environment = 'live'
              union all select id, status, 'disbursement', amount, currency from payouts where merchant_id = any($1) and environment = 'live' and channel = 'mobile_money'
-             union all select id, status, 'disbursement', amount, currency from settlements where merchant_id = any($1) and environment = 'live') p
+             union all select id, status, 'disbursement', amount, currency from settlements where merchant_id = any($1) and environment = 'live'
+             union all select id, status, 'refund', amount, currency from refunds where merchant_id = any($1) and environment = 'live') p
        left join rail_references r on r.payment_id = p.id`,
     [ids],
   );
@@ -40,7 +42,7 @@ export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
     return result('no payment moved money twice (ours and the partner’s)', ours.length, violations);
   }
   const byExternal = new Map<string, StatementLine[]>();
-  for (const line of [...partner.collection, ...partner.disbursement]) byExternal.set(line.externalId, [...(byExternal.get(line.externalId) ?? []), line]);
+  for (const line of [...partner.collection, ...partner.disbursement, ...partner.refund]) byExternal.set(line.externalId, [...(byExternal.get(line.externalId) ?? []), line]);
   let submitted = 0;
   for (const p of ours) {
     const lines = byExternal.get(p.id) ?? [];
@@ -61,7 +63,7 @@ export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
   }
   const ourIds = new Set(ours.map((p) => p.id));
   const mine = (id: string) => ourIds.has(id);
-  const strangers = [...byExternal.keys()].filter((id) => !mine(id) && /^(txn|po|stl)_/.test(id));
+  const strangers = [...byExternal.keys()].filter((id) => !mine(id) && /^(txn|po|stl|re)_/.test(id));
   return result('no payment moved money twice (ours and the partner’s)', ours.length, violations, [
     `${ours.length} live payments, ${submitted} submitted to the partner; ${twice.length} payments with a repeated ledger transfer; ${strangers.length} partner lines of other merchants (not checked)`,
   ]);

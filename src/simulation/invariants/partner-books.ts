@@ -12,7 +12,8 @@ const OURS = `
          (la.payment_id is not null) as late, la.settled_action, la.return_reference_id::text as return_reference_id, la.return_status
     from (select id, 'charge' as kind, 'collection' as product, status, amount, currency from charges where environment = 'live'
           union all select id, 'payout', 'disbursement', status, amount, currency from payouts where environment = 'live'
-          union all select id, 'settlement', 'disbursement', status, amount, currency from settlements where environment = 'live') p
+          union all select id, 'settlement', 'disbursement', status, amount, currency from settlements where environment = 'live'
+          union all select id, 'refund', 'refund', status, amount, currency from refunds where environment = 'live') p
     left join rail_references r on r.payment_id = p.id
     left join late_answers la on la.payment_id = p.id
    order by p.id`;
@@ -31,8 +32,9 @@ const SENT_AGAIN = `
 
 interface Ours {
   id: string;
-  kind: 'charge' | 'payout' | 'settlement';
-  product: 'collection' | 'disbursement';
+  kind: 'charge' | 'payout' | 'settlement' | 'refund';
+  /** The partner resource (a refund's is `refund`, on the disbursement statement). */
+  product: 'collection' | 'disbursement' | 'refund';
   status: string;
   amount: string;
   currency: string;
@@ -81,8 +83,8 @@ async function watch(ctx: SimContext, id: string): Promise<{ running: boolean; f
  * no exception, no transfer is paid twice.
  *
  * Read after the engine settled (run.ts: no workflow task or activity pending, outboxes and start
- * relays drained, every answer the fake has scheduled given). Our side: every live charge, payout and
- * settlement, its reference (rail_references) and its late answer (late_answers). The partner's
+ * relays drained, every answer the fake has scheduled given). Our side: every live charge, payout,
+ * settlement and refund (issue 45), its reference (rail_references) and its late answer (late_answers). The partner's
  * side: every transaction the fake keeps (SimContext.partner.records: status, amount, currency, and
  * our payment id as its externalId; a late return's transfer has externalId `<payment>-return`).
  * A payment with no reference and nothing at the partner (a card or bank charge, a bank payout, a
@@ -131,7 +133,7 @@ export const partnerBooksAgree: Invariant = {
     const hard: string[] = [];
     const differences: Array<{ p: Ours; what: string; partner: string; inFlight: boolean }> = [];
     for (const p of ours) {
-      const mine = (byExternal.get(p.id) ?? []).filter((t) => t.product === p.product);
+      const mine = (byExternal.get(p.id) ?? []).filter((t) => t.resource === p.product);
       if (!p.reference_id && mine.length === 0) continue;
       const ref = lower(p.reference_id);
       const t = mine.find((x) => lower(x.referenceId) === ref);
