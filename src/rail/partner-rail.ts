@@ -48,12 +48,29 @@ export interface RailRequest {
   referenceIdToRefund?: string;
 }
 
+/**
+ * What the customer must do for a collection the partner accepted (issue 45: the aggregator's bank
+ * transfer gives an account to pay into before an expiry). Shown on the hosted checkout page; never
+ * part of a workflow's history beyond what is here (no card data ever is).
+ */
+export interface PaymentInstructions {
+  kind: 'bank_transfer';
+  bankName: string;
+  accountNumber: string;
+  accountName: string | null;
+  /** What to pay, in minor units of `currency` (the partner may name a different amount: compare). */
+  amount: number;
+  currency: string;
+  /** ISO instant after which the account takes no more payments for this charge. */
+  expiresAt: string;
+}
+
 /** What the partner said to a submission. */
 export type RailSubmitResult =
   /** Accepted for processing (HTTP 202): the answer comes by callback or status. */
-  | { kind: 'accepted' }
+  | { kind: 'accepted'; instructions?: PaymentInstructions }
   /** The partner already has this reference (a retried submission): as accepted, the status tells the rest. */
-  | { kind: 'duplicate' }
+  | { kind: 'duplicate'; instructions?: PaymentInstructions }
   /** Refused outright (4xx with a reason): a final failure. */
   | { kind: 'refused'; reason: string; failureClass: FailureClass };
 
@@ -70,7 +87,8 @@ export interface RailStatusAmount {
 
 /** What the partner says of a reference now. */
 export type RailStatus =
-  | { status: 'pending' }
+  /** Not final yet; a bank transfer still open carries its instructions (the aggregator's verify answer). */
+  | { status: 'pending'; instructions?: PaymentInstructions }
   | ({ status: 'succeeded'; financialTransactionId: string } & RailStatusAmount)
   | ({ status: 'failed'; reason: string; failureClass: FailureClass } & RailStatusAmount)
   /** The partner does not know the reference (never received: submit it again, same reference). */
