@@ -48,6 +48,7 @@ import { Migration20261215000051_settlements_open_created } from './Migration202
 import { Migration20261215000073_operator_audit_identity } from './Migration20261215000073_operator_audit_identity';
 import { Migration20261215000074_live_reversal_gate } from './Migration20261215000074_live_reversal_gate';
 import { Migration20261216000001_live_refunds } from './Migration20261216000001_live_refunds';
+import { Migration20261216000002_payment_rail } from './Migration20261216000002_payment_rail';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -107,4 +108,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261215000074_live_reversal_gate', class: Migration20261215000074_live_reversal_gate },
   { name: 'Migration20261215000075_success_amount_gate', class: Migration20261215000075_success_amount_gate },
   { name: 'Migration20261216000001_live_refunds', class: Migration20261216000001_live_refunds },
+  { name: 'Migration20261216000002_payment_rail', class: Migration20261216000002_payment_rail },
 ];

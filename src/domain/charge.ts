@@ -3,6 +3,7 @@ import type { Environment } from './environment';
 import type { FailureClass } from './failure-classes';
 import type { Fee } from './fees';
 import type { AuditOfChange } from './operator-action';
+import { railOf, type PaymentRail } from './rail-routes';
 
 /**
  * A charge as the system of record holds it. The workflow input (`ChargeDraft`) and the database
@@ -34,6 +35,8 @@ export interface ChargeRecord {
   updatedAt: string;
   /** Sum of the charge's succeeded refunds (`charges.amount_refunded`); absent in records written before refunds (0). */
   amountRefunded?: number;
+  /** The partner it went to, or `sandbox` (issue 45); absent or null: a row from before (railOf). */
+  rail?: PaymentRail | null;
 }
 
 /** Everything the charge workflow needs; it is the record at acceptance plus the sandbox switch. */
@@ -61,6 +64,8 @@ export interface ChargeView {
   description: string | null;
   failure_class: FailureClass | null;
   livemode: boolean;
+  /** The partner the charge went to (`momo`, `aggregator`), or `sandbox` (issue 45). */
+  rail: PaymentRail;
   created_at: string;
   expires_at: string;
   updated_at: string;
@@ -96,6 +101,7 @@ export function toChargeView(record: ChargeRecord): ChargeView {
     description: record.description,
     failure_class: record.failureClass,
     livemode: record.environment === 'live',
+    rail: railOf(record),
     created_at: record.createdAt,
     expires_at: record.expiresAt,
     updated_at: record.updatedAt,

@@ -1,5 +1,6 @@
 import type { Environment } from './environment';
 import type { FailureClass } from './failure-classes';
+import { railOf, type PaymentRail } from './rail-routes';
 
 /**
  * Payouts (INTERFACE.md, "Money movement"): money out of a merchant's available balance to a mobile
@@ -125,6 +126,8 @@ export interface PayoutRecord {
   reversedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The partner it went to, or `sandbox` (issue 45); absent or null: a row from before (railOf). */
+  rail?: PaymentRail | null;
 }
 
 /** The public payout object (API answers and event data). */
@@ -146,6 +149,8 @@ export interface PayoutView {
   review?: { decision: ReviewDecision; reason: string; decided_at: string };
   failure_class?: FailureClass;
   livemode: boolean;
+  /** The partner the payout went to (`momo`, `aggregator`), or `sandbox` (issue 45). */
+  rail: PaymentRail;
   created_at: string;
   updated_at: string;
   metadata: Record<string, unknown>;
@@ -171,6 +176,7 @@ export function payoutObject(record: PayoutRecord): PayoutView {
       : {}),
     ...(record.status === 'failed' && record.failureClass ? { failure_class: record.failureClass } : {}),
     livemode: record.environment === 'live',
+    rail: railOf(record),
     created_at: record.createdAt,
     updated_at: record.updatedAt,
     metadata: JSON.parse(record.metadataJson) as Record<string, unknown>,

@@ -3,6 +3,7 @@ import { isFailureClass, type FailureClass } from './failure-classes';
 import { COMPLETION_DELAY_MS, PENDING_TIMEOUT_MS } from './sandbox-outcome';
 import type { RestartRequest } from './operator-action';
 import type { PartnerWaitCarry } from './partner-wait';
+import { railOf, type PaymentRail } from './rail-routes';
 
 /**
  * Refunds (INTERFACE.md, "Money movement"): money back to the customer of a succeeded charge, paid
@@ -48,6 +49,8 @@ export interface RefundRecord {
   sandboxOutcome: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The partner it goes back through (its charge's), or `sandbox` (issue 45); absent or null: a row from before (railOf). */
+  rail?: PaymentRail | null;
 }
 
 /**
@@ -140,6 +143,8 @@ export interface RefundView {
   reason: RefundReason | null;
   failure_class?: FailureClass;
   livemode: boolean;
+  /** The partner the refund went through (its charge's: `momo`, `aggregator`), or `sandbox` (issue 45). */
+  rail: PaymentRail;
   created_at: string;
   updated_at: string;
   metadata: Record<string, unknown>;
@@ -156,6 +161,7 @@ export function refundObject(record: RefundRecord): RefundView {
     reason: record.reason,
     ...(record.status === 'failed' && record.failureClass ? { failure_class: record.failureClass } : {}),
     livemode: record.environment === 'live',
+    rail: railOf(record),
     created_at: record.createdAt,
     updated_at: record.updatedAt,
     metadata: JSON.parse(record.metadataJson) as Record<string, unknown>,

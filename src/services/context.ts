@@ -8,6 +8,7 @@ import type { WebhookConfig } from '../config';
 import type { Resolver } from '../webhooks/url-policy';
 import type { LiveRail } from '../domain/live-rail';
 import type { PartnerCallbackSettings } from '../rail/partner-rail';
+import type { RailRoutes } from '../domain/rail-routes';
 
 /** What every use case needs; built once by the runtime and shared by both listeners. */
 export interface ServiceDeps {
@@ -27,6 +28,8 @@ export interface ServiceDeps {
   chargeStartWaitMs?: number;
   /** The live rail the workers have (src/domain/live-rail.ts); without one (`none`, the default) live money movement is 503 `live_unavailable`. */
   liveRail?: LiveRail;
+  /** Which live partner takes what (RAIL_ROUTES, checked at start; src/domain/rail-routes.ts). Absent: the rail's default (railRoutesOf). */
+  railRoutes?: RailRoutes;
   /** The partner's callback settings, for the callback route on the live listener (src/http/routes/partner-callbacks.ts). */
   partnerCallbacks?: PartnerCallbackSettings;
   /** The web port's public base URL (WEB_PUBLIC_URL): hosted checkout's `action.url` points there. */

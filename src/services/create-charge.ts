@@ -18,6 +18,7 @@ import { buildChargeDraft, type ChargeRequest } from './charge-draft';
 import { renderError } from './render-error';
 import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
+import { newPaymentRail } from './payment-route';
 
 /** Re-exported for the other creates' and tests' imports (src/services/start-within.ts owns it). */
 export { DEFAULT_CHARGE_START_WAIT_MS } from './start-within';
@@ -85,9 +86,11 @@ export async function createCharge(
     throw new ApiError('identity_verification_required', 'Live charges need a verified merchant identity.');
   }
   await checkReferences(deps, request);
+  const rail = newPaymentRail(deps, caller, 'charges', request.channel, request.currency);
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const draft = buildChargeDraft(caller, newId('charge'), request, new Date(), metadataJson);
-  const { sandboxOutcome, ...record } = draft;
+  const { sandboxOutcome, ...drafted } = draft;
+  const record = { ...drafted, rail };
   // Hosted checkout (docs/checkout.md): a single-use token, stored hashed with the charge's expiry.
   const token = isCheckoutAction(record.action) ? newCheckoutToken() : undefined;
   // A key taken over from before write-first answers its charge as stored (no checkout of its own).

@@ -13,6 +13,7 @@ import type { StoredAnswer } from './create-charge';
 import { startWithin } from './start-within';
 import { buildPayoutDraft, type PayoutRequest } from './payout-draft';
 import type { Caller, ServiceDeps } from './context';
+import { newPaymentRail } from './payment-route';
 
 /** Checks the request against the reference lists and the amount limits; nothing is stored when this throws. */
 async function checkPayoutRequest(deps: ServiceDeps, request: PayoutRequest): Promise<void> {
@@ -53,6 +54,7 @@ export async function createPayout(
   metadataJson?: string,
 ): Promise<StoredAnswer> {
   await checkPayoutRequest(deps, request);
+  const rail = newPaymentRail(deps, caller, 'payouts', request.channel, request.currency);
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const now = new Date();
   const write = await writePayoutOnce(
@@ -60,7 +62,7 @@ export async function createPayout(
     scope,
     hash,
     newId('payout'),
-    (id, threshold) => buildPayoutDraft(caller, id, request, now, threshold, metadataJson),
+    (id, threshold) => ({ ...buildPayoutDraft(caller, id, request, now, threshold, metadataJson), rail }),
     (payout) => ({ status: 200, body: payoutJson(payout) }),
     {
       check: (em, payout) => (payout.environment === 'live' ? applyLiveLimits(em, payout.merchantId, 'payout', payout.amount, payout.currency) : Promise.resolve()),

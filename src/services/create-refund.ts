@@ -30,6 +30,7 @@ function refundDraft(caller: Caller, request: RefundRequest, metadataJson: strin
       sandboxOutcome: caller.environment === 'sandbox' ? sandboxOutcomeOf(metadataJson) : null,
       createdAt,
       updatedAt: createdAt,
+      rail: charge.rail,
     };
   };
 }

@@ -54,6 +54,7 @@ export async function reverseLiveCharge(
     sandboxOutcome: null,
     createdAt: now,
     updatedAt: now,
+    rail: locked.rail,
   });
   const audit = (em: EntityManager, refund: RefundRecord) =>
     insertOperatorAudit(em, newId('audit'), {

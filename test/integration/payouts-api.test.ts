@@ -81,6 +81,7 @@ describe('create', () => {
       fee: { platform: 1000, tax: 150, bearer: 'merchant' },
       total_debit: 101_150,
       livemode: false,
+      rail: 'sandbox',
       created_at: expect.any(String),
       updated_at: res.json.created_at,
       metadata: { batch: 'b1', zeta: 1, alpha: 2 },

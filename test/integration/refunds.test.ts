@@ -65,6 +65,7 @@ describe('full and partial refunds', () => {
       charge: charge.id,
       reason: 'requested_by_customer',
       livemode: false,
+      rail: 'sandbox',
       created_at: expect.any(String),
       updated_at: expect.any(String),
       metadata: { order: '42', b: 1, a: 2 },

@@ -5,6 +5,7 @@ import { FAILURE_CLASSES } from '../../domain/failure-classes';
 import { PAYOUT_CHANNELS, PAYOUT_STATUSES } from '../../domain/payout';
 import { REFUND_REASONS, REFUND_STATUSES } from '../../domain/refund';
 import { SETTLEMENT_STATUSES } from '../../domain/settlement';
+import { PARTNERS, SANDBOX_RAIL } from '../../domain/rail-routes';
 
 /**
  * Response schemas of the payment objects (JSON Schema 2020-12, as OpenAPI 3.1 reads it), written
@@ -31,12 +32,15 @@ const common = (object: string, prefix: string, statuses: readonly string[]) => 
   metadata,
 });
 const COMMON_REQUIRED = ['id', 'object', 'status', 'amount', 'currency', 'livemode', 'created_at', 'updated_at', 'metadata'];
+/** Issue 45: which partner a charge, payout or refund went to (a refund: its charge's), or `sandbox`. */
+const rail = { type: 'string', enum: [...PARTNERS, SANDBOX_RAIL], description: 'The partner the payment went to (`momo`: the mobile-money partner; `aggregator`: the card, bank and mobile-money aggregator), or `sandbox`. A refund goes back through its charge\'s.' };
 
 export const CHARGE = {
   type: 'object',
-  required: [...COMMON_REQUIRED, 'reference', 'your_reference', 'customer_amount', 'merchant_amount', 'amount_refunded', 'fee', 'channel', 'momo_network_id', 'customer', 'action', 'description', 'failure_class', 'expires_at'],
+  required: [...COMMON_REQUIRED, 'reference', 'your_reference', 'customer_amount', 'merchant_amount', 'amount_refunded', 'fee', 'channel', 'momo_network_id', 'customer', 'action', 'description', 'failure_class', 'rail', 'expires_at'],
   properties: {
     ...common('charge', 'txn', CHARGE_STATUSES),
+    rail,
     reference: { type: 'string' },
     your_reference: nullable({ type: 'string' }),
     customer_amount: amount,
@@ -65,9 +69,10 @@ export const FEE = {
 
 export const PAYOUT = {
   type: 'object',
-  required: [...COMMON_REQUIRED, 'channel', 'recipient', 'your_reference', 'reference', 'description', 'fee', 'total_debit'],
+  required: [...COMMON_REQUIRED, 'channel', 'recipient', 'your_reference', 'reference', 'description', 'fee', 'total_debit', 'rail'],
   properties: {
     ...common('payout', 'po', PAYOUT_STATUSES),
+    rail,
     channel: { type: 'string', enum: [...PAYOUT_CHANNELS] },
     momo_network_id: { type: 'string', format: 'uuid' },
     bank_code: { type: 'string' },
@@ -88,9 +93,10 @@ export const PAYOUT = {
 
 export const REFUND = {
   type: 'object',
-  required: [...COMMON_REQUIRED, 'charge', 'reason'],
+  required: [...COMMON_REQUIRED, 'charge', 'reason', 'rail'],
   properties: {
     ...common('refund', 're', REFUND_STATUSES),
+    rail,
     charge: id('txn'),
     reason: nullable({ type: 'string', enum: [...REFUND_REASONS] }),
     failure_class: failureClass,

@@ -9,6 +9,7 @@ import { paymentOfReference } from '../../persistence/partner/rail-request-store
 import { returnOfReference } from '../../persistence/partner/return-reference';
 import { CALLBACK_ROUTE, callbackAnswer, verifyCallback, type CallbackOutcome } from '../../rail/momo-callback';
 import type { ServiceDeps } from '../../services/context';
+import type { RailCallback } from '../../rail/partner-rail';
 import { lateCallbackOutcome } from '../../services/late-callback';
 
 /** Largest callback body read (a transaction status is a few hundred bytes). */
@@ -49,53 +50,7 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
     if ('refused' in verified) {
       outcome = verified.refused;
     } else {
-      const payment = await paymentOfReference(deps.orm, verified.product, verified.referenceId);
-      const returned = payment ? null : await returnOfReference(deps.orm, verified.product, verified.referenceId);
-      if (returned && returned.environment === 'live') {
-        // The return transfer of a charge's late money (issue 43, finding 2): its payment review follows
-        // it, so the review is woken (it asks the partner; the body decides nothing), debounced and
-        // capped as any signal. A review already closed has recorded the return's final status.
-        paymentId = returned.paymentId;
-        returnTransfer = true;
-        const reviewId = paymentReviewWorkflowId(returned.paymentId);
-        // Its own claim (`review-<paymentId>:return`): the late answer's flag of the same review does not debounce it.
-        const claim = await claimCallbackSignal(deps.orm, `${reviewId}:return`, { debounceMs: settings?.debounceMs, cap: settings?.signalCap });
-        if (claim !== 'signal') {
-          outcome = claim;
-        } else {
-          try {
-            await deps.temporal.client.workflow.getHandle(reviewId).signal(RETURN_CALLBACK_SIGNAL);
-            outcome = 'accepted';
-          } catch (error) {
-            if (!(error instanceof WorkflowNotFoundError)) throw error;
-            outcome = 'replayed';
-          }
-        }
-      } else if (!payment || payment.environment !== 'live') {
-        outcome = 'unknown_reference';
-      } else {
-        paymentId = payment.paymentId;
-        // One signal per workflow per debounce window, and a cap over its life, across API processes:
-        // a replayed URL costs neither history events nor partner status requests nor reviews.
-        const limits = { debounceMs: settings?.debounceMs, cap: settings?.signalCap };
-        const claim = await claimCallbackSignal(deps.orm, payment.paymentId, limits);
-        if (claim !== 'signal') {
-          outcome = claim;
-        } else {
-          try {
-            await deps.temporal.client.workflow.getHandle(payment.paymentId).signal(PARTNER_CALLBACK_SIGNAL);
-            outcome = 'accepted';
-          } catch (error) {
-            if (!(error instanceof WorkflowNotFoundError)) throw error;
-            outcome = 'replayed';
-          }
-        }
-        // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
-        // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
-        // Its own claim (the review's): the payment's last wake-up does not debounce a late answer.
-        const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue, limits }, payment.paymentId, verified.product, verified.claimed);
-        if (late !== 'replayed') outcome = late;
-      }
+      ({ outcome, paymentId, returnTransfer } = await followVerifiedCallback(deps, verified));
     }
     const answer = callbackAnswer(outcome);
     deps.log[answer.logLevel]({ product, referenceId, paymentId, ...(returnTransfer ? { returnTransfer } : {}), outcome, requestId: ctx.state.requestId }, answer.logMessage);
@@ -105,4 +60,67 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
   router.put(CALLBACK_ROUTE, handle);
   router.post(CALLBACK_ROUTE, handle);
   return router;
+}
+
+/**
+ * What a verified callback (of either partner) makes: the wake-up of its payment's workflow, or of
+ * the review that follows a late return, or a late answer flagged; `unknown_reference` when it names
+ * no live payment of ours. Shared by the MoMo callback route and the aggregator's webhook (issue 45).
+ */
+export async function followVerifiedCallback(
+  deps: ServiceDeps,
+  verified: RailCallback,
+): Promise<{ outcome: CallbackOutcome; paymentId: string | undefined; returnTransfer: boolean }> {
+  const settings = deps.partnerCallbacks;
+  let outcome: CallbackOutcome;
+  let paymentId: string | undefined;
+  let returnTransfer = false;
+  const payment = await paymentOfReference(deps.orm, verified.product, verified.referenceId);
+  const returned = payment ? null : await returnOfReference(deps.orm, verified.product, verified.referenceId);
+  if (returned && returned.environment === 'live') {
+    // The return transfer of a charge's late money (issue 43, finding 2): its payment review follows
+    // it, so the review is woken (it asks the partner; the body decides nothing), debounced and
+    // capped as any signal. A review already closed has recorded the return's final status.
+    paymentId = returned.paymentId;
+    returnTransfer = true;
+    const reviewId = paymentReviewWorkflowId(returned.paymentId);
+    // Its own claim (`review-<paymentId>:return`): the late answer's flag of the same review does not debounce it.
+    const claim = await claimCallbackSignal(deps.orm, `${reviewId}:return`, { debounceMs: settings?.debounceMs, cap: settings?.signalCap });
+    if (claim !== 'signal') {
+      outcome = claim;
+    } else {
+      try {
+        await deps.temporal.client.workflow.getHandle(reviewId).signal(RETURN_CALLBACK_SIGNAL);
+        outcome = 'accepted';
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        outcome = 'replayed';
+      }
+    }
+  } else if (!payment || payment.environment !== 'live') {
+    outcome = 'unknown_reference';
+  } else {
+    paymentId = payment.paymentId;
+    // One signal per workflow per debounce window, and a cap over its life, across API processes:
+    // a replayed URL costs neither history events nor partner status requests nor reviews.
+    const limits = { debounceMs: settings?.debounceMs, cap: settings?.signalCap };
+    const claim = await claimCallbackSignal(deps.orm, payment.paymentId, limits);
+    if (claim !== 'signal') {
+      outcome = claim;
+    } else {
+      try {
+        await deps.temporal.client.workflow.getHandle(payment.paymentId).signal(PARTNER_CALLBACK_SIGNAL);
+        outcome = 'accepted';
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        outcome = 'replayed';
+      }
+    }
+    // Read, never dropped: a claim that contradicts how the payment ended flags a review, whether
+    // its workflow is closed or still open after the end (a failed settlement waiting for a retry).
+    // Its own claim (the review's): the payment's last wake-up does not debounce a late answer.
+    const late = await lateCallbackOutcome({ orm: deps.orm, client: deps.temporal.client, taskQueue: deps.taskQueue, limits }, payment.paymentId, verified.product, verified.claimed);
+    if (late !== 'replayed') outcome = late;
+  }
+  return { outcome, paymentId, returnTransfer };
 }

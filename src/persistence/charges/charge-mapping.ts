@@ -4,6 +4,7 @@ import type { Environment } from '../../domain/environment';
 import type { FailureClass } from '../../domain/failure-classes';
 import type { InferEntity } from '@mikro-orm/postgresql';
 import type { Charge } from '../entities';
+import type { PaymentRail } from '../../domain/rail-routes';
 
 type ChargeRow = InferEntity<typeof Charge>;
 
@@ -31,6 +32,7 @@ export function rowToRecord(row: ChargeRow): ChargeRecord {
     expiresAt: row.expiresAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     amountRefunded: row.amountRefunded,
+    rail: (row.rail as PaymentRail | null | undefined) ?? null,
   };
 }
 
@@ -61,5 +63,6 @@ export function recordToRow(record: ChargeRecord): Omit<ChargeRow, 'workflowStar
     expiresAt: new Date(record.expiresAt),
     updatedAt: new Date(record.updatedAt),
     amountRefunded: record.amountRefunded ?? 0,
+    rail: record.rail ?? null,
   };
 }

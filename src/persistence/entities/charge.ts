@@ -30,6 +30,8 @@ export const Charge = defineEntity({
     createdAt: p.datetime(),
     expiresAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** The partner it went to (`momo`, `aggregator`) or `sandbox` (issue 45; null: a row from before, src/domain/rail-routes.ts railOf). */
+    rail: p.string().nullable(),
     /** When the charge's workflow was known to exist (its first step ran, or a start found it); null until then. */
     workflowStartedAt: p.datetime().nullable(),
   },

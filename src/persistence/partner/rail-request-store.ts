@@ -19,6 +19,8 @@ export interface StoredRailRequest {
 
 type PaymentRow = {
   environment: string;
+  /** The payment's partner (issue 45; null: a row from before, the mobile-money partner's). */
+  rail: string | null;
   /** A refund: the charge it refunds (its payer gets the money back) and that charge's partner reference. */
   charge_id?: string | null;
   refunded_reference?: string | null;
@@ -40,26 +42,26 @@ async function paymentRow(orm: Orm, id: string): Promise<PaymentRow> {
   const db = orm.em.getConnection();
   const [row] = id.startsWith('txn_')
     ? await db.execute<PaymentRow[]>(
-        `select c.environment, c.amount::text as amount, c.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account
+        `select c.environment, c.amount::text as amount, c.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account, c.rail
          from charges c join merchants m on m.id = c.merchant_id where c.id = ?`,
         [id],
       )
     : id.startsWith('po_')
       ? await db.execute<PaymentRow[]>(
-          `select p.environment, p.amount::text as amount, p.currency, m.name as merchant_name, p.channel, p.bank_code, null as sealed_account, null as plain_account
+          `select p.environment, p.amount::text as amount, p.currency, m.name as merchant_name, p.channel, p.bank_code, null as sealed_account, null as plain_account, p.rail
            from payouts p join merchants m on m.id = p.merchant_id where p.id = ?`,
           [id],
         )
       : id.startsWith('re_')
         ? await db.execute<PaymentRow[]>(
             `select r.environment, r.amount::text as amount, r.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account,
-               r.charge_id, (select x.reference_id::text from rail_references x where x.payment_id = r.charge_id) as refunded_reference
+               coalesce(r.rail, c.rail) as rail, r.charge_id, (select x.reference_id::text from rail_references x where x.payment_id = r.charge_id) as refunded_reference
              from refunds r join charges c on c.id = r.charge_id join merchants m on m.id = r.merchant_id where r.id = ?`,
             [id],
           )
       : await db.execute<PaymentRow[]>(
           `select s.environment, s.amount::text as amount, s.currency, m.name as merchant_name, 'bank' as channel, s.destination_bank_code as bank_code,
-             s.destination_account_sealed as sealed_account, s.destination_account_number as plain_account
+             s.destination_account_sealed as sealed_account, s.destination_account_number as plain_account, s.rail
            from settlements s join merchants m on m.id = s.merchant_id where s.id = ?`,
           [id],
         );
@@ -90,11 +92,11 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
   // One statement: the insert is not visible to its own outer select, so exactly one row comes back.
   const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean; created_at: Date | string }>>(
     `with made as (
-       insert into rail_references (payment_id, product, reference_id, environment) values (?, ?, ?::uuid, ?)
+       insert into rail_references (payment_id, product, reference_id, environment, partner) values (?, ?, ?::uuid, ?, ?)
        on conflict (payment_id) do nothing returning reference_id, created_at)
      select reference_id::text, true as made, created_at from made
      union all select reference_id::text, false as made, created_at from rail_references where payment_id = ?`,
-    [request.paymentId, request.product, newUuid(), row.environment, request.paymentId],
+    [request.paymentId, request.product, newUuid(), row.environment, row.rail === 'aggregator' ? 'aggregator' : 'momo', request.paymentId],
   );
   const party = await partyOf(orm, box, request.paymentId, row);
   const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : request.product === 'refund' ? `Refund from ${row.merchant_name}` : `From ${row.merchant_name}`;

@@ -2,6 +2,7 @@ import type { Environment } from '../../domain/environment';
 import type { FailureClass } from '../../domain/failure-classes';
 import type { PayoutChannel, PayoutRecord, PayoutStatus, ReviewDecision } from '../../domain/payout';
 import { iso, isoOrNull } from '../sql-values';
+import type { PaymentRail } from '../../domain/rail-routes';
 
 /** Columns of `payouts` in insert order (payout-create-store.ts); `workflow_started_at` is the writer's. */
 export const PAYOUT_COLUMNS = [
@@ -33,6 +34,7 @@ export const PAYOUT_COLUMNS = [
   'reversed_at',
   'created_at',
   'updated_at',
+  'rail',
 ] as const;
 
 type Row = Record<string, unknown>;
@@ -71,6 +73,7 @@ export function rowToPayout(row: Row): PayoutRecord {
     reversedAt: isoOrNull(row.reversed_at as Date | string | null),
     createdAt: iso(row.created_at as Date | string),
     updatedAt: iso(row.updated_at as Date | string),
+    rail: textOrNull(row.rail) as PaymentRail | null,
   };
 }
 
@@ -105,5 +108,6 @@ export function payoutValues(record: PayoutRecord): unknown[] {
     record.reversedAt,
     record.createdAt,
     record.updatedAt,
+    record.rail ?? null,
   ];
 }

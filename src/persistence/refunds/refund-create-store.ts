@@ -8,6 +8,7 @@ import { claimIdempotencyKey, storeIdempotentAnswer, type Claim, type Idempotenc
 import { REFUND_COLUMNS, refundValues, rowToRefund } from './refund-mapping';
 import { writeRefundStateChange } from './refund-store';
 import type { Orm } from '../orm';
+import { railOf, type PaymentRail } from '../../domain/rail-routes';
 
 export type RefundWrite = { kind: 'written'; refund: RefundRecord; answer: CreateAnswer } | Exclude<Claim, { kind: 'claimed' }>;
 
@@ -18,6 +19,8 @@ export interface RefundableCharge {
   currency: string;
   /** What is still refundable: the amount minus the charge's pending and succeeded refunds and its open and lost disputes. */
   refundable: number;
+  /** The charge's rail: a refund goes back through it (issue 45). */
+  rail: PaymentRail;
 }
 
 /**
@@ -34,8 +37,8 @@ export interface RefundableCharge {
  * dispute gave its amount back and counts for nothing.
  */
 async function lockCharge(em: EntityManager, scope: IdempotencyScope, chargeId: string): Promise<RefundableCharge> {
-  const rows = await em.execute<{ id: string; status: string; amount: string; currency: string }[]>(
-    `select id, status, amount::text as amount, currency from charges where id = ? and merchant_id = ? and environment = ? for update`,
+  const rows = await em.execute<{ id: string; status: string; amount: string; currency: string; environment: string; rail: PaymentRail | null }[]>(
+    `select id, status, amount::text as amount, currency, environment, rail from charges where id = ? and merchant_id = ? and environment = ? for update`,
     [chargeId, scope.merchantId, scope.environment],
   );
   if (rows.length === 0) throw new ApiError('not_found', `No charge ${chargeId}.`, { param: 'charge' });
@@ -49,7 +52,7 @@ async function lockCharge(em: EntityManager, scope: IdempotencyScope, chargeId: 
     [chargeId, chargeId],
   );
   const amount = Number(charge.amount);
-  return { id: charge.id, amount, currency: charge.currency, refundable: amount - Number(sums[0].committed) };
+  return { id: charge.id, amount, currency: charge.currency, refundable: amount - Number(sums[0].committed), rail: railOf(charge) };
 }
 
 /** The requested amount (or, when none, all that is still refundable), or 422 `amount_exceeds_refundable`. */

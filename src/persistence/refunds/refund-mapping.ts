@@ -2,6 +2,7 @@ import type { Environment } from '../../domain/environment';
 import type { FailureClass } from '../../domain/failure-classes';
 import type { RefundReason, RefundRecord, RefundStatus } from '../../domain/refund';
 import { iso } from '../sql-values';
+import type { PaymentRail } from '../../domain/rail-routes';
 
 /** Columns of `refunds` in insert order (refund-create-store.ts); `workflow_started_at` is the writer's. */
 export const REFUND_COLUMNS = [
@@ -18,6 +19,7 @@ export const REFUND_COLUMNS = [
   'sandbox_outcome',
   'created_at',
   'updated_at',
+  'rail',
 ] as const;
 
 const textOrNull = (value: unknown) => (value === null || value === undefined ? null : String(value as string));
@@ -38,6 +40,7 @@ export function rowToRefund(row: Record<string, unknown>): RefundRecord {
     sandboxOutcome: textOrNull(row.sandbox_outcome),
     createdAt: iso(row.created_at as Date | string),
     updatedAt: iso(row.updated_at as Date | string),
+    rail: textOrNull(row.rail) as PaymentRail | null,
   };
 }
 
@@ -57,5 +60,6 @@ export function refundValues(record: RefundRecord): unknown[] {
     record.sandboxOutcome,
     record.createdAt,
     record.updatedAt,
+    record.rail ?? null,
   ];
 }

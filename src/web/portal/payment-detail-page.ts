@@ -55,7 +55,16 @@ function metadataBlock(metadataJson: string): string {
   return pretty === '{}' ? '<p id="metadata">No metadata.</p>' : `<pre id="metadata" class="pay-json">${escapeHtml(pretty)}</pre>`;
 }
 
-function timelineBlock(timeline: Timeline): string {
+/** Issue 45: the partner a live payment went through, named above its timeline (a sandbox one: the simulator). */
+const RAIL_NAME: Record<string, string> = { momo: 'the mobile-money partner (MoMo)', aggregator: 'the aggregator (card, bank and mobile money)', sandbox: 'the sandbox simulator (no partner)' };
+
+function railLine(view: Record<string, unknown>): string {
+  const rail = typeof view.rail === 'string' ? view.rail : null;
+  if (!rail) return '';
+  return `<p id="timeline-rail" data-rail="${escapeHtml(rail)}">Through ${escapeHtml(RAIL_NAME[rail] ?? rail)}.</p>\n`;
+}
+
+function timelineBlock(timeline: Timeline, view: Record<string, unknown>): string {
   const items = timeline.entries.map(
     (e) =>
       `<li id="${escapeHtml(e.id)}" data-sequence="${e.sequence}" data-type="${escapeHtml(e.type)}"><code class="pay-event">${escapeHtml(e.type)}</code> ${when(e.createdAt, true)} <span class="pay-seq">sequence ${e.sequence}</span></li>`,
@@ -64,7 +73,7 @@ function timelineBlock(timeline: Timeline): string {
     ? ''
     : `<p class="notice" id="timeline-partial">This payment has more events than shown here (the first ${TIMELINE_LIMIT}); the Events page lists every event.</p>\n`;
   return `<h2 id="timeline-heading">Timeline</h2>
-${partial}${items.length ? `<ol id="timeline" class="pay-timeline" aria-labelledby="timeline-heading">\n${items.join('\n')}\n</ol>` : '<p id="timeline-empty">No events about it yet.</p>'}`;
+${railLine(view)}${partial}${items.length ? `<ol id="timeline" class="pay-timeline" aria-labelledby="timeline-heading">\n${items.join('\n')}\n</ol>` : '<p id="timeline-empty">No events about it yet.</p>'}`;
 }
 
 function relatedBlock(payment: Payment, related: Related): string {
@@ -135,7 +144,7 @@ ${fields(view, view.currency).join('\n')}
 </dl>
 <h2>Metadata</h2>
 ${metadataBlock(payment.metadataJson)}
-${timelineBlock(timeline)}
+${timelineBlock(timeline, payment.view as unknown as Record<string, unknown>)}
 ${relatedBlock(payment, related)}`,
     frame,
     'payments',
