@@ -19,6 +19,9 @@ import { requireOwnPortsFree } from './runtime/ports-in-use';
 import { createApiMetrics, serveMetrics } from './support/metrics';
 import { startMonitorSampler } from './runtime/monitor-sampler';
 import { startLivePartner } from './runtime/live-partner';
+import { startLiveAggregator } from './runtime/live-aggregator';
+import { loadRailRoutes } from './runtime/rail-routes-config';
+import { formatRailRoutes } from './domain/rail-routes';
 import { createWebApp } from './web/app';
 
 /** `npm start`: infrastructure, the worker process and both API listeners; Ctrl-C stops all. */
@@ -37,12 +40,16 @@ async function main(): Promise<void> {
   const infra = await startInfrastructure(config, log);
   // The live rail: PARTNER_* when set, else the local fake partner (none in production).
   const partner = await startLivePartner(config, keyringEnv(config).SECRETS_KEY, log);
+  // Issue 45: the aggregator (card, bank, mobile money): AGGREGATOR_* when set, else the local fake one (none in production).
+  const aggregator = await startLiveAggregator(config, log);
+  // Which partner takes what (RAIL_ROUTES, checked against the partners this start has).
+  const railRoutes = loadRailRoutes(process.env, { momo: partner.rail !== 'none', aggregator: aggregator.config !== undefined });
   let worker: WorkerProcess | undefined;
   if (process.env.RUN_WORKER !== 'false') {
-    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config), ...partner.workerEnv });
+    worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config), ...partner.workerEnv, ...aggregator.workerEnv });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, eventsWalkWindowMs: config.retention.eventsWalkWindowMs, liveRail: partner.rail, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}) };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, eventsWalkWindowMs: config.retention.eventsWalkWindowMs, liveRail: partner.rail !== 'none' || aggregator.config ? ('partner' as const) : ('none' as const), railRoutes, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}), ...(aggregator.config ? { aggregatorWebhooks: { webhookHash: aggregator.config.webhookHash } } : {}) };
   // Header size and count, header and request timeouts (HTTP_* settings): src/http/server-limits.ts.
   const limits = serverLimitsFromEnv();
   const servers = [
@@ -67,7 +74,9 @@ async function main(): Promise<void> {
       `  Web           ${config.webPublicUrl}`,
       `  Temporal UI   ${infra.temporalUiUrl ?? '(external server: ' + infra.temporalAddress + ')'}`,
       `  Codec         ${codec ? `${codec.url} (decodes payloads for the Temporal UI)` : 'off'}`,
-      `  Live rail     ${partner.fake ? `the local fake partner ${partner.fake.url} (docs/partner-rail.md)` : partner.config ? `partner ${partner.config.baseUrl}` : 'none: live charges and payouts answer 503 live_unavailable'}`,
+      `  Live rail     ${partner.fake ? `the local fake partner ${partner.fake.url} (docs/partner-rail.md)` : partner.config ? `partner ${partner.config.baseUrl}` : 'no mobile-money partner'}`,
+      `  Aggregator    ${aggregator.fake ? `the local fake aggregator ${aggregator.fake.url} (docs/aggregator.md)` : aggregator.config ? `aggregator ${aggregator.config.baseUrl}` : 'none'}`,
+      `  Rail routes   ${railRoutes.length ? formatRailRoutes(railRoutes) : 'none: live charges, payouts and refunds answer 503 live_unavailable'} (RAIL_ROUTES)`,
       `  Metrics       ${config.metricsPort > 0 ? `http://${config.host}:${config.metricsPort}/metrics (API)` : 'off'}; ${config.workerMetricsPort > 0 ? `http://${config.host}:${config.workerMetricsPort}/metrics (worker)` : 'worker off'}`,
       ...(demo
         ? [
@@ -97,6 +106,7 @@ async function main(): Promise<void> {
     await monitor?.stop();
     await worker?.stop();
     await partner.stop();
+    await aggregator.stop();
     await infra.stop();
     await codec?.close();
     log.info('stopped');

@@ -23,7 +23,8 @@ import { describeNotificationTransports, loadNotificationConfig } from '../src/n
 import { startNotificationRelay } from '../src/notifications/notification-relay';
 import { sealSettlementAccounts } from '../src/services/reseal-secrets';
 import { loadPartnerConfig } from '../src/rail/partner-config';
-import { MomoPartnerRail } from '../src/rail/momo-adapter';
+import { aggregatorConfigFromEnv } from '../src/rail/aggregator/config';
+import { liveRailsOf } from '../src/runtime/live-rails';
 import { createPaymentsWorker } from './create-worker';
 import { installRuntime } from './workflow-bundle';
 
@@ -45,11 +46,14 @@ async function main(): Promise<void> {
   // SMTP_URL, SMS_PROVIDER_URL and the rest: a bad value stops the worker here, with one line naming it.
   const notifications = loadNotificationConfig();
   const log = createLogger(config.logLevel, 'worker');
-  // The live partner rail (PARTNER_*; `npm start` passes its fake partner's): a bad value stops the worker here.
+  // The live partners (PARTNER_*, AGGREGATOR_*; `npm start` passes its fakes'): a bad value stops the worker here.
   const partner = loadPartnerConfig(process.env);
-  const rail = partner ? new MomoPartnerRail(partner, { logger: log }) : undefined;
+  const aggregator = aggregatorConfigFromEnv(process.env);
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
+  // Issue 45: one rail that sends each reference's calls to the partner it went to.
+  const { rail, partners } = liveRailsOf(orm, { momo: partner, aggregator }, log);
+  if (partners.length) log.info({ partners }, 'live partners');
   // Settlement account numbers still in plain text (rows from before migration 20261125000005) are
   // sealed before this worker sweeps anything; idempotent, and one index probe once none is left.
   const sealed = await sealSettlementAccounts(orm, secretBox);

@@ -25,6 +25,7 @@ import { disputeRoutes } from './routes/disputes';
 import { refundRoutes } from './routes/refunds';
 import { settlementRoutes } from './routes/settlements';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries';
+import { aggregatorWebhookRoutes } from './routes/aggregator-webhooks';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 import { openApiRoutes } from './routes/openapi';
 import { partnerCallbackRoutes } from './routes/partner-callbacks';
@@ -80,6 +81,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   app.use(healthRoutes(deps, options.environment).routes());
   // The live partner's callbacks (no API key: the URL's token authenticates them); live listener only.
   if (options.environment === 'live') app.use(partnerCallbackRoutes(deps).routes());
+  // The aggregator's webhooks (issue 45; `verif-hash` authenticates them); live listener only.
+  if (options.environment === 'live') app.use(aggregatorWebhookRoutes(deps).routes());
 
   const perSecond = options.rateLimitPerSecond ?? DEFAULT_RATE_LIMITS[options.environment];
   const limits = perSecond === 'off' ? undefined : rateLimits(deps.orm, options.environment, perSecond);

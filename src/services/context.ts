@@ -30,6 +30,8 @@ export interface ServiceDeps {
   liveRail?: LiveRail;
   /** Which live partner takes what (RAIL_ROUTES, checked at start; src/domain/rail-routes.ts). Absent: the rail's default (railRoutesOf). */
   railRoutes?: RailRoutes;
+  /** The aggregator's webhook settings (AGGREGATOR_WEBHOOK_HASH), for its webhook route on the live listener (issue 45). */
+  aggregatorWebhooks?: { webhookHash: string };
   /** The partner's callback settings, for the callback route on the live listener (src/http/routes/partner-callbacks.ts). */
   partnerCallbacks?: PartnerCallbackSettings;
   /** The web port's public base URL (WEB_PUBLIC_URL): hosted checkout's `action.url` points there. */

@@ -1,0 +1,36 @@
+import type { PartnerName } from '../domain/rail-routes';
+import type { Orm } from '../persistence/orm';
+import { partnerOfReference } from '../persistence/partner/reference-partner-store';
+import { AggregatorRail } from '../rail/aggregator/adapter';
+import type { AggregatorConfig } from '../rail/aggregator/config';
+import { MomoPartnerRail } from '../rail/momo-adapter';
+import type { PartnerConfig } from '../rail/partner-config';
+import type { PartnerRail } from '../rail/partner-rail';
+import { RoutedRail } from '../rail/routed-rail';
+import type { Logger } from '../support/logger';
+
+/** A worker's live partners (issue 45) and the one rail its activities call. */
+export interface LiveRails {
+  /** Undefined when the worker has no partner at all (live payments that never reached one fail with partner_unavailable). */
+  rail: PartnerRail | undefined;
+  partners: PartnerName[];
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's rail from its partners' settings (PARTNER_*, AGGREGATOR_*): each reference's calls go
+ * to the partner it was sent to (RoutedRail, the partner read from rail_references).
+ */
+export function liveRailsOf(orm: Orm, configs: { momo?: PartnerConfig; aggregator?: AggregatorConfig }, log: Pick<Logger, 'warn'>): LiveRails {
+  const momo = configs.momo ? new MomoPartnerRail(configs.momo, { logger: log }) : undefined;
+  const aggregator = configs.aggregator ? new AggregatorRail(configs.aggregator, { logger: log }) : undefined;
+  const partners = { ...(momo ? { momo } : {}), ...(aggregator ? { aggregator } : {}) };
+  const names = Object.keys(partners) as PartnerName[];
+  return {
+    rail: names.length ? new RoutedRail(partners, (referenceId) => partnerOfReference(orm, referenceId)) : undefined,
+    partners: names,
+    close: async () => {
+      await Promise.all([momo?.close(), aggregator?.close()]);
+    },
+  };
+}
