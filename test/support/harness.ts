@@ -19,6 +19,7 @@ import { startChargeReconciler, type ChargeReconciler } from '../../src/runtime/
 import { startChargeStartRelay, type ChargeStartRelay } from '../../src/runtime/charge-start-relay';
 import type { Resolver } from '../../src/webhooks/url-policy';
 import type { PartnerCallbackSettings, PartnerRail } from '../../src/rail/partner-rail';
+import type { RailRoutes } from '../../src/domain/rail-routes';
 import { describeLedgerProblems, ledgerCheck } from '../../src/services/ledger-check';
 import { checkAnswer } from './openapi-answers';
 import { ApiError } from '../../src/domain/errors';
@@ -91,6 +92,10 @@ export interface HarnessOptions {
   rail?: PartnerRail;
   /** The callback secret the rail's callback URLs are signed with (the live listener's callback route). */
   partnerCallbacks?: PartnerCallbackSettings;
+  /** Which partner takes what (issue 45; default: the rail's, src/services/payment-route.ts). */
+  railRoutes?: RailRoutes;
+  /** The aggregator's webhook hash, for its webhook route on the live listener (issue 45). */
+  aggregatorWebhooks?: { webhookHash: string };
   /** Check every answer of `request` against the OpenAPI document (test/support/openapi-answers.ts); default on. */
   checkAnswers?: boolean;
   /**
@@ -160,7 +165,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const log = createLogger('silent');
   // A create waits for its workflow's start (30 s here, not the 1 s default), so a test may read the
   // workflow as soon as the create answered; create-deadline.test.ts covers a start that does not come.
-  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}), liveRail: options.rail ? 'partner' : 'none', ...(options.partnerCallbacks ? { partnerCallbacks: options.partnerCallbacks } : {}) };
+  const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}), liveRail: options.rail ? 'partner' : 'none', ...(options.partnerCallbacks ? { partnerCallbacks: options.partnerCallbacks } : {}), ...(options.railRoutes ? { railRoutes: options.railRoutes } : {}), ...(options.aggregatorWebhooks ? { aggregatorWebhooks: options.aggregatorWebhooks } : {}) };
   // The suites send many requests per merchant (and many without a valid key, all from 127.0.0.1) in
   // quick bursts; the harness's listeners are limited (so every answer carries the RateLimit headers)
   // far above what any suite sends. rate-limits.test.ts runs its own listeners with a real small limit.

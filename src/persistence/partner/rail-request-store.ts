@@ -79,6 +79,8 @@ async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): P
   const identifier = await paymentParty(orm, box, row.charge_id ?? id);
   if (identifier === null) throw new Error(`payment ${id} has no counterparty on record (created before issue 20): it cannot go to the partner rail`);
   if (row.channel === 'bank' && row.bank_code) return { partyIdType: 'BANK_ACCOUNT', partyId: `${row.bank_code}:${identifier.replace(/\s/g, '')}` };
+  // Issue 45: a bank charge's payer is an account (the API names no bank for it), never a phone number.
+  if (row.channel === 'bank') return { partyIdType: 'BANK_ACCOUNT', partyId: identifier.replace(/\s/g, '') };
   return { partyIdType: 'MSISDN', partyId: msisdn(identifier) };
 }
 

@@ -36,6 +36,13 @@ function ghanaNetwork(phone: string): (typeof GHANA_NETWORKS)[number] {
 /** A collection's charge type and the fields that name its payer. */
 export function chargeTarget(party: RailParty, currency: string): { type: string; fields: { phone_number?: string; network?: string; country?: string; account_bank?: string; account_number?: string } } {
   if (party.partyIdType === 'BANK_ACCOUNT') {
+    // A bank charge's payer may come without a bank (the API's bank charges name none): the transfer
+    // comes into the account the aggregator gives, so the payer's account is only a record.
+    if (!party.partyId.includes(':')) {
+      const account = party.partyId.replace(/\s/g, '');
+      if (!account) throw new RailRequestInvalid('a BANK_ACCOUNT party needs an account number');
+      return { type: BANK_TRANSFER_TYPE, fields: { account_number: account } };
+    }
     const { bank, account } = bankAccountOf(party);
     return { type: BANK_TRANSFER_TYPE, fields: { account_bank: bank, account_number: account } };
   }

@@ -38,10 +38,11 @@ export function submitCharge({ books, slowMs }: SubmitContext, type: string | nu
   if (bankTransfer) {
     const bank = body.account_bank;
     const account = body.account_number;
-    if (typeof bank !== 'string' || !BANK_CODE.test(bank)) return errorAnswer('INVALID_BANK');
+    // The payer's bank is optional: the money comes into the account this answer gives.
+    if (bank !== undefined && (typeof bank !== 'string' || !BANK_CODE.test(bank))) return errorAnswer('INVALID_BANK');
     if (typeof account !== 'string' || !ACCOUNT_NUMBER.test(account)) return errorAnswer('INVALID_ACCOUNT');
-    partyId = `${bank}:${account}`;
-    accountBank = bank;
+    partyId = typeof bank === 'string' ? `${bank}:${account}` : account;
+    accountBank = typeof bank === 'string' ? bank : null;
   } else {
     const phone = body.phone_number;
     if (typeof phone !== 'string' || !PHONE.test(phone)) return errorAnswer('INVALID_PHONE');
