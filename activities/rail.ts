@@ -3,6 +3,7 @@ import { LIVE_PAYOUT_DEADLINE_MS, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } f
 import type { Orm } from '../src/persistence/orm';
 import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/partner/rail-request-store';
 import { recordRailAnswer, statusAnswer, submitAnswer } from '../src/persistence/partner/rail-answer-store';
+import { recordInstructions } from '../src/persistence/partner/payment-instructions-store';
 import type { PartnerRail, RailRequest, RailStatus } from '../src/rail/partner-rail';
 import type { RailStatusAnswer, RailSubmitOutcome } from './types';
 import type { SecretBox } from '../src/support/secret-box';
@@ -82,6 +83,8 @@ export function createRailActivities(deps: RailActivityDeps) {
         return { kind: 'refused', failureClass: 'partner_unavailable', reason: `the partner does not know ${what} ${request.paymentId} and its submit window closed at ${closedAt}: nothing was sent again` };
       }
       const answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
+      // Issue 45: a bank transfer's account to pay into, for the hosted checkout page.
+      if (answer.kind !== 'refused' && answer.instructions) await recordInstructions(deps.orm.em.fork(), request.paymentId, answer.instructions);
       const repeated = request.resubmit === true || Context.current().info.attempt > 1 || !made;
       const recorded = submitAnswer(request.paymentId, answer, !repeated);
       if (recorded) await recordRailAnswer(deps.orm.em.fork(), recorded);
@@ -99,6 +102,7 @@ export function createRailActivities(deps: RailActivityDeps) {
     async railStatus(request: RailStepRequest): Promise<RailStatusAnswer> {
       const { referenceId, railRequest } = await railRequestFor(deps.orm, deps.secretBox, request);
       const status = await rail().status(request.product, referenceId);
+      if (status.status === 'pending' && status.instructions) await recordInstructions(deps.orm.em.fork(), request.paymentId, status.instructions);
       if (status.status === 'succeeded' && status.financialTransactionId) await recordPartnerTransactionId(deps.orm.em.fork(), request.paymentId, status.financialTransactionId);
       await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
       const mismatch = statusMismatch(railRequest, status);

@@ -49,6 +49,7 @@ import { Migration20261215000073_operator_audit_identity } from './Migration2026
 import { Migration20261215000074_live_reversal_gate } from './Migration20261215000074_live_reversal_gate';
 import { Migration20261216000001_live_refunds } from './Migration20261216000001_live_refunds';
 import { Migration20261216000002_payment_rail } from './Migration20261216000002_payment_rail';
+import { Migration20261216000003_payment_instructions } from './Migration20261216000003_payment_instructions';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -109,4 +110,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261215000075_success_amount_gate', class: Migration20261215000075_success_amount_gate },
   { name: 'Migration20261216000001_live_refunds', class: Migration20261216000001_live_refunds },
   { name: 'Migration20261216000002_payment_rail', class: Migration20261216000002_payment_rail },
+  { name: 'Migration20261216000003_payment_instructions', class: Migration20261216000003_payment_instructions },
 ];

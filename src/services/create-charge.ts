@@ -19,6 +19,7 @@ import { renderError } from './render-error';
 import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
 import { newPaymentRail } from './payment-route';
+import { CHECKOUT_STATUS } from '../domain/hosted-checkout';
 
 /** Re-exported for the other creates' and tests' imports (src/services/start-within.ts owns it). */
 export { DEFAULT_CHARGE_START_WAIT_MS } from './start-within';
@@ -90,7 +91,10 @@ export async function createCharge(
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const draft = buildChargeDraft(caller, newId('charge'), request, new Date(), metadataJson);
   const { sandboxOutcome, ...drafted } = draft;
-  const record = { ...drafted, rail };
+  // Issue 45: a live bank charge at the aggregator is a bank transfer the customer makes: awaiting
+  // their action, on a hosted checkout page that shows the account the aggregator gives.
+  const liveBankTransfer = caller.environment === 'live' && request.channel === 'bank' && rail === 'aggregator';
+  const record = { ...drafted, rail, ...(liveBankTransfer ? { status: CHECKOUT_STATUS, action: { type: 'hosted_checkout' as const } } : {}) };
   // Hosted checkout (docs/checkout.md): a single-use token, stored hashed with the charge's expiry.
   const token = isCheckoutAction(record.action) ? newCheckoutToken() : undefined;
   // A key taken over from before write-first answers its charge as stored (no checkout of its own).

@@ -4,6 +4,7 @@ import { chargeBody, idempotencyKey, type TestMerchant } from '../support/harnes
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { AGGREGATOR_WEBHOOK_ROUTE } from '../../src/rail/aggregator/webhook-route';
 import type { FakeAggregator } from '../../src/rail/aggregator/fake';
+import { postForm, startCheckoutWeb, type CheckoutWeb } from '../support/checkout-web';
 
 /**
  * Issue 45, "a second partner": with RAIL_ROUTES `mobile_money:*=momo,bank:*=aggregator`, a live
@@ -18,14 +19,19 @@ import type { FakeAggregator } from '../../src/rail/aggregator/fake';
 let p: PartnerHarness;
 let agg: FakeAggregator;
 let m: TestMerchant;
+let web: CheckoutWeb;
 
 beforeAll(async () => {
-  p = await startPartnerHarness({ aggregator: { fake: { approveAfterMs: 300, bankTransferExpiryMs: 2_000 }, routes: 'mobile_money:*=momo,bank:*=aggregator' } });
+  p = await startPartnerHarness({ aggregator: { fake: { approveAfterMs: 300, bankTransferExpiryMs: 6_000 }, routes: 'mobile_money:*=momo,bank:*=aggregator' } });
   agg = p.aggregator!;
+  web = await startCheckoutWeb(p.h);
   m = await p.h.merchant({ verified: true });
   await fundMerchant(p.h, m.id, 500_000, 'GHS', 'live');
 });
-afterAll(() => p?.close());
+afterAll(async () => {
+  await web?.close();
+  await p?.close();
+});
 
 const bankCharge = (account: string, amount = 20_000) =>
   p.h.request('live', 'POST', '/v1/charges', {
@@ -47,15 +53,32 @@ async function eventTypes(resourceId: string): Promise<string[]> {
 }
 
 describe('the aggregator (bank) beside the MoMo partner (mobile money)', () => {
-  test('a live bank charge: a bank transfer at the aggregator with our tx_ref, instructions given, paid, succeeded; rail aggregator', async () => {
-    const res = await bankCharge('GH0012345678');
+  test('a live bank charge: a bank transfer at the aggregator with our tx_ref; its hosted page shows the account to pay into; paid, succeeded; rail aggregator', async () => {
+    // 0004: the transfer is not made by itself (the account expires unpaid unless the customer pays).
+    const res = await bankCharge('GH0012340004', 20_000);
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ channel: 'bank', livemode: true, rail: 'aggregator' });
-    expect(await p.h.settled(res.json.id)).toMatchObject({ status: 'succeeded', environment: 'live' });
+    expect(res.json).toMatchObject({ channel: 'bank', livemode: true, rail: 'aggregator', status: 'awaiting_action', action: { type: 'hosted_checkout' } });
+    const url: string = res.json.action.url;
+    expect(url.startsWith(`${web.url}/checkout/`)).toBe(true);
+    // The page shows the account the aggregator gave (once its answer is in), no decision, no test banner.
+    let page = '';
+    for (let i = 0; i < 50 && !page.includes('id="account-number"'); i++) {
+      page = await (await fetch(url)).text();
+      if (!page.includes('id="account-number"')) await new Promise((r) => setTimeout(r, 100));
+    }
     const ref = await referenceOf(res.json.id);
+    const kept = agg.transaction('collection', ref.reference_id)!;
+    expect(page).toContain('id="account-number"');
+    expect(page).toContain('Bank transfer');
+    expect(page).not.toContain('TEST MODE');
+    expect(page).not.toContain('name="decision"');
+    expect(JSON.stringify(kept)).toContain(page.match(/id="account-number">([^<]+)</)![1]);
+    expect((await postForm(url, { decision: 'approve' })).status).toBe(404);
+    // The customer pays (the fake aggregator's control, as its `POST /_fake/pay/{tx_ref}`); no webhook (0004): found by polling.
+    expect(agg.pay(ref.reference_id)).toBe('paid');
+    expect(await p.h.settled(res.json.id)).toMatchObject({ status: 'succeeded', environment: 'live' });
+    expect((await fetch(url)).status).toBe(410);
     expect(ref).toMatchObject({ product: 'collection', partner: 'aggregator' });
-    const charge = agg.transaction('collection', ref.reference_id);
-    expect(charge).toBeDefined();
     const posted = agg.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v3/charges'));
     expect(posted.some((r) => r.path.includes('type=bank_transfer') && JSON.stringify(r.body).includes(ref.reference_id))).toBe(true);
     // Nothing of it went to the MoMo partner.

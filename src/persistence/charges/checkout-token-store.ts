@@ -16,6 +16,8 @@ export async function insertCheckoutToken(em: EntityManager, tokenHash: string, 
 /** What the checkout page shows, and whether it may still decide. */
 export interface CheckoutView {
   chargeId: string;
+  /** A live charge's page shows the partner's instructions and takes no decision (issue 45). */
+  environment: 'sandbox' | 'live';
   merchantName: string;
   amount: number;
   currency: string;
@@ -29,6 +31,7 @@ export interface CheckoutView {
 
 interface ViewRow {
   charge_id: string;
+  environment: 'sandbox' | 'live';
   merchant_name: string;
   amount: string | number;
   currency: string;
@@ -44,7 +47,7 @@ const iso = (value: Date | string): string => new Date(value).toISOString();
 /** The token's charge and merchant, or null for a token never issued. Writes nothing. */
 export async function findCheckout(orm: Orm, tokenHash: string): Promise<CheckoutView | null> {
   const rows = await orm.em.getConnection().execute<ViewRow[]>(
-    `select t.charge_id, m.name as merchant_name, c.amount, c.currency, c.channel, c.status, t.expires_at, t.used_at, t.expires_at <= now() as expired
+    `select t.charge_id, c.environment, m.name as merchant_name, c.amount, c.currency, c.channel, c.status, t.expires_at, t.used_at, t.expires_at <= now() as expired
        from checkout_tokens t join charges c on c.id = t.charge_id join merchants m on m.id = c.merchant_id
       where t.token_hash = ?`,
     [tokenHash],
@@ -53,6 +56,7 @@ export async function findCheckout(orm: Orm, tokenHash: string): Promise<Checkou
   if (!row) return null;
   return {
     chargeId: row.charge_id,
+    environment: row.environment,
     merchantName: row.merchant_name,
     amount: Number(row.amount),
     currency: row.currency,

@@ -2,25 +2,27 @@ import { SANDBOX_CHALLENGE_CODE } from '../../domain/hosted-checkout';
 import { formatIsoAmount } from '../../domain/money-format';
 import { escapeHtml } from '../../support/escape-html';
 import type { CheckoutView } from '../../persistence/charges/checkout-token-store';
+import type { PaymentInstructions } from '../../rail/partner-rail';
 
 /**
  * The hosted checkout pages (docs/checkout.md): server-rendered HTML, no script, one stylesheet
  * from 'self' (the web port's CSP stays strict). Every value from the database is escaped.
  */
 
-function page(title: string, body: string): string {
+function page(title: string, body: string, options: { testMode?: boolean; refreshSeconds?: number } = {}): string {
+  const testMode = options.testMode ?? true;
+  const refresh = options.refreshSeconds ? `\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/checkout/assets/checkout.css">
 <link rel="icon" href="/checkout/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>
-<div class="test-mode" role="note">TEST MODE: sandbox checkout, no real money moves</div>
-<main>
+${testMode ? '<div class="test-mode" role="note">TEST MODE: sandbox checkout, no real money moves</div>\n' : ''}<main>
 ${body}
 </main>
 </body>
@@ -73,6 +75,31 @@ export function decidedPage(view: CheckoutView, decision: 'approved' | 'declined
       ? ['Payment approved', `Your payment to ${view.merchantName} is approved. You can close this window.`]
       : ['Payment declined', `You declined the payment to ${view.merchantName}. Nothing was charged. You can close this window.`];
   return page(title, `<h1>${escapeHtml(title)}</h1>\n${summary(view)}\n<p id="result">${escapeHtml(text)}</p>`);
+}
+
+/**
+ * A live bank charge's page (issue 45): the account the partner gave to pay into, until when, and
+ * what to pay; no decision (the bank transfer arriving at the partner ends the charge). While the
+ * partner has not answered yet, a short page that refreshes itself (no script: the CSP stays strict).
+ */
+export function bankTransferPage(view: CheckoutView, instructions: PaymentInstructions | null): string {
+  const title = `Bank transfer to ${view.merchantName}`;
+  if (!instructions) {
+    return page(title, `<h1>Bank transfer</h1>\n${summary(view)}\n<p id="preparing">Your account details are being prepared. This page refreshes by itself.</p>`, { testMode: false, refreshSeconds: 3 });
+  }
+  return page(
+    title,
+    `<h1>Bank transfer</h1>
+${summary(view)}
+<p>Transfer exactly this amount to the account below before it expires. The payment completes when the transfer arrives; you can close this window once it is sent.</p>
+<dl class="summary" id="instructions">
+<dt>Bank</dt><dd id="bank-name">${escapeHtml(instructions.bankName)}</dd>
+<dt>Account number</dt><dd id="account-number">${escapeHtml(instructions.accountNumber)}</dd>
+${instructions.accountName ? `<dt>Account name</dt><dd id="account-name">${escapeHtml(instructions.accountName)}</dd>\n` : ''}<dt>Amount to send</dt><dd id="transfer-amount">${escapeHtml(formatIsoAmount(instructions.amount, instructions.currency))}</dd>
+<dt>Pay before</dt><dd id="expires-at"><time datetime="${escapeHtml(instructions.expiresAt)}">${escapeHtml(instructions.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time></dd>
+</dl>`,
+    { testMode: false },
+  );
 }
 
 export type GoneReason = 'unknown' | 'used' | 'expired' | 'closed';

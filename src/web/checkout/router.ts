@@ -6,7 +6,8 @@ import { decideCheckout } from '../../services/checkout-decision';
 import type { ServiceDeps } from '../../services/context';
 import { checkoutTokenHash, isCheckoutTokenShape } from '../../support/checkout-token';
 import { formFields, WebInputError } from '../form-body';
-import { challengePage, CHECKOUT_CSS, CHECKOUT_ICON, checkoutPage, decidedPage, gonePage, unavailablePage, type GoneReason } from './pages';
+import { bankTransferPage, challengePage, CHECKOUT_CSS, CHECKOUT_ICON, checkoutPage, decidedPage, gonePage, unavailablePage, type GoneReason } from './pages';
+import { findInstructions } from '../../persistence/partner/payment-instructions-store';
 
 /**
  * Hosted checkout on the web port (docs/checkout.md), for the `action.url` of a sandbox card or bank
@@ -31,12 +32,16 @@ export function checkoutRouter(deps: ServiceDeps): Router {
 
   router.get('/:token', guarded(deps, async (ctx, token) => {
     const view = await live(ctx, token);
-    if (view) html(ctx, 200, checkoutPage(view, `/checkout/${token}`));
+    if (!view) return;
+    // Issue 45: a live bank charge's page shows where to pay; the partner, not the page, ends it.
+    if (view.environment === 'live') return html(ctx, 200, bankTransferPage(view, await findInstructions(deps.orm, view.chargeId)));
+    html(ctx, 200, checkoutPage(view, `/checkout/${token}`));
   }));
 
   router.post('/:token', guarded(deps, async (ctx, token) => {
     const view = await live(ctx, token);
     if (!view) return;
+    if (view.environment === 'live') return html(ctx, 404, gonePage('unknown'));
     const choice = (await formFields(ctx))?.get('decision');
     if (choice === 'approve' && view.channel === 'card') return html(ctx, 200, challengePage(view, `/checkout/${token}/challenge`));
     if (choice === 'approve') return decide(ctx, view, token, 'approved');
@@ -47,7 +52,7 @@ export function checkoutRouter(deps: ServiceDeps): Router {
   router.post('/:token/challenge', guarded(deps, async (ctx, token) => {
     const view = await live(ctx, token);
     if (!view) return;
-    if (view.channel !== 'card') return html(ctx, 404, gonePage('unknown'));
+    if (view.channel !== 'card' || view.environment === 'live') return html(ctx, 404, gonePage('unknown'));
     const code = (await formFields(ctx))?.get('code');
     // A wrong code declines, as a failed 3-D Secure check does.
     return decide(ctx, view, token, code === SANDBOX_CHALLENGE_CODE ? 'approved' : 'declined');
