@@ -225,4 +225,23 @@ describe('live refunds on the partner rail', () => {
     await until('the refund\'s review to open with the break', async () => ((await review.query(paymentReviewQuery).catch(() => null))?.reasons ?? []).some((r: { source: string }) => r.source === 'reconciliation'));
     await review.terminate('test done');
   });
+
+  test.each([
+    ['0102', 'refused at once (PAYEE_NOT_FOUND)', 'failed'],
+    ['0103', 'FAILED after acceptance (PAYEE_NOT_ALLOWED_TO_RECEIVE)', 'failed'],
+    ['0105', 'its callback sent twice', 'succeeded'],
+    ['0106', 'a 500 on its first submission', 'succeeded'],
+    ['0108', 'no callback (found by polling)', 'succeeded'],
+    ['0109', 'a late callback', 'succeeded'],
+    ['0112', 'SUCCESSFUL only after a wait (pending meanwhile, never failed on a deadline)', 'succeeded'],
+    ['0113', 'a repeat refused while in progress', 'succeeded'],
+  ])("refund behaviour %s: %s → %s, one refund at the partner", async (suffix, _what, end) => {
+    const chargeId = await succeededLiveCharge(suffix, 6_000);
+    const res = await refund({ charge: chargeId, amount: 2_000 });
+    expect(await finished(res.json.id)).toMatchObject({ status: end });
+    const { reference_id: ref } = await referenceOf(res.json.id);
+    expect(p.fake.transactions('disbursement').filter((t) => t.resource === 'refund' && t.state.externalId === res.json.id).length).toBe(suffix === '0102' ? 0 : 1);
+    expect(new Set(submissionsOf(ref).map((r) => r.path))).toEqual(new Set(['/disbursement/v1_0/refund']));
+    expect((await p.h.request('live', 'GET', `/v1/charges/${chargeId}`, { key: m.liveKey })).json).toMatchObject({ amount_refunded: end === 'succeeded' ? 2_000 : 0 });
+  });
 });
