@@ -7,6 +7,7 @@ import { httpStatus, tcpAnswers } from './probes';
 import type { TopologySecrets } from './secrets';
 import { workerHeapArgs } from '../runtime/worker-heap';
 import { withSharedMachineDefaults } from '../runtime/worker-process';
+import { AGGREGATOR_WEBHOOK_ROUTE } from '../rail/aggregator/webhook-route';
 
 /** What every Node piece of the topology shares. */
 export interface AppContext {
@@ -52,6 +53,10 @@ function sharedEnv(ctx: AppContext): NodeJS.ProcessEnv {
     // Callbacks go to the live port of the proxy, whichever API answers.
     PARTNER_CALLBACK_BASE_URL: `http://127.0.0.1:${ports.live}`,
     PARTNER_CALLBACK_SECRET: secrets.callback_secret,
+    // Issue 45: the fake aggregator's process; its webhooks go to the proxy's live port.
+    AGGREGATOR_BASE_URL: `http://127.0.0.1:${ports.fakeAggregator}`,
+    AGGREGATOR_SECRET_KEY: secrets.aggregator.secretKey,
+    AGGREGATOR_WEBHOOK_HASH: secrets.aggregator.webhookHash,
     // Only the knobs an operator may set for the whole topology pass through (and a prebuilt
     // workflow bundle, WORKFLOW_BUNDLE_PATH, as the test suite makes one).
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE)|HTTP_|BODY_LIMIT_BYTES$|WORKFLOW_BUNDLE_PATH$)/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
@@ -86,6 +91,18 @@ export function fakePartnerSpec(ctx: AppContext): PieceSpec {
     port: ctx.ports.fakePartner,
     command: () => node('src/topology/fake-partner-main.ts', env),
     probe: async () => ((await tcpAnswers(ctx.ports.fakePartner)) ? 'ok' : 'starting'),
+  };
+}
+
+/** The fake aggregator (src/rail/aggregator/fake) as its own process on a fixed port, with the topology's secrets, its webhooks to the proxy's live port. */
+export function fakeAggregatorSpec(ctx: AppContext): PieceSpec {
+  const env = { ...sharedEnv(ctx), FAKE_AGGREGATOR_PORT: String(ctx.ports.fakeAggregator), FAKE_AGGREGATOR_WEBHOOK_URL: `http://127.0.0.1:${ctx.ports.live}${AGGREGATOR_WEBHOOK_ROUTE}` };
+  return {
+    name: 'fake-aggregator',
+    kind: 'node',
+    port: ctx.ports.fakeAggregator,
+    command: () => node('src/topology/fake-aggregator-main.ts', env),
+    probe: async () => ((await tcpAnswers(ctx.ports.fakeAggregator)) ? 'ok' : 'starting'),
   };
 }
 

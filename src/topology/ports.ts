@@ -19,6 +19,8 @@ export interface TopologyPorts {
   servicePostgres: number;
   temporalPostgres: number;
   fakePartner: number;
+  /** The fake aggregator (issue 45), its own process as the fake partner is. */
+  fakeAggregator: number;
   /** Each API process: sandbox, live, web and metrics listeners. */
   apis: Array<{ sandbox: number; live: number; web: number; metrics: number }>;
   /** Each worker process's metrics listener. */
@@ -46,6 +48,7 @@ export function topologyPorts(offset = 0): TopologyPorts {
     servicePostgres: p(3050),
     temporalPostgres: p(3051),
     fakePartner: p(3040),
+    fakeAggregator: p(3041),
     apis: [
       { sandbox: p(3010), live: p(3011), web: p(3012), metrics: p(3019) },
       { sandbox: p(3020), live: p(3021), web: p(3022), metrics: p(3029) },
@@ -60,7 +63,7 @@ export function topologyPorts(offset = 0): TopologyPorts {
 
 /** Every port of the topology, for a "free before up" check. */
 export function allPorts(ports: TopologyPorts, temporal: 'server' | 'dev'): number[] {
-  const list = [ports.sandbox, ports.live, ports.web, ports.temporal, ports.temporalUi, ports.servicePostgres, ports.fakePartner, ...ports.apis.flatMap((a) => [a.sandbox, a.live, a.web, a.metrics]), ...ports.workerMetrics, ports.links.workerPostgres, ports.links.apiTemporal];
+  const list = [ports.sandbox, ports.live, ports.web, ports.temporal, ports.temporalUi, ports.servicePostgres, ports.fakePartner, ports.fakeAggregator, ...ports.apis.flatMap((a) => [a.sandbox, a.live, a.web, a.metrics]), ...ports.workerMetrics, ports.links.workerPostgres, ports.links.apiTemporal];
   if (temporal === 'server') list.push(ports.temporalHttp, ports.temporalHistory, ports.temporalMatching, ports.temporalWorker, ...Object.values(ports.temporalMembership), ports.temporalMetrics, ports.temporalPostgres);
   return list;
 }

@@ -11,7 +11,7 @@ async function healthNow(piece: PieceState, state: TopologyState): Promise<Healt
   if (piece.name === 'temporal-ui') return (await httpStatus(`http://127.0.0.1:${piece.port}/`)) === 200 ? 'ok' : 'starting';
   if (piece.name.startsWith('api-')) return (await httpStatus(`http://127.0.0.1:${piece.port}/health`)) === 200 ? 'ok' : 'starting';
   if (piece.name === 'proxy') return (await httpStatus(`http://127.0.0.1:${piece.port}/health`)) > 0 ? 'ok' : 'starting';
-  if (piece.name === 'fake-partner') return (await tcpAnswers(piece.port)) ? 'ok' : 'starting';
+  if (piece.name === 'fake-partner' || piece.name === 'fake-aggregator') return (await tcpAnswers(piece.port)) ? 'ok' : 'starting';
   // A worker has no port of its own to ask: alive, it keeps what the supervisor saw (its `ready`).
   return piece.health === 'down' ? 'starting' : piece.health;
 }

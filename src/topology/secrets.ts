@@ -11,14 +11,25 @@ export interface TopologySecrets {
   partner: { apiUser: string; apiKey: string; subscriptionKey: string };
   /** PARTNER_CALLBACK_SECRET: the HMAC key of the callback URLs (APIs check, workers sign). */
   callback_secret: string;
+  /** The fake aggregator's secret key and webhook hash (issue 45; AGGREGATOR_SECRET_KEY, AGGREGATOR_WEBHOOK_HASH). */
+  aggregator: { secretKey: string; webhookHash: string };
 }
+
+const aggregatorSecrets = () => ({ secretKey: `FLWSECK_TEST-${randomBytes(16).toString('hex')}-X`, webhookHash: randomBytes(24).toString('base64url') });
 
 export const SECRETS_FILE = 'secrets.json';
 
 export function topologySecrets(dir: string): TopologySecrets {
   const file = path.join(dir, SECRETS_FILE);
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as TopologySecrets;
-  const secrets: TopologySecrets = { secrets_key: randomBytes(32).toString('base64'), partner: randomCredentials(), callback_secret: randomBytes(32).toString('base64url') };
+  if (fs.existsSync(file)) {
+    const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<TopologySecrets> & Omit<TopologySecrets, 'aggregator'>;
+    if (kept.aggregator) return kept as TopologySecrets;
+    // A folder made before issue 45: its aggregator's secrets are added, the rest kept.
+    const added: TopologySecrets = { ...kept, aggregator: aggregatorSecrets() };
+    fs.writeFileSync(file, JSON.stringify(added, null, 2) + '\n', { mode: 0o600 });
+    return added;
+  }
+  const secrets: TopologySecrets = { secrets_key: randomBytes(32).toString('base64'), partner: randomCredentials(), callback_secret: randomBytes(32).toString('base64url'), aggregator: aggregatorSecrets() };
   fs.writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
   return secrets;
 }

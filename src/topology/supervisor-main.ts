@@ -8,7 +8,7 @@ import { ensureDemoMerchant } from '../runtime/demo-merchant';
 import { ensurePrivateDir } from '../support/private-dir';
 import { setWorkerBuild, TOPOLOGY_DEPLOYMENT } from './builds';
 import { faketimeLibrary, SKEWED_WORKER, skewEnv, skewFile } from './clock-skew';
-import { apiSpec, fakePartnerSpec, LINK_PIECES, linkSpec, proxySpec, workerSpec, type AppContext } from './app-pieces';
+import { apiSpec, fakeAggregatorSpec, fakePartnerSpec, LINK_PIECES, linkSpec, proxySpec, workerSpec, type AppContext } from './app-pieces';
 import { topologyPorts } from './ports';
 import { ensureDatabases, initialisePostgres, postgresSpec, postgresUrl } from './postgres';
 import { topologySecrets } from './secrets';
@@ -118,6 +118,7 @@ async function main(): Promise<void> {
       say(lib ? `${SKEWED_WORKER} runs with libfaketime (its clock moves with ${skewFile(dir)})` : `no libfaketime (bash scripts/install-faketime.sh): ${SKEWED_WORKER} runs on the machine's clock, and a chaos run leaves clock_skew out`);
     }
     await supervisor.add(fakePartnerSpec(ctx));
+    await supervisor.add(fakeAggregatorSpec(ctx));
     await Promise.all([0, 1].map((i) => supervisor.add(workerSpec(ctx, i))));
     await makeBuildCurrent(temporalAddress, namespace, ctx.deployment);
     say(`build ${ctx.deployment.buildId} of deployment ${ctx.deployment.deploymentName} is current`);

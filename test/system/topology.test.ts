@@ -67,7 +67,7 @@ test('up (dev): every piece healthy; a charge through the proxy; api-1 and worke
   expect(upState.ready).toBe(true);
 
   const status = (await topologyStatus(dir))!;
-  expect(status.pieces.map((p) => p.name).sort()).toEqual(['api-1', 'api-2', 'fake-partner', 'proxy', 'service-postgres', 'temporal', 'temporal-ui', 'worker-1', 'worker-2']);
+  expect(status.pieces.map((p) => p.name).sort()).toEqual(['api-1', 'api-2', 'fake-aggregator', 'fake-partner', 'proxy', 'service-postgres', 'temporal', 'temporal-ui', 'worker-1', 'worker-2']);
   for (const p of status.pieces) expect({ name: p.name, health: p.health, pid: typeof p.pid, restarts: p.restarts }).toEqual({ name: p.name, health: 'ok', pid: 'number', restarts: 0 });
   expect(piece(status, 'temporal')).toMatchObject({ kind: 'dev', version: '1.32.0', port: ports.temporal });
   expect(piece(status, 'proxy').port).toBe(ports.sandbox);
