@@ -43,7 +43,7 @@ describe('npm start\'s and the topology\'s worker (issue 34): a bounded heap and
       databaseUrl: 'postgres://x',
       temporalAddress: '127.0.0.1:7233',
       namespace: 'default',
-      secrets: { secrets_key: 'k', callback_secret: 'c', partner: { apiUser: 'u', apiKey: 'k', subscriptionKey: 's' } },
+      secrets: { secrets_key: 'k', callback_secret: 'c', partner: { apiUser: 'u', apiKey: 'k', subscriptionKey: 's' }, aggregator: { secretKey: 'a', webhookHash: 'h' } },
       deployment: { deploymentName: 'd', buildId: 'b' },
     } as unknown as AppContext;
     const command = workerSpec(ctx, 0).command();
