@@ -2,15 +2,15 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../src/persistence/orm';
 import type { RailProduct } from '../src/rail/partner-rail';
 import type { PartnerStatement } from '../src/rail/momo-statement';
-import { loadPartnerConfig } from '../src/rail/partner-config';
+import type { PartnerName } from '../src/domain/rail-routes';
 import { flagPaymentReview } from '../src/services/payment-review';
 import { importDayAndRefetch } from '../src/reconcile/import-statement';
 import { releaseReview } from '../src/reconcile/resolve-break';
-import { StatementClient } from '../src/reconcile/statement-client';
-import { NO_PARTNER_CONFIGURED, STATEMENT_UNREADABLE, type StatementImportRequest } from '../src/domain/statement-import';
+import { statementClientFor } from '../src/reconcile/statement-source';
+import { NO_PARTNER_CONFIGURED, requestPartner, STATEMENT_UNREADABLE, type StatementImportRequest } from '../src/domain/statement-import';
 import type { ImportSummary } from '../src/domain/break-kinds';
 
-/** Where statements come from: the partner (src/reconcile/statement-client.ts), or a test's double. */
+/** Where statements come from: a partner (src/reconcile/statement-source.ts), or a test's double. */
 export interface StatementSource {
   fetch(product: RailProduct, date: string): Promise<PartnerStatement>;
   /** Where a statement came from, as the import records it. */
@@ -22,25 +22,34 @@ function baseQueueOf(queue: string): string {
   return queue.replace(/-(live|sandbox)$/, '');
 }
 
+/** The variables that configure each partner, as the activity's errors name them. */
+const SETTINGS: Record<PartnerName, string> = { momo: 'PARTNER_BASE_URL', aggregator: 'AGGREGATOR_BASE_URL' };
+
 /**
- * The statement import's activity. Without `statements`, the partner of PARTNER_* (the worker's own
- * settings) is asked; with none configured, the activity fails without retrying.
+ * The statement import's activity, one statement of one partner (issue 45: the request's `partner`,
+ * MoMo's when it names none). Without `statements`, each partner's settings of the worker's own
+ * environment are read (PARTNER_* for MoMo, AGGREGATOR_* for the aggregator); `statements` is MoMo's
+ * double in tests. A partner with no settings: the activity fails without retrying, or answers null
+ * when the request says `configuredOnly` (the run imports the partners the worker has).
  */
 export function createReconcileActivities(deps: { orm: Orm; statements?: StatementSource }) {
-  let fromEnv: StatementSource | null | undefined;
-  const source = (): StatementSource | null => {
-    if (deps.statements) return deps.statements;
-    if (fromEnv === undefined) {
-      const partner = loadPartnerConfig(process.env);
-      const client = partner ? new StatementClient(partner) : null;
-      fromEnv = client && partner ? { fetch: (product, date) => client.fetch(product, date), source: `partner:${partner.baseUrl}` } : null;
-    }
-    return fromEnv;
+  const fromEnv = new Map<PartnerName, StatementSource | null>();
+  const source = (partner: PartnerName): StatementSource | null => {
+    if (partner === 'momo' && deps.statements) return deps.statements;
+    if (!fromEnv.has(partner)) fromEnv.set(partner, statementClientFor(process.env, partner));
+    return fromEnv.get(partner)!;
   };
   return {
-    async importPartnerStatement(request: StatementImportRequest): Promise<ImportSummary> {
-      const statements = source();
-      if (!statements) throw ApplicationFailure.nonRetryable('no partner is configured (PARTNER_BASE_URL): no statement to import', NO_PARTNER_CONFIGURED);
+    async importPartnerStatement(request: StatementImportRequest): Promise<ImportSummary | null> {
+      const partner = requestPartner(request);
+      const statements = source(partner);
+      if (!statements) {
+        if (request.configuredOnly) return null;
+        throw ApplicationFailure.nonRetryable(
+          partner === 'momo' ? 'no partner is configured (PARTNER_BASE_URL): no statement to import' : `the ${partner} is not configured (${SETTINGS[partner]}): no statement of it to import`,
+          NO_PARTNER_CONFIGURED,
+        );
+      }
       const fetch = (product: RailProduct, date: string) =>
         statements.fetch(product, date).catch((error: unknown) => {
           if (error instanceof Error && error.message.startsWith('statement')) throw ApplicationFailure.nonRetryable(error.message, STATEMENT_UNREADABLE);
@@ -48,9 +57,9 @@ export function createReconcileActivities(deps: { orm: Orm; statements?: Stateme
         });
       const { client, info } = Context.current();
       const base = baseQueueOf(info.taskQueue);
-      // The day asked for, then earlier days still unfinished (partial, or with PENDING lines: issue 43).
+      // The day asked for, then earlier days of that partner still unfinished (partial, or with PENDING lines: issue 43).
       const release = (paymentId: string, reason: string) => releaseReview(client, paymentId, reason);
-      return importDayAndRefetch({ orm: deps.orm, flag: (start) => flagPaymentReview(client, start, base), release }, fetch, request, statements.source);
+      return importDayAndRefetch({ orm: deps.orm, flag: (start) => flagPaymentReview(client, start, base), release }, fetch, { product: request.product, date: request.date, partner }, statements.source);
     },
   };
 }

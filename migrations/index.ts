@@ -50,6 +50,7 @@ import { Migration20261215000074_live_reversal_gate } from './Migration202612150
 import { Migration20261216000001_live_refunds } from './Migration20261216000001_live_refunds';
 import { Migration20261216000002_payment_rail } from './Migration20261216000002_payment_rail';
 import { Migration20261216000003_payment_instructions } from './Migration20261216000003_payment_instructions';
+import { Migration20261216000004_statements_per_partner } from './Migration20261216000004_statements_per_partner';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -111,4 +112,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261216000001_live_refunds', class: Migration20261216000001_live_refunds },
   { name: 'Migration20261216000002_payment_rail', class: Migration20261216000002_payment_rail },
   { name: 'Migration20261216000003_payment_instructions', class: Migration20261216000003_payment_instructions },
+  { name: 'Migration20261216000004_statements_per_partner', class: Migration20261216000004_statements_per_partner },
 ];

@@ -86,13 +86,16 @@ async function main(): Promise<void> {
     throw error instanceof Error && error.message.startsWith('RETENTION_SCHEDULE') ? new StartupError(error.message) : error;
   });
   log.info({ scheduleId: retention.scheduleId, cron: config.retention.schedule, created: retention.created }, 'retention schedule ensured');
-  // With a partner: the daily import of yesterday's statements (STATEMENT_IMPORT_SCHEDULE, default 03:00 UTC; docs/operations.md, Reconciliation).
-  if (partner) {
+  // With a partner: the daily import of yesterday's statements of each partner configured (issue 45:
+  // PARTNER_* momo, AGGREGATOR_* aggregator, named in the Schedule's input; STATEMENT_IMPORT_SCHEDULE,
+  // default 03:00 UTC; docs/operations.md, Reconciliation).
+  const statementPartners = [...(partner ? (['momo'] as const) : []), ...(aggregator ? (['aggregator'] as const) : [])];
+  if (statementPartners.length > 0) {
     const cron = process.env.STATEMENT_IMPORT_SCHEDULE?.trim() || undefined;
-    const imports = await ensureStatementImportSchedule(temporal.client, { taskQueue: config.taskQueue, cron }).catch((error: unknown) => {
+    const imports = await ensureStatementImportSchedule(temporal.client, { taskQueue: config.taskQueue, cron, partners: statementPartners }).catch((error: unknown) => {
       throw error instanceof Error && error.message.startsWith('STATEMENT_IMPORT_SCHEDULE') ? new StartupError(error.message) : error;
     });
-    log.info({ scheduleId: imports.scheduleId, created: imports.created }, 'statement import schedule ensured');
+    log.info({ scheduleId: imports.scheduleId, created: imports.created, partners: statementPartners }, 'statement import schedule ensured');
   }
   // On the worker's own connection, with eager start: each delivery's first workflow task comes back
   // to this process in the start's answer (docs/architecture.md, Webhook latency). Not with Worker

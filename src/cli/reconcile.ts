@@ -5,14 +5,14 @@ import { isIdOf } from '../domain/ids';
 import { reasonProblem } from '../domain/operator-action';
 import { isRailProduct } from '../rail/momo-protocol';
 import type { RailProduct } from '../rail/partner-rail';
-import { loadPartnerConfig } from '../rail/partner-config';
+import { isPartnerName, PARTNERS, type PartnerName } from '../domain/rail-routes';
 import { isStatementDate, parseStatementFile } from '../rail/momo-statement';
 import { flagPaymentReview } from '../services/payment-review';
 import { newId } from '../support/new-id';
 import { BREAK_KINDS, isBreakKind, type ImportSummary } from '../domain/break-kinds';
 import { importStatementsNow } from '../temporal/statement-import-start';
 import { addSummaries, importAndFlag, importDayAndRefetch, yesterdayUtc } from '../reconcile/import-statement';
-import { StatementClient } from '../reconcile/statement-client';
+import { configuredPartners, statementClientFor, type PartnerStatementClient } from '../reconcile/statement-source';
 import { dayReport, listBreaks, type BreakFilter } from '../persistence/reconcile/break-store';
 import { releaseReview, resolveBreakAndReview } from '../reconcile/resolve-break';
 import { act, flag, type CliCommand } from './command';
@@ -20,7 +20,7 @@ import type { CliContext } from './context';
 import { withClientAndDatabase, withDatabase } from './connect';
 import { OPERATOR_HELP, operatorName, parseLimit, REASON_HELP, requiredReason, sinceOption, UsageError, type Values } from './shared';
 
-/** `cli reconcile …`: reconciliation against the partner's statement (docs/operations.md, "Reconciliation"). */
+/** `cli reconcile …`: reconciliation against each partner's statements (docs/operations.md, "Reconciliation"). */
 
 function dateOption(raw: string | undefined): string {
   if (raw === undefined) return new Date().toISOString().slice(0, 10);
@@ -49,8 +49,16 @@ function productsOption(raw: string | undefined): RailProduct[] {
   return [raw];
 }
 
+function partnerOption(raw: string | undefined): PartnerName | undefined {
+  if (raw === undefined) return undefined;
+  if (!isPartnerName(raw)) throw new UsageError(`--partner must be one of: ${PARTNERS.join(', ')}`);
+  return raw;
+}
+
 function breakFilter(values: Values): BreakFilter {
   const filter: BreakFilter = { limit: parseLimit(values.limit) };
+  const partner = partnerOption(values.partner);
+  if (partner) filter.partner = partner;
   if (values.kind !== undefined) {
     if (!isBreakKind(values.kind)) throw new UsageError(`--kind must be one of: ${BREAK_KINDS.join(', ')}`);
     filter.kind = values.kind;
@@ -65,29 +73,45 @@ function breakFilter(values: Values): BreakFilter {
 
 const flagWith = (config: Config, client: Client) => (start: Parameters<typeof flagPaymentReview>[1]) => flagPaymentReview(client, start, config.taskQueue);
 
-/** `reconcile run`: the partner's statements of a day, fetched here (PARTNER_* set in the run's environment) or by the worker. */
+/**
+ * `reconcile run`: the partners' statements of a day (issue 45: `--partner momo|aggregator`, default
+ * every partner configured here: PARTNER_* → momo, AGGREGATOR_* → aggregator), each fetched here with
+ * its settings. With none configured here, the worker fetches and imports with its own (a `--partner`
+ * it lacks fails; without `--partner`, every partner the worker has). One statement answers its own
+ * summary (naming its partner and product); more are added up (`partners`, `products`).
+ */
 async function reconcileRun(config: Config, values: Values, _args: unknown, { env }: CliContext): Promise<unknown> {
   const date = runDateOption(values);
   const products = productsOption(values.product);
-  const partner = loadPartnerConfig(env);
+  const asked = partnerOption(values.partner);
   const summarize = (summaries: ImportSummary[]) => (summaries.length === 1 ? summaries[0] : addSummaries(date, summaries));
-  if (!partner) {
-    // No PARTNER_* here: the worker fetches and imports with its own (npm start's fake partner included).
-    return withClientAndDatabase(config, async (client) => summarize((await importStatementsNow(client, config.taskQueue, { date, products })).imports));
+  const here = configuredPartners(env);
+  if (here.length === 0) {
+    // No partner settings here: the worker fetches and imports with its own (npm start's fakes included).
+    const input = asked ? { date, products, partners: [asked] } : { date, products, partners: [...PARTNERS], configuredOnly: true };
+    return withClientAndDatabase(config, async (client) => summarize((await importStatementsNow(client, config.taskQueue, input)).imports));
   }
-  const statements = new StatementClient(partner);
+  const partners = asked ? [asked] : here;
+  const clients: PartnerStatementClient[] = [];
   try {
+    for (const partner of partners) {
+      const client = statementClientFor(env, partner);
+      if (!client) throw new UsageError(`--partner ${partner}: it is not configured here (${partner === 'momo' ? 'PARTNER_*' : 'AGGREGATOR_*'}); configured: ${here.join(', ')}`);
+      clients.push(client);
+    }
     return await withClientAndDatabase(config, async (client, orm) => {
       const summaries = [];
-      // Each day's import, then earlier days still unfinished (partial, or with PENDING lines) fetched again.
-      for (const product of products) {
-        const deps = { orm, flag: flagWith(config, client), release: (paymentId: string, reason: string) => releaseReview(client, paymentId, reason) };
-        summaries.push(await importDayAndRefetch(deps, (p, d) => statements.fetch(p, d), { product, date }, `partner:${partner.baseUrl}`));
+      const deps = { orm, flag: flagWith(config, client), release: (paymentId: string, reason: string) => releaseReview(client, paymentId, reason) };
+      // Each partner's day, product by product, then earlier days of it still unfinished (partial, or with PENDING lines) fetched again.
+      for (const statements of clients) {
+        for (const product of products) {
+          summaries.push(await importDayAndRefetch(deps, (p, d) => statements.fetch(p, d), { product, date, partner: statements.partner }, statements.source));
+        }
       }
       return summarize(summaries);
     });
   } finally {
-    await statements.close();
+    for (const statements of clients) await statements.close();
   }
 }
 
@@ -97,22 +121,25 @@ export function addReconcileCommands(program: CliCommand): void {
   const run = reconcile
     .command('run')
     .description(
-      "fetches the partner's statement of that UTC day and imports it, then fetches again earlier days still unfinished (partial, or with PENDING lines); without PARTNER_* settings here, the worker does it with its own",
+      "fetches each partner's statement of that UTC day and imports it, then fetches again earlier days still unfinished (partial, or with PENDING lines); without partner settings here (PARTNER_*, AGGREGATOR_*), the worker does it with its own",
     )
     .option('--date <YYYY-MM-DD>', 'the day (default yesterday, UTC; today only with --partial)')
     .option('--partial', "today's statement so far: it does not lock the day (the next import of the day fetches it again)")
-    .option('--product <PRODUCT>', 'collection or disbursement (default both, summed)');
+    .option('--product <PRODUCT>', 'collection or disbursement (default both, summed)')
+    .option('--partner <PARTNER>', `${PARTNERS.join(' or ')} (default every partner configured: PARTNER_* momo, AGGREGATOR_* aggregator; summed)`);
   act(run, reconcileRun);
   const importFile = reconcile
     .command('import')
     .description('a statement file the partner sent, CSV or JSON')
     .requiredArgument('FILE', 'the statement file', 'reconcile import needs a statement FILE (CSV or JSON)')
     .option('--product <PRODUCT>', 'for a CSV file without rows: collection or disbursement')
-    .option('--date <YYYY-MM-DD>', 'for a CSV file without rows: its day');
+    .option('--date <YYYY-MM-DD>', 'for a CSV file without rows: its day')
+    .option('--partner <PARTNER>', `whose statement: ${PARTNERS.join(' or ')} (default momo)`);
   act(importFile, async (config, values, [file]) => {
     const fallback = { product: values.product === undefined ? undefined : productsOption(values.product)[0], date: values.date === undefined ? undefined : dateOption(values.date) };
+    const partner = partnerOption(values.partner) ?? 'momo';
     const statement = parseStatementFile(await fs.promises.readFile(file!, 'utf8'), fallback);
-    return withClientAndDatabase(config, (client, orm) => importAndFlag({ orm, flag: flagWith(config, client) }, statement, `file:${file}`));
+    return withClientAndDatabase(config, (client, orm) => importAndFlag({ orm, flag: flagWith(config, client) }, statement, `file:${file}`, partner));
   });
   const breaks = reconcile
     .command('breaks')
@@ -120,6 +147,7 @@ export function addReconcileCommands(program: CliCommand): void {
     .option('--since <7d|ISO-TIME>', 'breaks since a duration back from now (30m, 24h, 7d) or an ISO time')
     .option('--kind <KIND>', `one of ${BREAK_KINDS.join(', ')}`)
     .option('--status <STATUS>', 'open or resolved')
+    .option('--partner <PARTNER>', `the breaks of one partner's statements: ${PARTNERS.join(' or ')}`)
     .option('--limit <N>', 'at most N rows (1 to 10000, default 100)');
   act(breaks, (config, values) => {
     const filter = breakFilter(values);

@@ -18,6 +18,8 @@ export function zeroBreakCounts(): Record<BreakKind, number> {
 /** What an import prints (`reconcile run`, `reconcile import`): the pinned `{date, lines, matched, breaks}`. */
 export interface ImportSummary {
   date: string;
+  /** Whose statement (issue 45): `momo` or `aggregator`; absent from the results of runs from before. */
+  partner?: 'momo' | 'aggregator';
   product: 'collection' | 'disbursement';
   lines: number;
   matched: number;

@@ -1,4 +1,5 @@
 import type { ImportSummary } from './break-kinds';
+import type { PartnerName } from './rail-routes';
 
 /** Which partner product a statement covers (src/rail/partner-rail.ts RailProduct). */
 type RailProduct = 'collection' | 'disbursement';
@@ -14,6 +15,18 @@ export interface StatementImportInput {
   date?: string;
   /** Default: both. */
   products?: RailProduct[];
+  /**
+   * Whose statements (issue 45), each partner's products in turn. Absent (every run started before
+   * partners were named, and a Schedule not yet brought up to date): MoMo's only, its activity
+   * requests without a partner, exactly as before.
+   */
+  partners?: PartnerName[];
+  /**
+   * With `partners`: a partner the worker has no settings for is left out (its import answers null)
+   * instead of failing the run; the run fails (NoPartnerConfigured) only when none is configured.
+   * `reconcile run` without settings of its own asks the worker's partners this way.
+   */
+  configuredOnly?: boolean;
 }
 
 export interface StatementImportResult {
@@ -25,6 +38,15 @@ export interface StatementImportResult {
 export interface StatementImportRequest {
   product: RailProduct;
   date: string;
+  /** Whose statement; absent (a request from before issue 45): MoMo's. */
+  partner?: PartnerName;
+  /** True: a partner the worker has no settings for answers null instead of failing (StatementImportInput.configuredOnly). */
+  configuredOnly?: boolean;
+}
+
+/** The partner of an import request: MoMo's when it names none (the requests recorded before issue 45). */
+export function requestPartner(request: Pick<StatementImportRequest, 'partner'>): PartnerName {
+  return request.partner ?? 'momo';
 }
 
 /** The UTC day before `now`, YYYY-MM-DD. */

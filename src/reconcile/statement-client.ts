@@ -6,6 +6,7 @@ import { PartnerHttp } from '../rail/momo-http';
 import { MomoTokens } from '../rail/momo-token';
 import { RailMisconfigured } from '../rail/rail-errors';
 import { parseStatementJson, type PartnerStatement } from '../rail/momo-statement';
+import type { PartnerStatementClient } from './partner-statement-client';
 
 /** A statement can be large: the most we read (the rail's status answers are capped far lower). */
 export const MAX_STATEMENT_BYTES = 64 * 1024 * 1024;
@@ -18,12 +19,17 @@ export const STATEMENT_TIMEOUT_MS = 60_000;
  * docs/partner-rail.md "The statement") with the same PARTNER_* settings as the rail: a token of the
  * product, its subscription key, the target environment. A refused token or call:
  * RailMisconfigured; no answer or another status: RailUnavailable (retried by the import workflow).
+ * MoMo's statements (partner `momo`); the aggregator's: src/reconcile/aggregator-statement-client.ts.
  */
-export class StatementClient {
+export class StatementClient implements PartnerStatementClient {
+  readonly partner = 'momo' as const;
+  /** As the import records it. */
+  readonly source: string;
   private readonly http: PartnerHttp;
   private readonly tokens: MomoTokens;
 
   constructor(private readonly config: PartnerConfig) {
+    this.source = `partner:${config.baseUrl}`;
     this.http = new PartnerHttp(config.baseUrl, config.timeoutMs, 2);
     this.tokens = new MomoTokens(this.http, config.credentials);
   }

@@ -93,11 +93,11 @@ export function startMonitorSampler(deps: MonitorSamplerDeps, intervalMs: number
         metrics.webhookBacklog.set({ environment }, backlog.pending);
         metrics.webhookOldestPendingAge.set({ environment }, backlog.oldestDueAgeSeconds);
       }
-      // Reconciliation (docs/operations.md, "Reconciliation"): open breaks by kind, money in them by currency.
+      // Reconciliation (docs/operations.md, "Reconciliation"): open breaks by kind and partner, money in them by currency and partner.
       const breaks = await within(deadlineMs, inflight, () => openBreakTotals(deps.orm));
-      for (const [kind, n] of Object.entries(breaks.byKind)) metrics.openBreaks.set({ kind }, n);
+      for (const [partner, byKind] of Object.entries(breaks.byPartner)) for (const [kind, n] of Object.entries(byKind)) metrics.openBreaks.set({ kind, partner }, n);
       metrics.openBreakAmount.reset();
-      for (const [currency, amount] of Object.entries(breaks.moneyByCurrency)) metrics.openBreakAmount.set({ currency }, amount);
+      for (const [partner, byCurrency] of Object.entries(breaks.moneyByPartner)) for (const [currency, amount] of Object.entries(byCurrency)) metrics.openBreakAmount.set({ currency, partner }, amount);
       // Late money (docs/operations.md, "Late money"): not settled yet, by kind and by currency.
       const late = await within(deadlineMs, inflight, () => openLateMoneyTotals(deps.orm));
       for (const [kind, n] of Object.entries(late.byKind)) metrics.lateMoneyOpen.set({ kind }, n);

@@ -21,10 +21,10 @@ export interface MonitorMetrics {
   pollers: client.Gauge<'environment' | 'task_queue' | 'task_type' | 'build_id'>;
   /** Running workflows by the build they are pinned to (no `build_id`: pinned to none), per queue. */
   openRunsByBuild: client.Gauge<'environment' | 'task_queue' | 'build_id'>;
-  /** Open reconciliation breaks, by kind (every kind exported, zero included). */
-  openBreaks: client.Gauge<'kind'>;
-  /** Money in open reconciliation breaks, in minor units, by currency. */
-  openBreakAmount: client.Gauge<'currency'>;
+  /** Open reconciliation breaks, by kind and partner (issue 45; every kind of every partner exported, zero included). */
+  openBreaks: client.Gauge<'kind' | 'partner'>;
+  /** Money in open reconciliation breaks, in minor units, by currency and partner. */
+  openBreakAmount: client.Gauge<'currency' | 'partner'>;
   /** Late money not settled yet (issue 29), by kind of payment (every kind exported, zero included). */
   lateMoneyOpen: client.Gauge<'kind'>;
   /** Late money not settled yet, in minor units, by currency. */
@@ -86,14 +86,14 @@ export function createMonitorMetrics(registry: client.Registry): MonitorMetrics 
     }),
     openBreaks: new client.Gauge({
       name: 'payments_reconciliation_open_breaks',
-      help: "Open breaks between our payments and the partner's statements (reconcile breaks), by kind",
-      labelNames: ['kind'],
+      help: "Open breaks between our payments and the partners' statements (reconcile breaks), by kind and partner (momo, aggregator)",
+      labelNames: ['kind', 'partner'],
       registers,
     }),
     openBreakAmount: new client.Gauge({
       name: 'payments_reconciliation_open_break_amount',
-      help: 'Money in open reconciliation breaks, in minor units of each currency',
-      labelNames: ['currency'],
+      help: 'Money in open reconciliation breaks, in minor units of each currency, by partner',
+      labelNames: ['currency', 'partner'],
       registers,
     }),
     lateMoneyOpen: new client.Gauge({

@@ -8,7 +8,8 @@ type ImportWorkflowFn = (input?: StatementImportInput) => Promise<StatementImpor
 /**
  * `reconcile run` without PARTNER_* settings of its own: the import runs on the worker (its live
  * queue), with the worker's PARTNER_* settings (`npm start` hands its fake partner's to the worker),
- * under its own id; waits for its result.
+ * under its own id; waits for its result. Issue 45: `partners` names whose statements (with
+ * `configuredOnly`, those of them the worker has settings for).
  */
 export async function importStatementsNow(client: Client, baseQueue: string, input: StatementImportInput): Promise<StatementImportResult> {
   const handle = await client.workflow.start<ImportWorkflowFn>(STATEMENT_IMPORT_WORKFLOW_TYPE, {
@@ -16,7 +17,7 @@ export async function importStatementsNow(client: Client, baseQueue: string, inp
     taskQueue: taskQueueFor(baseQueue, 'live'),
     args: [input],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    staticSummary: `statement import by hand: ${input.date ?? 'yesterday'} ${input.products?.join(', ') ?? 'collection, disbursement'}`,
+    staticSummary: `statement import by hand: ${input.date ?? 'yesterday'} ${input.products?.join(', ') ?? 'collection, disbursement'}${input.partners ? ` (${input.configuredOnly ? "the worker's partners among " : ''}${input.partners.join(', ')})` : ''}`,
   });
   return handle.result();
 }

@@ -81,7 +81,7 @@ async function liveCharge(suffix: string): Promise<{ id: string; reference: stri
 type Break = { id: string; kind: string; payment_id: string | null; status: string; resolved_by: string | null; statement_date: string; resolved_checked: string | null };
 const breaksOf = async (paymentId: string): Promise<Break[]> => (await json('reconcile', 'breaks', '--limit', '10000')).data.filter((b: Break) => b.payment_id === paymentId);
 const statementRow = async (date: string) =>
-  (await h.orm.em.getConnection().execute<Array<{ partial: boolean; pending_lines: number; fetch_count: number }>>(`select partial, pending_lines, fetch_count from partner_statements where product = 'collection' and statement_date = ?::date`, [date]))[0];
+  (await h.orm.em.getConnection().execute<Array<{ partial: boolean; pending_lines: number; fetch_count: number }>>(`select partial, pending_lines, fetch_count from partner_statements where partner = 'momo' and product = 'collection' and statement_date = ?::date`, [date]))[0];
 
 test('reconcile run: yesterday by default; today only with --partial; no day to come', async () => {
   await refused(['reconcile', 'run', '--date', day(0), '--product', 'disbursement'], '--partial');

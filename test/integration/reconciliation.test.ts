@@ -95,7 +95,7 @@ test('a day of live charges reconciled against the statement: every kind of brea
   expect(summary.lines).toBe(7);
   expect(summary.matched).toBe(2); // clean, and the first line of 0010
   const stored = await h.orm.em.getConnection().execute<Array<{ reference_id: string; payment_id: string | null; amount_minor: string | null }>>(
-    `select l.reference_id, l.payment_id, l.amount_minor::text from partner_statement_lines l join partner_statements s on s.id = l.statement_id where s.product = 'collection' and s.statement_date = ?::date order by l.line_no`,
+    `select l.reference_id, l.payment_id, l.amount_minor::text from partner_statement_lines l join partner_statements s on s.id = l.statement_id where s.partner = 'momo' and s.product = 'collection' and s.statement_date = ?::date order by l.line_no`,
     [today()],
   );
   expect(stored).toHaveLength(7);

@@ -43,10 +43,10 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'secrets reseal': [],
   'ledger check': [],
   'audit list': ['payment', 'merchant', 'since', 'action', 'batch', 'limit'],
-  'reconcile run': ['date', 'partial', 'product'],
+  'reconcile run': ['date', 'partial', 'product', 'partner'],
   'retention run': [],
-  'reconcile import': ['product', 'date'],
-  'reconcile breaks': ['since', 'kind', 'status', 'limit'],
+  'reconcile import': ['product', 'date', 'partner'],
+  'reconcile breaks': ['since', 'kind', 'status', 'partner', 'limit'],
   'reconcile resolve': ['checked', ...KEY_CHANGE],
   'reconcile report': ['date'],
 };

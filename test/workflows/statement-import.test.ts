@@ -15,6 +15,7 @@ beforeEach(() => {
   h.imports.calls.length = 0;
   h.imports.failures = 0;
   h.imports.noPartner = false;
+  h.imports.unconfigured.clear();
 });
 
 test("as the Schedule starts it ({}): yesterday's statements by the workflow's clock, collection then disbursement", async () => {
@@ -45,5 +46,49 @@ test('no partner configured: the run fails at once, not retried', async () => {
   const error = await (await h.start({ date: '2026-11-20' })).result().catch((e: unknown) => e);
   expect(error).toBeInstanceOf(WorkflowFailedError);
   expect(((error as WorkflowFailedError).cause as { cause?: { type?: string } }).cause?.type).toBe(NO_PARTNER_CONFIGURED);
+  expect(h.imports.calls).toHaveLength(1);
+});
+
+test('issue 45, per partner: the Schedule names the partners; each partner\'s products in turn, each request naming its partner', async () => {
+  const result = await (await h.start({ date: '2026-11-20', partners: ['momo', 'aggregator'] })).result();
+  expect(h.imports.calls).toEqual([
+    { product: 'collection', date: '2026-11-20', partner: 'momo' },
+    { product: 'disbursement', date: '2026-11-20', partner: 'momo' },
+    { product: 'collection', date: '2026-11-20', partner: 'aggregator' },
+    { product: 'disbursement', date: '2026-11-20', partner: 'aggregator' },
+  ]);
+  expect(result.imports.map((i) => [i.partner, i.product])).toEqual([
+    ['momo', 'collection'],
+    ['momo', 'disbursement'],
+    ['aggregator', 'collection'],
+    ['aggregator', 'disbursement'],
+  ]);
+});
+
+test('without partners (every run from before): MoMo\'s, the requests naming no partner, as recorded', async () => {
+  await (await h.start({ date: '2026-11-20', products: ['disbursement'] })).result();
+  expect(h.imports.calls).toEqual([{ product: 'disbursement', date: '2026-11-20' }]);
+});
+
+test('configuredOnly (reconcile run delegated to the worker): a partner the worker lacks is left out; none at all fails, not retried', async () => {
+  h.imports.unconfigured.add('aggregator');
+  const result = await (await h.start({ date: '2026-11-20', products: ['collection'], partners: ['momo', 'aggregator'], configuredOnly: true })).result();
+  expect(result.imports.map((i) => [i.partner, i.product])).toEqual([['momo', 'collection']]);
+  expect(h.imports.calls).toEqual([
+    { product: 'collection', date: '2026-11-20', partner: 'momo', configuredOnly: true },
+    { product: 'collection', date: '2026-11-20', partner: 'aggregator', configuredOnly: true },
+  ]);
+
+  h.imports.calls.length = 0;
+  h.imports.unconfigured.add('momo');
+  const error = await (await h.start({ date: '2026-11-20', partners: ['momo', 'aggregator'], configuredOnly: true })).result().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  expect(((error as WorkflowFailedError).cause as { type?: string }).type).toBe(NO_PARTNER_CONFIGURED);
+  expect(h.imports.calls).toHaveLength(4);
+
+  // A partner asked by name that the worker lacks: the run fails at once.
+  h.imports.calls.length = 0;
+  const named = await (await h.start({ date: '2026-11-20', partners: ['aggregator'] })).result().catch((e: unknown) => e);
+  expect(((named as WorkflowFailedError).cause as { cause?: { type?: string } }).cause?.type).toBe(NO_PARTNER_CONFIGURED);
   expect(h.imports.calls).toHaveLength(1);
 });

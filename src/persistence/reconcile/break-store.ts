@@ -5,6 +5,7 @@ import { iso, isoOrNull } from '../sql-values';
 import { BREAK_KINDS, zeroBreakCounts, type BreakKind } from '../../domain/break-kinds';
 import { resolveRefusal } from '../../reconcile/resolve-rules';
 import { breakFacts } from './break-facts';
+import { PARTNERS, type PartnerName } from '../../domain/rail-routes';
 
 /** One break as `reconcile breaks` lists it (the pinned fields first). */
 export interface BreakRow {
@@ -15,6 +16,8 @@ export interface BreakRow {
   amount: number | null;
   currency: string | null;
   status: 'open' | 'resolved';
+  /** Whose statement found it (issue 45): `momo` or `aggregator`. */
+  partner: PartnerName;
   product: string;
   statement_date: string;
   partner_status: string | null;
@@ -30,7 +33,7 @@ export interface BreakRow {
 
 type Raw = Omit<BreakRow, 'amount' | 'created_at' | 'resolved_at'> & { amount: string | null; created_at: Date | string; resolved_at: Date | string | null; merchant_id: string | null };
 
-const COLUMNS = `id, kind, reference_id as reference, payment_id, amount::text as amount, currency, status, product, to_char(statement_date, 'YYYY-MM-DD') as statement_date,
+const COLUMNS = `id, kind, reference_id as reference, payment_id, amount::text as amount, currency, status, partner, product, to_char(statement_date, 'YYYY-MM-DD') as statement_date,
   partner_status, our_status, reason, resolved_by, resolved_reason, resolved_at, resolved_checked, created_at, merchant_id`;
 
 function row(r: Raw): BreakRow {
@@ -42,10 +45,12 @@ export interface BreakFilter {
   since?: Date;
   kind?: BreakKind;
   status?: 'open' | 'resolved';
+  /** The breaks of one partner's statements. */
+  partner?: PartnerName;
   limit: number;
 }
 
-/** `reconcile breaks [--since ISO] [--kind KIND]`: newest first. */
+/** `reconcile breaks [--since ISO] [--kind KIND] [--status S] [--partner P]`: newest first. */
 export async function listBreaks(orm: Orm, filter: BreakFilter): Promise<{ object: 'list'; data: BreakRow[]; has_more: boolean }> {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -56,6 +61,7 @@ export async function listBreaks(orm: Orm, filter: BreakFilter): Promise<{ objec
   if (filter.since) add('created_at >= ?', filter.since.toISOString());
   if (filter.kind) add('kind = ?', filter.kind);
   if (filter.status) add('status = ?', filter.status);
+  if (filter.partner) add('partner = ?', filter.partner);
   const rows = await orm.em.fork().execute<Raw[]>(
     `select ${COLUMNS} from reconciliation_breaks ${where.length ? `where ${where.join(' and ')}` : ''} order by created_at desc, id desc limit ?`,
     [...params, filter.limit + 1],
@@ -117,7 +123,7 @@ export type MoneyByCurrency = Record<string, number>;
 
 export interface DayReport {
   date: string;
-  statements: Array<{ product: string; source: string; imported_at: string }>;
+  statements: Array<{ partner: PartnerName; product: string; source: string; imported_at: string }>;
   lines: number;
   matched: number;
   breaks: Record<BreakKind, number>;
@@ -125,11 +131,11 @@ export interface DayReport {
   money_in_breaks: MoneyByCurrency;
 }
 
-/** `reconcile report [--date]`: the day's statements (both products), lines, matched, breaks by kind and the money in them. */
+/** `reconcile report [--date]`: the day's statements (every partner's, both products; each naming its partner), lines, matched, breaks by kind and the money in them. */
 export async function dayReport(orm: Orm, date: string): Promise<DayReport> {
   const em = orm.em.fork();
-  const statements = await em.execute<Array<{ product: string; source: string; imported_at: Date | string; line_count: number; matched: number }>>(
-    `select product, source, imported_at, line_count, matched from partner_statements where statement_date = ?::date order by product`,
+  const statements = await em.execute<Array<{ partner: PartnerName; product: string; source: string; imported_at: Date | string; line_count: number; matched: number }>>(
+    `select partner, product, source, imported_at, line_count, matched from partner_statements where statement_date = ?::date order by partner desc, product`,
     [date],
   );
   const kinds = await em.execute<Array<{ kind: BreakKind; n: number; open: number }>>(
@@ -144,7 +150,7 @@ export async function dayReport(orm: Orm, date: string): Promise<DayReport> {
   for (const k of kinds) breaks[k.kind] = k.n;
   return {
     date,
-    statements: statements.map((s) => ({ product: s.product, source: s.source, imported_at: iso(s.imported_at) })),
+    statements: statements.map((s) => ({ partner: s.partner, product: s.product, source: s.source, imported_at: iso(s.imported_at) })),
     lines: statements.reduce((n, s) => n + s.line_count, 0),
     matched: statements.reduce((n, s) => n + s.matched, 0),
     breaks,
@@ -153,14 +159,34 @@ export async function dayReport(orm: Orm, date: string): Promise<DayReport> {
   };
 }
 
-/** The /metrics gauges: open breaks by kind, and the money in open breaks by currency. */
-export async function openBreakTotals(orm: Orm): Promise<{ byKind: Record<BreakKind, number>; moneyByCurrency: MoneyByCurrency }> {
+/**
+ * The /metrics gauges: open breaks by kind (over every partner), and by partner and kind (issue 45:
+ * every partner and kind named, zero included); the money in open breaks by currency, over every
+ * partner and by partner.
+ */
+export async function openBreakTotals(orm: Orm): Promise<{
+  byKind: Record<BreakKind, number>;
+  byPartner: Record<PartnerName, Record<BreakKind, number>>;
+  moneyByCurrency: MoneyByCurrency;
+  moneyByPartner: Record<PartnerName, MoneyByCurrency>;
+}> {
   const em = orm.em.fork();
-  const kinds = await em.execute<Array<{ kind: BreakKind; n: number }>>(`select kind, count(*)::int as n from reconciliation_breaks where status = 'open' group by kind`);
-  const money = await em.execute<Array<{ currency: string; total: string }>>(
-    `select currency, sum(amount)::text as total from reconciliation_breaks where status = 'open' and amount is not null and currency is not null group by currency`,
+  const kinds = await em.execute<Array<{ kind: BreakKind; partner: PartnerName; n: number }>>(`select kind, partner, count(*)::int as n from reconciliation_breaks where status = 'open' group by kind, partner`);
+  const money = await em.execute<Array<{ currency: string; partner: PartnerName; total: string }>>(
+    `select currency, partner, sum(amount)::text as total from reconciliation_breaks where status = 'open' and amount is not null and currency is not null group by currency, partner`,
   );
   const byKind = zeroBreakCounts();
-  for (const k of kinds) if ((BREAK_KINDS as readonly string[]).includes(k.kind)) byKind[k.kind] = k.n;
-  return { byKind, moneyByCurrency: Object.fromEntries(money.map((m) => [m.currency, Number(m.total)])) };
+  const byPartner = Object.fromEntries(PARTNERS.map((p) => [p, zeroBreakCounts()])) as Record<PartnerName, Record<BreakKind, number>>;
+  for (const k of kinds) {
+    if (!(BREAK_KINDS as readonly string[]).includes(k.kind)) continue;
+    byKind[k.kind] += k.n;
+    if (byPartner[k.partner]) byPartner[k.partner][k.kind] += k.n;
+  }
+  const moneyByCurrency: MoneyByCurrency = {};
+  const moneyByPartner = Object.fromEntries(PARTNERS.map((p) => [p, {}])) as Record<PartnerName, MoneyByCurrency>;
+  for (const m of money) {
+    moneyByCurrency[m.currency] = (moneyByCurrency[m.currency] ?? 0) + Number(m.total);
+    if (moneyByPartner[m.partner]) moneyByPartner[m.partner][m.currency] = Number(m.total);
+  }
+  return { byKind, byPartner, moneyByCurrency, moneyByPartner };
 }

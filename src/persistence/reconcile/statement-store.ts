@@ -6,9 +6,11 @@ import { newId } from '../../support/new-id';
 import { matchStatement } from '../../reconcile/match';
 import { zeroBreakCounts, type BreakKind, type ImportSummary } from '../../domain/break-kinds';
 import { ourPaymentsFor } from './our-payments';
+import type { PartnerName } from '../../domain/rail-routes';
 
 /**
- * Imports a statement in one transaction: the statement row (unique per product and day), its
+ * Imports a statement in one transaction: the statement row (unique per partner, product and day;
+ * `options.partner`, default `momo`: issue 45, each partner's statement is its own), its
  * lines, the breaks matching found (src/reconcile/match.ts), the partner's transaction ids on
  * the matched payments' rail references (the first one seen is kept), and each matched line's
  * SUCCESSFUL or FAILED as a `statement` answer in rail_answers (the status gate's partner word).
@@ -19,31 +21,36 @@ import { ourPaymentsFor } from './our-payments';
  * UTC, by `now`) or one with PENDING lines is fetched again by the next import of its day, and
  * refreshed: its lines replaced, matched again, new breaks recorded, and its open breaks no longer
  * found closed (resolved by `reconciliation`, saying what the partner lists now).
+ *
+ * Our side is that partner's payments only (src/persistence/reconcile/our-payments.ts): a payment of
+ * the other partner is neither matched nor missing here.
  */
-export async function importStatement(orm: Orm, statement: PartnerStatement, source: string, now: Date = new Date()): Promise<ImportSummary> {
+export async function importStatement(orm: Orm, statement: PartnerStatement, source: string, options: { partner?: PartnerName; now?: Date } = {}): Promise<ImportSummary> {
+  const partner = options.partner ?? 'momo';
+  const now = options.now ?? new Date();
   const partial = statement.date >= now.toISOString().slice(0, 10);
   const pendingLines = statement.lines.filter((l) => l.status === 'PENDING').length;
   return orm.em.fork().transactional(async (em) => {
     const made = await em.execute<Array<{ id: string }>>(
-      `insert into partner_statements (id, product, statement_date, environment, source, line_count, matched, partial, pending_lines)
-       values (?, ?, ?::date, 'live', ?, ?, 0, ?, ?) on conflict (product, statement_date) do nothing returning id`,
-      [newId('partnerStatement'), statement.product, statement.date, source.slice(0, 300), statement.lines.length, partial, pendingLines],
+      `insert into partner_statements (id, partner, product, statement_date, environment, source, line_count, matched, partial, pending_lines)
+       values (?, ?, ?, ?::date, 'live', ?, ?, 0, ?, ?) on conflict (partner, product, statement_date) do nothing returning id`,
+      [newId('partnerStatement'), partner, statement.product, statement.date, source.slice(0, 300), statement.lines.length, partial, pendingLines],
     );
     let id: string;
     let refetched = false;
     if (made.length > 0) id = made[0].id;
     else {
       const [stored] = await em.execute<Array<{ id: string; partial: boolean; pending_lines: number }>>(
-        `select id, partial, pending_lines from partner_statements where product = ? and statement_date = ?::date for update`,
-        [statement.product, statement.date],
+        `select id, partial, pending_lines from partner_statements where partner = ? and product = ? and statement_date = ?::date for update`,
+        [partner, statement.product, statement.date],
       );
-      if (!stored.partial && stored.pending_lines === 0) return storedSummary(em, statement.product, statement.date);
+      if (!stored.partial && stored.pending_lines === 0) return storedSummary(em, partner, statement.product, statement.date);
       id = stored.id;
       refetched = true;
       await em.execute(`delete from partner_statement_lines where statement_id = ?`, [id]);
     }
 
-    const ours = await ourPaymentsFor(em, statement.product, statement.date, statement.lines.map((l) => l.referenceId));
+    const ours = await ourPaymentsFor(em, statement.product, statement.date, statement.lines.map((l) => l.referenceId), partner);
     const result = matchStatement(statement, ours);
     // Every line in one statement (a statement may hold many thousands).
     const rows = result.lines.map(({ lineNo, line, paymentId, amountMinor }) => ({
@@ -82,10 +89,10 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
     );
     for (const b of result.breaks) {
       await em.execute(
-        `insert into reconciliation_breaks (id, statement_id, product, statement_date, environment, kind, reference_id, payment_id, merchant_id, amount, currency,
+        `insert into reconciliation_breaks (id, statement_id, partner, product, statement_date, environment, kind, reference_id, payment_id, merchant_id, amount, currency,
            partner_amount, partner_currency, partner_status, our_status, reason)
-         values (?, ?, ?, ?::date, 'live', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (statement_id, kind, reference_id) do nothing`,
-        [newId('reconciliationBreak'), id, statement.product, statement.date, b.kind, b.referenceId, b.paymentId, b.merchantId, b.amount, b.currency, b.partnerAmount, b.partnerCurrency, b.partnerStatus, b.ourStatus, b.reason.slice(0, 1000)],
+         values (?, ?, ?, ?, ?::date, 'live', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (statement_id, kind, reference_id) do nothing`,
+        [newId('reconciliationBreak'), id, partner, statement.product, statement.date, b.kind, b.referenceId, b.paymentId, b.merchantId, b.amount, b.currency, b.partnerAmount, b.partnerCurrency, b.partnerStatus, b.ourStatus, b.reason.slice(0, 1000)],
       );
     }
     for (const { paymentId, financialTransactionId } of result.transactionIds) {
@@ -101,6 +108,7 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
     for (const b of result.breaks) breaks[b.kind]++;
     return {
       date: statement.date,
+      partner,
       product: statement.product,
       lines: statement.lines.length,
       matched: result.matched,
@@ -137,39 +145,39 @@ async function closeBreaksNoLongerFound(em: EntityManager, statementId: string, 
 }
 
 /**
- * Payments whose breaks on the statement of `product` and `date` a refetch closed, that were flagged
- * for review and have no open break left: their reviews are told the reconciliation's reasons are
- * closed (src/reconcile/import-statement.ts).
+ * Payments whose breaks on the statement of `partner`, `product` and `date` a refetch closed, that
+ * were flagged for review and have no open break left: their reviews are told the reconciliation's
+ * reasons are closed (src/reconcile/import-statement.ts).
  */
-export async function paymentsReleasedBy(orm: Orm, product: string, date: string): Promise<string[]> {
+export async function paymentsReleasedBy(orm: Orm, partner: PartnerName, product: string, date: string): Promise<string[]> {
   const rows = await orm.em.fork().execute<Array<{ payment_id: string }>>(
     `select distinct b.payment_id from reconciliation_breaks b join partner_statements s on s.id = b.statement_id
-     where s.product = ? and s.statement_date = ?::date and b.resolved_by = 'reconciliation' and b.flagged_at is not null and b.payment_id is not null
+     where s.partner = ? and s.product = ? and s.statement_date = ?::date and b.resolved_by = 'reconciliation' and b.flagged_at is not null and b.payment_id is not null
        and not exists (select 1 from reconciliation_breaks o where o.payment_id = b.payment_id and o.status = 'open')`,
-    [product, date],
+    [partner, product, date],
   );
   return rows.map((r) => r.payment_id);
 }
 
-/** Statements fetched again (issue 43): days of `product` before `today` whose statement is partial or still has PENDING lines, oldest first. */
-export async function unfinishedDays(orm: Orm, product: string, before: string, limit = 31): Promise<string[]> {
+/** Statements fetched again (issue 43): days of a partner's `product` before `today` whose statement is partial or still has PENDING lines, oldest first. */
+export async function unfinishedDays(orm: Orm, partner: PartnerName, product: string, before: string, limit = 31): Promise<string[]> {
   const rows = await orm.em.fork().execute<Array<{ day: string }>>(
     `select to_char(statement_date, 'YYYY-MM-DD') as day from partner_statements
-     where product = ? and (partial or pending_lines > 0) and statement_date < ?::date order by statement_date limit ?`,
-    [product, before, limit],
+     where partner = ? and product = ? and (partial or pending_lines > 0) and statement_date < ?::date order by statement_date limit ?`,
+    [partner, product, before, limit],
   );
   return rows.map((r) => r.day);
 }
 
-async function storedSummary(em: EntityManager, product: string, date: string): Promise<ImportSummary> {
+async function storedSummary(em: EntityManager, partner: PartnerName, product: string, date: string): Promise<ImportSummary> {
   const [row] = await em.execute<Array<{ id: string; line_count: number; matched: number }>>(
-    `select id, line_count, matched from partner_statements where product = ? and statement_date = ?::date`,
-    [product, date],
+    `select id, line_count, matched from partner_statements where partner = ? and product = ? and statement_date = ?::date`,
+    [partner, product, date],
   );
   const counts = await em.execute<Array<{ kind: BreakKind; n: number }>>(`select kind, count(*)::int as n from reconciliation_breaks where statement_id = ? group by kind`, [row.id]);
   const breaks = zeroBreakCounts();
   for (const c of counts) breaks[c.kind] = c.n;
-  return { date, product: product as ImportSummary['product'], lines: row.line_count, matched: row.matched, breaks, already_imported: true, partial: false, pending_lines: 0 };
+  return { date, partner, product: product as ImportSummary['product'], lines: row.line_count, matched: row.matched, breaks, already_imported: true, partial: false, pending_lines: 0 };
 }
 
 /**
@@ -186,12 +194,15 @@ export interface UnflaggedBreak {
   reason: string;
 }
 
+/** How a review's reason names a break's statement: MoMo's as before (`statement`), the aggregator's by name. */
+const statementOf = (partner: PartnerName) => (partner === 'aggregator' ? "the aggregator's statement" : 'statement');
+
 export async function unflaggedBreaks(orm: Orm): Promise<UnflaggedBreak[]> {
-  const rows = await orm.em.fork().execute<Array<{ id: string; kind: BreakKind; payment_id: string; merchant_id: string; product: UnflaggedBreak['product']; reason: string; statement_date: string }>>(
-    `select id, kind, payment_id, merchant_id, product, reason, to_char(statement_date, 'YYYY-MM-DD') as statement_date from reconciliation_breaks
+  const rows = await orm.em.fork().execute<Array<{ id: string; kind: BreakKind; payment_id: string; merchant_id: string; product: UnflaggedBreak['product']; reason: string; statement_date: string; partner: PartnerName }>>(
+    `select id, kind, payment_id, merchant_id, product, reason, to_char(statement_date, 'YYYY-MM-DD') as statement_date, partner from reconciliation_breaks
      where status = 'open' and flagged_at is null and payment_id is not null and merchant_id is not null and kind <> 'pending_at_partner' order by created_at, id limit 1000`,
   );
-  return rows.map((r) => ({ id: r.id, kind: r.kind, paymentId: r.payment_id, merchantId: r.merchant_id, product: r.product, reason: `reconciliation ${r.kind} (${r.id}, statement ${r.statement_date}): ${r.reason}` }));
+  return rows.map((r) => ({ id: r.id, kind: r.kind, paymentId: r.payment_id, merchantId: r.merchant_id, product: r.product, reason: `reconciliation ${r.kind} (${r.id}, ${statementOf(r.partner)} ${r.statement_date}): ${r.reason}` }));
 }
 
 export async function markFlagged(orm: Orm, breakId: string): Promise<void> {

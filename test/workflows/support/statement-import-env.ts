@@ -7,21 +7,30 @@ import { NO_PARTNER_CONFIGURED, type StatementImportInput, type StatementImportR
 import type { statementImportWorkflow } from '../../../workflows/statement-import';
 import { startTimeSkippingWorkers, type TimeSkippingWorkers } from './time-skipping-workers';
 
-/** The import activity in memory: each call logged; `failures` transient failures first, or no partner at all. */
+/**
+ * The import activity in memory: each call logged; `failures` transient failures first, or no partner
+ * at all; `unconfigured`: partners the worker has no settings for (as activities/reconcile.ts: null
+ * with `configuredOnly`, else NoPartnerConfigured).
+ */
 export class FakeStatementImports {
   readonly calls: StatementImportRequest[] = [];
   failures = 0;
   noPartner = false;
+  unconfigured = new Set<string>();
 
   readonly activities = {
-    importPartnerStatement: async (request: StatementImportRequest): Promise<ImportSummary> => {
+    importPartnerStatement: async (request: StatementImportRequest): Promise<ImportSummary | null> => {
       this.calls.push(request);
+      if (this.unconfigured.has(request.partner ?? 'momo')) {
+        if (request.configuredOnly) return null;
+        throw ApplicationFailure.nonRetryable(`the ${request.partner} is not configured`, NO_PARTNER_CONFIGURED);
+      }
       if (this.noPartner) throw ApplicationFailure.nonRetryable('no partner is configured (PARTNER_BASE_URL): no statement to import', NO_PARTNER_CONFIGURED);
       if (this.failures > 0) {
         this.failures--;
         throw new Error('GET /collection/v1_0/statement: timeout: no complete answer within 5000 ms');
       }
-      return { date: request.date, product: request.product, lines: 2, matched: 1, breaks: { ...zeroBreakCounts(), duplicate: 1 }, already_imported: false };
+      return { date: request.date, ...(request.partner ? { partner: request.partner } : {}), product: request.product, lines: 2, matched: 1, breaks: { ...zeroBreakCounts(), duplicate: 1 }, already_imported: false };
     },
   };
 }

@@ -10,7 +10,7 @@ import { FakeBooks, copyOf, idCounter, type FakeAggregatorTransaction } from './
 import type { FakeFinal } from './behaviours';
 import type { RecordedAggregatorRequest, SentWebhook } from './recording';
 import { fakeAggregatorHandler } from './server';
-import { fakeStatement } from './statement';
+import { amendStatement, fakeStatement, type StatementAmendment } from './statement';
 import { WebhookSender } from './webhooks';
 
 export type { FakeAggregatorTransaction } from './books';
@@ -80,6 +80,8 @@ export interface FakeAggregator {
   pay(txRef: string): 'paid' | 'unknown' | 'not_payable';
   /** The statement of a product and UTC day, as its endpoint serves it. */
   statement(product: RailProduct, date: string): PartnerStatement;
+  /** Amends a reference's line on the statements served from now, as the MoMo fake's (`omit`, `amount`, `currency`, `status`): a break to find. */
+  amendStatement(product: RailProduct, referenceId: string, amendment: StatementAmendment): void;
   close(): Promise<void>;
 }
 
@@ -140,6 +142,7 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     settle: (resource, referenceId, final, settleOptions) => books.settle(resource, referenceId, final, settleOptions),
     pay: (txRef) => books.pay(txRef),
     statement: (product, date) => fakeStatement(books, product, date),
+    amendStatement: (product, referenceId, amendment) => amendStatement(books, product, referenceId, amendment),
     close: async () => {
       books.close();
       webhooks.close();
