@@ -3,7 +3,7 @@ import { CATALOGUE } from './catalogue-plans';
 import { runSessionInChild } from './session-in-child';
 
 /**
- * The catalogue test for `defects` (test/integration/simulation-catalogue-*.test.ts, two files so that
+ * The catalogue test for `defects` (test/system/simulation-catalogue-*.test.ts, two files so that
  * neither passes the suite's 60 s per file on a loaded machine): each defect injected into a fresh
  * engine in a process of its own, its plan (catalogue-plans.ts) run, and the run stops after the
  * expected step with the invariant meant to see it.

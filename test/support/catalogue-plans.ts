@@ -5,7 +5,7 @@ import type { Invariant, Plan, Step } from '../../src/simulation/types';
 /**
  * The defect catalogue's plans (src/simulation/defects/catalogue.ts): for each defect, a short
  * hand-written plan whose steps give it something to break, the invariant expected to catch it and the
- * step after which it must (test/integration/simulation-catalogue-{books,edges}.test.ts with the defect on;
+ * step after which it must (test/system/simulation-catalogue-{books,edges}.test.ts with the defect on;
  * test/system/simulation-catalogue-clean.test.ts shows each plan clean without it).
  */
 export interface CatalogueCase {

@@ -1,6 +1,6 @@
 /**
  * The defect catalogue's plans without their defects (the other half of
- * test/integration/simulation-catalogue-{books,edges}.test.ts): each plan holds every invariant after every step,
+ * test/system/simulation-catalogue-{books,edges}.test.ts): each plan holds every invariant after every step,
  * so the failure the catalogue test sees is its defect's, not its plan's. Each session in a process
  * of its own (test/support/session-in-child.ts).
  */

@@ -5,7 +5,7 @@
  * balances invariant; the steps before that charge pass again with the defect; the shrinker cuts
  * it to a few steps that still fail with that invariant; the reproduction file is written (here to a
  * temporary folder) and names it. Without the defect the shrunk plan passes: the failure is the
- * defect's, not the plan's. npm test keeps the detection alone, on a hand-written plan (test/integration/simulation-catalogue-{books,edges}.test.ts).
+ * defect's, not the plan's. the system tier keeps the detection alone too, on a hand-written plan (test/system/simulation-catalogue-{books,edges}.test.ts).
  *
  * Every session's database is a copy of one template migrated once for the file
  * (src/simulation/sim-database.ts `createSimTemplate`), as `npm run simulate` does; each session still

@@ -1,6 +1,6 @@
 /**
- * (System tier since issue 44: npm test catches the same kind of defect, on charges and payouts, with
- * test/integration/simulation-catalogue-{books,edges}.test.ts `double-submit`.)
+ * (System tier since issue 44; the same kind of defect, on charges and payouts, is caught by
+ * test/system/simulation-catalogue-{books,edges}.test.ts `double-submit`, system tier too since stop 60.)
  * The eighth invariant, the partner's books as the oracle (issue 43; src/simulation/invariants/partner-books.ts):
  * a money bug that every other invariant misses is found by it, and a clean run passes it.
  *
