@@ -136,9 +136,12 @@ export class MomoPartnerRail implements PartnerRail {
  * (issue 45) the request-to-pay it refunds (`referenceIdToRefund`, a UUID) and no party (the money
  * goes back to that request-to-pay's payer). A refund without a valid `referenceIdToRefund`, or a
  * `referenceIdToRefund` on anything but a refund (a refund sent as a transfer would pay the party
- * outside the partner's refund books), cannot be sent: RailRequestInvalid.
+ * outside the partner's refund books), cannot be sent: RailRequestInvalid; so is any request whose
+ * party is a CARD (the aggregator's alone).
  */
 function submissionBody(resource: RailResource, request: RailRequest): MomoSubmission {
+  // A card is the aggregator's alone (issue 45): MoMo neither charges nor refunds one.
+  if (request.party.partyIdType === 'CARD') throw new RailRequestInvalid('the mobile-money partner takes no CARD party: a card payment and its refunds go through the aggregator');
   const common = {
     amount: formatMomoAmount(request.amount, request.currency),
     currency: request.currency,

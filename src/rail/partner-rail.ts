@@ -24,8 +24,13 @@ export function productOfResource(resource: RailResource): RailProduct {
 }
 
 export interface RailParty {
-  /** `MSISDN` (a phone number, digits only, with country code) or `BANK_ACCOUNT` (`<bank code>:<account number>`). */
-  partyIdType: 'MSISDN' | 'BANK_ACCOUNT';
+  /**
+   * `MSISDN` (a phone number, digits only, with country code), `BANK_ACCOUNT` (`<bank code>:<account
+   * number>`) or `CARD` (issue 45: a card payer, its last four digits only, e.g. `4242`: the party of
+   * a card charge's refund, which repays the card the aggregator charged; a card is never a payee, and
+   * its number never reaches a workflow: the charge itself goes through AggregatorCards, not `submit`).
+   */
+  partyIdType: 'MSISDN' | 'BANK_ACCOUNT' | 'CARD';
   partyId: string;
 }
 

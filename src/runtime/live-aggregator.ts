@@ -27,7 +27,7 @@ function fakeAggregatorPort(env: NodeJS.ProcessEnv): number | undefined {
  * `npm start`'s aggregator (docs/aggregator.md): AGGREGATOR_BASE_URL set, that aggregator (every
  * AGGREGATOR_* setting checked here, at start); else, outside production, the fake aggregator on a
  * free port of HOST, its webhooks to the live listener's webhook route, the worker given its address
- * and keys; else none (RAIL_ROUTES then routes nothing to it).
+ * and keys (the card payloads' encryption key too); else none (RAIL_ROUTES then routes nothing to it).
  */
 export async function startLiveAggregator(config: Config, log: Logger): Promise<LiveAggregator> {
   const configured = aggregatorConfigFromEnv(process.env);
@@ -47,6 +47,8 @@ export async function startLiveAggregator(config: Config, log: Logger): Promise<
       AGGREGATOR_BASE_URL: aggregatorConfig.baseUrl,
       AGGREGATOR_SECRET_KEY: aggregatorConfig.secretKey,
       AGGREGATOR_WEBHOOK_HASH: aggregatorConfig.webhookHash,
+      // Card charges (the hosted page, in the API) encrypt with it; the worker gets it as every AGGREGATOR_* setting.
+      ...(aggregatorConfig.encryptionKey ? { AGGREGATOR_ENCRYPTION_KEY: aggregatorConfig.encryptionKey } : {}),
     },
     stop: () => fake.close(),
   };

@@ -4,7 +4,7 @@ import { startFakeAggregator } from '../rail/aggregator/fake';
 
 /**
  * The topology's fake aggregator as a process of its own (issue 45; npm start runs it inside its API
- * process): FAKE_AGGREGATOR_PORT, AGGREGATOR_SECRET_KEY and AGGREGATOR_WEBHOOK_HASH fixed by the
+ * process): FAKE_AGGREGATOR_PORT, AGGREGATOR_SECRET_KEY, AGGREGATOR_WEBHOOK_HASH and AGGREGATOR_ENCRYPTION_KEY fixed by the
  * supervisor (the APIs and workers get the same), its webhooks to FAKE_AGGREGATOR_WEBHOOK_URL (the
  * proxy's live port). What it keeps is in memory: a restart forgets it, as a partner's outage with
  * lost state would.
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
     port,
     secretKey: process.env.AGGREGATOR_SECRET_KEY,
     webhookHash: process.env.AGGREGATOR_WEBHOOK_HASH,
+    encryptionKey: process.env.AGGREGATOR_ENCRYPTION_KEY || undefined,
     webhookUrl: process.env.FAKE_AGGREGATOR_WEBHOOK_URL,
     log: (message, fields) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg: `fake aggregator: ${message}`, ...fields })}\n`),
   });

@@ -102,9 +102,9 @@ describe('AggregatorRail against the fake aggregator', () => {
     expect(await world.rail.submit('disbursement', transfer)).toEqual({ kind: 'refused', reason: 'INVALID_ACCOUNT', failureClass: 'invalid_recipient' });
   });
 
-  test('a card charge is refused by the fake (cards are a later task); an unknown type too', async () => {
+  test('a card charge in clear is no card charge (the card is the encrypted `client`: aggregator-card.test.ts); an unknown type is refused', async () => {
     const card = await rawCall(world, 'POST', '/v3/charges?type=card', { tx_ref: randomUUID(), amount: 10, currency: 'GHS' });
-    expect(card).toEqual({ status: 400, json: { status: 'error', code: 'CARD_NOT_AVAILABLE', message: 'Card charges are not available on this account yet', data: null } });
+    expect(card).toEqual({ status: 400, json: { status: 'error', code: 'INVALID_REQUEST', message: 'client is required: the card payload, encrypted', data: null } });
     expect((await rawCall(world, 'POST', '/v3/charges?type=voucher', { tx_ref: randomUUID() })).json).toMatchObject({ code: 'UNSUPPORTED_PAYMENT_TYPE' });
   });
 

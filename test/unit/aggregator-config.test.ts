@@ -11,6 +11,7 @@ import { StartupError } from '../../src/support/startup-error';
 
 const KEY = 'FLWSECK_TEST-0123456789abcdef-X';
 const HASH = 'webhook-hash-'.padEnd(40, 'z');
+const ENCRYPTION_KEY = 'FLWSECK_TEST1234567890ab';
 const base = { AGGREGATOR_BASE_URL: 'https://api.flutterwave.com/', AGGREGATOR_SECRET_KEY: KEY, AGGREGATOR_WEBHOOK_HASH: HASH };
 
 function problem(env: NodeJS.ProcessEnv): string {
@@ -70,6 +71,27 @@ describe('aggregatorConfigFromEnv', () => {
     const summary = JSON.stringify(aggregatorConfigSummary(aggregatorConfigFromEnv(base)!));
     expect(summary).not.toContain(KEY);
     expect(summary).not.toContain(HASH);
-    expect(JSON.parse(summary)).toEqual({ baseUrl: 'https://api.flutterwave.com', timeoutMs: DEFAULT_AGGREGATOR_TIMEOUT_MS });
+    expect(JSON.parse(summary)).toEqual({ baseUrl: 'https://api.flutterwave.com', timeoutMs: DEFAULT_AGGREGATOR_TIMEOUT_MS, encryptionKey: 'unset' });
+    const withKey = JSON.stringify(aggregatorConfigSummary(aggregatorConfigFromEnv({ ...base, AGGREGATOR_ENCRYPTION_KEY: ENCRYPTION_KEY })!));
+    expect(withKey).not.toContain(ENCRYPTION_KEY);
+    expect(JSON.parse(withKey)).toMatchObject({ encryptionKey: 'set' });
+  });
+
+  test('AGGREGATOR_ENCRYPTION_KEY: optional; when set exactly 24 printable characters, not the secret key; never repeated in a message', () => {
+    expect(aggregatorConfigFromEnv(base)).not.toHaveProperty('encryptionKey');
+    expect(aggregatorConfigFromEnv({ ...base, AGGREGATOR_ENCRYPTION_KEY: ` ${ENCRYPTION_KEY} ` })?.encryptionKey).toBe(ENCRYPTION_KEY);
+    for (const [bad, said] of [
+      [ENCRYPTION_KEY.slice(1), /exactly 24 characters.*got 23/],
+      [`${ENCRYPTION_KEY}x`, /exactly 24 characters.*got 25/],
+      ['FLWSECK_TEST 1234567890a', /printable ASCII without spaces/],
+      ['FLWSECK_TEST1234567890é€', /printable ASCII/],
+    ] as const) {
+      const message = problem({ ...base, AGGREGATOR_ENCRYPTION_KEY: bad });
+      expect(message).toMatch(said);
+      expect(message).not.toContain(bad);
+    }
+    const key24 = 'FLWSECK_TEST-0123456789ab';
+    expect(problem({ ...base, AGGREGATOR_SECRET_KEY: key24.slice(0, 24), AGGREGATOR_ENCRYPTION_KEY: key24.slice(0, 24) })).toMatch(/must not be the secret key/);
+    expect(problem({ AGGREGATOR_ENCRYPTION_KEY: ENCRYPTION_KEY })).toMatch(/AGGREGATOR_ENCRYPTION_KEY is set but AGGREGATOR_BASE_URL is not/);
   });
 });

@@ -5,7 +5,7 @@ import { AGGREGATOR_ERRORS, classifyError, errorCodeOf, isDuplicateAnswer, reaso
 import { chargeTarget, transferTarget } from '../../src/rail/aggregator/party';
 import { parseAggregatorStatus } from '../../src/rail/aggregator/status';
 import { instructionsOf } from '../../src/rail/aggregator/instructions';
-import { BEHAVIOUR_BY_SUFFIX } from '../../src/rail/aggregator/fake';
+import { BEHAVIOUR_BY_SUFFIX, CARD_BEHAVIOUR_BY_SUFFIX } from '../../src/rail/aggregator/fake';
 import { RailRequestInvalid } from '../../src/rail/rail-errors';
 
 const doc = fs.readFileSync(path.resolve(__dirname, '../../docs/aggregator.md'), 'utf8');
@@ -145,7 +145,7 @@ describe('statuses', () => {
   });
 });
 
-test("docs/aggregator.md's behaviour table lists the MoMo fake's suffixes, and no other", () => {
-  const suffixes = tableRows('| party ends in |').map(([cell]) => /^`(\d{4})`$/.exec(cell)?.[1]).filter((s): s is string => s !== undefined);
-  expect(suffixes.sort()).toEqual(Object.keys(BEHAVIOUR_BY_SUFFIX).sort());
+test("docs/aggregator.md's behaviour table lists the MoMo fake's suffixes and a card's own, and no other", () => {
+  const suffixes = tableRows('| party ends in |').map(([cell]) => /^`(\d{4})`/.exec(cell)?.[1]).filter((s): s is string => s !== undefined);
+  expect(suffixes.sort()).toEqual([...Object.keys(BEHAVIOUR_BY_SUFFIX), ...Object.keys(CARD_BEHAVIOUR_BY_SUFFIX)].sort());
 });

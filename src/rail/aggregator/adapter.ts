@@ -183,10 +183,15 @@ export class AggregatorRail implements PartnerRail {
   private noAnswer(what: string, answer: AggregatorAnswer, envelope: ReadEnvelope | undefined): Error {
     if (answer.status === 401) return misconfigured(what, answer.status, envelope);
     if (envelope?.status === 'error' && answer.status >= 400 && answer.status < 500 && classifyError(envelope.code, envelope.message).handling === 'misconfigured') return misconfigured(what, answer.status, envelope);
-    const said = envelope?.status === 'error' ? classifyError(envelope.code, envelope.message).reason : `body starts "${safeExcerpt(answer.text.trim().replace(/\s+/g, ' '), ANSWER_EXCERPT_BYTES)}"`;
+    const said = envelope?.status === 'error' ? classifyError(envelope.code, envelope.message).reason : `body starts "${safeExcerpt(maskLongDigits(answer.text.trim().replace(/\s+/g, ' ')), ANSWER_EXCERPT_BYTES)}"`;
     if (answer.status === 404) this.logger?.warn({ what, status: 404 }, 'aggregator answered 404 without saying it does not know the reference: read as no answer');
     return new RailUnavailable(`${what}: HTTP ${answer.status} ${said}`, answer.status);
   }
+}
+
+/** Twelve digits or more (spaces or dashes between them allowed), as a card number: never repeated in an excerpt, whatever the aggregator echoed. */
+function maskLongDigits(text: string): string {
+  return text.replace(/[0-9](?:[\s-]?[0-9]){11,}/g, '[digits]');
 }
 
 function checkReference(value: string, name: string): void {

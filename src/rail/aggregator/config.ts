@@ -1,5 +1,6 @@
 import { RAIL_CALL_TIMEOUT_MS } from '../../domain/live-rail';
 import { StartupError } from '../../support/startup-error';
+import { ENCRYPTION_KEY_LENGTH } from './card-crypto';
 
 /**
  * Where the aggregator is and how we talk to it (docs/aggregator.md, "Configuration"), from the
@@ -15,9 +16,15 @@ export interface AggregatorConfig {
   webhookHash: string;
   /** AGGREGATOR_TIMEOUT_MS: the longest wait of one HTTP request, connection to last byte (default 10000, at most MAX_AGGREGATOR_TIMEOUT_MS). */
   timeoutMs: number;
+  /**
+   * AGGREGATOR_ENCRYPTION_KEY: the 24-character key a card charge's payload is encrypted with (triple
+   * DES, card-crypto.ts; Flutterwave's "encryption key"). Optional: without it card charges are
+   * refused before any call (RailMisconfigured). Secret.
+   */
+  encryptionKey?: string;
 }
 
-export const AGGREGATOR_VARIABLES = ['AGGREGATOR_BASE_URL', 'AGGREGATOR_SECRET_KEY', 'AGGREGATOR_WEBHOOK_HASH', 'AGGREGATOR_TIMEOUT_MS'] as const;
+export const AGGREGATOR_VARIABLES = ['AGGREGATOR_BASE_URL', 'AGGREGATOR_SECRET_KEY', 'AGGREGATOR_WEBHOOK_HASH', 'AGGREGATOR_TIMEOUT_MS', 'AGGREGATOR_ENCRYPTION_KEY'] as const;
 
 export const DEFAULT_AGGREGATOR_TIMEOUT_MS = 10_000;
 export const MIN_AGGREGATOR_TIMEOUT_MS = 100;
@@ -86,6 +93,17 @@ function timeoutMs(env: NodeJS.ProcessEnv): number {
   return ms;
 }
 
+/** AGGREGATOR_ENCRYPTION_KEY when set: exactly 24 characters (ASCII, no spaces), not the secret key. */
+function encryptionKey(env: NodeJS.ProcessEnv, secretKey: string): string | undefined {
+  const found = value(env, 'AGGREGATOR_ENCRYPTION_KEY');
+  if (found === undefined) return undefined;
+  const what = "the card payload's encryption key from the aggregator's dashboard (API settings: encryption key)";
+  if (!/^[\x21-\x7e]*$/.test(found)) throw new StartupError(`AGGREGATOR_ENCRYPTION_KEY must be printable ASCII without spaces (${what})`);
+  if (found.length !== ENCRYPTION_KEY_LENGTH) throw new StartupError(`AGGREGATOR_ENCRYPTION_KEY must be exactly ${ENCRYPTION_KEY_LENGTH} characters (${what}), got ${found.length} characters`);
+  if (found === secretKey) throw new StartupError('AGGREGATOR_ENCRYPTION_KEY must not be the secret key: they are two different keys of the account');
+  return found;
+}
+
 /**
  * The aggregator's configuration, or undefined when no AGGREGATOR_* variable is set (no aggregator).
  * A partial configuration (some set, AGGREGATOR_BASE_URL or a secret missing) or a bad value throws a
@@ -104,10 +122,11 @@ export function aggregatorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): A
     timeoutMs: timeoutMs(env),
   };
   if (config.webhookHash === config.secretKey) throw new StartupError('AGGREGATOR_WEBHOOK_HASH must not be the secret key: every webhook carries it in clear');
-  return config;
+  const key = encryptionKey(env, config.secretKey);
+  return key === undefined ? config : { ...config, encryptionKey: key };
 }
 
-/** What may be logged of an aggregator configuration: no key, no hash. */
+/** What may be logged of an aggregator configuration: no key, no hash; the encryption key as `set` or `unset` only. */
 export function aggregatorConfigSummary(config: AggregatorConfig): Record<string, unknown> {
-  return { baseUrl: config.baseUrl, timeoutMs: config.timeoutMs };
+  return { baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, encryptionKey: config.encryptionKey ? 'set' : 'unset' };
 }

@@ -44,6 +44,10 @@ export const AGGREGATOR_ERRORS = {
   UNSUPPORTED_CURRENCY: { messages: ['Currency not supported for this payment type', 'Invalid currency'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
   UNSUPPORTED_PAYMENT_TYPE: { messages: ['Invalid charge type'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
   CARD_NOT_AVAILABLE: { messages: ['Card charges are not available on this account yet'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
+  INVALID_CARD: { messages: ['Invalid card number', 'Invalid card details'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
+  EXPIRED_CARD: { messages: ['Card has expired', 'Expired card'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
+  ISSUER_DECLINED: { messages: ['Do Not Honour', 'Do not honor', 'Declined by the card issuer'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'status' },
+  INVALID_OTP: { messages: ['Invalid OTP', 'Incorrect OTP'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'both' },
   INVALID_REQUEST: { messages: ['Invalid request'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
   CUSTOMER_DECLINED: { messages: ['Transaction declined by customer', 'Transaction was cancelled by the customer'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'status' },
   CHARGE_TIMEOUT: { messages: ['Customer did not authorize in time', 'Transaction timed out'], httpStatus: 400, failureClass: 'timeout', handling: 'refused', seen: 'status' },
@@ -59,6 +63,7 @@ export const AGGREGATOR_ERRORS = {
   INVALID_AUTHORIZATION: { messages: ['Invalid authorization key', 'Authorization required'], httpStatus: 401, failureClass: 'partner_unavailable', handling: 'misconfigured', seen: 'answer' },
   IP_NOT_WHITELISTED: { messages: ['Please whitelist your IP', 'IP address not whitelisted'], httpStatus: 403, failureClass: 'partner_unavailable', handling: 'misconfigured', seen: 'answer' },
   TRANSFERS_DISABLED: { messages: ['Transfers via API are not enabled on this account'], httpStatus: 403, failureClass: 'partner_unavailable', handling: 'misconfigured', seen: 'answer' },
+  ENCRYPTION_FAILED: { messages: ['Unable to decrypt the card payload', 'Encryption failed'], httpStatus: 400, failureClass: 'partner_unavailable', handling: 'misconfigured', seen: 'answer' },
 } as const satisfies Record<string, AggregatorErrorEntry>;
 
 export type AggregatorErrorCode = keyof typeof AGGREGATOR_ERRORS;
@@ -107,12 +112,16 @@ export function isDuplicateAnswer(code: unknown, message: unknown): boolean {
 /**
  * The reason we record for an error or a failure the table does not name: its code if it reads as
  * one, else its message as a code (`Something new happened` → `SOMETHING_NEW_HAPPENED`, at most 64
- * characters), else UNSPECIFIED_REASON. The raw words never carry secrets: they are the aggregator's.
+ * characters), else UNSPECIFIED_REASON. The raw words are the aggregator's, but a run of six digits
+ * or more becomes `N` (a card number, an account or a phone number echoed in a message is never kept
+ * as a reason).
  */
 export function reasonOf(code: unknown, message: unknown): string {
-  if (typeof code === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(code.trim())) return code.trim().toUpperCase();
+  // Six digits or more, spaces, dashes, dots or underscores between them allowed (a card number in groups of four).
+  const digitsMasked = (text: string) => text.replace(/[0-9](?:[\s._-]{0,2}[0-9]){5,}/g, 'N');
+  if (typeof code === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(code.trim())) return digitsMasked(code.trim().toUpperCase());
   if (typeof message === 'string') {
-    const slug = message.trim().toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64).replace(/_+$/, '');
+    const slug = digitsMasked(message.trim()).toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64).replace(/_+$/, '');
     if (slug) return slug;
   }
   return UNSPECIFIED_REASON;

@@ -6,3 +6,15 @@ export { AggregatorRail, type AggregatorRailOptions } from './adapter';
 export { aggregatorConfigFromEnv, aggregatorConfigSummary, type AggregatorConfig } from './config';
 export { verifyAggregatorWebhook } from './webhook';
 export { startFakeAggregator, type FakeAggregator, type FakeAggregatorOptions, type FakeAggregatorTransaction } from './fake';
+export {
+  AggregatorCards,
+  AUTHORIZATION_NOT_SUPPORTED,
+  cardBrand,
+  cardProblem,
+  type CardChallenge,
+  type CardChargeAnswer,
+  type CardChargeRequest,
+  type CardInput,
+  type CardSummary,
+  type OtpAnswer,
+} from './card';

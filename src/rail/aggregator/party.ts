@@ -21,6 +21,7 @@ export function bankAccountOf(party: RailParty): { bank: string; account: string
 
 /** An MSISDN party's number: digits with the country code. */
 function phoneOf(party: RailParty): string {
+  if (party.partyIdType !== 'MSISDN') throw new RailRequestInvalid(`a ${party.partyIdType} party has no phone number`);
   const digits = party.partyId.replace(/^\+/, '');
   if (!/^[0-9]{8,15}$/.test(digits)) throw new RailRequestInvalid('an MSISDN party must be 8 to 15 digits with the country code');
   return digits;
@@ -33,8 +34,18 @@ function ghanaNetwork(phone: string): (typeof GHANA_NETWORKS)[number] {
   return network;
 }
 
+/**
+ * A CARD party names a card by its last four digits: never a phone number nor an account. Only a
+ * refund takes one (its body names no party: the aggregator repays the card it charged); a card
+ * charge goes through AggregatorCards (card.ts), with the card, never through `submit`.
+ */
+function refuseCard(party: RailParty, what: string): void {
+  if (party.partyIdType === 'CARD') throw new RailRequestInvalid(`a CARD party cannot be ${what}: a card is charged through AggregatorCards.chargeCard (never a workflow) and only a card charge's refund names one`);
+}
+
 /** A collection's charge type and the fields that name its payer. */
 export function chargeTarget(party: RailParty, currency: string): { type: string; fields: { phone_number?: string; network?: string; country?: string; account_bank?: string; account_number?: string } } {
+  refuseCard(party, "a submitted charge's payer");
   if (party.partyIdType === 'BANK_ACCOUNT') {
     // A bank charge's payer may come without a bank (the API's bank charges name none): the transfer
     // comes into the account the aggregator gives, so the payer's account is only a record.
@@ -60,6 +71,7 @@ export function chargeTarget(party: RailParty, currency: string): { type: string
 
 /** A transfer's `account_bank` and `account_number`: a bank's code and account, or a wallet's network and number. */
 export function transferTarget(party: RailParty, currency: string): { account_bank: string; account_number: string } {
+  refuseCard(party, "a transfer's payee");
   if (party.partyIdType === 'BANK_ACCOUNT') {
     const { bank, account } = bankAccountOf(party);
     return { account_bank: bank, account_number: account };

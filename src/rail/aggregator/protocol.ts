@@ -1,4 +1,5 @@
 import type { RailProduct, RailResource } from '../partner-rail';
+import type { CardAuthorization, CardData } from './card-protocol';
 
 /**
  * The aggregator's protocol as modelled on Flutterwave's v3 API (docs/aggregator.md, "The
@@ -35,8 +36,8 @@ export const STATUS_QUERY: Record<RailResource, 'tx_ref' | 'reference'> = { coll
 
 /** The charge type of a bank-transfer collection (a BANK_ACCOUNT party): the customer pays into a virtual account. */
 export const BANK_TRANSFER_TYPE = 'bank_transfer';
-/** Refused by the fake with CARD_NOT_AVAILABLE: cards are a later task. */
-export const CARD_TYPE = 'card';
+/** A card charge (`type=card`): its own protocol, card-protocol.ts, and client, card.ts (never through `submit`). */
+export { CARD_TYPE } from './card-protocol';
 
 /**
  * The mobile-money charge type of each currency (an MSISDN party), as Flutterwave names them.
@@ -98,7 +99,7 @@ export interface Envelope<T = unknown> {
   message: string;
   code?: string;
   data: T | null;
-  meta?: { authorization?: BankTransferAuthorization; page_info?: { total: number } } | null;
+  meta?: { authorization?: BankTransferAuthorization | CardAuthorization; page_info?: { total: number } } | null;
 }
 
 /**
@@ -153,7 +154,10 @@ export interface ChargeData {
   failure_code?: string;
   narration: string;
   created_at: string;
-  meta: { external_id?: string; authorization?: BankTransferAuthorization };
+  /** A card charge: the card as the aggregator keeps it (card-protocol.ts). */
+  card?: CardData;
+  /** A bank transfer still open: where to pay; a card charge awaiting the customer: the OTP or 3-D Secure step. */
+  meta: { external_id?: string; authorization?: BankTransferAuthorization | CardAuthorization };
 }
 
 /** `POST /v3/transfers` body: Flutterwave's; `reference` is our reference (a UUID). */

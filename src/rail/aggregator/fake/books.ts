@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { productOfResource, type RailProduct, type RailResource } from '../../partner-rail';
 import type { Timing } from '../../fake-partner/behaviours';
 import { AGGREGATOR_ERRORS, type AggregatorErrorCode } from '../errors';
-import { endingOf, type Behaviour, type FakeFinal } from './behaviours';
+import { endingOf, type AggregatorBehaviour, type FakeFinal } from './behaviours';
 import { maskUrl } from './recording';
 
 /** What the fake aggregator keeps of one reference (a copy is what `transaction()` returns). Amounts in minor units. */
@@ -16,12 +16,12 @@ export interface FakeAggregatorTransaction {
   /** The aggregator's id (a refund path names a charge's). */
   id: number;
   flwRef: string;
-  behaviour: Behaviour;
+  behaviour: AggregatorBehaviour;
   /** The charge type (`mobile_money_ghana`, `bank_transfer`, …), `transfer` or `refund`. */
   paymentType: string;
-  /** Who pays or is paid: a wallet's number, or `<bank code>:<account number>` (a refund's: its charge's payer, paid back). */
+  /** Who pays or is paid: a wallet's number, `<bank code>:<account number>`, a card as `<first six>******<last four>` (a refund's: its charge's payer, paid back). */
   partyId: string;
-  partyKind: 'MSISDN' | 'BANK_ACCOUNT';
+  partyKind: 'MSISDN' | 'BANK_ACCOUNT' | 'CARD';
   /** A transfer's account_bank, a charge's network or payer bank. */
   accountBank: string | null;
   beneficiaryName: string | null;
@@ -42,13 +42,41 @@ export interface FakeAggregatorTransaction {
   charge: { referenceId: string; id: number } | null;
   /** A transfer's own `callback_url`, where its webhook goes instead of the account's. */
   webhookUrl: string | null;
+  /** A card charge: all the fake keeps of the card (never its number, never its CVV). */
+  card: FakeCard | null;
+  /** A card charge that asked the customer to act: its OTP or 3-D Secure step, and how it went. */
+  challenge: FakeChallenge | null;
+  /** A card charge's `redirect_url`: where its 3-D Secure page sends the customer back. */
+  redirectUrl: string | null;
 }
 
-export type NewTransaction = Omit<FakeAggregatorTransaction, 'product' | 'id' | 'flwRef' | 'amount' | 'status' | 'failure' | 'acceptedAt' | 'completedAt' | 'instructions'>;
+export interface FakeCard {
+  /** Lower case (`visa`, `mastercard`, …; `unknown`). */
+  brand: string;
+  first6: string;
+  last4: string;
+  /** The fake's token of the card. */
+  token: string;
+  /** `MM/YY`. */
+  expiry: string;
+}
+
+export interface FakeChallenge {
+  mode: 'otp' | 'redirect';
+  /** `awaiting` the customer; `passed` (the OTP or 3-D Secure authentication); `failed` (a wrong OTP); `cancelled` (3-D Secure); `expired` (never done in time). */
+  state: 'awaiting' | 'passed' | 'failed' | 'cancelled' | 'expired';
+  /** A redirect: the fake's 3-D Secure page of this charge. */
+  url: string | null;
+}
+
+export type NewTransaction = Omit<FakeAggregatorTransaction, 'product' | 'id' | 'flwRef' | 'amount' | 'status' | 'failure' | 'acceptedAt' | 'completedAt' | 'instructions' | 'card' | 'challenge' | 'redirectUrl'> &
+  Partial<Pick<FakeAggregatorTransaction, 'card' | 'challenge' | 'redirectUrl'>>;
 
 export interface BooksTiming extends Timing {
   /** A bank-transfer charge's account stays open this long (default 30 minutes). */
   bankTransferExpiryMs: number;
+  /** A card charge's challenge (OTP, 3-D Secure) stays open this long, then fails CHARGE_TIMEOUT (default 10 minutes). */
+  challengeExpiryMs: number;
 }
 
 /** What a submission handler (charges.ts, transfers.ts, refunds.ts) works with. */
@@ -138,6 +166,9 @@ export class FakeBooks {
     const openFor = this.timing.bankTransferExpiryMs + (fields.behaviour === 'late_success' ? ending.finalAfterMs : 0);
     const transaction: FakeAggregatorTransaction = {
       ...fields,
+      card: fields.card ?? null,
+      challenge: fields.challenge ?? null,
+      redirectUrl: fields.redirectUrl ?? null,
       product: productOfResource(fields.resource),
       id,
       flwRef: `FAKE-${fields.resource === 'refund' ? 'RF' : fields.resource === 'disbursement' ? 'TR' : 'CH'}-${id}`,
@@ -166,7 +197,48 @@ export class FakeBooks {
         this.deliver(transaction, webhooks);
       });
     }
+    const challenge = transaction.challenge;
+    if (challenge) {
+      this.after(this.timing.challengeExpiryMs, () => {
+        // Never authenticated in time: the aggregator gives up on the charge, with its webhook.
+        if (transaction.status !== 'pending' || challenge.state !== 'awaiting') return;
+        challenge.state = 'expired';
+        this.finish(transaction, { status: 'failed', code: 'CHARGE_TIMEOUT' });
+        this.notify(transaction);
+      });
+    }
     return transaction;
+  }
+
+  /** The charge the aggregator numbers `flwRef` (validate-charge and the 3-D Secure page name it). */
+  chargeByFlwRef(flwRef: string): FakeAggregatorTransaction | undefined {
+    return [...this.kept.values()].find((t) => t.resource === 'collection' && t.flwRef === flwRef);
+  }
+
+  /**
+   * The customer passed a card charge's challenge: successful now (3-D Secure) or, after an OTP, at
+   * approveAfterMs as the default behaviour; one webhook when it is. False when no challenge awaits.
+   */
+  passChallenge(transaction: FakeAggregatorTransaction, when: 'now' | 'after_approval'): boolean {
+    if (transaction.challenge?.state !== 'awaiting' || transaction.status !== 'pending') return false;
+    transaction.challenge.state = 'passed';
+    const complete = () => {
+      if (transaction.status !== 'pending') return;
+      this.finish(transaction, { status: 'successful' });
+      this.notify(transaction);
+    };
+    if (when === 'now') complete();
+    else this.after(this.timing.approveAfterMs, complete);
+    return true;
+  }
+
+  /** The customer failed a card charge's challenge (a wrong OTP: INVALID_OTP; 3-D Secure cancelled: CUSTOMER_DECLINED): failed now, one webhook. */
+  failChallenge(transaction: FakeAggregatorTransaction, state: 'failed' | 'cancelled', code: AggregatorErrorCode): boolean {
+    if (transaction.challenge?.state !== 'awaiting' || transaction.status !== 'pending') return false;
+    transaction.challenge.state = state;
+    this.finish(transaction, { status: 'failed', code });
+    this.notify(transaction);
+    return true;
   }
 
   /** Makes a kept reference final now, whatever its behaviour; one webhook unless `webhook: false`. False when the fake does not know it. */

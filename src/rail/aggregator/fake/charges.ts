@@ -1,5 +1,5 @@
 import { errorAnswer } from '../errors';
-import { BANK_TRANSFER_TYPE, CARD_TYPE, GHANA_NETWORKS, MOBILE_MONEY_CHARGE_TYPE } from '../protocol';
+import { BANK_TRANSFER_TYPE, GHANA_NETWORKS, MOBILE_MONEY_CHARGE_TYPE } from '../protocol';
 import { behaviourOf } from './behaviours';
 import type { SubmitContext } from './books';
 import { ACCOUNT_NUMBER, BANK_CODE, PHONE, amountField, currencyField, externalIdOf, invalid, isBody, isReply, referenceField, textField } from './fields';
@@ -8,16 +8,14 @@ import { authorizationOf, chargeView, duplicateReply, type Reply } from './views
 const GHANA_CHARGE_NETWORKS = new Set(GHANA_NETWORKS.map((n) => n.charge));
 
 /**
- * `POST /v3/charges?type=…` (docs/aggregator.md, "Collections"): checked as the aggregator would,
- * in this order: the type (`card` refused: CARD_NOT_AVAILABLE; an unknown one:
- * UNSUPPORTED_PAYMENT_TYPE), the tx_ref, a tx_ref already kept (a duplicate, before anything else,
+ * `POST /v3/charges?type=…` (docs/aggregator.md, "Collections"), but `type=card` (cards.ts): checked
+ * as the aggregator would, in this order: the type (an unknown one: UNSUPPORTED_PAYMENT_TYPE), the tx_ref, a tx_ref already kept (a duplicate, before anything else,
  * so a retry is never refused for its body), then the currency (the type's), the amount, the payer
  * (a phone number and, in Ghana, its network; a bank transfer's payer account), then the behaviour
  * of the payer's last four digits. Accepted: 200 `Charge initiated` with the pending charge, and a
  * bank transfer's account to pay into as `meta.authorization`.
  */
 export function submitCharge({ books, slowMs }: SubmitContext, type: string | null, body: unknown): Reply {
-  if (type === CARD_TYPE) return errorAnswer('CARD_NOT_AVAILABLE');
   const bankTransfer = type === BANK_TRANSFER_TYPE;
   const currencies = Object.entries(MOBILE_MONEY_CHARGE_TYPE).filter(([, t]) => t === type).map(([c]) => c);
   if (!bankTransfer && currencies.length === 0) return errorAnswer('UNSUPPORTED_PAYMENT_TYPE', `Invalid charge type "${(type ?? '').slice(0, 40)}"`);

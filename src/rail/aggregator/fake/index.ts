@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { ENCRYPTION_KEY_LENGTH } from '../card-crypto';
 import type { AddressInfo } from 'node:net';
 import type { RailProduct, RailResource } from '../../partner-rail';
 import type { FakeLog } from '../../fake-partner/callbacks';
@@ -12,17 +13,21 @@ import type { RecordedAggregatorRequest, SentWebhook } from './recording';
 import { fakeAggregatorHandler } from './server';
 import { amendStatement, fakeStatement, type StatementAmendment } from './statement';
 import { WebhookSender } from './webhooks';
+import { completeChallenge } from './three-ds';
 
 export type { FakeAggregatorTransaction } from './books';
 export type { RecordedAggregatorRequest, SentWebhook } from './recording';
 export type { FakeFinal } from './behaviours';
-export { BEHAVIOUR_BY_SUFFIX, behaviourOf, refundBehaviourOf, type Behaviour } from './behaviours';
+export { BEHAVIOUR_BY_SUFFIX, CARD_BEHAVIOUR_BY_SUFFIX, behaviourOf, cardBehaviourOf, refundBehaviourOf, type AggregatorBehaviour, type Behaviour, type CardBehaviour } from './behaviours';
+export { FAKE_CARD_OTP } from './views';
 
 /**
  * The fake aggregator: a small HTTP server playing the Flutterwave-modelled protocol
- * (docs/aggregator.md), started by the tests (and, once wired, by `npm start` when no aggregator is
- * configured). What it plays is chosen by the last four digits of the party (the MoMo fake's table,
- * src/rail/fake-partner/behaviours.ts); a refund's by the payer of the charge it refunds.
+ * (docs/aggregator.md), started by the tests (and by `npm start` when no aggregator is configured,
+ * src/runtime/live-aggregator.ts). What it plays is chosen by the last four digits of the party (the
+ * MoMo fake's table, src/rail/fake-partner/behaviours.ts, and a card's own `0020` to `0023`); a
+ * refund's by the payer of the charge it refunds. Cards: cards.ts (the encrypted charge, the OTP)
+ * and three-ds.ts (its 3-D Secure page).
  */
 
 export interface FakeAggregatorOptions {
@@ -42,6 +47,12 @@ export interface FakeAggregatorOptions {
   latePayoutSuccessMs?: number;
   /** How long a bank-transfer charge's account stays open (default 30 minutes; `account_expiration`). */
   bankTransferExpiryMs?: number;
+  /** How long a card charge's challenge (OTP, 3-D Secure) waits for the customer before the charge fails CHARGE_TIMEOUT (default 10 minutes). */
+  challengeExpiryMs?: number;
+  /** Whether the account takes cards (default true; false: `type=card` answers CARD_NOT_AVAILABLE). */
+  cards?: boolean;
+  /** The 24-character key card payloads are encrypted with (AGGREGATOR_ENCRYPTION_KEY; default: random, read back from `encryptionKey` or `config()`). */
+  encryptionKey?: string;
   /** The secret key it takes (default: random, read back from `secretKey` or `config()`). */
   secretKey?: string;
   /** The webhook secret hash it sends as `verif-hash` (default: random). */
@@ -59,7 +70,9 @@ export interface FakeAggregator {
   url: string;
   secretKey: string;
   webhookHash: string;
-  /** An AggregatorConfig for the adapter, pointing at this fake (timeout: `timeoutMs`, default DEFAULT_AGGREGATOR_TIMEOUT_MS). */
+  /** The card payloads' encryption key (AGGREGATOR_ENCRYPTION_KEY). */
+  encryptionKey: string;
+  /** An AggregatorConfig for the adapter, pointing at this fake, with its encryption key (timeout: `timeoutMs`, default DEFAULT_AGGREGATOR_TIMEOUT_MS). */
   config(overrides?: { timeoutMs?: number }): AggregatorConfig;
   /** Where webhooks go from now on (null: none sent). */
   setWebhookUrl(url: string | null): void;
@@ -78,6 +91,13 @@ export interface FakeAggregator {
   settle(resource: RailResource, referenceId: string, final: FakeFinal, options?: { webhook?: boolean }): boolean;
   /** The customer pays a bank-transfer charge still open (as `POST /_fake/pay/{tx_ref}`), with its behaviour's webhooks. */
   pay(txRef: string): 'paid' | 'unknown' | 'not_payable';
+  /**
+   * The customer completes a card charge's challenge, as its 3-D Secure page's buttons do:
+   * `authenticate` (3-D Secure: successful now; an OTP challenge: as the right OTP, successful at
+   * approveAfterMs), `cancel` (failed CUSTOMER_DECLINED); one webhook when final. `not_awaiting` for a
+   * charge whose challenge is over or that has none.
+   */
+  completeChallenge(txRef: string, action: 'authenticate' | 'cancel'): 'done' | 'unknown' | 'not_awaiting';
   /** The statement of a product and UTC day, as its endpoint serves it. */
   statement(product: RailProduct, date: string): PartnerStatement;
   /** Amends a reference's line on the statements served from now, as the MoMo fake's (`omit`, `amount`, `currency`, `status`): a break to find. */
@@ -89,6 +109,8 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
   const approveAfterMs = options.approveAfterMs ?? 1_000;
   const secretKey = options.secretKey ?? `FLWSECK_TEST-${randomBytes(16).toString('hex')}-X`;
   const webhookHash = options.webhookHash ?? randomBytes(24).toString('base64url');
+  const encryptionKey = options.encryptionKey ?? `FLWSECK_TEST${randomBytes(6).toString('hex')}`;
+  if (encryptionKey.length !== ENCRYPTION_KEY_LENGTH || Buffer.byteLength(encryptionKey) !== ENCRYPTION_KEY_LENGTH) throw new Error(`the fake aggregator's encryptionKey must be ${ENCRYPTION_KEY_LENGTH} ASCII characters`);
   const log: FakeLog = options.log ?? (() => {});
   let webhookUrl: string | null = options.webhookUrl ?? null;
 
@@ -100,13 +122,16 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
       lateSuccessMs: options.lateSuccessMs ?? DEFAULT_LATE_SUCCESS_MS,
       latePayoutSuccessMs: options.latePayoutSuccessMs ?? DEFAULT_LATE_PAYOUT_SUCCESS_MS,
       bankTransferExpiryMs: options.bankTransferExpiryMs ?? 30 * 60_000,
+      challengeExpiryMs: options.challengeExpiryMs ?? 10 * 60_000,
     },
     (transaction) => void webhooks.send(transaction),
     options.transactionIds ?? idCounter(),
   );
   const requests: RecordedAggregatorRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const handler = fakeAggregatorHandler({ books, secretKey, slowMs: options.slowMs ?? 12_000, requests, log, timers });
+  let url = '';
+  const cards = { enabled: options.cards ?? true, encryptionKey, baseUrl: () => url };
+  const handler = fakeAggregatorHandler({ books, secretKey, slowMs: options.slowMs ?? 12_000, requests, log, timers, cards });
 
   const server = http.createServer((req, res) => {
     handler(req, res).catch((error: unknown) => {
@@ -124,14 +149,15 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  url = `http://${host}:${address.port}`;
   log('fake aggregator listening', { url });
 
   return {
     url,
     secretKey,
     webhookHash,
-    config: (overrides = {}) => ({ baseUrl: url, secretKey, webhookHash, timeoutMs: overrides.timeoutMs ?? DEFAULT_AGGREGATOR_TIMEOUT_MS }),
+    encryptionKey,
+    config: (overrides = {}) => ({ baseUrl: url, secretKey, webhookHash, timeoutMs: overrides.timeoutMs ?? DEFAULT_AGGREGATOR_TIMEOUT_MS, encryptionKey }),
     setWebhookUrl: (next) => {
       webhookUrl = next;
     },
@@ -141,6 +167,11 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     transactions: (product) => books.all(product).map(copyOf),
     settle: (resource, referenceId, final, settleOptions) => books.settle(resource, referenceId, final, settleOptions),
     pay: (txRef) => books.pay(txRef),
+    completeChallenge: (txRef, action) => {
+      const charge = books.get('collection', txRef);
+      if (!charge) return 'unknown';
+      return completeChallenge(books, charge, action) ? 'done' : 'not_awaiting';
+    },
     statement: (product, date) => fakeStatement(books, product, date),
     amendStatement: (product, referenceId, amendment) => amendStatement(books, product, referenceId, amendment),
     close: async () => {

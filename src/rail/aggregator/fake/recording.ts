@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MASK, maskUrl } from '../../fake-partner/recording';
+import { parseJson } from '../../momo-status';
 import { WEBHOOK_HASH_HEADER } from '../protocol';
 
 /** A request the fake aggregator received, its secrets masked. */
@@ -40,3 +41,17 @@ export function maskHeaders(headers: IncomingHttpHeaders): Record<string, string
 }
 
 export { MASK, maskUrl };
+
+/** Fields of a body recorded masked: a card charge's `client` (the card, encrypted) and a validation's `otp`. */
+const MASKED_BODY_FIELDS = ['client', 'otp'] as const;
+
+/** A request's body as recorded: JSON when it is JSON (MASKED_BODY_FIELDS masked), else its text; undefined when empty. */
+export function recordedBody(text: string | null): unknown {
+  if (!text) return undefined;
+  const json = parseJson(text);
+  if (json === undefined) return text;
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return json;
+  const masked: Record<string, unknown> = { ...(json as Record<string, unknown>) };
+  for (const field of MASKED_BODY_FIELDS) if (field in masked) masked[field] = MASK;
+  return masked;
+}

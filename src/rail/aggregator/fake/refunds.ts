@@ -15,7 +15,8 @@ import { duplicateReply, refundView, type Reply } from './views';
  * - the amount (required here: a deviation, Flutterwave refunds all when it is left out), and with
  *   the charge's refunds not failed (pending ones included: they may still pay) at most the charge's
  *   amount as the aggregator recorded it (REFUND_EXCEEDS_AMOUNT; exactly all of it is allowed);
- * then it plays what the charge's payer chose (`…01NN` plays `00NN`), paying that payer back.
+ * then it plays what the charge's payer chose (`…01NN` plays `00NN`, a card's by its last four
+ * digits), paying that payer back (a card charge: the card).
  */
 export function submitRefund({ books, slowMs }: SubmitContext, chargeId: number, body: unknown): Reply {
   if (!isBody(body)) return invalid('the body must be a JSON object');
@@ -41,7 +42,7 @@ export function submitRefund({ books, slowMs }: SubmitContext, chargeId: number,
   }
 
   const behaviour = refundBehaviourOf(charge.partyId);
-  if (behaviour === 'refuse_now') return errorAnswer(charge.partyKind === 'BANK_ACCOUNT' ? 'INVALID_ACCOUNT' : 'INVALID_PHONE');
+  if (behaviour === 'refuse_now') return errorAnswer(charge.partyKind === 'BANK_ACCOUNT' ? 'INVALID_ACCOUNT' : charge.partyKind === 'CARD' ? 'INVALID_CARD' : 'INVALID_PHONE');
   if (behaviour === 'error_once' && !books.failedOnce('refund', reference)) return errorAnswer('PROCESSOR_ERROR');
   const refund = books.accept({
     resource: 'refund',

@@ -6,12 +6,15 @@ import { parseJson } from '../../momo-status';
 import { isStatementDate, statementToCsv } from '../../momo-statement';
 import { errorAnswer } from '../errors';
 import { AUTHORIZATION_SCHEME, PATH, STATUS_QUERY } from '../protocol';
+import { CARD_PATH, CARD_TYPE } from '../card-protocol';
 import type { FakeBooks } from './books';
 import { submitCharge } from './charges';
+import { submitCardCharge, validateCharge, type FakeCardSettings } from './cards';
+import { threeDsPage, threeDsSubmit, type PageReply } from './three-ds';
 import { submitTransfer } from './transfers';
 import { submitRefund } from './refunds';
 import { fakeStatement } from './statement';
-import { maskHeaders, type RecordedAggregatorRequest } from './recording';
+import { maskHeaders, recordedBody, type RecordedAggregatorRequest } from './recording';
 import { chargeView, refundView, transferView, type Reply } from './views';
 import { invalid } from './fields';
 
@@ -25,10 +28,14 @@ export interface FakeAggregatorContext {
   log: FakeLog;
   /** Slow answers waiting, cleared by close. */
   timers: Set<NodeJS.Timeout>;
+  /** Card charges: on or off, their payload's key, the fake's address (its 3-D Secure page). */
+  cards: FakeCardSettings;
 }
 
 type Route =
   | { kind: 'charge' }
+  | { kind: 'validate' }
+  | { kind: 'three_ds'; flwRef: string }
   | { kind: 'verify' }
   | { kind: 'transfer' }
   | { kind: 'refund'; chargeId: number }
@@ -38,6 +45,8 @@ type Route =
 
 function route(method: string, path: string): Route | null {
   if (method === 'POST' && path === PATH.charges) return { kind: 'charge' };
+  if (method === 'POST' && path === CARD_PATH.validateCharge) return { kind: 'validate' };
+  if ((method === 'GET' || method === 'POST') && path.startsWith(CARD_PATH.fakeThreeDs) && path.length > CARD_PATH.fakeThreeDs.length) return { kind: 'three_ds', flwRef: decodeURIComponent(path.slice(CARD_PATH.fakeThreeDs.length)) };
   if (method === 'GET' && path === PATH.verifyCharge) return { kind: 'verify' };
   if (method === 'POST' && path === PATH.transfers) return { kind: 'transfer' };
   if (method === 'GET' && path === PATH.transfers) return { kind: 'list', resource: 'disbursement' };
@@ -49,6 +58,11 @@ function route(method: string, path: string): Route | null {
   }
   if (method === 'POST' && path.startsWith(PATH.fakePay) && path.length > PATH.fakePay.length) return { kind: 'pay', txRef: decodeURIComponent(path.slice(PATH.fakePay.length)) };
   return null;
+}
+
+function sendPage(res: ServerResponse, reply: PageReply): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': String(Buffer.byteLength(reply.body)) }).end(reply.body);
 }
 
 function send(res: ServerResponse, reply: Reply): void {
@@ -91,10 +105,20 @@ export function fakeAggregatorHandler(ctx: FakeAggregatorContext): (req: Incomin
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://fake');
     const text = await readBody(req);
-    ctx.requests.push({ at: Date.now(), method, path: req.url ?? '/', headers: maskHeaders(req.headers), body: text ? (parseJson(text) ?? text) : undefined });
+    // A card charge's `client` (the encrypted card) and an OTP are recorded masked.
+    ctx.requests.push({ at: Date.now(), method, path: req.url ?? '/', headers: maskHeaders(req.headers), body: recordedBody(text) });
     if (text === null) return send(res, invalid(`bodies are at most ${MAX_BODY_BYTES} bytes`));
     const target = route(method, url.pathname);
     if (!target) return send(res, { status: 404, body: { status: 'error', message: `Route ${method} ${url.pathname.slice(0, 80)} not found`, data: null } });
+
+    if (target.kind === 'three_ds') {
+      // The customer's browser on the card issuer's check: no merchant key.
+      try {
+        return sendPage(res, method === 'GET' ? threeDsPage(ctx.books, target.flwRef) : threeDsSubmit(ctx.books, target.flwRef, text ?? ''));
+      } catch {
+        return sendPage(res, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Bad request' });
+      }
+    }
 
     if (target.kind === 'pay') {
       // The customer paying into the virtual account: no merchant key (docs/aggregator.md).
@@ -114,7 +138,10 @@ export function fakeAggregatorHandler(ctx: FakeAggregatorContext): (req: Incomin
     let reply: Reply;
     switch (target.kind) {
       case 'charge':
-        reply = submitCharge(ours, url.searchParams.get('type'), body);
+        reply = url.searchParams.get('type') === CARD_TYPE ? submitCardCharge(ours, ctx.cards, body) : submitCharge(ours, url.searchParams.get('type'), body);
+        break;
+      case 'validate':
+        reply = validateCharge(ctx.books, body);
         break;
       case 'transfer':
         reply = submitTransfer(ours, body);

@@ -1,5 +1,6 @@
 import { statementAmount } from '../amount';
 import { BANK_TRANSFER_TYPE, WEBHOOK_EVENT, type BankTransferAuthorization, type ChargeData, type RefundData, type TransferData, type WebhookBody } from '../protocol';
+import { CARD_PATH, CARD_TYPE, CARD_WEBHOOK_EVENT_TYPE, type CardAuthorization, type CardData } from '../card-protocol';
 import { DUPLICATE_REFERENCE, errorAnswer } from '../errors';
 import type { FakeAggregatorTransaction } from './books';
 import { refusesCopies } from './behaviours';
@@ -11,8 +12,28 @@ export function wireAmount(minorUnits: number, currency: string): number {
   return Number(statementAmount(minorUnits, currency));
 }
 
-/** A bank-transfer charge's `meta.authorization`, while it is open (pending). */
-export function authorizationOf(t: FakeAggregatorTransaction): BankTransferAuthorization | undefined {
+/** The fake's OTP: validate-charge takes this one only (docs/aggregator.md, "The fake aggregator"). */
+export const FAKE_CARD_OTP = '123456';
+
+/** What a charge awaiting an OTP says to the customer (its `processor_response`). */
+export const FAKE_OTP_PROMPT = `Enter the OTP sent to the phone number registered with your card (the fake aggregator's OTP is ${FAKE_CARD_OTP})`;
+
+/** A card charge's `meta.authorization` while its challenge awaits the customer. */
+function cardAuthorizationOf(t: FakeAggregatorTransaction): CardAuthorization | undefined {
+  if (!t.challenge || t.challenge.state !== 'awaiting' || t.status !== 'pending') return undefined;
+  if (t.challenge.mode === 'otp') return { mode: 'otp', endpoint: CARD_PATH.validateCharge };
+  return t.challenge.url ? { mode: 'redirect', redirect: t.challenge.url } : undefined;
+}
+
+/** A charge's `card`: the fake's record of it, as Flutterwave shows a card. */
+export function cardView(t: FakeAggregatorTransaction): CardData | undefined {
+  if (!t.card) return undefined;
+  return { first_6digits: t.card.first6, last_4digits: t.card.last4, issuer: 'FAKE AGGREGATOR TEST ISSUER', country: 'GH', type: t.card.brand === 'amex' ? 'AMEX' : t.card.brand.toUpperCase(), token: t.card.token, expiry: t.card.expiry };
+}
+
+/** A charge's `meta.authorization`, while open: a bank transfer's account to pay into, a card's OTP or 3-D Secure step. */
+export function authorizationOf(t: FakeAggregatorTransaction): BankTransferAuthorization | CardAuthorization | undefined {
+  if (t.card) return cardAuthorizationOf(t);
   if (!t.instructions || t.status !== 'pending') return undefined;
   const amount = wireAmount(t.askedAmount, t.currency);
   const expiresAt = new Date(t.instructions.expiresAt).toISOString();
@@ -28,9 +49,17 @@ export function authorizationOf(t: FakeAggregatorTransaction): BankTransferAutho
   };
 }
 
+/** A pending charge's words: what the customer is to do. */
+function pendingWordsOf(t: FakeAggregatorTransaction): string {
+  if (t.paymentType === BANK_TRANSFER_TYPE) return 'Awaiting the customer\u2019s transfer';
+  if (t.challenge?.state === 'awaiting') return t.challenge.mode === 'otp' ? FAKE_OTP_PROMPT : 'Redirect the customer to authenticate the payment (3-D Secure)';
+  return t.paymentType === CARD_TYPE ? 'Awaiting the card issuer' : 'Awaiting the customer\u2019s authorization';
+}
+
 export function chargeView(t: FakeAggregatorTransaction): ChargeData {
   const authorization = authorizationOf(t);
-  const pendingWords = t.paymentType === BANK_TRANSFER_TYPE ? 'Awaiting the customer\u2019s transfer' : 'Awaiting the customer\u2019s authorization';
+  const pendingWords = pendingWordsOf(t);
+  const card = cardView(t);
   return {
     id: t.id,
     tx_ref: t.referenceId,
@@ -44,6 +73,7 @@ export function chargeView(t: FakeAggregatorTransaction): ChargeData {
     ...(t.failure ? { failure_code: t.failure.code } : {}),
     narration: t.narration,
     created_at: new Date(t.acceptedAt).toISOString(),
+    ...(card ? { card } : {}),
     meta: { external_id: t.externalId, ...(authorization ? { authorization } : {}) },
   };
 }
@@ -90,7 +120,8 @@ export function viewOf(t: FakeAggregatorTransaction): ChargeData | TransferData 
 }
 
 export function webhookBody(t: FakeAggregatorTransaction): WebhookBody {
-  const type = t.resource === 'collection' ? (t.paymentType === BANK_TRANSFER_TYPE ? 'BANK_TRANSFER_TRANSACTION' : 'MOBILEMONEY_TRANSACTION') : t.resource === 'disbursement' ? 'Transfer' : 'Refund';
+  const chargeType = t.paymentType === BANK_TRANSFER_TYPE ? 'BANK_TRANSFER_TRANSACTION' : t.paymentType === CARD_TYPE ? CARD_WEBHOOK_EVENT_TYPE : 'MOBILEMONEY_TRANSACTION';
+  const type = t.resource === 'collection' ? chargeType : t.resource === 'disbursement' ? 'Transfer' : 'Refund';
   return { event: WEBHOOK_EVENT[t.resource], 'event.type': type, data: viewOf(t) };
 }
 
