@@ -7,6 +7,8 @@ import { applyChargeTransition, beginCharge, ChargeNotFoundError, recordAccepted
 import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError } from '../src/persistence/db-errors';
 import type { Orm } from '../src/persistence/orm';
 import type { ChargeActivities } from './types';
+import type { CardWindow } from '../src/domain/live-card';
+import { closeCardWindow, findCardSubmission } from '../src/persistence/charges/card-submission-store';
 
 /**
  * Domain refusals and permanent database errors become non-retryable failures with a stable type;
@@ -45,6 +47,19 @@ export function createChargeActivities(deps: { orm: Orm }): ChargeActivities {
       } catch (error) {
         throw asFailure(error);
       }
+    },
+    async readCardWindow(request: { chargeId: string; close: boolean }): Promise<CardWindow> {
+      if (request.close) await closeCardWindow(deps.orm, request.chargeId);
+      const submission = await findCardSubmission(deps.orm, request.chargeId);
+      if (!submission) return { state: 'open' };
+      if (submission.state === 'closed') return { state: 'closed' };
+      return {
+        state: 'submitted',
+        submittedAt: submission.createdAt,
+        outcome: submission.outcome,
+        ...(submission.reason ? { reason: submission.reason } : {}),
+        ...(submission.failureClass ? { failureClass: submission.failureClass } : {}),
+      };
     },
     async applyChargeTransition(request: ChargeTransitionRequest) {
       try {

@@ -1,3 +1,4 @@
+import type { CardWindow } from '../src/domain/live-card';
 import type { RailStepRequest } from '../src/domain/live-rail';
 import type { RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
 import type { ChargeRecord } from '../src/domain/charge';
@@ -24,6 +25,12 @@ export interface ChargeActivities {
   recordAcceptedCharge(draft: ChargeRecord): Promise<ChargeRecord>;
   /** One state change: projection, ledger and event, in one transaction; idempotent. Answers the state only (it goes into history). */
   applyChargeTransition(request: ChargeTransitionRequest): Promise<ChargeState>;
+  /**
+   * A live card charge (issue 45): the hosted page's submission, read; with `close` (at expires_at)
+   * the card window is closed first unless the page claimed the charge (src/persistence/charges/card-submission-store.ts).
+   * Nothing of the card goes into the answer.
+   */
+  readCardWindow(request: { chargeId: string; close: boolean }): Promise<CardWindow>;
 }
 
 /** The payout workflow's database steps (activities/payouts.ts). Answers hold state only (they go into history). */

@@ -20,6 +20,7 @@ import { createApiMetrics, serveMetrics } from './support/metrics';
 import { startMonitorSampler } from './runtime/monitor-sampler';
 import { startLivePartner } from './runtime/live-partner';
 import { startLiveAggregator } from './runtime/live-aggregator';
+import { AggregatorCards } from './rail/aggregator/card';
 import { loadRailRoutes } from './runtime/rail-routes-config';
 import { formatRailRoutes } from './domain/rail-routes';
 import { createWebApp } from './web/app';
@@ -43,13 +44,15 @@ async function main(): Promise<void> {
   // Issue 45: the aggregator (card, bank, mobile money): AGGREGATOR_* when set, else the local fake one (none in production).
   const aggregator = await startLiveAggregator(config, log);
   // Which partner takes what (RAIL_ROUTES, checked against the partners this start has).
-  const railRoutes = loadRailRoutes(process.env, { momo: partner.rail !== 'none', aggregator: aggregator.config !== undefined });
+  const railRoutes = loadRailRoutes(process.env, { momo: partner.rail !== 'none', aggregator: aggregator.config !== undefined }, aggregator.config?.encryptionKey !== undefined);
+  // Live cards: the hosted checkout page sends the card to the aggregator itself (never a workflow).
+  const cardPayments = aggregator.config?.encryptionKey ? new AggregatorCards(aggregator.config, { logger: log }) : undefined;
   let worker: WorkerProcess | undefined;
   if (process.env.RUN_WORKER !== 'false') {
     worker = await startWorkerProcess({ DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, TEMPORAL_NAMESPACE: config.temporalNamespace, ...keyringEnv(config), ...partner.workerEnv, ...aggregator.workerEnv });
   }
   const metrics = createApiMetrics();
-  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, eventsWalkWindowMs: config.retention.eventsWalkWindowMs, liveRail: partner.rail !== 'none' || aggregator.config ? ('partner' as const) : ('none' as const), railRoutes, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}), ...(aggregator.config ? { aggregatorWebhooks: { webhookHash: aggregator.config.webhookHash } } : {}) };
+  const deps = { orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, log, metrics, secretBox: createSecretBox(keyring), webhooks: config.webhooks, temporalDeadlineMs: config.temporalRequestDeadlineMs, chargeStartWaitMs: config.chargeStartWaitMs, webUrl: config.webPublicUrl, eventsWalkWindowMs: config.retention.eventsWalkWindowMs, liveRail: partner.rail !== 'none' || aggregator.config ? ('partner' as const) : ('none' as const), railRoutes, ...(partner.config ? { partnerCallbacks: { callbackSecret: partner.config.callbackSecret } } : {}), ...(aggregator.config ? { aggregatorWebhooks: { webhookHash: aggregator.config.webhookHash } } : {}), ...(cardPayments ? { cardPayments } : {}) };
   // Header size and count, header and request timeouts (HTTP_* settings): src/http/server-limits.ts.
   const limits = serverLimitsFromEnv();
   const servers = [
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
     await monitor?.stop();
     await worker?.stop();
     await partner.stop();
+    await cardPayments?.close();
     await aggregator.stop();
     await infra.stop();
     await codec?.close();

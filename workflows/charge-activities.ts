@@ -4,6 +4,7 @@ import type { ChargeRecord } from '../src/domain/charge';
 import type { ChargeTransitionRequest } from '../src/domain/charge';
 import type { BegunCharge } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
+import type { CardWindow } from '../src/domain/live-card';
 import { dbStepOptions } from './db-step-options';
 
 /**
@@ -34,4 +35,8 @@ export function recordAccepted(draft: ChargeRecord): Promise<ChargeRecord> {
 export function applyTransition(request: ChargeTransitionRequest): Promise<ChargeState> {
   const what = request.failureClass ? `${request.to} (${request.failureClass})` : request.to;
   return db.applyChargeTransition.executeWithOptions({ ...OPTIONS, summary: `charge -> ${what}: projection, ledger, event` }, [request]);
+}
+
+export function readCardWindow(request: { chargeId: string; close: boolean }): Promise<CardWindow> {
+  return db.readCardWindow.executeWithOptions({ ...OPTIONS, summary: request.close ? 'card: close the window unless the page sent the card' : 'card: read the page’s submission' }, [request]);
 }

@@ -32,13 +32,16 @@ export async function followLiveChargeUntilTheWord(
   finish: (to: ChargeStatus, failureClass: FailureClass | null) => Promise<ChargeState>,
   resolutions?: ResolutionDesk,
   continues?: PartnerWatch['continues'],
+  /** A live card charge (workflows/charge-card-live.ts): the hosted page sent it at `atMs`; nothing is submitted from here. */
+  submitted?: { atMs: number; acknowledged: boolean },
 ): Promise<ChargeState> {
   const expiresMs = Date.parse(charge.expiresAt);
   resolutions?.open('partner');
   const answer = await awaitPartnerWord({
     paymentId: charge.id,
     product: 'collection',
-    submitUntilMs: expiresMs,
+    submitUntilMs: submitted ? submitted.atMs : expiresMs,
+    ...(submitted ? { submittedElsewhere: { acknowledged: submitted.acknowledged } } : {}),
     deadlineMs: expiresMs,
     attention: (reason) => desk.flag(PARTNER_RAIL_STEP, reason),
     untilTheWord: {

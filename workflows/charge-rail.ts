@@ -1,6 +1,8 @@
 import { patched } from '@temporalio/workflow';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { followLiveChargeToTheWord, followLiveChargeUntilTheWord } from './charge-rail-live';
+import { followLiveCardCharge } from './charge-card-live';
+import { LIVE_CARD_CHARGE_PATCH } from '../src/domain/live-card';
 import { followPartner } from './partner-follow';
 import type { PartnerWatch } from './partner-answer';
 import { CHARGE_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
@@ -81,6 +83,10 @@ export function followRail(
     if (isPatched(PARTNER_WORD_PATCH)) {
       // Issue 43: only the partner's final answer ends it (no operator's word, no expiry). Runs from before replay as they ran.
       if (isPatched(PARTNER_DECIDES_LIVE_CHARGE_PATCH)) {
+        // Issue 45: a live card charge's card comes from its hosted page, never through this run.
+        if (charge.channel === 'card' && isPatched(LIVE_CARD_CHARGE_PATCH)) {
+          return followLiveCardCharge(charge, desk, finish, resolutions, isPatched(CHARGE_WAIT_CONTINUES_PATCH) ? continues : undefined);
+        }
         // Issue 43: the wait continues as new when its history is long. Runs from before replay as they ran.
         return followLiveChargeUntilTheWord(charge, desk, finish, resolutions, isPatched(CHARGE_WAIT_CONTINUES_PATCH) ? continues : undefined);
       }

@@ -4,6 +4,7 @@ import type { ChargeState } from '../src/domain/charge-state';
 import type { ActivityTrouble, ChargeAttention, RetryStepRequest } from '../src/domain/charge-attention';
 import type { ChargeResolutionRequest, ChargeResolutionResult } from '../src/domain/charge-resolution';
 import type { CheckoutDecisionSignal } from '../src/domain/hosted-checkout';
+import { CARD_SUBMITTED_SIGNAL } from '../src/domain/live-card';
 
 /** The synchronous answer of POST /v1/charges, produced by the workflow's acceptance step. */
 export type ChargeAcceptance =
@@ -76,3 +77,9 @@ export const activityRecoveredSignal = defineSignal<[{ activity: string }]>('act
  * has marked the single-use token used. A charge waiting on its checkout takes the first valid one.
  */
 export const checkoutDecisionSignal = defineSignal<[CheckoutDecisionSignal]>('checkoutDecision');
+
+/**
+ * A live card charge (issue 45, src/domain/live-card.ts): the hosted page claimed the charge and sent
+ * the card to the aggregator. A wake-up only: the workflow reads the submission from the database.
+ */
+export const cardSubmittedSignal = defineSignal(CARD_SUBMITTED_SIGNAL);

@@ -46,6 +46,12 @@ export interface PartnerWatch extends RailStepRequest {
    * workflow as new when its history is long, and `resume` is the wait an earlier run carried.
    */
   continues?: { resume?: PartnerWaitCarry; continueAsNew(carry: PartnerWaitCarry): Promise<never> };
+  /**
+   * Issue 45 (with `untilTheWord` only: a live card charge): the first submission was made outside
+   * the workflow (the hosted page sent the card) and `acknowledged` is what the partner answered it.
+   * Nothing is submitted from here (`submitUntilMs` is when the page sent it).
+   */
+  submittedElsewhere?: { acknowledged: boolean };
 }
 
 /** What the partner had to say when it had no final answer (`differs`: a SUCCESSFUL for another amount or currency, held: SUCCESS_MUST_MATCH_PATCH). */
@@ -248,6 +254,9 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
     lastAtDeadline = resume.lastAtDeadline;
     if (pastDeadline) word.pastDeadline(lastAtDeadline ?? 'pending');
     else if (resume.reason) w.attention(resume.reason);
+  } else if (w.submittedElsewhere) {
+    acknowledged = w.submittedElsewhere.acknowledged;
+    startedMs = Date.now();
   } else {
     const first = await submit(false);
     if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };

@@ -7,6 +7,7 @@ import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH, RESUME_AFTER_CLOSED_RUN_PATCH } from './webhook-delivery';
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_REFUND_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
+import { LIVE_CARD_CHARGE_PATCH } from '../src/domain/live-card';
 import { REVIEW_ENDS_SETTLEMENT_WAIT_PATCH } from './settlement-settled-late';
 import { RETURN_CALLBACK_WAKES_PATCH, RETURN_ENDED_KNOWN_PATCH, REVIEW_FLAG_CHECKED_PATCH } from './payment-review';
 import { FAILED_BATCH_WAIT_CONTINUES_PATCH, SETTLED_LATE_CHECKED_PATCH, SETTLEMENT_RETRY_ASKS_PARTNER_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
@@ -61,4 +62,5 @@ export const PATCH_IDS: readonly string[] = [
   REVIEW_DECISION_REFUSED_PATCH,
   SUCCESS_MUST_MATCH_PATCH,
   LIVE_REFUND_RAIL_PATCH,
+  LIVE_CARD_CHARGE_PATCH,
 ];

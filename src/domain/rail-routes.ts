@@ -60,20 +60,25 @@ export function routeFor(routes: RailRoutes, channel: string, currency: string):
  * The routes when RAIL_ROUTES is unset, from the partners this start has: the mobile-money partner
  * takes mobile money, and bank transfers too while there is no aggregator (as before issue 45: its
  * transfers to BANK_ACCOUNT parties pay bank payouts and settlements); the aggregator, when there is
- * one, takes bank (and mobile money without the MoMo partner). Card has no default route until a
- * partner takes live cards.
+ * one, takes bank (and mobile money without the MoMo partner), and cards when it can take them
+ * (`cards`: AGGREGATOR_ENCRYPTION_KEY set, issue 45). The mobile-money partner never takes cards.
  */
-export function defaultRailRoutes(available: Readonly<Record<PartnerName, boolean>>): RailRoutes {
+export function defaultRailRoutes(available: Readonly<Record<PartnerName, boolean>>, cards = false): RailRoutes {
   const routes: RailRoute[] = [];
   if (available.momo) routes.push({ channel: 'mobile_money', currency: '*', partner: 'momo' });
   else if (available.aggregator) routes.push({ channel: 'mobile_money', currency: '*', partner: 'aggregator' });
   if (available.aggregator) routes.push({ channel: 'bank', currency: '*', partner: 'aggregator' });
   else if (available.momo) routes.push({ channel: 'bank', currency: '*', partner: 'momo' });
+  if (available.aggregator && cards) routes.push({ channel: 'card', currency: '*', partner: 'aggregator' });
   return routes;
 }
 
 /** Why routes cannot run with these partners (a route to a partner this start does not have), or null. */
-export function routesProblem(routes: RailRoutes, available: Readonly<Record<PartnerName, boolean>>): string | null {
+export function routesProblem(routes: RailRoutes, available: Readonly<Record<PartnerName, boolean>>, cards = false): string | null {
+  const momoCards = routes.find((r) => r.channel === 'card' && r.partner === 'momo');
+  if (momoCards) return `RAIL_ROUTES routes card:${momoCards.currency} to momo: the mobile-money partner takes no cards (route cards to aggregator)`;
+  const aggregatorCards = routes.find((r) => r.channel === 'card' && r.partner === 'aggregator');
+  if (aggregatorCards && available.aggregator && !cards) return `RAIL_ROUTES routes card:${aggregatorCards.currency} to aggregator, but AGGREGATOR_ENCRYPTION_KEY is unset: the aggregator takes a card only encrypted with it`;
   const missing = routes.filter((r) => !available[r.partner]);
   if (missing.length === 0) return null;
   return `RAIL_ROUTES routes ${missing.map((r) => `${r.channel}:${r.currency}`).join(', ')} to ${[...new Set(missing.map((r) => r.partner))].join(' and ')}, which this start does not have (${missing.some((r) => r.partner === 'momo') ? 'PARTNER_BASE_URL' : 'AGGREGATOR_BASE_URL'} unset)`;

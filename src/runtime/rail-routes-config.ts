@@ -6,16 +6,17 @@ import { StartupError } from '../support/startup-error';
  * has: a route it cannot read, or one to a partner whose settings are not set, stops the start with
  * one line naming it. Unset: the default routes of those partners.
  */
-export function loadRailRoutes(env: NodeJS.ProcessEnv, available: Readonly<Record<PartnerName, boolean>>): RailRoutes {
+/** `cards`: the aggregator can take cards (AGGREGATOR_ENCRYPTION_KEY set). */
+export function loadRailRoutes(env: NodeJS.ProcessEnv, available: Readonly<Record<PartnerName, boolean>>, cards = false): RailRoutes {
   const raw = env.RAIL_ROUTES?.trim();
-  if (!raw) return defaultRailRoutes(available);
+  if (!raw) return defaultRailRoutes(available, cards);
   let routes: RailRoutes;
   try {
     routes = parseRailRoutes(raw);
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
-  const problem = routesProblem(routes, available);
+  const problem = routesProblem(routes, available, cards);
   if (problem) throw new StartupError(problem);
   return routes;
 }

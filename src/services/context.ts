@@ -1,3 +1,4 @@
+import type { AggregatorCards } from '../rail/aggregator/card';
 import type { Environment } from '../domain/environment';
 import type { Orm } from '../persistence/orm';
 import type { TemporalHandle } from '../temporal/connection';
@@ -32,6 +33,8 @@ export interface ServiceDeps {
   railRoutes?: RailRoutes;
   /** The aggregator's webhook settings (AGGREGATOR_WEBHOOK_HASH), for its webhook route on the live listener (issue 45). */
   aggregatorWebhooks?: { webhookHash: string };
+  /** Live cards (issue 45): the aggregator's card calls, made by the hosted checkout page only (AGGREGATOR_ENCRYPTION_KEY set). Absent: live card pages cannot send a card. */
+  cardPayments?: Pick<AggregatorCards, 'chargeCard' | 'validateOtp'>;
   /** The partner's callback settings, for the callback route on the live listener (src/http/routes/partner-callbacks.ts). */
   partnerCallbacks?: PartnerCallbackSettings;
   /** The web port's public base URL (WEB_PUBLIC_URL): hosted checkout's `action.url` points there. */

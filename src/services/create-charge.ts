@@ -19,6 +19,7 @@ import { renderError } from './render-error';
 import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
 import { newPaymentRail } from './payment-route';
+import { looksLikeCardNumber } from './card-identifier';
 import { CHECKOUT_STATUS } from '../domain/hosted-checkout';
 
 /** Re-exported for the other creates' and tests' imports (src/services/start-within.ts owns it). */
@@ -88,13 +89,24 @@ export async function createCharge(
   }
   await checkReferences(deps, request);
   const rail = newPaymentRail(deps, caller, 'charges', request.channel, request.currency);
+  if (caller.environment === 'live' && request.channel === 'card' && looksLikeCardNumber(request.customer.identifier)) {
+    throw new ApiError(
+      'invalid_request',
+      'A live card charge never takes the card number: the customer types it into the hosted page (action.url). Send an identifier of your customer (an email, a phone number, your customer id) instead; nothing was created.',
+      { param: 'customer.identifier' },
+    );
+  }
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const draft = buildChargeDraft(caller, newId('charge'), request, new Date(), metadataJson);
   const { sandboxOutcome, ...drafted } = draft;
   // Issue 45: a live bank charge at the aggregator is a bank transfer the customer makes: awaiting
   // their action, on a hosted checkout page that shows the account the aggregator gives.
   const liveBankTransfer = caller.environment === 'live' && request.channel === 'bank' && rail === 'aggregator';
-  const record = { ...drafted, rail, ...(liveBankTransfer ? { status: CHECKOUT_STATUS, action: { type: 'hosted_checkout' as const } } : {}) };
+  // A live card charge at the aggregator: the customer types the card into the hosted page (the only
+  // thing that sees it) and passes the aggregator's challenge there (docs/checkout.md, "Live cards").
+  const liveCard = caller.environment === 'live' && request.channel === 'card' && rail === 'aggregator';
+  const liveAction = liveBankTransfer ? { type: 'hosted_checkout' as const } : liveCard ? { type: '3ds_redirect' as const } : undefined;
+  const record = { ...drafted, rail, ...(liveAction ? { status: CHECKOUT_STATUS, action: liveAction } : {}) };
   // Hosted checkout (docs/checkout.md): a single-use token, stored hashed with the charge's expiry.
   const token = isCheckoutAction(record.action) ? newCheckoutToken() : undefined;
   // A key taken over from before write-first answers its charge as stored (no checkout of its own).

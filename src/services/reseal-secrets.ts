@@ -3,6 +3,7 @@ import type { Orm } from '../persistence/orm';
 import { MERCHANT_ACCOUNT_COLUMNS, resealAccountBatch, resealSecretBatch, SETTLEMENT_DESTINATION_COLUMNS, type AccountReseal } from '../persistence/merchants/sealed-secret-store';
 import type { SecretBox } from '../support/secret-box';
 import { resealPartyBatch } from '../persistence/payment-party-store';
+import { resealCardTokenBatch } from '../persistence/charges/card-submission-store';
 
 export interface ResealCounts {
   /** Secrets opened (with SECRETS_KEY or a key of SECRETS_KEY_PREVIOUS) and sealed again with SECRETS_KEY. */
@@ -13,6 +14,8 @@ export interface ResealCounts {
   settlement_accounts: AccountSealCounts;
   /** Payments' counterparties (payment_parties: a charge's customer, a payout's recipient). */
   payment_parties: { resealed: number; already_current: number };
+  /** Live cards' aggregator tokens (issue 45, `card_submissions.token_sealed`). */
+  card_tokens: { resealed: number; already_current: number };
 }
 
 export interface AccountSealCounts {
@@ -63,12 +66,13 @@ export async function sealSettlementAccounts(orm: Orm, box: SecretBox, rows: 'pl
  * secrets, current and previous) with the current key, in batches of `batchSize` endpoints, each
  * batch its own transaction; then the settlement account numbers (sealSettlementAccounts `all`:
  * plain ones sealed, old-key ones re-sealed; counted apart, in `settlement_accounts`), then the
- * payments' counterparties (`payment_parties`, counted apart). Idempotent: a
+ * payments' counterparties (`payment_parties`, counted apart), then live cards' aggregator tokens
+ * (`card_tokens`). Idempotent: a
  * second run finds everything current. A secret that no key of the ring opens stops the command
  * with the endpoint's (merchant's, settlement's) id (batches done so far stay done).
  */
 export async function resealSecrets(orm: Orm, box: SecretBox, batchSize = 200): Promise<ResealCounts> {
-  const counts: Omit<ResealCounts, 'settlement_accounts' | 'payment_parties'> = { resealed: 0, already_current: 0 };
+  const counts: Omit<ResealCounts, 'settlement_accounts' | 'payment_parties' | 'card_tokens'> = { resealed: 0, already_current: 0 };
   const reseal = (sealed: string, endpointId: string): string | null => {
     if (box.isCurrent(sealed)) {
       counts.already_current++;
@@ -86,20 +90,28 @@ export async function resealSecrets(orm: Orm, box: SecretBox, batchSize = 200): 
   for (let after: string | null = ''; after !== null; ) after = await resealSecretBatch(orm, after, batchSize, reseal);
   const settlementAccounts = await sealSettlementAccounts(orm, box, 'all', batchSize);
   const parties = { resealed: 0, already_current: 0 };
-  const resealParty = (sealed: string, paymentId: string): string | null => {
+  const resealParty = resealer(box, parties, 'counterparty');
+  for (let after: string | null = ''; after !== null; ) after = await resealPartyBatch(orm, after, batchSize, resealParty);
+  const cardTokens = { resealed: 0, already_current: 0 };
+  const resealToken = resealer(box, cardTokens, 'card token');
+  for (let after: string | null = ''; after !== null; ) after = await resealCardTokenBatch(orm, after, batchSize, resealToken);
+  return { ...counts, settlement_accounts: settlementAccounts, payment_parties: parties, card_tokens: cardTokens };
+}
+
+/** A payment's sealed value re-sealed with the current key (null: already current), counted; one no key opens names the payment. */
+function resealer(box: SecretBox, counts: { resealed: number; already_current: number }, what: string) {
+  return (sealed: string, paymentId: string): string | null => {
     if (box.isCurrent(sealed)) {
-      parties.already_current++;
+      counts.already_current++;
       return null;
     }
     let plaintext: string;
     try {
       plaintext = box.open(sealed);
     } catch (error) {
-      throw new Error(`payment ${paymentId}: counterparty: ${(error as Error).message}`);
+      throw new Error(`payment ${paymentId}: ${what}: ${(error as Error).message}`);
     }
-    parties.resealed++;
+    counts.resealed++;
     return box.seal(plaintext);
   };
-  for (let after: string | null = ''; after !== null; ) after = await resealPartyBatch(orm, after, batchSize, resealParty);
-  return { ...counts, settlement_accounts: settlementAccounts, payment_parties: parties };
 }

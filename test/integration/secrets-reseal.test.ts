@@ -112,7 +112,7 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
   const first = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
   expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
   expect(first.stdout.indexOf('\n')).toBe(first.stdout.length - 1);
-  expect(JSON.parse(first.stdout)).toEqual({ resealed: total, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties });
+  expect(JSON.parse(first.stdout)).toEqual({ resealed: total, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties, card_tokens: noParties });
 
   const onlyB = createSecretBox(keyB);
   for (const row of await rows()) {
@@ -123,10 +123,10 @@ test('seal with A, rotate to B (A previous), reseal: every secret opens with B a
   }
 
   const second = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
-  expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties });
+  expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties, card_tokens: noParties });
   // Once resealed, A may leave the ring.
   const third = await cli({ SECRETS_KEY: keyB.toString('base64') });
-  expect(JSON.parse(third.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties });
+  expect(JSON.parse(third.stdout)).toEqual({ resealed: 0, already_current: total, settlement_accounts: { sealed: 0, resealed: 0, already_current: 0 }, payment_parties: noParties, card_tokens: noParties });
 });
 
 test('in batches: small batches reach every row, and the counts add up', async () => {
@@ -135,8 +135,8 @@ test('in batches: small batches reach every row, and the counts add up', async (
   const total = [...plain.values()].reduce((n, p) => n + 1 + (p.previous ? 1 : 0) + (p.retired ? 1 : 0), 0);
   const ring = createSecretBox({ current: keyB, previous: [keyA] });
   const none = { sealed: 0, resealed: 0, already_current: 0 };
-  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0, settlement_accounts: none, payment_parties: noParties });
-  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: total, settlement_accounts: none, payment_parties: noParties });
+  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: total, already_current: 0, settlement_accounts: none, payment_parties: noParties, card_tokens: noParties });
+  expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: total, settlement_accounts: none, payment_parties: noParties, card_tokens: noParties });
   const onlyB = createSecretBox(keyB);
   for (const row of await rows()) expect(onlyB.open(row.secret_box)).toBe(plain.get(row.id)!.current);
 });
@@ -223,11 +223,11 @@ describe('settlement account numbers', () => {
     const first = await cli({ SECRETS_KEY: keyB.toString('base64'), SECRETS_KEY_PREVIOUS: keyA.toString('base64') });
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
     // Merchants: 2 sealed with A (one v1), 2 plain; batches: 1 sealed with A, 2 plain.
-    expect(JSON.parse(first.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 4, resealed: 3, already_current: 0 }, payment_parties: noParties });
+    expect(JSON.parse(first.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 4, resealed: 3, already_current: 0 }, payment_parties: noParties, card_tokens: noParties });
     await expectAllSealedWith(keyB, seeded);
 
     const second = await cli({ SECRETS_KEY: keyB.toString('base64') });
-    expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 7 }, payment_parties: noParties });
+    expect(JSON.parse(second.stdout)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 0, already_current: 7 }, payment_parties: noParties, card_tokens: noParties });
     await expectAllSealedWith(keyB, seeded);
   });
 
@@ -238,7 +238,7 @@ describe('settlement account numbers', () => {
     expect(await sealSettlementAccounts(orm, ring, 'plaintext', 2)).toEqual({ sealed: 0, resealed: 0, already_current: 0 });
     const rows = await accountRows();
     expect([...rows.merchants, ...rows.batches].every((r) => r.plaintext === null)).toBe(true);
-    expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 3, already_current: 4 }, payment_parties: noParties });
+    expect(await resealSecrets(orm, ring, 2)).toEqual({ resealed: 0, already_current: 0, settlement_accounts: { sealed: 0, resealed: 3, already_current: 4 }, payment_parties: noParties, card_tokens: noParties });
     await expectAllSealedWith(keyB, seeded);
   });
 

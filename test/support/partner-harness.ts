@@ -6,6 +6,7 @@ import type { PartnerRail } from '../../src/rail/partner-rail';
 import type { Resolver } from '../../src/webhooks/url-policy';
 import { startHarness, type Harness, type HarnessOptions } from './harness';
 import { AggregatorRail } from '../../src/rail/aggregator/adapter';
+import { AggregatorCards } from '../../src/rail/aggregator/card';
 import { startFakeAggregator, type FakeAggregator, type FakeAggregatorOptions } from '../../src/rail/aggregator/fake';
 import { AGGREGATOR_WEBHOOK_ROUTE } from '../../src/rail/aggregator/webhook-route';
 import { RoutedRail } from '../../src/rail/routed-rail';
@@ -65,6 +66,9 @@ export async function startPartnerHarness(options: PartnerHarnessOptions = {}): 
     ...(aggregator && options.aggregator ? { railRoutes: parseRailRoutes(options.aggregator.routes), aggregatorWebhooks: { webhookHash: aggregator.webhookHash } } : {}),
   });
   harness = h;
+  // Live cards (issue 45): the hosted page's calls to the aggregator, as src/main.ts makes them.
+  const cards = aggregator ? new AggregatorCards(aggregator.config({ timeoutMs: options.timeoutMs ?? 1_000 })) : undefined;
+  if (cards) h.deps.cardPayments = cards;
   aggregator?.setWebhookUrl(`${h.urls.live}${AGGREGATOR_WEBHOOK_ROUTE}`);
   adapter = new MomoPartnerRail({ ...fake.partnerConfig({ callbackBaseUrl: h.urls.live, callbackSecret: secret, timeoutMs: options.timeoutMs ?? 1_000 }), ...options.config });
   const started = adapter;
@@ -78,6 +82,7 @@ export async function startPartnerHarness(options: PartnerHarnessOptions = {}): 
       await h.close();
       await started.close();
       await aggregatorRail?.close();
+      await cards?.close();
       await fake.close();
       await aggregator?.close();
     },

@@ -1,6 +1,9 @@
 import { chargeBody, idempotencyKey, MTN_GH } from '../support/harness';
 import { cleanUp, ready, startMain, type StartedMain } from '../support/npm-start';
 import { execCli } from '../support/run-cli';
+import { postForm } from '../support/checkout-web';
+import { cardEnding, FUTURE_EXPIRY } from '../support/test-cards';
+import { standaloneHits } from '../support/secret-search';
 
 /**
  * Issue 45's walk on `npm start`'s own servers and wiring (src/main.ts starts the fake partner and
@@ -9,7 +12,8 @@ import { execCli } from '../support/run-cli';
  * charge and a live bank-transfer charge (its hosted page shows the account the aggregator gives),
  * a partial and a full live refund of each through the partner that took it, and a live payout to a
  * bank account; each ends as its partner says, shows its `rail`, has its events, and `ledger check`
- * balances at the end. Live cards are not routed yet: 503 naming the channel.
+ * balances at the end; a live card charge through its hosted page (the aggregator's one-time code
+ * passed), refunded in two parts; nothing npm start printed holds the card number or its code.
  */
 
 let s: StartedMain;
@@ -77,8 +81,8 @@ afterAll(async () => {
   if (s) await cleanUp(s);
 });
 
-test('npm start: live mobile money (MoMo) and bank (aggregator) charges, their refunds through the partner that took them, a bank payout; the ledger balanced', async () => {
-  expect(s.output().stdout).toContain('Rail routes   mobile_money:*=momo,bank:*=aggregator');
+test('npm start: live mobile money (MoMo), bank and card (aggregator) charges, their refunds through the partner that took them, a bank payout; the ledger balanced', async () => {
+  expect(s.output().stdout).toContain('Rail routes   mobile_money:*=momo,bank:*=aggregator,card:*=aggregator');
 
   // Mobile money at the MoMo partner: enough to fund the refunds and the payout below.
   const momo = await Promise.all(
@@ -108,10 +112,29 @@ test('npm start: live mobile money (MoMo) and bank (aggregator) charges, their r
   expect(wallet.json).toMatchObject({ rail: 'momo' });
   await settled('payouts', wallet.json.id, 'succeeded');
 
-  // Cards: no partner takes them on live yet.
-  const card = await api('POST', '/v1/charges', chargeBody({ channel: 'card', momo_network_id: undefined, customer: { identifier: '4242424242424242', name: 'Esi' }, reference: `every-card-${idempotencyKey()}` }));
-  expect(card.status).toBe(503);
-  expect(card.json.error).toMatchObject({ code: 'live_unavailable' });
+  // A live card at the aggregator: the hosted page takes the card (an American Express ending 0020:
+  // the aggregator asks for a one-time code), the customer passes the challenge, the charge succeeds.
+  const card = await api('POST', '/v1/charges', chargeBody({ channel: 'card', momo_network_id: undefined, amount: 24_000, customer: { identifier: 'esi@example.com', name: 'Esi' }, reference: `every-card-${idempotencyKey()}` }));
+  expect(card.status).toBe(200);
+  expect(card.json).toMatchObject({ rail: 'aggregator', status: 'awaiting_action', action: { type: '3ds_redirect' } });
+  const pageUrl = String(card.json.action.url);
+  expect(pageUrl.startsWith(`${webUrl}/checkout/`)).toBe(true);
+  const number = cardEnding('0020', '3700', 15);
+  expect((await postForm(pageUrl, { number, expiry: FUTURE_EXPIRY, cvc: '7319' })).status).toBe(303);
+  expect(await (await fetch(pageUrl)).text()).toContain('id="otp"');
+  expect((await postForm(`${pageUrl}/otp`, { otp: '123456' })).status).toBe(303);
+  await settled('charges', card.json.id, 'succeeded');
+  expect(await (await fetch(pageUrl)).text()).toContain('Payment approved');
+  await refundTwice(card.json.id, 24_000, 'aggregator');
+  // A card number as a live card charge's customer is refused; nothing is written.
+  const pan = await api('POST', '/v1/charges', chargeBody({ channel: 'card', momo_network_id: undefined, customer: { identifier: '4242424242424242', name: 'Esi' } }));
+  expect(pan.status).toBe(400);
+  expect(pan.json.error).toMatchObject({ code: 'invalid_request', param: 'customer.identifier' });
+  // Nothing npm start printed (API, worker, fake partners) holds the card number or its security code.
+  const printed = [s.output().stdout, s.output().stderr];
+  expect(printed.join('')).toContain('live card: sent to the aggregator');
+  expect(printed.filter((text) => text.includes(number))).toEqual([]);
+  expect(standaloneHits(printed.join('').split('\n'), '7319')).toEqual([]);
 
   expect(await cli('ledger', 'check')).toMatchObject({ ok: true });
 }, 240_000);

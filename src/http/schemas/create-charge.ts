@@ -17,7 +17,13 @@ export const validateCreateCharge = compile<ChargeRequest>({
       additionalProperties: false,
       required: ['identifier'],
       properties: {
-        identifier: { type: 'string', minLength: 3, maxLength: 64 },
+        identifier: {
+          type: 'string',
+          minLength: 3,
+          maxLength: 64,
+          description:
+            'The payer: a phone number (mobile money), an account (bank), a test card number (sandbox card). A live card charge refuses a card number here (400 invalid_request): the customer types the card into the hosted page at action.url; send your own identifier of the customer instead.',
+        },
         name: { type: 'string', maxLength: 200 },
       },
     },

@@ -75,6 +75,13 @@ async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): P
     if (!account || !row.bank_code) throw new Error(`settlement ${id} has no destination account`);
     return { partyIdType: 'BANK_ACCOUNT', partyId: `${row.bank_code}:${account}` };
   }
+  // Issue 45: a live card charge's payer is its card, known by its last four digits only (the hosted
+  // page sent the number to the aggregator; no table holds it). A refund of it names the same.
+  if (row.channel === 'card') {
+    const [card] = await orm.em.getConnection().execute<Array<{ last4: string | null }>>(`select last4 from card_submissions where charge_id = ?`, [row.charge_id ?? id]);
+    if (!card?.last4) throw new Error(`payment ${id}: its card charge never had a card submitted, so there is no payer to name`);
+    return { partyIdType: 'CARD', partyId: card.last4 };
+  }
   // A refund pays back the charge's payer: the party on record is the charge's.
   const identifier = await paymentParty(orm, box, row.charge_id ?? id);
   if (identifier === null) throw new Error(`payment ${id} has no counterparty on record (created before issue 20): it cannot go to the partner rail`);

@@ -9,7 +9,7 @@ import type { PaymentInstructions } from '../../rail/partner-rail';
  * from 'self' (the web port's CSP stays strict). Every value from the database is escaped.
  */
 
-function page(title: string, body: string, options: { testMode?: boolean; refreshSeconds?: number } = {}): string {
+export function page(title: string, body: string, options: { testMode?: boolean; refreshSeconds?: number } = {}): string {
   const testMode = options.testMode ?? true;
   const refresh = options.refreshSeconds ? `\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
   return `<!doctype html>
@@ -30,7 +30,7 @@ ${body}
 `;
 }
 
-function summary(view: CheckoutView): string {
+export function summary(view: CheckoutView): string {
   return `<dl class="summary">
 <dt>Merchant</dt><dd id="merchant">${escapeHtml(view.merchantName)}</dd>
 <dt>Amount</dt><dd id="amount">${escapeHtml(formatIsoAmount(view.amount, view.currency))}</dd>
@@ -135,4 +135,8 @@ label{display:block;font-weight:600;margin:.8rem 0 .3rem}
 input{font-size:1.1rem;padding:.4rem;width:8rem}
 button{font-size:1rem;padding:.6rem 1rem;margin:1rem .5rem 0 0;border-radius:4px;border:1px solid #0b4f9c;background:#0b5fbd;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#0b4f9c}
+#number{width:100%;max-width:16rem}
+.problem{color:#a40000;font-weight:600}
+.note{color:#555;font-size:.9rem}
+a.button{display:inline-block;font-size:1rem;padding:.6rem 1rem;border-radius:4px;background:#0b5fbd;color:#fff;text-decoration:none}
 `;

@@ -5,9 +5,11 @@ import { findCheckout, type CheckoutView } from '../../persistence/charges/check
 import { decideCheckout } from '../../services/checkout-decision';
 import type { ServiceDeps } from '../../services/context';
 import { checkoutTokenHash, isCheckoutTokenShape } from '../../support/checkout-token';
-import { formFields, WebInputError } from '../form-body';
+import { formFields } from '../form-body';
 import { bankTransferPage, challengePage, CHECKOUT_CSS, CHECKOUT_ICON, checkoutPage, decidedPage, gonePage, unavailablePage, type GoneReason } from './pages';
 import { findInstructions } from '../../persistence/partner/payment-instructions-store';
+import { liveCardRoutes } from './live-card-routes';
+import { guarded, html } from './respond';
 
 /**
  * Hosted checkout on the web port (docs/checkout.md), for the `action.url` of a sandbox card or bank
@@ -29,6 +31,10 @@ export function checkoutRouter(deps: ServiceDeps): Router {
     ctx.type = 'image/svg+xml';
     ctx.body = CHECKOUT_ICON;
   });
+
+  // Issue 45: a live card charge's pages (src/web/checkout/live-card-routes.ts), before the token's
+  // single-use rules: the page is the card's only way in, then shows the challenge and the outcome.
+  liveCardRoutes(router, deps, lookup);
 
   router.get('/:token', guarded(deps, async (ctx, token) => {
     const view = await live(ctx, token);
@@ -66,9 +72,13 @@ export function checkoutRouter(deps: ServiceDeps): Router {
     await live(ctx, token);
   }
 
+  async function lookup(token: string): Promise<CheckoutView | null> {
+    return isCheckoutTokenShape(token) ? findCheckout(deps.orm, checkoutTokenHash(token)) : null;
+  }
+
   /** The token's checkout if it may still decide; otherwise the page that says why (and null). */
   async function live(ctx: Context, token: string): Promise<CheckoutView | null> {
-    const view = isCheckoutTokenShape(token) ? await findCheckout(deps.orm, checkoutTokenHash(token)) : null;
+    const view = await lookup(token);
     const gone: GoneReason | null = !view ? 'unknown' : view.usedAt ? 'used' : view.expired ? 'expired' : view.chargeStatus !== CHECKOUT_STATUS ? 'closed' : null;
     if (!gone) return view;
     html(ctx, gone === 'unknown' ? 404 : 410, gonePage(gone));
@@ -76,24 +86,4 @@ export function checkoutRouter(deps: ServiceDeps): Router {
   }
 
   return router;
-}
-
-function html(ctx: Context, status: number, body: string): void {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = body;
-}
-
-
-/** Runs a token route; an error is logged with the request id but never the path (it holds the token). */
-function guarded(deps: ServiceDeps, handler: (ctx: Context, token: string) => Promise<void>) {
-  return async (ctx: Context & { params: Record<string, string> }) => {
-    try {
-      await handler(ctx, ctx.params.token ?? '');
-    } catch (error) {
-      if (error instanceof WebInputError) throw error; // a refused form body: the web app answers its 4xx
-      deps.log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, route: 'checkout' }, 'checkout request failed');
-      html(ctx, 500, unavailablePage());
-    }
-  };
 }

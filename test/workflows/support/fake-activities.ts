@@ -1,3 +1,4 @@
+import type { CardWindow } from '../../../src/domain/live-card';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeActivities } from '../../../activities/types';
 import type { ChargeRecord, ChargeTransitionRequest } from '../../../src/domain/charge';
@@ -10,7 +11,8 @@ import { auditLog } from './fake-audit';
 export type FakeCall =
   | { activity: 'beginCharge'; chargeId: string }
   | { activity: 'recordAcceptedCharge'; chargeId: string; record: ChargeRecord }
-  | { activity: 'applyChargeTransition'; chargeId: string; request: ChargeTransitionRequest };
+  | { activity: 'applyChargeTransition'; chargeId: string; request: ChargeTransitionRequest }
+  | { activity: 'readCardWindow'; chargeId: string };
 
 /**
  * In-memory stand-in for the charge store behind ChargeActivities, with the same contract as
@@ -55,7 +57,18 @@ export class FakeChargeStore {
     return this;
   }
 
+  /** Live card charges (issue 45): what the hosted page submitted, per charge (absent: no card yet). */
+  readonly cards = new Map<string, CardWindow>();
+
   readonly activities: ChargeActivities = {
+    readCardWindow: async ({ chargeId, close }) => {
+      this.calls.push({ activity: 'readCardWindow', chargeId });
+      const window = this.cards.get(chargeId);
+      if (window) return window;
+      if (!close) return { state: 'open' };
+      this.cards.set(chargeId, { state: 'closed' });
+      return { state: 'closed' };
+    },
     beginCharge: async (chargeId) => {
       this.calls.push({ activity: 'beginCharge', chargeId });
       this.failIfBroken(chargeId, 'beginCharge');
