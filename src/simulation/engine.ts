@@ -20,6 +20,10 @@ import { codecDataConverter, createPayloadCodec } from '../temporal/payload-code
 import { declareSearchAttributes } from '../temporal/test-server-attributes';
 import { startOutboxRelay } from '../webhooks/outbox-relay';
 import type { FakePartner } from '../rail/fake-partner';
+import type { FakeAggregator } from '../rail/aggregator/fake';
+import { parseRailRoutes } from '../domain/rail-routes';
+import { partnerOfReference } from '../persistence/partner/reference-partner-store';
+import { cardReturned, sendCardOtp, sendLiveCard } from '../services/live-card';
 import { createPaymentsWorker } from '../../workers/create-worker';
 import { installRuntime } from '../../workers/workflow-bundle';
 import { createActivityHooks, type ActivityHooks } from './activity-hooks';
@@ -30,7 +34,7 @@ import { startReceivers } from './receivers';
 import { createRegistry } from './registry';
 import { realNow, setSqlOffset, shiftProcessDate } from './sim-clock';
 import { createSimDatabase, simServerUrl, type SimTemplate } from './sim-database';
-import { startSimPartner } from './sim-partner';
+import { APPROVE_AFTER_MS, startSimPartner } from './sim-partner';
 import { installSimRuntime, sdkFaultMark, sdkFaultsSince } from './sdk-faults';
 import { stickyQueueWatch, stickyRescuer } from './sticky-rescue';
 import { timeLockReleaser } from './time-locks';
@@ -110,11 +114,22 @@ export type Engine = SimContext & {
   urls: { sandbox: string; live: string };
   /** The fake partner itself (its requests, transactions and callbacks: what a test looks at). */
   fakePartner: FakePartner;
+  /** The fake aggregator (issue 45), the second live partner. */
+  fakeAggregator: FakeAggregator;
   close(): Promise<void>;
 };
 
 /** Connections of the engine's own pool (settle, the clock, steps and invariants). */
 const OBSERVER_POOL = 6;
+
+/**
+ * Which live partner takes what (RAIL_ROUTES, issue 45): every channel live, mobile money at the MoMo
+ * partner, bank and card at the aggregator, as `npm start` routes them with both partners.
+ */
+export const SIM_RAIL_ROUTES = 'mobile_money:*=momo,bank:*=aggregator,card:*=aggregator';
+
+/** Where the hosted card page sends the customer back after 3-D Secure (the simulation has no web port: never fetched). */
+const CARD_RETURN_URL = 'http://127.0.0.1:9/checkout/simulation/return';
 
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -193,10 +208,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const partner = await startSimPartner(seed);
     stops.push(() => partner.close());
     const callbackSecret = randomBytes(32).toString('base64url');
-    const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, liveRail: 'partner', partnerCallbacks: { callbackSecret } };
+    const deps: ServiceDeps = {
+      orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, liveRail: 'partner', partnerCallbacks: { callbackSecret },
+      // Issue 45: both partners, every channel live; the aggregator's webhooks, and live cards through the hosted page's calls.
+      railRoutes: parseRailRoutes(SIM_RAIL_ROUTES), aggregatorWebhooks: { webhookHash: partner.aggregator.webhookHash }, cardPayments: partner.cards,
+    };
     const listeners = await startListeners(deps);
     stops.push(() => listeners.close());
-    partner.connect(listeners.urls.live, callbackSecret);
+    partner.connect(listeners.urls.live, callbackSecret, (referenceId) => partnerOfReference(orm, referenceId));
 
     const receivers = await startReceivers(options.receivers ?? 3, async (deliveryId) => {
       const rows = await observer.em.getConnection().execute<Array<{ secret_box: string; previous_secret_box: string | null; retired_secrets: Array<{ box: string }> }>>(
@@ -251,6 +270,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     stops.push(stopWorker);
 
     const registry = createRegistry();
+    const referenceOfPayment = async (paymentId: string): Promise<string | undefined> => {
+      const rows = await observer.em.fork().execute<Array<{ reference_id: string }>>('select reference_id::text as reference_id from rail_references where payment_id = ?', [paymentId]);
+      return rows[0]?.reference_id;
+    };
     // The configuration an operator's tools would run with against this engine (SimContext.config).
     const config = loadConfig({ DATABASE_URL: db.url, SECRETS_KEY: secretsKey, TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'silent' });
     // Every call the engine makes to the test server carries this signal: close() aborts it first, so
@@ -293,6 +316,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       sdkFaults: () => sdkFaultsSince(sdkMark),
       urls: listeners.urls,
       fakePartner: partner.fake,
+      fakeAggregator: partner.aggregator,
       orm: observer,
       engineOrm: orm,
       temporal,
@@ -353,7 +377,36 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       },
       failActivity: (name, times, when) => hooks.failActivity(name, times, when),
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
-      partner: { setBehaviour: (b) => partner.setBehaviour(b), behaviour: () => partner.behaviour(), settle: (product, referenceId, final) => partner.fake.settle(product, referenceId, final), statement: (day, breaks) => partner.statement(day, breaks), records: () => ({ collection: partner.fake.transactions('collection'), disbursement: partner.fake.transactions('disbursement') }) },
+      partner: {
+        setBehaviour: (b) => partner.setBehaviour(b),
+        behaviour: () => partner.behaviour(),
+        settle: (product, referenceId, final) => partner.settle(product, referenceId, final),
+        statement: (day, breaks) => partner.statement(day, breaks),
+        records: () => ({ collection: partner.fake.transactions('collection'), disbursement: partner.fake.transactions('disbursement'), aggregator: partner.aggregator.transactions() }),
+      },
+      liveCards: {
+        async send(charge, card) {
+          const sent = await sendLiveCard(deps, { ...charge, merchantName: 'Simulation merchant' }, CARD_RETURN_URL, card);
+          const reference = await referenceOfPayment(charge.chargeId);
+          if (sent.kind === 'sent' && reference) partner.cardSubmitted(reference);
+          return reference ? `${sent.kind}, reference ${reference}` : sent.kind;
+        },
+        async otp(chargeId, otp) {
+          const sent = await sendCardOtp(deps, chargeId, otp);
+          const reference = await referenceOfPayment(chargeId);
+          // A right code: successful at the fake's approval delay; a wrong one: failed now. Either with one webhook.
+          if (sent.kind === 'sent' && reference) partner.answerDue(reference, APPROVE_AFTER_MS);
+          return sent.kind;
+        },
+        async challenge(chargeId, action) {
+          const reference = await referenceOfPayment(chargeId);
+          if (!reference) return 'no reference';
+          const done = partner.aggregator.completeChallenge(reference, action);
+          if (done === 'done') partner.answerDue(reference, 0);
+          await cardReturned(deps, chargeId);
+          return done;
+        },
+      },
       settle: () => guarded(async () => {
         await watched('settle', waitUntilQuiet(quietDeps, { boundMs: options.settleBoundMs }));
         await syncClock();

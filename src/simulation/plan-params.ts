@@ -47,6 +47,73 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
 };
 
 /**
+ * Every channel live (issue 45): steps of the aggregator's channels and of live refunds, inserted
+ * between the drawn steps from a stream of their own (plan.ts liveChannel), as the money paths are:
+ * a plan is the same as before up to its first insertion (then its later references may differ: the
+ * counts of charges, payouts and refunds they draw from have grown). They are existing kinds
+ * (`live_charge`, `payout`, `refund`) with what the aggregator plays in their parameters. How often
+ * (per step), and which.
+ */
+export const LIVE_CHANNEL_CHANCE = 0.1;
+export const LIVE_CHANNELS = {
+  /** A live card charge, paid through the hosted page's `sendLiveCard` with a card whose ending picks the aggregator's behaviour. */
+  card_charge: 3,
+  /** A live bank charge: a bank transfer at the aggregator, paid by the customer (the fake, by itself) or never (`0004`), or another ending. */
+  bank_charge: 3,
+  /** A live mobile-money charge whose payer ends `01NN`: its refunds at the MoMo partner play `00NN`. */
+  momo_charge_refund_payer: 1,
+  /** A live payout to a bank account: a transfer at the aggregator. */
+  bank_payout: 2,
+  /** A refund, full or part, of one of the plan's live charges (any channel). */
+  live_refund: 4,
+} as const;
+
+/** A card's last four digits and what they play at the fake aggregator (docs/aggregator.md): `plain` is an ending the table does not name. */
+export const CARD_ENDINGS: Readonly<Record<string, number>> = {
+  plain: 6,
+  '0020': 3, // an OTP challenge
+  '0021': 2, // 3-D Secure
+  '0022': 1, // issuer decline
+  '0023': 1, // expired card, refused at once
+  '0002': 1, // invalid card, refused at once
+  '0001': 1, // refused later
+  '0005': 1, // two webhooks
+  '0101': 1, // its refunds: failed later
+  '0102': 1, // its refunds: refused at once
+  '0104': 1, // its refunds: never answered
+  '0105': 1, // its refunds: two webhooks
+  '0112': 1, // its refunds: late success
+};
+
+/** A bank charge's payer account ending, or a bank payout's account ending: the shared table (`01NN`: a charge's refunds play `00NN`). */
+export const BANK_CHARGE_ENDINGS: Readonly<Record<string, number>> = {
+  plain: 6, '0004': 2, '0001': 1, '0005': 1, '0007': 1, '0008': 1, '0013': 1, '0015': 1, '0101': 1, '0102': 1, '0104': 1, '0105': 1, '0112': 1, '0113': 1,
+};
+export const BANK_PAYOUT_ENDINGS: Readonly<Record<string, number>> = {
+  plain: 6, '0001': 1, '0002': 1, '0003': 1, '0004': 1, '0005': 1, '0006': 1, '0012': 1, '0015': 1,
+};
+/** A mobile-money payer `01NN`: the request-to-pay succeeds, each refund of it plays `00NN` at the MoMo partner. */
+export const REFUND_PAYER_ENDINGS: Readonly<Record<string, number>> = { '0101': 1, '0102': 1, '0104': 1, '0105': 1, '0112': 1, '0113': 1 };
+
+/** An ending of `table` (`plain`: four digits the table does not name). */
+export function ending(rng: Rng, table: Readonly<Record<string, number>>): string {
+  const drawn = rng.weighted(table);
+  return drawn === 'plain' ? String(rng.int(5000, 9999)) : drawn;
+}
+
+/** What a live card charge's customer does on the hosted page: `pay` (the card sent), or `abandon` (never typed: the charge expires). */
+export function cardParams(rng: Rng): Params {
+  return {
+    card_ending: ending(rng, CARD_ENDINGS),
+    card_brand: rng.pick(['visa', 'mastercard']),
+    card_action: rng.chance(0.1) ? 'abandon' : 'pay',
+    // The customer's part of a challenge: the right code or a wrong one (0020); authenticate or cancel (0021).
+    otp_right: rng.chance(0.8),
+    three_ds: rng.chance(0.75) ? 'authenticate' : 'cancel',
+  };
+}
+
+/**
  * Step kinds only hand-written plans have (never drawn, nor inserted as a money path):
  * `partner_pays_late` needs a live charge the partner refused, which drawn plans make only by a
  * payer's phone ending 0001 (test/system/simulation-money-defects.test.ts, finding 2).

@@ -1,7 +1,7 @@
 import { IN_FLIGHT_CHANCE, IN_FLIGHT_FAULTS, IN_FLIGHT_KINDS, IN_FLIGHT_MAX_DELAY_MS } from './in-flight';
 import { Rng } from '../chaos/random';
 import {
-  ACTIVITIES_TO_FAIL, BURST_CHANCE, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
+  ACTIVITIES_TO_FAIL, BANK_CHARGE_ENDINGS, BANK_PAYOUT_ENDINGS, BURST_CHANCE, cardParams, ending, LIVE_CHANNEL_CHANCE, LIVE_CHANNELS, REFUND_PAYER_ENDINGS, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
   type OperatorActionName,
 } from './plan-params';
 import { creating, earlier, nothingMade, ref, type Built, type Made } from './plan-made';
@@ -169,6 +169,43 @@ function moneyPath(rng: Rng, made: Made, seed: number): Omit<Step, 'n'> | null {
   return { kind: 'operator_action', refs: [ref('charge', recent(rng, live))], params: { action: 'charges resolve', reason: 'simulation: charges resolve of a live charge', as: rng.pick(['succeeded', 'failed']), failure_class: null } };
 }
 
+/**
+ * A step of the aggregator's channels or a live refund (issue 45, LIVE_CHANNELS), drawn from its own
+ * stream `rng`, or null when the plan has nothing for it yet (no merchant, no live charge to refund).
+ * Existing kinds with their parameters as build() makes them, so every handler, reference and
+ * invariant treats them as any other.
+ */
+function liveChannel(rng: Rng, made: Made): Omit<Step, 'n'> | null {
+  if (made.merchant === 0) return null;
+  const what = rng.weighted(LIVE_CHANNELS);
+  // The plan's first merchant is verified (live keys work); later ones mostly.
+  const merchant = [ref('merchant', rng.chance(0.7) ? 0 : rng.int(0, made.merchant - 1))];
+  const amount = rng.int(1, 400) * 100 + (rng.chance(0.2) ? rng.int(1, 99) : 0);
+  if (what === 'card_charge' || what === 'bank_charge' || what === 'momo_charge_refund_payer') {
+    const channel = what === 'card_charge' ? 'card' : what === 'bank_charge' ? 'bank' : 'mobile_money';
+    const identifier = channel === 'card' ? `customer-${rng.int(1000, 9999)}@example.com` : channel === 'bank' ? `GH00${rng.int(1000, 9999)}${ending(rng, BANK_CHARGE_ENDINGS)}` : `23324${rng.int(100, 999)}${ending(rng, REFUND_PAYER_ENDINGS)}`;
+    const params = {
+      amount, currency: 'GHS', channel, momo_network_id: channel === 'mobile_money' ? MOMO_NETWORK : null, identifier, outcome: null, idempotency_key: rng.uuid(),
+      ...(channel === 'card' ? cardParams(rng) : {}),
+      ref_index: made.charges.length, request_index: made.request++,
+    };
+    made.charges.push('live');
+    return { kind: 'live_charge', refs: merchant, params };
+  }
+  if (what === 'bank_payout') {
+    const params = {
+      environment: 'live', amount: rng.int(1, 30) * 100, currency: 'GHS', channel: 'bank', momo_network_id: null, bank_code: 'GCB',
+      identifier: `${rng.int(100_000, 999_999)}${ending(rng, BANK_PAYOUT_ENDINGS)}`, idempotency_key: rng.uuid(),
+    };
+    made.livePayouts.push(made.payouts);
+    return { kind: 'payout', refs: merchant, params: { ...params, ref_index: made.payouts++, request_index: made.request++ } };
+  }
+  const live = made.charges.flatMap((env, i) => (env === 'live' ? [i] : []));
+  if (live.length === 0) return null;
+  const params = creating(made, 'refund', { amount: rng.chance(0.5) ? null : rng.int(1, 50) * 100, reason: rng.pick(REFUND_REASONS), idempotency_key: rng.uuid() }, true);
+  return { kind: 'refund', refs: [ref('charge', recent(rng, live))], params };
+}
+
 /** Which steps a plan draws: every kind (`all`), or a sandbox merchant's only, state-aware (`sandbox`, plan-sandbox.ts). */
 export type Mix = 'all' | 'sandbox';
 
@@ -214,6 +251,9 @@ export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
   const bursts = rng.fork('bursts');
   // Faults in flight (in-flight.ts): which steps a fault lands in the middle of, from a stream of its own.
   const inFlight = rng.fork('in-flight');
+  // Every channel live (issue 45): its insertions, and what a drawn live card or bank charge's customer does.
+  const channels = rng.fork('live-channels');
+  const liveCustomers = rng.fork('live-customers');
   const out: Step[] = [];
   for (let n = 0; n < steps; n++) {
     const push = (step: Step) => {
@@ -230,6 +270,11 @@ export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
       push({ n, ...inserted });
       continue;
     }
+    const live = !book && n >= 2 && channels.chance(LIVE_CHANNEL_CHANCE) ? liveChannel(channels, made) : null;
+    if (live) {
+      push({ n, ...live });
+      continue;
+    }
     let kind: StepKind = n === 0 ? 'create_merchant' : n === 1 ? 'create_endpoint' : rng.weighted(weights);
     let built = draw(kind);
     while ('need' in built) {
@@ -237,6 +282,9 @@ export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
       built = draw(kind);
     }
     let params = kind === 'fail_activity' ? { ...built.params, when: faultTiming.chance(0.5) ? 'after' : 'before' } : built.params;
+    // A drawn live card charge gets its customer's card; a drawn live bank charge's payer account an ending of the table (issue 45).
+    if (kind === 'live_charge' && params.channel === 'card') params = { ...params, ...cardParams(liveCustomers) };
+    if (kind === 'live_charge' && params.channel === 'bank') params = { ...params, identifier: `${String(params.identifier).slice(0, -4)}${ending(liveCustomers, BANK_CHARGE_ENDINGS)}` };
     if (!book && IN_FLIGHT_KINDS.includes(kind) && inFlight.chance(IN_FLIGHT_CHANCE)) params = { ...params, during: inFlight.pick(IN_FLIGHT_FAULTS), during_after_ms: inFlight.int(0, IN_FLIGHT_MAX_DELAY_MS) };
     push({ n, kind, ...(built.refs && built.refs.length > 0 ? { refs: built.refs } : {}), params });
   }

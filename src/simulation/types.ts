@@ -17,11 +17,22 @@ import type { Orm } from '../persistence/orm';
 import type { SecretBox } from '../support/secret-box';
 import type { TemporalHandle } from '../temporal/connection';
 import type { FakeTransaction } from '../rail/fake-partner';
+import type { FakeAggregatorTransaction } from '../rail/aggregator/fake';
 
-/** The fake partner's records of the run, per product (SimContext.partner.records). */
+/** The fake partners' records of the run (SimContext.partner.records): the MoMo fake's per product, and the aggregator's (issue 45). */
 export interface PartnerBooks {
   collection: FakeTransaction[];
   disbursement: FakeTransaction[];
+  /** The fake aggregator's books, every resource (absent: a context with the MoMo partner only). */
+  aggregator?: FakeAggregatorTransaction[];
+}
+
+/** A card as the hosted page takes it (never in a plan's trace: the step builds it from the plan's ending). */
+export interface SimCard {
+  number: string;
+  expiryMonth: number;
+  expiryYear: number;
+  cvv: string;
 }
 
 /** Every kind of step the planner may pick. */
@@ -182,6 +193,18 @@ export interface SimContext {
      * the partner-books invariant compares our books with (invariants/partner-books.ts).
      */
     records?(): PartnerBooks;
+  };
+  /**
+   * Live cards (issue 45, optional: an engine with the aggregator has them): what the hosted card
+   * page does (src/services/live-card.ts), and the customer's part at the aggregator's challenge.
+   */
+  liveCards?: {
+    /** The page sends the card (`sendLiveCard`); a line: the result and the reference. */
+    send(charge: { chargeId: string; amount: number; currency: string }, card: SimCard): Promise<string>;
+    /** The customer's one-time code (`sendCardOtp`). */
+    otp(chargeId: string, otp: string): Promise<string>;
+    /** The customer on the aggregator's 3-D Secure page (authenticate or cancel), then back on ours (`cardReturned`). */
+    challenge(chargeId: string, action: 'authenticate' | 'cancel'): Promise<string>;
   };
   /** Waits until nothing runs: no workflow task or activity pending, outboxes and start relays drained. */
   settle(): Promise<void>;

@@ -2,13 +2,14 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { SA } from '../../domain/search-attributes';
 import { parseMomoAmount } from '../../rail/momo-amount';
 import type { FakeTransaction } from '../../rail/fake-partner';
-import type { Invariant, SimContext } from '../types';
+import type { FakeAggregatorTransaction } from '../../rail/aggregator/fake';
+import type { PartnerBooks, Invariant, SimContext } from '../types';
 import { rows } from './sql';
 
 /** Every live payment that may go to the partner, with its reference and its late answer, if any. */
 const OURS = `
   select p.id, p.kind, p.product, p.status, p.amount::text as amount, p.currency,
-         r.reference_id::text as reference_id,
+         r.reference_id::text as reference_id, coalesce(r.partner, 'momo') as partner,
          (la.payment_id is not null) as late, la.settled_action, la.return_reference_id::text as return_reference_id, la.return_status
     from (select id, 'charge' as kind, 'collection' as product, status, amount, currency from charges where environment = 'live'
           union all select id, 'payout', 'disbursement', status, amount, currency from payouts where environment = 'live'
@@ -39,6 +40,8 @@ interface Ours {
   amount: string;
   currency: string;
   reference_id: string | null;
+  /** The partner its reference was sent to (rail_references.partner; none recorded: the MoMo partner, as partnerOfReference reads it). */
+  partner: Partner;
   late: boolean;
   settled_action: 'credit' | 'return' | 'accept' | null;
   return_reference_id: string | null;
@@ -55,9 +58,41 @@ const AT_ONCE = 4;
 
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
-function partnerLine(t: FakeTransaction | undefined): string {
+type Partner = 'momo' | 'aggregator';
+
+/** One transaction of either partner's books, as the invariant compares it (the MoMo fake's status words). */
+interface BookLine {
+  partner: Partner;
+  resource: FakeTransaction['resource'];
+  referenceId: string;
+  status: 'PENDING' | 'SUCCESSFUL' | 'FAILED';
+  /** Minor units (undefined: an amount the partner wrote that we cannot read). */
+  minor: number | undefined;
+  /** As the partner wrote it. */
+  amount: string;
+  currency: string;
+  externalId: string;
+}
+
+function momoLine(t: FakeTransaction): BookLine {
+  return { partner: 'momo', resource: t.resource, referenceId: t.referenceId, status: t.state.status as BookLine['status'], minor: parseMomoAmount(t.state.amount, t.state.currency), amount: t.state.amount, currency: t.state.currency, externalId: t.state.externalId };
+}
+
+const AGGREGATOR_STATUS = { pending: 'PENDING', successful: 'SUCCESSFUL', failed: 'FAILED' } as const;
+
+/** The aggregator keeps minor units: its record of the money (`amount`: one less than asked for its `0015`). */
+function aggregatorLine(t: FakeAggregatorTransaction): BookLine {
+  return { partner: 'aggregator', resource: t.resource, referenceId: t.referenceId, status: AGGREGATOR_STATUS[t.status], minor: t.amount, amount: `${t.amount} (minor)`, currency: t.currency, externalId: t.externalId };
+}
+
+/** Both partners' books as one list (the aggregator's absent: a context with the MoMo partner only). */
+export function bookLines(books: PartnerBooks): BookLine[] {
+  return [...books.collection.map(momoLine), ...books.disbursement.map(momoLine), ...(books.aggregator ?? []).map(aggregatorLine)];
+}
+
+function partnerLine(t: BookLine | undefined): string {
   if (!t) return 'unknown there';
-  return `${t.state.status} ${t.state.amount} ${t.state.currency} under ${t.referenceId}`;
+  return `${t.status} ${t.amount} ${t.currency} under ${t.referenceId}`;
 }
 
 /** What the workflows say of a payment: running, and a NeedsAttention flag with its reason (its own run or its review's). */
@@ -83,14 +118,21 @@ async function watch(ctx: SimContext, id: string): Promise<{ running: boolean; f
  * no exception, no transfer is paid twice.
  *
  * Read after the engine settled (run.ts: no workflow task or activity pending, outboxes and start
- * relays drained, every answer the fake has scheduled given). Our side: every live charge, payout,
- * settlement and refund (issue 45), its reference (rail_references) and its late answer (late_answers). The partner's
- * side: every transaction the fake keeps (SimContext.partner.records: status, amount, currency, and
- * our payment id as its externalId; a late return's transfer has externalId `<payment>-return`).
- * A payment with no reference and nothing at the partner (a card or bank charge, a bank payout, a
- * payout held for review) is not the partner's business and is passed over.
+ * relays drained, every answer the fakes have scheduled given). Our side: every live charge, payout,
+ * settlement and refund (issue 45), its reference (rail_references) with the partner it was sent to
+ * (`rail_references.partner`: `momo` or `aggregator`; none recorded reads as `momo`, as the worker's
+ * RoutedRail reads it) and its late answer (late_answers). The partners' side: every transaction
+ * each fake keeps (SimContext.partner.records: the MoMo fake's per product, the aggregator's books;
+ * status, amount, currency, and our payment id as its externalId; a late return's transfer has
+ * externalId `<payment>-return`), the aggregator's statuses read as MoMo's words (pending PENDING,
+ * successful SUCCESSFUL, failed FAILED) and its amounts already in minor units. Every rule below is
+ * checked against the books of the partner the reference was sent to. A payment with no reference
+ * and nothing at either partner (a card charge whose page was never used, a payout held for review,
+ * one refused before it was sent) is not a partner's business and is passed over.
  *
  * Always a violation (no review excuses it):
+ * - the partner the payment was NOT sent to holds any transaction of it (of its resource, our
+ *   payment id as its externalId), or a late return of it: a payment goes to one partner only;
  * - the partner paid a payment more than once (two SUCCESSFUL references with its externalId);
  * - the partner holds a submission of our payment under a reference we do not keep, not FAILED
  *   (money it may move that nothing of ours follows);
@@ -126,42 +168,46 @@ export const partnerBooksAgree: Invariant = {
     const ours = await rows<Ours>(ctx, OURS);
     const referenced = ours.filter((p) => p.reference_id);
     if (!ctx.partner.records) return referenced.map((p) => `${p.kind} ${p.id}: live reference ${p.reference_id}, and no partner records to compare with`);
-    const books = ctx.partner.records();
-    const byExternal = new Map<string, FakeTransaction[]>();
-    for (const t of [...books.collection, ...books.disbursement]) byExternal.set(t.state.externalId, [...(byExternal.get(t.state.externalId) ?? []), t]);
+    const byExternal = new Map<string, BookLine[]>();
+    for (const t of bookLines(ctx.partner.records())) byExternal.set(t.externalId, [...(byExternal.get(t.externalId) ?? []), t]);
 
     const hard: string[] = [];
     const differences: Array<{ p: Ours; what: string; partner: string; inFlight: boolean }> = [];
     for (const p of ours) {
-      const mine = (byExternal.get(p.id) ?? []).filter((t) => t.resource === p.product);
-      if (!p.reference_id && mine.length === 0) continue;
+      const anywhere = (byExternal.get(p.id) ?? []).filter((t) => t.resource === p.product);
+      if (!p.reference_id && anywhere.length === 0) continue;
+      // Issue 45: a payment goes to one partner, the one its reference names; the other never hears of it.
+      for (const wrong of anywhere.filter((t) => t.partner !== p.partner)) {
+        hard.push(`${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}, sent to ${p.partner}): the ${wrong.partner} partner holds it too, ${wrong.status} ${wrong.amount} ${wrong.currency} under ${wrong.referenceId}${lower(wrong.referenceId) === lower(p.reference_id) ? ' (our reference, at the partner it was not sent to)' : ''}`);
+      }
+      const mine = anywhere.filter((t) => t.partner === p.partner);
       const ref = lower(p.reference_id);
       const t = mine.find((x) => lower(x.referenceId) === ref);
-      const label = `${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}; partner: ${partnerLine(t)})`;
-      const paid = mine.filter((x) => x.state.status === 'SUCCESSFUL');
+      const label = `${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}; partner: ${partnerLine(t)}) at ${p.partner}`;
+      const paid = mine.filter((x) => x.status === 'SUCCESSFUL');
       if (paid.length > 1) hard.push(`${label}: the partner paid it ${paid.length} times (references ${paid.map((x) => x.referenceId).join(', ')})`);
       for (const stranger of mine) {
-        if (lower(stranger.referenceId) === ref || stranger.state.status === 'FAILED') continue;
-        hard.push(`${label}: the partner holds a submission under reference ${stranger.referenceId} (${stranger.state.status} ${stranger.state.amount} ${stranger.state.currency}) that we do not keep${p.reference_id ? ` (ours is ${p.reference_id})` : ''}`);
+        if (lower(stranger.referenceId) === ref || stranger.status === 'FAILED') continue;
+        hard.push(`${label}: the partner holds a submission under reference ${stranger.referenceId} (${stranger.status} ${stranger.amount} ${stranger.currency}) that we do not keep${p.reference_id ? ` (ours is ${p.reference_id})` : ''}`);
       }
       const differ = (what: string, inFlight = false) => differences.push({ p, what, partner: label, inFlight });
-      if (t) {
-        const minor = parseMomoAmount(t.state.amount, t.state.currency);
-        if (minor !== Number(p.amount) || t.state.currency !== p.currency) differ(`amount differs: the partner has ${t.state.amount} ${t.state.currency}, we have ${p.amount} ${p.currency} (minor units)`);
-      }
-      const theirs = t?.state.status ?? 'unknown';
+      if (t && (t.minor !== Number(p.amount) || t.currency !== p.currency)) differ(`amount differs: the partner has ${t.amount} ${t.currency}, we have ${p.amount} ${p.currency} (minor units)`);
+      const theirs = t?.status ?? 'unknown';
       if (MOVED.has(p.status) && theirs !== 'SUCCESSFUL') differ(`${p.status} here, ${theirs} at the partner`);
       else if (NOT_MOVED.has(p.status) && theirs === 'PENDING') differ(`${p.status} here while the partner still says PENDING (it may still pay)`);
       else if (NOT_MOVED.has(p.status) && theirs === 'SUCCESSFUL') {
         const settled = p.settled_action === 'credit' || p.settled_action === 'accept' || (p.settled_action === 'return' && (p.return_status === 'requested' || p.return_status === 'submitted'));
-        const returns = byExternal.get(`${p.id}-return`) ?? [];
-        const returning = returns.filter((x) => x.state.status === 'SUCCESSFUL' || x.state.status === 'PENDING');
+        const allReturns = byExternal.get(`${p.id}-return`) ?? [];
+        // A late return goes to the partner of the payment it returns (partnerOfReference): never the other.
+        for (const wrong of allReturns.filter((x) => x.partner !== p.partner)) hard.push(`${label}: its late return is held by the ${wrong.partner} partner (${wrong.status} under ${wrong.referenceId}), not by ${p.partner}, where the payment was`);
+        const returns = allReturns.filter((x) => x.partner === p.partner);
+        const returning = returns.filter((x) => x.status === 'SUCCESSFUL' || x.status === 'PENDING');
         if (p.settled_action === 'return' && p.return_status === 'failed' && returning.length > 0) {
           // Finding 2: the operator is told to send it by hand, and the payer is then paid twice.
-          hard.push(`${label}: its late return is recorded failed (to be sent by hand) while the partner has it ${returning.map((x) => `${x.state.status} under ${x.referenceId}`).join(', ')}: sent again, the payer is paid twice`);
+          hard.push(`${label}: its late return is recorded failed (to be sent by hand) while the partner has it ${returning.map((x) => `${x.status} under ${x.referenceId}`).join(', ')}: sent again, the payer is paid twice`);
         }
         if (p.settled_action === 'return' && p.return_status === 'succeeded') {
-          const returned = (byExternal.get(`${p.id}-return`) ?? []).filter((x) => x.state.status === 'SUCCESSFUL');
+          const returned = returns.filter((x) => x.status === 'SUCCESSFUL');
           if (returned.length > 1) hard.push(`${label}: its late return was paid ${returned.length} times (references ${returned.map((x) => x.referenceId).join(', ')})`);
           if (returned.length === 0) differ(`${p.status} here, SUCCESSFUL at the partner, its return recorded succeeded but the partner paid no return`);
         } else if (!settled) {

@@ -1,4 +1,5 @@
-import type { Step, StepHandler } from '../types';
+import { RIGHT_OTP, simCard, WRONG_OTP } from '../sim-cards';
+import type { SimContext, Step, StepHandler } from '../types';
 import { answerLine, done, keyOf, merchantById, ok, refIndex, resolveRef, sendRecorded, skipped } from './common';
 
 /** The charge body of a `sandbox_charge` or `live_charge` step (its outcome in `metadata.sandbox_outcome`). */
@@ -26,8 +27,30 @@ function chargeStep(environment: 'sandbox' | 'live'): StepHandler {
     const id = (answer.json as { id?: string } | null)?.id;
     if (!ok(answer) || !id) return done(step, line);
     ctx.registry.add('charge', id, { ...refIndex(step), merchant: merchant.id, environment });
-    return done(step, line, [{ kind: 'charge', id }]);
+    const paid = environment === 'live' && step.params.channel === 'card' ? `; ${await payByCard(ctx, step, id)}` : '';
+    return done(step, `${line}${paid}`, [{ kind: 'charge', id }]);
   };
+}
+
+/**
+ * A live card charge's customer on the hosted page (issue 45): types the card (its ending the plan's,
+ * `4242`-like when the plan drew none), then answers the aggregator's challenge (`0020`: the right or
+ * a wrong code; `0021`: 3-D Secure authenticated or cancelled); or abandons the page (the charge
+ * expires at the engine's expiry, nothing sent).
+ */
+async function payByCard(ctx: SimContext, step: Step, chargeId: string): Promise<string> {
+  const p = step.params;
+  if (!ctx.liveCards) return 'no card page in this engine';
+  if (p.card_action === 'abandon') return 'the customer abandons the card page';
+  const ending = typeof p.card_ending === 'string' ? p.card_ending : '4242';
+  const sent = await ctx.liveCards.send({ chargeId, amount: Number(p.amount), currency: String(p.currency) }, simCard(ending, typeof p.card_brand === 'string' ? p.card_brand : 'visa'));
+  let line = `card …${ending}: ${sent}`;
+  if (ending === '0020') line += `; one-time code ${p.otp_right === false ? 'wrong' : 'right'}: ${await ctx.liveCards.otp(chargeId, p.otp_right === false ? WRONG_OTP : RIGHT_OTP)}`;
+  if (ending === '0021') {
+    const action = p.three_ds === 'cancel' ? 'cancel' : 'authenticate';
+    line += `; 3-D Secure ${action}: ${await ctx.liveCards.challenge(chargeId, action)}`;
+  }
+  return line;
 }
 
 /** `sandbox_charge`: POST /v1/charges with the test key, on a channel, its outcome drawn by the plan. */
