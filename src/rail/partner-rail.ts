@@ -51,6 +51,11 @@ export interface RailRequest {
    * `party` is then that request-to-pay's payer, who gets the money back (MoMo's refund body names no party).
    */
   referenceIdToRefund?: string;
+  /**
+   * A charge only (issue 45): its `expires_at` (ISO). The aggregator's bank transfer keeps its account
+   * open until then (`expires`), so the account and the charge end together.
+   */
+  expiresAt?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { accountOpenSeconds } from '../../src/rail/aggregator/adapter';
 import { bankChargeRequest, finalStatus, sleep, startAggregatorWorld, waitFor, webhooksOf, type AggregatorWorld } from './aggregator-support';
 
 /**
@@ -83,5 +84,33 @@ describe('bank-transfer charges through the aggregator', () => {
 
   test('refused at once: a payer account ending 0002 (INVALID_ACCOUNT, invalid_recipient)', async () => {
     expect(await world.rail.submit('collection', bankChargeRequest('0002'))).toEqual({ kind: 'refused', reason: 'INVALID_ACCOUNT', failureClass: 'invalid_recipient' });
+  });
+
+  test("the charge's expiry goes as `expires`: the account closes when the charge does (at most the fake's own limit); a charge without one sends none", async () => {
+    const started = Date.now();
+    const charge = { ...bankChargeRequest('0004'), expiresAt: new Date(started + 800).toISOString() };
+    const submitted = await world.rail.submit('collection', charge);
+    const sent = world.fake.requests.find((r) => (r.body as { tx_ref?: string })?.tx_ref === charge.referenceId)!;
+    expect((sent.body as { expires?: number }).expires).toBe(1);
+    const closesIn = Date.parse(submitted.kind === 'accepted' ? submitted.instructions!.expiresAt : '') - started;
+    expect(closesIn).toBeGreaterThanOrEqual(900);
+    expect(closesIn).toBeLessThan(1_480);
+    expect(await finalStatus(world.rail, 'collection', charge.referenceId)).toMatchObject({ status: 'failed', reason: 'ACCOUNT_EXPIRED' });
+    // A charge expiring after the fake's own limit (1.5 s here): the limit.
+    const later = { ...bankChargeRequest('0004'), expiresAt: new Date(Date.now() + 15 * 60_000).toISOString() };
+    await world.rail.submit('collection', later);
+    expect((world.fake.requests.find((r) => (r.body as { tx_ref?: string })?.tx_ref === later.referenceId)!.body as { expires?: number }).expires).toBe(900);
+    const plain = bankChargeRequest('5678');
+    await world.rail.submit('collection', plain);
+    expect(world.fake.requests.find((r) => (r.body as { tx_ref?: string })?.tx_ref === plain.referenceId)!.body).not.toHaveProperty('expires');
+  });
+
+  test('accountOpenSeconds: whole seconds to the expiry, at least 1, at most 5 days; an expiry that is not an instant is refused before any call', () => {
+    expect(accountOpenSeconds(undefined)).toBeUndefined();
+    expect(accountOpenSeconds('2026-01-01T00:15:00.000Z', Date.parse('2026-01-01T00:00:00.000Z'))).toBe(900);
+    expect(accountOpenSeconds('2026-01-01T00:00:00.500Z', Date.parse('2026-01-01T00:00:00.000Z'))).toBe(1);
+    expect(accountOpenSeconds('2025-12-31T00:00:00.000Z', Date.parse('2026-01-01T00:00:00.000Z'))).toBe(1);
+    expect(accountOpenSeconds('2026-02-01T00:00:00.000Z', Date.parse('2026-01-01T00:00:00.000Z'))).toBe(432_000);
+    expect(() => accountOpenSeconds('tomorrow')).toThrow(/expiresAt must be an ISO instant/);
   });
 });

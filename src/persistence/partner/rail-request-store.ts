@@ -31,6 +31,8 @@ type PaymentRow = {
   bank_code: string | null;
   sealed_account: string | null;
   plain_account: string | null;
+  /** A charge: when it expires (a bank transfer's account stays open until then). */
+  expires_at?: Date | string | null;
 };
 
 /** A phone number as the partner takes it (MSISDN): digits only, country code included. */
@@ -42,7 +44,7 @@ async function paymentRow(orm: Orm, id: string): Promise<PaymentRow> {
   const db = orm.em.getConnection();
   const [row] = id.startsWith('txn_')
     ? await db.execute<PaymentRow[]>(
-        `select c.environment, c.amount::text as amount, c.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account, c.rail
+        `select c.environment, c.amount::text as amount, c.currency, m.name as merchant_name, c.channel, null as bank_code, null as sealed_account, null as plain_account, c.rail, c.expires_at
          from charges c join merchants m on m.id = c.merchant_id where c.id = ?`,
         [id],
       )
@@ -121,6 +123,7 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
       party,
       message: message.slice(0, 160),
       ...(row.refunded_reference ? { referenceIdToRefund: row.refunded_reference } : {}),
+      ...(row.expires_at ? { expiresAt: new Date(row.expires_at).toISOString() } : {}),
     },
   };
 }

@@ -7,7 +7,7 @@ import type { AggregatorConfig } from './config';
 import { AggregatorHttp, type AggregatorAnswer } from './http';
 import { toAggregatorAmount } from './amount';
 import { chargeTarget, transferTarget } from './party';
-import { MAX_NARRATION_LENGTH, PATH, STATUS_QUERY, referenceOf, type ChargeBody, type RefundBody, type TransferBody } from './protocol';
+import { BANK_TRANSFER_TYPE, MAX_BANK_TRANSFER_EXPIRES_S, MAX_NARRATION_LENGTH, PATH, STATUS_QUERY, referenceOf, type ChargeBody, type RefundBody, type TransferBody } from './protocol';
 import { AGGREGATOR_ERRORS, classifyError, errorCodeOf, isDuplicateAnswer } from './errors';
 import { envelopeOf, parseAggregatorStatus, type ReadEnvelope } from './status';
 import { chargeInstructions } from './instructions';
@@ -64,7 +64,8 @@ export class AggregatorRail implements PartnerRail {
 
     if (resource === 'collection') {
       const { type, fields } = chargeTarget(request.party, request.currency);
-      const body: ChargeBody = { tx_ref: request.referenceId, amount, currency: request.currency, narration, ...fields, meta };
+      const expires = type === BANK_TRANSFER_TYPE ? accountOpenSeconds(request.expiresAt) : undefined;
+      const body: ChargeBody = { tx_ref: request.referenceId, amount, currency: request.currency, narration, ...fields, ...(expires === undefined ? {} : { expires }), meta };
       const answer = await this.http.post(PATH.charges, body, { type });
       return this.readSubmission(resource, request, `POST ${PATH.charges}?type=${type}`, answer);
     }
@@ -192,6 +193,14 @@ export class AggregatorRail implements PartnerRail {
 /** Twelve digits or more (spaces or dashes between them allowed), as a card number: never repeated in an excerpt, whatever the aggregator echoed. */
 function maskLongDigits(text: string): string {
   return text.replace(/[0-9](?:[\s-]?[0-9]){11,}/g, '[digits]');
+}
+
+/** A bank transfer's `expires`: the seconds until the charge's own expiry (at least 1, at most the aggregator's 5 days); none without one. */
+export function accountOpenSeconds(expiresAt: string | undefined, nowMs = Date.now()): number | undefined {
+  if (expiresAt === undefined) return undefined;
+  const at = Date.parse(expiresAt);
+  if (Number.isNaN(at)) throw new RailRequestInvalid(`expiresAt must be an ISO instant, got "${expiresAt}"`);
+  return Math.min(MAX_BANK_TRANSFER_EXPIRES_S, Math.max(1, Math.ceil((at - nowMs) / 1000)));
 }
 
 function checkReference(value: string, name: string): void {

@@ -133,8 +133,13 @@ export interface ChargeBody {
   /** `bank_transfer`: the payer's declared account (a deviation: Flutterwave's bank transfer names no payer account). */
   account_bank?: string;
   account_number?: string;
+  /** `bank_transfer`: how many seconds the account to pay into stays open (Flutterwave's `expires`; the charge's own expiry, so both end together). */
+  expires?: number;
   meta: { external_id: string };
 }
+
+/** The longest `expires` of a bank transfer's account (Flutterwave: 432000 s, 5 days). */
+export const MAX_BANK_TRANSFER_EXPIRES_S = 432_000;
 
 export type ChargeStatus = 'pending' | 'successful' | 'failed';
 

@@ -70,7 +70,10 @@ export interface FakeChallenge {
 }
 
 export type NewTransaction = Omit<FakeAggregatorTransaction, 'product' | 'id' | 'flwRef' | 'amount' | 'status' | 'failure' | 'acceptedAt' | 'completedAt' | 'instructions' | 'card' | 'challenge' | 'redirectUrl'> &
-  Partial<Pick<FakeAggregatorTransaction, 'card' | 'challenge' | 'redirectUrl'>>;
+  Partial<Pick<FakeAggregatorTransaction, 'card' | 'challenge' | 'redirectUrl'>> & {
+    /** A bank transfer: how long its account stays open, as the charge's `expires` asked (seconds × 1000), at most `bankTransferExpiryMs`. */
+    openForMs?: number;
+  };
 
 export interface BooksTiming extends Timing {
   /** A bank-transfer charge's account stays open this long (default 30 minutes). */
@@ -163,9 +166,11 @@ export class FakeBooks {
     const ending = endingOf(fields.behaviour, this.timing, fields.resource);
     const bankTransfer = fields.resource === 'collection' && fields.paymentType === 'bank_transfer';
     // A 0012 bank transfer is paid late, after our deadline: its account stays open for it.
-    const openFor = this.timing.bankTransferExpiryMs + (fields.behaviour === 'late_success' ? ending.finalAfterMs : 0);
+    const { openForMs, ...kept } = fields;
+    // The charge's `expires` when it names one, at most the fake's own bankTransferExpiryMs (tests shorten it).
+    const openFor = Math.min(openForMs ?? Infinity, this.timing.bankTransferExpiryMs) + (fields.behaviour === 'late_success' ? ending.finalAfterMs : 0);
     const transaction: FakeAggregatorTransaction = {
-      ...fields,
+      ...kept,
       card: fields.card ?? null,
       challenge: fields.challenge ?? null,
       redirectUrl: fields.redirectUrl ?? null,

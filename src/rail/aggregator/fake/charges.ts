@@ -1,5 +1,5 @@
 import { errorAnswer } from '../errors';
-import { BANK_TRANSFER_TYPE, GHANA_NETWORKS, MOBILE_MONEY_CHARGE_TYPE } from '../protocol';
+import { BANK_TRANSFER_TYPE, GHANA_NETWORKS, MAX_BANK_TRANSFER_EXPIRES_S, MOBILE_MONEY_CHARGE_TYPE } from '../protocol';
 import { behaviourOf } from './behaviours';
 import type { SubmitContext } from './books';
 import { ACCOUNT_NUMBER, BANK_CODE, PHONE, amountField, currencyField, externalIdOf, invalid, isBody, isReply, referenceField, textField } from './fields';
@@ -53,6 +53,12 @@ export function submitCharge({ books, slowMs }: SubmitContext, type: string | nu
     partyId = phone;
   }
 
+  // A bank transfer's `expires`: the seconds its account stays open (Flutterwave: at most 432000, 5 days).
+  const expires = body.expires;
+  if (expires !== undefined && (!bankTransfer || typeof expires !== 'number' || !Number.isInteger(expires) || expires < 1 || expires > MAX_BANK_TRANSFER_EXPIRES_S)) {
+    return invalid(`expires must be a whole number of seconds from 1 to ${MAX_BANK_TRANSFER_EXPIRES_S}, for a bank transfer only`);
+  }
+
   const behaviour = behaviourOf(partyId);
   if (behaviour === 'refuse_now') return errorAnswer(bankTransfer ? 'INVALID_ACCOUNT' : 'INVALID_PHONE');
   if (behaviour === 'error_once' && !books.failedOnce('collection', txRef)) return errorAnswer('PROCESSOR_ERROR');
@@ -71,6 +77,7 @@ export function submitCharge({ books, slowMs }: SubmitContext, type: string | nu
     askedAmount: amount,
     charge: null,
     webhookUrl: null,
+    ...(typeof expires === 'number' ? { openForMs: expires * 1000 } : {}),
   });
   const authorization = authorizationOf(charge);
   return { status: 200, body: { status: 'success', message: 'Charge initiated', data: chargeView(charge), ...(authorization ? { meta: { authorization } } : {}) }, ...(behaviour === 'slow' ? { delayMs: slowMs } : {}) };
