@@ -9,7 +9,9 @@ import { validateDisputeEvidence } from '../../src/http/schemas/dispute-evidence
 import { validateOpenDispute } from '../../src/http/schemas/open-dispute';
 import { check } from '../../src/http/validate';
 import { plan } from '../../src/simulation/plan';
-import { HAND_WRITTEN_ONLY, STEP_WEIGHTS } from '../../src/simulation/plan-params';
+import { CARD_ENDINGS, HAND_WRITTEN_ONLY, STEP_WEIGHTS } from '../../src/simulation/plan-params';
+import { cardNumber, luhnValid } from '../../src/simulation/sim-cards';
+import { looksLikeCardNumber } from '../../src/services/card-identifier';
 import { createRegistry } from '../../src/simulation/registry';
 import { chargeBody } from '../../src/simulation/steps/charges';
 import { payoutBody } from '../../src/simulation/steps/payouts';
@@ -153,4 +155,34 @@ describe('the sandbox mix (plan-sandbox.ts)', () => {
       }
     }
   });
+});
+
+test('issue 45, every channel live: live card and bank charges, bank payouts and refunds of live charges are inserted from a stream of their own, each card ending and challenge answer drawn; the cards built from them are Luhn-valid', () => {
+  const plans = [4500, 4501, 4502].map((seed) => plan(seed, 2000).steps);
+  const steps = plans[0]!;
+  const live = plans.flat().filter((s) => s.kind === 'live_charge');
+  const cards = live.filter((s) => s.params.channel === 'card');
+  const banks = live.filter((s) => s.params.channel === 'bank');
+  // Every card ending of the table, both challenge answers, an abandoned page.
+  for (const e of Object.keys(CARD_ENDINGS).filter((x) => x !== 'plain')) expect(cards.some((s) => s.params.card_ending === e)).toBe(true);
+  expect(cards.some((s) => s.params.card_ending === '0020' && s.params.otp_right === false)).toBe(true);
+  expect(cards.some((s) => s.params.card_ending === '0021' && s.params.three_ds === 'cancel')).toBe(true);
+  expect(cards.some((s) => s.params.card_action === 'abandon')).toBe(true);
+  // A card charge's customer is never a card number (the API refuses one).
+  for (const s of cards) expect(looksLikeCardNumber(String(s.params.identifier))).toBe(false);
+  // Bank payers that never pay (0004) and whose refunds play a behaviour (01NN); MoMo payers 01NN too.
+  expect(banks.some((s) => String(s.params.identifier).endsWith('0004'))).toBe(true);
+  expect(banks.some((s) => /01[0-9]{2}$/.test(String(s.params.identifier)))).toBe(true);
+  expect(live.some((s) => s.params.channel === 'mobile_money' && /01[0-9]{2}$/.test(String(s.params.identifier)))).toBe(true);
+  expect(steps.some((s) => s.kind === 'payout' && s.params.environment === 'live' && s.params.channel === 'bank')).toBe(true);
+  // Refunds of live charges.
+  const liveIndexes = new Set(steps.filter((s) => s.kind === 'live_charge').map((s) => s.params.ref_index));
+  expect(steps.filter((s) => s.kind === 'refund' && liveIndexes.has(s.refs![0]!.index)).length).toBeGreaterThan(20);
+  for (const e of ['4242', ...Object.keys(CARD_ENDINGS).filter((x) => x !== 'plain')]) {
+    for (const brand of ['visa', 'mastercard']) {
+      const n = cardNumber(e, brand);
+      expect(n).toMatch(new RegExp(`^[45][0-9]{11}${e}$`));
+      expect(luhnValid(n)).toBe(true);
+    }
+  }
 });
