@@ -1,3 +1,4 @@
+import type { RailRoutes } from '../src/domain/rail-routes';
 import type { Orm } from '../src/persistence/orm';
 import { createChargeActivities } from './charges';
 import { createPayoutActivities } from './payouts';
@@ -32,9 +33,11 @@ export interface ActivityDeps {
   statements?: StatementSource;
   /** The retention job's windows, batch and pause (src/runtime/retention-settings.ts); absent: read from the environment. */
   retention?: RetentionPlan;
+  /** Which live partner takes what (RAIL_ROUTES, issue 45): a live settlement batch goes to the partner of `bank` in its currency. Absent: the partner of the batch's reference (the mobile-money partner's, as before). */
+  railRoutes?: RailRoutes;
 }
 
 /** Every activity the payments worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none' }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbLanes: deps.webhooks.dbLanes, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createReconcileActivities({ orm: deps.orm, statements: deps.statements }), ...createRetentionActivities({ orm: deps.orm, plan: deps.retention ?? retentionSettings().plan }) };
+  return { ...createChargeActivities(deps), ...createPayoutActivities({ orm: deps.orm }), ...createRefundActivities({ orm: deps.orm }), ...createDisputeActivities({ orm: deps.orm }), ...createSettlementActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, liveRail: deps.rail ? 'partner' : 'none', ...(deps.railRoutes ? { railRoutes: deps.railRoutes } : {}) }), ...createSettlementRunActivities({ orm: deps.orm, liveRail: deps.rail ? 'partner' : 'none' }), ...createOperatorAuditActivities({ orm: deps.orm }), ...createWebhookActivities({ orm: deps.orm, ...deps.webhooks }), ...createNotificationActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, dbLanes: deps.webhooks.dbLanes, config: deps.notifications ?? loadNotificationConfig() }), ...createRailActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createPaymentReviewActivities({ orm: deps.orm, secretBox: deps.webhooks.secretBox, rail: deps.rail && nonRetryableRail(deps.rail) }), ...createReconcileActivities({ orm: deps.orm, statements: deps.statements }), ...createRetentionActivities({ orm: deps.orm, plan: deps.retention ?? retentionSettings().plan }) };
 }

@@ -1,3 +1,4 @@
+import { routeFor, type RailRoutes } from '../src/domain/rail-routes';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { settlementState, type SettlementRecord, type SettlementSweepRequest, type SettlementTransitionRequest } from '../src/domain/settlement';
@@ -58,11 +59,12 @@ function countRescan(balance: { merchantId: string; environment: string; currenc
  * state only (they go into history). `secretBox` seals a merchant's account number the sweep finds
  * still in plain text (a row from before migration 20261125000005); nothing here opens one.
  */
-export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<SecretBox, 'seal'>; liveRail?: LiveRail }): SettlementActivities {
+export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<SecretBox, 'seal'>; liveRail?: LiveRail; railRoutes?: RailRoutes }): SettlementActivities {
   return {
     async sweepSettlement(request: SettlementSweepRequest) {
       try {
-        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none', countRescan);
+        const routes = deps.railRoutes;
+        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none', countRescan, routes ? (currency) => routeFor(routes, 'bank', currency) : undefined);
         return 'kind' in result ? result : settlementState(result);
       } catch (error) {
         throw asFailure(error);

@@ -22,6 +22,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { workerVersioningOptions } from './worker-versioning';
 import type { NotificationConfig } from '../src/notifications/notification-config';
 import type { PartnerRail } from '../src/rail/partner-rail';
+import type { RailRoutes } from '../src/domain/rail-routes';
 import type { RetentionPlan } from '../src/domain/retention';
 
 
@@ -46,6 +47,8 @@ export interface PaymentsWorkerOptions {
   notifications?: NotificationConfig;
   /** The live partner rail (PARTNER_* settings, src/rail/partner-config.ts); unset: live rail steps fail and wait (NeedsAttention). */
   rail?: PartnerRail;
+  /** Which live partner takes what (RAIL_ROUTES): a live settlement batch goes to its currency's `bank` partner. */
+  railRoutes?: RailRoutes;
   /** The retention job's windows, batch and pause (config.retention.plan, src/runtime/retention-settings.ts); unset: read from the environment. */
   retention?: RetentionPlan;
   /**
@@ -101,6 +104,7 @@ export async function createPaymentsWorker(
     notifications: options.notifications,
     rail: options.rail,
     retention: options.retention,
+    ...(options.railRoutes ? { railRoutes: options.railRoutes } : {}),
   });
   const activities = options.wrapActivities ? options.wrapActivities(built) : built;
   // Activities failing past ACTIVITY_ATTENTION_ATTEMPTS flag their payment (src/runtime/activity-trouble.ts).

@@ -25,6 +25,7 @@ import { sealSettlementAccounts } from '../src/services/reseal-secrets';
 import { loadPartnerConfig } from '../src/rail/partner-config';
 import { aggregatorConfigFromEnv } from '../src/rail/aggregator/config';
 import { liveRailsOf } from '../src/runtime/live-rails';
+import { loadRailRoutes } from '../src/runtime/rail-routes-config';
 import { createPaymentsWorker } from './create-worker';
 import { installRuntime } from './workflow-bundle';
 
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   // Issue 45: one rail that sends each reference's calls to the partner it went to.
   const { rail, partners } = liveRailsOf(orm, { momo: partner, aggregator }, log);
+  // RAIL_ROUTES as the API checks it: a live settlement batch goes to the partner of its currency's bank route.
+  const railRoutes = loadRailRoutes(process.env, { momo: partner !== undefined, aggregator: aggregator !== undefined }, aggregator?.encryptionKey !== undefined);
   if (partners.length) log.info({ partners }, 'live partners');
   // Settlement account numbers still in plain text (rows from before migration 20261125000005) are
   // sealed before this worker sweeps anything; idempotent, and one index probe once none is left.
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     slots: config.worker,
     deployment: config.workerDeployment,
     rail,
+    railRoutes,
     notifications,
     retention: config.retention.plan,
   });

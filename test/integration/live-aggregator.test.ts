@@ -5,6 +5,8 @@ import { startPartnerHarness, type PartnerHarness } from '../support/partner-har
 import { AGGREGATOR_WEBHOOK_ROUTE } from '../../src/rail/aggregator/webhook-route';
 import type { FakeAggregator } from '../../src/rail/aggregator/fake';
 import { postForm, startCheckoutWeb, type CheckoutWeb } from '../support/checkout-web';
+import { giveSettlementAccount } from '../support/settlement-runs';
+import { runSettlements } from '../../src/services/settlement-run';
 
 /**
  * Issue 45, "a second partner": with RAIL_ROUTES `mobile_money:*=momo,bank:*=aggregator`, a live
@@ -159,5 +161,21 @@ describe('the aggregator (bank) beside the MoMo partner (mobile money)', () => {
     });
     expect(forged.status).toBe(200);
     expect((await p.h.request('live', 'GET', `/v1/charges/${res.json.id}`, { key: m.liveKey })).json).toMatchObject({ status: 'succeeded' });
+  });
+
+  test("a live settlement batch goes to its currency's bank partner (the aggregator here): its transfer is the aggregator's, and it is paid on the aggregator's word", async () => {
+    const merchant = await p.h.merchant({ verified: true });
+    await fundMerchant(p.h, merchant.id, 40_000, 'GHS', 'live');
+    await giveSettlementAccount(p.h, merchant.id, '0012345678901', 'GCB');
+    const run = await runSettlements({ orm: p.h.orm, client: p.h.temporal.client, taskQueue: p.h.taskQueue }, { merchantId: merchant.id, environment: 'live' });
+    expect(run.batches).toHaveLength(1);
+    const batch = run.batches[0].id;
+    const paid = (await p.h.temporal.client.workflow.getHandle(batch).result()) as { status: string };
+    expect(paid).toMatchObject({ status: 'paid' });
+    const [row] = await p.h.orm.em.getConnection().execute<Array<{ rail: string; status: string }>>(`select rail, status from settlements where id = ?`, [batch]);
+    expect(row).toEqual({ rail: 'aggregator', status: 'paid' });
+    const ref = await referenceOf(batch);
+    expect(ref).toMatchObject({ product: 'disbursement', partner: 'aggregator' });
+    expect(agg.transaction('disbursement', ref.reference_id)).toMatchObject({ status: 'successful' });
   });
 });

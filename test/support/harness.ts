@@ -186,7 +186,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // again for each file (issue 42).
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load (import() of a relative path wants an extension in this CommonJS project)
     const { createPaymentsWorker } = require('../../workers/create-worker') as typeof import('../../workers/create-worker');
-    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks, rail: options.rail, roles: options.queues ?? HARNESS_QUEUES });
+    const { worker, connection, client: workerClient } = await createPaymentsWorker({ orm, address, namespace: 'default', taskQueue, secretBox, payloadCodec: testPayloadCodec(), webhooks, rail: options.rail, ...(options.railRoutes ? { railRoutes: options.railRoutes } : {}), roles: options.queues ?? HARNESS_QUEUES });
     const done = worker.run();
     // As in workers/main.ts: on the worker's connection, with eager start.
     const relay = startOutboxRelay({ orm, client: workerClient, eagerStart: true, taskQueue, retryScheduleMs: webhooks.retryScheduleMs, log }, webhooks.outboxPollMs);

@@ -1,3 +1,4 @@
+import type { PartnerName } from '../../domain/rail-routes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ACCOUNTS } from '../../domain/ledger';
 import {
@@ -93,6 +94,12 @@ export async function sweepSettlement(
   rail: LiveRail = 'none',
   /** Called when the postings after the balance's sweep mark did not add up and the whole unswept set was read (sweep-mark.ts): worth a look. */
   onRescan: (balance: { merchantId: string; environment: string; currency: string; postings: number }) => void = () => {},
+  /**
+   * Issue 45: the live partner that takes bank transfers in a currency (RAIL_ROUTES' `bank` route),
+   * recorded as the batch's `rail` so its transfer goes there; null: none takes them (nothing is
+   * swept, as without a rail). Absent: the batch names no partner (the mobile-money partner's, as before).
+   */
+  bankPartner?: (currency: string) => PartnerName | null,
 ): Promise<SettlementRecord | SettlementNothing> {
   let written = false;
   const result = await orm.em.fork().transactional(async (em): Promise<SettlementRecord | SettlementNothing> => {
@@ -123,6 +130,8 @@ export async function sweepSettlement(
     // pay (it would fail at once and announce settlement.created and settlement.failed for money
     // that never moved).
     if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
+    const partner = request.environment === 'live' && bankPartner ? bankPartner(request.currency) : undefined;
+    if (partner === null) return nothing(LIVE_RAIL_UNAVAILABLE);
     if (request.environment === 'live') {
       // Issue 29: while another live batch of this balance waits for the partner's word, nothing more is swept.
       const open = await pendingLiveBatch(em, request.merchantId, request.currency, request.settlementId);
@@ -165,6 +174,8 @@ export async function sweepSettlement(
       updatedAt: at,
     };
     await em.execute(`insert into settlements (${SETTLEMENT_COLUMNS.join(', ')}) values (${SETTLEMENT_COLUMNS.map(() => '?').join(', ')})`, settlementValues(batch));
+    // The batch's partner (issue 45): its reference is chosen with it, and every call about it goes there.
+    if (partner) await em.execute(`update settlements set rail = ? where id = ?`, [partner, batch.id]);
     const marked = await em.execute<{ n: number }[]>(
       `with swept as (insert into settlement_entries (settlement_id, transfer_id, account, created_at) select ?, le.transfer_id, le.account, le.created_at ${unswept.from} returning 1)
        select count(*)::int as n from swept`,
