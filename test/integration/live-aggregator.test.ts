@@ -9,7 +9,7 @@ import { giveSettlementAccount } from '../support/settlement-runs';
 import { runSettlements } from '../../src/services/settlement-run';
 
 /**
- * Issue 45, "a second partner": with RAIL_ROUTES `mobile_money:*=momo,bank:*=aggregator`, a live
+ * Issue 45, "a second partner": with RAIL_ROUTES `mobile_money:GHS=momo,mobile_money:KES=aggregator,bank:*=aggregator`, a live
  * bank charge goes to the aggregator (a bank transfer into the account it gives, modelled on
  * Flutterwave v3; the fake aggregator over real HTTP) and ends on its word; a live bank payout is its
  * transfer; a refund of that charge goes back through the aggregator whatever the routes; mobile
@@ -24,7 +24,7 @@ let m: TestMerchant;
 let web: CheckoutWeb;
 
 beforeAll(async () => {
-  p = await startPartnerHarness({ aggregator: { fake: { approveAfterMs: 300, bankTransferExpiryMs: 6_000 }, routes: 'mobile_money:*=momo,bank:*=aggregator' } });
+  p = await startPartnerHarness({ aggregator: { fake: { approveAfterMs: 300, bankTransferExpiryMs: 6_000 }, routes: 'mobile_money:GHS=momo,mobile_money:KES=aggregator,bank:*=aggregator' } });
   agg = p.aggregator!;
   web = await startCheckoutWeb(p.h);
   m = await p.h.merchant({ verified: true });
@@ -177,5 +177,27 @@ describe('the aggregator (bank) beside the MoMo partner (mobile money)', () => {
     const ref = await referenceOf(batch);
     expect(ref).toMatchObject({ product: 'disbursement', partner: 'aggregator' });
     expect(agg.transaction('disbursement', ref.reference_id)).toMatchObject({ status: 'successful' });
+  });
+
+  test('mobile money routed to the aggregator by currency (KES: M-Pesa, mobile_money:KES=aggregator): the charge is its mpesa charge and ends on its word; its refund goes back there; GHS stays with the MoMo partner', async () => {
+    const res = await p.h.request('live', 'POST', '/v1/charges', {
+      key: m.liveKey,
+      body: chargeBody({ currency: 'KES', momo_network_id: '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b04', amount: 10_000, customer: { identifier: '254712345678', name: 'Wanjiru' }, reference: `agg-kes-${idempotencyKey()}` }),
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ rail: 'aggregator', status: 'awaiting_action', action: { type: 'prompt' } });
+    expect(await finished(res.json.id)).toMatchObject({ status: 'succeeded' });
+    const ref = await referenceOf(res.json.id);
+    expect(ref).toMatchObject({ product: 'collection', partner: 'aggregator' });
+    const sent = agg.requests.find((r) => (r.body as { tx_ref?: string } | undefined)?.tx_ref === ref.reference_id)!;
+    expect(sent.path).toBe('/v3/charges?type=mpesa');
+    expect(sent.body).toMatchObject({ phone_number: '254712345678', amount: 100, currency: 'KES' });
+    const refund = await p.h.request('live', 'POST', '/v1/refunds', { key: m.liveKey, body: { charge: res.json.id, amount: 4_000 }, headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(refund.json).toMatchObject({ rail: 'aggregator' });
+    expect(await finished(refund.json.id)).toMatchObject({ status: 'succeeded' });
+    const ghs = await p.h.request('live', 'POST', '/v1/charges', { key: m.liveKey, body: chargeBody({ reference: `agg-ghs-${idempotencyKey()}` }), headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(ghs.json).toMatchObject({ rail: 'momo' });
+    expect(await finished(ghs.json.id)).toMatchObject({ status: 'succeeded' });
   });
 });
