@@ -131,7 +131,9 @@ test('on the wire the card is in the encrypted body only: not in the path, the q
   const [call] = seen;
   expect({ method: call.method, url: call.url }).toEqual({ method: 'POST', url: '/v3/charges?type=card' });
   expectNoCard('the headers', JSON.stringify(call.headers));
-  expectNoCard('the body', call.body);
+  // The body is {client: base64 ciphertext}: its random letters and digits may hold any three-digit
+  // run, so the security code is not searched there; the number is, and the JSON holds nothing else.
+  for (const secret of [CARD.number, DIGITS_GROUPED, CARD.number.slice(0, 12)]) expect({ what: 'the body', leaks: call.body.includes(secret) }).toEqual({ what: 'the body', leaks: false });
   const body = JSON.parse(call.body) as { client: string };
   expect(Object.keys(body)).toEqual(['client']);
   expect(decryptCardPayload(KEY, body.client)).toEqual({

@@ -1,6 +1,6 @@
-import html, { safe } from 'escape-html-template-tag';
+import html from 'escape-html-template-tag';
 import type { CheckoutView } from '../../persistence/charges/checkout-token-store';
-import { page, summary } from './pages';
+import { page, summary, type Html } from './pages';
 
 /**
  * A live card charge's hosted pages (issue 45; docs/checkout.md, "Live cards"): the card form, the
@@ -11,10 +11,10 @@ import { page, summary } from './pages';
  */
 
 const title = (view: CheckoutView) => `Card payment to ${view.merchantName}`;
-const layout = (view: CheckoutView, heading: string, body: ReturnType<typeof html>, refreshSeconds?: number) =>
+const layout = (view: CheckoutView, heading: string, body: Html, refreshSeconds?: number) =>
   page(title(view), html`<h1>${heading}</h1>
-${safe(summary(view))}
-${body}`.toString(), { testMode: false, ...(refreshSeconds ? { refreshSeconds } : {}) });
+${summary(view)}
+${body}`, { testMode: false, ...(refreshSeconds ? { refreshSeconds } : {}) });
 
 const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', 'american-express': 'American Express', verve: 'Verve', discover: 'Discover', jcb: 'JCB' };
 const brandName = (brand: string | null) => (brand ? (BRANDS[brand] ?? brand.charAt(0).toUpperCase() + brand.slice(1)) : 'card');
@@ -24,7 +24,7 @@ export function cardFormPage(view: CheckoutView, actionPath: string, problem?: s
   return page(
     title(view),
     html`<h1>Card payment</h1>
-${safe(summary(view))}
+${summary(view)}
 ${problem ? html`<p class="problem" id="problem" role="alert">${problem}</p>` : ''}
 <form method="post" action="${actionPath}" autocomplete="on">
 <label for="number">Card number</label>
@@ -35,7 +35,7 @@ ${problem ? html`<p class="problem" id="problem" role="alert">${problem}</p>` : 
 <input id="cvc" name="cvc" type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required>
 <button type="submit" id="pay">Pay</button>
 </form>
-<p class="note">Your card goes straight to the payment processor; ${view.merchantName} never sees its number.</p>`.toString(),
+<p class="note">Your card goes straight to the payment processor; ${view.merchantName} never sees its number.</p>`,
     { testMode: false },
   );
 }

@@ -1,39 +1,43 @@
+import html, { type HtmlSafeString } from 'escape-html-template-tag';
 import { SANDBOX_CHALLENGE_CODE } from '../../domain/hosted-checkout';
 import { formatIsoAmount } from '../../domain/money-format';
-import { escapeHtml } from '../../support/escape-html';
 import type { CheckoutView } from '../../persistence/charges/checkout-token-store';
 import type { PaymentInstructions } from '../../rail/partner-rail';
 
 /**
  * The hosted checkout pages (docs/checkout.md): server-rendered HTML, no script, one stylesheet
- * from 'self' (the web port's CSP stays strict). Every value from the database is escaped.
+ * from 'self' (the web port's CSP stays strict). Escaped by construction: every page is built with
+ * a tagged template (escape-html-template-tag) that escapes each value it is given; only fragments
+ * built the same way go in unescaped.
  */
 
-export function page(title: string, body: string, options: { testMode?: boolean; refreshSeconds?: number } = {}): string {
+export type Html = HtmlSafeString;
+
+export function page(title: string, body: Html, options: { testMode?: boolean; refreshSeconds?: number } = {}): string {
   const testMode = options.testMode ?? true;
-  const refresh = options.refreshSeconds ? `\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
-  return `<!doctype html>
+  const refresh = options.refreshSeconds ? html`\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : '';
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
-<title>${escapeHtml(title)}</title>
+<title>${title}</title>
 <link rel="stylesheet" href="/checkout/assets/checkout.css">
 <link rel="icon" href="/checkout/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>
-${testMode ? '<div class="test-mode" role="note">TEST MODE: sandbox checkout, no real money moves</div>\n' : ''}<main>
+${testMode ? html`<div class="test-mode" role="note">TEST MODE: sandbox checkout, no real money moves</div>\n` : ''}<main>
 ${body}
 </main>
 </body>
 </html>
-`;
+`.toString();
 }
 
-export function summary(view: CheckoutView): string {
-  return `<dl class="summary">
-<dt>Merchant</dt><dd id="merchant">${escapeHtml(view.merchantName)}</dd>
-<dt>Amount</dt><dd id="amount">${escapeHtml(formatIsoAmount(view.amount, view.currency))}</dd>
+export function summary(view: CheckoutView): Html {
+  return html`<dl class="summary">
+<dt>Merchant</dt><dd id="merchant">${view.merchantName}</dd>
+<dt>Amount</dt><dd id="amount">${formatIsoAmount(view.amount, view.currency)}</dd>
 </dl>`;
 }
 
@@ -41,13 +45,13 @@ const channelTitle = (view: CheckoutView) => (view.channel === 'card' ? 'Card pa
 
 /** The first page: what is paid, to whom; approve or decline. */
 export function checkoutPage(view: CheckoutView, actionPath: string): string {
-  const hint = view.channel === 'card' ? '<p>Approving takes you to your card issuer’s check (3-D Secure).</p>' : '';
+  const hint = view.channel === 'card' ? html`<p>Approving takes you to your card issuer’s check (3-D Secure).</p>` : '';
   return page(
     `${channelTitle(view)} to ${view.merchantName}`,
-    `<h1>${escapeHtml(channelTitle(view))}</h1>
+    html`<h1>${channelTitle(view)}</h1>
 ${summary(view)}
 ${hint}
-<form method="post" action="${escapeHtml(actionPath)}">
+<form method="post" action="${actionPath}">
 <button type="submit" name="decision" value="approve" id="approve">Approve payment</button>
 <button type="submit" name="decision" value="decline" id="decline" class="secondary">Decline</button>
 </form>`,
@@ -58,10 +62,10 @@ ${hint}
 export function challengePage(view: CheckoutView, actionPath: string): string {
   return page(
     `Verify your card payment to ${view.merchantName}`,
-    `<h1>Verify it’s you</h1>
+    html`<h1>Verify it’s you</h1>
 ${summary(view)}
 <p>Your card issuer sent a one-time code. <strong>Sandbox: enter ${SANDBOX_CHALLENGE_CODE}.</strong> A wrong code declines the payment.</p>
-<form method="post" action="${escapeHtml(actionPath)}">
+<form method="post" action="${actionPath}">
 <label for="code">One-time code</label>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6" pattern="[0-9]{6}" required>
 <button type="submit" id="verify">Verify and pay</button>
@@ -74,7 +78,7 @@ export function decidedPage(view: CheckoutView, decision: 'approved' | 'declined
     decision === 'approved'
       ? ['Payment approved', `Your payment to ${view.merchantName} is approved. You can close this window.`]
       : ['Payment declined', `You declined the payment to ${view.merchantName}. Nothing was charged. You can close this window.`];
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n${summary(view)}\n<p id="result">${escapeHtml(text)}</p>`);
+  return page(title, html`<h1>${title}</h1>\n${summary(view)}\n<p id="result">${text}</p>`);
 }
 
 /**
@@ -85,18 +89,18 @@ export function decidedPage(view: CheckoutView, decision: 'approved' | 'declined
 export function bankTransferPage(view: CheckoutView, instructions: PaymentInstructions | null): string {
   const title = `Bank transfer to ${view.merchantName}`;
   if (!instructions) {
-    return page(title, `<h1>Bank transfer</h1>\n${summary(view)}\n<p id="preparing">Your account details are being prepared. This page refreshes by itself.</p>`, { testMode: false, refreshSeconds: 3 });
+    return page(title, html`<h1>Bank transfer</h1>\n${summary(view)}\n<p id="preparing">Your account details are being prepared. This page refreshes by itself.</p>`, { testMode: false, refreshSeconds: 3 });
   }
   return page(
     title,
-    `<h1>Bank transfer</h1>
+    html`<h1>Bank transfer</h1>
 ${summary(view)}
 <p>Transfer exactly this amount to the account below before it expires. The payment completes when the transfer arrives; you can close this window once it is sent.</p>
 <dl class="summary" id="instructions">
-<dt>Bank</dt><dd id="bank-name">${escapeHtml(instructions.bankName)}</dd>
-<dt>Account number</dt><dd id="account-number">${escapeHtml(instructions.accountNumber)}</dd>
-${instructions.accountName ? `<dt>Account name</dt><dd id="account-name">${escapeHtml(instructions.accountName)}</dd>\n` : ''}<dt>Amount to send</dt><dd id="transfer-amount">${escapeHtml(formatIsoAmount(instructions.amount, instructions.currency))}</dd>
-<dt>Pay before</dt><dd id="expires-at"><time datetime="${escapeHtml(instructions.expiresAt)}">${escapeHtml(instructions.expiresAt.replace('T', ' ').slice(0, 16))} UTC</time></dd>
+<dt>Bank</dt><dd id="bank-name">${instructions.bankName}</dd>
+<dt>Account number</dt><dd id="account-number">${instructions.accountNumber}</dd>
+${instructions.accountName ? html`<dt>Account name</dt><dd id="account-name">${instructions.accountName}</dd>\n` : ''}<dt>Amount to send</dt><dd id="transfer-amount">${formatIsoAmount(instructions.amount, instructions.currency)}</dd>
+<dt>Pay before</dt><dd id="expires-at"><time datetime="${instructions.expiresAt}">${instructions.expiresAt.replace('T', ' ').slice(0, 16)} UTC</time></dd>
 </dl>`,
     { testMode: false },
   );
@@ -112,13 +116,13 @@ export function gonePage(reason: GoneReason): string {
     expired: ['Checkout link expired', 'This checkout link has expired. Nothing has been charged. Return to the merchant to start a new payment.'],
     closed: ['Payment no longer waiting', 'This payment is no longer waiting for your approval. Nothing has changed. Return to the merchant for its status.'],
   }[reason];
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p id="reason">${escapeHtml(text)}</p>`);
+  return page(title, html`<h1>${title}</h1>\n<p id="reason">${text}</p>`);
 }
 
 export function unavailablePage(): string {
   return page(
     'Please try again',
-    `<h1>We could not record your answer</h1>\n<p id="reason">Nothing has changed. Please go back and try again in a moment; the link still works until the payment expires.</p>`,
+    html`<h1>We could not record your answer</h1>\n<p id="reason">Nothing has changed. Please go back and try again in a moment; the link still works until the payment expires.</p>`,
   );
 }
 
