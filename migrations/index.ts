@@ -52,6 +52,7 @@ import { Migration20261216000002_payment_rail } from './Migration20261216000002_
 import { Migration20261216000003_payment_instructions } from './Migration20261216000003_payment_instructions';
 import { Migration20261216000004_statements_per_partner } from './Migration20261216000004_statements_per_partner';
 import { Migration20261216000005_card_submissions } from './Migration20261216000005_card_submissions';
+import { Migration20261216000006_charge_card } from './Migration20261216000006_charge_card';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -115,4 +116,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261216000003_payment_instructions', class: Migration20261216000003_payment_instructions },
   { name: 'Migration20261216000004_statements_per_partner', class: Migration20261216000004_statements_per_partner },
   { name: 'Migration20261216000005_card_submissions', class: Migration20261216000005_card_submissions },
+  { name: 'Migration20261216000006_charge_card', class: Migration20261216000006_charge_card },
 ];

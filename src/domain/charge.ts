@@ -37,6 +37,13 @@ export interface ChargeRecord {
   amountRefunded?: number;
   /** The partner it went to, or `sandbox` (issue 45); absent or null: a row from before (railOf). */
   rail?: PaymentRail | null;
+  /** A live card charge's card once its hosted page sent it (issue 45): the brand and the last four digits, nothing else. */
+  card?: ChargeCard | null;
+}
+
+export interface ChargeCard {
+  brand: string;
+  last4: string;
 }
 
 /** Everything the charge workflow needs; it is the record at acceptance plus the sandbox switch. */
@@ -66,6 +73,8 @@ export interface ChargeView {
   livemode: boolean;
   /** The partner the charge went to (`momo`, `aggregator`), or `sandbox` (issue 45). */
   rail: PaymentRail;
+  /** A live card charge's card (brand, last four digits) once the customer sent it on the hosted page; null otherwise. */
+  card: ChargeCard | null;
   created_at: string;
   expires_at: string;
   updated_at: string;
@@ -102,6 +111,7 @@ export function toChargeView(record: ChargeRecord): ChargeView {
     failure_class: record.failureClass,
     livemode: record.environment === 'live',
     rail: railOf(record),
+    card: record.card ?? null,
     created_at: record.createdAt,
     expires_at: record.expiresAt,
     updated_at: record.updatedAt,

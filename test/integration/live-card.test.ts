@@ -85,6 +85,12 @@ describe('a live card charge through the hosted page', () => {
     const kept = agg.transaction('collection', (await referenceOf(id))!)!;
     expect(kept).toBeDefined();
     expect(JSON.stringify(kept)).not.toContain(number);
+    // The charge object and its event say which card paid: brand and last four, nothing more.
+    const fetched = await p.h.request('live', 'GET', `/v1/charges/${id}`, { key: m.liveKey });
+    expect(fetched.json.card).toEqual({ brand: 'visa', last4: '4242' });
+    const events = await p.h.request('live', 'GET', '/v1/events?after_sequence=0&limit=100', { key: m.liveKey });
+    const succeeded = events.json.data.find((e: { type: string; resource_id: string }) => e.type === 'transaction.succeeded' && e.resource_id === id);
+    expect(succeeded.data).toMatchObject({ card: { brand: 'visa', last4: '4242' } });
     // The page now shows the outcome; another card is not taken.
     const after = await (await fetch(url)).text();
     expect(after).toContain('Payment approved');

@@ -37,7 +37,7 @@ const rail = { type: 'string', enum: [...PARTNERS, SANDBOX_RAIL], description: '
 
 export const CHARGE = {
   type: 'object',
-  required: [...COMMON_REQUIRED, 'reference', 'your_reference', 'customer_amount', 'merchant_amount', 'amount_refunded', 'fee', 'channel', 'momo_network_id', 'customer', 'action', 'description', 'failure_class', 'rail', 'expires_at'],
+  required: [...COMMON_REQUIRED, 'reference', 'your_reference', 'customer_amount', 'merchant_amount', 'amount_refunded', 'fee', 'channel', 'momo_network_id', 'customer', 'action', 'description', 'failure_class', 'rail', 'card', 'expires_at'],
   properties: {
     ...common('charge', 'txn', CHARGE_STATUSES),
     rail,
@@ -57,6 +57,12 @@ export const CHARGE = {
     }),
     description: nullable({ type: 'string' }),
     failure_class: nullable(failureClass),
+    card: nullable({
+      type: 'object',
+      required: ['brand', 'last4'],
+      description: 'A live card charge\'s card once the customer sent it on the hosted page: its brand (`visa`, `mastercard`, `amex`, `verve`, …) and last four digits; never more of it. Null otherwise.',
+      properties: { brand: { type: 'string' }, last4: { type: 'string', pattern: '^[0-9]{4}$' } },
+    }),
     expires_at: instant,
   },
 };

@@ -54,6 +54,8 @@ export async function claimCardSubmission(orm: Orm, chargeId: string, card: { br
       const [row] = await em.execute<Array<{ state: 'submitted' | 'closed' }>>(`select state from card_submissions where charge_id = ?`, [chargeId]);
       return { kind: 'taken', why: row?.state ?? 'submitted' } as const;
     }
+    // The charge object shows which card paid (migration 20261216000006): brand and last four only.
+    await em.execute(`update charges set card_brand = ?, card_last4 = ? where id = ?`, [card.brand, card.last4, chargeId]);
     const [ref] = await em.execute<Array<{ reference_id: string }>>(
       `insert into rail_references (payment_id, product, reference_id, environment, partner) values (?, 'collection', ?::uuid, 'live', 'aggregator') returning reference_id::text`,
       [chargeId, newUuid()],
