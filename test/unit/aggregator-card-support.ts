@@ -3,6 +3,7 @@
  * aggregator-support.ts with the card client beside the adapter, card numbers that pick the fake's
  * behaviours, and the 3-D Secure page driven over HTTP as a browser would (no script to run).
  */
+import { testCardNumber } from '../../src/rail/aggregator/fake/test-cards';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AggregatorCards, type CardChargeRequest, type CardInput } from '../../src/rail/aggregator/card';
 import type { FakeAggregatorOptions } from '../../src/rail/aggregator/fake';
@@ -29,23 +30,7 @@ export async function startCardWorld(options: FakeAggregatorOptions & { timeoutM
 }
 
 /** A Luhn-valid card number of `prefix` (a Visa by default), `length` digits, ending in `last4` (the fake's behaviour). */
-export function cardNumber(last4: string, prefix = '4000', length = 16): string {
-  for (let d = 0; d <= 9; d++) {
-    const number = `${prefix}${'0'.repeat(length - prefix.length - 5)}${d}${last4}`;
-    if (luhn(number)) return number;
-  }
-  throw new Error(`no Luhn-valid number ${prefix}…${last4}`);
-}
-
-function luhn(number: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < number.length; i++) {
-    let digit = Number(number[number.length - 1 - i]);
-    if (i % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
+export const cardNumber = testCardNumber;
 
 /** A card ending in `last4`, expiring in two years, CVV 987. */
 export function card(last4 = '4242', overrides: Partial<CardInput> = {}): CardInput {
