@@ -85,6 +85,9 @@ export interface EngineOptions {
   workflowCache?: boolean;
 }
 
+/** A stop of the engine's close still running after this long is named on stderr (real time). */
+const SLOW_STOP_MS = 20_000;
+
 /** How often a slow jump or settle reports what keeps it busy (real time). */
 const SLOW_REPORT_MS = 20_000;
 
@@ -108,6 +111,8 @@ export type Engine = SimContext & {
   releasedTimeLocks(): number;
   /** How many workflow tasks the engine moved off a stopped worker's sticky queue (sticky-rescue.ts). */
   rescuedStickyTasks(): number;
+  /** Gives the process back its native Date, id and jitter sources now (close does it last): for a close that passed its bound. */
+  releaseProcess(): void;
   /** The SDK faults (a panic, "This is an SDK bug") logged since this engine started (sdk-faults.ts). */
   sdkFaults(): string[];
   /** The API's listeners. */
@@ -143,12 +148,27 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const secretsKey = options.secretsKey ?? process.env.TEST_SECRETS_KEY ?? randomBytes(32).toString('base64');
   const stops: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error('simulation engine: a stop failed:', error));
+    for (const stop of stops.reverse()) {
+      // A stop still running after SLOW_STOP_MS is named (the session gives the whole close a bound: what held it).
+      const slow = setTimeout(() => console.error(`simulation engine: a stop still running after ${SLOW_STOP_MS / 1000} s: ${stop.toString().replace(/\s+/g, ' ').slice(0, 160)}`), SLOW_STOP_MS);
+      await stop().catch((error: unknown) => console.error('simulation engine: a stop failed:', error)).finally(() => clearTimeout(slow));
+    }
     stops.length = 0;
   };
 
   const clock = shiftProcessDate();
-  stops.push(async () => clock.restore());
+  // What this engine changed in the process (its Date, id and jitter sources), given back at the end of
+  // its close, or at once by `releaseProcess` (a close past its bound: the next engine in this process
+  // must be able to start); given back once only, so a close that ends later undoes nothing of the next.
+  let released = false;
+  const releaseProcess = () => {
+    if (released) return;
+    released = true;
+    clock.restore();
+    resetIdSource();
+    resetJitterSource();
+  };
+  stops.push(async () => releaseProcess());
   const ids = new Rng(seed).fork('ids');
   // A stream per kind of id (exact replay, issue 44): concurrent code minting ids of two kinds no
   // longer takes them from one sequence in whatever order it runs.
@@ -158,11 +178,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     if (!rng) streams.set(stream, (rng = ids.fork(stream)));
     return Array.from({ length }, () => ID_ALPHABET[rng.int(0, 61)]).join('');
   });
-  stops.push(async () => resetIdSource());
+
   // Retry jitter from the seed too (src/support/jitter.ts).
   const jitter = new Rng(seed).fork('jitter');
   setJitterSource(() => jitter.int(0, 999_999) / 1_000_000);
-  stops.push(async () => resetJitterSource());
+
   try {
     // Pool 28 as the harness: the worker's activity slots, its webhook lanes and the relays.
     const db = await createSimDatabase(serverUrl, seed, 28, options.template);
@@ -314,6 +334,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       releasedTimeLocks: () => timeLocks.released(),
       rescuedStickyTasks: () => rescuer.rescued(),
       sdkFaults: () => sdkFaultsSince(sdkMark),
+      releaseProcess,
       urls: listeners.urls,
       fakePartner: partner.fake,
       fakeAggregator: partner.aggregator,

@@ -90,7 +90,10 @@ export async function runSession(plan: Plan, options: SessionOptions = {}): Prom
     return { ...result, ms: Math.round(performance.now() - started), ...(options.keepDb ? { database: engine.database } : {}) };
   } finally {
     await bounded(engine.close(), CLOSE_BOUND_MS, () => `seed ${plan.seed}: the engine did not close within ${CLOSE_BOUND_MS / 1000} s`).catch((error: unknown) => {
-      console.error(`simulation: ${(error as Error).message}`);
+      // The close goes on in the background; the process's Date and id sources are given back now, so
+      // the next seed of this process can start (before, it failed "the process Date is already replaced").
+      engine.releaseProcess();
+      console.error(`simulation: ${(error as Error).message}; the process's clock and id sources given back, the close goes on in the background`);
     });
   }
 }

@@ -75,7 +75,8 @@ export function shiftProcessDate(): ProcessClock {
       offset = Math.round(offsetMs);
     },
     restore() {
-      globalThis.Date = NativeDate;
+      // Only its own: a later engine's Date stays.
+      if (globalThis.Date === (SimDate as unknown)) globalThis.Date = NativeDate;
     },
   };
 }
