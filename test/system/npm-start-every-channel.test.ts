@@ -1,6 +1,6 @@
 import { chargeBody, idempotencyKey, MTN_GH } from '../support/harness';
 import { cleanUp, ready, startMain, type StartedMain } from '../support/npm-start';
-import { execCli } from '../support/run-cli';
+import { npmStartApi } from '../support/npm-start-api';
 import { postForm } from '../support/checkout-web';
 import { cardEnding, FUTURE_EXPIRY } from '../support/test-cards';
 import { standaloneHits } from '../support/secret-search';
@@ -21,33 +21,8 @@ let liveUrl: string;
 let webUrl: string;
 let key: string;
 
-const cli = async (...args: string[]) => {
-  const result = await execCli(args, s.env, { process: true });
-  if (result.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
-  return JSON.parse(result.stdout) as Record<string, unknown>;
-};
+const { cli, api, settled } = npmStartApi(() => ({ s, url: liveUrl, key }));
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${liveUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method === 'POST' ? { 'Idempotency-Key': idempotencyKey() } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const stop = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > stop) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-const statusOf = async (kind: 'charges' | 'payouts' | 'refunds', id: string) => (await api('GET', `/v1/${kind}/${id}`)).json.status as string;
-const settled = (kind: 'charges' | 'payouts' | 'refunds', id: string, status: string) => until(`${kind} ${id}`, () => statusOf(kind, id), (v) => v === status);
 
 async function eventTypes(resourceId: string): Promise<string[]> {
   const res = await api('GET', '/v1/events?after_sequence=0&limit=100');

@@ -4,7 +4,9 @@ import { merchantIds, result, type CheckContext, type CheckResult } from './chec
 
 /**
  * No payment moved money twice, at our side or at the partner's (charges, payouts, settlement
- * batches and, since issue 45, refunds: their lines on the disbursement statement):
+ * batches and, since issue 45, refunds: their lines on the disbursement statement). The partner here
+ * is the mobile-money one: its payments only (payouts to wallets, batches whose `rail` is momo; the
+ * aggregator's books are the simulator's partner-books invariant's, not this run's yet):
  * - ours: no payment has two ledger transfers of the same kind (transfer ids are per payment and
  *   kind, so a second one would be a second movement);
  * - the partner's: for each of our live payments, the fake partner's statement lists at most one
@@ -28,7 +30,7 @@ export async function checkMoneyOnce(ctx: CheckContext): Promise<CheckResult> {
             exists (select 1 from events e where e.resource_id = p.id and e.type like '%.late_success') as late
        from (select id, status, 'collection' as kind, amount, currency from charges where merchant_id = any($1) and environment = 'live'
              union all select id, status, 'disbursement', amount, currency from payouts where merchant_id = any($1) and environment = 'live' and channel = 'mobile_money'
-             union all select id, status, 'disbursement', amount, currency from settlements where merchant_id = any($1) and environment = 'live'
+             union all select id, status, 'disbursement', amount, currency from settlements where merchant_id = any($1) and environment = 'live' and coalesce(rail, 'momo') = 'momo'
              union all select id, status, 'refund', amount, currency from refunds where merchant_id = any($1) and environment = 'live') p
        left join rail_references r on r.payment_id = p.id`,
     [ids],
