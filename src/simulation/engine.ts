@@ -228,10 +228,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const partner = await startSimPartner(seed);
     stops.push(() => partner.close());
     const callbackSecret = randomBytes(32).toString('base64url');
+    const simRoutes = parseRailRoutes(SIM_RAIL_ROUTES);
     const deps: ServiceDeps = {
       orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, liveRail: 'partner', partnerCallbacks: { callbackSecret },
       // Issue 45: both partners, every channel live; the aggregator's webhooks, and live cards through the hosted page's calls.
-      railRoutes: parseRailRoutes(SIM_RAIL_ROUTES), aggregatorWebhooks: { webhookHash: partner.aggregator.webhookHash }, cardPayments: partner.cards,
+      railRoutes: simRoutes, aggregatorWebhooks: { webhookHash: partner.aggregator.webhookHash }, cardPayments: partner.cards,
     };
     const listeners = await startListeners(deps);
     stops.push(() => listeners.close());
@@ -265,6 +266,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         // Through the wire watch: the worker's sticky queue names (sticky-rescue.ts).
         orm, address: workflowCache ? wire.address : env.address, namespace: 'default', taskQueue, secretBox, payloadCodec: codec, webhooks, rail: partner.rail, wrapActivities: hooks.wrap, wrapWebhookAgents: sendHooks.wrap,
         workflowCache, identity,
+        // Live settlement batches go to their currency's bank partner (issue 45), as workers/main.ts reads RAIL_ROUTES.
+        railRoutes: simRoutes,
       });
       const done = worker.run();
       // As workers/main.ts: the outbox relay on the worker's connection with eager start; the start relays and the reconciler.

@@ -43,6 +43,23 @@ export interface Receivers {
   close(): Promise<void>;
 }
 
+/**
+ * The secrets' lookup, tried again after a failure: it reads the engine's own pool, which a
+ * `cut_db_connections` step (or a cut in flight) empties of live connections; a lookup that met a
+ * dead one is the simulator's trouble, never a signature the engine got wrong (seed 4503, step 14:
+ * "carried no valid signature: terminating connection due to administrator command").
+ */
+async function lookedUp(lookup: () => Promise<string[]>, tries = 4): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lookup();
+    } catch (error) {
+      if (attempt >= tries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
+  }
+}
+
 /** Starts `count` receivers; `secretsFor(deliveryId)` answers the signing secrets of that delivery's endpoint. */
 export async function startReceivers(count: number, secretsFor: (deliveryId: string) => Promise<string[]>): Promise<Receivers> {
   const modes: ReceiverMode[] = Array.from({ length: count }, () => 'ok');
@@ -65,7 +82,7 @@ export async function startReceivers(count: number, secretsFor: (deliveryId: str
           answered: 0,
         };
         try {
-          const known = entry.deliveryId ? await secretsFor(entry.deliveryId) : [];
+          const known = entry.deliveryId ? await lookedUp(() => secretsFor(entry.deliveryId!)) : [];
           if (known.length === 0) throw new Error('no signing secret known for this delivery');
           verifyWebhook(Buffer.concat(chunks), req.headers, { secrets: known });
           entry.signatureOk = true;
