@@ -8,13 +8,15 @@ import { readCardWindow } from './charge-activities';
 import { followLiveChargeUntilTheWord } from './charge-rail-live';
 import type { ResolutionDesk } from './charge-resolution';
 import { cardSubmittedSignal } from './messages';
+import { partnerCallbackSignal } from './partner-follow';
 import type { PartnerWatch } from './partner-answer';
 
 /**
  * A live card charge (issue 45, src/domain/live-card.ts). The hosted checkout page collects the card
  * and sends it to the aggregator itself, so this run never sees it:
  *
- * 1. Wait for the page's `cardSubmitted` (a wake-up) until `expires_at`, then read the submission. No
+ * 1. Wait for the page's `cardSubmitted` (a wake-up; the aggregator's webhook wakes it too) until
+ *    `expires_at`, then read the submission. No
  *    card by then: close the card window (one row per charge, so the page can no longer send one) and
  *    expire: nothing ever reached the aggregator. The page may win that race: then its submission is
  *    followed as if the signal had come.
@@ -48,9 +50,13 @@ export async function followLiveCardCharge(
 /** Step 1: the page's submission, or the window closed at expiry without one. */
 async function awaitCard(charge: ChargeState, desk: AttentionDesk): Promise<Exclude<CardWindow, { state: 'open' }>> {
   let woken = false;
-  setHandler(cardSubmittedSignal, () => {
+  const wake = () => {
     woken = true;
-  });
+  };
+  setHandler(cardSubmittedSignal, wake);
+  // The aggregator's webhook (a partner callback) wakes it too: the page's own wake-up may not have
+  // reached Temporal. The partner wait below takes this signal's handler over.
+  setHandler(partnerCallbackSignal, wake);
   const expiresMs = Date.parse(charge.expiresAt);
   for (;;) {
     const untilExpiry = expiresMs - Date.now();

@@ -1,4 +1,4 @@
-import { RAIL_CALL_TIMEOUT_MS } from '../../src/domain/live-rail';
+import { PARTNER_CALLBACK_SIGNAL, RAIL_CALL_TIMEOUT_MS } from '../../src/domain/live-rail';
 import { cardSubmittedSignal } from '../../workflows/messages';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
 
@@ -75,4 +75,17 @@ test('the page won the race at expiry (no wake-up came): the submission is follo
   expect(result).toMatchObject({ status: 'succeeded' });
   expect(submitsOf(draft.id)).toEqual([]);
   expect(h.store.cards.get(draft.id)).toMatchObject({ state: 'submitted' });
+});
+
+test("the page's wake-up was lost but the aggregator's webhook (a partner callback) wakes the run: the submission is read at once, not at expires_at", async () => {
+  const draft = await cardDraft();
+  h.rail.partner({ kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'card-webhook' }]);
+  const handle = await h.start(draft);
+  const sentMs = await h.env.currentTimeMs();
+  h.store.cards.set(draft.id, { state: 'submitted', submittedAt: new Date(sentMs).toISOString(), outcome: 'accepted' });
+  await handle.signal(PARTNER_CALLBACK_SIGNAL);
+  const result = await h.settle(draft.id);
+  expect(result).toMatchObject({ status: 'succeeded' });
+  const [succeeded] = h.store.transitionsOf(draft.id);
+  expect(Date.parse(succeeded.at)).toBeLessThan(Date.parse(draft.expiresAt));
 });
