@@ -3,6 +3,7 @@ import { CARD_SUBMITTED_SIGNAL } from '../domain/live-card';
 import type { FailureClass } from '../domain/failure-classes';
 import { claimCardSubmission, findCardSubmission, markOtpSent, recordCardAnswer, type CardAnswerRecord } from '../persistence/charges/card-submission-store';
 import { recordRailAnswer, submitAnswer } from '../persistence/partner/rail-answer-store';
+import { claimCallbackSignal } from '../persistence/partner/callback-signal-store';
 import { cardBrand, cardProblem, type CardChargeAnswer, type CardInput } from '../rail/aggregator/card';
 import { RailRequestInvalid } from '../rail/rail-errors';
 import { withinDeadline } from '../temporal/deadline';
@@ -82,8 +83,13 @@ export async function sendCardOtp(deps: ServiceDeps, chargeId: string, otp: stri
   return { kind: 'sent' };
 }
 
-/** The customer is back from the aggregator's 3-D Secure page: the charge's workflow asks the aggregator now. */
+/**
+ * The customer is back from the aggregator's 3-D Secure page: the charge's workflow asks the
+ * aggregator now. Debounced and capped with the partner callbacks (one wake-up per charge per window,
+ * across API processes): reloading the return page costs no history events.
+ */
 export async function cardReturned(deps: ServiceDeps, chargeId: string): Promise<void> {
+  if ((await claimCallbackSignal(deps.orm, chargeId)) !== 'signal') return;
   await wake(deps, chargeId, PARTNER_CALLBACK_SIGNAL);
 }
 
