@@ -186,7 +186,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   try {
     // Pool 28 as the harness: the worker's activity slots, its webhook lanes and the relays.
     const db = await createSimDatabase(serverUrl, seed, 28, options.template);
-    stops.push(() => db.close(keep));
+    // A close that waits on the database names its sessions (a connection never given back holds the pool's close).
+    stops.push(async () => {
+      const slow = setTimeout(() => {
+        db.sessions().then((lines) => console.error(`simulation engine: the database's close waits; its sessions: ${lines.length === 0 ? 'none' : lines.join(' | ')}`)).catch(() => {});
+      }, SLOW_STOP_MS / 2);
+      try {
+        await db.close(keep);
+      } finally {
+        clearTimeout(slow);
+      }
+    });
     const orm = db.orm;
     // The engine's own reads and writes (the clock, settle, the receivers' secrets) and what steps and
     // invariants use (SimContext.orm: the operator's tools, a process of their own in production) go

@@ -19,6 +19,8 @@ export interface SimDatabase {
   cutConnections(): Promise<number>;
   /** Closes the ORM; drops the database unless `keep`. */
   close(keep: boolean): Promise<void>;
+  /** The sessions of the run's database now (pg_stat_activity: pid, state, since when, the last query cut short): what holds a close. */
+  sessions(): Promise<string[]>;
 }
 
 async function withClient<T>(url: string, run: (c: Client) => Promise<T>): Promise<T> {
@@ -132,6 +134,14 @@ export async function createSimDatabase(serverUrl: string, seed: number, poolMax
       await opened.close();
       if (!keep) await dropDatabase(serverUrl, name);
     },
+    sessions: () =>
+      withClient(serverUrl, async (c) => {
+        const result = await c.query<{ pid: number; state: string | null; state_change: Date | null; xact_start: Date | null; query: string | null }>(
+          `select pid, state, state_change, xact_start, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as query from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() order by pid`,
+          [name],
+        );
+        return result.rows.map((r) => `pid ${r.pid} ${r.state ?? '?'}${r.xact_start ? ` (transaction since ${r.xact_start.toISOString()})` : ''}: ${r.query ?? ''}`);
+      }),
   };
 }
 
