@@ -5,6 +5,7 @@ import { claimCardSubmission, findCardSubmission, markOtpSent, recordCardAnswer,
 import { recordRailAnswer, submitAnswer } from '../persistence/partner/rail-answer-store';
 import { claimCallbackSignal } from '../persistence/partner/callback-signal-store';
 import { cardBrand, cardProblem, type CardChargeAnswer, type CardInput } from '../rail/aggregator/card';
+import { lastFour } from '../rail/aggregator/card-input';
 import { RailRequestInvalid } from '../rail/rail-errors';
 import { withinDeadline } from '../temporal/deadline';
 import type { ServiceDeps } from './context';
@@ -39,7 +40,7 @@ export async function sendLiveCard(deps: ServiceDeps, charge: LiveCardCharge, re
   if (problem) return { kind: 'invalid', problem };
   const cards = deps.cardPayments;
   if (!cards) return { kind: 'unavailable' };
-  const claim = await claimCardSubmission(deps.orm, charge.chargeId, { brand: cardBrand(card.number), last4: card.number.replace(/[^0-9]/g, '').slice(-4) });
+  const claim = await claimCardSubmission(deps.orm, charge.chargeId, { brand: cardBrand(card.number), last4: lastFour(card.number) });
   if (claim.kind === 'taken') return { kind: 'taken' };
   let answer: CardAnswerRecord;
   try {

@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import type { CheckoutView } from '../../persistence/charges/checkout-token-store';
 import { findCardSubmission, type CardSubmission } from '../../persistence/charges/card-submission-store';
 import type { CardInput } from '../../rail/aggregator/card';
+import { cardDigits } from '../../rail/aggregator/card-input';
 import { cardReturned, sendCardOtp, sendLiveCard } from '../../services/live-card';
 import type { ServiceDeps } from '../../services/context';
 import { formFields } from '../form-body';
@@ -89,7 +90,7 @@ function seeState(ctx: Context, token: string): void {
 
 /** The form's card, or null when a field is missing or not in its shape (the number's own checks come after: src/rail/aggregator/card.ts). */
 function cardOf(number: string | null | undefined, expiry: string | null | undefined, cvc: string | null | undefined): CardInput | null {
-  const digits = number?.replace(/[\s-]/g, '');
+  const digits = number === null || number === undefined ? undefined : cardDigits(number);
   const exp = /^\s*([0-9]{1,2})\s*\/\s*([0-9]{2}|[0-9]{4})\s*$/.exec(expiry ?? '');
   const code = cvc?.trim();
   if (!digits || !/^[0-9]{1,19}$/.test(digits) || !exp || !code) return null;
