@@ -2,7 +2,7 @@ import type { Logger } from '../support/logger';
 import { RailUnavailable, productOfResource, type PartnerRail, type RailProduct, type RailRequest, type RailResource, type RailStatus, type RailSubmitResult } from './partner-rail';
 import type { PartnerConfig } from './partner-config';
 import { HEADER, PARTY_FIELD, TRANSACTION_PATH, isReferenceId, type MomoSubmission } from './momo-protocol';
-import { DUPLICATE_REFERENCE_REASON, MISCONFIGURATION_REASONS, failureClassOf, reasonCodeOf } from './momo-reasons';
+import { DUPLICATE_REFERENCE_REASON, MISCONFIGURATION_REASONS, failureClassOf, momoRetryElsewhere, reasonCodeOf } from './momo-reasons';
 import { formatMomoAmount } from './momo-amount';
 import { callbackUrl } from './momo-callback';
 import { parseMomoStatus } from './momo-status';
@@ -75,7 +75,7 @@ export class MomoPartnerRail implements PartnerRail {
       if (MISCONFIGURATION_REASONS.has(reason)) {
         throw new RailMisconfigured(`POST ${path}: the partner refused our configuration (HTTP ${answer.status} ${reason}): check PARTNER_TARGET_ENVIRONMENT, PARTNER_BASE_URL and PARTNER_CALLBACK_BASE_URL`, answer.status);
       }
-      return { kind: 'refused', reason, failureClass: failureClassOf(reason) };
+      return { kind: 'refused', reason, failureClass: failureClassOf(reason), ...(momoRetryElsewhere(reason) ? { retryElsewhere: true } : {}) };
     }
     throw new RailUnavailable(`POST ${path}: HTTP ${answer.status}${reason ? ` ${reason}` : ''}`, answer.status);
   }

@@ -29,6 +29,17 @@ function describe(error: unknown, timeoutMs: number): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
+/** Error codes of a request that never reached the partner: nothing was written to it (issue 46). */
+const NOT_REACHED_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Whether a failed request provably never reached the partner: its connection was never made. */
+export function neverReached(error: unknown): boolean {
+  if (error instanceof errors.ConnectTimeoutError) return true;
+  const e = error as (Error & { code?: string; cause?: { code?: string } }) | undefined;
+  const code = e?.code ?? e?.cause?.code;
+  return code !== undefined && NOT_REACHED_CODES.has(code);
+}
+
 /**
  * HTTP to the partner through one undici Pool: every call, connection to last byte, finishes within
  * `timeoutMs` or fails; every failure to get an answer is a RailUnavailable (retry, same reference).
@@ -68,7 +79,7 @@ export class PartnerHttp {
       return { status: response.statusCode, text, json: text.trim() ? parseJson(text) : undefined };
     } catch (error) {
       if (error instanceof RailUnavailable) throw error;
-      throw new RailUnavailable(`${method} ${path}: ${describe(error, this.timeoutMs)}`);
+      throw new RailUnavailable(`${method} ${path}: ${describe(error, this.timeoutMs)}`, undefined, neverReached(error));
     }
   }
 

@@ -22,6 +22,22 @@ export const MOMO_REASONS: Readonly<Record<string, FailureClass>> = {
 };
 
 /**
+ * The error table's retry-elsewhere column (issue 46, docs/partner-rail.md "Routing and failover"):
+ * the reasons that, as the refusal of a first submission, say the partner itself cannot take the
+ * payment now (its own trouble or its account's), not the customer or the payment: the partner kept
+ * nothing, so another partner may be tried. A refusal for the customer (PAYER_NOT_FOUND,
+ * NOT_ENOUGH_FUNDS, limits, a rejection) is final everywhere: trying elsewhere would prompt the same
+ * customer again for the same answer. A FAILED status is never read with this column: it comes after
+ * the partner acknowledged the request, and then only that partner's word ends the payment.
+ */
+export const MOMO_RETRY_ELSEWHERE: ReadonlySet<string> = new Set(['SERVICE_UNAVAILABLE', 'INTERNAL_PROCESSING_ERROR', 'COULD_NOT_PERFORM_TRANSACTION']);
+
+/** Whether a first submission's refusal for this reason may be tried on another partner (MOMO_RETRY_ELSEWHERE). */
+export function momoRetryElsewhere(reason: string | undefined | null): boolean {
+  return MOMO_RETRY_ELSEWHERE.has(reason?.trim().toUpperCase() ?? '');
+}
+
+/**
  * A reason the map does not name (a code the partner adds later, INVALID_CURRENCY, a FAILED status
  * without a reason, …) is a refusal we cannot explain better: `declined`. The raw reason is kept
  * beside the class, so nothing is lost.

@@ -81,8 +81,12 @@ export type RailSubmitResult =
   | { kind: 'accepted'; instructions?: PaymentInstructions }
   /** The partner already has this reference (a retried submission): as accepted, the status tells the rest. */
   | { kind: 'duplicate'; instructions?: PaymentInstructions }
-  /** Refused outright (4xx with a reason): a final failure. */
-  | { kind: 'refused'; reason: string; failureClass: FailureClass };
+  /**
+   * Refused outright (4xx with a reason): a final failure. `retryElsewhere` (issue 46): the partner's
+   * error table marks the reason as the partner's own trouble, safe and sensible to try on another
+   * partner (src/rail/momo-reasons.ts MOMO_RETRY_ELSEWHERE, src/rail/aggregator/errors.ts `elsewhere`).
+   */
+  | { kind: 'refused'; reason: string; failureClass: FailureClass; retryElsewhere?: boolean };
 
 /**
  * The amount and currency the partner's answer names, when it names them (a MoMo status or callback
@@ -107,10 +111,16 @@ export type RailStatus =
 /**
  * A transient trouble talking to the partner (a 5xx, a timeout, a refused connection, a bad answer):
  * the caller retries with the same reference. Thrown by every method; `retryable` is always true.
+ *
+ * `notReached` (issue 46) is true only when the request provably never reached the partner: the
+ * connection was refused, its name did not resolve, or it was never established within the timeout
+ * (nothing was written to the partner). A timeout after sending, a reset connection or a 5xx is not
+ * that: the partner may have the request. Only a not-reached submission may fail over to another
+ * partner (docs/partner-rail.md, "Routing and failover").
  */
 export class RailUnavailable extends Error {
   readonly retryable = true;
-  constructor(message: string, readonly status?: number) {
+  constructor(message: string, readonly status?: number, readonly notReached = false) {
     super(message);
     this.name = 'RailUnavailable';
   }

@@ -97,9 +97,9 @@ describe('the error table', () => {
   });
 
   test('every code has a failure class and a handling; an unknown error is asked about, declined, its words kept as a code', () => {
-    expect(classifyError('INSUFFICIENT_FUNDS', undefined)).toEqual({ reason: 'INSUFFICIENT_FUNDS', failureClass: 'insufficient_funds', handling: 'refused', known: true });
+    expect(classifyError('INSUFFICIENT_FUNDS', undefined)).toEqual({ reason: 'INSUFFICIENT_FUNDS', failureClass: 'insufficient_funds', handling: 'refused', known: true, elsewhere: false });
     expect(classifyError(undefined, 'Please whitelist your IP address')).toMatchObject({ reason: 'IP_NOT_WHITELISTED', handling: 'misconfigured' });
-    expect(classifyError(undefined, 'Something new: call support!')).toEqual({ reason: 'SOMETHING_NEW_CALL_SUPPORT', failureClass: 'declined', handling: 'ask_status', known: false });
+    expect(classifyError(undefined, 'Something new: call support!')).toEqual({ reason: 'SOMETHING_NEW_CALL_SUPPORT', failureClass: 'declined', handling: 'ask_status', known: false, elsewhere: false });
     expect(reasonOf(undefined, undefined)).toBe('UNSPECIFIED');
     expect(reasonOf(undefined, 'x'.repeat(100))).toHaveLength(64);
   });
@@ -107,11 +107,11 @@ describe('the error table', () => {
   test('docs/aggregator.md lists every code with its HTTP status, failure class and handling, and no other', () => {
     const words: Record<AggregatorErrorEntry['handling'], string> = { refused: 'refused and final', retry: 'retry the same request', ask_status: 'ask the status first', misconfigured: 'our configuration' };
     const rows = tableRows('| Code | Message');
-    const documented = Object.fromEntries(rows.map(([code, messages, http, failureClass, handling, seen]) => [code.replace(/`/g, ''), { messages, http, failureClass: failureClass.replace(/`/g, ''), handling, seen }]));
+    const documented = Object.fromEntries(rows.map(([code, messages, http, failureClass, handling, seen, elsewhere]) => [code.replace(/`/g, ''), { messages, http, failureClass: failureClass.replace(/`/g, ''), handling, seen, elsewhere: elsewhere === 'yes' }]));
     expect(Object.keys(documented).sort()).toEqual(Object.keys(AGGREGATOR_ERRORS).sort());
     for (const [code, entry] of Object.entries(AGGREGATOR_ERRORS) as Array<[string, AggregatorErrorEntry]>) {
       const row = documented[code];
-      expect({ code, http: row.http, failureClass: row.failureClass, seen: row.seen }).toEqual({ code, http: String(entry.httpStatus), failureClass: entry.failureClass, seen: entry.seen });
+      expect({ code, http: row.http, failureClass: row.failureClass, seen: row.seen, elsewhere: row.elsewhere }).toEqual({ code, http: String(entry.httpStatus), failureClass: entry.failureClass, seen: entry.seen, elsewhere: entry.elsewhere === true });
       expect({ code, handling: row.handling.startsWith(words[entry.handling]) }).toEqual({ code, handling: true });
       for (const message of entry.messages) expect({ code, message, listed: row.messages.includes(message) }).toEqual({ code, message, listed: true });
     }

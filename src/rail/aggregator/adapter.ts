@@ -159,7 +159,7 @@ export class AggregatorRail implements PartnerRail {
       case 'retry':
         throw new RailUnavailable(`${what}: HTTP ${answer.status} ${error.reason}: the aggregator asks for a retry`, answer.status);
       case 'refused':
-        return { kind: 'refused', reason: error.reason, failureClass: error.failureClass };
+        return { kind: 'refused', reason: error.reason, failureClass: error.failureClass, ...(error.elsewhere ? { retryElsewhere: true } : {}) };
       case 'ask_status': {
         // Did the aggregator keep the reference despite the error? Its status says; only `unknown` makes the refusal final.
         const now = await this.status(resource, request.referenceId);

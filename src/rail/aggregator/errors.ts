@@ -30,6 +30,13 @@ export interface AggregatorErrorEntry {
   handling: ErrorHandling;
   /** Where it is met: an error answer to a call, a failed transaction's status, or both. */
   seen: 'answer' | 'status' | 'both';
+  /**
+   * The retry-elsewhere column (issue 46, docs/partner-rail.md "Routing and failover"): as the
+   * refusal (`refused`) of a first submission, the aggregator's own inability to take the payment
+   * (not the customer's, not the payment's), so it kept nothing and another partner may be tried.
+   * Read only for a submission's refusal; a failed status is never failed over.
+   */
+  elsewhere?: true;
 }
 
 export const AGGREGATOR_ERRORS = {
@@ -41,8 +48,9 @@ export const AGGREGATOR_ERRORS = {
   INSUFFICIENT_BALANCE: { messages: ['Insufficient balance in wallet', 'DISBURSE FAILED: Insufficient funds in customer wallet'], httpStatus: 400, failureClass: 'partner_unavailable', handling: 'retry', seen: 'both' },
   AMOUNT_ABOVE_LIMIT: { messages: ['Amount exceeds the maximum allowed', 'Transaction limit exceeded'], httpStatus: 400, failureClass: 'limit_exceeded', handling: 'refused', seen: 'both' },
   AMOUNT_BELOW_MINIMUM: { messages: ['Amount is below the minimum allowed'], httpStatus: 400, failureClass: 'limit_exceeded', handling: 'refused', seen: 'answer' },
-  UNSUPPORTED_CURRENCY: { messages: ['Currency not supported for this payment type', 'Invalid currency'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
-  UNSUPPORTED_PAYMENT_TYPE: { messages: ['Invalid charge type'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
+  UNSUPPORTED_CURRENCY: { messages: ['Currency not supported for this payment type', 'Invalid currency'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer', elsewhere: true },
+  UNSUPPORTED_PAYMENT_TYPE: { messages: ['Invalid charge type'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer', elsewhere: true },
+  SERVICE_DECLINING: { messages: ['This payment option is temporarily unavailable'], httpStatus: 400, failureClass: 'partner_unavailable', handling: 'refused', seen: 'answer', elsewhere: true },
   CARD_NOT_AVAILABLE: { messages: ['Card charges are not available on this account yet'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
   INVALID_CARD: { messages: ['Invalid card number', 'Invalid card details'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
   EXPIRED_CARD: { messages: ['Card has expired', 'Expired card'], httpStatus: 400, failureClass: 'declined', handling: 'refused', seen: 'answer' },
@@ -128,10 +136,13 @@ export function reasonOf(code: unknown, message: unknown): string {
 }
 
 /** How to read an error answer or a failure: the reason we record, its failure_class and the handling of the table (UNKNOWN_ERROR's when it names none). */
-export function classifyError(code: unknown, message: unknown): { reason: string; failureClass: FailureClass; handling: ErrorHandling; known: boolean } {
+export function classifyError(code: unknown, message: unknown): { reason: string; failureClass: FailureClass; handling: ErrorHandling; known: boolean; elsewhere: boolean } {
   const known = errorCodeOf(code, message);
-  if (known) return { reason: known, failureClass: AGGREGATOR_ERRORS[known].failureClass, handling: AGGREGATOR_ERRORS[known].handling, known: true };
-  return { reason: reasonOf(code, message), ...UNKNOWN_ERROR, known: false };
+  if (known) {
+    const entry: AggregatorErrorEntry = AGGREGATOR_ERRORS[known];
+    return { reason: known, failureClass: entry.failureClass, handling: entry.handling, known: true, elsewhere: entry.elsewhere === true };
+  }
+  return { reason: reasonOf(code, message), ...UNKNOWN_ERROR, known: false, elsewhere: false };
 }
 
 /** The error answer the fake sends for a code: `{status: 'error', code, message, data: null}` and its HTTP status; `message` replaces the table's wording when given. */
