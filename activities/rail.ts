@@ -4,7 +4,9 @@ import type { Orm } from '../src/persistence/orm';
 import { hasRailReference, railRequestFor, recordPartnerTransactionId } from '../src/persistence/partner/rail-request-store';
 import { recordRailAnswer, statusAnswer, submitAnswer } from '../src/persistence/partner/rail-answer-store';
 import { recordInstructions } from '../src/persistence/partner/payment-instructions-store';
-import type { PartnerRail, RailRequest, RailStatus } from '../src/rail/partner-rail';
+import { RailUnavailable, type PartnerRail, type RailRequest, type RailStatus, type RailSubmitResult } from '../src/rail/partner-rail';
+import { failOver, recordRefusedElsewhere, recordUnreached, type PartnerAdmits } from '../src/persistence/partner/rail-failover-store';
+import type { FailoverResult } from '../src/domain/rail-failover';
 import type { RailStatusAnswer, RailSubmitOutcome } from './types';
 import type { SecretBox } from '../src/support/secret-box';
 
@@ -13,6 +15,8 @@ export interface RailActivityDeps {
   secretBox: SecretBox;
   /** The live partner rail of this worker; absent, a payment that never reached the partner fails, one that may have is retried (another worker may have the rail). */
   rail?: PartnerRail;
+  /** Issue 46: whether a partner takes new payments now (its circuit breaker); absent, every partner does. */
+  partnerAdmits?: PartnerAdmits;
 }
 
 /** How a final status's amount or currency differ from what we sent, or undefined (they match, or the partner gave none). */
@@ -70,7 +74,8 @@ export function createRailActivities(deps: RailActivityDeps) {
         if (await hasRailReference(deps.orm, request.paymentId)) throw noRail();
         return { kind: 'no_rail' };
       }
-      const { referenceId, railRequest, made, createdAt } = await railRequestFor(deps.orm, deps.secretBox, request);
+      // Issue 46: the send is counted before anything goes out (a window already closed counts one it never makes: that only forbids a failover).
+      const { referenceId, railRequest, made, createdAt } = await railRequestFor(deps.orm, deps.secretBox, request, true);
       const closedAt = payoutWindowClosed(request.paymentId, createdAt);
       if (closedAt) {
         // A restarted payout or batch run keeps the first run's submit window: past it, nothing is sent.
@@ -82,16 +87,35 @@ export function createRailActivities(deps: RailActivityDeps) {
         if (Date.now() < Date.parse(closedAt) + RAIL_CALL_TIMEOUT_MS) throw ApplicationFailure.retryable(`${what} ${request.paymentId}: its submit window closed at ${closedAt}; asking again once no submission can be in flight`, 'SubmitWindowClosing');
         return { kind: 'refused', failureClass: 'partner_unavailable', reason: `the partner does not know ${what} ${request.paymentId} and its submit window closed at ${closedAt}: nothing was sent again` };
       }
-      const answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
+      let answer: RailSubmitResult;
+      try {
+        answer = await deps.rail.submit(request.product, { ...railRequest, referenceId });
+      } catch (error) {
+        // Issue 46: a request that provably never reached the partner is counted; a payment that may fail over hears it at once.
+        if (error instanceof RailUnavailable && error.notReached) {
+          await recordUnreached(deps.orm.em.fork(), request.paymentId, referenceId);
+          if (request.failover) return { kind: 'not_reached', reason: error.message };
+        }
+        throw error;
+      }
       // Issue 45: a bank transfer's account to pay into, for the hosted checkout page.
       if (answer.kind !== 'refused' && answer.instructions) await recordInstructions(deps.orm.em.fork(), request.paymentId, answer.instructions);
       const repeated = request.resubmit === true || Context.current().info.attempt > 1 || !made;
       const recorded = submitAnswer(request.paymentId, answer, !repeated);
       if (recorded) await recordRailAnswer(deps.orm.em.fork(), recorded);
+      if (answer.kind === 'refused' && answer.retryElsewhere && !repeated) await recordRefusedElsewhere(deps.orm.em.fork(), request.paymentId, referenceId, answer.reason);
       if (answer.kind !== 'refused' || !repeated) return answer;
       const status = await deps.rail.status(request.product, referenceId);
       await recordRailAnswer(deps.orm.em.fork(), statusAnswer(request.paymentId, status));
       return status.status === 'unknown' ? answer : { kind: 'duplicate' };
+    },
+    /**
+     * Issue 46: the failover gate. Moves the payment to the next partner of its route only when the
+     * database shows its attempt moved no money (src/persistence/partner/rail-failover-store.ts);
+     * else answers why not, changing nothing.
+     */
+    async railFailover(request: RailStepRequest): Promise<FailoverResult> {
+      return failOver(deps.orm, request.paymentId, deps.partnerAdmits ?? (async () => true));
     },
     /**
      * The partner's status; a SUCCESSFUL's transaction id is kept on the payment, and a final answer's

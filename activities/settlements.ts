@@ -1,4 +1,4 @@
-import { routeFor, type RailRoutes } from '../src/domain/rail-routes';
+import { routeOf, type PartnerName, type RailRoutes } from '../src/domain/rail-routes';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { settlementState, type SettlementRecord, type SettlementSweepRequest, type SettlementTransitionRequest } from '../src/domain/settlement';
@@ -64,7 +64,7 @@ export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<Sec
     async sweepSettlement(request: SettlementSweepRequest) {
       try {
         const routes = deps.railRoutes;
-        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none', countRescan, routes ? (currency) => routeFor(routes, 'bank', currency) : undefined);
+        const result = await sweepSettlement(deps.orm, request, deps.secretBox, countTransition, deps.liveRail ?? 'none', countRescan, routes ? (currency) => bankRoute(routes, currency) : undefined);
         return 'kind' in result ? result : settlementState(result);
       } catch (error) {
         throw asFailure(error);
@@ -84,4 +84,11 @@ export function createSettlementActivities(deps: { orm: Orm; secretBox: Pick<Sec
       return settlementRetryFacts(deps.orm, settlementId);
     },
   };
+}
+
+/** Issue 46: a live batch's partner (its currency's `bank` route, first as written) and, with two or more, its failover order. */
+function bankRoute(routes: RailRoutes, currency: string): { partner: PartnerName; route: string | null } | null {
+  const route = routeOf(routes, 'bank', currency);
+  if (!route) return null;
+  return { partner: route.partner, route: route.legs.length > 1 ? route.legs.map((leg) => leg.partner).join(',') : null };
 }

@@ -1,3 +1,4 @@
+import type { FailoverResult } from '../src/domain/rail-failover';
 import type { CardWindow } from '../src/domain/live-card';
 import type { RailStepRequest } from '../src/domain/live-rail';
 import type { RailStatus, RailSubmitResult } from '../src/rail/partner-rail';
@@ -143,7 +144,15 @@ export interface OperatorAuditActivities {
 }
 
 /** A submission's answer, or `no_rail`: this worker has no partner rail (the payment fails with partner_unavailable). */
-export type RailSubmitOutcome = RailSubmitResult | { kind: 'no_rail' };
+export type RailSubmitOutcome =
+  | RailSubmitResult
+  | { kind: 'no_rail' }
+  /**
+   * Issue 46, only for a submission asked with `failover`: the request never reached the partner
+   * (RailUnavailable.notReached; counted on the reference). Without `failover` such a submission is
+   * retried by Temporal as before.
+   */
+  | { kind: 'not_reached'; reason: string };
 
 /** The partner's status as the activity read it, with how a final answer's amount or currency differ from ours (none: they match, or the partner gave none). */
 export type RailStatusAnswer = RailStatus & { mismatch?: string };
@@ -152,4 +161,6 @@ export type RailStatusAnswer = RailStatus & { mismatch?: string };
 export interface RailActivities {
   railSubmit(request: RailStepRequest): Promise<RailSubmitOutcome>;
   railStatus(request: RailStepRequest): Promise<RailStatusAnswer>;
+  /** Issue 46: the failover gate (src/persistence/partner/rail-failover-store.ts). */
+  railFailover(request: RailStepRequest): Promise<FailoverResult>;
 }

@@ -118,6 +118,18 @@ const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
     await handle.result();
     return handle.fetchHistory();
   },
+  // Issue 46 (patch 'rail-failover'): the transfer never reached the first partner; the gate moved it to the next, which paid it.
+  'live-failover-not-reached-succeed': (h) => {
+    h.rail
+      .partner({ kind: 'not_reached', reason: 'POST /disbursement/v1_0/transfer: ECONNREFUSED' }, [])
+      .thenFailover({ moved: true, partner: 'aggregator', from: 'momo', attempt: 2, cause: 'not_reached' }, { kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded-failover' }]);
+    return run(h, { environment: 'live' });
+  },
+  // Issue 46 (same patch): refused with a retry-elsewhere reason, and the gate said no (no other partner admits it): failed as refused.
+  'live-failover-refused-no-partner-failed': (h) => {
+    h.rail.partner({ kind: 'refused', reason: 'COULD_NOT_PERFORM_TRANSACTION', failureClass: 'partner_unavailable', retryElsewhere: true }, []);
+    return run(h, { environment: 'live' });
+  },
   // Sandbox `indeterminate` as live: pending and flagged until the partner's late answer (paid).
   'indeterminate-late-answer': (h) => run(h, { sandboxOutcome: 'indeterminate' }),
   'review-rejected': (h) => reviewed(h, 'reject'),

@@ -7,6 +7,7 @@ import { RAIL_TIMERS_FROM_CREATE_PATCH } from '../src/domain/sandbox-outcome';
 import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { CHARGE_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { LIVE_CARD_CHARGE_PATCH } from '../src/domain/live-card';
+import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
 
 /**
  * `patched()` id (issue 32, the replay flake): a charge run decides the patches of its rail in its
@@ -30,7 +31,7 @@ export type PatchCheck = (patchId: string) => boolean;
 /** The patches a charge of each environment may meet after `beginCharge` (the ones its rail can take). */
 const AFTER_BEGIN: Readonly<Record<string, readonly string[]>> = {
   sandbox: [BOUNDED_DB_RETRIES_PATCH, HOSTED_CHECKOUT_PATCH, INDETERMINATE_ATTENTION_PATCH, SANDBOX_ADVANCE_PATCH, RAIL_TIMERS_FROM_CREATE_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_DECIDES_LIVE_CHARGE_PATCH, CHARGE_WAIT_CONTINUES_PATCH, LIVE_CARD_CHARGE_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_DECIDES_LIVE_CHARGE_PATCH, CHARGE_WAIT_CONTINUES_PATCH, LIVE_CARD_CHARGE_PATCH, RAIL_FAILOVER_PATCH],
 };
 
 /**

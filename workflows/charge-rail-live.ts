@@ -7,6 +7,7 @@ import type { AttentionDesk } from './charge-attention';
 import type { ResolutionDesk } from './charge-resolution';
 import { awaitPartnerWord, type NotFinal, type PartnerWatch } from './partner-answer';
 import { startReviewFromWorkflow } from './payment-review-start';
+import type { AttemptNote } from './partner-failover';
 
 
 /**
@@ -34,6 +35,8 @@ export async function followLiveChargeUntilTheWord(
   continues?: PartnerWatch['continues'],
   /** A live card charge (workflows/charge-card-live.ts): the hosted page sent it at `atMs`; nothing is submitted from here. */
   submitted?: { atMs: number; acknowledged: boolean },
+  /** Issue 46 (RAIL_FAILOVER_PATCH): the first submission may fail over to the next partner of the charge's route; never a card's. */
+  failsOver?: AttemptNote,
 ): Promise<ChargeState> {
   const expiresMs = Date.parse(charge.expiresAt);
   resolutions?.open('partner');
@@ -42,6 +45,7 @@ export async function followLiveChargeUntilTheWord(
     product: 'collection',
     submitUntilMs: submitted ? submitted.atMs : expiresMs,
     ...(submitted ? { submittedElsewhere: { acknowledged: submitted.acknowledged } } : {}),
+    ...(failsOver && !submitted ? { failsOver } : {}),
     deadlineMs: expiresMs,
     attention: (reason) => desk.flag(PARTNER_RAIL_STEP, reason),
     untilTheWord: {

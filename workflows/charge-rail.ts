@@ -6,6 +6,8 @@ import { LIVE_CARD_CHARGE_PATCH } from '../src/domain/live-card';
 import { followPartner } from './partner-follow';
 import type { PartnerWatch } from './partner-answer';
 import { CHARGE_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
+import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
+import { attemptLog } from './partner-failover';
 import { NO_LIVE_SIMULATOR_PATCH } from '../src/domain/charge-start';
 import type { ChargeState } from '../src/domain/charge-state';
 import type { ChargeStatus } from '../src/domain/charge-status';
@@ -88,7 +90,8 @@ export function followRail(
           return followLiveCardCharge(charge, desk, finish, resolutions, isPatched(CHARGE_WAIT_CONTINUES_PATCH) ? continues : undefined);
         }
         // Issue 43: the wait continues as new when its history is long. Runs from before replay as they ran.
-        return followLiveChargeUntilTheWord(charge, desk, finish, resolutions, isPatched(CHARGE_WAIT_CONTINUES_PATCH) ? continues : undefined);
+        // Issue 46: the first submission may fail over to the next partner of the charge's route. Runs from before replay as they ran.
+        return followLiveChargeUntilTheWord(charge, desk, finish, resolutions, isPatched(CHARGE_WAIT_CONTINUES_PATCH) ? continues : undefined, undefined, isPatched(RAIL_FAILOVER_PATCH) ? attemptLog(charge.id) : undefined);
       }
       return followLiveChargeToTheWord(charge, desk, finish, resolutions);
     }

@@ -3,6 +3,7 @@ import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../act
 import type { FailureClass } from '../src/domain/failure-classes';
 import { PARTNER_NO_ANSWER_ATTENTION_MS, partnerPollDelayMs, RAIL_CALL_TIMEOUT_MS, type RailStepRequest } from '../src/domain/live-rail';
 import { partnerCallbackSignal } from './partner-follow';
+import { submitWithFailover, type AttemptNote } from './partner-failover';
 import { heldSuccessReason, longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, SUCCESS_MUST_MATCH_PATCH, type PartnerWaitCarry } from '../src/domain/partner-wait';
 
 /** Each rail call: one call's budget (RAIL_CALL_TIMEOUT_MS, which PARTNER_TIMEOUT_MS must fit), retried with backoff to 1 minute. */
@@ -52,6 +53,12 @@ export interface PartnerWatch extends RailStepRequest {
    * Nothing is submitted from here (`submitUntilMs` is when the page sent it).
    */
   submittedElsewhere?: { acknowledged: boolean };
+  /**
+   * Issue 46 (RAIL_FAILOVER_PATCH): the first submission may fail over to the next partner of the
+   * payment's route when it provably moved no money (workflows/partner-failover.ts); each attempt
+   * left is told here. Absent: one partner, as before.
+   */
+  failsOver?: AttemptNote;
 }
 
 /** What the partner had to say when it had no final answer (`differs`: a SUCCESSFUL for another amount or currency, held: SUCCESS_MUST_MATCH_PATCH). */
@@ -120,7 +127,7 @@ export async function awaitPartnerWord(w: PartnerWatch): Promise<PartnerAnswer> 
   if (w.untilTheWord) return followUntilTheWord(w, w.untilTheWord, calls);
   const { verb, ask, submit } = calls;
 
-  const first = await submit(false);
+  const first = w.failsOver ? await submitWithFailover({ paymentId: w.paymentId, product: w.product }, calls, w.failsOver) : await submit(false);
   if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
   if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
 
@@ -187,8 +194,12 @@ export interface RailCalls {
   /** Callbacks received so far (each a wake-up). */
   callbacks(): number;
   ask(): Promise<Asked>;
-  /** A submission, retried until the deadline for submitting; undefined when it did not end with an answer (it may have arrived). */
-  submit(resubmit: boolean): Promise<RailSubmitOutcome | undefined>;
+  /**
+   * A submission, retried until the deadline for submitting; undefined when it did not end with an
+   * answer (it may have arrived). `failover` (issue 46): a submission that never reached the partner
+   * answers `not_reached` at once; `summary` names the attempt in the Temporal UI.
+   */
+  submit(resubmit: boolean, options?: { failover?: boolean; summary?: string }): Promise<RailSubmitOutcome | undefined>;
 }
 
 /** The partner callback's handler and the payment's two rail calls (the same commands for every wait). */
@@ -203,12 +214,12 @@ export function railCalls(w: PartnerWatch): RailCalls {
     verb,
     callbacks: () => callbacks,
     ask: () => askPartnerOnce(request, `partner ${verb}: status`),
-    async submit(resubmit) {
+    async submit(resubmit, options) {
       const remaining = w.submitUntilMs - Date.now();
       if (remaining <= 0) return undefined;
       try {
-        const args: RailStepRequest = resubmit ? { ...request, resubmit: true } : request;
-        return await rail.railSubmit.executeWithOptions({ ...RAIL_CALL, scheduleToCloseTimeout: remaining, summary: `partner ${verb}: submit (same reference on every retry)` }, [args]);
+        const args: RailStepRequest = { ...request, ...(resubmit ? { resubmit: true } : {}), ...(options?.failover ? { failover: true } : {}) };
+        return await rail.railSubmit.executeWithOptions({ ...RAIL_CALL, scheduleToCloseTimeout: remaining, summary: options?.summary ?? `partner ${verb}: submit (same reference on every retry)` }, [args]);
       } catch (error) {
         if (error instanceof ActivityFailure) return undefined;
         throw error;
@@ -258,7 +269,7 @@ async function followUntilTheWord(w: PartnerWatch, word: UntilTheWord, calls: Ra
     acknowledged = w.submittedElsewhere.acknowledged;
     startedMs = Date.now();
   } else {
-    const first = await submit(false);
+    const first = w.failsOver ? await submitWithFailover({ paymentId: w.paymentId, product: w.product }, calls, w.failsOver) : await submit(false);
     if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
     if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
     acknowledged = first?.kind === 'accepted' || first?.kind === 'duplicate';

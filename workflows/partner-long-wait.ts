@@ -4,6 +4,7 @@ import { PARTNER_NO_ANSWER_ATTENTION_MS, RAIL_CALL_TIMEOUT_MS } from '../src/dom
 import { longWaitPollDelayMs, PARTNER_WAIT_HISTORY_EVENTS, UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH, type PartnerWaitCarry } from '../src/domain/partner-wait';
 import { SA } from '../src/domain/search-attributes';
 import { finalUnlessDiffers, heldSuccessFlag, railCalls, type PartnerAnswer, type PartnerWatch } from './partner-answer';
+import { submitWithFailover } from './partner-failover';
 
 /** How a long partner wait (PARTNER_WAIT_CONTINUES_PATCH) starts again in a new run of its workflow. */
 export interface LongWait {
@@ -40,7 +41,7 @@ export async function followPartnerLongWait(w: PartnerWatch, long: LongWait): Pr
     s = { ...long.resume };
     if (s.reason) w.attention(s.reason);
   } else {
-    const first = await submit(false);
+    const first = w.failsOver ? await submitWithFailover({ paymentId: w.paymentId, product: w.product }, calls, w.failsOver) : await submit(false);
     if (first?.kind === 'no_rail') return { kind: 'failed', failureClass: 'partner_unavailable', reason: 'no live partner rail on the worker, and nothing was ever sent to the partner' };
     if (first?.kind === 'refused') return { kind: 'failed', failureClass: first.failureClass, reason: first.reason };
     const acknowledged = first?.kind === 'accepted' || first?.kind === 'duplicate';

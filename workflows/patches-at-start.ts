@@ -4,6 +4,7 @@ import { LIVE_PARTNER_RAIL_PATCH, LIVE_REFUND_RAIL_PATCH, PARTNER_WORD_PATCH } f
 import { PARTNER_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
+import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
 import { FAILED_BATCH_WAIT_CONTINUES_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH } from './settlement-retry';
 
 /**
@@ -30,13 +31,13 @@ export type PatchCheck = (patchId: string) => boolean;
 /** What a payout run of each environment may ask right after a local activity (beginPayout, a give-up). */
 export const PAYOUT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>> = {
   sandbox: [BOUNDED_DB_RETRIES_PATCH, PARTNER_WORD_PATCH, REVIEW_DECISION_REFUSED_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH, REVIEW_DECISION_REFUSED_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH, REVIEW_DECISION_REFUSED_PATCH, RAIL_FAILOVER_PATCH],
 };
 
 /** What a settlement batch's run may ask right after a local activity (the sweep, a transition, a give-up). */
 export const SETTLEMENT_PATCHES_AT_START: Readonly<Record<string, readonly string[]>> = {
   sandbox: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, FAILED_BATCH_WAIT_CONTINUES_PATCH],
-  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH, FAILED_BATCH_WAIT_CONTINUES_PATCH],
+  live: [BOUNDED_DB_RETRIES_PATCH, HANDLERS_FINISH_BEFORE_CLOSE_PATCH, SETTLEMENT_WAIT_FOLLOWS_CURRENT_BUILD_PATCH, LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH, PARTNER_WAIT_CONTINUES_PATCH, FAILED_BATCH_WAIT_CONTINUES_PATCH, RAIL_FAILOVER_PATCH],
 };
 
 /** What a refund's run may ask right after a local activity (beginRefund finding it final, a transition, a give-up). */

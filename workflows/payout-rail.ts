@@ -1,3 +1,4 @@
+import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
 import { patched } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_PAYOUT_DEADLINE_MS, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
@@ -111,6 +112,8 @@ async function followLivePayoutToTheWord(payout: PayoutState, hooks: RailHooks):
       hooks.attention(true);
       hooks.describe(`on the partner rail: ${reason}`);
     },
+    // Issue 46: the first transfer may fail over to the next partner of the payout's route. Runs from before replay as they ran.
+    ...(isPatched(RAIL_FAILOVER_PATCH) ? { failsOver: (note: string) => hooks.describe(`on the partner rail: ${note}`) } : {}),
   };
   const answer: PartnerAnswer = long ? await followPartnerLongWait(watch, long) : await awaitPartnerWord(watch);
   if (answer.kind === 'succeeded') {

@@ -1,3 +1,4 @@
+import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
 import { ApplicationFailure, defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { FailureClass } from '../src/domain/failure-classes';
 import { SA } from '../src/domain/search-attributes';
@@ -115,6 +116,8 @@ export async function settlementWorkflow(input: SettlementStart): Promise<Settle
           desk.flag('partner rail', reason);
           setCurrentDetails(`on the partner rail: ${reason}`);
         },
+        // Issue 46: the first transfer may fail over to the next partner of the batch's route. Runs from before replay as they ran.
+        ...(isPatched(RAIL_FAILOVER_PATCH) ? { failsOver: (note: string) => setCurrentDetails(`on the partner rail: ${note}`) } : {}),
       };
       if (resume) setCurrentDetails(`on the partner rail: transfer sent at ${new Date(resume.startedMs).toISOString()}; waiting for the partner (run ${resume.runs + 1} of this wait, continued as new to keep its history short)`);
       const answer: PartnerAnswer = isPatched(PARTNER_WAIT_CONTINUES_PATCH)

@@ -37,6 +37,8 @@ export interface ChargeRecord {
   amountRefunded?: number;
   /** The partner it went to, or `sandbox` (issue 45); absent or null: a row from before (railOf). */
   rail?: PaymentRail | null;
+  /** Issue 46: the partners it may use in order (`momo,aggregator`), decided at creation; absent or null: its one partner. */
+  railRoute?: string | null;
   /** A live card charge's card once its hosted page sent it (issue 45): the brand and the last four digits, nothing else. */
   card?: ChargeCard | null;
 }

@@ -86,4 +86,9 @@ export interface RailStepRequest {
    * is checked against the partner's status before it is taken as final (activities/rail.ts).
    */
   resubmit?: boolean;
+  /**
+   * Issue 46: the payment may fail over (its first submission, RAIL_FAILOVER_PATCH): a submission
+   * that never reached the partner answers `not_reached` at once instead of being retried.
+   */
+  failover?: boolean;
 }

@@ -128,6 +128,8 @@ export interface PayoutRecord {
   updatedAt: string;
   /** The partner it went to, or `sandbox` (issue 45); absent or null: a row from before (railOf). */
   rail?: PaymentRail | null;
+  /** Issue 46: the partners it may use in order (`momo,aggregator`), decided at creation; absent or null: its one partner. */
+  railRoute?: string | null;
 }
 
 /** The public payout object (API answers and event data). */

@@ -9,7 +9,7 @@ import type { WebhookConfig } from '../config';
 import type { Resolver } from '../webhooks/url-policy';
 import type { LiveRail } from '../domain/live-rail';
 import type { PartnerCallbackSettings } from '../rail/partner-rail';
-import type { RailRoutes } from '../domain/rail-routes';
+import type { PartnerName, RailRoutes } from '../domain/rail-routes';
 
 /** What every use case needs; built once by the runtime and shared by both listeners. */
 export interface ServiceDeps {
@@ -31,6 +31,8 @@ export interface ServiceDeps {
   liveRail?: LiveRail;
   /** Which live partner takes what (RAIL_ROUTES, checked at start; src/domain/rail-routes.ts). Absent: the rail's default (railRoutesOf). */
   railRoutes?: RailRoutes;
+  /** Issue 46: whether a partner's circuit breaker admits new payments now; absent, every partner does. */
+  partnerAdmits?: (partner: PartnerName) => Promise<boolean>;
   /** The aggregator's webhook settings (AGGREGATOR_WEBHOOK_HASH), for its webhook route on the live listener (issue 45). */
   aggregatorWebhooks?: { webhookHash: string };
   /** Live cards (issue 45): the aggregator's card calls, made by the hosted checkout page only (AGGREGATOR_ENCRYPTION_KEY set). Absent: live card pages cannot send a card. */

@@ -18,7 +18,7 @@ import { buildChargeDraft, type ChargeRequest } from './charge-draft';
 import { renderError } from './render-error';
 import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
-import { newPaymentRail } from './payment-route';
+import { newPaymentRoute } from './payment-route';
 import { looksLikeCardNumber } from './card-identifier';
 import { CHECKOUT_STATUS } from '../domain/hosted-checkout';
 
@@ -88,7 +88,8 @@ export async function createCharge(
     throw new ApiError('identity_verification_required', 'Live charges need a verified merchant identity.');
   }
   await checkReferences(deps, request);
-  const rail = newPaymentRail(deps, caller, 'charges', request.channel, request.currency);
+  // Issue 46: a mobile-money charge may fail over (a bank transfer's account and a card's page are their partner's own).
+  const { rail, railRoute } = await newPaymentRoute(deps, caller, 'charges', request.channel, request.currency, request.channel === 'mobile_money');
   if (caller.environment === 'live' && request.channel === 'card' && looksLikeCardNumber(request.customer.identifier)) {
     throw new ApiError(
       'invalid_request',
@@ -106,7 +107,7 @@ export async function createCharge(
   // thing that sees it) and passes the aggregator's challenge there (docs/checkout.md, "Live cards").
   const liveCard = caller.environment === 'live' && request.channel === 'card' && rail === 'aggregator';
   const liveAction = liveBankTransfer ? { type: 'hosted_checkout' as const } : liveCard ? { type: '3ds_redirect' as const } : undefined;
-  const record = { ...drafted, rail, ...(liveAction ? { status: CHECKOUT_STATUS, action: liveAction } : {}) };
+  const record = { ...drafted, rail, railRoute, ...(liveAction ? { status: CHECKOUT_STATUS, action: liveAction } : {}) };
   // Hosted checkout (docs/checkout.md): a single-use token, stored hashed with the charge's expiry.
   const token = isCheckoutAction(record.action) ? newCheckoutToken() : undefined;
   // A key taken over from before write-first answers its charge as stored (no checkout of its own).

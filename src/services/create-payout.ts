@@ -13,7 +13,7 @@ import type { StoredAnswer } from './create-charge';
 import { startWithin } from './start-within';
 import { buildPayoutDraft, type PayoutRequest } from './payout-draft';
 import type { Caller, ServiceDeps } from './context';
-import { newPaymentRail } from './payment-route';
+import { newPaymentRoute } from './payment-route';
 
 /** Checks the request against the reference lists and the amount limits; nothing is stored when this throws. */
 async function checkPayoutRequest(deps: ServiceDeps, request: PayoutRequest): Promise<void> {
@@ -54,7 +54,7 @@ export async function createPayout(
   metadataJson?: string,
 ): Promise<StoredAnswer> {
   await checkPayoutRequest(deps, request);
-  const rail = newPaymentRail(deps, caller, 'payouts', request.channel, request.currency);
+  const { rail, railRoute } = await newPaymentRoute(deps, caller, 'payouts', request.channel, request.currency, true);
   const scope: IdempotencyScope = { merchantId: caller.merchantId, environment: caller.environment, key };
   const now = new Date();
   const write = await writePayoutOnce(
@@ -62,7 +62,7 @@ export async function createPayout(
     scope,
     hash,
     newId('payout'),
-    (id, threshold) => ({ ...buildPayoutDraft(caller, id, request, now, threshold, metadataJson), rail }),
+    (id, threshold) => ({ ...buildPayoutDraft(caller, id, request, now, threshold, metadataJson), rail, railRoute }),
     (payout) => ({ status: 200, body: payoutJson(payout) }),
     {
       check: (em, payout) => (payout.environment === 'live' ? applyLiveLimits(em, payout.merchantId, 'payout', payout.amount, payout.currency) : Promise.resolve()),

@@ -1,5 +1,6 @@
 import { ApiError } from '../domain/errors';
-import { defaultRailRoutes, routeFor, SANDBOX_RAIL, type PaymentRail, type RailRoutes } from '../domain/rail-routes';
+import { randomInt } from 'node:crypto';
+import { defaultRailRoutes, routeOf, routeOrder, SANDBOX_RAIL, type PartnerName, type PaymentRail, type RailRoutes } from '../domain/rail-routes';
 import type { Caller, ServiceDeps } from './context';
 
 /** The routes of this process: RAIL_ROUTES as checked at start, else those of the rail it has (one partner: the mobile-money one). */
@@ -7,18 +8,41 @@ export function railRoutesOf(deps: Pick<ServiceDeps, 'railRoutes' | 'liveRail'>)
   return deps.railRoutes ?? defaultRailRoutes({ momo: (deps.liveRail ?? 'none') !== 'none', aggregator: false });
 }
 
+/** A new payment's partner and, when it may fail over (issue 46), the partners it may use in order. */
+export interface NewPaymentRoute {
+  rail: PaymentRail;
+  /** `momo,aggregator`: the route's partners in the order the payment uses them (the first is `rail`); null: one partner, no failover. */
+  railRoute: string | null;
+}
+
 /**
- * The rail a new charge or payout goes to (issue 45): `sandbox` in the sandbox; in live, the partner
- * its channel and currency are routed to. None: 503 `live_unavailable` naming the channel and
- * currency, before anything is written (the Idempotency-Key stays unclaimed).
+ * The rail a new charge or payout goes to (issue 45): `sandbox` in the sandbox; in live, a partner of
+ * the route of its channel and currency. Issue 46: the route may name several partners (weights,
+ * failover order); the first is chosen by weight among those whose circuit breaker admits new
+ * payments (`partnerAdmits`), and with `failover` the others are kept on the payment, in order, for
+ * its workflow to fail over to. None: 503 `live_unavailable` naming the channel and currency, before
+ * anything is written (the Idempotency-Key stays unclaimed).
  */
-export function newPaymentRail(deps: Pick<ServiceDeps, 'railRoutes' | 'liveRail'>, caller: Caller, what: 'charges' | 'payouts', channel: string, currency: string): PaymentRail {
-  if (caller.environment !== 'live') return SANDBOX_RAIL;
-  const partner = routeFor(railRoutesOf(deps), channel, currency);
-  if (partner) return partner;
-  const label = channel === 'mobile_money' ? 'mobile-money' : channel;
-  throw new ApiError(
-    'live_unavailable',
-    `No live partner takes ${label} ${what} in ${currency} yet, so no money can move: nothing was created. Other channels may work on live; the sandbox takes every channel.`,
-  );
+export async function newPaymentRoute(
+  deps: Pick<ServiceDeps, 'railRoutes' | 'liveRail' | 'partnerAdmits'>,
+  caller: Caller,
+  what: 'charges' | 'payouts',
+  channel: string,
+  currency: string,
+  failover: boolean,
+): Promise<NewPaymentRoute> {
+  if (caller.environment !== 'live') return { rail: SANDBOX_RAIL, railRoute: null };
+  const route = routeOf(railRoutesOf(deps), channel, currency);
+  if (!route) {
+    const label = channel === 'mobile_money' ? 'mobile-money' : channel;
+    throw new ApiError(
+      'live_unavailable',
+      `No live partner takes ${label} ${what} in ${currency} yet, so no money can move: nothing was created. Other channels may work on live; the sandbox takes every channel.`,
+    );
+  }
+  if (route.legs.length === 1) return { rail: route.partner, railRoute: null };
+  const admitted = new Set<PartnerName>();
+  for (const leg of route.legs) if (!deps.partnerAdmits || (await deps.partnerAdmits(leg.partner))) admitted.add(leg.partner);
+  const order = routeOrder(route, randomInt(1_000_000) / 1_000_000, (partner) => admitted.has(partner));
+  return { rail: order[0], railRoute: failover ? order.join(',') : null };
 }

@@ -29,7 +29,7 @@ test('accepted, pending, then succeeded: the charge succeeds; one submission, st
   h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-1' }]);
   const r = await runLive({ sandbox_outcome: 'insufficient_funds' });
   expect(r.transitions).toEqual([{ chargeId: r.draft.id, to: 'succeeded', failureClass: null, at: expect.any(String) }]);
-  expect(h.rail.submits.filter((s) => s.paymentId === r.draft.id)).toEqual([{ paymentId: r.draft.id, product: 'collection' }]);
+  expect(h.rail.submits.filter((s) => s.paymentId === r.draft.id)).toEqual([{ paymentId: r.draft.id, product: 'collection', failover: true }]);
   expect(h.rail.statusCalls.filter((s) => s.paymentId === r.draft.id)).toHaveLength(3);
 });
 
@@ -203,7 +203,7 @@ test('the partner does not know the reference: the same request is submitted aga
   const r = await runLive();
   expect(r.result).toMatchObject({ status: 'succeeded' });
   const request = { paymentId: r.draft.id, product: 'collection' };
-  expect(h.rail.submits.filter((s) => s.paymentId === r.draft.id)).toEqual([request, { ...request, resubmit: true }]);
+  expect(h.rail.submits.filter((s) => s.paymentId === r.draft.id)).toEqual([{ ...request, failover: true }, { ...request, resubmit: true }]);
   // Submitted again after this charge's own poll got `unknown`, then polled again for `succeeded`.
   expect(h.rail.timeline.filter((c) => c.paymentId === r.draft.id).map((c) => c.kind)).toEqual(['submit', 'status', 'submit', 'status']);
 });

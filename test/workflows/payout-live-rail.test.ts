@@ -27,7 +27,7 @@ test('transfer accepted, then succeeded: the payout succeeds (sandbox_outcome ha
   h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-p1' }]);
   const r = await runLive('insufficient_funds');
   expect(r.transitions).toEqual([{ to: 'succeeded' }]);
-  expect(h.rail.submits.filter((s) => s.paymentId === r.record.id)).toEqual([{ paymentId: r.record.id, product: 'disbursement' }]);
+  expect(h.rail.submits.filter((s) => s.paymentId === r.record.id)).toEqual([{ paymentId: r.record.id, product: 'disbursement', failover: true }]);
 });
 
 test('PAYEE_NOT_ALLOWED_TO_RECEIVE: failed with invalid_recipient', async () => {

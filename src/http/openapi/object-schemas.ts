@@ -35,6 +35,27 @@ const COMMON_REQUIRED = ['id', 'object', 'status', 'amount', 'currency', 'livemo
 /** Issue 45: which partner a charge, payout or refund went to (a refund: its charge's), or `sandbox`. */
 const rail = { type: 'string', enum: [...PARTNERS, SANDBOX_RAIL], description: 'The partner the payment went to (`momo`: the mobile-money partner; `aggregator`: the card, bank and mobile-money aggregator), or `sandbox`. A refund goes back through its charge\'s.' };
 
+/** Issue 46: a live payment's attempts at its partners, on the retrieval of one charge or payout. */
+const attempts = {
+  type: 'array',
+  description:
+    'Only when one charge or payout is retrieved (`GET /v1/charges/{id}`, `GET /v1/payouts/{id}`): its attempts at its partners in order. The last is `current` (the one the payment follows); each earlier one was left, before it could move any money, for the next partner of its route: `not_reached` (the request never reached the partner) or `refused` (the partner refused it with a reason its error table marks retry-elsewhere). Empty in the sandbox and before the first submission. docs/partner-rail.md, "Routing and failover".',
+  items: {
+    type: 'object',
+    required: ['number', 'partner', 'reference', 'outcome', 'reason', 'next_partner', 'started_at', 'ended_at'],
+    properties: {
+      number: { type: 'integer', minimum: 1 },
+      partner: { type: 'string', enum: [...PARTNERS] },
+      reference: { type: 'string', format: 'uuid', description: 'Our reference of the attempt at the partner (X-Reference-Id, tx_ref).' },
+      outcome: { type: 'string', enum: ['current', 'not_reached', 'refused'] },
+      reason: nullable({ type: 'string' }),
+      next_partner: nullable({ type: 'string', enum: [...PARTNERS] }),
+      started_at: instant,
+      ended_at: nullable(instant),
+    },
+  },
+};
+
 export const CHARGE = {
   type: 'object',
   required: [...COMMON_REQUIRED, 'reference', 'your_reference', 'customer_amount', 'merchant_amount', 'amount_refunded', 'fee', 'channel', 'momo_network_id', 'customer', 'action', 'description', 'failure_class', 'rail', 'card', 'expires_at'],
@@ -64,6 +85,7 @@ export const CHARGE = {
       properties: { brand: { type: 'string' }, last4: { type: 'string', pattern: '^[0-9]{4}$' } },
     }),
     expires_at: instant,
+    attempts,
   },
 };
 
@@ -94,6 +116,7 @@ export const PAYOUT = {
       properties: { decision: { type: 'string' }, reason: { type: 'string' }, decided_at: instant },
     },
     failure_class: failureClass,
+    attempts,
   },
 };
 

@@ -1,3 +1,4 @@
+import { railAttemptsOf, withAttempts } from '../../persistence/partner/rail-attempts-store';
 import Router from '@koa/router';
 import { chargeJson } from '../../domain/charge';
 import { memberSourceJson } from '../../support/raw-json';
@@ -35,7 +36,8 @@ export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     const charge = await findCharge(deps.orm, ctx.state.caller as Caller, pathId(ctx.params, 'charge'));
     if (!charge) throw new ApiError('not_found', `No charge ${ctx.params.id}.`, { param: 'id' });
     ctx.type = 'application/json';
-    ctx.body = chargeJson(charge);
+    // Issue 46: a live charge's attempts at its partners (the one it follows, and any it failed over from).
+    ctx.body = withAttempts(chargeJson(charge), await railAttemptsOf(deps.orm.em.fork(), charge.id));
   });
 
   return router;

@@ -1,3 +1,4 @@
+import { railAttemptsOf, withAttempts } from '../../persistence/partner/rail-attempts-store';
 import Router from '@koa/router';
 import { ApiError } from '../../domain/errors';
 import { payoutJson } from '../../domain/payout';
@@ -47,7 +48,8 @@ export function payoutRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     const payout = await findPayout(deps.orm, caller(ctx), pathId(ctx.params, 'payout'));
     if (!payout) throw new ApiError('not_found', `No payout ${ctx.params.id}.`, { param: 'id' });
     ctx.type = 'application/json';
-    ctx.body = payoutJson(payout);
+    // Issue 46: a live payout's attempts at its partners (the one it follows, and any it failed over from).
+    ctx.body = withAttempts(payoutJson(payout), await railAttemptsOf(deps.orm.em.fork(), payout.id));
   });
 
   return router;

@@ -33,6 +33,7 @@ export function rowToRecord(row: ChargeRow): ChargeRecord {
     updatedAt: row.updatedAt.toISOString(),
     amountRefunded: row.amountRefunded,
     rail: (row.rail as PaymentRail | null | undefined) ?? null,
+    railRoute: row.railRoute ?? null,
     card: row.cardBrand && row.cardLast4 ? { brand: row.cardBrand, last4: row.cardLast4 } : null,
   };
 }
@@ -65,6 +66,7 @@ export function recordToRow(record: ChargeRecord): Omit<ChargeRow, 'workflowStar
     updatedAt: new Date(record.updatedAt),
     amountRefunded: record.amountRefunded ?? 0,
     rail: record.rail ?? null,
+    railRoute: record.railRoute ?? null,
     cardBrand: record.card?.brand ?? null,
     cardLast4: record.card?.last4 ?? null,
   };

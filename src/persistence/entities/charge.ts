@@ -32,6 +32,8 @@ export const Charge = defineEntity({
     updatedAt: p.datetime(),
     /** The partner it went to (`momo`, `aggregator`) or `sandbox` (issue 45; null: a row from before, src/domain/rail-routes.ts railOf). */
     rail: p.string().nullable(),
+    /** Issue 46: the partners it may use in order (`momo,aggregator`), decided at creation; null: its one partner, no failover. */
+    railRoute: p.string().nullable(),
     /** A live card charge's card (issue 45): its brand and last four digits, set by the hosted page's claim; null otherwise. */
     cardBrand: p.string().nullable(),
     cardLast4: p.string().nullable(),

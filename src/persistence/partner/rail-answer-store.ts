@@ -22,7 +22,8 @@ export interface RailAnswer {
 /**
  * Records one partner answer that can end a live payment (issue 43: the status gate of
  * src/persistence/payment-gate.ts and the database's trigger read them). Written against the
- * payment's `rail_references` row (its product and reference); nothing when the payment has none.
+ * payment's `rail_references` row (its product and its current reference: issue 46, an attempt's
+ * answers are its own); nothing when the payment has none.
  * One row per (payment, outcome, source, amount, currency): a poll that repeats a known answer writes
  * nothing, and a partner's corrected SUCCESSFUL (another amount) is a row of its own.
  * Answers the row's id (the existing one when it was recorded before), or null without a reference.
@@ -32,9 +33,10 @@ export async function recordRailAnswer(em: Pick<EntityManager, 'execute'>, answe
     `with made as (
        insert into rail_answers (payment_id, product, reference_id, source, outcome, partner_status, amount, currency, partner_transaction_id, reason)
        select r.payment_id, r.product, r.reference_id, ?, ?, ?, ?, ?, ?, ? from rail_references r where r.payment_id = ?
-       on conflict (payment_id, outcome, source, (coalesce(amount, -1)), (coalesce(currency, ''))) do nothing returning id::text as id)
+       on conflict (payment_id, reference_id, outcome, source, (coalesce(amount, -1)), (coalesce(currency, ''))) do nothing returning id::text as id)
      select id from made union all
-     select id::text from rail_answers where payment_id = ? and outcome = ? and source = ? and amount is not distinct from ?::bigint and currency is not distinct from ?::text`,
+     select a.id::text from rail_answers a join rail_references r on r.payment_id = a.payment_id and r.reference_id = a.reference_id
+     where a.payment_id = ? and a.outcome = ? and a.source = ? and a.amount is not distinct from ?::bigint and a.currency is not distinct from ?::text`,
     [
       answer.source,
       answer.outcome,

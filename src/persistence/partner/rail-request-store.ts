@@ -14,6 +14,10 @@ export interface StoredRailRequest {
   made: boolean;
   /** When the reference was chosen (ISO): right before the payment's first submission. */
   createdAt: string;
+  /** The partner of the current attempt (issue 46: a failover moves the payment to the next). */
+  partner: string;
+  /** The current attempt, from 1. */
+  attempt: number;
   railRequest: Omit<RailRequest, 'referenceId'>;
 }
 
@@ -96,18 +100,24 @@ async function partyOf(orm: Orm, box: SecretBox, id: string, row: PaymentRow): P
 /**
  * The payment's rail request and its partner reference: a UUID chosen on the first call and kept
  * (`rail_references`), so a retried request is the same request; `made` says whether this call chose
- * it. Throws for an unknown payment.
+ * it. `send` (issue 46): the caller is about to submit it, so the reference's `sends` is counted
+ * first, in its own statement (a submission that never says how it ended still counts: only a
+ * reference whose every send provably never reached the partner may fail over). Throws for an
+ * unknown payment.
  */
-export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStepRequest): Promise<StoredRailRequest> {
+export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStepRequest, send = false): Promise<StoredRailRequest> {
   const row = await paymentRow(orm, request.paymentId);
-  // One statement: the insert is not visible to its own outer select, so exactly one row comes back.
-  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean; created_at: Date | string }>>(
+  // One statement: the insert and the update see the same snapshot, so exactly one row comes back.
+  const [ref] = await orm.em.getConnection().execute<Array<{ reference_id: string; made: boolean; created_at: Date | string; partner: string | null; attempt: number }>>(
     `with made as (
-       insert into rail_references (payment_id, product, reference_id, environment, partner) values (?, ?, ?::uuid, ?, ?)
-       on conflict (payment_id) do nothing returning reference_id, created_at)
-     select reference_id::text, true as made, created_at from made
-     union all select reference_id::text, false as made, created_at from rail_references where payment_id = ?`,
-    [request.paymentId, request.product, newUuid(), row.environment, row.rail === 'aggregator' ? 'aggregator' : 'momo', request.paymentId],
+       insert into rail_references (payment_id, product, reference_id, environment, partner, sends) values (?, ?, ?::uuid, ?, ?, ?)
+       on conflict (payment_id) do nothing returning reference_id, created_at, partner, attempt),
+     counted as (
+       update rail_references set sends = sends + 1 where payment_id = ? and ?::boolean returning reference_id, created_at, partner, attempt)
+     select reference_id::text, true as made, created_at, partner, attempt from made
+     union all select reference_id::text, false as made, created_at, partner, attempt from counted
+     union all select reference_id::text, false as made, created_at, partner, attempt from rail_references where payment_id = ? and not ?::boolean`,
+    [request.paymentId, request.product, newUuid(), row.environment, row.rail === 'aggregator' ? 'aggregator' : 'momo', send ? 1 : 0, request.paymentId, send, request.paymentId, send],
   );
   const party = await partyOf(orm, box, request.paymentId, row);
   const message = request.product === 'collection' ? `Payment to ${row.merchant_name}` : request.product === 'refund' ? `Refund from ${row.merchant_name}` : `From ${row.merchant_name}`;
@@ -115,6 +125,8 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
   return {
     referenceId: ref.reference_id,
     made: ref.made,
+    partner: ref.partner ?? 'momo',
+    attempt: ref.attempt,
     createdAt: new Date(ref.created_at).toISOString(),
     railRequest: {
       amount: Number(row.amount),

@@ -35,6 +35,7 @@ export const PAYOUT_COLUMNS = [
   'created_at',
   'updated_at',
   'rail',
+  'rail_route',
 ] as const;
 
 type Row = Record<string, unknown>;
@@ -74,6 +75,7 @@ export function rowToPayout(row: Row): PayoutRecord {
     createdAt: iso(row.created_at as Date | string),
     updatedAt: iso(row.updated_at as Date | string),
     rail: textOrNull(row.rail) as PaymentRail | null,
+    railRoute: textOrNull(row.rail_route),
   };
 }
 
@@ -109,5 +111,6 @@ export function payoutValues(record: PayoutRecord): unknown[] {
     record.createdAt,
     record.updatedAt,
     record.rail ?? null,
+    record.railRoute ?? null,
   ];
 }

@@ -84,7 +84,7 @@ export async function importStatement(orm: Orm, statement: PartnerStatement, sou
          l.financial_transaction_id, l.reason
        from partner_statement_lines l join rail_references r on r.payment_id = l.payment_id and r.reference_id::text = l.reference_id and r.product = ?
        where l.statement_id = ? and l.status in ('SUCCESSFUL', 'FAILED')
-       on conflict (payment_id, outcome, source, (coalesce(amount, -1)), (coalesce(currency, ''))) do nothing`,
+       on conflict (payment_id, reference_id, outcome, source, (coalesce(amount, -1)), (coalesce(currency, ''))) do nothing`,
       [statement.product, id],
     );
     for (const b of result.breaks) {

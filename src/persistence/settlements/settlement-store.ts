@@ -99,7 +99,7 @@ export async function sweepSettlement(
    * recorded as the batch's `rail` so its transfer goes there; null: none takes them (nothing is
    * swept, as without a rail). Absent: the batch names no partner (the mobile-money partner's, as before).
    */
-  bankPartner?: (currency: string) => PartnerName | null,
+  bankPartner?: (currency: string) => { partner: PartnerName; route: string | null } | null,
 ): Promise<SettlementRecord | SettlementNothing> {
   let written = false;
   const result = await orm.em.fork().transactional(async (em): Promise<SettlementRecord | SettlementNothing> => {
@@ -130,8 +130,9 @@ export async function sweepSettlement(
     // pay (it would fail at once and announce settlement.created and settlement.failed for money
     // that never moved).
     if (request.environment === 'live' && rail === 'none') return nothing(LIVE_RAIL_UNAVAILABLE);
-    const partner = request.environment === 'live' && bankPartner ? bankPartner(request.currency) : undefined;
-    if (partner === null) return nothing(LIVE_RAIL_UNAVAILABLE);
+    const routed = request.environment === 'live' && bankPartner ? bankPartner(request.currency) : undefined;
+    if (routed === null) return nothing(LIVE_RAIL_UNAVAILABLE);
+    const partner = routed?.partner;
     if (request.environment === 'live') {
       // Issue 29: while another live batch of this balance waits for the partner's word, nothing more is swept.
       const open = await pendingLiveBatch(em, request.merchantId, request.currency, request.settlementId);
@@ -175,7 +176,8 @@ export async function sweepSettlement(
     };
     await em.execute(`insert into settlements (${SETTLEMENT_COLUMNS.join(', ')}) values (${SETTLEMENT_COLUMNS.map(() => '?').join(', ')})`, settlementValues(batch));
     // The batch's partner (issue 45): its reference is chosen with it, and every call about it goes there.
-    if (partner) await em.execute(`update settlements set rail = ? where id = ?`, [partner, batch.id]);
+    // Issue 46: with the partners it may fail over to, in the route's order.
+    if (partner) await em.execute(`update settlements set rail = ?, rail_route = ? where id = ?`, [partner, routed?.route ?? null, batch.id]);
     const marked = await em.execute<{ n: number }[]>(
       `with swept as (insert into settlement_entries (settlement_id, transfer_id, account, created_at) select ?, le.transfer_id, le.account, le.created_at ${unswept.from} returning 1)
        select count(*)::int as n from swept`,

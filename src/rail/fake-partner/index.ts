@@ -79,6 +79,11 @@ export interface FakePartner {
   /** Every access token issued so far stops working (the next call gets a 401). */
   revokeTokens(): void;
   /**
+   * Issue 46, the `partner_declining` fault: while on, every new request-to-pay and transfer is refused
+   * at once with 400 COULD_NOT_PERFORM_TRANSACTION (retry elsewhere) and nothing is kept.
+   */
+  setDeclining(on: boolean): void;
+  /**
    * Makes a kept reference final now, whatever its behaviour (a success after 24 h, an approval after
    * the charge's expiry, an approval in the last poll interval): one callback unless `callback: false`.
    * False when the fake does not know the reference.
@@ -109,7 +114,8 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const statements = new FakeStatements(transactions);
-  const handler = fakePartnerHandler({ auth, transactions, statements, targetEnvironment, slowMs, requests, log, timers });
+  const modes = { declining: false };
+  const handler = fakePartnerHandler({ auth, transactions, statements, targetEnvironment, slowMs, requests, log, timers, modes });
 
   const server = http.createServer((req, res) => {
     handler(req, res).catch((error: unknown) => {
@@ -150,6 +156,9 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     transaction: (resource, referenceId) => transactions.snapshot(resource, referenceId),
     transactions: (product) => transactions.all(product).map((t) => transactions.snapshot(t.resource, t.referenceId)!),
     revokeTokens: () => auth.revokeAll(),
+    setDeclining: (on) => {
+      modes.declining = on;
+    },
     settle: (resource, referenceId, final, settleOptions) => transactions.settle(resource, referenceId, final, settleOptions),
     statement: (product, date) => statements.statement(product, date),
     amendStatement: (product, referenceId, amendment) => statements.amend(product, referenceId, amendment),

@@ -25,6 +25,8 @@ export interface FakeHandlerContext {
   log: FakeLog;
   /** Slow answers waiting, cleared by close. */
   timers: Set<NodeJS.Timeout>;
+  /** Issue 46: the `partner_declining` fault (setDeclining): new requests-to-pay and transfers refused 400 COULD_NOT_PERFORM_TRANSACTION. */
+  modes: { declining: boolean };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -169,6 +171,10 @@ export function fakePartnerHandler(ctx: FakeHandlerContext): (req: IncomingMessa
       if (typeof submission === 'string') return answer(res, 400, error('INVALID_REQUEST', submission));
       parsed = submission;
       behaviour = behaviourOf((parsed[PARTY_FIELD[resource]] as RailParty).partyId);
+    }
+    if (ctx.modes.declining && resource !== 'refund') {
+      ctx.log('fake partner: declining (the partner_declining fault)', { product: resource, referenceId });
+      return answer(res, 400, error('COULD_NOT_PERFORM_TRANSACTION', 'The transaction cannot be performed now.'));
     }
     if (behaviour === 'refuse_now') {
       // A refund's recipient is the request-to-pay's payer: the payee of the money going back.

@@ -1,3 +1,4 @@
+import type { RailAttempt } from '../../persistence/partner/rail-attempts-store';
 import { escapeHtml } from '../../support/escape-html';
 import { portalPage, type Frame } from './layout';
 import { paymentKindOf, type Payment, type PaymentKind, type Related } from './payments-data';
@@ -64,7 +65,20 @@ function railLine(view: Record<string, unknown>): string {
   return `<p id="timeline-rail" data-rail="${escapeHtml(rail)}">Through ${escapeHtml(RAIL_NAME[rail] ?? rail)}.</p>\n`;
 }
 
-function timelineBlock(timeline: Timeline, view: Record<string, unknown>): string {
+/** Issue 46: a live payment's attempts at its partners, when it failed over (one attempt: the rail line says it all). */
+function attemptsBlock(attempts: readonly RailAttempt[]): string {
+  if (attempts.length < 2) return '';
+  const items = attempts.map((a) => {
+    const said = a.outcome === 'current' ? 'the attempt it follows' : `${a.outcome === 'not_reached' ? 'never reached the partner' : 'refused'}: ${a.reason ?? ''}; then ${RAIL_NAME[a.nextPartner ?? ''] ?? a.nextPartner ?? ''}`;
+    return `<li data-attempt="${a.number}" data-partner="${escapeHtml(a.partner)}" data-outcome="${escapeHtml(a.outcome)}">Attempt ${a.number} through ${escapeHtml(RAIL_NAME[a.partner] ?? a.partner)} (reference <code>${escapeHtml(a.reference)}</code>, ${when(a.startedAt, true)}): ${escapeHtml(said)}</li>`;
+  });
+  return `<ol id="attempts" class="pay-timeline" aria-label="Attempts at the partners">
+${items.join('\n')}
+</ol>
+`;
+}
+
+function timelineBlock(timeline: Timeline, view: Record<string, unknown>, attempts: readonly RailAttempt[] = []): string {
   const items = timeline.entries.map(
     (e) =>
       `<li id="${escapeHtml(e.id)}" data-sequence="${e.sequence}" data-type="${escapeHtml(e.type)}"><code class="pay-event">${escapeHtml(e.type)}</code> ${when(e.createdAt, true)} <span class="pay-seq">sequence ${e.sequence}</span></li>`,
@@ -73,7 +87,7 @@ function timelineBlock(timeline: Timeline, view: Record<string, unknown>): strin
     ? ''
     : `<p class="notice" id="timeline-partial">This payment has more events than shown here (the first ${TIMELINE_LIMIT}); the Events page lists every event.</p>\n`;
   return `<h2 id="timeline-heading">Timeline</h2>
-${railLine(view)}${partial}${items.length ? `<ol id="timeline" class="pay-timeline" aria-labelledby="timeline-heading">\n${items.join('\n')}\n</ol>` : '<p id="timeline-empty">No events about it yet.</p>'}`;
+${railLine(view)}${attemptsBlock(attempts)}${partial}${items.length ? `<ol id="timeline" class="pay-timeline" aria-labelledby="timeline-heading">\n${items.join('\n')}\n</ol>` : '<p id="timeline-empty">No events about it yet.</p>'}`;
 }
 
 function relatedBlock(payment: Payment, related: Related): string {
@@ -126,7 +140,7 @@ const UNDER_REVIEW = `<div class="notice pay-review" id="under-review" role="sta
 `;
 
 /** GET /payments/:id: the object as the API shows it, its timeline, related objects, and its workflow; a notice while it is under review. */
-export function paymentDetailPage(frame: Frame, payment: Payment, related: Related, timeline: Timeline, workflowUrl: string | null, underReview: boolean): string {
+export function paymentDetailPage(frame: Frame, payment: Payment, related: Related, timeline: Timeline, workflowUrl: string | null, underReview: boolean, attempts: readonly RailAttempt[] = []): string {
   const { view } = payment;
   const noun = NOUN[payment.kind];
   const workflow = workflowUrl
@@ -144,7 +158,7 @@ ${fields(view, view.currency).join('\n')}
 </dl>
 <h2>Metadata</h2>
 ${metadataBlock(payment.metadataJson)}
-${timelineBlock(timeline, payment.view as unknown as Record<string, unknown>)}
+${timelineBlock(timeline, payment.view as unknown as Record<string, unknown>, attempts)}
 ${relatedBlock(payment, related)}`,
     frame,
     'payments',

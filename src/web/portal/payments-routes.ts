@@ -1,3 +1,4 @@
+import { railAttemptsOf } from '../../persistence/partner/rail-attempts-store';
 import { isUnderReview } from '../../persistence/partner/payment-review-flag';
 import { workflowUiUrl } from '../../services/stuck-payments';
 import { callerOf, frameOf, html, notFoundText, type PortalRoutes } from './kit';
@@ -35,14 +36,16 @@ export const paymentsRoutes: PortalRoutes = (router, kit) => {
     const caller = callerOf(session);
     const payment = await findPayment(orm, caller, ctx.params.id ?? '');
     if (!payment) return notFoundText(ctx);
-    const [related, timeline, underReview] = await Promise.all([
+    const [related, timeline, underReview, attempts] = await Promise.all([
       relatedOf(orm, caller, payment),
       paymentTimeline(orm, caller, payment),
       isUnderReview(orm, payment.view.id, caller.merchantId, caller.environment),
+      // Issue 46: its attempts at its partners (a payment of this merchant: findPayment checked it).
+      railAttemptsOf(orm.em.fork(), payment.view.id),
     ]);
     const ui = kit.options.temporalUi;
     // Every payment's workflow id is its own id (src/temporal/*-start.ts).
     const workflowUrl = ui ? workflowUiUrl(ui.baseUrl, ui.namespace, payment.view.id) : null;
-    html(ctx, 200, paymentDetailPage(frameOf(session, `${PAYMENTS_PATH}/${payment.view.id}`), payment, related, timeline, workflowUrl, underReview));
+    html(ctx, 200, paymentDetailPage(frameOf(session, `${PAYMENTS_PATH}/${payment.view.id}`), payment, related, timeline, workflowUrl, underReview, attempts));
   });
 };

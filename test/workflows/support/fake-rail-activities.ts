@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { RailActivities, RailStatusAnswer, RailSubmitOutcome } from '../../../activities/types';
 import type { RailStepRequest } from '../../../src/domain/live-rail';
+import type { FailoverResult } from '../../../src/domain/rail-failover';
 
 /** A call the fake rail saw, with the test server's time when it came (when a clock is set). */
 export type SeenCall = RailStepRequest & { atMs?: number };
@@ -15,6 +16,9 @@ export type SeenCall = RailStepRequest & { atMs?: number };
 export class FakeRail {
   readonly submits: RailStepRequest[] = [];
   readonly statusCalls: RailStepRequest[] = [];
+  /** Issue 46: the failover gate's calls, and what it answers in turn (none left: not moved). */
+  readonly failovers: RailStepRequest[] = [];
+  private readonly nextAttempts: Array<{ result: FailoverResult; submit: RailSubmitOutcome; statuses: RailStatusAnswer[] }> = [];
   /**
    * Every submission and status call with its time on the test server's clock when the double ran
    * (`atMs`), and when the server scheduled that attempt (`scheduledMs`: what the workflow and the
@@ -34,6 +38,17 @@ export class FakeRail {
     // may still poll, before this script's payment submits, and must not take its first answer.
     for (const seen of [...this.submits, ...this.statusCalls]) this.earlierOwners.add(seen.paymentId);
     this.script = { submit, statuses: statuses.length ? [...statuses] : [{ status: 'pending' }] };
+    // The failover answers scripted for an earlier script are not this one's.
+    this.nextAttempts.length = 0;
+    return this;
+  }
+
+  /**
+   * Issue 46: the failover gate's next answer. Moved: the payment's next attempt answers `submit`
+   * and `statuses` (the script is replaced, its owner kept). Unscripted, the gate answers not moved.
+   */
+  thenFailover(result: FailoverResult, submit: RailSubmitOutcome = { kind: 'accepted' }, statuses: RailStatusAnswer[] = [{ status: 'pending' }]): this {
+    this.nextAttempts.push({ result, submit, statuses });
     return this;
   }
 
@@ -65,7 +80,17 @@ export class FakeRail {
       if (!this.earlierOwners.has(request.paymentId)) script.owner ??= request.paymentId;
       const now = await this.now('submit', request.paymentId);
       if (script.failSubmitsUntilMs !== undefined && now !== undefined && now < script.failSubmitsUntilMs) throw new Error('the partner cannot be reached (scripted)');
+      // Issue 46: `not_reached` is an answer only to a submission that may fail over; one that may not
+      // (after the gate said no) is retried by Temporal until the partner answers: here, at once, accepted.
+      if (script.submit.kind === 'not_reached' && !request.failover) return { kind: 'accepted' };
       return script.submit;
+    },
+    railFailover: async (request) => {
+      this.failovers.push(request);
+      const next = this.nextAttempts.shift();
+      if (!next) return { moved: false, why: 'no other partner (scripted)' };
+      if (next.result.moved) this.script = { submit: next.submit, statuses: next.statuses.length ? [...next.statuses] : [{ status: 'pending' }], owner: request.paymentId };
+      return next.result;
     },
     railStatus: async (request) => {
       // Whose call this is and which script answers it are decided together, before the first

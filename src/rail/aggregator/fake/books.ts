@@ -87,6 +87,8 @@ export interface SubmitContext {
   books: FakeBooks;
   /** How long a `0007` (slow) submission's answer waits after the reference is kept. */
   slowMs: number;
+  /** Issue 46 (the `partner_declining` fault): every new reference is refused with SERVICE_DECLINING (retry elsewhere), nothing kept. */
+  declining?: () => boolean;
 }
 
 /** The virtual accounts' bank, as the instructions name it. */

@@ -15,7 +15,7 @@ const GHANA_CHARGE_NETWORKS = new Set(GHANA_NETWORKS.map((n) => n.charge));
  * of the payer's last four digits. Accepted: 200 `Charge initiated` with the pending charge, and a
  * bank transfer's account to pay into as `meta.authorization`.
  */
-export function submitCharge({ books, slowMs }: SubmitContext, type: string | null, body: unknown): Reply {
+export function submitCharge({ books, slowMs, declining }: SubmitContext, type: string | null, body: unknown): Reply {
   const bankTransfer = type === BANK_TRANSFER_TYPE;
   const currencies = Object.entries(MOBILE_MONEY_CHARGE_TYPE).filter(([, t]) => t === type).map(([c]) => c);
   if (!bankTransfer && currencies.length === 0) return errorAnswer('UNSUPPORTED_PAYMENT_TYPE', `Invalid charge type "${(type ?? '').slice(0, 40)}"`);
@@ -24,6 +24,7 @@ export function submitCharge({ books, slowMs }: SubmitContext, type: string | nu
   if (isReply(txRef)) return txRef;
   const known = books.get('collection', txRef);
   if (known) return duplicateReply(known);
+  if (declining?.()) return errorAnswer('SERVICE_DECLINING');
 
   const currency = currencyField(body);
   if (isReply(currency)) return currency;

@@ -76,6 +76,11 @@ export interface FakeAggregator {
   config(overrides?: { timeoutMs?: number }): AggregatorConfig;
   /** Where webhooks go from now on (null: none sent). */
   setWebhookUrl(url: string | null): void;
+  /**
+   * Issue 46, the `partner_declining` fault: while on, every new charge (not a card's) and transfer is
+   * refused at once with SERVICE_DECLINING (retry elsewhere) and nothing is kept; kept references answer as before.
+   */
+  setDeclining(on: boolean): void;
   /** Every request received, in order, secrets masked. */
   requests: RecordedAggregatorRequest[];
   /** Every webhook sent (once answered or failed). */
@@ -131,7 +136,8 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
   const timers = new Set<NodeJS.Timeout>();
   let url = '';
   const cards = { enabled: options.cards ?? true, encryptionKey, baseUrl: () => url };
-  const handler = fakeAggregatorHandler({ books, secretKey, slowMs: options.slowMs ?? 12_000, requests, log, timers, cards });
+  const modes = { declining: false };
+  const handler = fakeAggregatorHandler({ books, secretKey, slowMs: options.slowMs ?? 12_000, requests, log, timers, cards, modes });
 
   const server = http.createServer((req, res) => {
     handler(req, res).catch((error: unknown) => {
@@ -158,6 +164,9 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     webhookHash,
     encryptionKey,
     config: (overrides = {}) => ({ baseUrl: url, secretKey, webhookHash, timeoutMs: overrides.timeoutMs ?? DEFAULT_AGGREGATOR_TIMEOUT_MS, encryptionKey }),
+    setDeclining: (on) => {
+      modes.declining = on;
+    },
     setWebhookUrl: (next) => {
       webhookUrl = next;
     },

@@ -30,6 +30,8 @@ export interface FakeAggregatorContext {
   timers: Set<NodeJS.Timeout>;
   /** Card charges: on or off, their payload's key, the fake's address (its 3-D Secure page). */
   cards: FakeCardSettings;
+  /** Issue 46: the `partner_declining` fault (setDeclining): new charges and transfers refused SERVICE_DECLINING. */
+  modes: { declining: boolean };
 }
 
 type Route =
@@ -133,7 +135,7 @@ export function fakeAggregatorHandler(ctx: FakeAggregatorContext): (req: Incomin
       return send(res, errorAnswer('INVALID_AUTHORIZATION'));
     }
     const body = text ? parseJson(text) : undefined;
-    const ours = { books: ctx.books, slowMs: ctx.slowMs };
+    const ours = { books: ctx.books, slowMs: ctx.slowMs, declining: () => ctx.modes.declining };
 
     let reply: Reply;
     switch (target.kind) {

@@ -12,12 +12,13 @@ import { duplicateReply, transferView, type Reply } from './views';
  * account, or the wallet's phone number), an optional `callback_url`; then the behaviour of the
  * account number's last four digits. Accepted: 200 `Transfer Queued Successfully`, status NEW.
  */
-export function submitTransfer({ books, slowMs }: SubmitContext, body: unknown): Reply {
+export function submitTransfer({ books, slowMs, declining }: SubmitContext, body: unknown): Reply {
   if (!isBody(body)) return invalid('the body must be a JSON object');
   const reference = referenceField(body, 'reference');
   if (isReply(reference)) return reference;
   const known = books.get('disbursement', reference);
   if (known) return duplicateReply(known);
+  if (declining?.()) return errorAnswer('SERVICE_DECLINING');
 
   const currency = currencyField(body);
   if (isReply(currency)) return currency;
