@@ -54,6 +54,7 @@ import { Migration20261216000004_statements_per_partner } from './Migration20261
 import { Migration20261216000005_card_submissions } from './Migration20261216000005_card_submissions';
 import { Migration20261216000006_charge_card } from './Migration20261216000006_charge_card';
 import { Migration20261217000001_rail_attempts } from './Migration20261217000001_rail_attempts';
+import { Migration20261217000002_merchant_routes } from './Migration20261217000002_merchant_routes';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -119,4 +120,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261216000005_card_submissions', class: Migration20261216000005_card_submissions },
   { name: 'Migration20261216000006_charge_card', class: Migration20261216000006_charge_card },
   { name: 'Migration20261217000001_rail_attempts', class: Migration20261217000001_rail_attempts },
+  { name: 'Migration20261217000002_merchant_routes', class: Migration20261217000002_merchant_routes },
 ];

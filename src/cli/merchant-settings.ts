@@ -1,4 +1,5 @@
 import { parseCurrencyLimits } from '../domain/live-limits';
+import { formatRailRoutes, parseRailRoutes, routesProblem } from '../domain/rail-routes';
 import { normalizeBankCode, parseSettlementAccountNumber, sealAccountNumber } from '../domain/settlement-account';
 import type { Config } from '../config';
 import type { ChangeActor } from '../domain/operator-action';
@@ -48,7 +49,9 @@ export function merchantSettingsChange(values: Values, box: () => SecretBox): Me
   // The email of an account change goes to the address on file: never both in one command.
   if (notificationEmail !== undefined && change.settlementAccount) throw new UsageError('--notification-email and --settlement-account are changed in two commands, so the account change is emailed to the address on file');
   if (notificationEmail !== undefined) change.notificationEmail = notificationEmail.trim() === '' ? null : emailOption(notificationEmail, '--notification-email');
-  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount CUR:N, --live-daily-limit CUR:N and/or --notification-email EMAIL');
+  const routes = values.routes;
+  if (routes !== undefined) change.railRoutes = merchantRoutesOption(routes);
+  if (Object.keys(change).length === 0) throw new UsageError('nothing to set: pass --payout-review-threshold N, --settlement-bank CODE --settlement-account NUMBER, --live-max-amount CUR:N, --live-daily-limit CUR:N, --notification-email EMAIL and/or --routes TEXT');
   return change;
 }
 
@@ -88,4 +91,24 @@ export async function setMerchantSettings(config: Config, env: NodeJS.ProcessEnv
     }
   }
   return view;
+}
+
+/**
+ * `--routes TEXT` (issue 46): a merchant's own routes in RAIL_ROUTES' syntax, checked here (each
+ * route's channel, currency, partners and weights; no card to the MoMo partner), kept in their text
+ * form; "" clears them (the start's routes again). A route to a partner the API's start does not have
+ * is skipped there, the start's route taking its place.
+ */
+export function merchantRoutesOption(raw: string): string | null {
+  if (raw.trim() === '') return null;
+  let text: string;
+  try {
+    const routes = parseRailRoutes(raw);
+    const problem = routesProblem(routes, { momo: true, aggregator: true }, true);
+    if (problem) throw new Error(problem);
+    text = formatRailRoutes(routes);
+  } catch (error) {
+    throw new UsageError(`--routes: ${(error as Error).message.replace(/^RAIL_ROUTES:?\s*/, '')}`);
+  }
+  return text;
 }

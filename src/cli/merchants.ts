@@ -65,6 +65,7 @@ export function addMerchantCommands(program: CliCommand): void {
     .option('--live-max-amount <CUR:N[,CUR:N…]>', 'the largest live payment per currency')
     .option('--live-daily-limit <CUR:N[,CUR:N…]>', 'the live total per day per currency')
     .option('--notification-email <EMAIL>', 'where notifications go ("" for none); not with --settlement-account')
+    .option('--routes <ROUTES>', 'the merchant\'s own routes, RAIL_ROUTES\' syntax (e.g. "mobile_money:GHS=aggregator|momo"; "" for the start\'s): each takes the place of the start\'s route of its channel and currency for new live payments')
     .option('--reason <TEXT>', REASON_HELP)
     .option('--operator <NAME>', REQUIRED_OPERATOR_HELP);
   act(set, (config, values, [id], context) => {

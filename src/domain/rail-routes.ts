@@ -157,3 +157,19 @@ export function routesProblem(routes: RailRoutes, available: Readonly<Record<Par
 export function railOf(record: { environment: string; rail?: PaymentRail | null }): PaymentRail {
   return record.rail ?? (record.environment === 'live' ? 'momo' : SANDBOX_RAIL);
 }
+
+/**
+ * Issue 46: the route of a merchant's new payment: the merchant's own route of its channel and
+ * currency (exact currency, then `*`) when it has one, keeping only the partners this start has (the
+ * partners its own routes name); else, or when none of them is left, the start's route.
+ */
+export function merchantRouteOf(start: RailRoutes, merchant: RailRoutes | null, channel: string, currency: string): RailRoute | null {
+  const own = merchant ? routeOf(merchant, channel, currency) : null;
+  if (own) {
+    const present = new Set(start.flatMap((r) => r.legs.map((leg) => leg.partner)));
+    const legs = own.legs.filter((leg) => present.has(leg.partner));
+    const weighted = legs.some((leg) => (leg.weight ?? 0) > 0) || legs.every((leg) => leg.weight === null);
+    if (legs.length > 0 && weighted) return { ...own, partner: legs[0].partner, legs };
+  }
+  return routeOf(start, channel, currency);
+}

@@ -1,6 +1,7 @@
+import { readMerchantRailRoutes } from '../persistence/merchants/merchant-routes-store';
 import { ApiError } from '../domain/errors';
 import { randomInt } from 'node:crypto';
-import { defaultRailRoutes, routeOf, routeOrder, SANDBOX_RAIL, type PartnerName, type PaymentRail, type RailRoutes } from '../domain/rail-routes';
+import { defaultRailRoutes, merchantRouteOf, parseRailRoutes, routeOrder, SANDBOX_RAIL, type PartnerName, type PaymentRail, type RailRoutes } from '../domain/rail-routes';
 import type { Caller, ServiceDeps } from './context';
 
 /** The routes of this process: RAIL_ROUTES as checked at start, else those of the rail it has (one partner: the mobile-money one). */
@@ -24,7 +25,7 @@ export interface NewPaymentRoute {
  * anything is written (the Idempotency-Key stays unclaimed).
  */
 export async function newPaymentRoute(
-  deps: Pick<ServiceDeps, 'railRoutes' | 'liveRail' | 'partnerAdmits'>,
+  deps: Pick<ServiceDeps, 'railRoutes' | 'liveRail' | 'partnerAdmits' | 'orm'>,
   caller: Caller,
   what: 'charges' | 'payouts',
   channel: string,
@@ -32,7 +33,7 @@ export async function newPaymentRoute(
   failover: boolean,
 ): Promise<NewPaymentRoute> {
   if (caller.environment !== 'live') return { rail: SANDBOX_RAIL, railRoute: null };
-  const route = routeOf(railRoutesOf(deps), channel, currency);
+  const route = merchantRouteOf(railRoutesOf(deps), await merchantRoutes(deps, caller.merchantId), channel, currency);
   if (!route) {
     const label = channel === 'mobile_money' ? 'mobile-money' : channel;
     throw new ApiError(
@@ -45,4 +46,15 @@ export async function newPaymentRoute(
   for (const leg of route.legs) if (!deps.partnerAdmits || (await deps.partnerAdmits(leg.partner))) admitted.add(leg.partner);
   const order = routeOrder(route, randomInt(1_000_000) / 1_000_000, (partner) => admitted.has(partner));
   return { rail: order[0], railRoute: failover ? order.join(',') : null };
+}
+
+/** A merchant's own routes (`merchants set --routes`, issue 46), or null; a text that no longer reads is ignored (the start's routes). */
+async function merchantRoutes(deps: Pick<ServiceDeps, 'orm'>, merchantId: string): Promise<RailRoutes | null> {
+  const text = await readMerchantRailRoutes(deps.orm, merchantId);
+  if (!text) return null;
+  try {
+    return parseRailRoutes(text);
+  } catch {
+    return null;
+  }
 }

@@ -81,3 +81,34 @@ test('merchants set --live-max-amount CUR:N --live-daily-limit CUR:N: stored per
   expect(bare.stderr).toContain('--live-max-amount needs a currency');
   expect(bare.stderr).toContain('--live-max-amount GHS:500000');
 });
+
+describe('issue 46: merchants set --routes (a setting that moves money: audited)', () => {
+  const stored = async (id: string) => (await h.orm.em.getConnection().execute<Array<{ r: string | null }>>(`select rail_routes as r from merchants where id = ?`, [id]))[0].r;
+  const audits = async (id: string) =>
+    h.orm.em.getConnection().execute<Array<{ before: unknown; after: unknown }>>(`select state_before as before, state_after as after from operator_audit where payment_id = ? and action = 'merchant.settings_update' order by created_at`, [id]);
+
+  test('set in its text form, shown, audited with before and after; "" clears it, audited too', async () => {
+    const m = await h.merchant();
+    const set = await cli('merchants', 'set', m.id, '--routes', ' mobile_money:GHS=aggregator:1|momo:3 , bank:*=aggregator ', ...AUDIT_FLAGS);
+    expect({ code: set.code, stderr: set.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(set.stdout)).toMatchObject({ rail_routes: 'mobile_money:GHS=aggregator:1|momo:3,bank:*=aggregator', changed: ['rail_routes'], audit_id: expect.stringMatching(/^aud_/) });
+    expect(await stored(m.id)).toBe('mobile_money:GHS=aggregator:1|momo:3,bank:*=aggregator');
+    const cleared = await cli('merchants', 'set', m.id, '--routes', '', ...AUDIT_FLAGS);
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ changed: ['rail_routes'] });
+    expect(JSON.parse(cleared.stdout).rail_routes).toBeUndefined();
+    expect(await stored(m.id)).toBeNull();
+    expect((await audits(m.id)).map((a) => [a.before, a.after])).toEqual([
+      [{ rail_routes: null }, { rail_routes: 'mobile_money:GHS=aggregator:1|momo:3,bank:*=aggregator' }],
+      [{ rail_routes: 'mobile_money:GHS=aggregator:1|momo:3,bank:*=aggregator' }, { rail_routes: null }],
+    ]);
+  });
+
+  test.each([['mobile_money:GHS=paypal'], ['card:*=momo'], ['mobile_money:GHS=momo:1|aggregator'], ['mobile_money:GHS=momo|momo'], ['nonsense']])('--routes %s: exit 1 naming the problem, nothing changed, no audit row', async (routes) => {
+    const m = await h.merchant();
+    const result = await cli('merchants', 'set', m.id, '--routes', routes, ...AUDIT_FLAGS);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^error: --routes: /);
+    expect(await stored(m.id)).toBeNull();
+    expect(await audits(m.id)).toEqual([]);
+  });
+});

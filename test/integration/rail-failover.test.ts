@@ -3,6 +3,7 @@ import { idempotencyKey, chargeBody, type TestMerchant } from '../support/harnes
 import { startPartnerHarness, type PartnerHarness } from '../support/partner-harness';
 import { fundMerchant } from '../support/fund-merchant';
 import { failOver } from '../../src/persistence/partner/rail-failover-store';
+import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 
 /**
  * Issue 46, failover inside one payment, end to end: RAIL_ROUTES `mobile_money:*=momo|aggregator`,
@@ -119,6 +120,21 @@ test('a charge whose route is one partner never moves, and a refund never fails 
   await expect(failOver(p.h.orm, id, async () => true)).resolves.toMatchObject({ moved: false });
   await expect(failOver(p.h.orm, 're_doesnotexist', async () => true)).resolves.toMatchObject({ moved: false, why: expect.stringContaining('a refund goes back through the partner that took its charge') });
   expect((await get('charges', id)).attempts.map((a) => [a.partner, a.outcome])).toEqual([['momo', 'current']]);
+});
+
+test('a merchant\'s own route (merchants set --routes) takes the place of the start\'s for its new payments; a partner the start lacks is skipped', async () => {
+  const other = await p.h.merchant({ verified: true });
+  await updateMerchantSettings(p.h.orm, other.id, { railRoutes: 'mobile_money:GHS=aggregator' });
+  const res = await p.h.request('live', 'POST', '/v1/charges', {
+    key: other.liveKey,
+    body: chargeBody({ customer: { identifier: phone('5690'), name: 'Ama' }, reference: `own-${idempotencyKey()}` }),
+    headers: { 'Idempotency-Key': idempotencyKey() },
+  });
+  expect(res.json).toMatchObject({ rail: 'aggregator' });
+  expect(await finished(res.json.id)).toMatchObject({ status: 'succeeded' });
+  // The start's route still applies to everyone else.
+  const id = await charge('5691');
+  expect(await finished(id)).toMatchObject({ status: 'succeeded' });
 });
 
 test('the MoMo partner down (its port closed): a charge never reaches it, the aggregator takes it; nothing at MoMo', async () => {

@@ -13,7 +13,7 @@ const KEY_CHANGE = ['reason', 'operator'];
 const COMMAND_OPTIONS: Record<string, string[]> = {
   'merchants create': ['name', 'email', 'password-stdin', ...KEY_CHANGE],
   'merchants verify': KEY_CHANGE,
-  'merchants set': ['payout-review-threshold', 'settlement-bank', 'settlement-account', 'live-max-amount', 'live-daily-limit', 'notification-email', ...KEY_CHANGE],
+  'merchants set': ['payout-review-threshold', 'settlement-bank', 'settlement-account', 'live-max-amount', 'live-daily-limit', 'notification-email', 'routes', ...KEY_CHANGE],
   'users create': ['merchant', 'email', 'password-stdin', ...KEY_CHANGE],
   'users list': ['merchant'],
   'users disable': KEY_CHANGE,

@@ -1,4 +1,4 @@
-import { formatRailRoutes, parseRailRoutes, routeFor, routeOf, routeOrder, routesProblem } from '../../src/domain/rail-routes';
+import { formatRailRoutes, merchantRouteOf, parseRailRoutes, routeFor, routeOf, routeOrder, routesProblem } from '../../src/domain/rail-routes';
 import { failoverCause, nextPartner, parseRailRoute } from '../../src/domain/rail-failover';
 
 // Issue 46: routes with an order and weights (RAIL_ROUTES), and the failover gate's rule.
@@ -65,4 +65,14 @@ test('the next partner: the first of the payment\'s route not tried yet whose br
   expect(await nextPartner(['momo', 'aggregator'], ['momo'], async (p) => p !== 'aggregator')).toBeNull();
   expect(await nextPartner(['momo', 'aggregator'], ['momo', 'aggregator'], async () => true)).toBeNull();
   expect(await nextPartner(['momo'], ['momo'], async () => true)).toBeNull();
+});
+
+test('a merchant\'s own route takes the place of the start\'s of its channel and currency, keeping only partners the start has', () => {
+  const start = parseRailRoutes('mobile_money:*=momo|aggregator,bank:*=aggregator');
+  expect(merchantRouteOf(start, parseRailRoutes('mobile_money:GHS=aggregator'), 'mobile_money', 'GHS')?.legs.map((l) => l.partner)).toEqual(['aggregator']);
+  expect(merchantRouteOf(start, parseRailRoutes('mobile_money:GHS=aggregator'), 'mobile_money', 'KES')?.legs.map((l) => l.partner)).toEqual(['momo', 'aggregator']);
+  expect(merchantRouteOf(start, null, 'bank', 'GHS')?.partner).toBe('aggregator');
+  const momoOnly = parseRailRoutes('mobile_money:*=momo');
+  expect(merchantRouteOf(momoOnly, parseRailRoutes('mobile_money:*=aggregator:1|momo:0'), 'mobile_money', 'GHS')?.legs.map((l) => l.partner)).toEqual(['momo']);
+  expect(merchantRouteOf(momoOnly, parseRailRoutes('mobile_money:*=aggregator|momo'), 'mobile_money', 'GHS')?.legs.map((l) => l.partner)).toEqual(['momo']);
 });

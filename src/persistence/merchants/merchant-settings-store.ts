@@ -24,6 +24,8 @@ export interface MerchantSettings {
    */
   live_max_amount?: CurrencyAmounts;
   live_daily_limit?: CurrencyAmounts;
+  /** Issue 46: the merchant's own routes (RAIL_ROUTES' syntax), present once set: each takes the place of the start's route of its channel and currency. */
+  rail_routes?: string;
 }
 
 export interface SettlementAccount {
@@ -43,6 +45,8 @@ export interface MerchantSettingsChange {
   /** Per currency; the currencies not named keep their limits. */
   liveMaxAmount?: CurrencyAmounts;
   liveDailyLimit?: CurrencyAmounts;
+  /** Issue 46: `--routes TEXT` (checked by parseRailRoutes, in its text form); null clears them (`--routes ""`). */
+  railRoutes?: string | null;
 }
 
 type Row = {
@@ -53,9 +57,10 @@ type Row = {
   /** Plain text: only on a row written before migration 20261125000005 and not sealed yet. */
   settlement_account_number: string | null;
   notification_email: string | null;
+  rail_routes: string | null;
 };
 
-const COLUMNS = `id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email`;
+const COLUMNS = `id, payout_review_threshold::text as payout_review_threshold, settlement_bank_code, settlement_account_masked, settlement_account_number, notification_email, rail_routes`;
 
 import { DEFAULT_SETTLEMENT_ACCOUNT_HOLD_MS } from '../../config';
 
@@ -138,7 +143,7 @@ export async function changeMerchantSettings(
   actor: ChangeActor,
   options: SettingsChangeOptions = {},
 ): Promise<SettingsChangeResult> {
-  if (change.payoutReviewThreshold === undefined && !change.settlementAccount && change.notificationEmail === undefined && !change.liveMaxAmount && !change.liveDailyLimit) throw new Error('nothing to set');
+  if (change.payoutReviewThreshold === undefined && !change.settlementAccount && change.notificationEmail === undefined && !change.liveMaxAmount && !change.liveDailyLimit && change.railRoutes === undefined) throw new Error('nothing to set');
   if (change.settlementAccount && !(await findBank(orm, change.settlementAccount.bankCode))) {
     throw new Error(`unknown settlement bank "${change.settlementAccount.bankCode}"; the codes are those of GET /v1/reference/banks`);
   }
@@ -172,6 +177,12 @@ export async function changeMerchantSettings(
       after.notification_email = change.notificationEmail;
       sets.push('notification_email = ?');
       params.push(change.notificationEmail);
+    }
+    if (change.railRoutes !== undefined && (row.rail_routes ?? null) !== change.railRoutes) {
+      before.rail_routes = row.rail_routes ?? null;
+      after.rail_routes = change.railRoutes;
+      sets.push('rail_routes = ?');
+      params.push(change.railRoutes);
     }
     const max = limitsDiff(limitsBefore.maxAmount, change.liveMaxAmount);
     const daily = limitsDiff(limitsBefore.dailyLimit, change.liveDailyLimit);
@@ -259,6 +270,7 @@ function settingsOf(row: Row, limits: LiveLimits): MerchantSettings {
   const masked = row.settlement_account_masked ?? (row.settlement_account_number === null ? null : maskAccountNumber(row.settlement_account_number));
   if (row.settlement_bank_code && masked) settings.settlement_account = { bank_code: row.settlement_bank_code, account_masked: masked };
   if (row.notification_email) settings.notification_email = row.notification_email;
+  if (row.rail_routes) settings.rail_routes = row.rail_routes;
   return settings;
 }
 
