@@ -133,7 +133,10 @@ export function routeOrder(route: RailRoute, draw: number, admits: (partner: Par
  */
 export function defaultRailRoutes(available: Readonly<Record<PartnerName, boolean>>, cards = false): RailRoutes {
   const routes: RailRoute[] = [];
-  if (available.momo) routes.push(singleRoute('mobile_money', '*', 'momo'));
+  // Issue 46: with both partners, mobile money fails over from the MoMo partner to the aggregator.
+  if (available.momo && available.aggregator) {
+    routes.push({ channel: 'mobile_money', currency: '*', partner: 'momo', legs: [{ partner: 'momo', weight: null }, { partner: 'aggregator', weight: null }] });
+  } else if (available.momo) routes.push(singleRoute('mobile_money', '*', 'momo'));
   else if (available.aggregator) routes.push(singleRoute('mobile_money', '*', 'aggregator'));
   if (available.aggregator) routes.push(singleRoute('bank', '*', 'aggregator'));
   else if (available.momo) routes.push(singleRoute('bank', '*', 'momo'));

@@ -5,7 +5,7 @@ import { defaultRailRoutes, formatRailRoutes, parseRailRoutes, routeFor, routesP
 const both = { momo: true, aggregator: true };
 
 test('by default the aggregator takes cards only when it can (AGGREGATOR_ENCRYPTION_KEY set); the MoMo partner never', () => {
-  expect(formatRailRoutes(defaultRailRoutes(both, true))).toBe('mobile_money:*=momo,bank:*=aggregator,card:*=aggregator');
+  expect(formatRailRoutes(defaultRailRoutes(both, true))).toBe('mobile_money:*=momo|aggregator,bank:*=aggregator,card:*=aggregator');
   expect(routeFor(defaultRailRoutes(both, false), 'card', 'GHS')).toBeNull();
   expect(routeFor(defaultRailRoutes({ momo: true, aggregator: false }, true), 'card', 'GHS')).toBeNull();
 });
