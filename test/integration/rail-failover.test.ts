@@ -78,6 +78,26 @@ test('the MoMo partner declining: a charge is refused there (retry elsewhere), t
   }
 });
 
+test('a refund of a charge that failed over goes back through the partner that took it (the aggregator), with its reference', async () => {
+  p.fake.setDeclining(true);
+  let id: string;
+  try {
+    id = await charge('5682');
+    expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+  } finally {
+    p.fake.setDeclining(false);
+  }
+  const taken = (await get('charges', id)).attempts[1];
+  const refund = await p.h.request('live', 'POST', '/v1/refunds', { key: m.liveKey, body: { charge: id }, headers: { 'Idempotency-Key': idempotencyKey() } });
+  expect(refund.json).toMatchObject({ status: 'pending', rail: 'aggregator' });
+  expect(await finished(refund.json.id)).toMatchObject({ status: 'succeeded' });
+  const [ref] = await p.h.orm.em.getConnection().execute<Array<{ reference_id: string; partner: string }>>(`select reference_id::text, partner from rail_references where payment_id = ?`, [refund.json.id]);
+  expect(ref.partner).toBe('aggregator');
+  expect(p.aggregator!.transaction('refund', ref.reference_id)).toBeDefined();
+  expect(p.fake.transaction('refund', ref.reference_id)).toBeUndefined();
+  expect(taken.partner).toBe('aggregator');
+});
+
 test('the MoMo partner declining: a payout goes through the aggregator; one that the aggregator leaves PENDING cannot be failed on the first attempt\'s refusal', async () => {
   p.fake.setDeclining(true);
   let pendingId: string;

@@ -140,12 +140,17 @@ export async function railRequestFor(orm: Orm, box: SecretBox, request: RailStep
   };
 }
 
-/** The payment a partner reference belongs to (the callback route's lookup); null when unknown. */
+/**
+ * The payment a partner reference belongs to (the callback route's lookup); null when unknown. Issue
+ * 46: a reference of an attempt the payment left (`rail_attempts`) still finds it: a callback for it
+ * is a wake-up like any other, and the workflow asks its current attempt.
+ */
 export async function paymentOfReference(orm: Orm, product: string, referenceId: string): Promise<{ paymentId: string; environment: string } | null> {
   if (!isReferenceId(referenceId)) return null;
   const rows = await orm.em.getConnection().execute<Array<{ payment_id: string; environment: string }>>(
-    `select payment_id, environment from rail_references where product = ? and reference_id = ?::uuid`,
-    [product, referenceId],
+    `select payment_id, environment from rail_references where product = ? and reference_id = ?::uuid
+     union all select payment_id, environment from rail_attempts where product = ? and reference_id = ?::uuid limit 1`,
+    [product, referenceId, product, referenceId],
   );
   return rows[0] ? { paymentId: rows[0].payment_id, environment: rows[0].environment } : null;
 }

@@ -13,9 +13,10 @@ export async function partnerOfReference(orm: Orm, referenceId: string): Promise
   const rows = await orm.em.fork().execute<Array<{ partner: string | null }>>(
     `select coalesce(
        (select partner from rail_references where reference_id = ?::uuid limit 1),
+       (select partner from rail_attempts where reference_id = ?::uuid limit 1),
        (select r.partner from late_answers la join rail_references r on r.payment_id = la.payment_id where la.return_reference_id = ?::uuid limit 1)
      ) as partner`,
-    [referenceId, referenceId],
+    [referenceId, referenceId, referenceId],
   );
   const partner = rows[0]?.partner;
   return isPartnerName(partner) ? partner : 'momo';
