@@ -53,6 +53,8 @@ import { Migration20261216000003_payment_instructions } from './Migration2026121
 import { Migration20261216000004_statements_per_partner } from './Migration20261216000004_statements_per_partner';
 import { Migration20261216000005_card_submissions } from './Migration20261216000005_card_submissions';
 import { Migration20261216000006_charge_card } from './Migration20261216000006_charge_card';
+import { Migration20261217000010_partner_calls } from './Migration20261217000010_partner_calls';
+import { Migration20261217000011_partner_breakers } from './Migration20261217000011_partner_breakers';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -117,4 +119,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261216000004_statements_per_partner', class: Migration20261216000004_statements_per_partner },
   { name: 'Migration20261216000005_card_submissions', class: Migration20261216000005_card_submissions },
   { name: 'Migration20261216000006_charge_card', class: Migration20261216000006_charge_card },
+  { name: 'Migration20261217000010_partner_calls', class: Migration20261217000010_partner_calls },
+  { name: 'Migration20261217000011_partner_breakers', class: Migration20261217000011_partner_breakers },
 ];
