@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   // Issue 45: one rail that sends each reference's calls to the partner it went to.
-  const { rail, partners, close: closeRails } = liveRailsOf(orm, { momo: partner, aggregator }, log);
+  const { rail, partners, calls: partnerCalls, close: closeRails } = liveRailsOf(orm, { momo: partner, aggregator }, log);
   // RAIL_ROUTES as the API checks it: a live settlement batch goes to the partner of its currency's bank route.
   const railRoutes = loadRailRoutes(process.env, { momo: partner !== undefined, aggregator: aggregator !== undefined }, aggregator?.encryptionKey !== undefined);
   if (partners.length) log.info({ partners }, 'live partners');
@@ -156,9 +156,10 @@ async function main(): Promise<void> {
     },
     reconcile.intervalMs,
   );
-  // Issue 46: the partners' circuit breakers, moved every 2 s from the measured calls (one transaction
-  // that locks them: every worker runs it, they agree), and the partner_* gauges; a drained one is left alone.
-  const breakers = startPartnerBreakerMonitor({ orm, settings: breakerSettings, log, report: partnerGauges(Runtime.instance().metricMeter) });
+  // Issue 46: the measured partner calls written every second; the partners' circuit breakers moved every
+  // 2 s from them (one transaction that locks them: every worker runs it, they agree), and the partner_*
+  // gauges; a drained one is left alone.
+  const breakers = startPartnerBreakerMonitor({ orm, settings: breakerSettings, log, report: partnerGauges(Runtime.instance().metricMeter), flushCalls: partnerCalls && (() => partnerCalls.flush()) });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   log.info({ taskQueues: worker.taskQueues, slots: capacity.queues, deliveries: capacity.deliveries, webhookDbConnections: capacity.webhookDbConnections, deployment: config.workerDeployment ?? 'unversioned' }, 'worker running');
   applyWorkerNice(); // and every thread made meanwhile (the SDK's, the pools')

@@ -5,7 +5,8 @@ import type { Orm } from '../orm';
 /**
  * Writes the measured partner calls (src/rail/measured-rail.ts) to `partner_calls` (migration
  * 20261217000010): kept in memory and written once a second, one insert per batch, so a rail call
- * never waits on the database. A failed write only logs a warning and drops its batch: the health
+ * never waits on the database. In the worker the partner breaker loop writes them, on its own
+ * reserved connection (src/runtime/partner-breaker-monitor.ts; no timer here: `intervalMs` 0). A failed write only logs a warning and drops its batch: the health
  * view misses those calls, the payment never notices. At most MAX_PENDING calls wait; beyond that the
  * oldest are dropped (a database down for long), with a warning.
  */
@@ -30,15 +31,16 @@ export class PartnerCallLog {
   private pending: PartnerCall[] = [];
   private dropped = 0;
   private flushing: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly orm: Orm,
     private readonly log: Pick<Logger, 'warn'>,
+    /** How often a timer of its own writes them; 0: none (the caller calls flush). */
     intervalMs = FLUSH_INTERVAL_MS,
   ) {
-    this.timer = setInterval(() => void this.flush(), intervalMs);
-    this.timer.unref();
+    this.timer = intervalMs > 0 ? setInterval(() => void this.flush(), intervalMs) : undefined;
+    this.timer?.unref();
   }
 
   /** Keeps one call for the next write; never throws. */
