@@ -55,6 +55,8 @@ import { Migration20261216000005_card_submissions } from './Migration20261216000
 import { Migration20261216000006_charge_card } from './Migration20261216000006_charge_card';
 import { Migration20261217000001_rail_attempts } from './Migration20261217000001_rail_attempts';
 import { Migration20261217000002_merchant_routes } from './Migration20261217000002_merchant_routes';
+import { Migration20261217000010_partner_calls } from './Migration20261217000010_partner_calls';
+import { Migration20261217000011_partner_breakers } from './Migration20261217000011_partner_breakers';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 
 /**
@@ -121,4 +123,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261216000006_charge_card', class: Migration20261216000006_charge_card },
   { name: 'Migration20261217000001_rail_attempts', class: Migration20261217000001_rail_attempts },
   { name: 'Migration20261217000002_merchant_routes', class: Migration20261217000002_merchant_routes },
+  { name: 'Migration20261217000010_partner_calls', class: Migration20261217000010_partner_calls },
+  { name: 'Migration20261217000011_partner_breakers', class: Migration20261217000011_partner_breakers },
 ];

@@ -26,6 +26,9 @@ import { loadPartnerConfig } from '../src/rail/partner-config';
 import { aggregatorConfigFromEnv } from '../src/rail/aggregator/config';
 import { liveRailsOf } from '../src/runtime/live-rails';
 import { loadRailRoutes } from '../src/runtime/rail-routes-config';
+import { breakerSettingsFromEnv } from '../src/runtime/partner-health-settings';
+import { startPartnerBreakerMonitor } from '../src/runtime/partner-breaker-monitor';
+import { partnerGauges } from '../src/runtime/partner-gauges';
 import { createPaymentsWorker } from './create-worker';
 import { installRuntime } from './workflow-bundle';
 
@@ -50,10 +53,12 @@ async function main(): Promise<void> {
   // The live partners (PARTNER_*, AGGREGATOR_*; `npm start` passes its fakes'): a bad value stops the worker here.
   const partner = loadPartnerConfig(process.env);
   const aggregator = aggregatorConfigFromEnv(process.env);
+  // PARTNER_HEALTH_WINDOW_MS and the PARTNER_BREAKER_* thresholds: a bad value stops the worker here.
+  const breakerSettings = breakerSettingsFromEnv(process.env);
   installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   // Issue 45: one rail that sends each reference's calls to the partner it went to.
-  const { rail, partners } = liveRailsOf(orm, { momo: partner, aggregator }, log);
+  const { rail, partners, calls: partnerCalls, close: closeRails } = liveRailsOf(orm, { momo: partner, aggregator }, log);
   // RAIL_ROUTES as the API checks it: a live settlement batch goes to the partner of its currency's bank route.
   const railRoutes = loadRailRoutes(process.env, { momo: partner !== undefined, aggregator: aggregator !== undefined }, aggregator?.encryptionKey !== undefined);
   if (partners.length) log.info({ partners }, 'live partners');
@@ -151,6 +156,10 @@ async function main(): Promise<void> {
     },
     reconcile.intervalMs,
   );
+  // Issue 46: the measured partner calls written every second; the partners' circuit breakers moved every
+  // 2 s from them (one transaction that locks them: every worker runs it, they agree), and the partner_*
+  // gauges; a drained one is left alone.
+  const breakers = startPartnerBreakerMonitor({ orm, settings: breakerSettings, log, report: partnerGauges(Runtime.instance().metricMeter), flushCalls: partnerCalls && (() => partnerCalls.flush()) });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   log.info({ taskQueues: worker.taskQueues, slots: capacity.queues, deliveries: capacity.deliveries, webhookDbConnections: capacity.webhookDbConnections, deployment: config.workerDeployment ?? 'unversioned' }, 'worker running');
   applyWorkerNice(); // and every thread made meanwhile (the SDK's, the pools')
@@ -163,6 +172,8 @@ async function main(): Promise<void> {
   await payoutStarts.stop();
   await refundStarts.stop();
   await disputeStarts.stop();
+  await breakers.stop();
+  await closeRails();
   await temporal.connection.close();
   await connection.close();
   await orm.close();

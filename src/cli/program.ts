@@ -9,6 +9,7 @@ import { addPaymentCommands } from './payments';
 import { addPayoutCommands } from './payouts';
 import { addReconcileCommands } from './reconcile';
 import { addRetentionCommands } from './retention';
+import { addRoutingCommands } from './routing';
 import { addSecretCommands } from './secrets';
 import { addSettlementCommands } from './settlements';
 import { addUserCommands } from './users';
@@ -21,7 +22,8 @@ npm run cli -- COMMAND --help lists what a command takes (npm run cli -- charges
 Operator actions (charges reverse|resolve|retry, payouts approve|reject|reverse, settlements retry,
 payments restart|settle-late|review-close) take --reason TEXT and --operator NAME (default
 cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll,
-revoke), portal user access (users disable|enable|revoke-sessions) and reconcile resolve.
+revoke), portal user access (users disable|enable|revoke-sessions), reconcile resolve and
+routing drain|resume (routing status prints a table; --json for JSON).
 Instead of an id, an operator action takes --query 'a Temporal list query' [--merchant MERCHANT_ID]:
 it prints the count and the first 20 (a dry run), and with --yes applies the action to each at
 BULK_ACTIONS_PER_SECOND (default 5), under one batch id.
@@ -63,6 +65,7 @@ export function buildProgram(context: CliContext): CliCommand {
   addAuditCommands(program);
   addReconcileCommands(program);
   addRetentionCommands(program);
+  addRoutingCommands(program);
   addUsageHints(program);
   return program;
 }

@@ -89,6 +89,9 @@ export const CHANGE_ACTIONS = [
   'payment.settle_return',
   /** A payment review opened again (or flagged while running) by an operator (issue 43: `payments review-open`). */
   'payment.review_open',
+  /** A live partner taken out of the route choice by an operator, or brought back (issue 46: `routing drain|resume`), its subject the partner. */
+  'partner.drain',
+  'partner.resume',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

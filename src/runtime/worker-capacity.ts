@@ -15,10 +15,10 @@ import type { TaskQueueRole } from '../temporal/task-queues';
  * a semaphore in activities/webhooks.ts) and it holds nothing while the receiver answers, so its
  * delivery Worker has WEBHOOK_SEND_SLOTS (default 200) slots (DeliveryBudget below). The outbox
  * relay (three: two passes and its closed-run sweep), the notification relay, the four start relays
- * (charges, payouts, refunds, disputes) and the charge reconciler (one each), and one spare, have
- * RESERVED_CONNECTIONS (10). The spare was the idempotency retention loop's until issue 34 made
- * retention a Temporal Schedule (its batches are activities, in activity slots); it is kept so that
- * the slot defaults and every pool size that worked still work.
+ * (charges, payouts, refunds, disputes), the charge reconciler and the partner breaker loop (one
+ * each) have RESERVED_CONNECTIONS (10). The breaker loop's (issue 46) was a spare from when issue 34
+ * made the idempotency retention loop a Temporal Schedule (its batches are activities, in activity
+ * slots), kept so that the slot defaults and every pool size that worked still work.
  * Defaults (pool 30): 8 local activity slots, 8 activity slots, 4 webhook connections, 10 reserved.
  * Each can be set (WORKER_DB_POOL_MAX, WORKER_LOCAL_ACTIVITY_SLOTS, WORKER_ACTIVITY_SLOTS,
  * WEBHOOK_DB_CONNECTIONS, WEBHOOK_SEND_SLOTS); a combination that could exhaust the pool is refused
@@ -95,7 +95,8 @@ export const BACKGROUND_LOOP_CONNECTIONS = {
   'refund-start relay': 1,
   'dispute-start relay': 1,
   'charge reconciler': 1,
-  'spare (the idempotency retention loop until issue 34; retention now runs as activities)': 1,
+  // The spare of before (the idempotency retention loop's until issue 34 made retention a Schedule).
+  'partner breaker loop (issue 46: the measured calls written, the breakers evaluated, one after another)': 1,
 } as const satisfies Record<string, number>;
 /** Pool connections kept for the background loops: their sum (10). */
 export const RESERVED_CONNECTIONS = Object.values(BACKGROUND_LOOP_CONNECTIONS).reduce((a: number, b: number) => a + b, 0);

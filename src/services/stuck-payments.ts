@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '
 import { unfinishedRecords } from '../persistence/unfinished-records';
 import { isReviewId, REVIEW_ENDED_OPEN } from './restart-review';
 import { returnsPaid } from '../persistence/partner/late-return-by-hand';
+import { partnersOfPayments } from '../persistence/partner/payment-partners';
 import { PAYMENT_REVIEW_ID_PREFIX as REVIEW_PREFIX } from '../domain/payment-review';
 import { settlementHoldReason, settlementHoldsInForce, type SettlementHold } from '../persistence/merchants/settlement-holds';
 import type { ChargeAttention } from '../domain/charge-attention';
@@ -22,6 +23,12 @@ export interface StuckPayment {
   /** From the id's prefix: charge, payout, refund, settlement, dispute (null for any other workflow). */
   type: PaymentType | null;
   environment: string | null;
+  /**
+   * The partner the payment went to (issue 46): `momo`, `aggregator`, or `sandbox` in the sandbox (its
+   * `rail`; a refund's or a dispute's charge's; a payment review's payment's); null for a workflow of
+   * no payment record, and for a held merchant.
+   */
+  partner: string | null;
   /** A charge's status as the database holds it; otherwise the workflow's PaymentStatus search attribute. */
   status: string | null;
   /** Why an operator should look at it. */
@@ -183,6 +190,7 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       id: charge.id,
       type: 'charge',
       environment: charge.environment,
+      partner: null,
       status: charge.status,
       reason: known?.reason ?? overdueReason(charge.id, charge.workflow.state, charge.status, charge.workflow.executionStatus, charge.workflow.reason),
       needs_attention: known?.needs_attention ?? false,
@@ -216,6 +224,7 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
       id: record.id,
       type: record.type,
       environment: record.environment,
+      partner: null,
       status: record.status,
       reason: `${record.type} still ${record.status}, but ${execution ? `its workflow is closed (${execution})` : 'it has no workflow'}: nothing will finish it; restart it: payments restart ${record.id} --reason TEXT`,
       needs_attention: known?.needs_attention ?? false,
@@ -232,6 +241,9 @@ export async function stuckPayments(options: StuckOptions): Promise<{ object: 'l
   if (!options.query && options.environment !== 'sandbox') {
     for (const hold of await settlementHoldsInForce(options.orm)) byId.set(hold.merchantId, settlementHoldEntry(hold));
   }
+  // Each payment's partner, in one read (issue 46: a partner in trouble shows as many stuck payments of it).
+  const partners = await partnersOfPayments(options.orm, [...byId.values()].filter((e) => e.workflow !== 'settlement_hold').map((e) => e.id));
+  for (const entry of byId.values()) entry.partner = partners.get(entry.id) ?? null;
   const data = [...byId.values()].sort((a, b) => (b.age_seconds ?? 0) - (a.age_seconds ?? 0) || a.id.localeCompare(b.id));
   return { object: 'list', data };
 }
@@ -242,6 +254,7 @@ function settlementHoldEntry(hold: SettlementHold): StuckPayment {
     id: hold.merchantId,
     type: null,
     environment: 'live',
+    partner: null,
     status: 'settlement_held',
     reason: settlementHoldReason(hold),
     needs_attention: false,
@@ -266,6 +279,7 @@ function listedEntry(wf: WorkflowExecutionInfo, uiUrl: string): StuckPayment {
     id: wf.workflowId,
     type: paymentTypeOf(wf.workflowId),
     environment: wf.typedSearchAttributes.get(SA.Environment) ?? null,
+    partner: null,
     status: wf.typedSearchAttributes.get(SA.PaymentStatus) ?? null,
     reason: '',
     needs_attention: true,

@@ -5,12 +5,14 @@
  * database slow for everything the loops touch (a lock it holds for a few seconds), and runs one pass
  * of every loop at once: each gets its connection and waits on the lock (none is left without one),
  * and each pass then ends. Before the fix 4 connections were kept for 9 loop connections (10 now, with
- * the closed-run sweep of issue 32).
+ * the closed-run sweep of issue 32, and issue 46's partner breaker loop in the spare).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { notificationRelayOnce } from '../../src/notifications/notification-relay';
+import { DEFAULT_BREAKER_SETTINGS } from '../../src/domain/partner-health';
 import { openOrm, type Orm } from '../../src/persistence/orm';
+import { evaluatePartnerBreakers } from '../../src/persistence/partner/partner-breaker-evaluation';
 import { startUnstartedCharges } from '../../src/runtime/charge-start-relay';
 import { reconcileOnce } from '../../src/runtime/charge-reconciler';
 import { startUnstartedDisputes } from '../../src/runtime/dispute-start-relay';
@@ -41,10 +43,10 @@ const lockWaiters = async () =>
 
 test('every loop workers/main.ts starts has its line in BACKGROUND_LOOP_CONNECTIONS', () => {
   const main = readFileSync(path.join(__dirname, '../../workers/main.ts'), 'utf8');
-  const started = [...main.matchAll(/\bstart(\w+(?:Relay|Retention|Reconciler))\(/g)].map((m) => m[1]);
+  const started = [...main.matchAll(/\bstart(\w+(?:Relay|Retention|Reconciler|Monitor))\(/g)].map((m) => m[1]);
   expect(new Set(started).size).toBe(started.length);
-  // Every line but the spare (the idempotency retention loop's until issue 34 made retention a Schedule).
-  expect(started).toHaveLength(Object.keys(BACKGROUND_LOOP_CONNECTIONS).filter((name) => !name.startsWith('spare')).length);
+  // Every line (issue 46's partner breaker loop took the spare: the idempotency retention loop's until issue 34 made retention a Schedule).
+  expect(started).toHaveLength(Object.keys(BACKGROUND_LOOP_CONNECTIONS).length);
   expect(RESERVED_CONNECTIONS).toBe(10);
 });
 
@@ -57,7 +59,7 @@ test('with every slot and webhook connection of the default pool taken, one pass
   for (const tx of held) await conn.execute('select 1', [], 'all', tx);
   const locker = h.orm.em.getConnection();
   const lock = await locker.begin();
-  const tables = ['events', 'notification_outbox', 'webhook_deliveries', 'charges', 'payouts', 'refunds', 'disputes', 'idempotency_keys'];
+  const tables = ['events', 'notification_outbox', 'webhook_deliveries', 'charges', 'payouts', 'refunds', 'disputes', 'idempotency_keys', 'partner_breakers'];
   await locker.execute(`lock table ${tables.join(', ')} in access exclusive mode`, [], 'all', lock);
   const deps = { orm: pool, client: h.temporal.client, taskQueue: h.taskQueue, log };
   const passes: Record<string, Promise<unknown>> = {
@@ -71,6 +73,8 @@ test('with every slot and webhook connection of the default pool taken, one pass
     'refund-start relay': startUnstartedRefunds(deps),
     'dispute-start relay': startUnstartedDisputes(deps),
     'charge reconciler': reconcileOnce(deps),
+    // Issue 46: its evaluator pass (the calls' write and the health read are the same connection, one after another).
+    'partner breaker loop': evaluatePartnerBreakers(pool, DEFAULT_BREAKER_SETTINGS),
   };
   const settled = Object.fromEntries(Object.entries(passes).map(([name, p]) => [name, p.then(() => 'done', (error: unknown) => `failed: ${(error as Error).message}`)]));
   try {

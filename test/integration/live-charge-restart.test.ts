@@ -68,7 +68,7 @@ test('a live charge terminated while PENDING (before expires_at): listed by paym
   expect(Date.now()).toBeLessThan(Date.parse(expiresAt)); // listed before its expiry, not only by the overdue check
 
   const listed = await waitFor(async () => (await stuckOf(id)).data.find((e) => e.id === id), 10_000);
-  expect(listed).toMatchObject({ id, type: 'charge', environment: 'live', status: held.status, workflow: 'closed' });
+  expect(listed).toMatchObject({ id, type: 'charge', environment: 'live', partner: 'momo', status: held.status, workflow: 'closed' });
   expect(listed.reason).toMatch(new RegExp(`its workflow is closed \\(TERMINATED\\): nothing will finish it; restart it: payments restart ${id} --reason TEXT`));
 
   const restarted = await restartPayment(h.orm, h.temporal, h.taskQueue, id, { operator: 'ops:test', reason: 'run terminated while pending' });

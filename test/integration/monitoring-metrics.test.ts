@@ -253,6 +253,21 @@ async function silentServer(): Promise<{ port: number; close(): Promise<void> }>
   };
 }
 
+test("the worker exports each partner's breaker and health (issue 46), read from PostgreSQL by its breaker loop", async () => {
+  const has = (text: string, name: string, ...labels: string[]) => samples(text, name).filter(([l]) => labels.every((label) => l.split(',').includes(label)));
+  let text = '';
+  await until('the partner gauges in the worker scrape', async () => has((text = await scrape(workerMetricsUrl)), 'partner_breaker_state', 'partner="aggregator"').length === 4, 30_000);
+  for (const partner of ['momo', 'aggregator']) {
+    // Each state exported, 1 for the breaker's state only (an earlier file of this database may have moved it).
+    const states = Object.fromEntries(has(text, 'partner_breaker_state', `partner="${partner}"`).map(([labels, v]) => [/state="(\w+)"/.exec(labels)![1], v]));
+    expect(Object.keys(states).sort()).toEqual(['closed', 'drained', 'half_open', 'open']);
+    expect(Object.values(states).sort()).toEqual([0, 0, 0, 1]);
+    expect(has(text, 'partner_calls_window', `partner="${partner}"`)).toHaveLength(1);
+    expect(has(text, 'partner_error_ratio', `partner="${partner}"`)).toHaveLength(1);
+    expect(has(text, 'partner_latency_seconds', `partner="${partner}"`, 'quantile="0.95"')).toHaveLength(1);
+  }
+});
+
 test('a database and a Temporal server that never answer: payments_monitor_up 0 within the deadline, no stale gauges, and the sampler goes on', async () => {
   const silent = await silentServer();
   const orm = await openOrm(`postgresql://monitor:unused@127.0.0.1:${silent.port}/payments`, { poolMax: 2, timeouts: { lockTimeoutMs: 1_000, statementTimeoutMs: 1_000, acquireTimeoutMs: 1_500 } });

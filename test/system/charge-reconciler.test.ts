@@ -104,6 +104,8 @@ test('a charge past expires_at whose workflow is closed, or missing, is reported
     id: closed,
     type: 'charge',
     environment: 'sandbox',
+    // Issue 46: the partner it went to (the sandbox's simulator here).
+    partner: 'sandbox',
     status: 'awaiting_action',
     // Since issue 43 a charge can be restarted (src/services/restart-charge.ts): the reason says how.
     reason: `still awaiting_action past expires_at, but its workflow is closed (TERMINATED): nothing will finish it; restart it: payments restart ${closed} --reason TEXT`,
@@ -187,6 +189,7 @@ test('payments stuck lists every payment type marked NeedsAttention: a payout he
     id: payout,
     type: 'payout',
     environment: 'sandbox',
+    partner: 'sandbox',
     status: 'held_for_review',
     reason: expect.stringMatching(/^held for review: waiting for decidePayout \(approve\|reject with a reason\) until \S+, then declined$/),
     needs_attention: true,

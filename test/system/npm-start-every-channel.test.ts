@@ -111,5 +111,12 @@ test('npm start: live mobile money (MoMo), bank and card (aggregator) charges, t
   expect(printed.filter((text) => text.includes(number))).toEqual([]);
   expect(standaloneHits(printed.join('').split('\n'), '7319')).toEqual([]);
 
+  // Issue 46: every call to both partners was measured by the worker (MeasuredRail in liveRailsOf), and their breakers stayed closed.
+  const routing = await cli('routing', 'status', '--json');
+  for (const partner of ['momo', 'aggregator']) {
+    expect((routing.data as Array<Record<string, unknown>>).find((row) => row.partner === partner)).toMatchObject({ state: 'closed', calls: expect.any(Number), success_rate: expect.any(Number) });
+  }
+  expect((routing.data as Array<{ calls: number }>).every((row) => row.calls > 0)).toBe(true);
+
   expect(await cli('ledger', 'check')).toMatchObject({ ok: true });
 }, 240_000);

@@ -136,3 +136,33 @@ test(`a return of late money not paid for a day fires PaymentsReturnNotPaid (iss
   );
   await check('return-none', [{ series: 'payments_returns_in_transit_oldest_age_seconds{instance="api:8080"}', values: '0x90' }], [{ at: '80m', alert: 'PaymentsReturnNotPaid', fires: [] }]);
 });
+
+test(`a partner's breaker open or half-open for 2 minutes fires PartnerBreakerOpen (issue 46), going back and forth between the two included; drained for an hour fires PartnerDrained`, async () => {
+  const breaker = (partner: string, state: string, values: string) => ({ series: `partner_breaker_state{partner="${partner}",state="${state}",instance="worker-1:9465"}`, values });
+  await check(
+    'partner-breaker',
+    [
+      // momo: closed for 10 minutes, then open 1 minute, half-open 1, open 1, half-open 1, closed again.
+      breaker('momo', 'closed', '1x9 0x4 1x20'),
+      breaker('momo', 'open', '0x9 1 0 1 0 0x20'),
+      breaker('momo', 'half_open', '0x9 0 1 0 1 0x20'),
+      // aggregator: open for a single minute (a probe closed it at once): too short.
+      breaker('aggregator', 'closed', '1x4 0 1x29'),
+      breaker('aggregator', 'open', '0x4 1 0x29'),
+    ],
+    [
+      { at: '10m', alert: 'PartnerBreakerOpen', fires: [] },
+      { at: '12m', alert: 'PartnerBreakerOpen', fires: [{ severity: 'critical', partner: 'momo' }] },
+      { at: '6m', alert: 'PartnerBreakerOpen', fires: [] },
+      { at: '20m', alert: 'PartnerBreakerOpen', fires: [] },
+    ],
+  );
+  await check(
+    'partner-drained',
+    [breaker('momo', 'drained', '1x90'), breaker('aggregator', 'drained', '0x60 1x30')],
+    [
+      { at: '50m', alert: 'PartnerDrained', fires: [] },
+      { at: '70m', alert: 'PartnerDrained', fires: [{ severity: 'info', partner: 'momo' }] },
+    ],
+  );
+});
