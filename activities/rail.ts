@@ -7,6 +7,7 @@ import { recordInstructions } from '../src/persistence/partner/payment-instructi
 import { RailUnavailable, type PartnerRail, type RailRequest, type RailStatus, type RailSubmitResult } from '../src/rail/partner-rail';
 import { failOver, recordRefusedElsewhere, recordUnreached, type PartnerAdmits } from '../src/persistence/partner/rail-failover-store';
 import type { FailoverResult } from '../src/domain/rail-failover';
+import { partnerAdmits } from '../src/persistence/partner/partner-breaker-store';
 import type { RailStatusAnswer, RailSubmitOutcome } from './types';
 import type { SecretBox } from '../src/support/secret-box';
 
@@ -15,7 +16,7 @@ export interface RailActivityDeps {
   secretBox: SecretBox;
   /** The live partner rail of this worker; absent, a payment that never reached the partner fails, one that may have is retried (another worker may have the rail). */
   rail?: PartnerRail;
-  /** Issue 46: whether a partner takes new payments now (its circuit breaker); absent, every partner does. */
+  /** Issue 46: whether a partner takes new payments now; absent, its circuit breaker says (partner_breakers). */
   partnerAdmits?: PartnerAdmits;
 }
 
@@ -115,7 +116,8 @@ export function createRailActivities(deps: RailActivityDeps) {
      * else answers why not, changing nothing.
      */
     async railFailover(request: RailStepRequest): Promise<FailoverResult> {
-      return failOver(deps.orm, request.paymentId, deps.partnerAdmits ?? (async () => true));
+      // The breaker is asked inside the gate's transaction: a half-open probe is claimed only when the payment moves there.
+      return failOver(deps.orm, request.paymentId, deps.partnerAdmits ?? partnerAdmits);
     },
     /**
      * The partner's status; a SUCCESSFUL's transaction id is kept on the payment, and a final answer's

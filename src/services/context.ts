@@ -31,7 +31,7 @@ export interface ServiceDeps {
   liveRail?: LiveRail;
   /** Which live partner takes what (RAIL_ROUTES, checked at start; src/domain/rail-routes.ts). Absent: the rail's default (railRoutesOf). */
   railRoutes?: RailRoutes;
-  /** Issue 46: whether a partner's circuit breaker admits new payments now; absent, every partner does. */
+  /** Issue 46: whether a partner takes new payments now; absent, its circuit breaker says (partner_breakers). */
   partnerAdmits?: (partner: PartnerName) => Promise<boolean>;
   /** The aggregator's webhook settings (AGGREGATOR_WEBHOOK_HASH), for its webhook route on the live listener (issue 45). */
   aggregatorWebhooks?: { webhookHash: string };

@@ -1,3 +1,4 @@
+import { partnerAdmits } from '../persistence/partner/partner-breaker-store';
 import { readMerchantRailRoutes } from '../persistence/merchants/merchant-routes-store';
 import { ApiError } from '../domain/errors';
 import { randomInt } from 'node:crypto';
@@ -43,7 +44,9 @@ export async function newPaymentRoute(
   }
   if (route.legs.length === 1) return { rail: route.partner, railRoute: null };
   const admitted = new Set<PartnerName>();
-  for (const leg of route.legs) if (!deps.partnerAdmits || (await deps.partnerAdmits(leg.partner))) admitted.add(leg.partner);
+  // Each partner's circuit breaker (partner_breakers; a half-open one admits one probe payment per 10 s).
+  const admits = deps.partnerAdmits ?? ((partner: PartnerName) => partnerAdmits(deps.orm.em.fork(), partner));
+  for (const leg of route.legs) if (await admits(leg.partner)) admitted.add(leg.partner);
   const order = routeOrder(route, randomInt(1_000_000) / 1_000_000, (partner) => admitted.has(partner));
   return { rail: order[0], railRoute: failover ? order.join(',') : null };
 }

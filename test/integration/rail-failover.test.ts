@@ -4,6 +4,8 @@ import { startPartnerHarness, type PartnerHarness } from '../support/partner-har
 import { fundMerchant } from '../support/fund-merchant';
 import { failOver } from '../../src/persistence/partner/rail-failover-store';
 import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
+import { drainPartner, resumePartner } from '../../src/persistence/partner/partner-drain';
+import { systemActor } from '../../src/persistence/merchants/merchant-store';
 
 /**
  * Issue 46, failover inside one payment, end to end: RAIL_ROUTES `mobile_money:*=momo|aggregator`,
@@ -155,6 +157,27 @@ test('a merchant\'s own route (merchants set --routes) takes the place of the st
   // The start's route still applies to everyone else.
   const id = await charge('5691');
   expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+});
+
+test('the MoMo partner drained (its breaker): new payments start at the aggregator; resumed, at MoMo again; a payment already at MoMo is never moved by it', async () => {
+  const before = await charge('5692');
+  await drainPartner(p.h.orm, 'momo', systemActor('test: drain'));
+  try {
+    const res = await p.h.request('live', 'POST', '/v1/charges', {
+      key: m.liveKey,
+      body: chargeBody({ customer: { identifier: phone('5693'), name: 'Ama' }, reference: `drained-${idempotencyKey()}` }),
+      headers: { 'Idempotency-Key': idempotencyKey() },
+    });
+    expect(res.json).toMatchObject({ rail: 'aggregator' });
+    expect(await finished(res.json.id)).toMatchObject({ status: 'succeeded' });
+    expect((await get('charges', res.json.id)).attempts.map((a) => a.partner)).toEqual(['aggregator']);
+  } finally {
+    await resumePartner(p.h.orm, 'momo', systemActor('test: resume'));
+  }
+  expect(await finished(before)).toMatchObject({ status: 'succeeded' });
+  expect((await get('charges', before)).rail).toBe('momo');
+  const after = await charge('5694');
+  expect(await finished(after)).toMatchObject({ status: 'succeeded' });
 });
 
 test('the MoMo partner down (its port closed): a charge never reaches it, the aggregator takes it; nothing at MoMo', async () => {
