@@ -6,6 +6,8 @@ import { failOver } from '../../src/persistence/partner/rail-failover-store';
 import { updateMerchantSettings } from '../../src/persistence/merchants/merchant-settings-store';
 import { drainPartner, resumePartner } from '../../src/persistence/partner/partner-drain';
 import { systemActor } from '../../src/persistence/merchants/merchant-store';
+import { PortalClient } from '../support/portal-client';
+import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 
 /**
  * Issue 46, failover inside one payment, end to end: RAIL_ROUTES `mobile_money:*=momo|aggregator`,
@@ -19,13 +21,16 @@ import { systemActor } from '../../src/persistence/merchants/merchant-store';
 
 let p: PartnerHarness;
 let m: TestMerchant;
+let web: PortalWeb;
 
 beforeAll(async () => {
   p = await startPartnerHarness({ aggregator: { fake: { approveAfterMs: 300 }, routes: 'mobile_money:*=momo|aggregator,bank:*=aggregator' } });
   m = await p.h.merchant({ verified: true });
   await fundMerchant(p.h, m.id, 500_000, 'GHS', 'live');
+  web = await startPortalWeb(p.h);
 });
 afterAll(async () => {
+  await web?.close();
   await p?.close();
 });
 
@@ -75,6 +80,15 @@ test('the MoMo partner declining: a charge is refused there (retry elsewhere), t
     expect(after.attempts[0].reference).not.toBe(after.attempts[1].reference);
     // Paid once: the aggregator keeps the second reference, the MoMo partner kept nothing.
     expect(books(after.attempts, 'collection')).toEqual([{ momo: false, aggregator: false }, { momo: false, aggregator: true }]);
+    // The portal's page of the charge lists both attempts above its timeline.
+    const { client } = await signedInUser(web.url, p.h.orm, m.id);
+    const list = await client.get('/payments');
+    expect((await client.post('/environment', { csrf: PortalClient.csrfOf(list.text), environment: 'live', return: '/payments' })).status).toBe(303);
+    const page = (await client.get(`/payments/${id}`)).text;
+    expect(page).toContain('<ol id="attempts"');
+    expect(page).toMatch(/data-attempt="1" data-partner="momo" data-outcome="refused">Attempt 1 through the mobile-money partner \(MoMo\)[^<]*<code>[0-9a-f-]{36}<\/code>/);
+    expect(page).toContain('refused: refused COULD_NOT_PERFORM_TRANSACTION (retry elsewhere); then the aggregator (card, bank and mobile money)');
+    expect(page).toMatch(/data-attempt="2" data-partner="aggregator" data-outcome="current"/);
   } finally {
     p.fake.setDeclining(false);
   }
