@@ -1,5 +1,8 @@
 import { formatRailRoutes, merchantRouteOf, parseRailRoutes, routeFor, routeOf, routeOrder, routesProblem } from '../../src/domain/rail-routes';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { failoverCause, nextPartner, parseRailRoute } from '../../src/domain/rail-failover';
+import { MOMO_RETRY_ELSEWHERE, momoRetryElsewhere } from '../../src/rail/momo-reasons';
 
 // Issue 46: routes with an order and weights (RAIL_ROUTES), and the failover gate's rule.
 
@@ -75,4 +78,14 @@ test('a merchant\'s own route takes the place of the start\'s of its channel and
   const momoOnly = parseRailRoutes('mobile_money:*=momo');
   expect(merchantRouteOf(momoOnly, parseRailRoutes('mobile_money:*=aggregator:1|momo:0'), 'mobile_money', 'GHS')?.legs.map((l) => l.partner)).toEqual(['momo']);
   expect(merchantRouteOf(momoOnly, parseRailRoutes('mobile_money:*=aggregator|momo'), 'mobile_money', 'GHS')?.legs.map((l) => l.partner)).toEqual(['momo']);
+});
+
+test('docs/partner-rail.md\'s Reasons table marks retry-elsewhere exactly the reasons of MOMO_RETRY_ELSEWHERE', () => {
+  const doc = readFileSync(path.join(__dirname, '../../docs/partner-rail.md'), 'utf8');
+  const table = doc.slice(doc.indexOf('| Partner reason | failure_class | Retry elsewhere'));
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2).map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
+  const marked = rows.filter((r) => r[2].startsWith('yes')).flatMap((r) => [...r[0].matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]));
+  expect(marked.sort()).toEqual([...MOMO_RETRY_ELSEWHERE].sort());
+  expect(momoRetryElsewhere(' service_unavailable ')).toBe(true);
+  expect(momoRetryElsewhere('NOT_ENOUGH_FUNDS')).toBe(false);
 });
