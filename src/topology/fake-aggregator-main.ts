@@ -7,7 +7,8 @@ import { startFakeAggregator } from '../rail/aggregator/fake';
  * process): FAKE_AGGREGATOR_PORT, AGGREGATOR_SECRET_KEY, AGGREGATOR_WEBHOOK_HASH and AGGREGATOR_ENCRYPTION_KEY fixed by the
  * supervisor (the APIs and workers get the same), its webhooks to FAKE_AGGREGATOR_WEBHOOK_URL (the
  * proxy's live port). What it keeps is in memory: a restart forgets it, as a partner's outage with
- * lost state would.
+ * lost state would. SIGUSR1 closes its port and SIGUSR2 opens it again on the same address, its
+ * records kept (the `partner_down` fault, issue 46).
  */
 async function main(): Promise<void> {
   const port = Number(process.env.FAKE_AGGREGATOR_PORT);
@@ -25,6 +26,9 @@ async function main(): Promise<void> {
   const stop = () => void fake.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // Issue 46, the chaos run's `partner_down` fault: SIGUSR1 closes the port (what it keeps stays in memory), SIGUSR2 opens it again.
+  process.on('SIGUSR1', () => void fake.setListening(false));
+  process.on('SIGUSR2', () => void fake.setListening(true));
 }
 
 main().catch((error) => {

@@ -29,6 +29,8 @@ export const PATH = {
   statement: (product: RailProduct, format: 'json' | 'csv'): string => `/v3/statements/${product}${format === 'csv' ? '.csv' : ''}`,
   /** The fake aggregator only: `POST /_fake/pay/{tx_ref}`, the customer paying a bank transfer (no authentication: the customer is no merchant). */
   fakePay: '/_fake/pay/',
+  /** The fake aggregator only: `POST /_fake/declining` `{"on": true|false}` (issue 46, the `partner_declining` fault; the merchant's secret key). */
+  fakeDeclining: '/_fake/declining',
 } as const;
 
 /** The query parameter naming our reference on each status path. */

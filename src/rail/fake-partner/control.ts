@@ -12,8 +12,10 @@ import type { FakeTransactions } from './transactions';
  *   (under `disbursement`: the transfer of that reference, else the refund of it)
  * - `POST /{product}/_fake/statement/amend/{referenceId}` `{"omit"?,"currency"?,"amount"?,"status"?}` (`"omit": false` lists an omitted line again)
  * - `POST /{product}/_fake/statement/lines` a statement line (JSON, as the statement lists it)
+ * - `POST /{product}/_fake/declining` `{"on": true|false}` (issue 46: setDeclining, the `partner_declining`
+ *   fault; under either product, it turns the mode on or off for the whole fake)
  */
-export type ControlRoute = { kind: 'settle' | 'amend'; referenceId: string } | { kind: 'line' };
+export type ControlRoute = { kind: 'settle' | 'amend'; referenceId: string } | { kind: 'line' } | { kind: 'declining' };
 
 export function controlRoute(product: RailProduct, method: string, path: string): ControlRoute | null {
   if (method !== 'POST') return null;
@@ -21,6 +23,7 @@ export function controlRoute(product: RailProduct, method: string, path: string)
   if (!path.startsWith(base)) return null;
   const rest = path.slice(base.length);
   if (rest === 'statement/lines') return { kind: 'line' };
+  if (rest === 'declining') return { kind: 'declining' };
   const settle = /^settle\/([^/]+)$/.exec(rest);
   if (settle) return { kind: 'settle', referenceId: decodeURIComponent(settle[1]) };
   const amend = /^statement\/amend\/([^/]+)$/.exec(rest);
@@ -29,8 +32,13 @@ export function controlRoute(product: RailProduct, method: string, path: string)
 }
 
 /** Applies a control; the HTTP status to answer and, on a refusal, why. */
-export function applyControl(route: ControlRoute, product: RailProduct, body: unknown, fake: { transactions: FakeTransactions; statements: FakeStatements }): { status: number; message?: string } {
+export function applyControl(route: ControlRoute, product: RailProduct, body: unknown, fake: { transactions: FakeTransactions; statements: FakeStatements; modes: { declining: boolean } }): { status: number; message?: string } {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (route.kind === 'declining') {
+    if (typeof b.on !== 'boolean') return { status: 400, message: 'on must be true or false' };
+    fake.modes.declining = b.on;
+    return { status: 204 };
+  }
   if (route.kind === 'settle') {
     const final = b.status === 'SUCCESSFUL' ? { status: 'SUCCESSFUL' as const } : b.status === 'FAILED' ? { status: 'FAILED' as const, reason: typeof b.reason === 'string' ? b.reason : 'APPROVAL_REJECTED' } : null;
     if (!final) return { status: 400, message: 'status must be SUCCESSFUL or FAILED' };

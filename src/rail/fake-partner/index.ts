@@ -9,6 +9,7 @@ import { fakePartnerHandler } from './server';
 import { FakeTransactions, type FakeTransaction } from './transactions';
 import { FakeStatements, type StatementAmendment } from './statement';
 import { DEFAULT_LATE_PAYOUT_SUCCESS_MS, DEFAULT_LATE_SUCCESS_MS } from './behaviours';
+import { listeningSwitch } from './listening';
 import type { PartnerStatement, StatementLine } from '../momo-statement';
 
 export type { FakeCredentials } from './auth';
@@ -84,6 +85,12 @@ export interface FakePartner {
    */
   setDeclining(on: boolean): void;
   /**
+   * Issue 46, the `partner_down` fault: off, the port is closed (open connections closed, new ones
+   * refused) while what the fake keeps stays in memory; on, it listens again on the same address.
+   * Its own timers (approvals, callbacks or webhooks) go on meanwhile.
+   */
+  setListening(on: boolean): Promise<void>;
+  /**
    * Makes a kept reference final now, whatever its behaviour (a success after 24 h, an approval after
    * the charge's expiry, an approval in the last poll interval): one callback unless `callback: false`.
    * False when the fake does not know the reference.
@@ -132,6 +139,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     });
   });
   const address = server.address() as AddressInfo;
+  const setListening = listeningSwitch(server, address.port, address.address);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const config: FakePartnerCredentials = { baseUrl: url, targetEnvironment, ...credentials };
@@ -159,6 +167,10 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     setDeclining: (on) => {
       modes.declining = on;
     },
+    setListening: async (on) => {
+      await setListening(on);
+      log(on ? 'fake partner: listening again' : 'fake partner: port closed (the partner_down fault)', { url });
+    },
     settle: (resource, referenceId, final, settleOptions) => transactions.settle(resource, referenceId, final, settleOptions),
     statement: (product, date) => statements.statement(product, date),
     amendStatement: (product, referenceId, amendment) => statements.amend(product, referenceId, amendment),
@@ -168,7 +180,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
       callbacks.close();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       server.closeAllConnections();
       await closed;
     },

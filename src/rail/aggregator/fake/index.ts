@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { RailProduct, RailResource } from '../../partner-rail';
 import type { FakeLog } from '../../fake-partner/callbacks';
 import { DEFAULT_LATE_PAYOUT_SUCCESS_MS, DEFAULT_LATE_SUCCESS_MS } from '../../fake-partner/behaviours';
+import { listeningSwitch } from '../../fake-partner/listening';
 import type { PartnerStatement } from '../../momo-statement';
 import { DEFAULT_AGGREGATOR_TIMEOUT_MS, type AggregatorConfig } from '../config';
 import { FakeBooks, copyOf, idCounter, type FakeAggregatorTransaction } from './books';
@@ -81,6 +82,12 @@ export interface FakeAggregator {
    * refused at once with SERVICE_DECLINING (retry elsewhere) and nothing is kept; kept references answer as before.
    */
   setDeclining(on: boolean): void;
+  /**
+   * Issue 46, the `partner_down` fault: off, the port is closed (open connections closed, new ones
+   * refused) while what the fake keeps stays in memory; on, it listens again on the same address.
+   * Its own timers (approvals, callbacks or webhooks) go on meanwhile.
+   */
+  setListening(on: boolean): Promise<void>;
   /** Every request received, in order, secrets masked. */
   requests: RecordedAggregatorRequest[];
   /** Every webhook sent (once answered or failed). */
@@ -154,6 +161,7 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     });
   });
   const address = server.address() as AddressInfo;
+  const setListening = listeningSwitch(server, address.port, address.address);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `http://${host}:${address.port}`;
   log('fake aggregator listening', { url });
@@ -166,6 +174,10 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     config: (overrides = {}) => ({ baseUrl: url, secretKey, webhookHash, timeoutMs: overrides.timeoutMs ?? DEFAULT_AGGREGATOR_TIMEOUT_MS, encryptionKey }),
     setDeclining: (on) => {
       modes.declining = on;
+    },
+    setListening: async (on) => {
+      await setListening(on);
+      log(on ? 'fake aggregator: listening again' : 'fake aggregator: port closed (the partner_down fault)', { url });
     },
     setWebhookUrl: (next) => {
       webhookUrl = next;
@@ -188,7 +200,7 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
       webhooks.close();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       server.closeAllConnections();
       await closed;
     },

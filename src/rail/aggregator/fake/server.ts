@@ -43,7 +43,8 @@ type Route =
   | { kind: 'refund'; chargeId: number }
   | { kind: 'list'; resource: Exclude<RailResource, 'collection'> }
   | { kind: 'statement'; product: RailProduct; format: 'json' | 'csv' }
-  | { kind: 'pay'; txRef: string };
+  | { kind: 'pay'; txRef: string }
+  | { kind: 'declining' };
 
 function route(method: string, path: string): Route | null {
   if (method === 'POST' && path === PATH.charges) return { kind: 'charge' };
@@ -58,6 +59,7 @@ function route(method: string, path: string): Route | null {
   for (const product of ['collection', 'disbursement'] as const) {
     for (const format of ['json', 'csv'] as const) if (method === 'GET' && path === PATH.statement(product, format)) return { kind: 'statement', product, format };
   }
+  if (method === 'POST' && path === PATH.fakeDeclining) return { kind: 'declining' };
   if (method === 'POST' && path.startsWith(PATH.fakePay) && path.length > PATH.fakePay.length) return { kind: 'pay', txRef: decodeURIComponent(path.slice(PATH.fakePay.length)) };
   return null;
 }
@@ -139,6 +141,14 @@ export function fakeAggregatorHandler(ctx: FakeAggregatorContext): (req: Incomin
 
     let reply: Reply;
     switch (target.kind) {
+      case 'declining': {
+        // A test control (issue 46): the `partner_declining` fault over HTTP, for a fake in its own process.
+        const on = (body as { on?: unknown } | undefined)?.on;
+        if (typeof on !== 'boolean') return send(res, invalid('on must be true or false'));
+        ctx.modes.declining = on;
+        ctx.log('fake aggregator: declining mode', { on });
+        return send(res, { status: 204 });
+      }
       case 'charge':
         reply = url.searchParams.get('type') === CARD_TYPE ? submitCardCharge(ours, ctx.cards, body) : submitCharge(ours, url.searchParams.get('type'), body);
         break;
