@@ -40,3 +40,15 @@ test("the partner's FAILED fails the batch and returns the money (the only way i
   expect(h.store.transitionsOf(handle.workflowId).map((t) => [t.to, t.failureClass])).toEqual([['failed', 'invalid_recipient']]);
   expect(h.store.balanceOf(merchantId, 'live')).toEqual({ available: 7_000, inTransit: 0 });
 });
+
+test('issue 46: the transfer never reached the first partner of the batch\'s route: the gate moves it, the next partner pays it (paid once)', async () => {
+  const merchantId = h.merchant(9_000, 'live');
+  h.rail
+    .partner({ kind: 'not_reached', reason: 'ECONNREFUSED' }, [])
+    .thenFailover({ moved: true, partner: 'momo', from: 'aggregator', attempt: 2, cause: 'not_reached' }, { kind: 'accepted' }, [{ status: 'succeeded', financialTransactionId: 'ft-stl-fo' }]);
+  const handle = await h.start({ merchantId, environment: 'live' });
+  expect(await handle.result()).toMatchObject({ status: 'paid' });
+  expect(h.rail.failovers.filter((f) => f.paymentId === handle.workflowId)).toHaveLength(1);
+  expect(h.rail.submits.filter((s) => s.paymentId === handle.workflowId).map((s) => s.failover ?? false)).toEqual([true, true]);
+  expect(h.store.balanceOf(merchantId, 'live')).toEqual({ available: 0, inTransit: 0 });
+});
