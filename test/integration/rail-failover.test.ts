@@ -37,14 +37,15 @@ afterAll(async () => {
 const phone = (suffix: string) => `23324100${suffix}`;
 const finished = (id: string) => p.h.temporal.client.workflow.getHandle(id).result() as Promise<{ status: string }>;
 
-async function charge(suffix: string): Promise<string> {
+/** A live mobile-money charge of `merchant` (default m); `rail` is the partner its create answer names (the route's first). */
+async function charge(suffix: string, merchant: TestMerchant = m, rail = 'momo'): Promise<string> {
   const res = await p.h.request('live', 'POST', '/v1/charges', {
-    key: m.liveKey,
+    key: merchant.liveKey,
     body: chargeBody({ customer: { identifier: phone(suffix), name: 'Ama Mensah' }, reference: `fo-${idempotencyKey()}` }),
     headers: { 'Idempotency-Key': idempotencyKey() },
   });
   expect(res.status).toBe(200);
-  expect(res.json.rail).toBe('momo');
+  expect(res.json.rail).toBe(rail);
   return res.json.id as string;
 }
 
@@ -161,13 +162,7 @@ test('a charge whose route is one partner never moves, and a refund never fails 
 test('a merchant\'s own route (merchants set --routes) takes the place of the start\'s for its new payments; a partner the start lacks is skipped', async () => {
   const other = await p.h.merchant({ verified: true });
   await updateMerchantSettings(p.h.orm, other.id, { railRoutes: 'mobile_money:GHS=aggregator' });
-  const res = await p.h.request('live', 'POST', '/v1/charges', {
-    key: other.liveKey,
-    body: chargeBody({ customer: { identifier: phone('5690'), name: 'Ama' }, reference: `own-${idempotencyKey()}` }),
-    headers: { 'Idempotency-Key': idempotencyKey() },
-  });
-  expect(res.json).toMatchObject({ rail: 'aggregator' });
-  expect(await finished(res.json.id)).toMatchObject({ status: 'succeeded' });
+  expect(await finished(await charge('5690', other, 'aggregator'))).toMatchObject({ status: 'succeeded' });
   // The start's route still applies to everyone else.
   const id = await charge('5691');
   expect(await finished(id)).toMatchObject({ status: 'succeeded' });
@@ -177,14 +172,9 @@ test('the MoMo partner drained (its breaker): new payments start at the aggregat
   const before = await charge('5692');
   await drainPartner(p.h.orm, 'momo', systemActor('test: drain'));
   try {
-    const res = await p.h.request('live', 'POST', '/v1/charges', {
-      key: m.liveKey,
-      body: chargeBody({ customer: { identifier: phone('5693'), name: 'Ama' }, reference: `drained-${idempotencyKey()}` }),
-      headers: { 'Idempotency-Key': idempotencyKey() },
-    });
-    expect(res.json).toMatchObject({ rail: 'aggregator' });
-    expect(await finished(res.json.id)).toMatchObject({ status: 'succeeded' });
-    expect((await get('charges', res.json.id)).attempts.map((a) => a.partner)).toEqual(['aggregator']);
+    const drained = await charge('5693', m, 'aggregator');
+    expect(await finished(drained)).toMatchObject({ status: 'succeeded' });
+    expect((await get('charges', drained)).attempts.map((a) => a.partner)).toEqual(['aggregator']);
   } finally {
     await resumePartner(p.h.orm, 'momo', systemActor('test: resume'));
   }
