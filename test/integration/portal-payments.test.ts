@@ -5,6 +5,7 @@ import { newId } from '../../src/support/new-id';
 import { axeViolations } from '../support/axe';
 import { launchChromium } from '../support/chromium';
 import { fundMerchant } from '../support/fund-merchant';
+import { htmlEscaped } from '../support/html-escaped';
 import { chargeBody, idempotencyKey, MTN_GH, startHarness, type Harness, type TestMerchant, PAYMENT_QUEUES } from '../support/harness';
 import { writeLiveCharge } from '../support/live-charge';
 import { PortalClient } from '../support/portal-client';
@@ -355,6 +356,42 @@ test('scope: a live id while in sandbox, another merchant\'s id and an id never 
   expect((await live.get(`/payments/${made.live}`)).status).toBe(200);
   expect((await live.get(`/payments/${made.ok}`)).status).toBe(404);
   expect(tableIds((await live.get('/payments?type=refunds')).text)).toEqual([]);
+});
+
+test('escaping by construction: a charge whose description, reference, metadata and customer name are markup shows them as text on its page and in the list, in text and in attributes', async () => {
+  const script = '<script>alert(1)</script>';
+  const attribute = 'x" onmouseover="alert(2)';
+  const image = "'><img src=x onerror=alert(3)>";
+  const merchant = await h.merchant();
+  const id = await charge(merchant, {
+    description: `${script} ${attribute}`,
+    reference: `${attribute} ${image}`,
+    metadata: { note: script, [`k"${image}`]: attribute },
+    customer: { identifier: '233241234567', name: `${script}${attribute}` },
+  });
+  await h.settled(id);
+  const hostileClient = await signedIn(merchant);
+  /** No markup of the values got through: no script, no element the values name, no event-handler attribute. */
+  const clean = (page: string) => {
+    expect(page).not.toMatch(/<script/i);
+    expect(page).not.toMatch(/<img/i);
+    expect(page).not.toMatch(/\son(mouseover|error)\s*=/i);
+  };
+
+  const page = (await hostileClient.get(`/payments/${id}`)).text;
+  clean(page);
+  expect(page).toContain(`<dd id="field-description">${htmlEscaped(`${script} ${attribute}`)}</dd>`);
+  expect(page).toContain(`<dd id="field-your_reference">${htmlEscaped(`${attribute} ${image}`)}</dd>`);
+  expect(page).toContain(`<dd id="field-customer-name">${htmlEscaped(`${script}${attribute}`)}</dd>`);
+  const metadata = /<pre id="metadata" class="pay-json">([^<]*)<\/pre>/.exec(page)?.[1];
+  expect(metadata).toBe(htmlEscaped(JSON.stringify({ note: script, [`k"${image}`]: attribute }, null, 2)));
+
+  // The list (the customer's name beside the masked number) and the reference filter echoed in its input's value.
+  const list = (await hostileClient.get(`/payments?type=charges&reference=${encodeURIComponent(`${attribute} ${image}`)}`)).text;
+  clean(list);
+  expect(tableIds(list)).toEqual([id]);
+  expect(list).toContain(`</span> ${htmlEscaped(`${script}${attribute}`)}</td>`);
+  expect(list).toContain(`name="reference" maxlength="100" value="${htmlEscaped(`${attribute} ${image}`)}">`);
 });
 
 const sql = (text: string, params: unknown[] = []) => h.orm.em.getConnection().execute(text, params);

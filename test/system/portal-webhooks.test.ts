@@ -1,4 +1,5 @@
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { htmlEscaped } from '../support/html-escaped';
 import { PortalClient } from '../support/portal-client';
 import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
@@ -186,14 +187,14 @@ test('a sandbox charge’s deliveries are listed on the endpoint page (filter, l
   expect(detail.status).toBe(200);
   expect(detail.text).toContain('<table id="attempts">');
   expect(detail.text).toContain(`href="/webhooks/${ep.id}" id="delivery-endpoint"`);
-  expect(detail.text).toContain(`POST ${rx.url}/${m.id}`);
+  expect(detail.text).toContain(`POST ${htmlEscaped(`${rx.url}/${m.id}`)}`);
   expect(detail.text).toContain(`X-Service-Event-Id: ${created.event_id}`);
   expect(detail.text).toContain(`X-Service-Delivery-Id: ${created.id}`);
   expect(detail.text).toContain('X-Service-Attempt: 1');
   expect(detail.text).toContain(`X-Service-Sequence: ${received.headers['x-service-sequence']}`);
   expect(detail.text).toContain(chargeId);
-  // The body is the bytes the receiver got, HTML-escaped.
-  expect(detail.text).toContain(received.body.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'));
+  // The body is the bytes the receiver got, HTML-escaped (as the html tag escapes a value).
+  expect(detail.text).toContain(htmlEscaped(received.body));
   expect(detail.text).toMatch(/<pre class="wh-pre wh-response">HTTP 200\n\nok<\/pre>/);
   expect(detail.text).toContain('id="replay"');
   expect(detail.text).not.toContain(ep.secret);

@@ -1,4 +1,5 @@
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { urlHtml } from '../html-url';
 import { page } from './layout';
 
 /**
@@ -30,15 +31,19 @@ export const CONSOLE_EXAMPLES: Array<{ label: string; method: string; path: stri
   { label: 'Mobile-money networks', method: 'GET', path: '/v1/reference/momo-networks' },
 ];
 
-export function consolePage(sandboxApiUrl: string): string {
-  const api = escapeHtml(new URL(sandboxApiUrl).origin);
-  const examples = CONSOLE_EXAMPLES.map(
-    (e) => `<option data-method="${e.method}" data-path="${escapeHtml(e.path)}" data-body="${e.body === undefined ? '' : escapeHtml(JSON.stringify(e.body, null, 2))}">${escapeHtml(`${e.method} ${e.path.split('?')[0]}: ${e.label}`)}</option>`,
-  ).join('\n');
+export function consolePage(sandboxApiUrl: string): HtmlSafeString {
+  const api = urlHtml(new URL(sandboxApiUrl).origin);
+  const examples = join(
+    CONSOLE_EXAMPLES.map(
+      (e) =>
+        html`<option data-method="${e.method}" data-path="${urlHtml(e.path)}" data-body="${e.body === undefined ? '' : JSON.stringify(e.body, null, 2)}">${urlHtml(`${e.method} ${e.path.split('?')[0]}: ${e.label}`)}</option>`,
+    ),
+    '\n',
+  );
   return page({
     path: '/docs/console',
     scripts: ['/docs/assets/console.js'],
-    main: `<h1>Request console</h1>
+    main: html`<h1>Request console</h1>
 <p>Send a request to the <strong>sandbox</strong> API at <code>${api}</code>, and nowhere else. Use a sandbox key
 (<code>svc_test_…</code>): a live key (<code>svc_live_…</code>) is refused here before anything is sent.
 The key stays in this page's memory: it is not stored, not put in a cookie or the address, and it is

@@ -1,3 +1,4 @@
+import html, { safe, type HtmlSafeString } from 'escape-html-template-tag';
 import fs from 'node:fs';
 import path from 'node:path';
 import { markdown, page, type DocsPath } from './layout';
@@ -18,15 +19,22 @@ export function guideMarkdown(guide: Guide): string {
 }
 
 /** Code blocks scroll sideways when long: focusable, so a keyboard can scroll them too. */
-const focusableCode = (html: string) => html.replaceAll('<pre>', '<pre tabindex="0">');
+const focusableCode = (rendered: string) => rendered.replaceAll('<pre>', '<pre tabindex="0">');
+
+/**
+ * A guide's Markdown as HTML: markdown-it's output, taken as it is (the one `safe` of the web pages,
+ * docs/security.md): markdown-it (`html: false`) escapes every character of the Markdown that is not
+ * its own syntax, raw tags included, and the Markdown is our own file.
+ */
+const guideHtml = (guide: Guide): HtmlSafeString => safe(focusableCode(markdown.render(guideMarkdown(guide))));
 
 /** A guide as a whole page. Rendered once per process (the files do not change while it runs). */
 const cache = new Map<Guide, string>();
 export function guidePage(guide: Guide): string {
-  let html = cache.get(guide);
-  if (!html) {
-    html = page({ path: `/docs/guides/${guide}` as DocsPath, main: `<article class="guide">\n${focusableCode(markdown.render(guideMarkdown(guide)))}</article>` });
-    cache.set(guide, html);
+  let text = cache.get(guide);
+  if (!text) {
+    text = page({ path: `/docs/guides/${guide}` as DocsPath, main: html`<article class="guide">\n${guideHtml(guide)}</article>` }).toString();
+    cache.set(guide, text);
   }
-  return html;
+  return text;
 }

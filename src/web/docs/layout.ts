@@ -1,5 +1,6 @@
 import MarkdownIt from 'markdown-it';
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { urlHtml } from '../html-url';
 
 /** The reference site's pages, in the order the navigation lists them. */
 export const DOCS_PAGES = [
@@ -18,8 +19,8 @@ export const markdown = new MarkdownIt({ html: false, linkify: false, typographe
 
 export interface PageParts {
   path: DocsPath;
-  /** The page's main content (already HTML). */
-  main: string;
+  /** The page's main content, built with the `html` tag. */
+  main: HtmlSafeString;
   /** Our own scripts under /docs/assets/ (no inline script anywhere). */
   scripts?: string[];
   /** A class on <body> (the reference page lays out wider). */
@@ -29,22 +30,26 @@ export interface PageParts {
 /**
  * One page of the site: `lang`, a skip link, the site navigation (the current page marked with
  * aria-current), the page's <main>. Everything the page loads is served by this server from
- * /docs/assets/.
+ * /docs/assets/. Escaped by construction, as the portal's pages (docs/security.md): built with the
+ * `html` tag; the result becomes text once, where the router answers.
  */
-export function page(parts: PageParts): string {
+export function page(parts: PageParts): HtmlSafeString {
   const current = DOCS_PAGES.find((p) => p.path === parts.path)!;
-  const nav = DOCS_PAGES.map((p) => `<li><a href="${p.path}"${p.path === parts.path ? ' aria-current="page"' : ''}>${escapeHtml(p.title)}</a></li>`).join('');
-  const scripts = (parts.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n');
-  return `<!doctype html>
+  const nav = DOCS_PAGES.map((p) => html`<li><a href="${urlHtml(p.path)}"${p.path === parts.path ? html` aria-current="page"` : ''}>${p.title}</a></li>`);
+  const scripts = join(
+    (parts.scripts ?? []).map((src) => html`<script src="${urlHtml(src)}" defer></script>`),
+    '\n',
+  );
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(current.title)} · Payments API docs</title>
+<title>${current.title} · Payments API docs</title>
 <link rel="stylesheet" href="/docs/assets/docs.css">
 ${scripts}
 </head>
-<body${parts.bodyClass ? ` class="${parts.bodyClass}"` : ''}>
+<body${parts.bodyClass ? html` class="${parts.bodyClass}"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="site">
 <p class="brand"><a href="/docs">Payments API docs</a></p>

@@ -1,4 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
+import type { HtmlSafeString } from 'escape-html-template-tag';
 import type { ServiceDeps } from '../../services/context';
 import type { WebOptions } from '../web-options';
 import { serveAsset } from './assets';
@@ -21,10 +22,11 @@ export function docsRouter(_deps: ServiceDeps, options: WebOptions): Router {
   const specUrl = spec ? '/docs/openapi.json' : `${new URL(options.sandboxApiUrl).origin}/v1/openapi.json`;
   const csp = docsCsp(options);
   const referenceCsp = docsCsp({ ...options, reference: true, toSandbox: !spec });
-  const html = (ctx: RouterContext, body: string, policy = csp) => {
+  // The one place a page (built with the `html` tag) becomes the answer's text; a guide is cached as text.
+  const html = (ctx: RouterContext, page: HtmlSafeString | string, policy = csp) => {
     ctx.set('Content-Security-Policy', policy);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = body;
+    ctx.body = page.toString();
   };
 
   router.get('/', (ctx) => html(ctx, referencePage(specUrl), referenceCsp));

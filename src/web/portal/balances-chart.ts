@@ -1,6 +1,6 @@
 import type { Orm } from '../../persistence/orm';
 import type { Caller } from '../../services/context';
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { readAvailableDays } from '../../persistence/ledger/balance-days';
 
@@ -57,7 +57,7 @@ const BOTTOM = 196;
  * inline SVG with presentation attributes only (the web port's CSP blocks style attributes), a title
  * and description for assistive technology, a <title> per bar, and the figures as a table beside it.
  */
-export function chartHtml(currency: string, days: ChartDay[], units: MinorUnits): string {
+export function chartHtml(currency: string, days: ChartDay[], units: MinorUnits): HtmlSafeString {
   const values = days.map((d) => Number(d.close));
   const high = Math.max(0, ...values);
   const low = Math.min(0, ...values);
@@ -65,31 +65,32 @@ export function chartHtml(currency: string, days: ChartDay[], units: MinorUnits)
   const y = (v: number) => TOP + ((high - v) / span) * (BOTTOM - TOP);
   const zero = y(0);
   const slot = W / days.length;
-  const bars = days
-    .map((d, i) => {
+  const bars = days.map((d, i) => {
       const v = values[i];
       const top = Math.min(y(v), zero);
       const height = Math.max(Math.abs(y(v) - zero), v === 0 ? 0 : 1);
-      return `<rect x="${(i * slot + 3).toFixed(1)}" y="${top.toFixed(1)}" width="${(slot - 6).toFixed(1)}" height="${height.toFixed(1)}" fill="${v < 0 ? '#a1160a' : '#0b5fbd'}" data-day="${d.day}"><title>${d.day}: ${escapeHtml(formatMoney(d.close, currency, units))}</title></rect>`;
-    })
-    .join('\n');
+      return html`<rect x="${(i * slot + 3).toFixed(1)}" y="${top.toFixed(1)}" width="${(slot - 6).toFixed(1)}" height="${height.toFixed(1)}" fill="${v < 0 ? '#a1160a' : '#0b5fbd'}" data-day="${d.day}"><title>${d.day}: ${formatMoney(d.close, currency, units)}</title></rect>`;
+    });
   const first = days[0]?.day ?? '';
   const last = days[days.length - 1]?.day ?? '';
   const title = `Available ${currency} balance at the end of each day, ${first} to ${last} (UTC)`;
   const desc = `Highest ${formatMoney(BigInt(Math.round(high)), currency, units)}, lowest ${formatMoney(BigInt(Math.round(low)), currency, units)}, today ${formatMoney(days[days.length - 1]?.close ?? 0n, currency, units)}. The figures are in the table below the chart.`;
-  return `<svg id="balance-chart" class="chart" role="img" aria-labelledby="balance-chart-title balance-chart-desc" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
-<title id="balance-chart-title">${escapeHtml(title)}</title>
-<desc id="balance-chart-desc">${escapeHtml(desc)}</desc>
+  return html`<svg id="balance-chart" class="chart" role="img" aria-labelledby="balance-chart-title balance-chart-desc" viewBox="0 0 ${W} ${H}" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
+<title id="balance-chart-title">${title}</title>
+<desc id="balance-chart-desc">${desc}</desc>
 <line x1="0" y1="${zero.toFixed(1)}" x2="${W}" y2="${zero.toFixed(1)}" stroke="#5f6b7a" stroke-width="1"/>
-${bars}
-<text x="0" y="${H - 8}" font-size="14" fill="#1a1a1a">${escapeHtml(first)}</text>
-<text x="${W}" y="${H - 8}" font-size="14" fill="#1a1a1a" text-anchor="end">${escapeHtml(last)}</text>
-<text x="0" y="12" font-size="14" fill="#1a1a1a">${escapeHtml(formatMoney(BigInt(Math.round(high)), currency, units))}</text>
+${join(bars, '\n')}
+<text x="0" y="${H - 8}" font-size="14" fill="#1a1a1a">${first}</text>
+<text x="${W}" y="${H - 8}" font-size="14" fill="#1a1a1a" text-anchor="end">${last}</text>
+<text x="0" y="12" font-size="14" fill="#1a1a1a">${formatMoney(BigInt(Math.round(high)), currency, units)}</text>
 </svg>
 <details id="chart-figures"><summary>The chart's figures</summary>
-<table id="balance-chart-data"><caption>${escapeHtml(title)}</caption>
+<table id="balance-chart-data"><caption>${title}</caption>
 <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Net movement</th><th scope="col" class="num">Available at the day's end</th></tr></thead>
 <tbody>
-${days.map((d) => `<tr data-day="${d.day}" data-close="${d.close}"><td>${d.day}</td><td class="num">${escapeHtml(formatMoney(d.net, currency, units))}</td><td class="num">${escapeHtml(formatMoney(d.close, currency, units))}</td></tr>`).join('\n')}
+${join(
+  days.map((d) => html`<tr data-day="${d.day}" data-close="${d.close}"><td>${d.day}</td><td class="num">${formatMoney(d.net, currency, units)}</td><td class="num">${formatMoney(d.close, currency, units)}</td></tr>`),
+  '\n',
+)}
 </tbody></table></details>`;
 }

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { when } from './time-html';
 import { portalPage, type Frame } from './layout';
 
@@ -66,12 +66,12 @@ export function indentJson(text: string): string {
 }
 
 /** The object an event is about; a payment's (a charge, or a refund's or dispute's charge) links to its page. */
-function objectCell(e: EventRow): string {
-  const id = escapeHtml(e.resourceId);
-  const kind = escapeHtml(e.resourceType);
-  if (e.resourceType === 'transaction') return `${kind} <a href="/payments/${encodeURIComponent(e.resourceId)}">${id}</a>`;
-  const payment = e.transactionId ? `<br><small>payment <a href="/payments/${encodeURIComponent(e.transactionId)}">${escapeHtml(e.transactionId)}</a></small>` : '';
-  return `${kind} <code>${id}</code>${payment}`;
+function objectCell(e: EventRow): HtmlSafeString {
+  const id = e.resourceId;
+  const kind = e.resourceType;
+  if (e.resourceType === 'transaction') return html`${kind} <a href="/payments/${encodeURIComponent(e.resourceId)}">${id}</a>`;
+  const payment = e.transactionId ? html`<br><small>payment <a href="/payments/${encodeURIComponent(e.transactionId)}">${e.transactionId}</a></small>` : '';
+  return html`${kind} <code>${id}</code>${payment}`;
 }
 
 export interface EventsView {
@@ -85,30 +85,31 @@ export interface EventsView {
 }
 
 /** Events: the environment's event log walked by sequence, oldest first, as GET /v1/events?after_sequence= walks it. */
-export function eventsPage(frame: Frame, view: EventsView): string {
+export function eventsPage(frame: Frame, view: EventsView): HtmlSafeString {
   const env = frame.environment === 'sandbox' ? 'sandbox' : 'live';
-  const note = view.error ? `<p class="error" role="alert" id="message">${escapeHtml(view.error)}</p>\n` : '';
+  const note = view.error ? html`<p class="error" role="alert" id="message">${view.error}</p>\n` : '';
   const last = view.rows[view.rows.length - 1];
   const table = view.rows.length
-    ? `<table id="events"><caption>Events from sequence ${view.from}, oldest first</caption>
+    ? html`<table id="events"><caption>Events from sequence ${view.from}, oldest first</caption>
 <thead><tr><th scope="col">Sequence</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Created</th></tr></thead>
 <tbody>
-${view.rows
-  .map(
+${join(
+  view.rows.map(
     (e) =>
-      `<tr data-sequence="${e.sequence}"><td>${e.sequence}</td><td><a href="/events/${encodeURIComponent(e.id)}">${escapeHtml(e.id)}</a></td><td>${escapeHtml(e.type)}</td><td>${objectCell(e)}</td><td>${when(e.createdAt)}</td></tr>`,
-  )
-  .join('\n')}
+      html`<tr data-sequence="${e.sequence}"><td>${e.sequence}</td><td><a href="/events/${encodeURIComponent(e.id)}">${e.id}</a></td><td>${e.type}</td><td>${objectCell(e)}</td><td>${when(e.createdAt)}</td></tr>`,
+  ),
+  '\n',
+)}
 </tbody></table>`
-    : `<p id="no-events">No events from sequence ${view.from} in this environment${view.from > 1 ? ' yet' : ''}.</p>`;
+    : html`<p id="no-events">No events from sequence ${view.from} in this environment${view.from > 1 ? ' yet' : ''}.</p>`;
   const next =
     last && view.hasMore
-      ? `<a href="/events?from=${last.sequence + 1}" id="next" rel="next">Next: events after sequence ${last.sequence}</a>`
-      : `<span id="end-of-log">${last ? `No events after sequence ${last.sequence} yet.` : ''} <a href="/events?from=${last ? last.sequence + 1 : view.from}" id="check-again">Check for newer events</a></span>`;
-  const latest = view.latestFrom !== null ? ` · <a href="/events?from=${view.latestFrom}" id="latest">Newest events</a>` : '';
+      ? html`<a href="/events?from=${last.sequence + 1}" id="next" rel="next">Next: events after sequence ${last.sequence}</a>`
+      : html`<span id="end-of-log">${last ? `No events after sequence ${last.sequence} yet.` : ''} <a href="/events?from=${last ? last.sequence + 1 : view.from}" id="check-again">Check for newer events</a></span>`;
+  const latest = view.latestFrom !== null ? html` · <a href="/events?from=${view.latestFrom}" id="latest">Newest events</a>` : '';
   return portalPage(
     'Events',
-    `<h1>Events (${env})</h1>
+    html`<h1>Events (${env})</h1>
 ${note}<p>Every state change of your payments in this environment, numbered by sequence: the numbers have no gaps and follow the order the changes were committed in, so walking them in order misses nothing (as <code>GET /v1/events?after_sequence=</code> does). Choose an event to see its JSON, as the API and webhooks send it.</p>
 <form method="get" action="/events" class="inline-filter">
 <label for="from-sequence">Start at sequence</label>
@@ -122,18 +123,18 @@ ${table}
 }
 
 /** One event: its envelope and its JSON exactly as GET /v1/events answers it. */
-export function eventPage(frame: Frame, e: EventRow, body: string): string {
+export function eventPage(frame: Frame, e: EventRow, body: string): HtmlSafeString {
   return portalPage(
     `Event ${e.id}`,
-    `<h1>Event <code>${escapeHtml(e.id)}</code></h1>
+    html`<h1>Event <code>${e.id}</code></h1>
 <dl class="facts">
 <dt>Sequence</dt><dd id="event-sequence">${e.sequence}</dd>
-<dt>Type</dt><dd id="event-type">${escapeHtml(e.type)}</dd>
+<dt>Type</dt><dd id="event-type">${e.type}</dd>
 <dt>Object</dt><dd>${objectCell(e)}</dd>
 <dt>Created</dt><dd>${when(e.createdAt)}</dd>
 </dl>
 <h2 id="json-heading">JSON</h2>
-<pre id="event-json" class="json" tabindex="0" aria-labelledby="json-heading">${escapeHtml(indentJson(body))}</pre>
+<pre id="event-json" class="json" tabindex="0" aria-labelledby="json-heading">${indentJson(body)}</pre>
 <p><a href="/events?from=${e.sequence}" id="back-to-events">Back to the events from sequence ${e.sequence}</a></p>`,
     frame,
   );

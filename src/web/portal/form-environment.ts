@@ -1,6 +1,7 @@
 import type { Environment } from '../../domain/environment';
 import type { PortalSession } from '../../persistence/portal/portal-session-store';
-import { escapeHtml } from '../../support/escape-html';
+import html, { type HtmlSafeString } from 'escape-html-template-tag';
+import { urlHtml } from '../html-url';
 import { portalPage, PORTAL_NAV, type Frame } from './layout';
 
 /**
@@ -27,10 +28,10 @@ export function environmentRefusal(session: PortalSession, posted: string | null
 }
 
 /** The refusal's page: the message, and a link to the form's section in the session's environment now. */
-export function environmentRefusalPage(frame: Frame, refusal: EnvironmentRefusal, path: string): string {
+export function environmentRefusalPage(frame: Frame, refusal: EnvironmentRefusal, path: string): HtmlSafeString {
   const section = PORTAL_NAV.find((n) => path === n.path || path.startsWith(`${n.path}/`));
-  const back = section ? `<a href="${section.path}" id="reload-section">${escapeHtml(section.label)} in ${NAMES[frame.environment]}</a>` : `<a href="/" id="reload-section">the portal in ${NAMES[frame.environment]}</a>`;
-  return portalPage('Nothing was changed', `<h1>Nothing was changed</h1>
-<p class="error" role="alert" id="message">${escapeHtml(refusal.message)}</p>
+  const back = section ? html`<a href="${urlHtml(section.path)}" id="reload-section">${section.label} in ${NAMES[frame.environment]}</a>` : html`<a href="/" id="reload-section">the portal in ${NAMES[frame.environment]}</a>`;
+  return portalPage('Nothing was changed', html`<h1>Nothing was changed</h1>
+<p class="error" role="alert" id="message">${refusal.message}</p>
 <p>Go to ${back}.</p>`, frame);
 }

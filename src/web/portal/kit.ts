@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { HtmlSafeString } from 'escape-html-template-tag';
 import type { ChangeActor } from '../../domain/operator-action';
 import type { Caller, ServiceDeps } from '../../services/context';
 import type { PortalSession } from '../../persistence/portal/portal-session-store';
@@ -82,10 +83,11 @@ export function portalActor(session: PortalSession, requestId: string, reason: s
   return { operator: `portal:${session.email}`, reason: `portal: ${reason}`, requestId };
 }
 
-export function html(ctx: Context, status: number, body: string): void {
+/** A page as the answer: the one place a page built with the `html` tag (layout.ts) becomes text. */
+export function html(ctx: Context, status: number, page: HtmlSafeString): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = body;
+  ctx.body = page.toString();
 }
 
 /** After a POST: 303, so a reload does not post again. */

@@ -1,6 +1,6 @@
 import type { MerchantAccount } from '../../persistence/merchants/merchant-settings-store';
 import type { UsageToday } from '../../persistence/merchants/live-limits-store';
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { formatMoney, type MinorUnits } from './balances-money';
 import { when } from './time-html';
 import { portalPage, type Frame } from './layout';
@@ -21,33 +21,33 @@ export interface SettingsView {
 const EXAMPLE_CURRENCY = 'GHS';
 
 const grouped = (n: number | string) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const minor = (n: number | string, units: MinorUnits) => `${grouped(n)} minor units (${escapeHtml(formatMoney(n, EXAMPLE_CURRENCY, units))} for a ${EXAMPLE_CURRENCY} payment)`;
-const cli = (text: string) => `<code>${escapeHtml(text)}</code>`;
+const minor = (n: number | string, units: MinorUnits) => html`${grouped(n)} minor units (${formatMoney(n, EXAMPLE_CURRENCY, units)} for a ${EXAMPLE_CURRENCY} payment)`;
+const cli = (text: string) => html`<code>${text}</code>`;
 
 /** Settings, read only: what `merchants set` and `merchants verify` stored, and where each is changed. */
-export function settingsPage(frame: Frame, view: SettingsView): string {
+export function settingsPage(frame: Frame, view: SettingsView): HtmlSafeString {
   const { account, units } = view;
   const s = account.settings;
   const set = `npm run cli -- merchants set ${view.merchantId}`;
   const settlement = s.settlement_account
-    ? `${escapeHtml(view.bankName ? `${view.bankName} (${s.settlement_account.bank_code})` : s.settlement_account.bank_code)}, account <span id="settlement-account-masked">${escapeHtml(s.settlement_account.account_masked)}</span>`
+    ? html`${view.bankName ? `${view.bankName} (${s.settlement_account.bank_code})` : s.settlement_account.bank_code}, account <span id="settlement-account-masked">${s.settlement_account.account_masked}</span>`
     : 'None yet: settlement runs skip this merchant until one is set.';
   const env = frame.environment === 'sandbox' ? 'sandbox' : 'live';
   const limitVar = frame.environment === 'sandbox' ? 'RATE_LIMIT_SANDBOX' : 'RATE_LIMIT_LIVE';
   return portalPage(
     'Settings',
-    `<h1>Settings</h1>
+    html`<h1>Settings</h1>
 <p>These settings are read only here. The platform's operator changes them with the command line (${cli('merchants set')}, ${cli('merchants verify')}); ask your operator for a change. Account numbers are never shown whole.</p>
 <h2>Merchant</h2>
 <dl class="facts" id="merchant">
-<dt>Name</dt><dd id="merchant-name">${escapeHtml(account.name)}</dd>
-<dt>Merchant id</dt><dd id="merchant-id"><code>${escapeHtml(view.merchantId)}</code></dd>
-<dt>Verified</dt><dd id="verified">${account.verifiedAt ? `Yes, since ${when(account.verifiedAt)}: live money can move.` : 'Not yet: live charges and payouts are refused until the operator verifies the account.'} <small>Changed with ${cli(`npm run cli -- merchants verify ${view.merchantId}`)}.</small></dd>
+<dt>Name</dt><dd id="merchant-name">${account.name}</dd>
+<dt>Merchant id</dt><dd id="merchant-id"><code>${view.merchantId}</code></dd>
+<dt>Verified</dt><dd id="verified">${account.verifiedAt ? html`Yes, since ${when(account.verifiedAt)}: live money can move.` : 'Not yet: live charges and payouts are refused until the operator verifies the account.'} <small>Changed with ${cli(`npm run cli -- merchants verify ${view.merchantId}`)}.</small></dd>
 </dl>
 <h2>Settlement and notifications</h2>
 <dl class="facts">
 <dt>Settlement account</dt><dd id="settlement-account">${settlement} <small>Changed with ${cli(`${set} --settlement-bank CODE --settlement-account NUMBER`)}.</small></dd>
-${settlementHold(account.settlementHeldUntil)}<dt>Notification email</dt><dd id="notification-email">${s.notification_email ? escapeHtml(s.notification_email) : 'None set: the merchant notification emails (payouts held for review, settlements, disputes) have nowhere to go.'} <small>Changed with ${cli(`${set} --notification-email EMAIL`)}.</small></dd>
+${settlementHold(account.settlementHeldUntil)}<dt>Notification email</dt><dd id="notification-email">${s.notification_email ? s.notification_email : 'None set: the merchant notification emails (payouts held for review, settlements, disputes) have nowhere to go.'} <small>Changed with ${cli(`${set} --notification-email EMAIL`)}.</small></dd>
 <dt>Payout review threshold</dt><dd id="payout-review-threshold">Payouts of ${minor(s.payout_review_threshold, units)} or more are held for review. <small>Changed with ${cli(`${set} --payout-review-threshold N`)}.</small></dd>
 </dl>
 <h2>Live limits</h2>
@@ -64,29 +64,29 @@ ${liveLimits(view)}
  * While a replaced settlement account holds the live settlements (issue 43): until when, and why. The
  * money stays in the available balance; the first run after the hold pays it to the new account.
  */
-function settlementHold(heldUntil: string | null): string {
+function settlementHold(heldUntil: string | null): HtmlSafeString | '' {
   if (!heldUntil) return '';
-  return `<dt>Live settlements</dt><dd id="settlement-hold"><strong>Held until ${when(heldUntil)}</strong>: the settlement account was changed, and live settlements wait a cooling period, as a safeguard against account takeover. Your balance stays available; the first settlement run after that pays it to the new account. If you did not ask for this change, contact your operator at once.</dd>
+  return html`<dt>Live settlements</dt><dd id="settlement-hold"><strong>Held until ${when(heldUntil)}</strong>: the settlement account was changed, and live settlements wait a cooling period, as a safeguard against account takeover. Your balance stays available; the first settlement run after that pays it to the new account. If you did not ask for this change, contact your operator at once.</dd>
 `;
 }
 
 /** The live limits and today's usage, one row per currency that has a limit or was used today. */
-function liveLimits(view: SettingsView): string {
+function liveLimits(view: SettingsView): HtmlSafeString {
   const { units } = view;
   const s = view.account.settings;
   const max = s.live_max_amount ?? {};
   const daily = s.live_daily_limit ?? {};
   const currencies = [...new Set([...Object.keys(max), ...Object.keys(daily), ...Object.keys(view.usageToday)])].sort();
   const none = Object.keys(max).length === 0 && Object.keys(daily).length === 0;
-  const money = (n: number | string | undefined, currency: string) => (n === undefined ? 'No limit' : escapeHtml(formatMoney(n, currency, units)));
+  const money = (n: number | string | undefined, currency: string) => (n === undefined ? 'No limit' : formatMoney(n, currency, units));
   const rows = currencies.map((c) => {
     const used = view.usageToday[c] ?? { charge: '0', payout: '0' };
-    return `<tr id="live-limits-${escapeHtml(c)}"><th scope="row">${escapeHtml(c)}</th><td class="live-max-amount">${money(max[c], c)}</td><td class="live-daily-limit">${money(daily[c], c)}</td><td class="live-usage-charges">${money(used.charge, c)}</td><td class="live-usage-payouts">${money(used.payout, c)}</td></tr>`;
+    return html`<tr id="live-limits-${c}"><th scope="row">${c}</th><td class="live-max-amount">${money(max[c], c)}</td><td class="live-daily-limit">${money(daily[c], c)}</td><td class="live-usage-charges">${money(used.charge, c)}</td><td class="live-usage-payouts">${money(used.payout, c)}</td></tr>`;
   });
-  return `${none ? '<p id="live-limits-none">No limit set in any currency.</p>\n' : ''}${
+  return html`${none ? html`<p id="live-limits-none">No limit set in any currency.</p>\n` : ''}${
     rows.length === 0
       ? ''
-      : `<table id="live-limits"><thead><tr><th scope="col">Currency</th><th scope="col">Per transaction</th><th scope="col">Per day, charges and payouts each</th><th scope="col">Charges today (UTC)</th><th scope="col">Payouts today (UTC)</th></tr></thead>
-<tbody>${rows.join('\n')}</tbody></table>`
+      : html`<table id="live-limits"><thead><tr><th scope="col">Currency</th><th scope="col">Per transaction</th><th scope="col">Per day, charges and payouts each</th><th scope="col">Charges today (UTC)</th><th scope="col">Payouts today (UTC)</th></tr></thead>
+<tbody>${join(rows, '\n')}</tbody></table>`
   }`;
 }

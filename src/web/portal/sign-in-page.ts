@@ -1,16 +1,16 @@
-import { escapeHtml } from '../../support/escape-html';
+import html, { type HtmlSafeString } from 'escape-html-template-tag';
 import { hidden, portalPage } from './layout';
 
 /** The sign-in form; `message` is the generic failure or the lock-out notice. */
-export function signInPage(csrfToken: string, message: string | null = null, email = ''): string {
-  const error = message ? `<p class="error" role="alert" id="sign-in-error">${escapeHtml(message)}</p>\n` : '';
+export function signInPage(csrfToken: string, message: string | null = null, email = ''): HtmlSafeString {
+  const error = message ? html`<p class="error" role="alert" id="sign-in-error">${message}</p>\n` : '';
   return portalPage(
     'Sign in',
-    `<h1>Sign in to the merchant portal</h1>
+    html`<h1>Sign in to the merchant portal</h1>
 ${error}<form method="post" action="/sign-in">
 ${hidden(csrfToken)}
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" maxlength="254" required value="${escapeHtml(email)}">
+<input id="email" name="email" type="email" autocomplete="username" maxlength="254" required value="${email}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" maxlength="256" required>
 <button type="submit" id="sign-in">Sign in</button>

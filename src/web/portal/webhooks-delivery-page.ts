@@ -1,6 +1,7 @@
 import type { DeliveryAttemptRecord, DeliveryRecord } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 import { envName, messageOf, statusText } from './webhooks-page';
@@ -41,15 +42,15 @@ function responseText(a: DeliveryAttemptRecord): string {
   return `${head}${error}${a.statusCode !== null ? body : ''}`;
 }
 
-function attemptRow(d: DeliveryRecord, a: DeliveryAttemptRecord, request: DeliveryRequest | null): string {
-  return `<tr id="attempt-${escapeHtml(String(a.attempt))}">
-<th scope="row">${escapeHtml(String(a.attempt))}</th>
+function attemptRow(d: DeliveryRecord, a: DeliveryAttemptRecord, request: DeliveryRequest | null): HtmlSafeString {
+  return html`<tr id="attempt-${a.attempt}">
+<th scope="row">${a.attempt}</th>
 <td>${when(a.attemptedAt)}</td>
 <td>${statusText(a.outcome)}</td>
-<td>${a.statusCode !== null ? escapeHtml(String(a.statusCode)) : '—'}</td>
-<td>${escapeHtml(String(a.durationMs))} ms</td>
-<td>${request ? `<pre class="wh-pre wh-request">${escapeHtml(requestText(d, request, a.attempt))}</pre>` : '—'}</td>
-<td><pre class="wh-pre wh-response">${escapeHtml(responseText(a))}</pre></td>
+<td>${a.statusCode !== null ? a.statusCode : '—'}</td>
+<td>${a.durationMs} ms</td>
+<td>${request ? html`<pre class="wh-pre wh-request">${requestText(d, request, a.attempt)}</pre>` : '—'}</td>
+<td><pre class="wh-pre wh-response">${responseText(a)}</pre></td>
 </tr>`;
 }
 
@@ -62,31 +63,31 @@ export function deliveryPage(
   request: DeliveryRequest | null,
   message: string | null = null,
   status: 'error' | 'notice' = 'error',
-): string {
-  const id = escapeHtml(d.id);
+): HtmlSafeString {
+  const { id } = d;
   const endpointCell = endpoint
-    ? `<a href="/webhooks/${escapeHtml(endpoint.id)}" id="delivery-endpoint">${escapeHtml(endpoint.url)}</a> (${statusText(endpoint.status)})`
-    : `<code>${escapeHtml(d.endpointId)}</code> (deleted)`;
+    ? html`<a href="/webhooks/${endpoint.id}" id="delivery-endpoint">${urlHtml(endpoint.url)}</a> (${statusText(endpoint.status)})`
+    : html`<code>${d.endpointId}</code> (deleted)`;
   const table = attempts.length
-    ? `<table id="attempts"><caption class="visually-hidden">Attempts of delivery ${id}, oldest first</caption>
+    ? html`<table id="attempts"><caption class="visually-hidden">Attempts of delivery ${id}, oldest first</caption>
 <thead><tr><th scope="col">Attempt</th><th scope="col">Time</th><th scope="col">Outcome</th><th scope="col">HTTP status</th><th scope="col">Duration</th><th scope="col">Request</th><th scope="col">Response</th></tr></thead>
 <tbody>
-${attempts.map((a) => attemptRow(d, a, request)).join('\n')}
+${join(attempts.map((a) => attemptRow(d, a, request)), '\n')}
 </tbody></table>`
-    : `<p id="no-attempts">${d.status === 'skipped' ? 'Nothing was sent: the endpoint was disabled or deleted.' : 'No attempt yet.'}</p>`;
+    : html`<p id="no-attempts">${d.status === 'skipped' ? 'Nothing was sent: the endpoint was disabled or deleted.' : 'No attempt yet.'}</p>`;
   return portalPage(
     'Webhook delivery',
-    `<p>${endpoint ? `<a href="/webhooks/${escapeHtml(endpoint.id)}" id="back-to-endpoint">← Deliveries of this endpoint</a>` : '<a href="/webhooks">← All webhook endpoints</a>'}</p>
+    html`<p>${endpoint ? html`<a href="/webhooks/${endpoint.id}" id="back-to-endpoint">← Deliveries of this endpoint</a>` : html`<a href="/webhooks">← All webhook endpoints</a>`}</p>
 <h1>Webhook delivery (${envName(frame)})</h1>
 ${messageOf(message, status)}<dl class="wh-details" id="delivery">
 <dt>Id</dt><dd><code>${id}</code></dd>
 <dt>Status</dt><dd id="delivery-status">${statusText(d.status)}</dd>
-<dt>Event</dt><dd>${escapeHtml(d.eventType)} <code>${escapeHtml(d.eventId)}</code></dd>
+<dt>Event</dt><dd>${d.eventType} <code>${d.eventId}</code></dd>
 <dt>Endpoint</dt><dd>${endpointCell}</dd>
-<dt>Attempts</dt><dd>${escapeHtml(String(d.attemptCount))}${d.lastStatusCode !== null ? `, last HTTP ${escapeHtml(String(d.lastStatusCode))}` : ''}${d.lastError ? `: ${escapeHtml(d.lastError)}` : ''}</dd>
+<dt>Attempts</dt><dd>${d.attemptCount}${d.lastStatusCode !== null ? `, last HTTP ${d.lastStatusCode}` : ''}${d.lastError ? `: ${d.lastError}` : ''}</dd>
 <dt>Created</dt><dd>${when(d.createdAt)}</dd>
 <dt>${d.status === 'pending' ? 'Next attempt' : 'Completed'}</dt><dd>${when(d.status === 'pending' ? d.nextAttemptAt : d.completedAt)}</dd>
-${d.replayOf ? `<dt>Replay of</dt><dd><a href="/webhooks/deliveries/${escapeHtml(d.replayOf)}" id="replay-of">${escapeHtml(d.replayOf)}</a></dd>` : ''}
+${d.replayOf ? html`<dt>Replay of</dt><dd><a href="/webhooks/deliveries/${d.replayOf}" id="replay-of">${d.replayOf}</a></dd>` : ''}
 </dl>
 <form method="post" action="/webhooks/deliveries/${id}/replay" class="wh-replay">${guardFields(frame)}
 <p>Replay sends the same event again to this endpoint as a new delivery (its own id and attempts, freshly signed).</p>

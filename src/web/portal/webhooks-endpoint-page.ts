@@ -1,6 +1,7 @@
 import type { DeliveryRecord, DeliveryStatus } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 import { envName, eventsText, healthText, messageOf, statusText } from './webhooks-page';
@@ -25,64 +26,67 @@ const listQuery = (status: DeliveryStatus | null, cursor?: string): string => {
   return text ? `?${text}` : '';
 };
 
-function deliveryRow(d: DeliveryRecord): string {
-  return `<tr id="${escapeHtml(d.id)}">
-<td><a href="/webhooks/deliveries/${escapeHtml(d.id)}">${escapeHtml(d.eventType)}<span class="visually-hidden"> delivery ${escapeHtml(d.id)}</span></a>${d.replayOf ? '<br><small>replay</small>' : ''}</td>
-<td><code>${escapeHtml(d.eventId)}</code></td>
-<td>${statusText(d.status)}${d.lastStatusCode !== null ? `<br><small>last HTTP ${escapeHtml(String(d.lastStatusCode))}</small>` : ''}</td>
-<td>${escapeHtml(String(d.attemptCount))}</td>
+function deliveryRow(d: DeliveryRecord): HtmlSafeString {
+  return html`<tr id="${d.id}">
+<td><a href="/webhooks/deliveries/${d.id}">${d.eventType}<span class="visually-hidden"> delivery ${d.id}</span></a>${d.replayOf ? html`<br><small>replay</small>` : ''}</td>
+<td><code>${d.eventId}</code></td>
+<td>${statusText(d.status)}${d.lastStatusCode !== null ? html`<br><small>last HTTP ${d.lastStatusCode}</small>` : ''}</td>
+<td>${d.attemptCount}</td>
 <td>${when(d.createdAt)}</td>
 <td>${d.status === 'pending' ? when(d.nextAttemptAt) : '—'}</td>
 </tr>`;
 }
 
-function deliveriesSection(endpoint: WebhookEndpointRecord, view: DeliveriesView): string {
-  const base = `/webhooks/${escapeHtml(endpoint.id)}`;
-  const filter = `<form method="get" action="${base}" id="delivery-filter" class="wh-filter">
+function deliveriesSection(endpoint: WebhookEndpointRecord, view: DeliveriesView): HtmlSafeString {
+  const base = urlHtml(`/webhooks/${endpoint.id}`);
+  const filter = html`<form method="get" action="${base}" id="delivery-filter" class="wh-filter">
 <label for="status-filter">Show deliveries</label>
 <select name="status" id="status-filter">
-<option value=""${view.status === null ? ' selected' : ''}>all statuses</option>
-${DELIVERY_STATUSES.map((s) => `<option value="${s}"${view.status === s ? ' selected' : ''}>${s}</option>`).join('\n')}
+<option value=""${view.status === null ? html` selected` : ''}>all statuses</option>
+${join(
+  DELIVERY_STATUSES.map((s) => html`<option value="${s}"${view.status === s ? html` selected` : ''}>${s}</option>`),
+  '\n',
+)}
 </select>
 <button type="submit" class="secondary" id="filter-deliveries">Show</button>
 </form>`;
   const table = view.deliveries.length
-    ? `<table id="deliveries"><caption class="visually-hidden">Deliveries to ${escapeHtml(endpoint.url)}, newest first${view.status ? `, ${view.status} only` : ''}</caption>
+    ? html`<table id="deliveries"><caption class="visually-hidden">Deliveries to ${urlHtml(endpoint.url)}, newest first${view.status ? `, ${view.status} only` : ''}</caption>
 <thead><tr><th scope="col">Event type</th><th scope="col">Event id</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col">Next retry</th></tr></thead>
 <tbody>
-${view.deliveries.map(deliveryRow).join('\n')}
+${join(view.deliveries.map(deliveryRow), '\n')}
 </tbody></table>`
-    : `<p id="no-deliveries">${view.status ? `No ${view.status} deliveries` : 'No deliveries yet'}${view.paged ? ' on this page' : ''}.</p>`;
+    : html`<p id="no-deliveries">${view.status ? `No ${view.status} deliveries` : 'No deliveries yet'}${view.paged ? ' on this page' : ''}.</p>`;
   const links = [
-    view.paged ? `<a href="${base}${escapeHtml(listQuery(view.status))}" id="newest-deliveries">Newest</a>` : '',
-    view.older ? `<a href="${base}${escapeHtml(listQuery(view.status, view.older))}" id="older-deliveries" rel="next">Older</a>` : '',
-  ].filter(Boolean);
-  return `<h2>Deliveries</h2>
+    view.paged ? html`<a href="${base}${urlHtml(listQuery(view.status))}" id="newest-deliveries">Newest</a>` : null,
+    view.older ? html`<a href="${base}${urlHtml(listQuery(view.status, view.older))}" id="older-deliveries" rel="next">Older</a>` : null,
+  ].filter((link) => link !== null);
+  return html`<h2>Deliveries</h2>
 ${filter}
 ${table}
-${links.length ? `<p class="wh-pager">${links.join(' ')}</p>` : ''}`;
+${links.length ? html`<p class="wh-pager">${join(links, ' ')}</p>` : ''}`;
 }
 
 /** One endpoint: its settings, health, the rotate, enable/disable and delete actions, and its deliveries. */
-export function endpointPage(frame: Frame, endpoint: WebhookEndpointRecord, view: DeliveriesView, message: string | null = null, status: 'error' | 'notice' = 'error'): string {
-  const id = escapeHtml(endpoint.id);
+export function endpointPage(frame: Frame, endpoint: WebhookEndpointRecord, view: DeliveriesView, message: string | null = null, status: 'error' | 'notice' = 'error'): HtmlSafeString {
+  const { id } = endpoint;
   const active = endpoint.status === 'active';
   const toggle = active
-    ? `<form method="post" action="/webhooks/${id}/status">${guardFields(frame)}<input type="hidden" name="status" value="disabled"><button type="submit" class="secondary" id="disable-endpoint">Disable endpoint</button></form>`
-    : `<form method="post" action="/webhooks/${id}/status">${guardFields(frame)}<input type="hidden" name="status" value="active"><button type="submit" id="enable-endpoint">Enable endpoint</button></form>`;
+    ? html`<form method="post" action="/webhooks/${id}/status">${guardFields(frame)}<input type="hidden" name="status" value="disabled"><button type="submit" class="secondary" id="disable-endpoint">Disable endpoint</button></form>`
+    : html`<form method="post" action="/webhooks/${id}/status">${guardFields(frame)}<input type="hidden" name="status" value="active"><button type="submit" id="enable-endpoint">Enable endpoint</button></form>`;
   return portalPage(
     'Webhook endpoint',
-    `<p><a href="/webhooks" id="all-endpoints">← All webhook endpoints</a></p>
+    html`<p><a href="/webhooks" id="all-endpoints">← All webhook endpoints</a></p>
 <h1>Webhook endpoint (${envName(frame)})</h1>
 ${messageOf(message, status)}<dl class="wh-details" id="endpoint">
-<dt>URL</dt><dd class="wh-url">${escapeHtml(endpoint.url)}</dd>
+<dt>URL</dt><dd class="wh-url">${urlHtml(endpoint.url)}</dd>
 <dt>Id</dt><dd><code>${id}</code></dd>
-<dt>Description</dt><dd>${endpoint.description ? escapeHtml(endpoint.description) : '—'}</dd>
+<dt>Description</dt><dd>${endpoint.description ? endpoint.description : '—'}</dd>
 <dt>Events</dt><dd>${eventsText(endpoint.subscribedEvents)}</dd>
 <dt>Status</dt><dd id="endpoint-status">${statusText(endpoint.status)}${active ? '' : ': nothing is sent; events are recorded as skipped deliveries, which you can replay once it is enabled again'}</dd>
 <dt>Health</dt><dd id="endpoint-health">${healthText(endpoint)}</dd>
-<dt>Timeout</dt><dd>${escapeHtml(String(endpoint.timeoutSeconds))} seconds</dd>
-<dt>Signing secret</dt><dd>Shown only once, when the endpoint is registered or its secret rotated.${endpoint.previousSecretExpiresAt ? ` The previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}.` : ''}</dd>
+<dt>Timeout</dt><dd>${endpoint.timeoutSeconds} seconds</dd>
+<dt>Signing secret</dt><dd>Shown only once, when the endpoint is registered or its secret rotated.${endpoint.previousSecretExpiresAt ? html` The previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}.` : ''}</dd>
 <dt>Created</dt><dd>${when(endpoint.createdAt)}</dd>
 </dl>
 <h2>Actions</h2>

@@ -1,6 +1,7 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
-import { escapeHtml } from '../../support/escape-html';
+import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
 import { when } from './time-html';
 
@@ -18,30 +19,30 @@ const EMPTY_FORM: RegisterForm = { url: '', description: '', events: [] };
 export const envName = (frame: Frame): string => (frame.environment === 'sandbox' ? 'sandbox' : 'live');
 
 /** The page's one message: an error (alert) or a notice (status), in `#message`. */
-export function messageOf(message: string | null, status: 'error' | 'notice'): string {
-  return message ? `<p class="${status}" role="${status === 'error' ? 'alert' : 'status'}" id="message">${escapeHtml(message)}</p>\n` : '';
+export function messageOf(message: string | null, status: 'error' | 'notice'): HtmlSafeString {
+  return message ? html`<p class="${status}" role="${status === 'error' ? 'alert' : 'status'}" id="message">${message}</p>\n` : html``;
 }
 
-export const eventsText = (events: readonly string[]): string => (events.length ? events.map((e) => escapeHtml(e)).join('<br>') : 'all events');
+export const eventsText = (events: readonly string[]): HtmlSafeString => (events.length ? join([...events], html`<br>`) : html`all events`);
 
-export const statusText = (status: string): string => `<span class="wh-status wh-status-${escapeHtml(status)}">${escapeHtml(status)}</span>`;
+export const statusText = (status: string): HtmlSafeString => html`<span class="wh-status wh-status-${status}">${status}</span>`;
 
 /** The endpoint's health as its record keeps it: the failure streak, the last failure, an automatic disable. */
-export function healthText(e: WebhookEndpointRecord): string {
-  const parts: string[] = [];
-  if (e.consecutiveFailures === 0) parts.push('<span class="wh-healthy">Healthy: no failure since the last success</span>');
+export function healthText(e: WebhookEndpointRecord): HtmlSafeString {
+  const parts: HtmlSafeString[] = [];
+  if (e.consecutiveFailures === 0) parts.push(html`<span class="wh-healthy">Healthy: no failure since the last success</span>`);
   else {
-    parts.push(`<span class="wh-failing">${e.consecutiveFailures} failed attempt${e.consecutiveFailures === 1 ? '' : 's'} in a row</span>`);
+    parts.push(html`<span class="wh-failing">${e.consecutiveFailures} failed attempt${e.consecutiveFailures === 1 ? '' : 's'} in a row</span>`);
   }
-  if (e.lastFailureAt) parts.push(`Last failure ${when(e.lastFailureAt)}${e.lastFailureReason ? `: ${escapeHtml(e.lastFailureReason)}` : ''}`);
-  if (e.autoDisabledAt) parts.push(`Disabled automatically ${when(e.autoDisabledAt)} after repeated failures`);
-  return parts.join('<br>');
+  if (e.lastFailureAt) parts.push(html`Last failure ${when(e.lastFailureAt)}${e.lastFailureReason ? `: ${e.lastFailureReason}` : ''}`);
+  if (e.autoDisabledAt) parts.push(html`Disabled automatically ${when(e.autoDisabledAt)} after repeated failures`);
+  return join(parts, html`<br>`);
 }
 
-function endpointRow(e: WebhookEndpointRecord): string {
-  return `<tr id="${escapeHtml(e.id)}">
-<td><a href="/webhooks/${escapeHtml(e.id)}" class="wh-url">${escapeHtml(e.url)}</a><br><small>${escapeHtml(e.id)}</small></td>
-<td>${e.description ? escapeHtml(e.description) : '—'}</td>
+function endpointRow(e: WebhookEndpointRecord): HtmlSafeString {
+  return html`<tr id="${e.id}">
+<td><a href="/webhooks/${e.id}" class="wh-url">${urlHtml(e.url)}</a><br><small>${e.id}</small></td>
+<td>${e.description ? e.description : '—'}</td>
 <td>${eventsText(e.subscribedEvents)}</td>
 <td>${statusText(e.status)}</td>
 <td>${healthText(e)}</td>
@@ -49,31 +50,34 @@ function endpointRow(e: WebhookEndpointRecord): string {
 }
 
 /** Webhooks: the environment's endpoints and the register form (`form` refilled after a refusal). */
-export function endpointsPage(frame: Frame, endpoints: WebhookEndpointRecord[], options: { form?: RegisterForm; message?: string | null; status?: 'error' | 'notice' } = {}): string {
+export function endpointsPage(frame: Frame, endpoints: WebhookEndpointRecord[], options: { form?: RegisterForm; message?: string | null; status?: 'error' | 'notice' } = {}): HtmlSafeString {
   const form = options.form ?? EMPTY_FORM;
   const refused = options.status !== 'notice' && Boolean(options.message);
   const rows = endpoints.length
-    ? `<table id="endpoints"><caption class="visually-hidden">Webhook endpoints (${envName(frame)})</caption>
+    ? html`<table id="endpoints"><caption class="visually-hidden">Webhook endpoints (${envName(frame)})</caption>
 <thead><tr><th scope="col">Endpoint</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th></tr></thead>
 <tbody>
-${endpoints.map(endpointRow).join('\n')}
+${join(endpoints.map(endpointRow), '\n')}
 </tbody></table>`
-    : `<p id="no-endpoints">No webhook endpoints in ${envName(frame)} yet. Register one below to receive events.</p>`;
+    : html`<p id="no-endpoints">No webhook endpoints in ${envName(frame)} yet. Register one below to receive events.</p>`;
   return portalPage(
     'Webhooks',
-    `<h1>Webhooks (${envName(frame)})</h1>
+    html`<h1>Webhooks (${envName(frame)})</h1>
 ${messageOf(options.message ?? null, options.status ?? 'error')}<p>Every event of this environment is sent, signed, to each active endpoint that subscribes to its type. Open an endpoint for its deliveries, to rotate its signing secret or to disable it.</p>
 ${rows}
 <h2 id="register-heading">Register an endpoint</h2>
 <form id="register-endpoint" method="post" action="/webhooks" aria-labelledby="register-heading">
 ${guardFields(frame)}
 <label for="endpoint-url">Endpoint URL</label>
-<input name="url" id="endpoint-url" type="url" required maxlength="2048" value="${escapeHtml(form.url)}" placeholder="https://example.com/webhooks" aria-describedby="endpoint-url-hint${refused ? ' message' : ''}">
+<input name="url" id="endpoint-url" type="url" required maxlength="2048" value="${urlHtml(form.url)}" placeholder="https://example.com/webhooks" aria-describedby="endpoint-url-hint${refused ? ' message' : ''}">
 <p class="wh-hint" id="endpoint-url-hint">${frame.environment === 'live' ? 'An https URL on a public host.' : 'An https URL on a public host (the sandbox may be configured to allow http and local hosts too).'}</p>
 <label for="endpoint-description">Description (optional)</label>
-<input name="description" id="endpoint-description" type="text" maxlength="500" value="${escapeHtml(form.description)}">
+<input name="description" id="endpoint-description" type="text" maxlength="500" value="${form.description}">
 <fieldset><legend>Events to send (none ticked: all events)</legend>
-${EVENT_TYPES.map((t) => `<label class="check wh-event"><input type="checkbox" name="event" value="${escapeHtml(t.type)}"${form.events.includes(t.type) ? ' checked' : ''}> ${escapeHtml(t.type)}</label>`).join('\n')}
+${join(
+  EVENT_TYPES.map((t) => html`<label class="check wh-event"><input type="checkbox" name="event" value="${t.type}"${form.events.includes(t.type) ? html` checked` : ''}> ${t.type}</label>`),
+  '\n',
+)}
 </fieldset>
 <button type="submit" id="create-endpoint">Register endpoint</button>
 </form>`,
@@ -82,19 +86,19 @@ ${EVENT_TYPES.map((t) => `<label class="check wh-event"><input type="checkbox" n
 }
 
 /** A new signing secret (registered or rotated), this once: it is stored sealed and never shown again. */
-export function endpointSecretPage(frame: Frame, what: 'created' | 'rotated', endpoint: WebhookEndpointRecord, secret: string): string {
+export function endpointSecretPage(frame: Frame, what: 'created' | 'rotated', endpoint: WebhookEndpointRecord, secret: string): HtmlSafeString {
   const overlap =
     what === 'rotated' && endpoint.previousSecretExpiresAt
-      ? `<p id="previous-secret">Deliveries carry a second signature, made with the previous secret (and one for each secret rotated out within the last 24 hours), until ${when(endpoint.previousSecretExpiresAt)}: update your receiver before then.</p>`
+      ? html`<p id="previous-secret">Deliveries carry a second signature, made with the previous secret (and one for each secret rotated out within the last 24 hours), until ${when(endpoint.previousSecretExpiresAt)}: update your receiver before then.</p>`
       : '';
   return portalPage(
     what === 'created' ? 'Endpoint registered' : 'New signing secret',
-    `<h1>${what === 'created' ? 'Endpoint registered' : 'New signing secret'}</h1>
+    html`<h1>${what === 'created' ? 'Endpoint registered' : 'New signing secret'}</h1>
 <div class="notice" role="status"><p>Copy this signing secret now. <strong>It is shown only once</strong>: it is stored sealed, and no page will show it again. Your receiver checks each delivery's X-Service-Signature with it.</p>
-<label for="secret">Signing secret of ${escapeHtml(endpoint.id)}</label>
-<output id="secret" class="secret">${escapeHtml(secret)}</output></div>
-${overlap}<p>Endpoint: <span class="wh-url">${escapeHtml(endpoint.url)}</span> (${eventsText(endpoint.subscribedEvents)})</p>
-<p><a href="/webhooks/${escapeHtml(endpoint.id)}" id="endpoint-link">Done: open the endpoint</a> · <a href="/webhooks">All webhook endpoints</a></p>`,
+<label for="secret">Signing secret of ${endpoint.id}</label>
+<output id="secret" class="secret">${secret}</output></div>
+${overlap}<p>Endpoint: <span class="wh-url">${urlHtml(endpoint.url)}</span> (${eventsText(endpoint.subscribedEvents)})</p>
+<p><a href="/webhooks/${endpoint.id}" id="endpoint-link">Done: open the endpoint</a> · <a href="/webhooks">All webhook endpoints</a></p>`,
     frame,
   );
 }
