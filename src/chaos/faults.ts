@@ -4,6 +4,7 @@ import type { InjectedFault, InjectorDeps } from './fault-types';
 import { finish, sleep, waitRecovered } from './recovery';
 import { buildRollover } from './rollover';
 import { setSkew } from '../topology/clock-skew';
+import { partnerDeclining, partnerDown } from './partner-faults';
 
 export type { InjectedFault, InjectorDeps } from './fault-types';
 
@@ -106,6 +107,10 @@ export async function injectFault(deps: InjectorDeps, plan: PlannedFault): Promi
       return receiverSpell(deps, plan);
     case 'partner_unreachable':
       return signalledSpell(deps, plan, ['SIGSTOP', 'SIGCONT'], `the partner answered nothing for ${plan.holdS} s (SIGSTOP)`);
+    case 'partner_down':
+      return partnerDown(deps, plan);
+    case 'partner_declining':
+      return partnerDeclining(deps, plan);
     default:
       return kill(deps, plan);
   }

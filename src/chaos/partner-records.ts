@@ -1,19 +1,29 @@
 import { ID_PREFIX } from '../domain/ids';
+import type { PartnerName } from '../domain/rail-routes';
+import { DEFAULT_AGGREGATOR_TIMEOUT_MS } from '../rail/aggregator/config';
+import { AggregatorStatementClient } from '../reconcile/aggregator-statement-client';
+import type { PartnerStatementClient } from '../reconcile/partner-statement-client';
 import { loadPartnerConfig } from '../rail/partner-config';
 import type { StatementLine } from '../rail/momo-statement';
 import { StatementClient } from '../reconcile/statement-client';
 import { topologySecrets } from '../topology/secrets';
 import type { TopologyView } from './topology-view';
 
+/** A statement line with the partner whose statement lists it (issue 46: both partners' books are read). */
+export type PartnerLine = StatementLine & { partner: PartnerName };
+
 /**
- * What the fake partner keeps of the run: its statement lines, per product, the disbursement
+ * What the fake partners keep of the run: their statement lines, per product, the disbursement
  * statement's split in two: its transfers (`disbursement`) and its refunds of request-to-pays
- * (`refund`, issue 45: the lines whose externalId is one of our refund ids, `re_…`).
+ * (`refund`, issue 45: the lines whose externalId is one of our refund ids, `re_…`). Since issue 46
+ * both the MoMo fake's and the fake aggregator's, each line naming its partner.
  */
 export interface PartnerLines {
-  collection: StatementLine[];
-  disbursement: StatementLine[];
-  refund: StatementLine[];
+  collection: PartnerLine[];
+  disbursement: PartnerLine[];
+  refund: PartnerLine[];
+  /** The partners whose books were read (the aggregator's only where the topology runs its fake). */
+  partners: PartnerName[];
 }
 
 /** A disbursement statement line of a refund: its externalId is our refund's id. */
@@ -34,16 +44,16 @@ function days(from: number): string[] {
 }
 
 /**
- * The fake partner's own records of the run, read as the engine's reconciliation reads them: its
- * statement of each product and day (every submission it kept, with our externalId), with the
- * topology's partner credentials (DIR/secrets.json). The fake keeps them in memory: a restart of
- * the fake partner would forget them, and the run never kills it.
+ * The fake partners' own records of the run, read as the engine's reconciliation reads them: the
+ * statement of each product and day of each (every submission it kept, with our externalId), with
+ * the topology's credentials (DIR/secrets.json): the MoMo fake's, and the fake aggregator's where the
+ * topology has one (issue 46). The fakes keep them in memory: a restart would forget them, and the
+ * run never kills them (their outages are a stopped process or a closed port).
  */
 export async function readPartnerLines(topology: TopologyView, since: number): Promise<PartnerLines> {
   const secrets = topologySecrets(topology.dir);
-  const port = topology.piece('fake-partner').port;
   const config = loadPartnerConfig({
-    PARTNER_BASE_URL: `http://127.0.0.1:${port}`,
+    PARTNER_BASE_URL: `http://127.0.0.1:${topology.piece('fake-partner').port}`,
     PARTNER_API_USER: secrets.partner.apiUser,
     PARTNER_API_KEY: secrets.partner.apiKey,
     PARTNER_SUBSCRIPTION_KEY: secrets.partner.subscriptionKey,
@@ -51,15 +61,21 @@ export async function readPartnerLines(topology: TopologyView, since: number): P
     PARTNER_CALLBACK_BASE_URL: 'http://127.0.0.1:9',
     PARTNER_CALLBACK_SECRET: secrets.callback_secret,
   })!;
-  const client = new StatementClient(config);
+  const clients: Array<{ partner: PartnerName; client: PartnerStatementClient }> = [{ partner: 'momo', client: new StatementClient(config) }];
+  if (topology.hasPiece('fake-aggregator')) {
+    const baseUrl = `http://127.0.0.1:${topology.piece('fake-aggregator').port}`;
+    clients.push({ partner: 'aggregator', client: new AggregatorStatementClient({ baseUrl, secretKey: secrets.aggregator.secretKey, webhookHash: secrets.aggregator.webhookHash, timeoutMs: DEFAULT_AGGREGATOR_TIMEOUT_MS }) });
+  }
+  const lines: PartnerLines = { collection: [], disbursement: [], refund: [], partners: clients.map((c) => c.partner) };
   try {
-    const lines: PartnerLines = { collection: [], disbursement: [], refund: [] };
-    for (const date of days(since)) {
-      lines.collection.push(...(await client.fetch('collection', date)).lines);
-      for (const line of (await client.fetch('disbursement', date)).lines) (isRefundLine(line) ? lines.refund : lines.disbursement).push(line);
+    for (const { partner, client } of clients) {
+      for (const date of days(since)) {
+        for (const line of (await client.fetch('collection', date)).lines) lines.collection.push({ ...line, partner });
+        for (const line of (await client.fetch('disbursement', date)).lines) (isRefundLine(line) ? lines.refund : lines.disbursement).push({ ...line, partner });
+      }
     }
     return lines;
   } finally {
-    await client.close();
+    for (const { client } of clients) await client.close();
   }
 }

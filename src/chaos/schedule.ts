@@ -14,11 +14,13 @@ export const FAULT_KINDS = [
   'partition',
   'clock_skew',
   'build_rollover',
+  'partner_down',
+  'partner_declining',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Which topology piece each SIGKILL fault hits (one of them, chosen by the seed). */
-export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 'receiver_slow_failing' | 'partner_unreachable' | 'partition' | 'clock_skew' | 'build_rollover'>, readonly string[]>> = {
+export const KILL_TARGETS: Readonly<Record<Exclude<FaultKind, 'pause_process' | 'receiver_slow_failing' | 'partner_unreachable' | 'partition' | 'clock_skew' | 'build_rollover' | 'partner_down' | 'partner_declining'>, readonly string[]>> = {
   kill_worker: ['worker-1', 'worker-2'],
   kill_api: ['api-1', 'api-2'],
   kill_temporal: ['temporal'],
@@ -36,6 +38,14 @@ export const PARTITION_TARGETS = ['link-worker-postgres', 'link-api-temporal'] a
  */
 export const SKEW_MIN_S = 20;
 export const SKEW_MAX_S = 240;
+
+/**
+ * Issue 46: the partners `partner_down` and `partner_declining` hit (the topology's fake processes).
+ * The run routes mobile money `momo|aggregator` (topology-control.ts), so with the MoMo fake down or
+ * declining new mobile-money payments fail over to the aggregator; a short run, one fault of each
+ * kind, takes the MoMo fake so that both faults show a failover; a full run either, seeded.
+ */
+export const PARTNER_TARGETS = ['fake-partner', 'fake-aggregator'] as const;
 
 /** What SIGSTOP may pause (a PostgreSQL is paused with its backends: the postmaster alone keeps serving open connections). */
 export const PAUSE_TARGETS = ['worker-1', 'worker-2', 'api-1', 'api-2', 'temporal', 'service-postgres'] as const;
@@ -92,6 +102,7 @@ function planOne(rng: Rng, n: number, kind: FaultKind, short: boolean): PlannedF
   if (kind === 'clock_skew') return { n, kind, target: SKEWED_WORKER, gapS, holdS: short ? 8 : rng.int(30, 90), skewS: (rng.chance(0.5) ? 1 : -1) * rng.int(SKEW_MIN_S, SKEW_MAX_S) };
   // Both builds serve for the hold, then the old one's runs move and it retires (src/chaos/rollover.ts).
   if (kind === 'build_rollover') return { n, kind, target: 'worker-1', gapS, holdS: short ? 10 : rng.int(30, 90) };
+  if (kind === 'partner_down' || kind === 'partner_declining') return { n, kind, target: short ? 'fake-partner' : rng.pick(PARTNER_TARGETS), gapS, holdS: short ? 10 : rng.int(20, 60) };
   if (kind === 'partition') return { n, kind, target: rng.pick(PARTITION_TARGETS), gapS, holdS: short ? 6 : rng.int(15, 40) };
   return { n, kind, target: rng.pick(KILL_TARGETS[kind]), gapS, holdS: 0 };
 }

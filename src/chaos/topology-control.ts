@@ -1,6 +1,9 @@
 import { readTopologyState } from '../topology/state';
 import { runningTopology, topologyDown, topologyUp } from '../topology';
 
+/** The chaos run's routes (issue 46): mobile money at MoMo, failing over to the aggregator; bank and cards at the aggregator. */
+export const CHAOS_RAIL_ROUTES = 'mobile_money:*=momo|aggregator,bank:*=aggregator,card:*=aggregator';
+
 /**
  * What the topology's APIs and workers need for a chaos run: webhooks to the in-process receiver
  * on 127.0.0.1 over http (sandbox only), retried within seconds rather than the production
@@ -19,6 +22,9 @@ export const CHAOS_TOPOLOGY_ENV: Readonly<Record<string, string>> = {
   // The partner's `0012` payments turn SUCCESSFUL after 4 minutes of PENDING, within a run (load-bodies.ts).
   FAKE_PARTNER_LATE_SUCCESS_MS: '240000',
   FAKE_PARTNER_LATE_PAYOUT_SUCCESS_MS: '240000',
+  // Issue 46: mobile money may fail over from MoMo to the aggregator, so with the MoMo fake down or
+  // declining (partner_down, partner_declining) new mobile-money payments are taken by the aggregator.
+  RAIL_ROUTES: CHAOS_RAIL_ROUTES,
 };
 
 export interface EnsuredTopology {

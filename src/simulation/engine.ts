@@ -129,9 +129,11 @@ const OBSERVER_POOL = 6;
 
 /**
  * Which live partner takes what (RAIL_ROUTES, issue 45): every channel live, mobile money at the MoMo
- * partner, bank and card at the aggregator, as `npm start` routes them with both partners.
+ * partner, bank and card at the aggregator, as `npm start` routes them with both partners. Issue 46:
+ * mobile money fails over to the aggregator (`momo|aggregator`) when its first attempt provably moved
+ * no money (the `partner_down` and `partner_declining` steps, steps/partner-faults.ts).
  */
-export const SIM_RAIL_ROUTES = 'mobile_money:*=momo,bank:*=aggregator,card:*=aggregator';
+export const SIM_RAIL_ROUTES = 'mobile_money:*=momo|aggregator,bank:*=aggregator,card:*=aggregator';
 
 /** Where the hosted card page sends the customer back after 3-D Secure (the simulation has no web port: never fetched). */
 const CARD_RETURN_URL = 'http://127.0.0.1:9/checkout/simulation/return';
@@ -413,6 +415,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       receivers: { url: (i) => receivers.url(i), setMode: (i, mode) => receivers.setMode(i, mode), received: () => receivers.received() },
       partner: {
         setBehaviour: (b) => partner.setBehaviour(b),
+        fault: (kind, which, on) => partner.fault(kind, which, on),
         behaviour: () => partner.behaviour(),
         settle: (product, referenceId, final) => partner.settle(product, referenceId, final),
         statement: (day, breaks) => partner.statement(day, breaks),

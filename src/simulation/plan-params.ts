@@ -44,6 +44,8 @@ export const STEP_WEIGHTS: Readonly<Record<StepKind, number>> = {
   unanswered_payout_jump: 0,
   partner_pays_late: 0,
   burst: 0,
+  partner_down: 0,
+  partner_declining: 0,
 };
 
 /**
@@ -119,6 +121,16 @@ export function cardParams(rng: Rng): Params {
  * payer's phone ending 0001 (test/system/simulation-money-defects.test.ts, finding 2).
  */
 export const HAND_WRITTEN_ONLY: readonly StepKind[] = ['partner_pays_late'];
+
+/**
+ * Issue 46's partner faults (steps/partner-faults.ts: `partner_down`, `partner_declining`, each for
+ * its step's span), inserted between the drawn steps from a stream of their own, as bursts are: how
+ * often (per step), which partner (MoMo mostly: the first of the mobile-money route, so its
+ * payments fail over), and how many live payments are made while it is in force.
+ */
+export const PARTNER_FAULT_CHANCE = 0.03;
+export const PARTNER_FAULT_PARTNERS = { momo: 3, aggregator: 1 } as const;
+export const PARTNER_FAULT_MAX_PAYMENTS = 3;
 
 /**
  * Bursts (issue 44, concurrency: steps/burst.ts), inserted between the drawn steps from a stream of

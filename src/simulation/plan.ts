@@ -1,7 +1,7 @@
 import { IN_FLIGHT_CHANCE, IN_FLIGHT_FAULTS, IN_FLIGHT_KINDS, IN_FLIGHT_MAX_DELAY_MS } from './in-flight';
 import { Rng } from '../chaos/random';
 import {
-  ACTIVITIES_TO_FAIL, BANK_CHARGE_ENDINGS, BANK_PAYOUT_ENDINGS, BURST_CHANCE, cardParams, ending, LIVE_CHANNEL_CHANCE, LIVE_CHANNELS, REFUND_PAYER_ENDINGS, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
+  ACTIVITIES_TO_FAIL, BANK_CHARGE_ENDINGS, BANK_PAYOUT_ENDINGS, BURST_CHANCE, cardParams, ending, LIVE_CHANNEL_CHANCE, LIVE_CHANNELS, REFUND_PAYER_ENDINGS, BURST_SHAPES, chargeParams, MOMO_NETWORK, phone, UNANSWERED_JUMP_MS, DISPUTE_REASONS, jumpMs, MONEY_PATH_CHANCE, MONEY_PATHS, OPERATOR_ACTIONS, operatorParams, PARTNER_BEHAVIOURS, PARTNER_FAULT_CHANCE, PARTNER_FAULT_MAX_PAYMENTS, PARTNER_FAULT_PARTNERS, payoutParams, RECEIVER_MODES, RECEIVERS, REFUND_REASONS, STEP_WEIGHTS,
   type OperatorActionName,
 } from './plan-params';
 import { creating, earlier, nothingMade, ref, type Built, type Made } from './plan-made';
@@ -101,7 +101,9 @@ function build(kind: StepKind, rng: Rng, made: Made, seed: number): Built {
     case 'late_return_refused':
     case 'partner_pays_late':
     case 'burst':
-      // Weight 0 (plan-params.ts): only moneyPath, burstOf (or a hand-written plan) inserts these; never drawn here.
+    case 'partner_down':
+    case 'partner_declining':
+      // Weight 0 (plan-params.ts): only moneyPath, burstOf, partnerFaultOf (or a hand-written plan) inserts these; never drawn here.
       return { need: 'time_jump' };
   }
 }
@@ -236,6 +238,22 @@ function burstOf(rng: Rng, made: Made, book?: SandboxBook): Omit<Step, 'n'> | nu
   return { kind: 'burst', refs: [ref('merchant', earlier(rng, made.merchant))], params: { shape, count, ...chargeParams(rng, false), idempotency_key: key } };
 }
 
+/**
+ * A partner fault for its step's span (issue 46, steps/partner-faults.ts) from its own stream `rng`,
+ * with the live mobile-money payments made while it is in force (the plan's first merchant: verified).
+ */
+function partnerFaultOf(rng: Rng, made: Made): Omit<Step, 'n'> | null {
+  if (made.merchant === 0) return null;
+  const kind = rng.pick(['partner_down', 'partner_declining'] as const);
+  const count = rng.int(1, PARTNER_FAULT_MAX_PAYMENTS);
+  const keys = Array.from({ length: count }, () => rng.uuid()).join(',');
+  return {
+    kind,
+    refs: [ref('merchant', 0)],
+    params: { partner: rng.weighted(PARTNER_FAULT_PARTNERS), target: rng.chance(0.75) ? 'charge' : 'payout', amount: rng.int(1, 50) * 100, momo_network_id: MOMO_NETWORK, phone_prefix: rng.int(100, 999), phone_suffix: rng.int(0, 4999), idempotency_keys: keys },
+  };
+}
+
 export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
   const rng = new Rng(seed);
   const made = nothingMade();
@@ -249,6 +267,8 @@ export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
   // committed, its answer lost), from a stream of its own so the rest of the plan is as it was.
   const faultTiming = rng.fork('fault-timing');
   const bursts = rng.fork('bursts');
+  // Issue 46's partner faults (down, declining), from a stream of their own.
+  const partnerFaults = rng.fork('partner-faults');
   // Faults in flight (in-flight.ts): which steps a fault lands in the middle of, from a stream of its own.
   const inFlight = rng.fork('in-flight');
   // Every channel live (issue 45): its insertions, and what a drawn live card or bank charge's customer does.
@@ -263,6 +283,11 @@ export function plan(seed: number, steps: number, mix: Mix = 'all'): Plan {
     const burst = n >= 2 && bursts.chance(BURST_CHANCE) ? burstOf(bursts, made, book) : null;
     if (burst) {
       push({ n, ...burst });
+      continue;
+    }
+    const partnerFault = !book && n >= 2 && partnerFaults.chance(PARTNER_FAULT_CHANCE) ? partnerFaultOf(partnerFaults, made) : null;
+    if (partnerFault) {
+      push({ n, ...partnerFault });
       continue;
     }
     const inserted = !book && n >= 2 && paths.chance(MONEY_PATH_CHANCE) ? moneyPath(paths, made, seed) : null;

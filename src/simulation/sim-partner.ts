@@ -4,7 +4,7 @@ import { endingOf } from '../rail/fake-partner/behaviours';
 import { MomoPartnerRail } from '../rail/momo-adapter';
 import { formatMomoAmount, parseMomoAmount } from '../rail/momo-amount';
 import { statementToCsv } from '../rail/momo-statement';
-import { productOfResource, type PartnerRail, type RailResource, type RailRequest } from '../rail/partner-rail';
+import { productOfResource, RailUnavailable, type PartnerRail, type RailResource, type RailRequest } from '../rail/partner-rail';
 import { AggregatorRail } from '../rail/aggregator/adapter';
 import { AggregatorCards } from '../rail/aggregator/card';
 import { startFakeAggregator, type FakeAggregator } from '../rail/aggregator/fake';
@@ -87,6 +87,12 @@ export interface SimPartner {
   cardSubmitted(referenceId: string): void;
   /** A card challenge was answered (an OTP sent, the 3-D Secure page used): its answer is due within `afterMs` of real time. */
   answerDue(referenceId: string, afterMs: number): void;
+  /**
+   * Issue 46 (steps/partner-faults.ts): a partner down (every call of the rail to it fails as never
+   * reached, RailUnavailable.notReached, and never reaches the fake: the connection refused) or
+   * declining (the fake's setDeclining), on or off.
+   */
+  fault(kind: 'down' | 'declining', partner: PartnerName, on: boolean): void;
   /** A reference the partner keeps is ended now as its books say, whichever partner keeps it; false when neither does. */
   settle(product: 'collection' | 'disbursement', referenceId: string, final: { status: 'SUCCESSFUL' } | { status: 'FAILED'; reason: string }): boolean;
   close(): Promise<void>;
@@ -147,12 +153,17 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
     const ending = aggregatorEndingOf(kept.behaviour, timing, resource);
     dueAfter(referenceId, Math.max(ending.final ? ending.finalAfterMs : 0, ...ending.webhookDelaysMs));
   };
+  const down = new Set<PartnerName>();
+  const reach = (partner: PartnerName, what: string) => {
+    if (down.has(partner)) throw new RailUnavailable(`${what}: connect ECONNREFUSED (the simulation's partner_down: ${partner})`, undefined, true);
+  };
   const connected = () => {
     if (!adapter) throw new Error('the simulation partner is not connected to the live listener yet');
     return adapter;
   };
   const momoRail: PartnerRail = {
     async submit(resource, request) {
+      reach('momo', `submit ${resource}`);
       const sent = played('momo', resource, request);
       try {
         return await connected().submit(resource, sent);
@@ -160,10 +171,14 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
         submitted(resource, sent);
       }
     },
-    status: (resource, ref) => connected().status(resource, ref),
+    status: async (resource, ref) => {
+      reach('momo', `status ${resource}`);
+      return connected().status(resource, ref);
+    },
   };
   const aggregatorPartner: PartnerRail = {
     async submit(resource, request) {
+      reach('aggregator', `submit ${resource}`);
       const sent = played('aggregator', resource, request);
       try {
         return await aggregatorRail.submit(resource, sent);
@@ -171,7 +186,10 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
         aggregatorSubmitted(resource, sent.referenceId);
       }
     },
-    status: (resource, ref) => aggregatorRail.status(resource, ref),
+    status: async (resource, ref) => {
+      reach('aggregator', `status ${resource}`);
+      return aggregatorRail.status(resource, ref);
+    },
   };
   const routed = new RoutedRail({ momo: momoRail, aggregator: aggregatorPartner }, (referenceId) => {
     if (!partnerOf) throw new Error('the simulation partner is not connected to the engine\'s database yet');
@@ -195,6 +213,13 @@ export async function startSimPartner(seed: number): Promise<SimPartner> {
       const settled = aggregator.settle(product, referenceId, code === undefined ? { status: 'successful' } : { status: 'failed', code });
       if (settled) due.set(referenceId, realNow() + CALLBACK_MARGIN_MS);
       return settled;
+    },
+    fault(kind, partner, on) {
+      if (kind === 'down') {
+        if (on) down.add(partner);
+        else down.delete(partner);
+      } else if (partner === 'momo') fake.setDeclining(on);
+      else aggregator.setDeclining(on);
     },
     setBehaviour(next) {
       behaviour = next;

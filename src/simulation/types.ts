@@ -67,7 +67,9 @@ export type StepKind =
   | 'settlement_retry_late'
   | 'unanswered_payout_jump'
   | 'partner_pays_late'
-  | 'burst';
+  | 'burst'
+  | 'partner_down'
+  | 'partner_declining';
 
 /** A reference to the n-th object of a kind created by the plan's earlier steps (0-based, in plan order). */
 export interface Ref {
@@ -193,6 +195,11 @@ export interface SimContext {
      * the partner-books invariant compares our books with (invariants/partner-books.ts).
      */
     records?(): PartnerBooks;
+    /**
+     * Issue 46 (optional: an engine with both partners has it): a partner `down` (its calls fail as
+     * never reached, RailUnavailable.notReached) or `declining` (the fake's setDeclining), on or off.
+     */
+    fault?(kind: 'down' | 'declining', partner: 'momo' | 'aggregator', on: boolean): void;
   };
   /**
    * Live cards (issue 45, optional: an engine with the aggregator has them): what the hosted card

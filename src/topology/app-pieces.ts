@@ -59,8 +59,9 @@ function sharedEnv(ctx: AppContext): NodeJS.ProcessEnv {
     AGGREGATOR_WEBHOOK_HASH: secrets.aggregator.webhookHash,
     ...(secrets.aggregator.encryptionKey ? { AGGREGATOR_ENCRYPTION_KEY: secrets.aggregator.encryptionKey } : {}),
     // Only the knobs an operator may set for the whole topology pass through (and a prebuilt
-    // workflow bundle, WORKFLOW_BUNDLE_PATH, as the test suite makes one).
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE)|HTTP_|BODY_LIMIT_BYTES$|WORKFLOW_BUNDLE_PATH$)/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
+    // workflow bundle, WORKFLOW_BUNDLE_PATH, as the test suite makes one; RAIL_ROUTES, issue 46: the
+    // chaos run's failover routes).
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(WORKER_|WEBHOOK_|RATE_LIMIT_|DB_POOL_MAX|TEMPORAL_REQUEST_DEADLINE_MS|CHARGE_START_WAIT_MS|RECONCILE_|FAKE_PARTNER_(APPROVE|LATE)|HTTP_|BODY_LIMIT_BYTES$|WORKFLOW_BUNDLE_PATH$|RAIL_ROUTES$)/.test(k) && k !== 'WORKER_DEPLOYMENT_NAME' && k !== 'WORKER_BUILD_ID' && k !== 'WORKER_METRICS_PORT')),
   };
 }
 

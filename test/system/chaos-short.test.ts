@@ -4,7 +4,8 @@
  * after), in a folder of its own and on its own ports (a port offset below the topology test's), a
  * seeded load of sandbox and live payments, one fault of each kind (SIGKILL a worker, an API,
  * Temporal, the service's PostgreSQL; SIGSTOP a process; the receiver's bad spell; the partner
- * stopped), then every check. Asserts no violation, and that each kind was injected and recovered.
+ * stopped; issue 46: the MoMo fake's port closed, then it declining, mobile money failing over to the
+ * aggregator), then every check. Asserts no violation, and that each kind was injected and recovered.
  * CHAOS_SEED picks another seed (the report's first line names it: a failure is reproduced with it).
  */
 import { spawn } from 'node:child_process';

@@ -97,3 +97,14 @@ test('an answer breaks the promise when it is a 500, a 503 without Retry-After, 
   expect(judge({ ...base, status: 502, code: 'bad_gateway' }).ok).toBe(false);
   expect(judge({ ...base, status: 502, code: 'bad_gateway', faultKinds: ['kill_api'] }).ok).toBe(true);
 });
+
+test('issue 46: partner_down and partner_declining hit the MoMo fake in a short run (so failovers show), either fake in a full run', () => {
+  const short = plan(32, true).filter((f) => f.kind === 'partner_down' || f.kind === 'partner_declining');
+  expect(short.map((f) => [f.kind, f.target, f.holdS]).sort()).toEqual([
+    ['partner_declining', 'fake-partner', 10],
+    ['partner_down', 'fake-partner', 10],
+  ]);
+  const full = [1, 2, 3].flatMap((seed) => plan(seed, false)).filter((f) => f.kind === 'partner_down' || f.kind === 'partner_declining');
+  expect(new Set(full.map((f) => f.target))).toEqual(new Set(['fake-partner', 'fake-aggregator']));
+  expect(full.every((f) => f.holdS >= 20 && f.holdS <= 60)).toBe(true);
+});

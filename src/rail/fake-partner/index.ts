@@ -139,7 +139,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     });
   });
   const address = server.address() as AddressInfo;
-  const setListening = listeningSwitch(server, address.port, address.address);
+  const listening = listeningSwitch(server, address.port, address.address);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const config: FakePartnerCredentials = { baseUrl: url, targetEnvironment, ...credentials };
@@ -168,7 +168,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
       modes.declining = on;
     },
     setListening: async (on) => {
-      await setListening(on);
+      await listening.set(on);
       log(on ? 'fake partner: listening again' : 'fake partner: port closed (the partner_down fault)', { url });
     },
     settle: (resource, referenceId, final, settleOptions) => transactions.settle(resource, referenceId, final, settleOptions),
@@ -176,6 +176,7 @@ export async function startFakePartner(options: FakePartnerOptions = {}): Promis
     amendStatement: (product, referenceId, amendment) => statements.amend(product, referenceId, amendment),
     addStatementLine: (product, line) => statements.addLine(product, line),
     close: async () => {
+      listening.release();
       transactions.close();
       callbacks.close();
       for (const timer of timers) clearTimeout(timer);

@@ -7,12 +7,22 @@ import type http from 'node:http';
  * a partner going down under it would do), so a new request is refused at the connection (ECONNREFUSED:
  * the adapter's RailUnavailable.notReached). On: it listens again where it did.
  */
-export function listeningSwitch(server: http.Server, port: number, host: string): (on: boolean) => Promise<void> {
+export interface ListeningSwitch {
+  set(on: boolean): Promise<void>;
+  /** At close: the keep-alive timer of a closed port cleared. */
+  release(): void;
+}
+
+export function listeningSwitch(server: http.Server, port: number, host: string): ListeningSwitch {
   let listening = true;
-  return async (on) => {
+  // While closed, a timer keeps a process whose only handle was the server alive (the topology's fake
+  // process would otherwise exit with nothing left to do, and its restart would forget its records).
+  let keepAlive: NodeJS.Timeout | undefined;
+  const set = async (on: boolean): Promise<void> => {
     if (on === listening) return;
     listening = on;
     if (!on) {
+      keepAlive = setInterval(() => {}, 60_000);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
@@ -25,5 +35,14 @@ export function listeningSwitch(server: http.Server, port: number, host: string)
         resolve();
       });
     });
+    clearInterval(keepAlive);
+    keepAlive = undefined;
+  };
+  return {
+    set,
+    release: () => {
+      clearInterval(keepAlive);
+      keepAlive = undefined;
+    },
   };
 }

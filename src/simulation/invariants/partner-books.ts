@@ -19,6 +19,9 @@ const OURS = `
     left join late_answers la on la.payment_id = p.id
    order by p.id`;
 
+/** Issue 46: the attempts each payment left behind when it failed over (each moved no money, the failover gate proved it). */
+const ATTEMPTS = `select payment_id, partner, reference_id::text as reference_id, outcome from rail_attempts order by payment_id, attempt`;
+
 /** Batches of a live balance sent after the partner's SUCCESSFUL of an earlier failed batch of it was recorded, its late money unsettled then. */
 const SENT_AGAIN = `
   select f.id as failed, n.id as again, n.status
@@ -130,10 +133,18 @@ async function watch(ctx: SimContext, id: string): Promise<{ running: boolean; f
  * and nothing at either partner (a card charge whose page was never used, a payout held for review,
  * one refused before it was sent) is not a partner's business and is passed over.
  *
+ * Issue 46: a payment may have failed over (docs/partner-rail.md, "Routing and failover"); its
+ * current reference is rail_references', and each attempt it left behind (rail_attempts: partner,
+ * reference, `not_reached` or `refused`) is one of its references too, each read at its own partner.
+ *
  * Always a violation (no review excuses it):
- * - the partner the payment was NOT sent to holds any transaction of it (of its resource, our
- *   payment id as its externalId), or a late return of it: a payment goes to one partner only;
- * - the partner paid a payment more than once (two SUCCESSFUL references with its externalId);
+ * - an attempt left behind is held by its partner (under its reference, any status): the failover
+ *   gate moved the payment only because that attempt provably moved no money and left nothing;
+ * - a partner no reference of the payment was sent to holds any transaction of it (of its resource,
+ *   our payment id as its externalId), or a partner other than the current one holds a late return
+ *   of it: a payment's money goes through the partner of its current reference only;
+ * - the partners paid a payment more than once (two SUCCESSFUL references with its externalId, at
+ *   one partner or across both: the customer debited twice, the payee paid twice);
  * - the partner holds a submission of our payment under a reference we do not keep, not FAILED
  *   (money it may move that nothing of ours follows);
  * - a late return paid more than once;
@@ -171,13 +182,25 @@ export const partnerBooksAgree: Invariant = {
     const byExternal = new Map<string, BookLine[]>();
     for (const t of bookLines(ctx.partner.records())) byExternal.set(t.externalId, [...(byExternal.get(t.externalId) ?? []), t]);
 
+    const attemptsOf = new Map<string, Array<{ partner: string; reference_id: string; outcome: string }>>();
+    for (const a of await rows<{ payment_id: string; partner: string; reference_id: string; outcome: string }>(ctx, ATTEMPTS)) attemptsOf.set(a.payment_id, [...(attemptsOf.get(a.payment_id) ?? []), a]);
+
     const hard: string[] = [];
     const differences: Array<{ p: Ours; what: string; partner: string; inFlight: boolean }> = [];
     for (const p of ours) {
       const anywhere = (byExternal.get(p.id) ?? []).filter((t) => t.resource === p.product);
       if (!p.reference_id && anywhere.length === 0) continue;
-      // Issue 45: a payment goes to one partner, the one its reference names; the other never hears of it.
-      for (const wrong of anywhere.filter((t) => t.partner !== p.partner)) {
+      const attempts = attemptsOf.get(p.id) ?? [];
+      // Issue 46: an attempt left behind moved no money and left nothing at its partner.
+      for (const a of attempts) {
+        for (const held of anywhere.filter((t) => t.partner === a.partner && lower(t.referenceId) === lower(a.reference_id))) {
+          hard.push(`${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}, now at ${p.partner}): its attempt ${a.reference_id} at ${a.partner} failed over (${a.outcome}), yet ${a.partner} holds it, ${held.status} ${held.amount} ${held.currency}`);
+        }
+      }
+      const paidAnywhere = anywhere.filter((x) => x.status === 'SUCCESSFUL');
+      if (paidAnywhere.length > 1 && new Set(paidAnywhere.map((x) => x.partner)).size > 1) hard.push(`${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}): paid at both partners (${paidAnywhere.map((x) => `${x.partner} ${x.referenceId}`).join(', ')})`);
+      // Issue 45: a payment goes to one partner, the one its reference names; the other never hears of it (issue 46: but for its attempts left behind, above).
+      for (const wrong of anywhere.filter((t) => t.partner !== p.partner && !attempts.some((a) => a.partner === t.partner && lower(a.reference_id) === lower(t.referenceId)))) {
         hard.push(`${p.kind} ${p.id} (ours: ${p.status} ${p.amount} ${p.currency}, sent to ${p.partner}): the ${wrong.partner} partner holds it too, ${wrong.status} ${wrong.amount} ${wrong.currency} under ${wrong.referenceId}${lower(wrong.referenceId) === lower(p.reference_id) ? ' (our reference, at the partner it was not sent to)' : ''}`);
       }
       const mine = anywhere.filter((t) => t.partner === p.partner);

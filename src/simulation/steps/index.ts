@@ -5,6 +5,7 @@ import { cutDbConnectionsStep, failActivityStep, receiverFailureStep, restartWor
 import { createEndpointStep, createMerchantStep, disableEndpointStep, replayDeliveryStep, rotateEndpointStep } from './merchants-endpoints';
 import { operatorActionStep } from './operator';
 import { partnerBehaviourStep, partnerStatementStep } from './partner';
+import { partnerFaultStep } from './partner-faults';
 import { payoutStep, reviewPayoutStep } from './payouts';
 import { disputeEvidenceStep, disputeStep, refundStep } from './refunds-disputes';
 import { settlementRunStep } from './settlement';
@@ -46,4 +47,6 @@ export const STEP_HANDLERS: Record<StepKind, StepHandler> = {
   unanswered_payout_jump: unansweredPayoutJumpStep,
   burst: burstStep,
   partner_pays_late: partnerPaysLateStep,
+  partner_down: partnerFaultStep,
+  partner_declining: partnerFaultStep,
 };

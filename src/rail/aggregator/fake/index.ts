@@ -161,7 +161,7 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     });
   });
   const address = server.address() as AddressInfo;
-  const setListening = listeningSwitch(server, address.port, address.address);
+  const listening = listeningSwitch(server, address.port, address.address);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `http://${host}:${address.port}`;
   log('fake aggregator listening', { url });
@@ -176,7 +176,7 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
       modes.declining = on;
     },
     setListening: async (on) => {
-      await setListening(on);
+      await listening.set(on);
       log(on ? 'fake aggregator: listening again' : 'fake aggregator: port closed (the partner_down fault)', { url });
     },
     setWebhookUrl: (next) => {
@@ -196,6 +196,7 @@ export async function startFakeAggregator(options: FakeAggregatorOptions = {}): 
     statement: (product, date) => fakeStatement(books, product, date),
     amendStatement: (product, referenceId, amendment) => amendStatement(books, product, referenceId, amendment),
     close: async () => {
+      listening.release();
       books.close();
       webhooks.close();
       for (const timer of timers) clearTimeout(timer);
