@@ -39,7 +39,7 @@ const rail = { type: 'string', enum: [...PARTNERS, SANDBOX_RAIL], description: '
 const attempts = {
   type: 'array',
   description:
-    'Only when one charge or payout is retrieved (`GET /v1/charges/{id}`, `GET /v1/payouts/{id}`): its attempts at its partners in order. The last is `current` (the one the payment follows); each earlier one was left, before it could move any money, for the next partner of its route: `not_reached` (the request never reached the partner) or `refused` (the partner refused it with a reason its error table marks retry-elsewhere). Empty in the sandbox and before the first submission. docs/partner-rail.md, "Routing and failover".',
+    'Only when one live charge or payout is retrieved (`GET /v1/charges/{id}`, `GET /v1/payouts/{id}`; never in the sandbox, which has no partner): its attempts at its partners in order. The last is `current` (the one the payment follows); each earlier one was left, before it could move any money, for the next partner of its route: `not_reached` (the request never reached the partner) or `refused` (the partner refused it with a reason its error table marks retry-elsewhere). Empty before the first submission. docs/partner-rail.md, "Routing and failover".',
   items: {
     type: 'object',
     required: ['number', 'partner', 'reference', 'outcome', 'reason', 'next_partner', 'started_at', 'ended_at'],

@@ -36,8 +36,8 @@ export function chargeRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     const charge = await findCharge(deps.orm, ctx.state.caller as Caller, pathId(ctx.params, 'charge'));
     if (!charge) throw new ApiError('not_found', `No charge ${ctx.params.id}.`, { param: 'id' });
     ctx.type = 'application/json';
-    // Issue 46: a live charge's attempts at its partners (the one it follows, and any it failed over from).
-    ctx.body = withAttempts(chargeJson(charge), await railAttemptsOf(deps.orm.em.fork(), charge.id));
+    // Issue 46: a live charge's attempts at its partners (the one it follows, and any it failed over from); a sandbox one has none.
+    ctx.body = charge.environment === 'live' ? withAttempts(chargeJson(charge), await railAttemptsOf(deps.orm.em.fork(), charge.id)) : chargeJson(charge);
   });
 
   return router;

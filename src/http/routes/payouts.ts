@@ -48,8 +48,8 @@ export function payoutRoutes(deps: ServiceDeps, bodyLimit: number): Router {
     const payout = await findPayout(deps.orm, caller(ctx), pathId(ctx.params, 'payout'));
     if (!payout) throw new ApiError('not_found', `No payout ${ctx.params.id}.`, { param: 'id' });
     ctx.type = 'application/json';
-    // Issue 46: a live payout's attempts at its partners (the one it follows, and any it failed over from).
-    ctx.body = withAttempts(payoutJson(payout), await railAttemptsOf(deps.orm.em.fork(), payout.id));
+    // Issue 46: a live payout's attempts at its partners (the one it follows, and any it failed over from); a sandbox one has none.
+    ctx.body = payout.environment === 'live' ? withAttempts(payoutJson(payout), await railAttemptsOf(deps.orm.em.fork(), payout.id)) : payoutJson(payout);
   });
 
   return router;
