@@ -126,7 +126,13 @@ test('the MoMo partner declining: a payout goes through the aggregator; one that
     expect(books(after.attempts, 'disbursement')).toEqual([{ momo: false, aggregator: false }, { momo: false, aggregator: true }]);
     // 0004 at the aggregator: PENDING, no answer.
     pendingId = await payout('0004');
-    for (let i = 0; i < 100 && (await get('payouts', pendingId)).attempts.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    // Until its second attempt's submission is answered and recorded (the aggregator's acknowledgement of the current reference).
+    const acknowledged = async () =>
+      (await p.h.orm.em.fork().getConnection().execute<Array<{ n: number }>>(
+        `select count(*)::int as n from rail_answers a join rail_references r on r.payment_id = a.payment_id and r.reference_id = a.reference_id where a.payment_id = ? and a.outcome = 'acknowledged'`,
+        [pendingId],
+      ))[0].n;
+    for (let i = 0; i < 200 && (await acknowledged()) === 0; i++) await new Promise((r) => setTimeout(r, 100));
   } finally {
     p.fake.setDeclining(false);
   }
