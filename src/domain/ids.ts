@@ -34,3 +34,11 @@ export function isIdOf(kind: IdKind, text: string): boolean {
   const prefix = ID_PREFIX[kind];
   return text.startsWith(prefix) && ID_BODY.test(text.slice(prefix.length));
 }
+
+const ISSUED_PREFIXES = Object.values(ID_PREFIX);
+
+/** Whether `text` has the shape of an id of any kind (a path's `:id` before its route looks at the kind). */
+export function isIssuedIdShape(text: string): boolean {
+  const prefix = ISSUED_PREFIXES.find((p) => text.startsWith(p));
+  return prefix !== undefined && ID_BODY.test(text.slice(prefix.length));
+}

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { hasControlCharacter } from '../domain/control-characters';
 import { FORBIDDEN_KEYS } from '../support/forbidden-keys';
 
 /** The largest form body read: a portal form (an endpoint's URL up to 2048 characters, its description, every event type ticked) fits well inside. */
@@ -47,7 +48,8 @@ function decodePart(part: string): string {
  * type (answered 403 by the callers). No body-parser: these are the only forms on the port. Refused
  * with a WebInputError: a body over 16 KiB (413), one that breaks off (the client went away or the
  * server's request timeout closed it), bytes or percent-escapes that are not UTF-8, more than
- * MAX_FORM_FIELDS fields, or a field named `__proto__` or `constructor` (400).
+ * MAX_FORM_FIELDS fields, a field named `__proto__` or `constructor`, or a name or value with a control
+ * character (U+0000–U+001F other than tab and newline, the API's rule: src/domain/control-characters.ts) (400).
  */
 export async function formFields(ctx: Context): Promise<FormFields | null> {
   if (!ctx.is('application/x-www-form-urlencoded')) return null;
@@ -75,8 +77,12 @@ export async function formFields(ctx: Context): Promise<FormFields | null> {
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     const name = decodePart(eq < 0 ? pair : pair.slice(0, eq));
+    if (hasControlCharacter(name)) throw new WebInputError(400, 'The form is not valid: a field name contains a control character.');
     if (FORBIDDEN_KEYS.has(name)) throw new WebInputError(400, `The form field name "${name}" is not allowed.`);
-    fields.append(name, eq < 0 ? '' : decodePart(pair.slice(eq + 1)));
+    const value = eq < 0 ? '' : decodePart(pair.slice(eq + 1));
+    // NUL cannot be stored in PostgreSQL text at all, and no portal or checkout field takes a control character (the API's rule).
+    if (hasControlCharacter(value)) throw new WebInputError(400, `The form field "${name.slice(0, 40)}" must not contain control characters (U+0000–U+001F other than tab and newline).`);
+    fields.append(name, value);
   }
   return fields;
 }

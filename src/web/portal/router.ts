@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { ServiceDeps } from '../../services/context';
+import { isIssuedIdShape } from '../../domain/ids';
 import { recordPortalAccess } from '../../persistence/portal/portal-audit';
 import { revokePortalSession, setSessionEnvironment } from '../../persistence/portal/portal-session-store';
 import type { WebOptions } from '../web-options';
-import { html, portalKit, see } from './kit';
+import { html, notFoundText, portalKit, see } from './kit';
 import { HOME_PATH, PORTAL_PAGES } from './pages';
 import { clearCookie, currentSession, signInToken } from './session';
 import { signInPost } from './sign-in';
@@ -42,6 +43,11 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
   signInPost(router, deps, options);
 
   const kit = portalKit(deps, options);
+
+  // Every page's `:id` (payments, events, webhooks, deliveries, API keys, users) has the shape of an
+  // issued id before its route runs, so a crafted one (a NUL, a quote, 10 kB) never reaches SQL and
+  // answers 404 like any id of another merchant (issue 47, finding 4). Routes check the kind too.
+  router.param('id', (id, ctx, next) => (isIssuedIdShape(id) ? next() : notFoundText(ctx)));
 
   router.post('/sign-out', async (ctx) => {
     const session = await kit.postedSession(ctx);
