@@ -6,6 +6,7 @@ import { DEFAULT_DISABLE_RULE, type DisableRule } from './domain/webhook-health'
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './domain/webhook-retry';
 import { cronProblem } from './domain/cron-expression';
 import { StartupError } from './support/startup-error';
+import { parseTrustedProxies, type TrustedProxies } from './support/trusted-proxies';
 import { retentionSettings, type RetentionSettings } from './runtime/retention-settings';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 
@@ -75,6 +76,10 @@ export interface Config {
   rateLimits: { sandbox: number; live: number };
   /** Retention (src/runtime/retention-settings.ts): RETENTION_SCHEDULE, the windows, RETENTION_BATCH(_PAUSE), EVENTS_WALK_WINDOW. */
   retention: RetentionSettings;
+  /** TRUSTED_PROXIES (src/support/trusted-proxies.ts): whose `X-Forwarded-For` names the client, on the API listeners and the web port. */
+  trustedProxies: TrustedProxies;
+  /** CALLBACK_RATE_LIMIT: partner callbacks and aggregator webhooks per minute per client address on the live listener (src/http/middleware/callback-limit.ts). */
+  callbackRateLimit: number;
 }
 
 /** INTERFACE.md "Webhooks" settings. */
@@ -158,6 +163,17 @@ function rateLimit(name: string, fallback: number, env: NodeJS.ProcessEnv): numb
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new StartupError(`${name} must be a whole number of requests per second, at least 1 (bursts go up to twice it), got "${raw}"`);
+  return Number(raw);
+}
+
+/** CALLBACK_RATE_LIMIT when unset: 600 a minute per client address (docs/security.md "Client address and proxies"). */
+export const DEFAULT_CALLBACK_RATE_LIMIT = 600;
+
+/** CALLBACK_RATE_LIMIT: a whole number of callbacks per minute per address, at least 1. */
+function callbackRateLimit(env: NodeJS.ProcessEnv): number {
+  const raw = env.CALLBACK_RATE_LIMIT?.trim();
+  if (!raw) return DEFAULT_CALLBACK_RATE_LIMIT;
+  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new StartupError(`CALLBACK_RATE_LIMIT must be a whole number of partner callbacks per minute per client address, at least 1, got "${raw}"`);
   return Number(raw);
 }
 
@@ -262,6 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerDeployment: workerDeployment(env),
     rateLimits: { sandbox: rateLimit('RATE_LIMIT_SANDBOX', DEFAULT_RATE_LIMITS.sandbox, env), live: rateLimit('RATE_LIMIT_LIVE', DEFAULT_RATE_LIMITS.live, env) },
     retention: retentionSettings(env),
+    trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES),
+    callbackRateLimit: callbackRateLimit(env),
   };
 }
 

@@ -56,10 +56,10 @@ async function main(): Promise<void> {
   // Header size and count, header and request timeouts (HTTP_* settings): src/http/server-limits.ts.
   const limits = serverLimitsFromEnv();
   const servers = [
-    createLimitedServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox, webOrigin: config.webPublicUrl }).callback(), limits, 'api').listen(config.sandboxPort, config.host),
-    createLimitedServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live }).callback(), limits, 'api').listen(config.livePort, config.host),
+    createLimitedServer(createApp(deps, { environment: 'sandbox', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.sandbox, webOrigin: config.webPublicUrl, trustedProxies: config.trustedProxies }).callback(), limits, 'api').listen(config.sandboxPort, config.host),
+    createLimitedServer(createApp(deps, { environment: 'live', bodyLimitBytes: config.bodyLimitBytes, rateLimitPerSecond: config.rateLimits.live, trustedProxies: config.trustedProxies, callbackRateLimit: config.callbackRateLimit }).callback(), limits, 'api').listen(config.livePort, config.host),
     // The web port: API reference, merchant portal, hosted checkout (src/web/).
-    createLimitedServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, rateLimits: config.rateLimits, openApiDocument }).callback(), limits, 'web').listen(config.webPort, config.host),
+    createLimitedServer(createWebApp(deps, { webUrl: config.webPublicUrl, sandboxApiUrl: config.sandboxPublicUrl, temporalUi: { baseUrl: config.temporalUiUrl, namespace: config.temporalNamespace }, rateLimits: config.rateLimits, openApiDocument, trustedProxies: config.trustedProxies }).callback(), limits, 'web').listen(config.webPort, config.host),
   ];
   // The gauges the alerts need (monitoring/prometheus/rules.yml): sampled every METRICS_SAMPLE_INTERVAL, read by scrapes.
   const monitor = config.metricsPort > 0 ? startMonitorSampler({ registry: metrics.registry, orm: infra.orm, temporal: infra.temporal, taskQueue: config.taskQueue, workerDeploymentName: config.workerDeployment?.deploymentName, log }, sampleIntervalMs) : undefined;

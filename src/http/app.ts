@@ -1,9 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { DEFAULT_RATE_LIMITS } from '../config';
+import { DEFAULT_CALLBACK_RATE_LIMIT, DEFAULT_RATE_LIMITS } from '../config';
 import type { Environment } from '../domain/environment';
 import type { ServiceDeps } from '../services/context';
+import { clientAddress } from '../support/client-address';
+import type { TrustedProxies } from '../support/trusted-proxies';
 import { accessLog } from './middleware/access-log';
+import { callbackLimit } from './middleware/callback-limit';
 import { apiHeaders } from './middleware/api-headers';
 import { authenticate } from './middleware/auth';
 import { methodNotAllowed } from './middleware/method-not-allowed';
@@ -43,6 +46,13 @@ export interface AppOptions {
    * reference site's request console. Ignored on the live listener, which allows no origin.
    */
   webOrigin?: string;
+  /**
+   * TRUSTED_PROXIES: whose `X-Forwarded-For` names the client (src/support/client-address.ts), for
+   * every per-address limit and the access log. Unset: none, the socket's peer is the client.
+   */
+  trustedProxies?: TrustedProxies;
+  /** CALLBACK_RATE_LIMIT: partner callbacks and aggregator webhooks per minute per client address (live listener); unset, 600. */
+  callbackRateLimit?: number;
 }
 
 /**
@@ -71,18 +81,25 @@ export function v1Routers(deps: ServiceDeps, options: AppOptions): Router[] {
 /** One listener's app; the environment is the listener's, never the caller's choice. No `listen` here. */
 export function createApp(deps: ServiceDeps, options: AppOptions): Koa {
   const app = new Koa();
+  // Never Koa's own reading of X-Forwarded-* (it would take the scheme and host from them too): the
+  // client's address alone, by TRUSTED_PROXIES.
   app.proxy = false;
   app.silent = true;
+  app.use(clientAddress(options.trustedProxies));
   app.use(requestId());
   app.use(apiHeaders());
   if (options.environment === 'sandbox' && options.webOrigin) app.use(sandboxCors(options.webOrigin));
   app.use(accessLog(deps.log, options.environment, deps.metrics));
   app.use(errorHandler(deps.log));
   app.use(healthRoutes(deps, options.environment).routes());
-  // The live partner's callbacks (no API key: the URL's token authenticates them); live listener only.
-  if (options.environment === 'live') app.use(partnerCallbackRoutes(deps).routes());
-  // The aggregator's webhooks (issue 45; `verif-hash` authenticates them); live listener only.
-  if (options.environment === 'live') app.use(aggregatorWebhookRoutes(deps).routes());
+  if (options.environment === 'live') {
+    // One limit per client address over both partners' callbacks (CALLBACK_RATE_LIMIT), before anything else of theirs.
+    const limit = callbackLimit(deps.orm, options.callbackRateLimit ?? DEFAULT_CALLBACK_RATE_LIMIT);
+    // The live partner's callbacks (no API key: the URL's token authenticates them); live listener only.
+    app.use(partnerCallbackRoutes(deps, limit).routes());
+    // The aggregator's webhooks (issue 45; `verif-hash` authenticates them); live listener only.
+    app.use(aggregatorWebhookRoutes(deps, limit).routes());
+  }
 
   const perSecond = options.rateLimitPerSecond ?? DEFAULT_RATE_LIMITS[options.environment];
   const limits = perSecond === 'off' ? undefined : rateLimits(deps.orm, options.environment, perSecond);

@@ -7,6 +7,8 @@ export interface ApiMetrics {
   httpRequests: client.Counter<'method' | 'route' | 'status' | 'environment'>;
   httpDuration: client.Histogram<'method' | 'route' | 'environment'>;
   chargeCreates: client.Counter<'environment' | 'result'>;
+  /** Computations of a listener's /health checks (src/http/routes/health.ts: cached, so fewer than its requests). */
+  healthChecks: client.Counter<'environment' | 'result'>;
 }
 
 export function createApiMetrics(): ApiMetrics {
@@ -30,6 +32,12 @@ export function createApiMetrics(): ApiMetrics {
     chargeCreates: new client.Counter({
       name: 'payments_charge_creates_total',
       help: 'POST /v1/charges answers: accepted, partner_timeout or replayed',
+      labelNames: ['environment', 'result'],
+      registers: [registry],
+    }),
+    healthChecks: new client.Counter({
+      name: 'payments_health_checks_total',
+      help: '/health computations (the database, Temporal and worker checks), by result ok or unavailable; /health answers within a second share one',
       labelNames: ['environment', 'result'],
       registers: [registry],
     }),

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { ServiceDeps } from '../services/context';
+import { clientAddress } from '../support/client-address';
 import { newId } from '../support/new-id';
 import { webCspDirectives } from './csp';
 import { WebInputError } from './form-body';
@@ -17,8 +18,11 @@ import type { WebOptions } from './web-options';
  */
 export function createWebApp(deps: ServiceDeps, options: WebOptions): Koa {
   const app = new Koa();
+  // Never Koa's own reading of X-Forwarded-*: the scheme and host (the cookies' `Secure`, the Origin
+  // check) come from WEB_PUBLIC_URL alone; the client's address by TRUSTED_PROXIES (the portal's per-address sign-in limit).
   app.proxy = false;
   app.silent = true;
+  app.use(clientAddress(options.trustedProxies));
   app.use(async (ctx, next) => {
     ctx.state.requestId = newId('request');
     ctx.set('Request-Id', ctx.state.requestId);

@@ -1,4 +1,5 @@
 import type { SignInLimitSettings } from '../persistence/portal/sign-in-limits';
+import type { TrustedProxies } from '../support/trusted-proxies';
 
 /** What the web port's parts know beyond the services: where things are, as a browser reaches them. */
 export interface WebOptions {
@@ -18,6 +19,8 @@ export interface WebOptions {
   rateLimits?: { sandbox: number; live: number };
   /** The portal's sign-in limits per address and per email (src/persistence/portal/sign-in-limits.ts); the defaults when not given. */
   signInLimits?: SignInLimitSettings;
+  /** TRUSTED_PROXIES: whose `X-Forwarded-For` names the client (src/support/client-address.ts); unset, none. */
+  trustedProxies?: TrustedProxies;
   /** Password hashes in flight and waiting on this process (src/support/hash-slots.ts); the defaults when not given. */
   hashSlots?: { slots: number; queue: number };
 }

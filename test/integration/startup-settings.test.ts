@@ -1,7 +1,8 @@
 /**
  * The entry points (API `npm start`, the worker, the admin CLI) refuse unsafe settings at start-up
  * with one line on stderr and exit code 1, before they touch a database or Temporal: NODE_ENV=production
- * without DATABASE_URL or TEMPORAL_ADDRESS, and the documented default SECRETS_KEY outside a local run.
+ * without DATABASE_URL or TEMPORAL_ADDRESS, the documented default SECRETS_KEY outside a local run,
+ * and a TRUSTED_PROXIES that means nothing.
  */
 import { execFile } from 'node:child_process';
 import net from 'node:net';
@@ -51,6 +52,14 @@ describe.each(Object.entries(ENTRIES))('%s', (_name, entry) => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toContain(DOCUMENTED_DEFAULT_SECRETS_KEY);
   });
+});
+
+test('issue 47: TRUSTED_PROXIES that is neither a hop count nor proxy addresses stops `npm start` with one line, exit 1', async () => {
+  const r = await run(ENTRIES.api, { ...UNREACHABLE, TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal' });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toBe('');
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(oneLine(r.stderr)).toMatch(/^TRUSTED_PROXIES must be a hop count \(a whole number such as 1: trust the last hop of X-Forwarded-For\) or a comma-separated list of proxy addresses or CIDR blocks .*; "proxy\.internal" is not an IP address$/);
 });
 
 test('a second `npm start` beside a running one: one clear line per port in use (port, setting, what to do), exit 1, no stack trace', async () => {

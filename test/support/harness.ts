@@ -128,6 +128,8 @@ function env(name: string): string {
 
 /** Requests per second per merchant (and per client address without a valid key) on the harness's listeners. */
 export const HARNESS_RATE_LIMIT = 100_000;
+/** Partner callbacks per minute per client address on the harness's live listener (callback-replay.test.ts sends 1,000 at once). */
+export const HARNESS_CALLBACK_RATE_LIMIT = 1_000_000;
 
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
@@ -168,9 +170,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const deps: ServiceDeps = { orm, temporal, taskQueue, log, metrics: createApiMetrics(), secretBox, webhooks, chargeStartWaitMs: 30_000, ...(options.resolve ? { resolve: options.resolve } : {}), liveRail: options.rail ? 'partner' : 'none', ...(options.partnerCallbacks ? { partnerCallbacks: options.partnerCallbacks } : {}), ...(options.railRoutes ? { railRoutes: options.railRoutes } : {}), ...(options.aggregatorWebhooks ? { aggregatorWebhooks: options.aggregatorWebhooks } : {}) };
   // The suites send many requests per merchant (and many without a valid key, all from 127.0.0.1) in
   // quick bursts; the harness's listeners are limited (so every answer carries the RateLimit headers)
-  // far above what any suite sends. rate-limits.test.ts runs its own listeners with a real small limit.
+  // far above what any suite sends. rate-limits.test.ts runs its own listeners with a real small limit
+  // (and proxy-client-address.test.ts its own live listener with a small callback limit).
   const servers = (['sandbox', 'live'] as const).map((environment) =>
-    http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024, rateLimitPerSecond: HARNESS_RATE_LIMIT }).callback()),
+    http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024, rateLimitPerSecond: HARNESS_RATE_LIMIT, callbackRateLimit: HARNESS_CALLBACK_RATE_LIMIT }).callback()),
   );
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
   const urls = {

@@ -2,9 +2,11 @@ import type { Middleware } from 'koa';
 import type { Environment } from '../../domain/environment';
 import type { Logger } from '../../support/logger';
 import type { ApiMetrics } from '../../support/metrics';
+import { clientAddressOf } from '../../support/client-address';
 
 /**
- * One line per request (method, path, status, duration, request id, merchant; no headers, no bodies)
+ * One line per request (method, path, status, duration, request id, merchant, the client's address as
+ * TRUSTED_PROXIES makes it out; no headers, no bodies)
  * and the request metrics, labelled by route template so ids do not explode the series.
  */
 export function accessLog(log: Logger, environment: Environment, metrics?: ApiMetrics): Middleware {
@@ -25,6 +27,7 @@ export function accessLog(log: Logger, environment: Environment, metrics?: ApiMe
           status: ctx.status,
           ms: seconds * 1000,
           merchantId: ctx.state.caller?.merchantId,
+          clientAddress: clientAddressOf(ctx),
         },
         'request',
       );

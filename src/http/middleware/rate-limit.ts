@@ -4,6 +4,8 @@ import { ApiError } from '../../domain/errors';
 import { rateLimitStore, type RateLimitDecision } from '../../persistence/merchants/rate-limit-store';
 import type { Caller } from '../../services/context';
 import type { Orm } from '../../persistence/orm';
+import { addressKey } from '../../support/address-key';
+import { clientAddressOf } from '../../support/client-address';
 
 /** `ctx.state` flag set once a request has been counted, so that it is counted once. */
 const COUNTED = 'rateLimitCounted';
@@ -30,7 +32,8 @@ function setHeaders(ctx: Context, perSecond: number, decision: RateLimitDecision
  * rate), `RateLimit-Remaining` and `RateLimit-Reset` (whole seconds); over the limit the request is
  * refused before any route runs: 429 `rate_limited` with `Retry-After`, nothing written. A request
  * that never reaches a merchant (401, 403 `environment_mismatch`, a `/v1` path with no route) counts
- * against its client address on this listener, at the same rate, and carries that bucket's headers.
+ * against its client address on this listener (TRUSTED_PROXIES decides which that is; an IPv6 client
+ * counts by its /64: src/support/address-key.ts), at the same rate, and carries that bucket's headers.
  * The database unreachable: 503 `service_unavailable`, as for every other query (errors.ts).
  */
 export function rateLimits(orm: Orm, environment: Environment, perSecond: number): RateLimits {
@@ -50,7 +53,7 @@ export function rateLimits(orm: Orm, environment: Environment, perSecond: number
       await next();
     },
     async others(ctx: Context, next: Next) {
-      const byAddress = () => count(ctx, `address:${ctx.ip}:${environment}`, 'Too many requests without a valid API key from this address');
+      const byAddress = () => count(ctx, `address:${addressKey(clientAddressOf(ctx))}:${environment}`, 'Too many requests without a valid API key from this address');
       try {
         await next();
       } catch (error) {

@@ -1,4 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
+import type { Middleware } from 'koa';
 import { readBodyText } from '../body-text';
 import { refuseHostileJson } from '../hostile-json';
 import { verifyAggregatorWebhook } from '../../rail/aggregator/webhook';
@@ -19,10 +20,12 @@ const MAX_WEBHOOK_BYTES = 64 * 1024;
  * body; a claim contradicting how the payment ended flagged for review; debounced and capped). A
  * hostile body is refused in the API's envelope; anything else is answered 200 with an empty body
  * (the aggregator retries a non-2xx), and logged with what was made of it, never the hash.
+ * `limit` (CALLBACK_RATE_LIMIT, shared with the MoMo callbacks: ../middleware/callback-limit.ts) runs
+ * first: a webhook past it is answered 429 before its body is read, and nothing is made of it.
  */
-export function aggregatorWebhookRoutes(deps: ServiceDeps): Router {
+export function aggregatorWebhookRoutes(deps: ServiceDeps, limit?: Middleware): Router {
   const router = new Router();
-  router.post(AGGREGATOR_WEBHOOK_ROUTE, async (ctx: RouterContext) => {
+  const handle = async (ctx: RouterContext) => {
     const raw = await readBodyText(ctx.req, MAX_WEBHOOK_BYTES, ctx.get('Content-Length'));
     refuseHostileJson(raw);
     let outcome: CallbackOutcome;
@@ -40,6 +43,7 @@ export function aggregatorWebhookRoutes(deps: ServiceDeps): Router {
     deps.log[answer.logLevel]({ partner: 'aggregator', referenceId, paymentId, outcome, requestId: ctx.state.requestId }, answer.logMessage);
     ctx.status = answer.status;
     ctx.body = answer.body;
-  });
+  };
+  router.post(AGGREGATOR_WEBHOOK_ROUTE, limit ? (ctx: RouterContext) => limit(ctx, () => handle(ctx)) : handle);
   return router;
 }

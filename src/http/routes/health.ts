@@ -2,11 +2,15 @@ import Router from '@koa/router';
 import type { Environment } from '../../domain/environment';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../domain/errors';
 import type { ServiceDeps } from '../../services/context';
+import { cachedFor } from '../../support/cached-for';
 import { freshPollerCount } from '../../temporal/task-queue-pollers';
 import { taskQueueFor } from '../../temporal/task-queues';
 
 /** Each check's own limit, so /health answers even when a dependency hangs. */
 const CHECK_TIMEOUT_MS = 2_000;
+
+/** How long one computation of the checks answers every /health of the listener (see healthRoutes). */
+export const HEALTH_CACHE_MS = 1_000;
 
 function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -42,18 +46,27 @@ async function workerPolls(deps: ServiceDeps, taskQueue: string): Promise<boolea
  * reverse. Otherwise 503 naming each part, e.g.
  * `{"status":"unavailable","database":true,"temporal":true,"worker":false}`, with `Retry-After` as
  * every 503 of the API (a client or load balancer polling it knows when to ask again; the chaos
- * runs hold every 503 to that). No authentication.
+ * runs hold every 503 to that). No authentication, so the answer is computed at most once per
+ * HEALTH_CACHE_MS per listener (src/support/cached-for.ts): requests while the checks run wait for
+ * them and share their answer, and those in the second after take it as it was (a flood of /health
+ * costs one SQL statement and two Temporal calls a second, not one each). Each computation counts in
+ * `payments_health_checks_total{environment,result}`.
  */
 export function healthRoutes(deps: ServiceDeps, environment: Environment): Router {
   const router = new Router();
   const taskQueue = taskQueueFor(deps.taskQueue, environment);
-  router.get('/health', async (ctx) => {
+  const checks = cachedFor(HEALTH_CACHE_MS, async () => {
     const [database, temporal, worker] = await Promise.all([
       databaseAnswers(deps).catch(() => false),
       temporalAnswers(deps).catch(() => false),
       workerPolls(deps, taskQueue).catch(() => false),
     ]);
     const ok = database && temporal && worker;
+    deps.metrics?.healthChecks.inc({ environment, result: ok ? 'ok' : 'unavailable' });
+    return { ok, database, temporal, worker };
+  });
+  router.get('/health', async (ctx) => {
+    const { ok, database, temporal, worker } = await checks();
     ctx.status = ok ? 200 : 503;
     if (!ok) ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
     ctx.body = ok ? { status: 'ok' } : { status: 'unavailable', database, temporal, worker };

@@ -1,4 +1,5 @@
 import Router, { type RouterContext } from '@koa/router';
+import type { Middleware } from 'koa';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { refuseHostileJson } from '../hostile-json';
 import { readBodyText } from '../body-text';
@@ -30,8 +31,10 @@ const MAX_CALLBACK_BYTES = 16 * 1024;
  * (a warning); neither signals nor flags anything (the workflow's own polls go on). Every callback is
  * answered as the partner expects (200, empty body) and logged with what was made of it (never the
  * token); only a hostile body (issue 32: see `handle`) is refused with a 4xx in the API's envelope.
+ * `limit` (CALLBACK_RATE_LIMIT: ../middleware/callback-limit.ts) runs first: a callback past it is
+ * answered 429 before its body is read, and nothing is made of it.
  */
-export function partnerCallbackRoutes(deps: ServiceDeps): Router {
+export function partnerCallbackRoutes(deps: ServiceDeps, limit?: Middleware): Router {
   const router = new Router();
   const handle = async (ctx: RouterContext) => {
     const { product, referenceId } = ctx.params as { product: string; referenceId: string };
@@ -57,8 +60,9 @@ export function partnerCallbackRoutes(deps: ServiceDeps): Router {
     ctx.status = answer.status;
     ctx.body = answer.body;
   };
-  router.put(CALLBACK_ROUTE, handle);
-  router.post(CALLBACK_ROUTE, handle);
+  const limited = limit ? (ctx: RouterContext) => limit(ctx, () => handle(ctx)) : handle;
+  router.put(CALLBACK_ROUTE, limited);
+  router.post(CALLBACK_ROUTE, limited);
   return router;
 }
 

@@ -1,10 +1,12 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { addressKey } from '../../support/address-key';
 import type { Orm } from '../orm';
 
 /**
  * The portal's sign-in limits (docs/security.md "Merchant portal"), on the API's rate-limit table
  * (rate_limits, the same rate-limiter-flexible PostgreSQL store as src/persistence/merchants/rate-limit-store.ts,
- * so every process counts in the same rows): sign-in attempts per client address and per email
+ * so every process counts in the same rows): sign-in attempts per client address (TRUSTED_PROXIES
+ * decides which that is; keyed by its /32 or, IPv6, its /64: src/support/address-key.ts) and per email
  * (its sha256, as the lock-out keys it: known or not), each over a window. An attempt is counted
  * before anything else; a successful sign-in gives its point back, so only refused attempts add up.
  */
@@ -26,7 +28,7 @@ export interface SignInDecision {
 
 export interface SignInLimits {
   readonly settings: SignInLimitSettings;
-  /** Counts one attempt from `address` for the email key `account`. */
+  /** Counts one attempt from the client address `address` for the email key `account`. */
   take(address: string, account: string): Promise<SignInDecision>;
   /** A successful sign-in: its points back. */
   giveBack(address: string, account: string): Promise<void>;
@@ -59,14 +61,14 @@ export function signInLimits(orm: Orm, settings: SignInLimitSettings = DEFAULT_S
     settings,
     async take(address, account) {
       const rl = await ready();
-      const [byAddress, byAccount] = await Promise.all([consume(rl.address, address), consume(rl.account, account)]);
+      const [byAddress, byAccount] = await Promise.all([consume(rl.address, addressKey(address)), consume(rl.account, account)]);
       if (byAddress !== null) return { allowed: false, msBeforeNext: byAddress, by: 'address' };
       if (byAccount !== null) return { allowed: false, msBeforeNext: byAccount, by: 'account' };
       return { allowed: true, msBeforeNext: 0 };
     },
     async giveBack(address, account) {
       const rl = await ready();
-      await Promise.all([rl.address.reward(address, 1), rl.account.reward(account, 1)]);
+      await Promise.all([rl.address.reward(addressKey(address), 1), rl.account.reward(account, 1)]);
     },
   };
 }

@@ -6,6 +6,7 @@ import { findPortalUserByEmail, recordSignIn } from '../../persistence/portal/po
 import { createPortalSession } from '../../persistence/portal/portal-session-store';
 import { attemptKeyOf, clearAttempts, countAttempt, pruneAttempts, recordRefusedAttempt } from '../../persistence/portal/sign-in-attempts';
 import { signInLimits } from '../../persistence/portal/sign-in-limits';
+import { clientAddressOf } from '../../support/client-address';
 import { HashSlotsFull, hashSlots } from '../../support/hash-slots';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
 import { formFields } from '../form-body';
@@ -62,7 +63,8 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
     const requestId = ctx.state.requestId as string;
     prune();
 
-    const limit = await limits.take(ctx.ip, key);
+    const address = clientAddressOf(ctx);
+    const limit = await limits.take(address, key);
     if (!limit.allowed) return refuse(ctx, 429, tooManyMessage(limit.msBeforeNext), email, limit.msBeforeNext);
     // The lookup, the count and the check hold a hash slot: when none is free, nothing is counted.
     let checked: { user: Awaited<ReturnType<typeof findPortalUserByEmail>>; lockedUntil: Date | null; ok: boolean };
@@ -87,7 +89,7 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
       const locked = await recordRefusedAttempt(orm, key, email, requestId);
       return locked ? refuse(ctx, 429, lockedMessage(locked), email, locked.getTime() - Date.now()) : refuse(ctx, 401, SIGN_IN_FAILED, email);
     }
-    await limits.giveBack(ctx.ip, key);
+    await limits.giveBack(address, key);
     await recordSignIn(orm, user.id);
     await recordPortalAccess(orm, { action: 'portal.sign_in', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId });
     setSessionCookie(ctx, webUrl, await createPortalSession(orm, user.id));
