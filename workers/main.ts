@@ -33,7 +33,6 @@ import { createPaymentsWorker } from './create-worker';
 import { installRuntime } from './workflow-bundle';
 import { freePort } from '../src/support/free-port';
 import { listening, serveUpstreamMetrics } from '../src/support/metrics-listener';
-import { serverLimitsFromEnv } from '../src/http/server-limits';
 
 /**
  * Worker process entry point: the payments worker (a Worker per task queue: `<TEMPORAL_TASK_QUEUE>-sandbox`,
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
   // src/support/metrics-listener.ts on METRICS_HOST:WORKER_METRICS_PORT (METRICS_TOKEN, the HTTP_* limits).
   const exporterPort = config.workerMetricsPort > 0 ? await freePort() : undefined;
   installRuntime(undefined, exporterPort ? `127.0.0.1:${exporterPort}` : undefined);
-  const metricsServer = exporterPort ? serveUpstreamMetrics(exporterPort, { port: config.workerMetricsPort, host: config.metricsHost, token: config.metricsToken, limits: serverLimitsFromEnv() }) : undefined;
+  const metricsServer = exporterPort ? serveUpstreamMetrics(exporterPort, { port: config.workerMetricsPort, host: config.metricsHost, token: config.metricsToken }) : undefined;
   if (metricsServer) {
     await listening(metricsServer).catch((error: NodeJS.ErrnoException) => {
       throw new StartupError(`the worker's metrics listener could not bind ${config.metricsHost}:${config.workerMetricsPort} (METRICS_HOST, WORKER_METRICS_PORT): ${error.code ?? error.message}`);

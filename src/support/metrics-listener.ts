@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../http/server-limits';
+import { createLimitedServer, serverLimitsFromEnv, type ServerLimits } from '../http/server-limits';
 import { bearerMatches } from './bearer-token';
 
 /**
@@ -16,7 +16,7 @@ export interface MetricsListenerOptions {
   host: string;
   /** METRICS_TOKEN: when set, every scrape must carry it as a bearer token. */
   token?: string;
-  /** The HTTP_* limits (serverLimitsFromEnv); the defaults when not given. */
+  /** The limits; when not given, the HTTP_* settings (serverLimitsFromEnv), as the API listeners'. */
   limits?: ServerLimits;
 }
 
@@ -49,7 +49,7 @@ export function serveMetricsText(read: () => Promise<MetricsText>, options: Metr
         () => plain(res, 503, 'The metrics could not be read.'),
       );
     },
-    options.limits ?? DEFAULT_SERVER_LIMITS,
+    options.limits ?? serverLimitsFromEnv(),
     'web',
   );
   server.maxConnections = METRICS_MAX_CONNECTIONS;
