@@ -29,5 +29,5 @@ COPY --from=build /app/dist ./dist
 # The reference site's guides, scripts and stylesheet (src/web/docs/: not TypeScript, read at run time).
 COPY --from=build /app/src/web/docs ./src/web/docs
 USER node
-EXPOSE 3000 3001 3002
+EXPOSE 3000 3001 3002 3003
 CMD ["node", "dist/src/main.js"]

@@ -43,7 +43,7 @@ trap cleanup EXIT
 
 echo "schemathesis.sh: starting npm start (sandbox on 127.0.0.1:$PORT, data in $WORK)"
 # Its own process group (setsid), so that everything it started can be stopped with it.
-( cd "$REPO" && exec env DATA_DIR="$WORK/data" PORT="$PORT" LIVE_PORT="$(free_port)" WEB_PORT="$(free_port)" \
+( cd "$REPO" && exec env DATA_DIR="$WORK/data" PORT="$PORT" LIVE_PORT="$(free_port)" WEB_PORT="$(free_port)" DOCS_PORT=0 \
     EMBEDDED_PG_PORT="$(free_port)" TEMPORAL_DEV_PORT="$(free_port)" TEMPORAL_UI_PORT=0 CODEC_PORT=0 \
     METRICS_PORT=0 WORKER_METRICS_PORT=0 RATE_LIMIT_SANDBOX="${RATE_LIMIT_SANDBOX:-2000}" \
     setsid node --import tsx src/main.ts >"$WORK/npm-start.out" 2>"$WORK/npm-start.err" ) &

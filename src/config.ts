@@ -31,14 +31,24 @@ export interface Config {
   bodyLimitBytes: number;
   /** API metrics listener (`/metrics`), 0 = off. */
   metricsPort: number;
+  /** METRICS_HOST: the address both metrics listeners (API and worker) bind, 127.0.0.1 whatever HOST is. */
+  metricsHost: string;
+  /** METRICS_TOKEN: when set, every scrape carries `Authorization: Bearer <token>` (src/support/metrics-listener.ts). */
+  metricsToken: string | undefined;
   /** The web port (WEB_PORT, default 3002): API reference, merchant portal, hosted checkout (src/web/). */
   webPort: number;
   /** WEB_PUBLIC_URL: how browsers reach the web port (checkout URLs in API answers); default http://HOST:WEB_PORT (127.0.0.1 when HOST is a wildcard). */
   webPublicUrl: string;
   /** SANDBOX_PUBLIC_URL: how browsers reach the sandbox listener (the reference site's console sends there); default http://HOST:PORT, as above. */
   sandboxPublicUrl: string;
-  /** TEMPORAL_UI_URL: the Temporal UI the portal and `payments stuck` link to; default http://127.0.0.1:TEMPORAL_UI_PORT (the dev server's). */
+  /** TEMPORAL_UI_URL: the Temporal UI `payments stuck` (and, with PORTAL_TEMPORAL_UI_LINK, the portal) links to; default http://127.0.0.1:TEMPORAL_UI_PORT (the dev server's). */
   temporalUiUrl: string;
+  /** PORTAL_TEMPORAL_UI_LINK=true: the portal's payment page links its workflow in the Temporal UI (an operators' tool; default off). */
+  portalTemporalUiLink: boolean;
+  /** The reference site's own port (DOCS_PORT, default 3003; 0 = off): its own origin, apart from the portal (src/web/docs/app.ts). */
+  docsPort: number;
+  /** DOCS_PUBLIC_URL: how browsers reach the reference site; default http://HOST:DOCS_PORT (127.0.0.1 when HOST is a wildcard). */
+  docsPublicUrl: string;
   /** Worker (Temporal SDK) Prometheus exporter, 0 = off. */
   workerMetricsPort: number;
   /** SECRETS_KEY (base64, 32 bytes) that seals webhook signing secrets; see runtime/secrets-key.ts. */
@@ -184,6 +194,22 @@ function publicUrl(setting: string | undefined, host: string | undefined, port: 
   return `http://${reachable}:${port}`;
 }
 
+/** `true` or `false` (unset or empty: false); anything else stops the start. */
+function booleanSetting(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new StartupError(`${name} must be "true" or "false", got "${env[name]}"`);
+}
+
+/** A secret a client sends as `Authorization: Bearer <token>`: unset or empty is none; else at least 16 characters of token68 (RFC 7235), never echoed. */
+function bearerTokenSetting(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[A-Za-z0-9\-._~+/]{16,512}=*$/.test(raw)) throw new StartupError(`${name} must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32); the value given is not shown`);
+  return raw;
+}
+
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -246,10 +272,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, env),
     metricsPort: int('METRICS_PORT', 9464, env),
+    metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
+    metricsToken: bearerTokenSetting('METRICS_TOKEN', env),
     webPort: int('WEB_PORT', 3002, env),
     webPublicUrl: publicUrl(env.WEB_PUBLIC_URL, env.HOST, int('WEB_PORT', 3002, env)),
     sandboxPublicUrl: publicUrl(env.SANDBOX_PUBLIC_URL, env.HOST, int('PORT', 3000, env)),
     temporalUiUrl: (env.TEMPORAL_UI_URL || `http://127.0.0.1:${int('TEMPORAL_UI_PORT', 8233, env)}`).replace(/\/+$/, ''),
+    portalTemporalUiLink: booleanSetting('PORTAL_TEMPORAL_UI_LINK', env),
+    docsPort: int('DOCS_PORT', 3003, env),
+    docsPublicUrl: publicUrl(env.DOCS_PUBLIC_URL, env.HOST, int('DOCS_PORT', 3003, env)),
     workerMetricsPort: int('WORKER_METRICS_PORT', 9465, env),
     secretsKey: env.SECRETS_KEY || undefined,
     secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,
@@ -258,7 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: int('CODEC_PORT', 8234, env),
       host: env.CODEC_HOST || '127.0.0.1',
       corsOrigins: env.CODEC_CORS_ORIGINS ? env.CODEC_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : undefined,
-      authToken: env.CODEC_AUTH_TOKEN || undefined,
+      authToken: bearerTokenSetting('CODEC_AUTH_TOKEN', env),
     },
     webhooks: loadWebhookConfig(env),
     temporalRequestDeadlineMs: int('TEMPORAL_REQUEST_DEADLINE_MS', DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, env) || DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,

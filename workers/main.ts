@@ -31,6 +31,8 @@ import { startPartnerBreakerMonitor } from '../src/runtime/partner-breaker-monit
 import { partnerGauges } from '../src/runtime/partner-gauges';
 import { createPaymentsWorker } from './create-worker';
 import { installRuntime } from './workflow-bundle';
+import { freePort } from '../src/support/free-port';
+import { listening, serveUpstreamMetrics } from '../src/support/metrics-listener';
 
 /**
  * Worker process entry point: the payments worker (a Worker per task queue: `<TEMPORAL_TASK_QUEUE>-sandbox`,
@@ -55,7 +57,16 @@ async function main(): Promise<void> {
   const aggregator = aggregatorConfigFromEnv(process.env);
   // PARTNER_HEALTH_WINDOW_MS and the PARTNER_BREAKER_* thresholds: a bad value stops the worker here.
   const breakerSettings = breakerSettingsFromEnv(process.env);
-  installRuntime(undefined, config.workerMetricsPort > 0 ? `${config.host}:${config.workerMetricsPort}` : undefined);
+  // The SDK's Prometheus exporter on an internal loopback port; what scrapers reach is the listener of
+  // src/support/metrics-listener.ts on METRICS_HOST:WORKER_METRICS_PORT (METRICS_TOKEN, the HTTP_* limits).
+  const exporterPort = config.workerMetricsPort > 0 ? await freePort() : undefined;
+  installRuntime(undefined, exporterPort ? `127.0.0.1:${exporterPort}` : undefined);
+  const metricsServer = exporterPort ? serveUpstreamMetrics(exporterPort, { port: config.workerMetricsPort, host: config.metricsHost, token: config.metricsToken }) : undefined;
+  if (metricsServer) {
+    await listening(metricsServer).catch((error: NodeJS.ErrnoException) => {
+      throw new StartupError(`the worker's metrics listener could not bind ${config.metricsHost}:${config.workerMetricsPort} (METRICS_HOST, WORKER_METRICS_PORT): ${error.code ?? error.message}`);
+    });
+  }
   const orm = await openOrm(config.databaseUrl ?? embeddedDatabaseUrl(config), { poolMax: config.worker.poolMax, timeouts: WORKER_DB_TIMEOUTS });
   // Issue 45: one rail that sends each reference's calls to the partner it went to.
   const { rail, partners, calls: partnerCalls, close: closeRails } = liveRailsOf(orm, { momo: partner, aggregator }, log);
@@ -165,6 +176,8 @@ async function main(): Promise<void> {
   applyWorkerNice(); // and every thread made meanwhile (the SDK's, the pools')
   process.send?.('ready');
   await worker.run();
+  metricsServer?.closeAllConnections();
+  metricsServer?.close();
   await relay.stop();
   await notificationRelay.stop();
   await reconciler.stop();

@@ -1,16 +1,23 @@
-import http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Config } from '../config';
 import { StartupError } from '../support/startup-error';
+import { bearerMatches, secretEquals } from '../support/bearer-token';
+import { createLimitedServer, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../http/server-limits';
 
 /**
  * The Temporal remote codec endpoint (POST /decode and /encode, `{"payloads":[{metadata, data}]}`
  * with base64 bytes), so the Temporal Web UI shows an operator the decoded payloads that history
  * keeps encrypted (temporal/payload-codec.ts). The browser calls it, so it answers CORS only for the
- * UI's origins. Bound to 127.0.0.1 by default; any other address needs CODEC_AUTH_TOKEN, and in
- * production it sits behind the same single sign-on as the UI (docs/security.md).
+ * UI's origins. Every call needs its token (issue 47, finding 8), loopback callers included: either
+ * `Authorization: Bearer <token>`, or the token as the path's first segment (`POST /<token>/decode`),
+ * which is how the Temporal UI sends it: the UI has no setting for a static header (its "pass access
+ * token" forwards the UI's own OIDC token, which a dev server's UI has none of), so `npm start` gives
+ * it `--ui-codec-endpoint http://127.0.0.1:CODEC_PORT/<token>` (./codec-token.ts). Bound to 127.0.0.1
+ * by default; any other address needs CODEC_AUTH_TOKEN set (not a generated one), and in production
+ * it sits behind the same single sign-on as the UI (docs/security.md). The HTTP_* limits of the API
+ * listeners apply (src/http/server-limits.ts).
  */
 export interface CodecServerOptions {
   codec: PayloadCodec;
@@ -18,12 +25,19 @@ export interface CodecServerOptions {
   port: number;
   /** Origins of the Temporal UI allowed to call it. */
   corsOrigins: string[];
-  /** When set, every call carries `Authorization: Bearer <token>`. */
-  authToken?: string;
+  /** Every call carries it (bearer header or first path segment): CODEC_AUTH_TOKEN, else generated at start. */
+  authToken: string;
+  /** Whether `authToken` was set by the operator (CODEC_AUTH_TOKEN); a non-loopback host needs one. */
+  tokenFromSettings?: boolean;
+  /** The HTTP_* limits; the defaults when not given. */
+  limits?: ServerLimits;
 }
 
 export interface CodecServer {
+  /** The endpoint's base URL (no token). */
   url: string;
+  /** The URL a Temporal UI is given (`--ui-codec-endpoint`): `url` with the token as its path. Never log it. */
+  uiEndpoint: string;
   close(): Promise<void>;
 }
 
@@ -79,18 +93,20 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** The route and the token a request carries: `/<token>/decode` or `/decode` with `Authorization: Bearer <token>`. */
+function routeOf(url: string | undefined): { route: 'decode' | 'encode' | undefined; pathToken: string | undefined } {
+  const path = (url ?? '').split('?')[0].replace(/\/+$/, '');
+  const match = /^(?:\/(.+))?\/(decode|encode)$/.exec(path);
+  return match ? { route: match[2] as 'decode' | 'encode', pathToken: match[1] } : { route: undefined, pathToken: undefined };
 }
 
 export function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
-  if (!LOOPBACK.has(options.host) && !options.authToken) {
+  if (!options.authToken) throw new StartupError('the codec endpoint needs a token (CODEC_AUTH_TOKEN, or one generated at start)');
+  if (!LOOPBACK.has(options.host) && !options.tokenFromSettings) {
     throw new StartupError(`CODEC_HOST=${options.host} is not a loopback address: set CODEC_AUTH_TOKEN, and put the endpoint behind the Temporal UI's single sign-on`);
   }
   const allowed = new Set(options.corsOrigins);
-  const server = http.createServer((req, res) => {
+  const server = createLimitedServer((req, res) => {
     const origin = req.headers.origin;
     const send = (status: number, body?: unknown) => {
       res.statusCode = status;
@@ -111,13 +127,13 @@ export function startCodecServer(options: CodecServerOptions): Promise<CodecServ
       const e = error instanceof RequestError ? error : new RequestError(400, 'codec_failed', error instanceof Error ? error.message : 'the payloads could not be processed');
       send(e.status, { error: { type: 'invalid_request_error', code: e.code, message: e.message } });
     };
-    const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
-    const route = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : undefined;
+    const { route, pathToken } = routeOf(req.url);
     if (origin && !allowed.has(origin)) return fail(new RequestError(403, 'origin_not_allowed', 'this origin may not call the codec endpoint'));
     if (req.method === 'OPTIONS') return send(route ? 204 : 404);
     if (!route) return fail(new RequestError(404, 'not_found', 'POST /decode or /encode'));
     if (req.method !== 'POST') return fail(new RequestError(405, 'method_not_allowed', 'POST /decode or /encode'));
-    if (options.authToken && !tokenMatches(req.headers.authorization, options.authToken)) return fail(new RequestError(401, 'unauthorized', 'a valid bearer token is required'));
+    const authorized = pathToken !== undefined ? secretEquals(pathToken, options.authToken) : bearerMatches(req.headers.authorization, options.authToken);
+    if (!authorized) return fail(new RequestError(401, 'unauthorized', 'the codec token is required (a bearer token, or the endpoint URL the Temporal UI was given)'));
     readBody(req)
       .then(async (text) => {
         let body: { payloads?: unknown };
@@ -132,13 +148,14 @@ export function startCodecServer(options: CodecServerOptions): Promise<CodecServ
         send(200, { payloads: result.map(toJson) });
       })
       .catch(fail);
-  });
+  }, options.limits ?? DEFAULT_SERVER_LIMITS, 'api');
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-      resolve({ url: `http://${host}:${port}`, close: () =>
+      const url = `http://${host}:${port}`;
+      resolve({ url, uiEndpoint: `${url}/${options.authToken}`, close: () =>
           new Promise((done) => {
             server.close(() => done());
             server.closeAllConnections();
@@ -148,9 +165,9 @@ export function startCodecServer(options: CodecServerOptions): Promise<CodecServ
   });
 }
 
-/** Where the local Temporal UI finds the codec endpoint (`--ui-codec-endpoint`), when it runs. */
-export function localCodecEndpoint(config: Config): string | undefined {
-  return config.codec.port > 0 ? `http://127.0.0.1:${config.codec.port}` : undefined;
+/** Where the local Temporal UI finds the codec endpoint (`--ui-codec-endpoint`), token included, when it runs. */
+export function localCodecEndpoint(config: Config, token: string | undefined): string | undefined {
+  return config.codec.port > 0 && token ? `http://127.0.0.1:${config.codec.port}/${token}` : undefined;
 }
 
 /** CODEC_CORS_ORIGINS, else the local dev server's UI. */

@@ -5,7 +5,6 @@ import { connectTemporal, registerSearchAttributes, type TemporalHandle } from '
 import { startDevServer } from '../temporal/dev-server';
 import type { Logger } from '../support/logger';
 import { payloadCodecFor } from './secrets-key';
-import { localCodecEndpoint } from './codec-server';
 
 export interface Infrastructure {
   databaseUrl: string;
@@ -20,7 +19,7 @@ export interface Infrastructure {
  * PostgreSQL (DATABASE_URL or embedded) with migrations applied, and Temporal (TEMPORAL_ADDRESS or a
  * dev server with its Web UI) with the search attributes registered.
  */
-export async function startInfrastructure(config: Config, log: Logger): Promise<Infrastructure> {
+export async function startInfrastructure(config: Config, log: Logger, options: { uiCodecEndpoint?: string } = {}): Promise<Infrastructure> {
   const stops: Array<() => Promise<void>> = [];
   try {
     let databaseUrl = config.databaseUrl;
@@ -40,7 +39,7 @@ export async function startInfrastructure(config: Config, log: Logger): Promise<
     let temporalUiUrl: string | null = null;
     if (!temporalAddress) {
       log.info('starting Temporal dev server');
-      const server = await startDevServer({ dataDir: config.dataDir, cliPath: config.temporalCliPath, port: config.temporalDevPort, uiPort: config.temporalUiPort, namespace: config.temporalNamespace, uiCodecEndpoint: localCodecEndpoint(config) });
+      const server = await startDevServer({ dataDir: config.dataDir, cliPath: config.temporalCliPath, port: config.temporalDevPort, uiPort: config.temporalUiPort, namespace: config.temporalNamespace, uiCodecEndpoint: options.uiCodecEndpoint });
       stops.push(server.stop);
       temporalAddress = server.address;
       temporalUiUrl = server.uiUrl;

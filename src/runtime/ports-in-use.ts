@@ -12,7 +12,8 @@ function ownPorts(config: Config): Array<{ port: number; setting: string; what: 
     { port: config.livePort, setting: 'LIVE_PORT', what: 'the live API' },
     { port: config.codec.port, setting: 'CODEC_PORT', what: 'the Temporal UI codec endpoint' },
     { port: config.metricsPort, setting: 'METRICS_PORT', what: "the API's metrics" },
-    { port: config.webPort, setting: 'WEB_PORT', what: 'the web port (API reference, portal, checkout)' },
+    { port: config.webPort, setting: 'WEB_PORT', what: 'the web port (portal, checkout)' },
+    { port: config.docsPort, setting: 'DOCS_PORT', what: 'the reference site' },
   ];
   if (process.env.RUN_WORKER !== 'false') ports.push({ port: config.workerMetricsPort, setting: 'WORKER_METRICS_PORT', what: "the worker's metrics" });
   return ports.filter((p) => p.port > 0);
@@ -25,7 +26,7 @@ function ownPorts(config: Config): Array<{ port: number; setting: string; what: 
 export async function requireOwnPortsFree(config: Config): Promise<void> {
   const taken: string[] = [];
   for (const { port, setting, what } of ownPorts(config)) {
-    const host = setting === 'CODEC_PORT' ? config.codec.host : config.host;
+    const host = setting === 'CODEC_PORT' ? config.codec.host : setting.includes('METRICS') ? config.metricsHost : config.host;
     if (!(await isPortFree(host, port))) taken.push(`port ${port} on ${host} (${what}, ${setting}) is in use`);
   }
   if (taken.length === 0) return;

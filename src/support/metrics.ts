@@ -1,5 +1,6 @@
-import http from 'node:http';
+import type http from 'node:http';
 import client from 'prom-client';
+import { serveMetricsText, type MetricsListenerOptions } from './metrics-listener';
 
 /** Prometheus metrics of the API process (the worker exports the Temporal SDK's own metrics). */
 export interface ApiMetrics {
@@ -44,15 +45,11 @@ export function createApiMetrics(): ApiMetrics {
   };
 }
 
-/** `GET /metrics` on its own listener (METRICS_PORT), never on the merchant-facing ones. */
-export function serveMetrics(metrics: ApiMetrics, port: number, host: string): http.Server {
-  return http
-    .createServer(async (req, res) => {
-      if (req.url !== '/metrics') {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(await metrics.registry.metrics());
-    })
-    .listen(port, host);
+/**
+ * `GET /metrics` on its own listener (METRICS_PORT), never on the merchant-facing ones: bound to
+ * `host` (METRICS_HOST, 127.0.0.1 by default), with METRICS_TOKEN and the hostile-input limits
+ * (./metrics-listener.ts).
+ */
+export function serveMetrics(metrics: ApiMetrics, port: number, host: string, options: Omit<MetricsListenerOptions, 'port' | 'host'> = {}): http.Server {
+  return serveMetricsText(async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }), { ...options, port, host });
 }

@@ -137,7 +137,11 @@ export function apiSpec(ctx: AppContext, index: number): PieceSpec {
     LIVE_PORT: String(own.live),
     WEB_PORT: String(own.web),
     METRICS_PORT: String(own.metrics),
+    // Every piece on this machine: the metrics listeners on loopback (METRICS_HOST's default), said explicitly.
+    METRICS_HOST: '127.0.0.1',
     CODEC_PORT: '0',
+    // The reference site's own port (issue 47) is not part of the topology: the proxy spreads the API and web ports only.
+    DOCS_PORT: '0',
     // What browsers reach: the proxy's ports and the topology's UI.
     WEB_PUBLIC_URL: `http://127.0.0.1:${ctx.ports.web}`,
     SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ctx.ports.sandbox}`,

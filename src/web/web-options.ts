@@ -13,8 +13,12 @@ export interface WebOptions {
    * `GET /v1/openapi.json`, which allows the web port's origin by CORS.
    */
   openApiDocument?: () => Record<string, unknown>;
-  /** Where the portal links a payment's workflow: the Temporal UI's base URL (TEMPORAL_UI_URL) and namespace. */
+  /** The Temporal UI's base URL (TEMPORAL_UI_URL) and namespace: an operators' tool, linked from the portal only with `portalTemporalUiLink`. */
   temporalUi?: { baseUrl: string; namespace: string };
+  /** PORTAL_TEMPORAL_UI_LINK=true: a payment's page links its workflow in `temporalUi` (default off: merchants are not the UI's users). */
+  portalTemporalUiLink?: boolean;
+  /** The reference site's own origin (DOCS_PUBLIC_URL; src/web/docs/app.ts): the web port redirects `/docs` there and the portal links to it. */
+  docsUrl?: string;
   /** The API's rate limits in force (RATE_LIMIT_SANDBOX, RATE_LIMIT_LIVE), shown on the portal's Settings; the defaults when not given. */
   rateLimits?: { sandbox: number; live: number };
   /** The portal's sign-in limits per address and per email (src/persistence/portal/sign-in-limits.ts); the defaults when not given. */

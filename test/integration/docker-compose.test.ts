@@ -138,15 +138,18 @@ describe('docker-compose.yml', () => {
     expect(ns.environment.SEARCH_ATTRIBUTES.split(/\s+/)).toEqual(SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`));
   });
 
-  test('only the API ports and the web port are published; the Temporal UI only on 127.0.0.1; the frontend (7233) nowhere', () => {
+  test('only the API ports, the web port and the reference site are published; the Temporal UI only on 127.0.0.1; the frontend (7233) nowhere', () => {
     const published = Object.keys(services()).flatMap((name) => service(name).ports.map((p) => ({ service: name, ...p })));
     expect(published.filter((p) => p.service !== 'temporal-ui')).toEqual([
       { service: 'api', hostIp: '', published: '3000', target: '3000' },
       { service: 'api', hostIp: '', published: '3001', target: '3001' },
       { service: 'api', hostIp: '', published: '3002', target: '3002' },
+      { service: 'api', hostIp: '', published: '3003', target: '3003' },
     ]);
     expect(published.filter((p) => p.service === 'temporal-ui')).toEqual([{ service: 'temporal-ui', hostIp: '127.0.0.1', published: '8233', target: '8080' }]);
     expect(published.some((p) => p.published === '7233' || p.target === '7233')).toBe(false);
+    // Issue 47: the metrics listeners stay on each container's loopback though HOST is 0.0.0.0 (nothing here scrapes them).
+    for (const name of ['api', 'worker']) expect({ name, host: service(name).environment.METRICS_HOST }).toEqual({ name, host: '127.0.0.1' });
   });
 
   test.each(APP_SERVICES)('%s connects as its own role, never the postgres superuser', (name) => {

@@ -10,7 +10,9 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { loadConfig } from '../../src/config';
 import { startCodecServer, type CodecServer } from '../../src/runtime/codec-server';
+import { CODEC_TOKEN_FILE, codecToken } from '../../src/runtime/codec-token';
 import { freePort } from '../../src/support/free-port';
 import { ENCRYPTED_ENCODING } from '../../src/temporal/payload-codec';
 import { startDevServer } from '../../src/temporal/dev-server';
@@ -24,12 +26,13 @@ const NAME = 'Efua Asantewaa-Boateng';
 const IDENTIFIER = '233209876543';
 const DESCRIPTION = 'Kente cloth, two yards';
 const METADATA_VALUE = 'order-note-Zq81xT';
+const TOKEN = 'codec-token-for-this-suite-0123456789';
 
 let h: Harness;
 let codec: CodecServer;
 beforeAll(async () => {
   h = await startHarness({ queues: SANDBOX_QUEUES });
-  codec = await startCodecServer({ codec: testPayloadCodec(), host: '127.0.0.1', port: 0, corsOrigins: [UI_ORIGIN] });
+  codec = await startCodecServer({ codec: testPayloadCodec(), host: '127.0.0.1', port: 0, corsOrigins: [UI_ORIGIN], authToken: TOKEN });
 });
 afterAll(async () => {
   await codec?.close();
@@ -68,8 +71,8 @@ async function rawHistory(id: string) {
 const isEncrypted = (p: Payload) => Buffer.from(p.metadata?.encoding ?? []).toString() === ENCRYPTED_ENCODING;
 
 async function decodeThroughEndpoint(payloads: Payload[]): Promise<{ values: unknown[]; json: Array<{ metadata: Record<string, string>; data: string }> }> {
-  // The Temporal UI's call: POST /decode from its origin, base64 JSON payloads.
-  const response = await fetch(`${codec.url}/decode`, {
+  // The Temporal UI's call: POST <its codec endpoint>/decode (the token as the path) from its origin, base64 JSON payloads.
+  const response = await fetch(`${codec.uiEndpoint}/decode`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: UI_ORIGIN, 'x-namespace': 'default' },
     body: JSON.stringify({ payloads: payloads.map(asJson) }),
@@ -110,7 +113,7 @@ test('a charge run through the dev server: every payload of its history is encry
   expect(text).toContain('"currency":"GHS"');
 
   // /encode is the inverse.
-  const encoded = await fetch(`${codec.url}/encode`, { method: 'POST', headers: { origin: UI_ORIGIN }, body: JSON.stringify({ payloads: json }) });
+  const encoded = await fetch(`${codec.uiEndpoint}/encode`, { method: 'POST', headers: { origin: UI_ORIGIN }, body: JSON.stringify({ payloads: json }) });
   const back = ((await encoded.json()) as { payloads: Array<{ metadata: Record<string, string> }> }).payloads;
   expect(Buffer.from(back[0].metadata.encoding, 'base64').toString()).toBe(ENCRYPTED_ENCODING);
 });
@@ -149,7 +152,7 @@ test('the codec endpoint answers CORS for the UI origin only, and refuses malfor
   expect(evil.headers.get('access-control-allow-origin')).toBeNull();
 
   for (const body of ['not json', '{"payloads":"x"}', '{"payloads":[{"data":5}]}']) {
-    const bad = await fetch(`${codec.url}/decode`, { method: 'POST', headers: { origin: UI_ORIGIN }, body });
+    const bad = await fetch(`${codec.uiEndpoint}/decode`, { method: 'POST', headers: { origin: UI_ORIGIN }, body });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toMatch(/invalid_/);
   }
@@ -157,25 +160,67 @@ test('the codec endpoint answers CORS for the UI origin only, and refuses malfor
   expect((await fetch(`${codec.url}/decode`)).status).toBe(405);
 });
 
-test('with CODEC_AUTH_TOKEN every call needs the bearer token; a non-loopback address needs one', async () => {
-  const guarded = await startCodecServer({ codec: testPayloadCodec(), host: '127.0.0.1', port: 0, corsOrigins: [UI_ORIGIN], authToken: 'tok-123' });
-  try {
-    const body = JSON.stringify({ payloads: [] });
-    expect((await fetch(`${guarded.url}/decode`, { method: 'POST', body })).status).toBe(401);
-    expect((await fetch(`${guarded.url}/decode`, { method: 'POST', body, headers: { authorization: 'Bearer nope' } })).status).toBe(401);
-    expect((await fetch(`${guarded.url}/decode`, { method: 'POST', body, headers: { authorization: 'Bearer tok-123' } })).status).toBe(200);
-  } finally {
-    await guarded.close();
+test('issue 47: every call needs the token, loopback callers included (bearer header or the path the UI is given); a non-loopback address needs CODEC_AUTH_TOKEN', async () => {
+  const [encrypted] = await testPayloadCodec().encode([defaultPayloadConverter.toPayload({ customer: { name: NAME } })]);
+  const body = JSON.stringify({ payloads: [asJson(encrypted!)] });
+  const post = (url: string, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  // A local process on 127.0.0.1 without the token: 401, nothing decoded.
+  for (const refused of [
+    await post(`${codec.url}/decode`),
+    await post(`${codec.url}/encode`),
+    await post(`${codec.url}/decode`, { authorization: 'Bearer codec-token-for-this-suite-012345678X' }),
+    await post(`${codec.url}/decode`, { authorization: `Basic ${TOKEN}` }),
+    await post(`${codec.url}/wrong-token/decode`),
+    await post(`${codec.url}/${TOKEN}x/decode`),
+    await post(`${codec.url}/${TOKEN}/decode`, { origin: 'https://evil.example' }),
+  ]) {
+    expect(refused.status).toBeGreaterThanOrEqual(401);
+    expect(refused.status).toBeLessThanOrEqual(403);
+    expect(await refused.text()).not.toContain(NAME);
   }
-  expect(() => startCodecServer({ codec: testPayloadCodec(), host: '0.0.0.0', port: 0, corsOrigins: [] })).toThrow(StartupError);
+  expect((await post(`${codec.url}/decode`)).status).toBe(401);
+  // With it, either way: decoded.
+  for (const allowed of [await post(`${codec.url}/decode`, { authorization: `Bearer ${TOKEN}` }), await post(`${codec.uiEndpoint}/decode`)]) {
+    expect(allowed.status).toBe(200);
+    const [decoded] = ((await allowed.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> }).payloads;
+    expect(Buffer.from(decoded!.data, 'base64').toString()).toContain(NAME);
+  }
+  expect(codec.uiEndpoint).toBe(`${codec.url}/${TOKEN}`);
+
+  expect(() => startCodecServer({ codec: testPayloadCodec(), host: '127.0.0.1', port: 0, corsOrigins: [], authToken: '' })).toThrow(StartupError);
+  // Off loopback a generated token is not enough (a remote UI must be configured with the operator's own).
+  expect(() => startCodecServer({ codec: testPayloadCodec(), host: '0.0.0.0', port: 0, corsOrigins: [], authToken: TOKEN })).toThrow(StartupError);
+});
+
+test('issue 47: npm start generates the token when CODEC_AUTH_TOKEN is unset, into DATA_DIR/codec-token (mode 0600), a new one each start; CODEC_AUTH_TOKEN is used as given', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codec-token-'));
+  try {
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const first = codecToken(config);
+    expect(first.fromSettings).toBe(false);
+    expect(first.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.file).toBe(path.join(dataDir, CODEC_TOKEN_FILE));
+    expect(fs.readFileSync(first.file!, 'utf8').trim()).toBe(first.token);
+    expect(fs.statSync(first.file!).mode & 0o777).toBe(0o600);
+    const second = codecToken(config);
+    expect(second.token).not.toBe(first.token);
+    expect(fs.readFileSync(first.file!, 'utf8').trim()).toBe(second.token);
+    expect(codecToken(loadConfig({ DATA_DIR: dataDir, CODEC_AUTH_TOKEN: TOKEN }))).toEqual({ token: TOKEN, fromSettings: true });
+    expect(() => loadConfig({ CODEC_AUTH_TOKEN: 'short' })).toThrow(/CODEC_AUTH_TOKEN must be at least 16/);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test('the dev server of npm start points its Web UI at the codec endpoint (--ui-codec-endpoint)', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codec-ui-'));
-  const server = await startDevServer({ dataDir, cliPath: temporalCliPath(), port: await freePort(), uiPort: await freePort(), persistent: false, uiCodecEndpoint: codec.url });
+  const server = await startDevServer({ dataDir, cliPath: temporalCliPath(), port: await freePort(), uiPort: await freePort(), persistent: false, uiCodecEndpoint: codec.uiEndpoint });
   try {
     const settings = (await (await fetch(`${server.uiUrl}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
-    expect(settings.Codec?.Endpoint).toBe(codec.url);
+    expect(settings.Codec?.Endpoint).toBe(codec.uiEndpoint);
+    // What the UI's browser does with it: POST <endpoint>/decode, which the token in the path lets through.
+    const res = await fetch(`${settings.Codec!.Endpoint}/decode`, { method: 'POST', headers: { origin: UI_ORIGIN }, body: JSON.stringify({ payloads: [] }) });
+    expect(res.status).toBe(200);
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import pathModule from 'node:path';
 import type { Browser } from 'playwright-core';
+import { loadConfig } from '../../src/config';
 import { runSettlements } from '../../src/services/settlement-run';
 import { newId } from '../../src/support/new-id';
 import { axeViolations } from '../support/axe';
@@ -50,7 +51,7 @@ const finished = (id: string) => h.temporal.client.workflow.getHandle(id).result
 
 beforeAll(async () => {
   h = await startHarness({ queues: PAYMENT_QUEUES });
-  web = await startPortalWeb(h, { temporalUi: TEMPORAL_UI });
+  web = await startPortalWeb(h, { temporalUi: TEMPORAL_UI, portalTemporalUiLink: true });
   url = web.url;
 
   m = await h.merchant();
@@ -295,6 +296,28 @@ test('a charge\'s page: its API fields, the timeline of its events in sequence o
   expect(timelineOf(declined.text)).toEqual(await apiEventsOf(m, made.declined));
   expect(timelineOf(declined.text).map((e) => e.type)).toEqual(['transaction.created', 'transaction.failed']);
   expect(declined.text).toContain('<p id="no-refunds">No refunds.</p>');
+});
+
+test('issue 47: the Temporal UI (an operators\' tool) is linked from a payment\'s page only with PORTAL_TEMPORAL_UI_LINK, not merely because TEMPORAL_UI_URL is set', async () => {
+  // As main.ts wires it: TEMPORAL_UI_URL always reaches the web app; the link is its own opt-in (default off).
+  const plain = await startPortalWeb(h, { temporalUi: TEMPORAL_UI, portalTemporalUiLink: loadConfig({ TEMPORAL_UI_URL: TEMPORAL_UI.baseUrl }).portalTemporalUiLink });
+  try {
+    const viewer = new PortalClient(plain.url);
+    for (const [name, value] of client.cookies) viewer.cookies.set(name, value);
+    for (const id of [made.ok, made.payout, made.refund]) {
+      const page = await viewer.get(`/payments/${id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`<code id="payment-id">${id}</code>`);
+      expect(page.text).not.toContain('temporal-link');
+      expect(page.text).not.toContain(TEMPORAL_UI.baseUrl);
+    }
+    // With the opt-in (the suite's own web port): the link.
+    expect(hrefOf((await client.get(`/payments/${made.ok}`)).text, 'temporal-link')).toBe(`${TEMPORAL_UI.baseUrl}/namespaces/default/workflows/${made.ok}`);
+  } finally {
+    await plain.close();
+  }
+  expect(loadConfig({ PORTAL_TEMPORAL_UI_LINK: 'true' }).portalTemporalUiLink).toBe(true);
+  expect(() => loadConfig({ PORTAL_TEMPORAL_UI_LINK: 'yes' })).toThrow(/PORTAL_TEMPORAL_UI_LINK must be "true" or "false"/);
 });
 
 test('the page of a payout, a refund, a dispute and a settlement: fields, timeline as the API\'s events, related objects linked, the workflow link to its real workflow', async () => {

@@ -63,9 +63,9 @@ test('issue 47: TRUSTED_PROXIES that is neither a hop count nor proxy addresses 
 });
 
 test('a second `npm start` beside a running one: one clear line per port in use (port, setting, what to do), exit 1, no stack trace', async () => {
-  const [codecPort, sandboxPort] = [await freePort(), await freePort()];
+  const [codecPort, sandboxPort, docsPort] = [await freePort(), await freePort(), await freePort()];
   const held = await Promise.all(
-    [codecPort, sandboxPort].map(
+    [codecPort, sandboxPort, docsPort].map(
       (port) =>
         new Promise<net.Server>((resolve) => {
           const server = net.createServer();
@@ -74,12 +74,14 @@ test('a second `npm start` beside a running one: one clear line per port in use 
     ),
   );
   try {
-    const r = await run(ENTRIES.api, { ...UNREACHABLE, CODEC_PORT: String(codecPort), PORT: String(sandboxPort), LIVE_PORT: String(await freePort()), METRICS_PORT: '0' });
+    const r = await run(ENTRIES.api, { ...UNREACHABLE, CODEC_PORT: String(codecPort), PORT: String(sandboxPort), LIVE_PORT: String(await freePort()), METRICS_PORT: '0', DOCS_PORT: String(docsPort) });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`port ${sandboxPort} on 127.0.0.1 (the sandbox API, PORT) is in use`);
     expect(r.stderr).toContain(`port ${codecPort} on 127.0.0.1 (the Temporal UI codec endpoint, CODEC_PORT) is in use`);
+    // Issue 47: the reference site's own port too.
+    expect(r.stderr).toContain(`port ${docsPort} on 127.0.0.1 (the reference site, DOCS_PORT) is in use`);
     expect(r.stderr).toMatch(/another `npm start` is probably running\. Stop it/);
     expect(r.stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
   } finally {

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDocsApp } from '../../src/web/docs/app';
 import { docsCsp } from '../../src/web/docs/csp';
 import { startHarness, type Harness } from '../support/harness';
 import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
@@ -13,6 +16,9 @@ import { signedInUser, startPortalWeb, type PortalWeb } from '../support/portal-
 let h: Harness;
 let web: PortalWeb;
 let secure: PortalWeb;
+/** The reference site's own listener (DOCS_PORT, issue 47). */
+let docs: http.Server;
+let docsUrl: string;
 
 /** The portal's and checkout's policy: 'self' for everything, no script attribute, no other origin. */
 const WEB_CSP =
@@ -22,8 +28,14 @@ beforeAll(async () => {
   h = await startHarness({ worker: false });
   web = await startPortalWeb(h);
   secure = await startPortalWeb(h, { webUrl: 'https://pay.example.com' });
+  docs = http.createServer();
+  await new Promise<void>((ok) => docs.listen(0, '127.0.0.1', ok));
+  docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+  docs.on('request', createDocsApp(h.deps, { webUrl: web.url, sandboxApiUrl: h.urls.sandbox, docsUrl }).callback());
 });
 afterAll(async () => {
+  docs?.closeAllConnections();
+  await new Promise((ok) => (docs ? docs.close(ok) : ok(undefined)));
   await secure?.close();
   await web?.close();
   await h?.close();
@@ -55,10 +67,12 @@ test('a portal page (signed out and in) and a checkout page: exactly the web por
 test('the reference site’s pages: exactly their own policy (the reference alone allows inline styles and a blob worker, for Redoc)', async () => {
   const sandbox = new URL(h.urls.sandbox).origin;
   const page = "default-src 'self'; base-uri 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self'; img-src 'self' data:; font-src 'self'";
-  expect(await cspOf(`${web.url}/docs/guides/charges`)).toEqual({ status: 200, type: 'text/html; charset=utf-8', csp: `${page}; connect-src 'self' ${sandbox}` });
-  expect((await cspOf(`${web.url}/docs/console`)).csp).toBe(`${page}; connect-src 'self' ${sandbox}`);
-  expect((await cspOf(`${web.url}/docs`)).csp).toBe(docsCsp({ sandboxApiUrl: h.urls.sandbox, webUrl: web.url, reference: true, toSandbox: true }));
-  expect((await cspOf(`${web.url}/docs`)).csp).toBe(
+  expect(await cspOf(`${docsUrl}/docs/guides/charges`)).toEqual({ status: 200, type: 'text/html; charset=utf-8', csp: `${page}; connect-src 'self' ${sandbox}` });
+  expect((await cspOf(`${docsUrl}/docs/console`)).csp).toBe(`${page}; connect-src 'self' ${sandbox}`);
+  expect((await cspOf(`${docsUrl}/docs`)).csp).toBe(docsCsp({ sandboxApiUrl: h.urls.sandbox, webUrl: docsUrl, reference: true, toSandbox: true }));
+  // Its own origin: the portal's web port answers none of it (no redirect is set up on this one: 404).
+  expect((await cspOf(`${web.url}/docs`)).status).toBe(404);
+  expect((await cspOf(`${docsUrl}/docs`)).csp).toBe(
     `default-src 'self'; base-uri 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self' ${sandbox}; worker-src 'self' blob:`,
   );
 });

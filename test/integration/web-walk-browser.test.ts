@@ -167,7 +167,9 @@ test('sign in → create a key → register an endpoint → a card charge throug
 
   // 6. The console sends to the sandbox with the key: the charge, succeeded.
   const consolePage = await newPage();
+  // Through the portal's old link: the web port redirects to the reference site's own origin (issue 47).
   await consolePage.goto(`${site.webUrl}/docs/console`);
+  expect(consolePage.url()).toBe(`${site.docsUrl}/docs/console`);
   await consolePage.getByLabel('API key (sandbox)').fill(key);
   await consolePage.getByLabel('Method').selectOption('GET');
   await consolePage.getByLabel('Path').fill(`/v1/charges/${charge.id}`);

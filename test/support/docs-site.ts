@@ -4,6 +4,7 @@ import { createApp } from '../../src/http/app';
 import { openApiDocument } from '../../src/http/openapi/document';
 import type { ServiceDeps } from '../../src/services/context';
 import { createWebApp } from '../../src/web/app';
+import { createDocsApp } from '../../src/web/docs/app';
 import { HARNESS_RATE_LIMIT } from './harness';
 
 /** Every request the web port received: method, URL and headers, as the server saw them. */
@@ -14,10 +15,13 @@ export interface SeenRequest {
 }
 
 export interface DocsSite {
+  /** The web port (portal, checkout): it redirects `/docs…` to `docsUrl`. */
   webUrl: string;
+  /** The reference site's own origin (DOCS_PORT). */
+  docsUrl: string;
   urls: { sandbox: string; live: string };
-  /** What reached the web port (its access log, in effect). */
-  webRequests: SeenRequest[];
+  /** What reached the reference site's port (its access log, in effect). */
+  docsRequests: SeenRequest[];
   close(): Promise<void>;
 }
 
@@ -27,35 +31,41 @@ const listen = async (server: http.Server) => {
 };
 
 /**
- * The web port and both API listeners as `npm start` wires them: the sandbox allows the web port's
- * origin by CORS (AppOptions.webOrigin), the live listener is given the same option and must ignore
- * it. Ports first, apps after, since each needs the other's URL. The web port gets the OpenAPI
- * document as main.ts gives it (`withDocument: false`: as an app built without it).
+ * The web port, the reference site's port and both API listeners as `npm start` wires them: the
+ * sandbox allows the reference site's origin by CORS (AppOptions.webOrigin, DOCS_PUBLIC_URL), the live
+ * listener is given the same option and must ignore it; the web port redirects `/docs…` to the
+ * reference site. Ports first, apps after, since each needs the other's URL. The reference site gets
+ * the OpenAPI document as main.ts gives it (`withDocument: false`: as an app built without it).
  */
 export async function startDocsSite(deps: ServiceDeps, options: { withDocument?: boolean; temporalUi?: { baseUrl: string; namespace: string } } = {}): Promise<DocsSite> {
   const web = http.createServer();
+  const docs = http.createServer();
   const sandbox = http.createServer();
   const live = http.createServer();
-  const [webUrl, sandboxUrl, liveUrl] = await Promise.all([listen(web), listen(sandbox), listen(live)]);
-  const webRequests: SeenRequest[] = [];
-  const webApp = createWebApp(deps, { webUrl, sandboxApiUrl: sandboxUrl, ...(options.withDocument === false ? {} : { openApiDocument }), ...(options.temporalUi ? { temporalUi: options.temporalUi } : {}) }).callback();
-  web.on('request', (req, res) => {
-    webRequests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
-    void webApp(req, res);
+  const [webUrl, docsUrl, sandboxUrl, liveUrl] = await Promise.all([listen(web), listen(docs), listen(sandbox), listen(live)]);
+  const docsRequests: SeenRequest[] = [];
+  const webOptions = { webUrl, sandboxApiUrl: sandboxUrl, docsUrl, ...(options.withDocument === false ? {} : { openApiDocument }), ...(options.temporalUi ? { temporalUi: options.temporalUi, portalTemporalUiLink: true } : {}) };
+  web.on('request', createWebApp(deps, webOptions).callback());
+  const docsApp = createDocsApp(deps, webOptions).callback();
+  docs.on('request', (req, res) => {
+    docsRequests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    void docsApp(req, res);
   });
   for (const [server, environment] of [
     [sandbox, 'sandbox'],
     [live, 'live'],
   ] as const) {
-    server.on('request', createApp(deps, { environment, bodyLimitBytes: 64 * 1024, rateLimitPerSecond: HARNESS_RATE_LIMIT, webOrigin: webUrl }).callback());
+    server.on('request', createApp(deps, { environment, bodyLimitBytes: 64 * 1024, rateLimitPerSecond: HARNESS_RATE_LIMIT, webOrigin: docsUrl }).callback());
   }
+  const servers = [web, docs, sandbox, live];
   return {
     webUrl,
+    docsUrl,
     urls: { sandbox: sandboxUrl, live: liveUrl },
-    webRequests,
+    docsRequests,
     close: async () => {
-      for (const s of [web, sandbox, live]) s.closeAllConnections();
-      await Promise.all([web, sandbox, live].map((s) => new Promise((ok) => s.close(ok))));
+      for (const s of servers) s.closeAllConnections();
+      await Promise.all(servers.map((s) => new Promise((ok) => s.close(ok))));
     },
   };
 }

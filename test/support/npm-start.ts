@@ -54,6 +54,7 @@ export async function startMain(options: StartMainOptions = {}): Promise<Started
     PORT: String(ports.sandbox),
     LIVE_PORT: String(await freePort()),
     WEB_PORT: String(await freePort()),
+    DOCS_PORT: String(await freePort()),
     EMBEDDED_PG_PORT: String(ports.pg),
     TEMPORAL_DEV_PORT: String(ports.temporal),
     TEMPORAL_UI_PORT: String(ports.ui),

@@ -58,7 +58,7 @@ test('the reference renders every operation of the OpenAPI document, loading not
   const operations = Object.values(spec.paths).flatMap((item) => Object.values(item));
   expect(operations.length).toBeGreaterThan(20);
 
-  await page.goto(`${site.webUrl}/docs`);
+  await page.goto(`${site.docsUrl}/docs`);
   await page.locator('#redoc [data-section-id^="tag/"]').first().waitFor({ timeout: 60_000 });
   for (const op of operations) {
     await expect(page.locator(`[data-section-id$="/operation/${op.operationId}"]`).count()).resolves.toBeGreaterThan(0);
@@ -70,13 +70,13 @@ test('the reference renders every operation of the OpenAPI document, loading not
   expect(consoleMessages.filter((t) => /Content Security Policy|pageerror/i.test(t))).toEqual([
     expect.stringMatching(/^Loading the image 'https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg' violates .*img-src 'self' data:.* The action has been blocked\.$/),
   ]);
-  const elsewhere = requests.filter((r) => new URL(r.url()).origin !== site.webUrl);
+  const elsewhere = requests.filter((r) => new URL(r.url()).origin !== site.docsUrl);
   expect(elsewhere.map((r) => ({ url: r.url(), failure: r.failure()?.errorText }))).toEqual([{ url: 'https://cdn.redoc.ly/redoc/logo-mini.svg', failure: 'csp' }]);
-  expect(requests.some((r) => r.url() === `${site.webUrl}/docs/openapi.json`)).toBe(true);
+  expect(requests.some((r) => r.url() === `${site.docsUrl}/docs/openapi.json`)).toBe(true);
 }, 120_000);
 
 test('the console refuses a svc_live_ key before sending: no request leaves the page', async () => {
-  await page.goto(`${site.webUrl}/docs/console`);
+  await page.goto(`${site.docsUrl}/docs/console`);
   const before = requests.length;
   await page.getByLabel('API key (sandbox)').fill(m.liveKey);
   await page.getByLabel('Path').fill('/v1/balances');
@@ -89,7 +89,7 @@ test('the console refuses a svc_live_ key before sending: no request leaves the 
 }, 60_000);
 
 test('the console sends to the sandbox with a test key and shows the answer; the key is then in page memory alone', async () => {
-  await page.goto(`${site.webUrl}/docs/console`);
+  await page.goto(`${site.docsUrl}/docs/console`);
   const before = requests.length;
   await page.getByLabel('API key (sandbox)').fill(m.testKey);
   await page.getByLabel('Method').selectOption('GET');
@@ -118,7 +118,7 @@ test('the console sends to the sandbox with a test key and shows the answer; the
   expect(creates.map((r) => r.headers()['idempotency-key'])).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
 
   // Every request after the page loaded went to the sandbox API, none to the web port.
-  const sent = requests.slice(before).filter((r) => !r.url().startsWith(`${site.webUrl}/docs`) || r.resourceType() === 'fetch');
+  const sent = requests.slice(before).filter((r) => !r.url().startsWith(`${site.docsUrl}/docs`) || r.resourceType() === 'fetch');
   expect(sent.map((r) => new URL(r.url()).origin)).toEqual(expect.arrayContaining([site.urls.sandbox]));
   expect(sent.filter((r) => r.resourceType() === 'fetch').every((r) => r.url().startsWith(`${site.urls.sandbox}/v1/`))).toBe(true);
 
@@ -129,14 +129,14 @@ test('the console sends to the sandbox with a test key and shows the answer; the
     return { local: w.localStorage.length, session: w.sessionStorage.length, indexedDb: (await w.indexedDB.databases()).length, cookie: w.document.cookie, caches: (await w.caches.keys()).length };
   });
   expect(stored).toEqual({ local: 0, session: 0, indexedDb: 0, cookie: '', caches: 0 });
-  expect(page.url()).toBe(`${site.webUrl}/docs/console`);
-  for (const seen of site.webRequests) expect(JSON.stringify(seen)).not.toContain(m.testKey);
-  expect(site.webRequests.some((r) => r.url === '/docs/console')).toBe(true);
+  expect(page.url()).toBe(`${site.docsUrl}/docs/console`);
+  for (const seen of site.docsRequests) expect(JSON.stringify(seen)).not.toContain(m.testKey);
+  expect(site.docsRequests.some((r) => r.url === '/docs/console')).toBe(true);
   expect(logLines.length).toBeGreaterThan(0);
   expect(logLines.some((line) => line.includes('"path":"/v1/balances"'))).toBe(true);
   for (const line of logLines) expect(line).not.toContain(m.testKey);
   for (const line of logLines) expect(line).not.toContain(m.liveKey);
-  for (const seen of site.webRequests) expect(JSON.stringify(seen)).not.toContain(m.liveKey);
+  for (const seen of site.docsRequests) expect(JSON.stringify(seen)).not.toContain(m.liveKey);
   // And a reload forgets it.
   await page.reload();
   await expect(page.getByLabel('API key (sandbox)').inputValue()).resolves.toBe('');
@@ -148,7 +148,7 @@ test('axe-core: no serious or critical violation on any page', async () => {
   const axePage = await axeContext.newPage();
   const found: Record<string, string[]> = {};
   for (const { path: p } of DOCS_PAGES) {
-    await axePage.goto(site.webUrl + p);
+    await axePage.goto(site.docsUrl + p);
     if (p === '/docs') await axePage.locator('#redoc [data-section-id^="tag/"]').first().waitFor({ timeout: 60_000 });
     found[p] = await axeViolations(axePage);
     if (p !== '/docs') await axePage.screenshot({ path: path.join(SHOTS, `docs${p.replace(/^\/docs/, '').replace(/\//g, '-') || '-reference'}.png`) });

@@ -172,3 +172,20 @@ test('the update dialog: resolveCharge refused without an operator, applied with
     expect.objectContaining({ action: 'charge.resolve', operator: 'ui:ama', reason: 'partner confirmed by phone', state_after: expect.objectContaining({ status: 'succeeded' }) }),
   ]);
 }, 120_000);
+
+test('issue 47: the codec endpoint npm start runs needs its token, loopback callers included; the token is in DATA_DIR/codec-token (0600), never in the output; the UI has it', async () => {
+  const file = path.join(s.env.DATA_DIR!, 'codec-token');
+  const token = fs.readFileSync(file, 'utf8').trim();
+  expect(token).toMatch(/^[0-9a-f]{64}$/);
+  expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  const { stdout, stderr } = s.output();
+  expect(stdout + stderr).not.toContain(token);
+  expect(stdout).toContain(`its token: in ${file}`);
+  const codec = `http://127.0.0.1:${s.ports.codec}`;
+  const body = JSON.stringify({ payloads: [] });
+  expect((await fetch(`${codec}/decode`, { method: 'POST', body })).status).toBe(401);
+  expect((await fetch(`${codec}/decode`, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  // What the UI was given (its settings): the endpoint with the token as its path, which the history test above used.
+  const settings = (await (await fetch(`http://127.0.0.1:${s.ports.ui}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
+  expect(settings.Codec?.Endpoint).toBe(`${codec}/${token}`);
+});

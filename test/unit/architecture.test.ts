@@ -159,7 +159,9 @@ describe('architecture', () => {
   test('only src/main.ts imports the http layer; the web port (src/web/) may use its request contract alone (schemas and validate); the topology proxy its listener limits alone', () => {
     const contract = (spec: string) => /\/http\/(schemas\/[\w-]+|validate)$/.test(spec);
     // npm run topology's proxy serves the API and web ports in front of the API processes, with the same listener limits (src/http/server-limits.ts).
-    const listenerLimits = (f: string, spec: string) => f === 'src/topology/proxy.ts' && /\/http\/server-limits$/.test(spec);
+    // Issue 47: the metrics listeners and the codec endpoint have them too.
+    const LIMITED_LISTENERS = ['src/topology/proxy.ts', 'src/support/metrics-listener.ts', 'src/runtime/codec-server.ts'];
+    const listenerLimits = (f: string, spec: string) => LIMITED_LISTENERS.includes(f) && /\/http\/server-limits$/.test(spec);
     const offenders = [...sources('src'), ...sources('workers'), ...sources('activities'), ...sources('workflows')]
       // The deterministic simulation mounts the API's listeners as main.ts does (src/simulation/listeners.ts).
       .filter((f) => !f.startsWith('src/http/') && f !== 'src/main.ts' && f !== 'src/simulation/listeners.ts')

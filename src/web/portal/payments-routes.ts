@@ -43,7 +43,8 @@ export const paymentsRoutes: PortalRoutes = (router, kit) => {
       // Issue 46: its attempts at its partners (a payment of this merchant: findPayment checked it).
       railAttemptsOf(orm.em.fork(), payment.view.id),
     ]);
-    const ui = kit.options.temporalUi;
+    // Issue 47: the Temporal UI is the operators' (it can terminate and reset workflows): linked only on opt-in.
+    const ui = kit.options.portalTemporalUiLink ? kit.options.temporalUi : undefined;
     // Every payment's workflow id is its own id (src/temporal/*-start.ts).
     const workflowUrl = ui ? workflowUiUrl(ui.baseUrl, ui.namespace, payment.view.id) : null;
     html(ctx, 200, paymentDetailPage(frameOf(session, `${PAYMENTS_PATH}/${payment.view.id}`), payment, related, timeline, workflowUrl, underReview, attempts));
