@@ -38,7 +38,7 @@ type Composed = { skip: string } | { contact: Contact; subject: string | null; t
 
 /** Where the message goes and what it says, or why nothing is sent. Never throws for missing data: that is a skip. */
 function compose(n: NotificationContext, parts: MessageParts | null, box: SecretBox): Composed {
-  if (!parts) return { skip: 'its event or dispute no longer exists' };
+  if (!parts) return { skip: n.kind === 'portal_password_reset' ? 'the password reset was used, replaced or expired' : 'its event or dispute no longer exists' };
   if (n.kind === 'dispute_deadline' && !parts.disputeOpen) return { skip: 'the dispute no longer waits for evidence' };
   let contact: Contact | null;
   if (n.recipient === 'merchant') {
@@ -49,7 +49,9 @@ function compose(n: NotificationContext, parts: MessageParts | null, box: Secret
     contact = customerContact(box.open(parts.partySealed), String(parts.resource.channel ?? ''));
     if (!contact) return { skip: 'the customer identifier is neither an email address nor a mobile-money phone number' };
   }
-  const input = { kind: n.kind, environment: n.environment, merchantName: parts.merchantName, resource: parts.resource, occurredAt: parts.occurredAt, minorUnits: parts.minorUnits };
+  // A password reset's link is opened only here, to write the email (it is sealed at rest).
+  const resource = typeof parts.resource.link_sealed === 'string' ? { ...parts.resource, link_sealed: undefined, link: box.open(parts.resource.link_sealed) } : parts.resource;
+  const input = { kind: n.kind, environment: n.environment, merchantName: parts.merchantName, resource, occurredAt: parts.occurredAt, minorUnits: parts.minorUnits };
   if (contact.channel === 'sms') return { contact, subject: null, text: renderSms(input), html: null };
   const email = renderEmail(input);
   return { contact, subject: email.subject, text: email.text, html: email.html };

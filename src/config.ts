@@ -64,6 +64,8 @@ export interface Config {
   temporalRequestDeadlineMs: number;
   /** CHARGE_START_WAIT_MS: longest wait of a charge create on its workflow's start (default 1000); the relay starts it otherwise. */
   chargeStartWaitMs: number;
+  /** The portal sessions' timeouts: PORTAL_SESSION_IDLE_MINUTES (default 30) since the last use, PORTAL_SESSION_MAX_HOURS (default 12) since the sign-in. */
+  portalSessions: { idleMs: number; maxMs: number };
   /** The API's database pool (DB_POOL_MAX). */
   dbPoolMax: number;
   /** SETTLEMENT_SCHEDULE: cron (UTC) of the settlement Schedule (src/temporal/settlement-schedule.ts), default `0 2 * * *`. */
@@ -225,6 +227,16 @@ function positiveInt(name: string, env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/** PORTAL_SESSION_IDLE_MINUTES (1 to 1440, default 30) and PORTAL_SESSION_MAX_HOURS (1 to 720, default 12); the idle timeout no longer than the absolute one. */
+function portalSessions(env: NodeJS.ProcessEnv): { idleMs: number; maxMs: number } {
+  const idle = env.PORTAL_SESSION_IDLE_MINUTES ? positiveInt('PORTAL_SESSION_IDLE_MINUTES', env) : 30;
+  const max = env.PORTAL_SESSION_MAX_HOURS ? positiveInt('PORTAL_SESSION_MAX_HOURS', env) : 12;
+  if (idle > 1440) throw new StartupError(`PORTAL_SESSION_IDLE_MINUTES must be at most 1440 (a day), got ${idle}`);
+  if (max > 720) throw new StartupError(`PORTAL_SESSION_MAX_HOURS must be at most 720 (30 days), got ${max}`);
+  if (idle > max * 60) throw new StartupError(`PORTAL_SESSION_IDLE_MINUTES (${idle}) must not be longer than PORTAL_SESSION_MAX_HOURS (${max} h)`);
+  return { idleMs: idle * 60_000, maxMs: max * 3_600_000 };
+}
+
 /** SETTLEMENT_SCHEDULE (default daily at 02:00 UTC), checked for its shape here and for its ranges by Temporal at worker start. */
 function settlementSchedule(env: NodeJS.ProcessEnv): string {
   const raw = env.SETTLEMENT_SCHEDULE?.trim() || '0 2 * * *';
@@ -295,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalRequestDeadlineMs: int('TEMPORAL_REQUEST_DEADLINE_MS', DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS, env) || DEFAULT_TEMPORAL_REQUEST_DEADLINE_MS,
     chargeStartWaitMs: int('CHARGE_START_WAIT_MS', 1_000, env),
     dbPoolMax: int('DB_POOL_MAX', 10, env),
+    portalSessions: portalSessions(env),
     settlementSchedule: settlementSchedule(env),
     settlementAccountHoldMs: settlementAccountHoldMs(env),
     worker: {

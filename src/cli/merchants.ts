@@ -28,7 +28,7 @@ export function addMerchantCommands(program: CliCommand): void {
     // --email is also the first portal user's sign-in (its password from stdin, else generated and printed once).
     const given = email !== undefined && flag(values, 'passwordStdin') ? await readPasswordFromStdin(context) : undefined;
     const password = email === undefined ? undefined : (given ?? randomBase62(20));
-    const problem = password === undefined ? null : passwordProblem(password);
+    const problem = password === undefined ? null : passwordProblem(password, email);
     if (problem) throw new Error(problem);
     const hash = password === undefined ? undefined : await hashPassword(password);
     return withDatabase(config, async (orm) => {

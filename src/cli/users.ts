@@ -33,7 +33,7 @@ export function addUserCommands(program: CliCommand): void {
     // The password: from stdin (never an argument: argv is visible to other users), else generated and printed once.
     const given = flag(values, 'passwordStdin') ? await readPasswordFromStdin(context) : undefined;
     const password = given ?? randomBase62(20);
-    const problem = passwordProblem(password);
+    const problem = passwordProblem(password, email);
     if (problem) throw new Error(problem);
     const hash = await hashPassword(password);
     const user = await withDatabase(config, (orm) => createPortalUser(orm, merchant, email, hash, actor));

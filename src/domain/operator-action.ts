@@ -71,6 +71,16 @@ export const CHANGE_ACTIONS = [
   'portal.sign_out',
   'portal.switch_environment',
   'portal.export_balance_transactions',
+  /**
+   * A portal user's own account (issue 47, finding 6): a password changed on the Account page, a
+   * reset asked for by email (only for an existing, active user) and completed by its link, one of
+   * their sessions ended from the session list, and "sign out everywhere". Never a password or a token.
+   */
+  'portal.password_change',
+  'portal.password_reset_request',
+  'portal.password_reset',
+  'portal.session_revoke',
+  'portal.sign_out_everywhere',
   /** A portal user disabled or enabled, or its sessions ended (issue 30: `users disable`, the portal's Users page). */
   'portal_user.disable',
   'portal_user.enable',

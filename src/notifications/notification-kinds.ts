@@ -6,8 +6,10 @@ import type { Environment } from '../domain/environment';
  * `dispute_deadline` has no event: the relay finds disputes whose evidence is due soon.
  * `settlement_account_changed` has no event either: `merchants set` writes it with the change that
  * replaced the merchant's settlement account (issue 43), its source that change's audit row.
+ * `portal_password_reset` neither: the portal's reset form writes it with the reset (issue 47), to the
+ * portal user's own email (not the merchant's notification address), its source the reset's row.
  */
-export const NOTIFICATION_KINDS = ['charge_receipt', 'payout_held_for_review', 'settlement_paid', 'settlement_failed', 'dispute_opened', 'dispute_deadline', 'settlement_account_changed'] as const;
+export const NOTIFICATION_KINDS = ['charge_receipt', 'payout_held_for_review', 'settlement_paid', 'settlement_failed', 'dispute_opened', 'dispute_deadline', 'settlement_account_changed', 'portal_password_reset'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export type Recipient = 'customer' | 'merchant';

@@ -105,6 +105,18 @@ function contentOf(input: RenderInput): Content {
         ],
       };
     }
+    case 'portal_password_reset': {
+      const expires = str(r.expires_at);
+      return {
+        subject: `Reset your merchant portal password`,
+        intro: `A password reset was asked for your merchant portal account. Open the link below to choose a new password; it works once${expires ? `, until ${formatTime(expires)}` : ''}. If you did not ask for it, ignore this email: your password stays as it is.`,
+        rows: [
+          ['Reset link', str(r.link)],
+          ['Account', str(r.email)],
+          ['Link expires', expires ? formatTime(expires) : null],
+        ],
+      };
+    }
     case 'dispute_opened':
     case 'dispute_deadline': {
       const due = str(r.evidence_due_by);

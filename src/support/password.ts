@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dictionary } from '@zxcvbn-ts/language-common';
 import argon2 from 'argon2';
 
 /**
@@ -28,9 +29,39 @@ export async function verifyPassword(hash: string | null, password: string): Pro
   return hash !== null && ok;
 }
 
-/** Why a new password is refused, or null. */
-export function passwordProblem(password: string): string | null {
+/**
+ * The common and breached passwords shipped with the project (no network at run time): the
+ * `passwords-common` dictionary of @zxcvbn-ts/language-common (about 49,000 of the most used
+ * passwords of public breach corpora, lower-cased), built into a set on first use.
+ */
+let common: Set<string> | undefined;
+const commonPasswords = (): Set<string> => (common ??= new Set(dictionary['passwords-common'].map((p) => p.toLowerCase())));
+
+/** Whether `password` is a common one: itself, with digits or symbols around it ("Password2024!"), or one repeated ("qwertyqwerty"). */
+export function isCommonPassword(password: string): boolean {
+  const lower = password.toLowerCase();
+  const list = commonPasswords();
+  if (list.has(lower)) return true;
+  const core = lower.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
+  if (core.length >= 4 && list.has(core)) return true;
+  const repeated = /^(.{1,32}?)\1+$/u.exec(lower);
+  return repeated !== null && (repeated[1]!.length < 4 || list.has(repeated[1]!));
+}
+
+/**
+ * Why a new password is refused, or null (docs/security.md "Merchant portal"): at least
+ * MIN_PASSWORD_LENGTH characters, at most MAX_PASSWORD_LENGTH, not a common or breached one
+ * (isCommonPassword), and, with the user's email, neither its local part nor containing it (a local
+ * part under four characters only when equal). Every place a password is set calls it: the CLI
+ * (`users create`, `merchants create --email`), the portal's password change and reset; generated
+ * passwords (20 base62 characters) pass.
+ */
+export function passwordProblem(password: string, email?: string): string | null {
   if (password.length < MIN_PASSWORD_LENGTH) return `the password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   if (password.length > MAX_PASSWORD_LENGTH) return `the password must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  if (isCommonPassword(password)) return 'the password is too common (it is on a list of passwords known from breaches): choose another';
+  const local = email?.slice(0, Math.max(0, email.lastIndexOf('@'))).trim().toLowerCase() ?? '';
+  const lower = password.toLowerCase();
+  if (local && (lower === local || (local.length >= 4 && lower.includes(local)))) return 'the password must not contain your email address';
   return null;
 }

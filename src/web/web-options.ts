@@ -1,3 +1,4 @@
+import type { SessionTimeouts } from '../persistence/portal/portal-session-store';
 import type { SignInLimitSettings } from '../persistence/portal/sign-in-limits';
 import type { TrustedProxies } from '../support/trusted-proxies';
 
@@ -27,4 +28,8 @@ export interface WebOptions {
   trustedProxies?: TrustedProxies;
   /** Password hashes in flight and waiting on this process (src/support/hash-slots.ts); the defaults when not given. */
   hashSlots?: { slots: number; queue: number };
+  /** The portal sessions' idle and absolute timeouts (PORTAL_SESSION_IDLE_MINUTES, PORTAL_SESSION_MAX_HOURS); 30 min and 12 h when not given. */
+  sessionTimeouts?: SessionTimeouts;
+  /** The retry schedule of the password-reset emails' workflows (the reset's link lasts 30 min); PASSWORD_RESET_RETRY_MS when not given. */
+  passwordResetRetryMs?: number[];
 }

@@ -40,7 +40,7 @@ async function signInFrom(url: string, from: string, email: string, password: st
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ csrf, email, password }).toString(),
     });
-    const signedIn = res.headers.getSetCookie().some((c) => c.startsWith('portal_session=') && !c.startsWith('portal_session=;'));
+    const signedIn = res.headers.getSetCookie().some((c) => c.startsWith('__Host-portal_session=') && !c.startsWith('__Host-portal_session=;'));
     return { status: res.status, text: await res.text(), headers: res.headers as unknown as Headers, signedIn };
   } finally {
     await dispatcher.close();

@@ -98,7 +98,7 @@ test('users create: a user with an argon2id hash (never printed), the email lowe
   expect((await new PortalClient(url).signIn(second, chosen)).status).toBe(303);
 });
 
-test('sign-in: the right password opens a session (cookie HttpOnly, SameSite=Lax, Path=/, not Secure over http); a wrong one or an unknown email gets the same generic answer', async () => {
+test('sign-in: the right password opens a session (cookie __Host-portal_session: HttpOnly, SameSite=Lax, Path=/, no Domain, Secure even over loopback http); a wrong one or an unknown email gets the same generic answer', async () => {
   const { email: address, password } = await portalUser();
   const client = new PortalClient(url);
   const wrong = await client.signIn(address, 'not-the-password');
@@ -112,12 +112,13 @@ test('sign-in: the right password opens a session (cookie HttpOnly, SameSite=Lax
   const ok = await client.signIn(address, password);
   expect(ok.status).toBe(303);
   expect(ok.headers.get('location')).toBe('/payments');
-  const cookie = client.lastSetCookies.find((c) => c.startsWith('portal_session='))!;
+  const cookie = client.lastSetCookies.find((c) => c.startsWith('__Host-portal_session='))!;
   expect(cookie).toMatch(/; HttpOnly/);
   expect(cookie).toMatch(/; SameSite=Lax/);
-  expect(cookie).toMatch(/; Path=\//);
-  expect(cookie).not.toMatch(/Secure/);
-  const token = client.cookies.get('portal_session')!;
+  expect(cookie).toMatch(/; Path=\/;/);
+  expect(cookie).toMatch(/; Secure/);
+  expect(cookie).not.toMatch(/Domain/i);
+  const token = client.cookies.get('__Host-portal_session')!;
   // Only the token's sha256 is stored.
   const stored = await h.orm.em.getConnection().execute<{ id: string }[]>(`select id from portal_sessions where id = encode(sha256(?::bytea), 'hex')`, [token]);
   expect(stored).toHaveLength(1);
@@ -128,7 +129,7 @@ test('sign-in: the right password opens a session (cookie HttpOnly, SameSite=Lax
   // Sign-out revokes the session: the old cookie no longer works.
   const out = await client.post('/sign-out', { csrf: PortalClient.csrfOf(page.text) });
   expect(out.status).toBe(303);
-  const replay = await fetch(`${url}/developers/api-keys`, { redirect: 'manual', headers: { cookie: `portal_session=${token}` } });
+  const replay = await fetch(`${url}/developers/api-keys`, { redirect: 'manual', headers: { cookie: `__Host-portal_session=${token}` } });
   expect(replay.status).toBe(302);
   expect(replay.headers.get('location')).toBe('/sign-in');
 });
@@ -138,10 +139,10 @@ test('a session ends after 12 hours: an expired one redirects to sign-in, and it
   const page = await client.get('/developers/api-keys');
   const row = await h.orm.em.getConnection().execute<{ ttl: number }[]>(
     `select extract(epoch from expires_at - created_at)::int as ttl from portal_sessions where id = encode(sha256(?::bytea), 'hex')`,
-    [client.cookies.get('portal_session')!],
+    [client.cookies.get('__Host-portal_session')!],
   );
   expect(row[0]!.ttl).toBe(12 * 3600);
-  await h.orm.em.getConnection().execute(`update portal_sessions set expires_at = now() - interval '1 second' where id = encode(sha256(?::bytea), 'hex')`, [client.cookies.get('portal_session')!]);
+  await h.orm.em.getConnection().execute(`update portal_sessions set expires_at = now() - interval '1 second' where id = encode(sha256(?::bytea), 'hex')`, [client.cookies.get('__Host-portal_session')!]);
   expect((await client.get('/developers/api-keys')).headers.get('location')).toBe('/sign-in');
   const before = await keyCount(m.id);
   const post = await client.post('/developers/api-keys', { ...PortalClient.formOf(page.text), scope: 'charges:read' });
@@ -154,7 +155,7 @@ test('the session cookie is Secure when the port is served over https', async ()
   const httpsUrl = await webApp((u) => u.replace('http:', 'https:'));
   const client = new PortalClient(httpsUrl);
   await client.signIn(address, password);
-  expect(client.lastSetCookies.find((c) => c.startsWith('portal_session='))).toMatch(/; Secure/);
+  expect(client.lastSetCookies.find((c) => c.startsWith('__Host-portal_session='))).toMatch(/; Secure/);
 });
 
 test('lock-out: the fifth wrong password locks the account for 15 minutes, the page says so, and the right password is refused meanwhile', async () => {
@@ -166,7 +167,7 @@ test('lock-out: the fifth wrong password locks the account for 15 minutes, the p
   expect(fifth.text).toMatch(/locked for 15 more minutes/);
   const right = await client.signIn(address, password);
   expect(right.status).toBe(429);
-  expect(client.cookies.has('portal_session')).toBe(false);
+  expect(client.cookies.has('__Host-portal_session')).toBe(false);
   await h.orm.em.getConnection().execute(`update portal_sign_in_attempts set locked_until = now() - interval '1 second' where key = encode(sha256(convert_to(?, 'UTF8')), 'hex')`, [address]);
   expect((await client.signIn(address, password)).status).toBe(303);
 });

@@ -101,6 +101,7 @@ export async function loadMessageParts(orm: Orm, n: NotificationContext): Promis
     };
   }
   if (n.kind === 'settlement_account_changed') return accountChangeParts(orm, n);
+  if (n.kind === 'portal_password_reset') return passwordResetParts(orm, n);
   const rows = await conn.execute<Array<Record<string, unknown>>>(
     `select e.body, e.created_at, m.name, m.notification_email, c.minor_units, p.party_sealed
      from events e
@@ -147,6 +148,33 @@ async function accountChangeParts(orm: Orm, n: NotificationContext): Promise<Mes
     merchantEmail: (r.notification_email as string | null) ?? null,
     resource: { id: n.merchantId, object: 'merchant', previous_account: before.settlement_account ?? null, settlement_account: after.settlement_account ?? null, operator: r.operator, changed_at: occurredAt, held_until: after.settlement_held_until ?? null },
     occurredAt,
+    minorUnits: 2,
+    partySealed: null,
+    disputeOpen: false,
+  };
+}
+
+/**
+ * A portal password reset's email (issue 47): from the reset's row (its source), only while the
+ * reset is still usable (else null: skipped), of the notification's own merchant. It goes to the
+ * portal user's own email (in `merchantEmail`: the merchant-side address the message goes to), and
+ * its resource holds the link still sealed (`link_sealed`), opened by the sender only.
+ */
+async function passwordResetParts(orm: Orm, n: NotificationContext): Promise<MessageParts | null> {
+  const rows = await orm.em.getConnection().execute<Array<Record<string, unknown>>>(
+    `select r.link_sealed, r.expires_at, u.email, m.name
+     from portal_password_resets r join portal_users u on u.id = r.user_id join merchants m on m.id = u.merchant_id
+     where r.id = ? and u.merchant_id = ? and r.link_sealed is not null and r.used_at is null and r.superseded_at is null and r.expires_at > now() and u.disabled_at is null`,
+    [n.sourceId, n.merchantId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const expiresAt = new Date(r.expires_at as string).toISOString();
+  return {
+    merchantName: r.name as string,
+    merchantEmail: r.email as string,
+    resource: { object: 'portal_password_reset', email: r.email, link_sealed: r.link_sealed, expires_at: expiresAt },
+    occurredAt: new Date().toISOString(),
     minorUnits: 2,
     partySealed: null,
     disputeOpen: false,

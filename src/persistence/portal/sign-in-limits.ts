@@ -18,6 +18,14 @@ export interface SignInLimitSettings {
 
 export const DEFAULT_SIGN_IN_LIMITS: SignInLimitSettings = { perAddress: 50, perAccount: 30, windowSeconds: 15 * 60 };
 
+/**
+ * The same limiter on the other forms that guess at or mail to an account (issue 47), each under its
+ * own key prefix: the Account page's password change (a wrong current password counts; per signed-in
+ * user) and the reset request (per address and per email, known or not; each request counts).
+ */
+export const PASSWORD_CHANGE_LIMITS: SignInLimitSettings = { perAddress: 50, perAccount: 5, windowSeconds: 15 * 60 };
+export const PASSWORD_RESET_LIMITS: SignInLimitSettings = { perAddress: 20, perAccount: 3, windowSeconds: 60 * 60 };
+
 export interface SignInDecision {
   allowed: boolean;
   /** Until a refused attempt may be made again. */
@@ -34,15 +42,16 @@ export interface SignInLimits {
   giveBack(address: string, account: string): Promise<void>;
 }
 
-export function signInLimits(orm: Orm, settings: SignInLimitSettings = DEFAULT_SIGN_IN_LIMITS): SignInLimits {
+/** `prefix`: the rate_limits keys' prefix (`signin` for sign-in, `pwchange`, `pwreset`). */
+export function signInLimits(orm: Orm, settings: SignInLimitSettings = DEFAULT_SIGN_IN_LIMITS, prefix = 'signin'): SignInLimits {
   let built: Promise<{ address: RateLimiterPostgres; account: RateLimiterPostgres }> | undefined;
   const ready = () =>
     (built ??= (async () => {
       const pool = await orm.em.getConnection().getNativeClient();
       const common = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, duration: settings.windowSeconds };
       return {
-        address: new RateLimiterPostgres({ ...common, keyPrefix: 'signin_address', points: settings.perAddress }),
-        account: new RateLimiterPostgres({ ...common, keyPrefix: 'signin_account', points: settings.perAccount }),
+        address: new RateLimiterPostgres({ ...common, keyPrefix: `${prefix}_address`, points: settings.perAddress }),
+        account: new RateLimiterPostgres({ ...common, keyPrefix: `${prefix}_account`, points: settings.perAccount }),
       };
     })().catch((error: unknown) => {
       built = undefined;

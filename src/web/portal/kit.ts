@@ -27,7 +27,7 @@ export interface PortalKit {
    * session's environment now, else nothing changes (./form-environment.ts).
    */
   posted(ctx: Context): Promise<PortalSession | null>;
-  /** The same without the environment check: only for the forms that act on the session itself (the sandbox/live switch, sign-out). */
+  /** The same without the environment check: only for the forms that act on the session or the user itself (the sandbox/live switch, sign-out, the Account page's password and sessions). */
   postedSession(ctx: Context): Promise<PortalSession | null>;
 }
 
@@ -39,7 +39,7 @@ export function portalKit(deps: ServiceDeps, options: WebOptions): PortalKit {
     if (!sameOrigin(ctx, webUrl)) return forbidden(ctx);
     const fields = await formFields(ctx);
     if (!fields) return forbidden(ctx);
-    const session = await currentSession(ctx, deps.orm);
+    const session = await currentSession(ctx, deps.orm, webUrl, options.sessionTimeouts);
     if (!session) {
       see(ctx, '/sign-in');
       return null;
@@ -52,7 +52,7 @@ export function portalKit(deps: ServiceDeps, options: WebOptions): PortalKit {
     deps,
     options,
     async page(ctx) {
-      const session = await currentSession(ctx, deps.orm);
+      const session = await currentSession(ctx, deps.orm, webUrl, options.sessionTimeouts);
       if (!session) ctx.redirect('/sign-in');
       return session;
     },

@@ -28,9 +28,10 @@ export const PORTAL_NAV: { label: string; path: string }[] = [
   { label: 'Developers → API keys', path: '/developers/api-keys' },
   { label: 'Users', path: '/users' },
   { label: 'Settings', path: '/settings' },
+  { label: 'Account', path: '/account' },
 ];
 
-/** A form's CSRF token alone: only for the sign-in form and the header's session forms (the switch, sign-out). */
+/** A form's CSRF token alone: only for the forms before a session (sign-in, password reset), the header's session forms (the switch, sign-out) and the Account page's (the user's own password and sessions). */
 export const hidden = (csrfToken: string): HtmlSafeString => html`<input type="hidden" name="csrf" value="${csrfToken}">`;
 
 /**

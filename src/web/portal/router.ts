@@ -6,9 +6,11 @@ import { revokePortalSession, setSessionEnvironment } from '../../persistence/po
 import type { WebOptions } from '../web-options';
 import { html, notFoundText, portalKit, see } from './kit';
 import { HOME_PATH, PORTAL_PAGES } from './pages';
-import { clearCookie, currentSession, signInToken } from './session';
+import { accountRoutes } from './account-routes';
+import { passwordResetRoutes } from './password-reset-routes';
+import { clearSessionCookie, cookiePolicyWarning, currentSession, signInToken } from './session';
 import { signInPost } from './sign-in';
-import { signInPage } from './sign-in-page';
+import { PASSWORD_RESET_NOTICE, signInPage } from './sign-in-page';
 import { PORTAL_CSS, PORTAL_ICON } from './styles';
 
 /**
@@ -22,6 +24,9 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
   const router = new Router();
   const { orm } = deps;
   const webUrl = options.webUrl;
+  const session = (ctx: Parameters<typeof currentSession>[0]) => currentSession(ctx, orm, webUrl, options.sessionTimeouts);
+  const warning = cookiePolicyWarning(webUrl);
+  if (warning) deps.log.warn(warning);
 
   router.get('/portal/assets/portal.css', (ctx) => {
     ctx.type = 'text/css; charset=utf-8';
@@ -33,11 +38,11 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
     ctx.body = PORTAL_ICON;
   });
 
-  router.get('/', async (ctx) => ctx.redirect((await currentSession(ctx, orm)) ? HOME_PATH : '/sign-in'));
+  router.get('/', async (ctx) => ctx.redirect((await session(ctx)) ? HOME_PATH : '/sign-in'));
 
   router.get('/sign-in', async (ctx) => {
-    if (await currentSession(ctx, orm)) return ctx.redirect(HOME_PATH);
-    html(ctx, 200, signInPage(signInToken(ctx, webUrl)));
+    if (await session(ctx)) return ctx.redirect(HOME_PATH);
+    html(ctx, 200, signInPage(signInToken(ctx, webUrl), null, '', ctx.query.reset === 'done' ? PASSWORD_RESET_NOTICE : null));
   });
 
   signInPost(router, deps, options);
@@ -50,26 +55,28 @@ export function portalRouter(deps: ServiceDeps, options: WebOptions): Router {
   router.param('id', (id, ctx, next) => (isIssuedIdShape(id) ? next() : notFoundText(ctx)));
 
   router.post('/sign-out', async (ctx) => {
-    const session = await kit.postedSession(ctx);
-    if (!session) return;
-    await revokePortalSession(orm, session.id);
-    await recordPortalAccess(orm, { action: 'portal.sign_out', userId: session.userId, email: session.email, merchantId: session.merchantId, environment: session.environment, requestId: ctx.state.requestId });
-    clearCookie(ctx, webUrl, 'portal_session');
+    const signedIn = await kit.postedSession(ctx);
+    if (!signedIn) return;
+    await revokePortalSession(orm, signedIn.id);
+    await recordPortalAccess(orm, { action: 'portal.sign_out', userId: signedIn.userId, email: signedIn.email, merchantId: signedIn.merchantId, environment: signedIn.environment, requestId: ctx.state.requestId });
+    clearSessionCookie(ctx, webUrl);
     see(ctx, '/sign-in');
   });
 
   router.post('/environment', async (ctx) => {
-    const session = await kit.postedSession(ctx);
-    if (!session) return;
+    const signedIn = await kit.postedSession(ctx);
+    if (!signedIn) return;
     const environment = ctx.state.fields.get('environment');
     if (environment === 'sandbox' || environment === 'live') {
-      await setSessionEnvironment(orm, session.id, environment);
-      await recordPortalAccess(orm, { action: 'portal.switch_environment', userId: session.userId, email: session.email, merchantId: session.merchantId, environment, requestId: ctx.state.requestId, after: { environment } });
+      await setSessionEnvironment(orm, signedIn.id, environment);
+      await recordPortalAccess(orm, { action: 'portal.switch_environment', userId: signedIn.userId, email: signedIn.email, merchantId: signedIn.merchantId, environment, requestId: ctx.state.requestId, after: { environment } });
     }
     // Back to the page the switch was on (a local path; a detail page's id belongs to the other environment, so its list).
     see(ctx, listPathOf(ctx.state.fields.get('return') ?? '') ?? HOME_PATH);
   });
 
+  passwordResetRoutes(router, deps, options);
+  accountRoutes(router, kit);
   for (const routes of PORTAL_PAGES) routes(router, kit);
 
   return router;

@@ -3,17 +3,18 @@ import type { Context } from 'koa';
 import type { ServiceDeps } from '../../services/context';
 import { recordPortalAccess } from '../../persistence/portal/portal-audit';
 import { findPortalUserByEmail, recordSignIn } from '../../persistence/portal/portal-user-store';
-import { createPortalSession } from '../../persistence/portal/portal-session-store';
+import { createPortalSession, revokeSessionOfToken } from '../../persistence/portal/portal-session-store';
 import { attemptKeyOf, clearAttempts, countAttempt, pruneAttempts, recordRefusedAttempt } from '../../persistence/portal/sign-in-attempts';
 import { signInLimits } from '../../persistence/portal/sign-in-limits';
 import { clientAddressOf } from '../../support/client-address';
-import { HashSlotsFull, hashSlots } from '../../support/hash-slots';
+import { HashSlotsFull } from '../../support/hash-slots';
 import { MAX_PASSWORD_LENGTH, verifyPassword } from '../../support/password';
 import { formFields } from '../form-body';
 import type { WebOptions } from '../web-options';
 import { forbidden, html, see } from './kit';
 import { HOME_PATH } from './pages';
-import { clearCookie, sameOrigin, setSessionCookie, SIGN_IN_COOKIE, signInToken, tokensMatch } from './session';
+import { portalHashSlots } from './portal-hash-slots';
+import { clearSignInCookie, sameOrigin, sessionCookieToken, setSessionCookie, signInCookieToken, signInToken, tokensMatch } from './session';
 import { BUSY_MESSAGE, lockedMessage, SIGN_IN_FAILED, signInPage, tooManyMessage } from './sign-in-page';
 
 /**
@@ -28,6 +29,8 @@ import { BUSY_MESSAGE, lockedMessage, SIGN_IN_FAILED, signInPage, tooManyMessage
  * 5. the password checked, against a dummy hash for an unknown email;
  * 6. a success clears the count only while no lock is in force; any refusal records itself (and its
  *    audit row for a user's email) in one statement.
+ * 7. a success ends the session this browser still presented (whoever's it was), then opens a new one
+ *    (a new token: no fixation), recording where from (address, User-Agent) for the Account page.
  * A known and an unknown email take the same steps and statements, so neither the answers (401 then
  * 429 on the fifth failure) nor their timing tell which emails exist. A disabled user is refused with the
  * same generic message.
@@ -36,7 +39,7 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
   const { orm } = deps;
   const webUrl = options.webUrl;
   const limits = signInLimits(orm, options.signInLimits);
-  const slots = hashSlots(options.hashSlots?.slots, options.hashSlots?.queue);
+  const slots = portalHashSlots(options);
   // At most once an hour, after an answer: old counts of made-up emails are deleted (sign-in-attempts.ts).
   let prunedAt = 0;
   const prune = () => {
@@ -55,7 +58,7 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
 
   router.post('/sign-in', async (ctx) => {
     const fields = await formFields(ctx);
-    const expected = ctx.cookies.get(SIGN_IN_COOKIE);
+    const expected = signInCookieToken(ctx, webUrl);
     if (!fields || !sameOrigin(ctx, webUrl) || !tokensMatch(expected, fields.get('csrf'))) return forbidden(ctx);
     const email = (fields.get('email') ?? '').trim().slice(0, 254);
     const password = fields.get('password') ?? '';
@@ -91,9 +94,12 @@ export function signInPost(router: Router, deps: ServiceDeps, options: WebOption
     }
     await limits.giveBack(address, key);
     await recordSignIn(orm, user.id);
-    await recordPortalAccess(orm, { action: 'portal.sign_in', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId });
-    setSessionCookie(ctx, webUrl, await createPortalSession(orm, user.id));
-    clearCookie(ctx, webUrl, SIGN_IN_COOKIE);
+    const older = sessionCookieToken(ctx, webUrl);
+    const endedOlder = older ? await revokeSessionOfToken(orm, older) : false;
+    await recordPortalAccess(orm, { action: 'portal.sign_in', userId: user.id, email: user.email, merchantId: user.merchantId, environment: 'sandbox', requestId, ...(endedOlder ? { after: { ended_older_session: true } } : {}) });
+    const token = await createPortalSession(orm, user.id, { clientAddress: address, userAgent: ctx.get('User-Agent') }, options.sessionTimeouts);
+    setSessionCookie(ctx, webUrl, token, options.sessionTimeouts);
+    clearSignInCookie(ctx, webUrl);
     see(ctx, HOME_PATH);
   });
 }
