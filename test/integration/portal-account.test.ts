@@ -236,7 +236,7 @@ test('reset: the same answer for a user, an unknown and a disabled email; only t
   expect((await new PortalClient(web.url).signIn(user.email, user.password)).status).toBe(429);
   const form = await browser.get(path);
   expect(form.status).toBe(200);
-  expect(form.headers.get('referrer-policy')).toBe('no-referrer');
+  expect(form.headers.get('referrer-policy')).toBe('strict-origin');
   const set = (password: string, confirm = password) => browser.post(path, { csrf: PortalClient.csrfOf(form.text), new_password: password, confirm_password: confirm });
   expect((await set('letmein12345')).text).toMatch(/too common/);
   const done = await set('Quiet-Harbor-Maple-58');

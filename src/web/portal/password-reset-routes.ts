@@ -38,7 +38,7 @@ export const RESET_DONE_PATH = '/sign-in?reset=done';
  *
  * `GET|POST /password-reset/<token>`: the new password (the policy, with the user's email) set by
  * consuming the reset atomically (once; not after 30 minutes or a newer request), ending every
- * session of the user and clearing the email's sign-in lock-out, audited. The page sends no Referer.
+ * session of the user and clearing the email's sign-in lock-out, audited. Its Referer is the origin alone.
  */
 export function passwordResetRoutes(router: Router, deps: ServiceDeps, options: WebOptions): void {
   const { orm } = deps;
@@ -82,7 +82,9 @@ export function passwordResetRoutes(router: Router, deps: ServiceDeps, options: 
   });
 
   const linkPage = async (ctx: Context) => {
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // The link's path holds the token: a Referer carries the origin only (not `no-referrer`, with which
+    // Chromium sends `Origin: null` on the form's POST, which the Origin check refuses).
+    ctx.set('Referrer-Policy', 'strict-origin');
     ctx.set('Cache-Control', 'no-store');
     const token = ctx.params.token ?? '';
     return { token, reset: await findUsableReset(orm, token) };
