@@ -89,10 +89,11 @@ test('runs at once share nothing: each reads its own environment and input, and 
   expect(process.env.PORT).not.toBe('x');
 
   const merchant = newId('merchant');
-  const passwords = await Promise.all(['short', 'long'.repeat(100)].map((input) => inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin', '--reason', 'new staff', '--operator', 'ama@ops'], BASE, input)));
+  const passwords = await Promise.all(['short', 'long'.repeat(100), 'Password2024!'].map((input) => inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin', '--reason', 'new staff', '--operator', 'ama@ops'], BASE, input)));
   expect(passwords.map((r) => [r.code, r.stderr])).toEqual([
     [1, 'error: the password must be at least 12 characters\n'],
     [1, 'error: the password must be at most 256 characters\n'],
+    [1, 'error: the password is too common (it is on a list of passwords known from breaches): choose another\n'],
   ]);
   // Without input, stdin is at its end: an empty password.
   expect((await inProcess(['users', 'create', '--merchant', merchant, '--email', 'o@shop.example', '--password-stdin', '--reason', 'new staff', '--operator', 'ama@ops'], BASE)).stderr).toMatch(/^error: the password must be at least/);
