@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { PortalClient } from '../support/portal-client';
 import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal-web';
+import { until } from '../support/webhook-fixtures';
 
 /**
  * Issue 47, finding 6 (docs/security.md "Merchant portal"): sessions end when idle and at their
@@ -13,14 +17,25 @@ import { newPortalUser, startPortalWeb, type PortalWeb } from '../support/portal
 let h: Harness;
 let web: PortalWeb;
 let m: TestMerchant;
+let dataDir: string;
 beforeAll(async () => {
-  h = await startHarness({ worker: false });
+  // The worker's emails go to files under DATA_DIR/outbox (no SMTP_URL): a directory of this file's own.
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-account-'));
+  const before = process.env.DATA_DIR;
+  process.env.DATA_DIR = dataDir;
+  try {
+    h = await startHarness();
+  } finally {
+    if (before === undefined) delete process.env.DATA_DIR;
+    else process.env.DATA_DIR = before;
+  }
   web = await startPortalWeb(h);
   m = await h.merchant();
 });
 afterAll(async () => {
   await web?.close();
   await h?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const SESSION = '__Host-portal_session';
@@ -255,4 +270,20 @@ test('reset: the same answer for a user, an unknown and a disabled email; only t
   const late = new URL((await resetLinksOf(user.email)).at(-1)!).pathname;
   await sql(`update portal_password_resets set expires_at = now() - interval '1 second' where id = encode(sha256(?::bytea), 'hex')`, [late.split('/').pop()!]);
   expect((await browser.get(late)).status).toBe(410);
+});
+
+test("the reset email is sent by the worker to the user's own address (not the merchant's), with the link; the outbox row holds no link", async () => {
+  const user = await newPortalUser(h.orm, m.id);
+  expect((await resetFor(new PortalClient(web.url), user.email)).status).toBe(200);
+  const sent = await until('the reset email sent', async () => (await sql<{ id: string; status: string; environment: string }>(`select n.id, n.status, n.environment from notifications n join portal_users u on u.id = n.resource_id where n.kind = 'portal_password_reset' and u.email = ? and n.status = 'sent'`, [user.email]))[0], 30_000);
+  expect(sent.environment).toBe('live');
+  const [attempt] = await sql<{ provider_message_id: string }>(`select provider_message_id from notification_attempts where notification_id = ?`, [sent.id]);
+  // The message as written (quoted-printable: its soft line breaks taken out).
+  const mail = fs.readFileSync(path.join(dataDir, 'outbox', attempt!.provider_message_id.slice('file:'.length)), 'utf8').replace(/=\r?\n/g, '');
+  expect(mail).toContain(`To: ${user.email}`);
+  expect(mail).toMatch(/^Subject: Reset your merchant portal password$/m);
+  const [link] = await resetLinksOf(user.email);
+  expect(mail).toContain(link);
+  expect(JSON.stringify(await sql(`select * from notifications where id = ?`, [sent.id]))).not.toContain(link!.split('/').pop());
+  expect((await new PortalClient(web.url).get(new URL(link!).pathname)).status).toBe(200);
 });
