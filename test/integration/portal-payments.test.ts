@@ -455,6 +455,10 @@ async function dropStatement(statementId: string): Promise<void> {
 }
 
 /** A new session of the merchant, switched to live. */
+/** A client's cookies for Chromium: `__Host-` ones as the portal sets them (Secure, Path=/, host-only; Chromium keeps Secure cookies of loopback http). */
+const browserCookies = (c: PortalClient) =>
+  [...c.cookies].map(([name, value]) => ({ name, value, domain: new URL(url).hostname, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' as const }));
+
 async function signedInLive(merchant: TestMerchant): Promise<PortalClient> {
   const live = await signedIn(merchant);
   const before = await live.get('/payments');
@@ -529,7 +533,7 @@ describe('in Chromium', () => {
       if (msg.type() === 'error') problems.push(msg.text());
     });
     page.on('pageerror', (e) => problems.push(String(e)));
-    const cookies = [...client.cookies].map(([name, value]) => ({ name, value, url }));
+    const cookies = browserCookies(client);
     await context.addCookies(cookies);
     for (const path of ['/payments', '/payments?type=payouts&status=succeeded', `/payments/${made.ok}`, `/payments/${made.settlement}`]) {
       await page.goto(url + path);
@@ -580,7 +584,7 @@ describe('in Chromium', () => {
         if (msg.type() === 'error') problems.push(msg.text());
       });
       page.on('pageerror', (e) => problems.push(String(e)));
-      await context.addCookies([...live.cookies].map(([name, value]) => ({ name, value, url })));
+      await context.addCookies(browserCookies(live));
       await page.goto(`${url}/payments/${id}`);
       await page.getByRole('status').filter({ hasText: 'Under review' }).waitFor();
       expect(problems).toEqual([]);
