@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Environment } from '../../domain/environment';
+import type { PortalRole } from '../../domain/portal-roles';
 import type { Orm } from '../orm';
 
 /**
@@ -15,6 +16,8 @@ export interface PortalSession {
   userId: string;
   merchantId: string;
   email: string;
+  /** The user's role now (read with every request: a change applies at once; src/domain/portal-roles.ts). */
+  role: PortalRole;
   environment: Environment;
   csrfToken: string;
 }
@@ -37,14 +40,14 @@ export async function createPortalSession(orm: Orm, userId: string): Promise<str
 /** The live session of a cookie token: not revoked, not expired, its user not disabled; else null. */
 export async function findPortalSession(orm: Orm, token: string): Promise<PortalSession | null> {
   if (!isSessionTokenShape(token)) return null;
-  const rows = await orm.em.getConnection().execute<{ id: string; user_id: string; merchant_id: string; email: string; environment: Environment; csrf_secret: string }[]>(
-    `select s.id, s.user_id, u.merchant_id, u.email, s.environment, s.csrf_secret
+  const rows = await orm.em.getConnection().execute<{ id: string; user_id: string; merchant_id: string; email: string; role: PortalRole; environment: Environment; csrf_secret: string }[]>(
+    `select s.id, s.user_id, u.merchant_id, u.email, u.role, s.environment, s.csrf_secret
        from portal_sessions s join portal_users u on u.id = s.user_id
       where s.id = ? and s.revoked_at is null and s.expires_at > now() and u.disabled_at is null`,
     [sessionIdOf(token)],
   );
   const row = rows[0];
-  return row ? { id: row.id, userId: row.user_id, merchantId: row.merchant_id, email: row.email, environment: row.environment, csrfToken: row.csrf_secret } : null;
+  return row ? { id: row.id, userId: row.user_id, merchantId: row.merchant_id, email: row.email, role: row.role, environment: row.environment, csrfToken: row.csrf_secret } : null;
 }
 
 export async function revokePortalSession(orm: Orm, sessionId: string): Promise<void> {
