@@ -186,7 +186,7 @@ test("nobody changes their own role; an admin neither changes an owner nor makes
   // The owner makes the viewer a developer: it registers an endpoint at once (the session reads the role).
   expect((await viewer.client.post('/webhooks', { ...(await guard(viewer.client)), url: 'http://127.0.0.1:9/hook' })).status).toBe(403);
   const page = await owner.client.get('/users');
-  expect(page.text).toMatch(new RegExp(`<tr id="${viewer.id}">[\\s\\S]*?<td class="role">Viewer<form method="post" action="/users/${viewer.id}/role"`));
+  expect(page.text).toMatch(new RegExp(`<tr id="${viewer.id}">[\\s\\S]*?<td class="role">Viewer<br><form method="post" action="/users/${viewer.id}/role"`));
   const promoted = await owner.client.post(`/users/${viewer.id}/role`, { ...(await guard(owner.client)), role: 'developer' });
   expect(promoted.status).toBe(200);
   expect(promoted.text).toContain(`${viewer.email} is now developer.`);

@@ -24,10 +24,10 @@ function userRow(user: PortalUserView, frame: Frame, viewer: Viewer): HtmlSafeSt
   const roles = PORTAL_ROLES.filter((r) => r === user.role || allowed({ kind: 'set_role', role: r }));
   const roleForm =
     roles.length > 1
-      ? html`<form method="post" action="/users/${id}/role" class="role-form">${guardFields(frame)}<label for="role-${id}" class="visually-hidden">Role of ${email}</label><select name="role" id="role-${id}">${join(
+      ? html`<br><form method="post" action="/users/${id}/role" class="role-form">${guardFields(frame)}<label for="role-${id}" class="visually-hidden">Role of ${email}</label><select name="role" id="role-${id}">${join(
           roles.map((r) => html`<option value="${r}"${r === user.role ? html` selected` : ''}>${ROLE_NAMES[r]}</option>`),
           '',
-        )}</select> <button type="submit" class="secondary" aria-label="Change the role of ${email}">Change role</button></form>`
+        )}</select> <button type="submit" class="secondary" aria-label="Change role of ${email}">Change role</button></form>`
       : '';
   let actions: HtmlSafeString | string;
   if (user.id === viewer.id) actions = html`<small>You (sign out to end your session)</small>`;
