@@ -112,7 +112,7 @@ test('the matrix: each role × each portal action through real posts; what a rol
   const count = async (table: string, environment: string) => Number((await sql<{ n: string }>(`select count(*) as n from ${table} where merchant_id = ? and environment = ?`, [m.id, environment]))[0]!.n);
   const toLive = async (c: PortalClient) => expect((await c.post('/environment', { csrf: (await guard(c)).csrf, environment: 'live' })).status).toBe(303);
   const toSandbox = async (c: PortalClient) => expect((await c.post('/environment', { csrf: (await guard(c)).csrf, environment: 'sandbox' })).status).toBe(303);
-  const hooks = async (c: PortalClient) => (await sql<{ id: string }>(`select id from webhook_endpoints where merchant_id = ? and environment = 'sandbox' order by created_at limit 1`, [m.id]))[0]?.id;
+  const hooks = async () => (await sql<{ id: string }>(`select id from webhook_endpoints where merchant_id = ? and environment = 'sandbox' order by created_at limit 1`, [m.id]))[0]?.id;
 
   const ACTIONS: { name: string; allowed: PortalRole[]; live?: boolean; act: (c: PortalClient, role: PortalRole) => Promise<{ status: number; text: string }>; effect: () => Promise<unknown> }[] = [
     { name: 'open the sandbox API keys page', allowed: ['owner', 'admin', 'developer', 'viewer'], act: (c) => c.get('/developers/api-keys'), effect: async () => 0 },
@@ -120,7 +120,7 @@ test('the matrix: each role × each portal action through real posts; what a rol
     { name: 'open the live API keys page', allowed: ['owner', 'admin'], live: true, act: (c) => c.get('/developers/api-keys'), effect: async () => 0 },
     { name: 'create a live key', allowed: ['owner', 'admin'], live: true, act: async (c) => c.post('/developers/api-keys', { ...(await guard(c)), scope: 'charges:read' }), effect: () => count('api_keys', 'live') },
     { name: 'register a webhook endpoint', allowed: ['owner', 'admin', 'developer'], act: async (c) => c.post('/webhooks', { ...(await guard(c)), url: 'http://127.0.0.1:9/hook' }), effect: () => count('webhook_endpoints', 'sandbox') },
-    { name: 'rotate an endpoint secret', allowed: ['owner', 'admin', 'developer'], act: async (c) => c.post(`/webhooks/${await hooks(c)}/rotate`, await guard(c)), effect: async () => (await sql<{ n: string }>(`select count(*) as n from operator_audit where merchant_id = ? and action = 'webhook_endpoint.rotate_secret'`, [m.id]))[0]!.n },
+    { name: 'rotate an endpoint secret', allowed: ['owner', 'admin', 'developer'], act: async (c) => c.post(`/webhooks/${await hooks()}/rotate`, await guard(c)), effect: async () => (await sql<{ n: string }>(`select count(*) as n from operator_audit where merchant_id = ? and action = 'webhook_endpoint.rotate_secret'`, [m.id]))[0]!.n },
     { name: "change a colleague's role", allowed: ['owner', 'admin'], act: async (c, role) => c.post(`/users/${target.id}/role`, { ...(await guard(c)), role: role === 'admin' ? 'developer' : 'viewer' }), effect: () => roleOf(target.id) },
     { name: "end a colleague's sessions", allowed: ['owner', 'admin'], act: async (c) => c.post(`/users/${target.id}/revoke-sessions`, await guard(c)), effect: async () => 0 },
     { name: 'export balance transactions', allowed: ['owner', 'admin', 'developer', 'viewer'], act: async (c) => c.post('/balances/transactions.csv', await guard(c, '/balances')), effect: async () => 0 },
