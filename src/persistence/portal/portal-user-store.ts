@@ -75,6 +75,8 @@ export async function createPortalUser(
     // The merchant's row is locked so two first users cannot both default to owner unseen.
     const merchants = await em.execute<{ id: string }[]>(`select id from merchants where id = ? for update`, [merchantId]);
     if (!merchants[0]) throw new PortalUserRefused(`merchant ${merchantId} does not exist`);
+    const taken = await em.execute<{ id: string }[]>(`select id from portal_users where email = ?`, [normalizeEmail(email)]);
+    if (taken[0]) throw new PortalUserRefused(`a portal user with email ${normalizeEmail(email)} already exists`);
     if (role === undefined) {
       const existing = await em.execute<{ n: number }[]>(`select count(*)::int as n from portal_users where merchant_id = ?`, [merchantId]);
       if (existing[0]!.n > 0) throw new PortalUserRefused(`merchant ${merchantId} already has portal users: name the new user's role (${PORTAL_ROLES.join(', ')})`);
