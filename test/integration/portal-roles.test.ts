@@ -74,15 +74,16 @@ test('finding 1: a user an operator disabled is not enabled by a colleague (403,
   const colleague = await member(m.id, 'developer');
 
   expect((await cli('users', 'disable', stolen.id, '--reason', 'laptop stolen', '--operator', 'alice')).code).toBe(0);
-  expect(await roleOf(stolen.id)).toEqual({ role: 'admin', disabled_by: 'operator' });
-  const page = await owner.client.get('/users');
-  expect(page.text).toMatch(new RegExp(`<tr id="${stolen.id}">[\\s\\S]*?Disabled by an operator: ask support to enable it\\.`));
-  expect(page.text).not.toContain(`action="/users/${stolen.id}/enable"`);
   const before = await auditCount(m.id);
+  // On 83c79c5 this answered 200 and the stolen laptop's user signed in again.
   const enabled = await owner.client.post(`/users/${stolen.id}/enable`, await guard(owner.client));
   expect(enabled.status).toBe(403);
   expect(enabled.text).toContain('This user was disabled by an operator: only an operator can enable it. Ask support. Nothing was changed.');
   expect((await new PortalClient(web.url).signIn(stolen.email, PASSWORD)).status).toBe(401);
+  expect(await roleOf(stolen.id)).toEqual({ role: 'admin', disabled_by: 'operator' });
+  const page = await owner.client.get('/users');
+  expect(page.text).toMatch(new RegExp(`<tr id="${stolen.id}">[\\s\\S]*?Disabled by an operator: ask support to enable it\\.`));
+  expect(page.text).not.toContain(`action="/users/${stolen.id}/enable"`);
 
   for (const actor of [developer, viewer]) {
     const users = await actor.client.get('/users');
