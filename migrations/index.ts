@@ -57,6 +57,7 @@ import { Migration20261217000001_rail_attempts } from './Migration20261217000001
 import { Migration20261217000002_merchant_routes } from './Migration20261217000002_merchant_routes';
 import { Migration20261217000010_partner_calls } from './Migration20261217000010_partner_calls';
 import { Migration20261217000011_partner_breakers } from './Migration20261217000011_partner_breakers';
+import { Migration20261220000001_portal_roles } from './Migration20261220000001_portal_roles';
 import { Migration20261220000002_portal_password_resets } from './Migration20261220000002_portal_password_resets';
 import { Migration20261220000003_portal_session_activity } from './Migration20261220000003_portal_session_activity';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
@@ -127,6 +128,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261217000002_merchant_routes', class: Migration20261217000002_merchant_routes },
   { name: 'Migration20261217000010_partner_calls', class: Migration20261217000010_partner_calls },
   { name: 'Migration20261217000011_partner_breakers', class: Migration20261217000011_partner_breakers },
+  { name: 'Migration20261220000001_portal_roles', class: Migration20261220000001_portal_roles },
   { name: 'Migration20261220000002_portal_password_resets', class: Migration20261220000002_portal_password_resets },
   { name: 'Migration20261220000003_portal_session_activity', class: Migration20261220000003_portal_session_activity },
 ];

@@ -85,6 +85,8 @@ export const CHANGE_ACTIONS = [
   'portal_user.disable',
   'portal_user.enable',
   'portal_user.revoke_sessions',
+  /** A portal user's role changed (issue 47: the Users page, `users set-role`), before and after. */
+  'portal_user.set_role',
   'reconciliation_break.resolve',
   /**
    * Settings that move money (issue 43, finding 6), each with --reason and --operator: `merchants set`

@@ -126,7 +126,7 @@ test('with them: the change and its audit row land together (fields changed, old
   const email = `staff-${m.id.slice(4, 12).toLowerCase()}@shop.example`;
   const user = ok(await cli('users', 'create', '--merchant', m.id, '--email', email, '--reason', 'new staff', '--operator', 'ama@ops'));
   const userRows = (await auditRows(m.id)).filter((r) => r.action === 'portal_user.create');
-  expect(userRows).toEqual([{ payment_id: user.id, action: 'portal_user.create', operator: 'ama@ops', reason: 'new staff', state_before: null, state_after: { email, status: 'active' }, environment: null }]);
+  expect(userRows).toEqual([{ payment_id: user.id, action: 'portal_user.create', operator: 'ama@ops', reason: 'new staff', state_before: null, state_after: { email, role: 'owner', status: 'active' }, environment: null }]);
   expect(JSON.stringify(userRows)).not.toContain(user.password);
 
   // users revoke-sessions of a user with no session: nothing changed, no row, and it says so.

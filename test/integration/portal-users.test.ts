@@ -51,7 +51,7 @@ test('users disable: the sessions end at once, sign-in is refused with the gener
 
   const disabled = await cli('users', 'disable', id, '--reason', 'laptop stolen', '--operator', 'alice');
   expect(disabled.code).toBe(0);
-  expect(JSON.parse(disabled.stdout)).toEqual({ id, email, merchant_id: m.id, status: 'disabled', sessions_revoked: 2 });
+  expect(JSON.parse(disabled.stdout)).toEqual({ id, email, merchant_id: m.id, role: 'owner', status: 'disabled', sessions_revoked: 2 });
   expect(await stillIn(client)).toBe(false);
   expect(await stillIn(second)).toBe(false);
   const refused = await new PortalClient(web.url).signIn(email, password);
@@ -78,7 +78,7 @@ test('users revoke-sessions: every session ends, the user can sign in again; aud
   const id = await userIdOf(email);
   const res = await cli('users', 'revoke-sessions', id, '--reason', 'password shared');
   expect(res.code).toBe(0);
-  expect(JSON.parse(res.stdout)).toEqual({ id, email, merchant_id: m.id, status: 'active', sessions_revoked: 1 });
+  expect(JSON.parse(res.stdout)).toEqual({ id, email, merchant_id: m.id, role: 'owner', status: 'active', sessions_revoked: 1 });
   expect(await stillIn(client)).toBe(false);
   expect((await new PortalClient(web.url).signIn(email, password)).status).toBe(303);
   expect(await audits(id)).toEqual([

@@ -52,7 +52,7 @@ async function portalUser(): Promise<{ m: TestMerchant; email: string; password:
   const result = await cli('users', 'create', '--merchant', m.id, '--email', address.toUpperCase(), ...AUDIT_FLAGS);
   expect(result.code).toBe(0);
   const out = JSON.parse(result.stdout) as { id: string; email: string; password: string; merchant_id: string };
-  expect(out).toEqual({ id: expect.stringMatching(/^usr_/), merchant_id: m.id, email: address, created_at: expect.any(String), password: expect.any(String) });
+  expect(out).toEqual({ id: expect.stringMatching(/^usr_/), merchant_id: m.id, email: address, role: 'owner', created_at: expect.any(String), password: expect.any(String) });
   return { m, email: address, password: out.password };
 }
 
@@ -80,7 +80,7 @@ test('users create: a user with an argon2id hash (never printed), the email lowe
   expect(again.code).toBe(1);
   expect(again.stderr).toMatch(/already exists/);
   const list = await cli('users', 'list', '--merchant', m.id);
-  expect(JSON.parse(list.stdout)).toEqual({ object: 'list', data: [{ id: expect.stringMatching(/^usr_/), email: address, status: 'active', created_at: expect.any(String), last_sign_in_at: null, locked_until: null }] });
+  expect(JSON.parse(list.stdout)).toEqual({ object: 'list', data: [{ id: expect.stringMatching(/^usr_/), email: address, role: 'owner', status: 'active', disabled_by: null, created_at: expect.any(String), last_sign_in_at: null, locked_until: null }] });
   expect(list.stdout).not.toMatch(/argon2/);
   const unknown = await cli('users', 'create', '--merchant', 'mer_000000000000000000000000', '--email', email(), ...AUDIT_FLAGS);
   expect(unknown.code).toBe(1);
@@ -91,9 +91,9 @@ test('users create: a user with an argon2id hash (never printed), the email lowe
   expect(short.stderr).toMatch(/at least 12 characters/);
   const chosen = `chosen-${randomBase62(16)}`;
   const second = email();
-  const given = await cliWithStdin(chosen, 'users', 'create', '--merchant', m.id, '--email', second, '--password-stdin', ...AUDIT_FLAGS);
+  const given = await cliWithStdin(chosen, 'users', 'create', '--merchant', m.id, '--email', second, '--password-stdin', '--role', 'developer', ...AUDIT_FLAGS);
   expect(given.code).toBe(0);
-  expect(JSON.parse(given.stdout)).toEqual({ id: expect.stringMatching(/^usr_/), merchant_id: m.id, email: second, created_at: expect.any(String) });
+  expect(JSON.parse(given.stdout)).toEqual({ id: expect.stringMatching(/^usr_/), merchant_id: m.id, email: second, role: 'developer', created_at: expect.any(String) });
   expect(given.stdout + given.stderr).not.toContain(chosen);
   expect((await new PortalClient(url).signIn(second, chosen)).status).toBe(303);
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Orm } from '../../src/persistence/orm';
+import type { PortalRole } from '../../src/domain/portal-roles';
 import { createPortalUser } from '../../src/persistence/portal/portal-user-store';
 import { randomBase62 } from '../../src/support/new-id';
 import { hashPassword } from '../../src/support/password';
@@ -24,17 +25,17 @@ export async function startPortalWeb(h: Harness, options: Partial<WebOptions> = 
   return { url, close: () => new Promise<void>((ok) => server.close(() => ok())) };
 }
 
-/** A portal user of the merchant, made as `users create` makes one (an argon2id hash); its email and password. */
-export async function newPortalUser(orm: Orm, merchantId: string): Promise<{ email: string; password: string }> {
+/** A portal user of the merchant, made as `users create` makes one (an argon2id hash), with `role` (owner unless said); its email and password. */
+export async function newPortalUser(orm: Orm, merchantId: string, role: PortalRole = 'owner'): Promise<{ email: string; password: string }> {
   const email = `owner-${randomBase62(8).toLowerCase()}@shop.example`;
   const password = `pw-${randomBase62(20)}`;
-  await createPortalUser(orm, merchantId, email, await hashPassword(password));
+  await createPortalUser(orm, merchantId, email, await hashPassword(password), undefined, role);
   return { email, password };
 }
 
-/** A new portal user of the merchant, signed in (in the sandbox) on the web port at `url`. */
-export async function signedInUser(url: string, orm: Orm, merchantId: string): Promise<{ client: PortalClient; email: string; password: string }> {
-  const user = await newPortalUser(orm, merchantId);
+/** A new portal user of the merchant (owner unless said), signed in (in the sandbox) on the web port at `url`. */
+export async function signedInUser(url: string, orm: Orm, merchantId: string, role: PortalRole = 'owner'): Promise<{ client: PortalClient; email: string; password: string }> {
+  const user = await newPortalUser(orm, merchantId, role);
   const client = new PortalClient(url);
   const res = await client.signIn(user.email, user.password);
   if (res.status !== 303) throw new Error(`sign-in answered ${res.status}: ${res.text.slice(0, 200)}`);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Environment } from '../../domain/environment';
+import type { PortalRole } from '../../domain/portal-roles';
 import type { Orm } from '../orm';
 
 /**
@@ -32,6 +33,8 @@ export interface PortalSession {
   userId: string;
   merchantId: string;
   email: string;
+  /** The user's role now (read with every request: a change applies at once; src/domain/portal-roles.ts). */
+  role: PortalRole;
   environment: Environment;
   csrfToken: string;
 }
@@ -70,20 +73,20 @@ const liveParams = (t: SessionTimeouts): number[] => [t.maxMs, t.idleMs];
  */
 export async function findPortalSession(orm: Orm, token: string, timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS): Promise<PortalSession | null> {
   if (!isSessionTokenShape(token)) return null;
-  const rows = await orm.em.getConnection().execute<{ id: string; user_id: string; merchant_id: string; email: string; environment: Environment; csrf_secret: string }[]>(
+  const rows = await orm.em.getConnection().execute<{ id: string; user_id: string; merchant_id: string; email: string; role: PortalRole; environment: Environment; csrf_secret: string }[]>(
     `with found as (
-       select s.id, s.user_id, u.merchant_id, u.email, s.environment, s.csrf_secret, s.last_seen_at
+       select s.id, s.user_id, u.merchant_id, u.email, u.role, s.environment, s.csrf_secret, s.last_seen_at
          from portal_sessions s join portal_users u on u.id = s.user_id
         where s.id = ? and ${LIVE}),
      seen as (
        update portal_sessions p set last_seen_at = now() from found
         where p.id = found.id and found.last_seen_at < now() - ${ms} and p.revoked_at is null
         returning p.id)
-     select id, user_id, merchant_id, email, environment, csrf_secret from found`,
+     select id, user_id, merchant_id, email, role, environment, csrf_secret from found`,
     [sessionIdOf(token), ...liveParams(timeouts), LAST_SEEN_STEP_MS],
   );
   const row = rows[0];
-  return row ? { id: row.id, userId: row.user_id, merchantId: row.merchant_id, email: row.email, environment: row.environment, csrfToken: row.csrf_secret } : null;
+  return row ? { id: row.id, userId: row.user_id, merchantId: row.merchant_id, email: row.email, role: row.role, environment: row.environment, csrfToken: row.csrf_secret } : null;
 }
 
 export async function revokePortalSession(orm: Orm, sessionId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { ALL_SCOPES } from '../../domain/scopes';
 import type { ListedKey } from '../../persistence/merchants/api-key-store';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { guardFields, portalPage, type Frame } from './layout';
+import { frameCan } from './permission-refusal';
 import { when } from './time-html';
 
 /** The roll overlaps offered (the old key keeps working this long; at most 7 days, as `keys roll`). */
@@ -16,7 +17,9 @@ export const ROLL_OVERLAPS: Record<string, { label: string; ms: number }> = {
 function keyRow(key: ListedKey, frame: Frame): HtmlSafeString {
   const open = key.status === 'active';
   const revoke = html`<form method="post" action="/developers/api-keys/${key.id}/revoke">${guardFields(frame)}<button type="submit" class="danger" aria-label="Revoke ${key.prefix}…${key.last4}">Revoke</button></form>`;
-  const actions = open
+  const actions = !frameCan(frame, 'manage_api_keys')
+    ? ''
+    : open
     ? html`<form method="post" action="/developers/api-keys/${key.id}/roll">${guardFields(frame)}<label class="check" for="overlap-${key.id}">Old key works for</label>
 <select name="overlap" id="overlap-${key.id}">${Object.entries(ROLL_OVERLAPS).map(([v, o]) => html`<option value="${v}"${v === '24h' ? html` selected` : ''}>${o.label}</option>`)}</select>
 <button type="submit" class="secondary">Roll</button></form>
@@ -48,16 +51,21 @@ ${join(keys.map((k) => keyRow(k, frame)), '\n')}
     html`<h1>Developers → API keys (${frame.environment === 'sandbox' ? 'sandbox' : 'live'})</h1>
 ${note}<p>A key's secret is shown once, when it is created or rolled. Here you see only its start and last four characters.</p>
 ${rows}
-<h2>Create a key</h2>
+${frameCan(frame, 'manage_api_keys') ? createForm(frame) : html`<p id="read-only">Your role (${frame.role}) sees the keys read only: a developer, an admin or an owner creates, rolls and revokes sandbox keys.</p>`}`,
+    frame,
+  );
+}
+
+/** The create form (only for the roles that manage this environment's keys). */
+function createForm(frame: Frame): HtmlSafeString {
+  return html`<h2>Create a key</h2>
 <form method="post" action="/developers/api-keys">
 ${guardFields(frame)}
 <fieldset><legend>Scopes (at least one)</legend>
 ${join(ALL_SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scope" value="${s}"> ${s}</label>`), '\n')}
 </fieldset>
 <button type="submit" id="create-key">Create key</button>
-</form>`,
-    frame,
-  );
+</form>`;
 }
 
 /** The result of a create or a roll: the new secret, this once (the answer is never cached or logged). */

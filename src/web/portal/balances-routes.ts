@@ -74,7 +74,7 @@ export const balancesRoutes: PortalRoutes = (router, kit) => {
   });
 
   router.post(CSV_PATH, async (ctx) => {
-    const session = await kit.posted(ctx);
+    const session = await kit.posted(ctx, 'view');
     if (!session) return;
     const caller = callerOf(session);
     const units = await minorUnitsOf(orm);

@@ -1,4 +1,5 @@
 import type { Environment } from '../../domain/environment';
+import { can, type PortalPermission, type PortalRole } from '../../domain/portal-roles';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 
@@ -13,19 +14,21 @@ import { urlHtml } from '../html-url';
  */
 export interface Frame {
   email: string;
+  /** The signed-in user's role: forms it cannot use are not shown (src/domain/portal-roles.ts; the server checks every POST anyway). */
+  role: PortalRole;
   environment: Environment;
   csrfToken: string;
   /** The page's path: its navigation entry is marked current, and the environment switch comes back to it. */
   path?: string;
 }
 
-/** The header's navigation: label and path, in order (each page's routes are in src/web/portal/pages.ts). */
-export const PORTAL_NAV: { label: string; path: string }[] = [
+/** The header's navigation: label and path, in order (each page's routes are in src/web/portal/pages.ts); an entry with `needs` is shown only to the roles that may open it. */
+export const PORTAL_NAV: { label: string; path: string; needs?: PortalPermission }[] = [
   { label: 'Payments', path: '/payments' },
   { label: 'Balances', path: '/balances' },
   { label: 'Events', path: '/events' },
   { label: 'Webhooks', path: '/webhooks' },
-  { label: 'Developers → API keys', path: '/developers/api-keys' },
+  { label: 'Developers → API keys', path: '/developers/api-keys', needs: 'view_api_keys' },
   { label: 'Users', path: '/users' },
   { label: 'Settings', path: '/settings' },
   { label: 'Account', path: '/account' },
@@ -66,7 +69,7 @@ function header(frame: Frame): HtmlSafeString {
   return html`<header class="bar">
 <span class="brand">Merchant portal</span>
 <nav aria-label="Main">${join(
-    PORTAL_NAV.map((n) => html`<a href="${urlHtml(n.path)}"${frame.path?.startsWith(n.path) ? html` aria-current="page"` : ''}>${n.label}</a>`),
+    PORTAL_NAV.filter((n) => !n.needs || can(frame.role, n.needs, frame.environment)).map((n) => html`<a href="${urlHtml(n.path)}"${frame.path?.startsWith(n.path) ? html` aria-current="page"` : ''}>${n.label}</a>`),
     ' ',
   )}</nav>
 <span>Environment: <span class="env env-${frame.environment}" id="environment">${frame.environment === 'sandbox' ? 'Sandbox' : 'Live'}</span></span>

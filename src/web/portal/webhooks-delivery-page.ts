@@ -3,6 +3,7 @@ import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
+import { frameCan } from './permission-refusal';
 import { when } from './time-html';
 import { envName, messageOf, statusText } from './webhooks-page';
 
@@ -89,9 +90,9 @@ ${messageOf(message, status)}<dl class="wh-details" id="delivery">
 <dt>${d.status === 'pending' ? 'Next attempt' : 'Completed'}</dt><dd>${when(d.status === 'pending' ? d.nextAttemptAt : d.completedAt)}</dd>
 ${d.replayOf ? html`<dt>Replay of</dt><dd><a href="/webhooks/deliveries/${d.replayOf}" id="replay-of">${d.replayOf}</a></dd>` : ''}
 </dl>
-<form method="post" action="/webhooks/deliveries/${id}/replay" class="wh-replay">${guardFields(frame)}
+${frameCan(frame, 'manage_webhooks') ? html`<form method="post" action="/webhooks/deliveries/${id}/replay" class="wh-replay">${guardFields(frame)}
 <p>Replay sends the same event again to this endpoint as a new delivery (its own id and attempts, freshly signed).</p>
-<button type="submit" id="replay">Replay delivery</button></form>
+<button type="submit" id="replay">Replay delivery</button></form>` : ''}
 <h2>Attempts</h2>
 <p class="wh-hint">Each attempt is a POST of the stored event, byte for byte, with the headers below. The signature and timestamp are made when it is sent and not kept; the signing secret is never shown. The URL is the endpoint's current one.</p>
 ${table}`,

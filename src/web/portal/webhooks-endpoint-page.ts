@@ -3,6 +3,7 @@ import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
+import { frameCan } from './permission-refusal';
 import { when } from './time-html';
 import { envName, eventsText, healthText, messageOf, statusText } from './webhooks-page';
 
@@ -89,14 +90,14 @@ ${messageOf(message, status)}<dl class="wh-details" id="endpoint">
 <dt>Signing secret</dt><dd>Shown only once, when the endpoint is registered or its secret rotated.${endpoint.previousSecretExpiresAt ? html` The previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}.` : ''}</dd>
 <dt>Created</dt><dd>${when(endpoint.createdAt)}</dd>
 </dl>
-<h2>Actions</h2>
+${frameCan(frame, 'manage_webhooks') ? html`<h2>Actions</h2>
 <div class="wh-actions">
 <form method="post" action="/webhooks/${id}/rotate">${guardFields(frame)}<button type="submit" class="secondary" id="rotate-secret">Rotate signing secret</button></form>
 ${toggle}
 </div>
 <form method="post" action="/webhooks/${id}/delete" class="wh-delete">${guardFields(frame)}
 <label class="check"><input type="checkbox" name="confirm" value="yes" id="confirm-delete" required> Yes, delete this endpoint (nothing more is sent to it)</label>
-<button type="submit" class="danger" id="delete-endpoint">Delete endpoint</button></form>
+<button type="submit" class="danger" id="delete-endpoint">Delete endpoint</button></form>` : html`<p class="wh-hint" id="read-only">Your role (${frame.role}) sees webhooks read only: a developer, an admin or an owner changes them.</p>`}
 ${deliveriesSection(endpoint, view)}`,
     frame,
   );

@@ -3,6 +3,7 @@ import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
+import { frameCan } from './permission-refusal';
 import { when } from './time-html';
 
 /** What the register form held, shown again after a refusal (never a secret). */
@@ -65,7 +66,14 @@ ${join(endpoints.map(endpointRow), '\n')}
     html`<h1>Webhooks (${envName(frame)})</h1>
 ${messageOf(options.message ?? null, options.status ?? 'error')}<p>Every event of this environment is sent, signed, to each active endpoint that subscribes to its type. Open an endpoint for its deliveries, to rotate its signing secret or to disable it.</p>
 ${rows}
-<h2 id="register-heading">Register an endpoint</h2>
+${frameCan(frame, 'manage_webhooks') ? registerForm(frame, form, refused) : html`<p class="wh-hint" id="read-only">Your role (${frame.role}) sees webhooks read only: a developer, an admin or an owner changes them.</p>`}`,
+    frame,
+  );
+}
+
+/** The register form (only for the roles that manage webhooks). */
+function registerForm(frame: Frame, form: RegisterForm, refused: boolean): HtmlSafeString {
+  return html`<h2 id="register-heading">Register an endpoint</h2>
 <form id="register-endpoint" method="post" action="/webhooks" aria-labelledby="register-heading">
 ${guardFields(frame)}
 <label for="endpoint-url">Endpoint URL</label>
@@ -80,9 +88,7 @@ ${join(
 )}
 </fieldset>
 <button type="submit" id="create-endpoint">Register endpoint</button>
-</form>`,
-    frame,
-  );
+</form>`;
 }
 
 /** A new signing secret (registered or rotated), this once: it is stored sealed and never shown again. */

@@ -98,7 +98,7 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
   });
 
   router.post(WEBHOOKS_PATH, async (ctx) => {
-    const session = await kit.posted(ctx);
+    const session = await kit.posted(ctx, 'manage_webhooks');
     if (!session) return;
     const fields = fieldsOf(ctx);
     const form: RegisterForm = { url: (fields.get('url') ?? '').trim(), description: (fields.get('description') ?? '').trim(), events: fields.getAll('event') };
@@ -130,7 +130,7 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
    */
   function endpointAction(action: string, act: (ctx: Context, session: PortalSession, id: string) => Promise<void>): void {
     router.post(`${WEBHOOKS_PATH}/:id/${action}`, async (ctx) => {
-      const session = await kit.posted(ctx);
+      const session = await kit.posted(ctx, 'manage_webhooks');
       if (!session) return;
       const id = ctx.params.id ?? '';
       if (!isIdOf('webhookEndpoint', id)) return notFoundText(ctx);
@@ -176,7 +176,7 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
   });
 
   router.post(`${WEBHOOKS_PATH}/deliveries/:id/replay`, async (ctx) => {
-    const session = await kit.posted(ctx);
+    const session = await kit.posted(ctx, 'manage_webhooks');
     if (!session) return;
     const id = ctx.params.id ?? '';
     if (!isIdOf('delivery', id)) return notFoundText(ctx);
