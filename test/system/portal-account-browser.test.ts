@@ -1,5 +1,5 @@
 /**
- * Issue 47, finding 6, in headless Chromium (playwright-core, as test/integration/portal-browser.test.ts):
+ * Issue 47, finding 6, in headless Chromium (playwright-core, as test/system/portal-browser.test.ts):
  * the Account page's password change (a breached password refused, then a good one; the other
  * browser signed out, this one still in) and the password reset by the link read from the
  * notifications outbox (the email's row, its link opened as the sender opens it). The `__Host-`
