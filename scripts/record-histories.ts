@@ -288,12 +288,24 @@ const SCENARIOS: Record<string, (h: ChargeTestEnv) => Promise<Recorded>> = {
   'checkout-bank-expiry': (h) => begun(h, { channel: 'bank' }),
   // Issue 32 (patch 'rail-patches-at-start'): a query splits the first task after beginCharge's marker.
   'begin-query-splits-first-task': queriedDuringBegin,
+  // Issue 48 (patch 'charge-patches-as-one'): one marker stands for every patch of the run. A sandbox
+  // success, a live charge on the partner's word, and the query that splits the first task.
+  'as-one-succeed': (h) => begun(h, {}),
+  'as-one-live-word-succeed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return begun(h, { environment: 'live' });
+  },
+  'as-one-query-splits-first-task': queriedDuringBegin,
+  'as-one-indeterminate-resolved': indeterminateResolved,
   // A 500, then a 503 whose Retry-After (4 × the delay) is held to 2 × the delay, then a 2xx.
   'retry-then-success': (h) => webhookDelivery(h, [failed(500), failed(503, (delay) => 4 * delay), succeeded()]),
   // Issue 19 (patch 'webhook-local-first-attempt'): attempt 1 as a local activity, answered 2xx.
   'local-first-attempt': (h) => webhookDelivery(h, [succeeded()], { localFirstAttempt: true }),
   // Attempt 1 local, failed (a 500); attempt 2 after the wait as a regular activity.
   'local-first-attempt-then-retry': (h) => webhookDelivery(h, [failed(500), succeeded()], { localFirstAttempt: true }),
+  // Issue 48: the input alone decides (`firstAttemptLocal`, set by every start): no patch marker.
+  'first-attempt-local-by-input': (h) => webhookDelivery(h, [succeeded()], { localFirstAttempt: true }),
+  'first-attempt-local-by-input-then-retry': (h) => webhookDelivery(h, [failed(500), succeeded()], { localFirstAttempt: true }),
 };
 
 runRecorder(() =>

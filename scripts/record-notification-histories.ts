@@ -70,6 +70,10 @@ const SCENARIOS: Record<string, (r: RecorderEnv) => Promise<History>> = {
   'failed-permanent': (r) => run(r, [sendFailed('SMTP 550 mailbox unavailable', true)]),
   // Nothing to send (no address): skipped.
   skipped: (r) => run(r, [skippedNotification()]),
+  // Issue 48 (`firstAttemptLocal`, set by every start): attempt 1 as a local activity, sent; and a
+  // first attempt that fails, the retry after the wait as a regular activity.
+  'local-first-sent': (r) => run(r, [sent()]),
+  'local-first-retry-then-sent': (r) => run(r, [sendFailed(), sent()]),
 };
 
 runRecorder(() => recordScenarios({ outDir: OUT_DIR, scenarios: SCENARIOS, startEnv }));

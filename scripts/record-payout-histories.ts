@@ -88,6 +88,14 @@ const SCENARIOS: Record<string, (h: PayoutTestEnv) => Promise<History>> = {
   // Issue 32 follow-up (patch 'patches-at-start'): a query splits the first task after beginPayout's marker.
   'live-begin-query-splits-first-task': queriedDuringBegin,
   succeed: (h) => run(h, {}),
+  // Issue 48 (patch 'payout-patches-as-one'): one marker for every patch of the run.
+  'as-one-succeed': (h) => run(h, {}),
+  'as-one-review-approved': (h) => reviewed(h, 'approve'),
+  'as-one-live-word-succeed': (h) => {
+    h.rail.partner({ kind: 'accepted' }, [{ status: 'pending' }, { status: 'succeeded', financialTransactionId: 'ft-recorded' }]);
+    return run(h, { environment: 'live' });
+  },
+  'as-one-live-begin-query-splits-first-task': queriedDuringBegin,
   'immediate-failure': (h) => run(h, { sandboxOutcome: 'insufficient_funds' }),
   'pending-timeout': (h) => run(h, { sandboxOutcome: 'pending' }),
   'sandbox-reverse': (h) => run(h, { sandboxOutcome: 'reverse' }),

@@ -8,6 +8,7 @@ import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { CHARGE_WAIT_CONTINUES_PATCH } from '../src/domain/partner-wait';
 import { LIVE_CARD_CHARGE_PATCH } from '../src/domain/live-card';
 import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
+import { TRUST_ONLY_THE_DATABASE_PATCH } from '../src/domain/charge-start';
 
 /**
  * `patched()` id (issue 32, the replay flake): a charge run decides the patches of its rail in its
@@ -45,4 +46,26 @@ export function railPatchesAtStart(environment: string | undefined): PatchCheck 
   if (!ids || !patched(RAIL_PATCHES_AT_START_PATCH)) return patched;
   const decided = new Map(ids.map((id) => [id, patched(id)] as const));
   return (id) => decided.get(id) ?? patched(id);
+}
+
+/**
+ * `patched()` id (issue 48, the cost of a charge): a new charge run records ONE marker that stands
+ * for every patch a charge run of this code takes: `trust-only-the-database`, `rail-patches-at-start`
+ * and the rail patches of both environments (AFTER_BEGIN).
+ *
+ * Why: sdk-core writes a marker and an `UpsertWorkflowSearchAttributes` (TemporalChangeVersion) for
+ * every `patched()` a new run asks, and the server updates the run's visibility record for each; a
+ * sandbox charge asked seven, so 14 of its 27 history events and seven visibility writes were patch
+ * bookkeeping. Runs recorded before this patch have no such marker: `patched()` answers false and they
+ * decide on the old path, marker by marker, exactly as recorded. Patches added after this one are asked
+ * with `patched()` where they are met.
+ */
+export const CHARGE_PATCHES_AS_ONE_PATCH = 'charge-patches-as-one';
+
+/** The patches that `charge-patches-as-one` stands for (all true in a run that carries it). */
+export const CHARGE_PATCHES_IN_ONE: ReadonlySet<string> = new Set([TRUST_ONLY_THE_DATABASE_PATCH, RAIL_PATCHES_AT_START_PATCH, ...AFTER_BEGIN.sandbox, ...AFTER_BEGIN.live]);
+
+/** The check of a run that carries `charge-patches-as-one`: its patches true, any later one asked where met. */
+export function patchedAsOne(id: string): boolean {
+  return CHARGE_PATCHES_IN_ONE.has(id) || patched(id);
 }

@@ -14,7 +14,7 @@ import { SA } from '../src/domain/search-attributes';
 import { beginCharge } from './charge-activities';
 import { acceptedByUpdate } from './charge-accepted';
 import { attentionDesk } from './charge-attention';
-import { railPatchesAtStart } from './charge-patches';
+import { CHARGE_PATCHES_AS_ONE_PATCH, patchedAsOne, railPatchesAtStart } from './charge-patches';
 import { followRail } from './charge-rail';
 import { resolutionDesk } from './charge-resolution';
 import { chargeStateQuery } from './messages';
@@ -64,14 +64,17 @@ export async function chargeWorkflow(input: ChargeStart | ChargeDraft): Promise<
 
 async function begunByApi(chargeId: string, resume?: PartnerWaitCarry, restart?: RestartRequest): Promise<ChargeState> {
   // Runs recorded before these checks replay without them (no marker in their history).
-  const checked = patched(TRUST_ONLY_THE_DATABASE_PATCH);
+  // Issue 48: a new run records one marker for all of its patches (workflows/charge-patches.ts);
+  // a run recorded before it decides patch by patch below, as it did.
+  const asOne = patched(CHARGE_PATCHES_AS_ONE_PATCH);
+  const checked = asOne || patched(TRUST_ONLY_THE_DATABASE_PATCH);
   const { workflowId } = workflowInfo();
   if (checked && workflowId !== chargeId) throw refused(`workflow ${workflowId} was started for charge ${chargeId}: a charge workflow runs only under its charge's id`);
   const resumeProblem = resume === undefined ? null : partnerWaitCarryProblem(resume);
   if (resumeProblem) throw refused(`charge ${chargeId}: ${resumeProblem}; the charge workflow refuses to run`);
   // Before the first local activity: replay reads these markers at the same point whatever the
   // workflow tasks of the first run were (workflows/charge-patches.ts, issue 32).
-  const isPatched = railPatchesAtStart(workflowInfo().typedSearchAttributes.get(SA.Environment));
+  const isPatched = asOne ? patchedAsOne : railPatchesAtStart(workflowInfo().typedSearchAttributes.get(SA.Environment));
   let charge: ChargeState | undefined;
   setHandler(chargeStateQuery, () => charge);
   answerRecord(() => charge);

@@ -1,4 +1,4 @@
-import { defineQuery, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
+import { defineQuery, proxyActivities, proxyLocalActivities, setHandler, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import type { NotificationActivities, SendNotificationOutcome } from '../activities/notification-types';
 import { attemptsOnSchedule, type AttemptsState } from './attempts-on-schedule';
 import { answerRecord } from './record-query';
@@ -12,6 +12,12 @@ export interface NotificationInput {
   kind: string;
   /** Delays after each failed attempt (NOTIFICATION_RETRY_SCHEDULE at start time). */
   retryScheduleMs: number[];
+  /**
+   * Issue 48: attempt 1 as a local activity in the worker that holds the workflow task, as a webhook's
+   * (issue 19): no activity task through the server. Set by every start since
+   * (src/temporal/notification-start.ts); runs started before have no such field and replay as recorded.
+   */
+  firstAttemptLocal?: boolean;
 }
 
 export interface NotificationResult {
@@ -43,6 +49,15 @@ const OPTIONS: ActivityOptions = {
 const { sendNotification } = proxyActivities<NotificationActivities>(OPTIONS);
 
 /**
+ * Attempt 1 when the input asks (issue 48): no retry of its own; whatever it throws (the database
+ * unreachable, a send slot taken) hands the same attempt to the activity above, which retries with
+ * backoff. Long enough for a send (40 s) plus the database steps; a worker that dies mid-attempt loses
+ * its workflow task, which the server hands to another worker, and the attempt runs again there.
+ */
+const LOCAL_OPTIONS: LocalActivityOptions = { startToCloseTimeout: '90 seconds', retry: { maximumAttempts: 1 } };
+const local = proxyLocalActivities<NotificationActivities>(LOCAL_OPTIONS);
+
+/**
  * One message (a customer's receipt, a merchant's email), at least once and recorded sent once.
  * Workflow id = notification id (`ntf_…`). Each attempt is an activity; after a failure the workflow
  * waits on a durable timer (NOTIFICATION_RETRY_SCHEDULE, ±20 % jitter) and tries again, until it is
@@ -52,10 +67,16 @@ export async function notificationWorkflow(input: NotificationInput): Promise<No
   const state: NotificationState = { attempt: 0, last: null, nextAttemptAt: null };
   setHandler(notificationStateQuery, () => state);
   answerRecord(() => state);
-  return attemptsOnSchedule(input.retryScheduleMs, state, (attempt, retryDelayMs) =>
-    sendNotification.executeWithOptions(
-      { ...OPTIONS, summary: `attempt ${attempt}: ${input.environment} ${input.kind} ${input.notificationId}` },
-      [{ notificationId: input.notificationId, attempt, attemptedAtMs: Date.now(), retryDelayMs }],
-    ),
-  );
+  return attemptsOnSchedule(input.retryScheduleMs, state, async (attempt, retryDelayMs) => {
+    const summary = `attempt ${attempt}: ${input.environment} ${input.kind} ${input.notificationId}`;
+    const args: Parameters<NotificationActivities['sendNotification']> = [{ notificationId: input.notificationId, attempt, attemptedAtMs: Date.now(), retryDelayMs }];
+    if (attempt === 1 && input.firstAttemptLocal === true) {
+      try {
+        return await local.sendNotification.executeWithOptions({ ...LOCAL_OPTIONS, summary: `${summary} (local)` }, args);
+      } catch {
+        // Nothing is lost: the activity below runs the same attempt.
+      }
+    }
+    return sendNotification.executeWithOptions({ ...OPTIONS, summary }, args);
+  });
 }

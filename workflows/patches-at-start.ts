@@ -58,3 +58,19 @@ export function patchesAtStart(lists: Readonly<Record<string, readonly string[]>
   const decided = new Map(ids.map((id) => [id, patched(id)] as const));
   return (id) => decided.get(id) ?? patched(id);
 }
+
+/**
+ * `patched()` id (issue 48, the cost of a payment): a new payout run records ONE marker that stands for
+ * `patches-at-start` and every patch of PAYOUT_PATCHES_AT_START (both environments), instead of a
+ * marker and a TemporalChangeVersion upsert each (workflows/charge-patches.ts says why). Runs recorded
+ * before it have no such marker and decide patch by patch, as recorded.
+ */
+export const PAYOUT_PATCHES_AS_ONE_PATCH = 'payout-patches-as-one';
+
+export const PAYOUT_PATCHES_IN_ONE: ReadonlySet<string> = new Set([PATCHES_AT_START_PATCH, ...PAYOUT_PATCHES_AT_START.sandbox, ...PAYOUT_PATCHES_AT_START.live]);
+
+/** A payout run's patch check: one marker in a new run (PAYOUT_PATCHES_AS_ONE_PATCH), else as `patchesAtStart`. */
+export function payoutPatchesAtStart(environment: string | undefined): PatchCheck {
+  if (patched(PAYOUT_PATCHES_AS_ONE_PATCH)) return (id) => PAYOUT_PATCHES_IN_ONE.has(id) || patched(id);
+  return patchesAtStart(PAYOUT_PATCHES_AT_START, environment);
+}

@@ -15,8 +15,8 @@ import { REVIEW_WAIT_CONTINUES_PATCH } from '../src/domain/review-wait';
 import { LIVE_ADVANCE_IGNORED_PATCH } from './payout-timers';
 import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { HANDLERS_FINISH_BEFORE_CLOSE_PATCH } from './handlers-finished';
-import { RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
-import { PATCHES_AT_START_PATCH } from './patches-at-start';
+import { CHARGE_PATCHES_AS_ONE_PATCH, RAIL_PATCHES_AT_START_PATCH } from './charge-patches';
+import { PATCHES_AT_START_PATCH, PAYOUT_PATCHES_AS_ONE_PATCH } from './patches-at-start';
 import { RAIL_FAILOVER_PATCH } from '../src/domain/rail-failover';
 import { RAIL_TIMERS_FROM_CREATE_PATCH } from '../src/domain/sandbox-outcome';
 import { CHARGE_WAIT_CONTINUES_PATCH, PARTNER_WAIT_CONTINUES_PATCH, SUCCESS_MUST_MATCH_PATCH, UNKNOWN_FLAG_NEEDS_EARLIER_ACK_PATCH } from '../src/domain/partner-wait';
@@ -65,4 +65,6 @@ export const PATCH_IDS: readonly string[] = [
   LIVE_REFUND_RAIL_PATCH,
   LIVE_CARD_CHARGE_PATCH,
   RAIL_FAILOVER_PATCH,
+  CHARGE_PATCHES_AS_ONE_PATCH,
+  PAYOUT_PATCHES_AS_ONE_PATCH,
 ];

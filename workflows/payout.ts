@@ -15,7 +15,7 @@ import { REVIEW_DECISION_REFUSED_PATCH } from '../src/domain/payout-review';
 import { describeWait, publishPayoutState } from './payout-search-attributes';
 import { timerDesk } from './payout-timers';
 import { answerRecord } from './record-query';
-import { PAYOUT_PATCHES_AT_START, patchesAtStart } from './patches-at-start';
+import { payoutPatchesAtStart } from './patches-at-start';
 import { auditRestart } from './operator-restart';
 import { continueWaitAsNew } from './partner-long-wait';
 
@@ -52,7 +52,8 @@ export async function payoutWorkflow(input: PayoutStart): Promise<PayoutState> {
   // Before the first local activity: replay reads these markers at the same point whatever the
   // workflow tasks of the first run were (workflows/patches-at-start.ts, issue 32 follow-up). A run
   // whose stored payout is of another environment is refused before its rail.
-  const isPatched = patchesAtStart(PAYOUT_PATCHES_AT_START, workflowInfo().typedSearchAttributes.get(SA.Environment));
+  // Issue 48: one marker for all of them in a new run (payoutPatchesAtStart).
+  const isPatched = payoutPatchesAtStart(workflowInfo().typedSearchAttributes.get(SA.Environment));
   await auditRestart(payoutId, 'payout.restart', input.restart);
 
   let payout: PayoutState | undefined;

@@ -19,6 +19,13 @@ export interface WebhookDeliveryInput {
    */
   localFirstAttempt?: boolean;
   /**
+   * Issue 48: the same choice, decided by the input alone: set (true or false) by every start since
+   * (src/temporal/delivery-start.ts), so a new run asks no `patched()` and writes no patch marker and
+   * search attribute upsert (two history events and a visibility write, per delivery). Runs started
+   * before it have only `localFirstAttempt` and decide with the patch, as recorded.
+   */
+  firstAttemptLocal?: boolean;
+  /**
    * Issue 32: set when the relay starts the delivery again after a run that closed without ending it
    * (failed, terminated, timed out; src/webhooks/closed-deliveries.ts): the attempt to begin with (its
    * recorded attempts + 1), at once. Absent in every other run.
@@ -79,7 +86,7 @@ export const RESUME_AFTER_CLOSED_RUN_PATCH = 'webhook-resume-after-closed-run';
 
 /** Attempt 1 locally when the input asks for it (falling back to the activity); every other attempt as an activity. */
 async function runAttempt(input: WebhookDeliveryInput, args: Parameters<WebhookActivities['deliverWebhook']>, summary: string) {
-  if (args[0].attempt === 1 && input.localFirstAttempt === true && patched(LOCAL_FIRST_ATTEMPT_PATCH)) {
+  if (args[0].attempt === 1 && (input.firstAttemptLocal ?? (input.localFirstAttempt === true && patched(LOCAL_FIRST_ATTEMPT_PATCH)))) {
     try {
       return await local.deliverWebhook.executeWithOptions({ ...LOCAL_OPTIONS, summary: `${summary} (local)` }, args);
     } catch {

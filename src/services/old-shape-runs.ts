@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { LIVE_PARTNER_RAIL_PATCH, PARTNER_WORD_PATCH } from '../domain/live-rail';
+import { CHARGE_PATCHES_AS_ONE_PATCH, CHARGE_PATCHES_IN_ONE } from '../../workflows/charge-patches';
+import { PAYOUT_PATCHES_AS_ONE_PATCH, PAYOUT_PATCHES_IN_ONE } from '../../workflows/patches-at-start';
 import type { ChangeActor } from '../domain/operator-action';
 import { SA } from '../domain/search-attributes';
 import type { Orm } from '../persistence/orm';
@@ -62,9 +64,17 @@ export function patchIdsOf(history: temporal.api.history.v1.IHistory): Set<strin
 
 /** Whether a live run of this history is of the old shape (no partner-word-only marker), and whether it took its rail so. Null when it is not. */
 export function oldShapeOf(history: temporal.api.history.v1.IHistory): { at_rail: boolean } | null {
-  const ids = patchIdsOf(history);
+  const ids = withPatchesInOne(patchIdsOf(history));
   if (ids.has(PARTNER_WORD_PATCH)) return null;
   return { at_rail: ids.has(LIVE_PARTNER_RAIL_PATCH) };
+}
+
+/** Issue 48: a run's one as-one marker stands for every patch in its set (workflows/charge-patches.ts, patches-at-start.ts). */
+function withPatchesInOne(ids: Set<string>): Set<string> {
+  const all = new Set(ids);
+  if (ids.has(CHARGE_PATCHES_AS_ONE_PATCH)) for (const id of CHARGE_PATCHES_IN_ONE) all.add(id);
+  if (ids.has(PAYOUT_PATCHES_AS_ONE_PATCH)) for (const id of PAYOUT_PATCHES_IN_ONE) all.add(id);
+  return all;
 }
 
 const QUERY_LIMIT = 2_000;

@@ -36,7 +36,8 @@ export async function startDeliveryWorkflow(
     const handle = await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: input.deliveryId,
       taskQueue: webhookTaskQueueFor(baseQueue, input.environment),
-      args: [input],
+      // Issue 48: the input decides attempt 1's kind (no patch marker in new runs); workflows/webhook-delivery.ts.
+      args: [{ ...input, firstAttemptLocal: input.localFirstAttempt === true }],
       workflowIdReusePolicy: options.afterClosedRun ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',
       staticSummary: `${input.environment} webhook ${input.eventType} ${input.eventId} to ${input.endpointId}`,

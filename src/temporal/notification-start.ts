@@ -17,7 +17,8 @@ export async function startNotificationWorkflow(client: Client, baseQueue: strin
     await client.workflow.start<typeof notificationWorkflow>('notificationWorkflow', {
       workflowId: input.notificationId,
       taskQueue: webhookTaskQueueFor(baseQueue, input.environment),
-      args: [input],
+      // Issue 48: attempt 1 runs as a local activity (workflows/notification.ts).
+      args: [{ ...input, firstAttemptLocal: input.firstAttemptLocal ?? true }],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       workflowIdConflictPolicy: 'FAIL',
       staticSummary: `${input.environment} notification ${input.kind} for ${input.merchantId}`,

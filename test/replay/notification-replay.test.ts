@@ -25,7 +25,8 @@ const inputOf = (history: History) => defaultPayloadConverter.fromPayload<Notifi
 installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
 
 test('the recorded scenarios are all there', () => {
-  expect(files).toEqual(['failed-permanent.json', 'retry-then-sent.json', 'sent.json', 'skipped.json']);
+  // Issue 48 added the local first attempt (`firstAttemptLocal`): local-first-*.
+  expect(files).toEqual(['failed-permanent.json', 'local-first-retry-then-sent.json', 'local-first-sent.json', 'retry-then-sent.json', 'sent.json', 'skipped.json']);
 });
 
 const replayed = replayBatch(async () => ({

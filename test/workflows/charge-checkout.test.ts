@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { CHARGE_LIFETIME_MS, COMPLETION_DELAY_MS } from '../../src/domain/sandbox-outcome';
 import { HOSTED_CHECKOUT_PATCH } from '../../src/domain/hosted-checkout';
-import { RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
+import { CHARGE_PATCHES_AS_ONE_PATCH, CHARGE_PATCHES_IN_ONE, RAIL_PATCHES_AT_START_PATCH } from '../../workflows/charge-patches';
 import { advanceSignal, checkoutDecisionSignal } from '../../workflows/messages';
 import { waitingTimer } from './support/wait-for';
 import { startChargeTestEnv, type ChargeTestEnv } from './support/charge-env';
@@ -50,7 +50,9 @@ test('card: waits on the expiry timer for the customer; approved, it succeeds lo
   const timeline = timelineOf(await handle.fetchHistory());
   expect(timeline.timers).toEqual([expect.objectContaining({ firedAt: null })]);
   expect(timeline.eventTypes).toContain('TIMER_CANCELED');
-  expect(await markers(handle)).toContain(HOSTED_CHECKOUT_PATCH);
+  // Issue 48: the run's one patch marker stands for hosted-checkout (workflows/charge-patches.ts).
+  expect(await markers(handle)).toContain(CHARGE_PATCHES_AS_ONE_PATCH);
+  expect(CHARGE_PATCHES_IN_ONE.has(HOSTED_CHECKOUT_PATCH)).toBe(true);
 });
 
 test('bank: declined, it fails with declined; a second decision is ignored', async () => {
@@ -92,5 +94,6 @@ test('card with an explicit sandbox_outcome: no checkout, the simulator decides 
   const timers = timelineOf(await handle.fetchHistory()).timers;
   expect(timers).toHaveLength(1);
   expectAimedAt(timers[0], Date.parse(draft.createdAt) + COMPLETION_DELAY_MS); // the simulator's 3 s from creation (issue 34)
-  expect(await markers(handle)).toContain(RAIL_PATCHES_AT_START_PATCH);
+  expect(await markers(handle)).toContain(CHARGE_PATCHES_AS_ONE_PATCH);
+  expect(CHARGE_PATCHES_IN_ONE.has(RAIL_PATCHES_AT_START_PATCH)).toBe(true);
 });

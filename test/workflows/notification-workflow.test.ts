@@ -102,12 +102,34 @@ test('nothing to send (the merchant has no email): skipped at once, no retry', a
 });
 
 test('an infrastructure error (the database down) is retried by Temporal as the same attempt, not counted', async () => {
-  const r = await notify([new Error('database unavailable'), sent()]);
+  // Attempt 1 is local (issue 48); its error hands the same attempt to the activity, whose retry runs it again.
+  const r = await notify([new Error('database unavailable'), new Error('database unavailable'), sent()]);
   expect(r.result).toEqual({ status: 'sent', attempts: 1, reason: null });
-  expect(r.calls.map((c) => [c.input.attempt, c.activityAttempt])).toEqual([[1, 1], [1, 2]]);
+  expect(r.calls.map((c) => [c.input.attempt, c.activityAttempt])).toEqual([[1, 1], [1, 1], [1, 2]]);
   expect(r.calls[1].input).toEqual(r.calls[0].input);
+  expect(r.calls[2].input).toEqual(r.calls[0].input);
   expect(eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
   expect(r.timeline.timers).toEqual([]);
+});
+
+test('issue 48: attempt 1 runs as a local activity (no activity task through the server); a failed send waits, then attempt 2 is an activity', async () => {
+  const ok = await notify([sent()]);
+  expect(ok.input).not.toHaveProperty('firstAttemptLocal'); // the start sets it, not the relay's input
+  expect(eventsOf(ok.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(0);
+  expect(eventsOf(ok.history, T.EVENT_TYPE_MARKER_RECORDED).map((e) => e.markerRecordedEventAttributes!.markerName)).toEqual(['core_local_activity']);
+  const retried = await notify([sendFailed('SMTP ECONNREFUSED'), sent()]);
+  expect(retried.result).toEqual({ status: 'sent', attempts: 2, reason: null });
+  expect(retried.calls.map((c) => c.input.attempt)).toEqual([1, 2]);
+  expect(retried.timeline.timers).toHaveLength(1);
+  expect(eventsOf(retried.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
+});
+
+test('a run started before issue 48 (no firstAttemptLocal) sends attempt 1 as an activity, as recorded', async () => {
+  const input = notificationInput();
+  fake.script(input.notificationId, [sent()]);
+  const handle = await env.client.workflow.start<typeof notificationWorkflow>('notificationWorkflow', { workflowId: input.notificationId, taskQueue: webhookTaskQueueFor(taskQueue, input.environment), args: [input] });
+  expect(await handle.result()).toEqual({ status: 'sent', attempts: 1, reason: null });
+  expect(eventsOf(await handle.fetchHistory(), T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(1);
 });
 
 test('notificationState during the retry wait: the attempt, its outcome and when the next one comes', async () => {

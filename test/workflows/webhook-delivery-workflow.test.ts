@@ -8,6 +8,7 @@ import { SA } from '../../src/domain/search-attributes';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, RETRY_JITTER } from '../../src/domain/webhook-retry';
 import { newId } from '../../src/support/new-id';
 import { startDeliveryWorkflow } from '../../src/temporal/delivery-start';
+import { webhookTaskQueueFor } from '../../src/temporal/task-queues';
 import { workflowBundle } from '../../workers/workflow-bundle';
 import { deliveryStateQuery, RESUME_AFTER_CLOSED_RUN_PATCH, type WebhookDeliveryInput, type webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
 import { deliveryInput, failed, FakeWebhookReceiver, infrastructureError, skipped, succeeded, type Script } from './support/fake-webhook-activities';
@@ -240,15 +241,24 @@ describe('the first attempt as a local activity (issue 19, patch webhook-local-f
     expect(r.result).toEqual({ status: 'succeeded', attempts: 1, reason: null });
     expect(r.calls.map((c) => c.input.attempt)).toEqual([1]);
     expect(eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(0);
-    // The patch marker, then the local activity's own.
-    expect(markers(r.history)).toEqual(['core_patch', 'core_local_activity']);
+    // Issue 48: the input decides (`firstAttemptLocal`, set by startDeliveryWorkflow): no patch marker, only the local activity's own.
+    expect(r.input.localFirstAttempt).toBe(true);
+    expect(markers(r.history)).toEqual(['core_local_activity']);
+  });
+
+  test('a run started before issue 48 (localFirstAttempt without firstAttemptLocal) asks the patch, as recorded', async () => {
+    const input = { ...deliveryInput(newId('delivery')), localFirstAttempt: true };
+    fake.script(input.deliveryId, [succeeded()]);
+    const handle = await env.client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', { workflowId: input.deliveryId, taskQueue: webhookTaskQueueFor(taskQueue, input.environment), args: [input] });
+    expect(await handle.result()).toEqual({ status: 'succeeded', attempts: 1, reason: null });
+    expect(markers(await handle.fetchHistory())).toEqual(['core_patch', 'core_local_activity']);
   });
 
   test('attempt 1 failed (a 500): the wait, then attempt 2 as a regular activity', async () => {
     const r = await deliverLocal([failed(500), succeeded()]);
     expect(r.result).toEqual({ status: 'succeeded', attempts: 2, reason: null });
     expect(r.calls.map((c) => c.input.attempt)).toEqual([1, 2]);
-    expect(markers(r.history)).toEqual(['core_patch', 'core_local_activity']);
+    expect(markers(r.history)).toEqual(['core_local_activity']);
     expect(timelineOf(r.history).timers).toHaveLength(1);
     const scheduled = eventsOf(r.history, T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
     expect(scheduled).toHaveLength(1);
