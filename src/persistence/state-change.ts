@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../domain/environment';
 import type { Transfer } from '../domain/ledger';
-import { addToBalances } from './ledger/account-balances';
+import { balanceDeltas } from './ledger/account-balances';
 import { appendEvent } from './events/event-log';
 import { postingRowsOf } from './ledger/ledger';
 
@@ -27,10 +27,10 @@ export interface StateChangeEvent {
 /**
  * The writes of one state change inside the caller's transaction, in the one order every payment
  * type keeps (the projection row is written by the caller): the projection in one flush;
- * `beforeBalances` (a create's balance lock and check); the balance rows of the resource's currency,
- * in account order; then, in one statement, the per-merchant event counter and the ledger entries,
- * dated by the database once the counter is held; then the event. The hottest row, the counter, is
- * taken last, so it is held only for the postings and event inserts and the commit. A posting is
+ * `beforeBalances` (a create's balance lock and check); then ONE statement (issue 48): the balance rows
+ * of the resource's currency, in account order, then the per-merchant event counter, the ledger
+ * entries dated by the database once the counter is held, and the event. The hot rows are held only
+ * for that statement and the commit (before issue 48, four round trips and the commit). A posting is
  * dated when it commits, not at `at` (the time the workflow or the API decided the change, which the
  * projection and the event keep): why, and what that guarantees, in event-log.ts. The caller commits.
  */
@@ -46,7 +46,7 @@ export async function writeStateChange(
   const rows = postingRowsOf(transfers);
   await em.flush();
   await beforeBalances();
-  await addToBalances(em, resource, transfers);
+  // Issue 48: the balance rows go in the same statement as the counter, postings and event (event-log.ts).
   await appendEvent(
     em,
     {
@@ -61,5 +61,6 @@ export async function writeStateChange(
     },
     `${resource.id}:${event.type}`,
     { currency: resource.currency, resourceId: resource.id, rows, railAnswerId: event.railAnswerId ?? null },
+    { currency: resource.currency, deltas: balanceDeltas(transfers) },
   );
 }

@@ -63,7 +63,8 @@ function install(): void {
     const result = original.call(this, config, values, callback);
     if (typeof text !== 'string') return result;
     const statement = text.trim().toLowerCase();
-    if (statement.startsWith('insert')) {
+    // Issue 48: the event goes in with the counter, postings and balances, in one `with … insert` statement.
+    if (statement.startsWith('insert') || statement.startsWith('with')) {
       // The ORM sends values inlined in the text; a bound parameter is looked at too.
       const bound = Array.isArray(params) ? params.filter((value): value is string => typeof value === 'string') : [];
       for (const key of armed) {
