@@ -1,8 +1,7 @@
-import { BurstyRateLimiter, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { BurstyRateLimiter } from 'rate-limiter-flexible';
 import type { Orm } from '../orm';
+import { consumed, postgresLimiters } from '../postgres-limiters';
 
-/** The table of Migration20261128000002_rate_limits; the library never creates it (`tableCreated`). */
-const TABLE = 'rate_limits';
 /** The window of the per-second rate. */
 export const RATE_WINDOW_SECONDS = 1;
 /** The burst allowance: up to the rate again on top of it, once per this many seconds. */
@@ -32,33 +31,20 @@ export interface RateLimitStore {
  * in-memory state (no insurance limiter, no in-memory block): two processes never disagree.
  */
 export function rateLimitStore(orm: Orm, perSecond: number): RateLimitStore {
-  let limiter: Promise<BurstyRateLimiter> | undefined;
-  const build = async () => {
-    const pool = await orm.em.getConnection().getNativeClient();
-    // clearExpiredByTimeout false: expired counters are deleted by the retention job (RATE_LIMIT_RETENTION,
-    // in batches; src/persistence/retention-store.ts), not by an unbounded DELETE every 5 minutes from each API process.
-    const common = { storeClient: pool, storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false, points: perSecond };
-    return new BurstyRateLimiter(
-      new RateLimiterPostgres({ ...common, keyPrefix: 'rate', duration: RATE_WINDOW_SECONDS }),
-      new RateLimiterPostgres({ ...common, keyPrefix: 'burst', duration: BURST_WINDOW_SECONDS }),
-    );
-  };
-  const ready = () =>
-    (limiter ??= build().catch((error: unknown) => {
-      limiter = undefined;
-      throw error;
-    }));
+  const ready = postgresLimiters(orm, {
+    rate: { keyPrefix: 'rate', points: perSecond, duration: RATE_WINDOW_SECONDS },
+    burst: { keyPrefix: 'burst', points: perSecond, duration: BURST_WINDOW_SECONDS },
+  });
+  let bursty: Promise<BurstyRateLimiter> | undefined;
+  const limiter = () => (bursty ??= ready().then((rl) => new BurstyRateLimiter(rl.rate, rl.burst)).catch((error: unknown) => {
+    bursty = undefined;
+    throw error;
+  }));
   return {
     perSecond,
     async take(bucket) {
-      const rl = await ready();
-      try {
-        const res = await rl.consume(bucket);
-        return { allowed: true, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext };
-      } catch (outcome) {
-        if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        return { allowed: false, remaining: 0, msBeforeNext: outcome.msBeforeNext };
-      }
+      const { allowed, res } = await consumed((await limiter()).consume(bucket));
+      return allowed ? { allowed, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext } : { allowed, remaining: 0, msBeforeNext: res.msBeforeNext };
     },
   };
 }

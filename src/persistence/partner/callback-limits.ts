@@ -1,6 +1,6 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey } from '../../support/address-key';
 import type { Orm } from '../orm';
+import { consumed, postgresLimiters } from '../postgres-limiters';
 
 /** The window of CALLBACK_RATE_LIMIT. */
 export const CALLBACK_WINDOW_SECONDS = 60;
@@ -27,36 +27,12 @@ export interface CallbackLimits {
  * statement per request past the limit, and never lets through what the store would refuse.
  */
 export function callbackLimits(orm: Orm, perMinute: number): CallbackLimits {
-  let built: Promise<RateLimiterPostgres> | undefined;
-  const ready = () =>
-    (built ??= (async () => {
-      const pool = await orm.em.getConnection().getNativeClient();
-      return new RateLimiterPostgres({
-        storeClient: pool,
-        storeType: 'pool',
-        tableName: 'rate_limits',
-        tableCreated: true,
-        clearExpiredByTimeout: false,
-        keyPrefix: 'callback_address',
-        points: perMinute,
-        duration: CALLBACK_WINDOW_SECONDS,
-        inMemoryBlockOnConsumed: perMinute + 1,
-      });
-    })().catch((error: unknown) => {
-      built = undefined;
-      throw error;
-    }));
+  const ready = postgresLimiters(orm, { address: { keyPrefix: 'callback_address', points: perMinute, duration: CALLBACK_WINDOW_SECONDS, inMemoryBlockOnConsumed: perMinute + 1 } });
   return {
     perMinute,
     async take(address) {
-      const limiter = await ready();
-      try {
-        const res = await limiter.consume(addressKey(address));
-        return { allowed: true, msBeforeNext: res.msBeforeNext };
-      } catch (outcome) {
-        if (!(outcome instanceof RateLimiterRes)) throw outcome;
-        return { allowed: false, msBeforeNext: outcome.msBeforeNext };
-      }
+      const { allowed, res } = await consumed((await ready()).address.consume(addressKey(address)));
+      return { allowed, msBeforeNext: res.msBeforeNext };
     },
   };
 }

@@ -1,6 +1,7 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey } from '../../support/address-key';
 import type { Orm } from '../orm';
+import { consumed, postgresLimiters } from '../postgres-limiters';
 
 /**
  * The portal's sign-in limits (docs/security.md "Merchant portal"), on the API's rate-limit table
@@ -44,33 +45,19 @@ export interface SignInLimits {
 
 /** `prefix`: the rate_limits keys' prefix (`signin` for sign-in, `pwchange`, `pwreset`). */
 export function signInLimits(orm: Orm, settings: SignInLimitSettings = DEFAULT_SIGN_IN_LIMITS, prefix = 'signin'): SignInLimits {
-  let built: Promise<{ address: RateLimiterPostgres; account: RateLimiterPostgres }> | undefined;
-  const ready = () =>
-    (built ??= (async () => {
-      const pool = await orm.em.getConnection().getNativeClient();
-      const common = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, duration: settings.windowSeconds };
-      return {
-        address: new RateLimiterPostgres({ ...common, keyPrefix: `${prefix}_address`, points: settings.perAddress }),
-        account: new RateLimiterPostgres({ ...common, keyPrefix: `${prefix}_account`, points: settings.perAccount }),
-      };
-    })().catch((error: unknown) => {
-      built = undefined;
-      throw error;
-    }));
-  const consume = async (limiter: RateLimiterPostgres, key: string): Promise<number | null> => {
-    try {
-      await limiter.consume(key);
-      return null;
-    } catch (outcome) {
-      if (!(outcome instanceof RateLimiterRes)) throw outcome;
-      return outcome.msBeforeNext;
-    }
+  const ready = postgresLimiters(orm, {
+    address: { keyPrefix: `${prefix}_address`, points: settings.perAddress, duration: settings.windowSeconds },
+    account: { keyPrefix: `${prefix}_account`, points: settings.perAccount, duration: settings.windowSeconds },
+  });
+  const refusedFor = async (consume: Promise<RateLimiterRes>): Promise<number | null> => {
+    const { allowed, res } = await consumed(consume);
+    return allowed ? null : res.msBeforeNext;
   };
   return {
     settings,
     async take(address, account) {
       const rl = await ready();
-      const [byAddress, byAccount] = await Promise.all([consume(rl.address, addressKey(address)), consume(rl.account, account)]);
+      const [byAddress, byAccount] = await Promise.all([refusedFor(rl.address.consume(addressKey(address))), refusedFor(rl.account.consume(account))]);
       if (byAddress !== null) return { allowed: false, msBeforeNext: byAddress, by: 'address' };
       if (byAccount !== null) return { allowed: false, msBeforeNext: byAccount, by: 'account' };
       return { allowed: true, msBeforeNext: 0 };
