@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { readProfile, renderProfileSummary, summarizeProfile } from './cpu-profile-summary';
+
+export interface ProfileSet {
+  dir: string;
+  variant: string;
+  /** The worker process's --cpu-prof-dir (its main thread and each worker thread write a file at exit); none for the topology. */
+  workerDir?: string;
+  /** The charge phase on the monotonic clock (µs), so each whole-run profile is cut to it. */
+  chargeWindowUs?: [number, number];
+  chargeItems: number;
+}
+
+/**
+ * Markdown summaries of the cost mode's profiles: the bench process's (the charge phase only) and
+ * the worker process's files, each cut to the charge phase (V8's startTime is on the same monotonic
+ * clock as process.hrtime; a profile that does not cover the window is shown whole, and says so).
+ */
+export function collectProfiles(set: ProfileSet): string[] {
+  const out: string[] = [];
+  const per = { items: set.chargeItems, label: 'charge' };
+  const bench = path.join(set.dir, `${set.variant}-bench-charge.cpuprofile`);
+  if (fs.existsSync(bench)) out.push(`Bench process (${set.variant === 'topology' ? 'load generator and receiver' : 'the API, load generator and receiver'}), the charge phase:`, '', ...renderProfileSummary(summarizeProfile(readProfile(bench), bench), per));
+  if (!set.workerDir) {
+    out.push(`Worker processes: not profiled in \`${set.variant}\` (the topology's workers are the supervisor's pieces; NODE_OPTIONS there would profile every piece).`, '');
+    return out;
+  }
+  const files = fs.existsSync(set.workerDir) ? fs.readdirSync(set.workerDir).filter((f) => f.endsWith('.cpuprofile')).sort() : [];
+  if (files.length === 0) out.push(`Worker process: no .cpuprofile in ${set.workerDir} (the worker writes it when it exits cleanly).`, '');
+  for (const f of files) {
+    const file = path.join(set.workerDir, f);
+    const profile = readProfile(file);
+    let from = 0;
+    let to = Infinity;
+    let note = 'whole profile';
+    if (set.chargeWindowUs) {
+      const [a, b] = set.chargeWindowUs;
+      if (a >= profile.startTime && a <= profile.endTime) {
+        from = (a - profile.startTime) / 1e6;
+        to = (b - profile.startTime) / 1e6;
+        note = 'cut to the charge phase';
+      } else note = 'whole profile: the charge phase is outside its time range';
+    }
+    const summary = summarizeProfile(profile, file, from, to);
+    if (summary.busyMs < 1) continue;
+    out.push(`Worker process, ${f} (${note}):`, '', ...renderProfileSummary(summary, per));
+  }
+  return out;
+}
