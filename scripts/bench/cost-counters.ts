@@ -16,14 +16,25 @@ export interface CounterReading {
 type Where = (l: Record<string, string>) => boolean;
 const frontend = (operation: string): Where => (l) => l.service_name === 'frontend' && l.operation === operation;
 
+/** The labels the budget table reads by name (cost-report.ts). */
+export const COUNTER = {
+  workflowTasks: 'workflow tasks completed (frontend RespondWorkflowTaskCompleted)',
+  activityTasks: 'activity tasks completed (RespondActivityTaskCompleted)',
+  persistence: 'persistence requests (persistence_requests, summed)',
+  persistenceDefault: "of which namespace default (the workflows')",
+  localActivities: 'SDK local activity executions',
+} as const;
+
 /** The server's counters the report shows, by the name it shows them under. */
 export const SERVER_COUNTERS: Array<{ label: string; metric: string; where?: Where }> = [
-  { label: 'workflow tasks completed (frontend RespondWorkflowTaskCompleted)', metric: 'service_requests', where: frontend('RespondWorkflowTaskCompleted') },
+  { label: COUNTER.workflowTasks, metric: 'service_requests', where: frontend('RespondWorkflowTaskCompleted') },
   { label: 'workflow tasks failed (RespondWorkflowTaskFailed)', metric: 'service_requests', where: frontend('RespondWorkflowTaskFailed') },
-  { label: 'activity tasks completed (RespondActivityTaskCompleted)', metric: 'service_requests', where: frontend('RespondActivityTaskCompleted') },
+  { label: COUNTER.activityTasks, metric: 'service_requests', where: frontend('RespondActivityTaskCompleted') },
   { label: 'workflow starts (frontend StartWorkflowExecution)', metric: 'service_requests', where: frontend('StartWorkflowExecution') },
   { label: 'frontend requests, every operation', metric: 'service_requests', where: (l) => l.service_name === 'frontend' },
-  { label: 'persistence requests (persistence_requests, summed)', metric: 'persistence_requests' },
+  { label: COUNTER.persistence, metric: 'persistence_requests' },
+  { label: COUNTER.persistenceDefault, metric: 'persistence_requests', where: (l) => l.namespace === 'default' },
+  { label: 'of which namespace system (cluster metadata, namespaces, shards)', metric: 'persistence_requests', where: (l) => l.namespace === 'system' },
   { label: 'history service tasks (task_requests: transfer, timer, visibility, outbound)', metric: 'task_requests' },
   { label: 'of which visibility tasks', metric: 'task_requests', where: (l) => (l.operation ?? '').startsWith('Visibility') },
   { label: 'visibility persistence requests', metric: 'visibility_persistence_requests' },
@@ -35,7 +46,7 @@ export const SDK_COUNTERS: Array<{ label: string; metrics: string[] }> = [
   { label: 'SDK workflow task executions', metrics: ['temporal_workflow_task_execution_latency_count'] },
   { label: 'SDK workflow task replays (cache misses)', metrics: ['temporal_workflow_task_replay_latency_count'] },
   { label: 'SDK activity executions', metrics: ['temporal_activity_execution_latency_count'] },
-  { label: 'SDK local activity executions', metrics: ['temporal_local_activity_execution_latency_count'] },
+  { label: COUNTER.localActivities, metrics: ['temporal_local_activity_execution_latency_count'] },
   { label: 'SDK local activities (total)', metrics: ['temporal_local_activity_total', 'temporal_local_activity_total_total'] },
 ];
 

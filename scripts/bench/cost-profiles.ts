@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readProfile, renderProfileSummary, summarizeProfile } from './cpu-profile-summary';
 
+/** A worker thread's profile with less CPU than this in the window is listed, not summarised. */
+const QUIET_MS = 20;
+
 export interface ProfileSet {
   dir: string;
   variant: string;
@@ -28,6 +31,7 @@ export function collectProfiles(set: ProfileSet): string[] {
   }
   const files = fs.existsSync(set.workerDir) ? fs.readdirSync(set.workerDir).filter((f) => f.endsWith('.cpuprofile')).sort() : [];
   if (files.length === 0) out.push(`Worker process: no .cpuprofile in ${set.workerDir} (the worker writes it when it exits cleanly).`, '');
+  const quiet: string[] = [];
   for (const f of files) {
     const file = path.join(set.workerDir, f);
     const profile = readProfile(file);
@@ -43,8 +47,12 @@ export function collectProfiles(set: ProfileSet): string[] {
       } else note = 'whole profile: the charge phase is outside its time range';
     }
     const summary = summarizeProfile(profile, file, from, to);
-    if (summary.busyMs < 1) continue;
-    out.push(`Worker process, ${f} (${note}):`, '', ...renderProfileSummary(summary, per));
+    if (summary.busyMs < QUIET_MS) {
+      quiet.push(`${f} (${summary.busyMs.toFixed(1)} ms)`);
+      continue;
+    }
+    out.push(`Worker process, ${f} (${note}; the first file is the main thread, the others its worker threads, which run the workflows):`, '', ...renderProfileSummary(summary, per));
   }
+  if (quiet.length) out.push(`Worker threads with under ${QUIET_MS} ms not idle in the window, not shown: ${quiet.join(', ')}.`, '');
   return out;
 }

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { COUNTER } from './cost-counters';
 import type { CostMeasurement } from './cost-measure';
 import type { HistoryCount } from './cost-history';
 import type { PhaseResult } from './load';
@@ -70,11 +71,12 @@ function budgetRows(topology: boolean): Array<[string, (p: CostPhase) => number,
     [topology ? 'PostgreSQL CPU-ms (service and Temporal)' : 'PostgreSQL CPU-ms', perItem((p) => ms(p.cost.cpu.postgres)), 2],
     ['other CPU-ms (machine minus the above)', perItem((p) => ms(p.cost.cpu.machine - namedCpu(p.cost.cpu))), 2],
     ['**total CPU-ms (the named processes)**', perItem((p) => ms(namedCpu(p.cost.cpu))), 2],
-    ['workflow tasks (server: RespondWorkflowTaskCompleted)', perItem((p) => counter(p, 'workflow tasks completed (frontend RespondWorkflowTaskCompleted)') ?? NaN), 2],
-    ['activity tasks (server: RespondActivityTaskCompleted)', perItem((p) => counter(p, 'activity tasks completed (RespondActivityTaskCompleted)') ?? NaN), 2],
-    ['local activities (SDK)', perItem((p) => counter(p, 'SDK local activity executions') ?? NaN), 2],
+    ['workflow tasks (server: RespondWorkflowTaskCompleted)', perItem((p) => counter(p, COUNTER.workflowTasks) ?? NaN), 2],
+    ['activity tasks (server: RespondActivityTaskCompleted)', perItem((p) => counter(p, COUNTER.activityTasks) ?? NaN), 2],
+    ['local activities (SDK)', perItem((p) => counter(p, COUNTER.localActivities) ?? NaN), 2],
     ['history events (fetchHistory of one; a charge adds its deliveries\')', historyPerItem, 1],
-    ['persistence requests (server)', perItem((p) => counter(p, 'persistence requests (persistence_requests, summed)') ?? NaN), 1],
+    ['persistence requests (server, every namespace)', perItem((p) => counter(p, COUNTER.persistence) ?? NaN), 1],
+    ['of which namespace default', perItem((p) => counter(p, COUNTER.persistenceDefault) ?? NaN), 1],
     ['SQL statements (pg_stat_statements)', perItem(sql((r) => r.calls)), 1],
     ['SQL exec ms', perItem(sql((r) => r.execMs)), 2],
   ];

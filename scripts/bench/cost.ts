@@ -116,14 +116,18 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
       await webhooks.warmup(WARMUP, CONCURRENCY);
       const load = await webhooks.load([{ events: [] }]);
       log(`${variant.name}: charge phase: ${N} charges at ${CONCURRENCY}, each awaited and delivered`);
-      const profiler = PROFILE_DIR ? await startProfiler(path.join(PROFILE_DIR, `${variant.name}-bench-charge.cpuprofile`)) : undefined;
-      const t0 = monotonicUs();
+      let profileFile: string | undefined;
       const { value: wh, cost } = await measureCost(probes, async () => {
+        // The profiler and the window inside the measured span: the counters' scrapes stay outside.
+        const profiler = PROFILE_DIR ? await startProfiler(path.join(PROFILE_DIR, `${variant.name}-bench-charge.cpuprofile`)) : undefined;
+        const t0 = monotonicUs();
         await load.charges('charge: POST /v1/charges', N, CONCURRENCY);
-        return load.collect(DELIVERY_WAIT_MS, { stages: false });
+        const collected = await load.collect(DELIVERY_WAIT_MS, { stages: false });
+        chargeWindowUs = [t0, monotonicUs()];
+        profileFile = await profiler?.stop();
+        return collected;
       });
-      chargeWindowUs = [t0, monotonicUs()];
-      if (profiler) report.notes.push(`Bench process profile of the charge phase: ${await profiler.stop()}.`);
+      if (profileFile) report.notes.push(`Bench process profile of the charge phase: ${profileFile}.`);
       chargeItems = wh.charges.completed;
       const deliveryId = await oneDelivery(infra, load.merchantId);
       const phase: CostPhase = {

@@ -39,21 +39,24 @@ export function packageOf(frame: CallFrame): string {
   const url = frame.url.replace(/^file:\/\//, '');
   if (url === '') return '(native, no script)';
   if (url.startsWith('node:')) return 'node: (core)';
+  if (url.startsWith('wasm:')) return '(wasm)';
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const parts = url.slice(nm + '/node_modules/'.length).split('/');
     return `node_modules/${parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]}`;
   }
-  const rel = path.isAbsolute(url) ? path.relative(REPO, url) : url;
-  if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
+  // Workflow code runs from the SDK's webpack bundle (one per worker thread), evaluated in a vm context.
+  if (/workflow-bundle/.test(url)) return '(workflow bundle: workflows/ and the SDK\'s workflow side)';
+  if (url.startsWith('evalmachine')) return '(workflow vm context glue)';
+  if (!path.isAbsolute(url)) return `other: ${url}`;
+  const rel = path.relative(REPO, url);
+  if (!rel.startsWith('..')) {
     const parts = rel.split('/');
     if (parts[0] === 'src' && parts.length > 2) return `src/${parts[1]}`;
     if (parts[0] === 'scripts' && parts.length > 2) return `scripts/${parts[1]}`;
     if (parts.length > 1) return `${parts[0]}/`;
     return rel;
   }
-  // Workflow code runs from the SDK's webpack bundle (one script per worker thread).
-  if (/workflow-bundle|webpack/.test(url)) return '(workflow bundle)';
   return `other: ${path.basename(url)}`;
 }
 
