@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { counterDeltas, COUNTER } from '../../scripts/bench/cost-counters';
+import { packageOf, summarizeProfile, type CpuProfile } from '../../scripts/bench/cpu-profile-summary';
+import { parsePrometheus, sumSamples } from '../../scripts/bench/prometheus-text';
+
+const REPO = path.resolve(__dirname, '../..');
+
+describe('the cost bench (issue 48)', () => {
+  test('reads a Prometheus page by metric and labels, not its namesakes', () => {
+    const samples = parsePrometheus(
+      [
+        '# TYPE service_requests counter',
+        'service_requests{namespace="default",operation="RespondWorkflowTaskCompleted",service_name="frontend"} 12',
+        'service_requests{namespace="default",operation="RespondWorkflowTaskCompleted",service_name="history"} 12',
+        'service_requests_total{operation="x"} 99',
+        'persistence_requests{namespace="system",operation="GetNamespace"} 3',
+        'persistence_requests{namespace="default",operation="UpdateWorkflowExecution"} 4',
+      ].join('\n'),
+    );
+    expect(sumSamples(samples, 'service_requests', (l) => l.service_name === 'frontend')).toBe(12);
+    expect(sumSamples(samples, 'persistence_requests')).toBe(7);
+    expect(sumSamples(samples, 'absent')).toBe(0);
+  });
+
+  test('counts a phase as the difference of two readings', () => {
+    const page = (tasks: number, persisted: number) =>
+      parsePrometheus(`service_requests{namespace="default",operation="RespondWorkflowTaskCompleted",service_name="frontend"} ${tasks}\npersistence_requests{namespace="default",operation="UpdateWorkflowExecution"} ${persisted}`);
+    const d = counterDeltas({ server: page(10, 100), sdk: [] }, { server: page(25, 160), sdk: [] });
+    expect(d.server?.[COUNTER.workflowTasks]).toBe(15);
+    expect(d.server?.[COUNTER.persistenceDefault]).toBe(60);
+    expect(d.persistenceByOperation).toEqual([['UpdateWorkflowExecution', 60]]);
+    expect(counterDeltas({}, { server: page(1, 1) }).server).toBeUndefined();
+  });
+
+  test('names the package of a profile frame', () => {
+    const frame = (url: string, functionName = 'f') => ({ functionName, url, lineNumber: 0 });
+    expect(packageOf(frame(`file://${REPO}/node_modules/@mikro-orm/core/index.js`))).toBe('node_modules/@mikro-orm/core');
+    expect(packageOf(frame(`${REPO}/node_modules/pg/lib/client.js`))).toBe('node_modules/pg');
+    expect(packageOf(frame(`file://${REPO}/src/persistence/event-log.ts`))).toBe('src/persistence');
+    expect(packageOf(frame(`file://${REPO}/activities/charges.ts`))).toBe('activities/');
+    expect(packageOf(frame('node:internal/streams/writable'))).toBe('node: (core)');
+    expect(packageOf(frame('workflow-bundle-11632a4994d2796651a1.js'))).toMatch(/workflow bundle/);
+    expect(packageOf(frame('', '(garbage collector)'))).toBe('(garbage collector)');
+  });
+
+  test('splits sampled time into self and inclusive time, within a window', () => {
+    const at = (name: string) => `file://${REPO}/src/${name}/x.ts`;
+    // root → outer (src/services) → inner (node_modules/pg); idle beside them.
+    const profile: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 }, children: [2, 4] },
+        { id: 2, callFrame: { functionName: 'outer', url: at('services'), lineNumber: 0 }, children: [3] },
+        { id: 3, callFrame: { functionName: 'inner', url: `file://${REPO}/node_modules/pg/a.js`, lineNumber: 0 } },
+        { id: 4, callFrame: { functionName: '(idle)', url: '', lineNumber: -1 } },
+      ],
+      startTime: 0,
+      endTime: 5000,
+      samples: [2, 3, 3, 4, 2],
+      timeDeltas: [0, 1000, 1000, 1000, 1000],
+    };
+    const whole = summarizeProfile(profile, 'p.cpuprofile');
+    expect(whole.totalMs).toBe(4);
+    expect(whole.busyMs).toBe(3);
+    expect(Object.fromEntries(whole.byPackage)).toEqual({ 'src/services': 1, 'node_modules/pg': 2, '(idle)': 1 });
+    expect(whole.projectInclusive).toEqual([['outer x.ts:1', 3]]);
+    // Samples at 1 ms and 2 ms only.
+    const window = summarizeProfile(profile, 'p.cpuprofile', 0.0015, 0.0025);
+    expect(window.totalMs).toBe(1);
+    expect(Object.fromEntries(window.byPackage)).toEqual({ 'node_modules/pg': 1 });
+  });
+});
