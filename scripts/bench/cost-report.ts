@@ -60,9 +60,16 @@ function historyPerItem(p: CostPhase): number {
 }
 
 /** CPU-ms per item of each process group and the counts per item, one row each. */
-function budgetRows(topology: boolean): Array<[string, (p: CostPhase) => number, number]> {
+function budgetRows(topology: boolean, sqlServers: string[]): Array<[string, (p: CostPhase) => number, number]> {
   const perItem = (f: (p: CostPhase) => number) => (p: CostPhase) => (p.items > 0 ? f(p) / p.items : NaN);
-  const sql = (f: (r: CostPhase['cost']['sql'][number]) => number) => (p: CostPhase) => (p.cost.sql.some((r) => !r.unavailable) ? p.cost.sql.reduce((s, r) => s + f(r), 0) : NaN);
+  type Reading = CostPhase['cost']['sql'][number];
+  const sql = (f: (r: Reading) => number, server?: string) => (p: CostPhase) => {
+    const readings = p.cost.sql.filter((r) => !r.unavailable && (server === undefined || r.server === server));
+    return readings.length ? readings.reduce((s, r) => s + f(r), 0) : NaN;
+  };
+  // One server: its figures; several (the topology): each apart, then their sum.
+  const sqlRows = (label: string, f: (r: Reading) => number, digits: number): Array<[string, (p: CostPhase) => number, number]> =>
+    sqlServers.length > 1 ? [...sqlServers.map((server): [string, (p: CostPhase) => number, number] => [`${label}: ${server}`, perItem(sql(f, server)), digits]), [`${label}: both`, perItem(sql(f)), digits]] : [[label, perItem(sql(f)), digits]];
   return [
     [topology ? 'API CPU-ms (both API processes, the proxy, the fake partner, the supervisor)' : 'API CPU-ms (the bench process: API, load generator, receiver, bare worker)', perItem((p) => ms(topology ? p.cost.cpu.apis : p.cost.cpu.node)), 2],
     ...(topology ? ([['bench process CPU-ms (load generator, receiver, bare worker)', perItem((p) => ms(p.cost.cpu.node)), 2]] as Array<[string, (p: CostPhase) => number, number]>) : []),
@@ -77,8 +84,8 @@ function budgetRows(topology: boolean): Array<[string, (p: CostPhase) => number,
     ['history events (fetchHistory of one; a charge adds its deliveries\')', historyPerItem, 1],
     ['persistence requests (server, every namespace)', perItem((p) => counter(p, COUNTER.persistence) ?? NaN), 1],
     ['of which namespace default', perItem((p) => counter(p, COUNTER.persistenceDefault) ?? NaN), 1],
-    ['SQL statements (pg_stat_statements)', perItem(sql((r) => r.calls)), 1],
-    ['SQL exec ms', perItem(sql((r) => r.execMs)), 2],
+    ...sqlRows('SQL statements (pg_stat_statements)', (r) => r.calls, 1),
+    ...sqlRows('SQL exec ms', (r) => r.execMs, 2),
   ];
 }
 
@@ -126,7 +133,7 @@ function renderVariant(v: CostVariantReport): string[] {
   if (cols.length === 0) return out;
   out.push('Per completed item (charge, payout, workflow); every figure is the phase total divided by the items it completed.', '');
   out.push(`| per item | ${cols.map((c) => COLUMN_TITLES[c]).join(' | ')} |`, `|:--|${cols.map(() => '--:').join('|')}|`);
-  for (const [label, f, digits] of budgetRows(v.topology)) out.push(`| ${label} | ${cols.map((c) => fmt(f(byColumn.get(c)!), digits)).join(' | ')} |`);
+  for (const [label, f, digits] of budgetRows(v.topology, [...new Set(v.phases.flatMap((p) => p.cost.sql.map((r) => r.server)))])) out.push(`| ${label} | ${cols.map((c) => fmt(f(byColumn.get(c)!), digits)).join(' | ')} |`);
   out.push('', ...ratios(byColumn), '');
   out.push('| phase | done | create p50 | p99 | max | creates > 1 s | creates/s | completions/s (first request → last completion) | deliveries | load avg at end |', '|:--|--:|--:|--:|--:|--:|--:|--:|:--|--:|');
   for (const p of v.phases) out.push(phaseLine(p));

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { counterDeltas, COUNTER } from '../../scripts/bench/cost-counters';
 import { packageOf, summarizeProfile, type CpuProfile } from '../../scripts/bench/cpu-profile-summary';
 import { parsePrometheus, sumSamples } from '../../scripts/bench/prometheus-text';
+import { renderCostReport, type CostPhase } from '../../scripts/bench/cost-report';
+import type { PhaseResult } from '../../scripts/bench/load';
 
 const REPO = path.resolve(__dirname, '../..');
 
@@ -67,5 +69,41 @@ describe('the cost bench (issue 48)', () => {
     const window = summarizeProfile(profile, 'p.cpuprofile', 0.0015, 0.0025);
     expect(window.totalMs).toBe(1);
     expect(Object.fromEntries(window.byPackage)).toEqual({ 'node_modules/pg': 1 });
+  });
+
+  test('divides each phase by its items and gives each PostgreSQL server its rows', () => {
+    const result = (latency: number, wallMs: number): PhaseResult => ({
+      name: 'x',
+      n: 10,
+      concurrency: 2,
+      create: { values: Array.from({ length: 10 }, (_, i) => `id${i}`), latenciesMs: Array(10).fill(latency), errors: [], wallMs: 100 },
+      completeWallMs: wallMs,
+      completed: 10,
+      completeErrors: [],
+      historyLength: 5,
+    });
+    const phase = (column: CostPhase['column'], cpuS: number, wallMs: number, latency: number): CostPhase => ({
+      column,
+      items: 10,
+      result: result(latency, wallMs),
+      cost: {
+        cpu: { node: cpuS, worker: 0, temporal: 0, postgres: 0, apis: 0, machine: cpuS },
+        counters: {},
+        sql: [
+          { server: 'service-postgres', calls: 50, execMs: 5, top: [] },
+          { server: 'temporal-postgres', calls: 200, execMs: 20, top: [] },
+        ],
+        wallMs,
+        load1: 0.5,
+      },
+      histories: [],
+    });
+    const md = renderCostReport([], [{ name: 'topology', title: 'topology', topology: true, notes: [], skipped: [], profiles: [], phases: [phase('charge', 1, 2000, 300), phase('bare-start', 0.1, 500, 100), phase('bare-activity', 0.25, 1000, 100)] }], []);
+    expect(md).toContain('| **total CPU-ms (the named processes)** | 100.00 | 10.00 | 25.00 |');
+    expect(md).toContain('| SQL statements (pg_stat_statements): temporal-postgres | 20.0 | 20.0 | 20.0 |');
+    expect(md).toContain('| SQL statements (pg_stat_statements): both | 25.0 | 25.0 | 25.0 |');
+    expect(md).toMatch(/CPU per completed charge .* \| 4\.00 /);
+    expect(md).toMatch(/charge completions\/s ÷ .* \| 0\.50 /);
+    expect(md).toMatch(/create p99 ÷ bare start p99 \| 3\.00 /);
   });
 });
