@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readProfile, renderProfileSummary, summarizeProfile } from './cpu-profile-summary';
+import { bundleModules, mapBundleFrames, readProfile, renderProfileSummary, summarizeProfile } from './cpu-profile-summary';
 
 /** A worker thread's profile with less CPU than this in the window is listed, not summarised. */
 const QUIET_MS = 20;
@@ -10,6 +10,8 @@ export interface ProfileSet {
   variant: string;
   /** The worker process's --cpu-prof-dir (its main thread and each worker thread write a file at exit); none for the topology. */
   workerDir?: string;
+  /** The workflow bundle the worker ran (WORKFLOW_BUNDLE_PATH): its threads' frames are named by module. */
+  bundle?: string;
   /** The charge phase on the monotonic clock (µs), so each whole-run profile is cut to it. */
   chargeWindowUs?: [number, number];
   chargeItems: number;
@@ -31,10 +33,11 @@ export function collectProfiles(set: ProfileSet): string[] {
   }
   const files = fs.existsSync(set.workerDir) ? fs.readdirSync(set.workerDir).filter((f) => f.endsWith('.cpuprofile')).sort() : [];
   if (files.length === 0) out.push(`Worker process: no .cpuprofile in ${set.workerDir} (the worker writes it when it exits cleanly).`, '');
+  const modules = set.bundle && fs.existsSync(set.bundle) ? bundleModules(fs.readFileSync(set.bundle, 'utf8')) : [];
   const quiet: string[] = [];
   for (const f of files) {
     const file = path.join(set.workerDir, f);
-    const profile = readProfile(file);
+    const profile = mapBundleFrames(readProfile(file), modules);
     let from = 0;
     let to = Infinity;
     let note = 'whole profile';

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../../src/support/free-port';
-import { installRuntime } from '../../workers/workflow-bundle';
+import { installRuntime, writeWorkflowBundle } from '../../workers/workflow-bundle';
 import { createBareWorker, runBaselinePhase } from './baseline';
 import type { BenchInfra } from './bench-infra';
 import { newMerchantKey, runChargePhase } from './charges';
@@ -86,11 +86,15 @@ async function oneDelivery(infra: BenchInfra, merchantId: string): Promise<strin
 async function runVariant(variant: Variant, benchSdkPort: number, report: CostVariantReport): Promise<void> {
   const busy = await machineBusy();
   report.notes.push(`Machine busy in the second before this variant: ${fmt(100 * busy, 0)} % of ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}.`);
-  const workerProfileDir = PROFILE_DIR && path.join(PROFILE_DIR, `${variant.name}-worker`);
+  const workerProfileDir = PROFILE_DIR && !variant.topology ? path.join(PROFILE_DIR, `${variant.name}-worker`) : undefined;
+  // With profiles, the worker runs a bundle written here (WORKFLOW_BUNDLE_PATH, the same code it would
+  // bundle itself), so that the summary can name each workflow-thread frame's module.
+  const bundle = workerProfileDir ? path.join(PROFILE_DIR!, `${variant.name}-workflow-bundle.js`) : undefined;
+  if (bundle) await writeWorkflowBundle(bundle);
   const infra = await startBenchInfra(variant, log, {
     postgresFlags: STAT_STATEMENTS_FLAGS,
     temporalMetrics: true,
-    ...(workerProfileDir ? { workerEnv: { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--cpu-prof', `--cpu-prof-dir=${workerProfileDir}`].filter(Boolean).join(' ') } } : {}),
+    ...(workerProfileDir ? { workerEnv: { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--cpu-prof', `--cpu-prof-dir=${workerProfileDir}`].filter(Boolean).join(' '), WORKFLOW_BUNDLE_PATH: bundle } } : {}),
     topologyEnv: { TOPOLOGY_PG_STAT_STATEMENTS: '1' },
   });
   stopCurrent = () => infra.stop();
@@ -189,7 +193,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
     await infra.stop();
     stopCurrent = undefined;
   }
-  if (PROFILE_DIR) report.profiles.push(...collectProfiles({ dir: PROFILE_DIR, variant: variant.name, workerDir: variant.topology ? undefined : workerProfileDir, chargeWindowUs, chargeItems }));
+  if (PROFILE_DIR) report.profiles.push(...collectProfiles({ dir: PROFILE_DIR, variant: variant.name, workerDir: workerProfileDir, bundle, chargeWindowUs, chargeItems }));
 }
 
 function sendReport(report: string): Promise<void> {

@@ -1,10 +1,12 @@
 /**
- * npx tsx scripts/bench/cpu-profile-summary.ts FILE.cpuprofile [--from S --to S] [--top 20]
+ * npx tsx scripts/bench/cpu-profile-summary.ts FILE.cpuprofile [--from S --to S] [--top 20] [--bundle FILE]
  *
  * Where a V8 CPU profile's time went: self time by package (node_modules/<pkg>, node's own code, or
  * the project's folder: src/persistence, workflows/, activities/, …), the top functions by self time,
  * and the inclusive time of the project's functions. `--from`/`--to`: seconds from the profile's
- * start (a window, e.g. one phase of a whole-run worker profile). Markdown on stdout. The bench's cost
+ * start (a window, e.g. one phase of a whole-run worker profile). `--bundle`: the workflow bundle the
+ * worker ran (WORKFLOW_BUNDLE_PATH), so that the workflow threads' frames are split by module (see
+ * bundleModules). Markdown on stdout. The bench's cost
  * mode (scripts/bench/cost.ts) calls `summarizeProfile` on the profiles it collects.
  */
 import fs from 'node:fs';
@@ -46,7 +48,7 @@ export function packageOf(frame: CallFrame): string {
     return `node_modules/${parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]}`;
   }
   // Workflow code runs from the SDK's webpack bundle (one per worker thread), evaluated in a vm context.
-  if (/workflow-bundle/.test(url)) return '(workflow bundle: workflows/ and the SDK\'s workflow side)';
+  if (/workflow-bundle/.test(url)) return '(workflow bundle)';
   if (url.startsWith('evalmachine')) return '(workflow vm context glue)';
   if (!path.isAbsolute(url)) return `other: ${url}`;
   const rel = path.relative(REPO, url);
@@ -60,8 +62,50 @@ export function packageOf(frame: CallFrame): string {
   return `other: ${path.basename(url)}`;
 }
 
+/**
+ * The modules of a workflow bundle by line: webpack starts each with a line of a slash, three stars,
+ * a slash and the module's quoted path, relative to the repository where it was bundled. V8 profiles the bundle as one script
+ * (`workflow-bundle-<hash>.js`); with this map each frame is given its module's path instead, so the
+ * workflow threads' time is split by package as the main thread's is.
+ */
+export function bundleModules(code: string): Array<{ line: number; file: string }> {
+  const out: Array<{ line: number; file: string }> = [];
+  code.split('\n').forEach((text, line) => {
+    const m = /^\/\*{3}\/ "(.+)"$/.exec(text);
+    if (m) out.push({ line, file: path.resolve(REPO, m[1]) });
+    // webpack's own runtime (its lines start with a slash, six stars and a slash), after the modules.
+    else if (text.startsWith('/******/') && out.length > 0 && out[out.length - 1].file !== '') out.push({ line, file: '' });
+  });
+  return out;
+}
+
+/** `profile` with every frame of the workflow bundle moved to its module's file (line unknown: -1). */
+export function mapBundleFrames(profile: CpuProfile, modules: Array<{ line: number; file: string }>): CpuProfile {
+  if (modules.length === 0) return profile;
+  const moduleAt = (line: number) => {
+    let lo = 0;
+    let hi = modules.length - 1;
+    if (line < modules[0].line) return undefined;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (modules[mid].line <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    return modules[lo].file;
+  };
+  return {
+    ...profile,
+    nodes: profile.nodes.map((n) => {
+      if (!/workflow-bundle/.test(n.callFrame.url)) return n;
+      const file = moduleAt(n.callFrame.lineNumber);
+      if (file === undefined) return n;
+      return { ...n, callFrame: { ...n.callFrame, url: file === '' ? 'workflow-bundle: webpack runtime' : `file://${file}`, lineNumber: -1 } };
+    }),
+  };
+}
+
 const isProject = (pkg: string) => pkg.startsWith('src/') || PROJECT_TOP.has(pkg.replace(/\/$/, '')) || pkg.startsWith('scripts/');
-const frameName = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber + 1}` : ''}`.trim();
+const frameName = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}${f.lineNumber >= 0 ? `:${f.lineNumber + 1}` : ' (bundled)'}` : ''}`.trim();
 
 export interface ProfileSummary {
   file: string;
@@ -164,13 +208,14 @@ export function readProfile(file: string): CpuProfile {
 }
 
 if (require.main === module) {
-  const { values, positionals } = parseArgs({ options: { from: { type: 'string' }, to: { type: 'string' }, top: { type: 'string' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({ options: { from: { type: 'string' }, to: { type: 'string' }, top: { type: 'string' }, bundle: { type: 'string' } }, allowPositionals: true });
   if (positionals.length === 0) {
-    console.error('usage: npx tsx scripts/bench/cpu-profile-summary.ts FILE.cpuprofile [FILE …] [--from S --to S] [--top 20]');
+    console.error('usage: npx tsx scripts/bench/cpu-profile-summary.ts FILE.cpuprofile [FILE …] [--from S --to S] [--top 20] [--bundle workflow-bundle.js]');
     process.exit(2);
   }
+  const modules = values.bundle ? bundleModules(fs.readFileSync(values.bundle, 'utf8')) : [];
   for (const file of positionals) {
-    const summary = summarizeProfile(readProfile(file), file, Number(values.from ?? 0), values.to === undefined ? Infinity : Number(values.to), Number(values.top ?? 20));
+    const summary = summarizeProfile(mapBundleFrames(readProfile(file), modules), file, Number(values.from ?? 0), values.to === undefined ? Infinity : Number(values.to), Number(values.top ?? 20));
     console.log([`### ${file}`, '', ...renderProfileSummary(summary)].join('\n'));
   }
 }

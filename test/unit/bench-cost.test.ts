@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { counterDeltas, COUNTER } from '../../scripts/bench/cost-counters';
-import { packageOf, summarizeProfile, type CpuProfile } from '../../scripts/bench/cpu-profile-summary';
+import { bundleModules, mapBundleFrames, packageOf, summarizeProfile, type CpuProfile } from '../../scripts/bench/cpu-profile-summary';
 import { parsePrometheus, sumSamples } from '../../scripts/bench/prometheus-text';
 import { renderCostReport, type CostPhase } from '../../scripts/bench/cost-report';
 import type { PhaseResult } from '../../scripts/bench/load';
@@ -105,5 +105,18 @@ describe('the cost bench (issue 48)', () => {
     expect(md).toMatch(/CPU per completed charge .* \| 4\.00 /);
     expect(md).toMatch(/charge completions\/s ÷ .* \| 0\.50 /);
     expect(md).toMatch(/create p99 ÷ bare start p99 \| 3\.00 /);
+  });
+
+  test('names the module of a workflow-bundle frame by the bundle\'s module lines', () => {
+    const code = ['var __TEMPORAL__;', '/******/ (() => {', '/***/ "./node_modules/@temporalio/workflow/lib/x.js"', 'a();', '/***/ "./workflows/charge.ts"', 'b();', 'c();', '/******/ var __webpack_require__;'].join('\n');
+    const modules = bundleModules(code);
+    expect(modules.map((m) => [m.line, m.file === '' ? '' : path.relative(REPO, m.file)])).toEqual([
+      [2, 'node_modules/@temporalio/workflow/lib/x.js'],
+      [4, 'workflows/charge.ts'],
+      [7, ''],
+    ]);
+    const frame = (id: number, lineNumber: number) => ({ id, callFrame: { functionName: `f${id}`, url: 'workflow-bundle-abc.js', lineNumber } });
+    const mapped = mapBundleFrames({ nodes: [frame(1, 1), frame(2, 3), frame(3, 6), frame(4, 7)], startTime: 0, endTime: 0, samples: [], timeDeltas: [] }, modules);
+    expect(mapped.nodes.map((n) => packageOf(n.callFrame))).toEqual(['(workflow bundle)', 'node_modules/@temporalio/workflow', 'workflows/', '(workflow bundle)']);
   });
 });
