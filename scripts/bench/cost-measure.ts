@@ -25,12 +25,22 @@ export interface CostProbes {
 }
 
 /**
+ * How long to let Temporal's counters settle before each reading: the server's metrics (tally) are
+ * published to /metrics on an interval (about a second), so a reading right after a phase lacks its
+ * last second's counts, which then land in the next phase.
+ */
+const COUNTERS_SETTLE_MS = 2000;
+const settle = () => new Promise((resolve) => setTimeout(resolve, COUNTERS_SETTLE_MS));
+
+/**
  * Runs `run` between two readings of everything: pg_stat_statements reset before and read after,
  * the Prometheus counters, and the CPU of every process group (read last before and first after,
- * so that the scrapes' own CPU stays mostly outside).
+ * so that the scrapes' own CPU stays mostly outside). The counters are read after COUNTERS_SETTLE_MS
+ * of quiet on both sides, so they count what the CPU counts and little of the background beside it.
  */
 export async function measureCost<T>(probes: CostProbes, run: () => Promise<T>): Promise<{ value: T; cost: CostMeasurement }> {
   const { infra } = probes;
+  await settle();
   const countersBefore = await readCounters(infra.temporalMetricsPort, probes.sdkPorts);
   await probes.sql.reset();
   const before = cpuSnapshot(cpuTarget(infra.payments));
@@ -38,6 +48,7 @@ export async function measureCost<T>(probes: CostProbes, run: () => Promise<T>):
   const value = await run();
   const wallMs = performance.now() - t0;
   const cpu = cpuDelta(before, cpuSnapshot(cpuTarget(infra.payments)));
+  await settle();
   const countersAfter = await readCounters(infra.temporalMetricsPort, probes.sdkPorts);
   const sql = await probes.sql.read();
   return { value, cost: { cpu, counters: counterDeltas(countersBefore, countersAfter), sql, wallMs, load1: os.loadavg()[0] } };

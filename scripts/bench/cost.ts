@@ -101,7 +101,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
   const sql = await openStatStatements(infra.postgresAdminUrls ?? {});
   const probes: CostProbes = { infra, sdkPorts: [...(infra.payments.metricsPorts ?? []), benchSdkPort], sql };
   let chargeWindowUs: [number, number] | undefined;
-  let chargeItems = 0;
+  const cpuMsPerCharge = { bench: NaN, worker: NaN };
   try {
     report.notes.push(
       `Temporal counters from ${infra.temporalMetricsPort ? `the server's /metrics on port ${infra.temporalMetricsPort}` : 'nowhere (no listener)'}; SDK counters from ${probes.sdkPorts.length} listener(s) (${infra.payments.metricsPorts?.length ?? 0} of the payments worker process(es), 1 of the bench process, which runs the bare worker); pg_stat_statements on ${Object.keys(infra.postgresAdminUrls ?? {}).join(', ') || 'no server'}.`,
@@ -132,7 +132,8 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
         return collected;
       });
       if (profileFile) report.notes.push(`Bench process profile of the charge phase: ${profileFile}.`);
-      chargeItems = wh.charges.completed;
+      cpuMsPerCharge.bench = (1000 * cost.cpu.node) / Math.max(1, wh.charges.completed);
+      cpuMsPerCharge.worker = (1000 * cost.cpu.worker) / Math.max(1, wh.charges.completed);
       const deliveryId = await oneDelivery(infra, load.merchantId);
       const phase: CostPhase = {
         column: 'charge',
@@ -179,7 +180,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
       omesInstall();
     } catch (error) {
       omesReady = false;
-      report.skipped.push(`omes ${error instanceof Error ? error.message : String(error)}`);
+      report.skipped.push(error instanceof Error ? error.message : String(error));
     }
     if (omesReady) {
       log(`${variant.name}: omes: ${N} iterations`);
@@ -193,7 +194,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
     await infra.stop();
     stopCurrent = undefined;
   }
-  if (PROFILE_DIR) report.profiles.push(...collectProfiles({ dir: PROFILE_DIR, variant: variant.name, workerDir: workerProfileDir, bundle, chargeWindowUs, chargeItems }));
+  if (PROFILE_DIR) report.profiles.push(...collectProfiles({ dir: PROFILE_DIR, variant: variant.name, workerDir: workerProfileDir, bundle, chargeWindowUs, cpuMsPerCharge }));
 }
 
 function sendReport(report: string): Promise<void> {

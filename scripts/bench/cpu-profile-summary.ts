@@ -180,13 +180,18 @@ const f1 = (n: number) => n.toFixed(1);
 const pct = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)} %` : 'n/a');
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 
-/** Markdown of one summary; `perItem` divides the milliseconds by that many items (a phase's charges) in an extra column. */
-export function renderProfileSummary(s: ProfileSummary, perItem?: { items: number; label: string }): string[] {
-  const per = (v: number) => (perItem && perItem.items > 0 ? ` | ${(v / perItem.items).toFixed(3)}` : '');
-  const perHead = perItem ? ` | ms per ${perItem.label}` : '';
-  const perAlign = perItem ? '|--:' : '';
+/**
+ * Markdown of one summary. V8 samples on the wall clock: a thread the OS has descheduled (a busy
+ * machine) is still "in" its function, so a profile's milliseconds are not CPU. `estimate` turns
+ * each share into CPU: `factor` (CPU-ms per item ÷ this profile's not-idle ms) times the ms, in an
+ * extra column "est. CPU-ms per <label>".
+ */
+export function renderProfileSummary(s: ProfileSummary, estimate?: { factor: number; label: string }): string[] {
+  const per = (v: number) => (estimate ? ` | ${Number.isFinite(estimate.factor) ? (v * estimate.factor).toFixed(3) : 'n/a'}` : '');
+  const perHead = estimate ? ` | est. CPU-ms per ${estimate.label}` : '';
+  const perAlign = estimate ? '|--:' : '';
   return [
-    `Profile \`${path.basename(s.file)}\`, window ${f1(s.windowS[0])}–${f1(s.windowS[1])} s: ${f1(s.totalMs)} ms sampled, ${f1(s.busyMs)} ms not idle.`,
+    `Profile \`${path.basename(s.file)}\`, window ${f1(s.windowS[0])}–${f1(s.windowS[1])} s: ${f1(s.totalMs)} ms sampled, ${f1(s.busyMs)} ms not idle (wall-clock samples: on a busy machine more than the CPU used).`,
     '',
     `| self time by package | ms | share of not idle${perHead} |`,
     `|:--|--:|--:${perAlign}|`,
