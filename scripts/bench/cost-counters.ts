@@ -44,7 +44,7 @@ export const SERVER_COUNTERS: Array<{ label: string; metric: string; where?: Whe
 /** The SDK's counters (Core's names; a counter may carry `_total`). */
 export const SDK_COUNTERS: Array<{ label: string; metrics: string[] }> = [
   { label: 'SDK workflow task executions', metrics: ['temporal_workflow_task_execution_latency_count'] },
-  { label: 'SDK workflow task replays (cache misses)', metrics: ['temporal_workflow_task_replay_latency_count'] },
+  { label: 'SDK workflow task replay latency observations', metrics: ['temporal_workflow_task_replay_latency_count'] },
   { label: 'SDK activity executions', metrics: ['temporal_activity_execution_latency_count'] },
   { label: COUNTER.localActivities, metrics: ['temporal_local_activity_execution_latency_count'] },
   { label: 'SDK local activities (total)', metrics: ['temporal_local_activity_total', 'temporal_local_activity_total_total'] },

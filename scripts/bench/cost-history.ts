@@ -22,3 +22,28 @@ export async function countHistory(client: Client, kind: string, workflowId: str
     return { kind, workflowId, error: error instanceof Error ? error.message : String(error) };
   }
 }
+
+/** The workflows a phase started, by type, and one id of each (visibility: StartTime within the phase). */
+export interface WorkflowMix {
+  byType: Record<string, number>;
+  sample: Record<string, string>;
+}
+
+export async function workflowsStarted(client: Client, from: Date, to: Date): Promise<WorkflowMix | { error: string }> {
+  const mix: WorkflowMix = { byType: {}, sample: {} };
+  try {
+    for await (const w of client.workflow.list({ query: `StartTime >= "${from.toISOString()}" AND StartTime <= "${to.toISOString()}"` })) {
+      mix.byType[w.type] = (mix.byType[w.type] ?? 0) + 1;
+      mix.sample[w.type] ??= w.workflowId;
+    }
+    return mix;
+  } catch (error) {
+    return { error: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+  }
+}
+
+/** One history of each type the phase started (falling back to `fallback`, kind → id, when visibility could not list them). */
+export async function historiesOf(client: Client, mix: WorkflowMix | { error: string }, fallback: Record<string, string>): Promise<Array<HistoryCount | { kind: string; workflowId: string; error: string }>> {
+  const ids = 'error' in mix ? fallback : mix.sample;
+  return Promise.all(Object.entries(ids).map(([kind, id]) => countHistory(client, kind, id)));
+}

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { COUNTER } from './cost-counters';
 import type { CostMeasurement } from './cost-measure';
-import type { HistoryCount } from './cost-history';
+import type { HistoryCount, WorkflowMix } from './cost-history';
 import type { PhaseResult } from './load';
 import { fmt, perSecond, summarize } from './stats';
 
@@ -27,6 +27,8 @@ export interface CostPhase {
   /** omes's own completion rate. */
   omes?: { iterations: number; wallS: number; perS: number };
   cost: CostMeasurement;
+  /** The workflows the phase started, by type (visibility), or why they could not be listed. */
+  workflows?: WorkflowMix | { error: string };
   histories: Array<HistoryCount | { kind: string; workflowId: string; error: string }>;
 }
 
@@ -48,9 +50,23 @@ const namedCpu = (c: CostMeasurement['cpu']) => c.node + c.worker + c.temporal +
 const counter = (p: CostPhase, label: string) => p.cost.counters.server?.[label] ?? p.cost.counters.sdk?.[label];
 const histories = (p: CostPhase) => p.histories.filter((h): h is HistoryCount => 'events' in h);
 
-/** History events per item: the workflow's own, and for a charge also its deliveries' (deliveries per charge × one delivery's). */
+/**
+ * History events per item: for each workflow type the phase started, workflows per item × the
+ * events of one of them (all of a charge's: its own, its deliveries', any other it causes). Without
+ * the list (visibility failed): the sampled workflows, a charge's deliveries at deliveries per charge.
+ */
 function historyPerItem(p: CostPhase): number {
   const h = histories(p);
+  const mix = p.workflows && !('error' in p.workflows) ? p.workflows : undefined;
+  if (mix && p.items > 0) {
+    let sum = 0;
+    for (const [type, n] of Object.entries(mix.byType)) {
+      const one = h.find((x) => x.kind === type);
+      if (!one) return NaN;
+      sum += (n / p.items) * one.events;
+    }
+    return sum;
+  }
   if (p.column === 'charge') {
     const charge = h.find((x) => x.kind === 'charge');
     const delivery = h.find((x) => x.kind === 'webhook delivery');
@@ -81,7 +97,8 @@ function budgetRows(topology: boolean, sqlServers: string[]): Array<[string, (p:
     ['workflow tasks (server: RespondWorkflowTaskCompleted)', perItem((p) => counter(p, COUNTER.workflowTasks) ?? NaN), 2],
     ['activity tasks (server: RespondActivityTaskCompleted)', perItem((p) => counter(p, COUNTER.activityTasks) ?? NaN), 2],
     ['local activities (SDK)', perItem((p) => counter(p, COUNTER.localActivities) ?? NaN), 2],
-    ['history events (fetchHistory of one; a charge adds its deliveries\')', historyPerItem, 1],
+    ['workflows started', perItem((p) => (p.workflows && !('error' in p.workflows) ? Object.values(p.workflows.byType).reduce((a, b) => a + b, 0) : NaN)), 2],
+    ['history events (workflows per item × fetchHistory of one of each type)', historyPerItem, 1],
     ['persistence requests (server, every namespace)', perItem((p) => counter(p, COUNTER.persistence) ?? NaN), 1],
     ['of which namespace default', perItem((p) => counter(p, COUNTER.persistenceDefault) ?? NaN), 1],
     ...sqlRows('SQL statements (pg_stat_statements)', (r) => r.calls, 1),
@@ -151,13 +168,17 @@ function renderVariant(v: CostVariantReport): string[] {
     }
     out.push('');
   }
-  // History of one workflow of each kind.
-  const hs = v.phases.flatMap((p) => p.histories);
-  if (hs.length) {
-    out.push('| workflow (one of each kind) | id | events | by type |', '|:--|:--|--:|:--|');
-    for (const h of hs) {
-      if ('error' in h) out.push(`| ${h.kind} | ${h.workflowId} | n/a | ${cell(h.error)} |`);
-      else out.push(`| ${h.kind} | ${h.workflowId} | ${h.events} | ${Object.entries(h.byType).sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ')} |`);
+  // The workflows each phase started, and the history of one of each type.
+  if (v.phases.some((p) => p.histories.length)) {
+    out.push('| phase | workflow type (one of each) | per item | id | events | by type |', '|:--|:--|--:|:--|--:|:--|');
+    for (const p of v.phases) {
+      const mix = p.workflows && !('error' in p.workflows) ? p.workflows : undefined;
+      if (p.workflows && 'error' in p.workflows) out.push(`| ${COLUMN_TITLES[p.column]} | (visibility list failed: ${cell(p.workflows.error)}) | | | | |`);
+      for (const h of p.histories) {
+        const per = mix ? fmt((mix.byType[h.kind] ?? 0) / Math.max(1, p.items), 2) : 'n/a';
+        if ('error' in h) out.push(`| ${COLUMN_TITLES[p.column]} | ${h.kind} | ${per} | ${h.workflowId} | n/a | ${cell(h.error)} |`);
+        else out.push(`| ${COLUMN_TITLES[p.column]} | ${h.kind} | ${per} | ${h.workflowId} | ${h.events} | ${Object.entries(h.byType).sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ')} |`);
+      }
     }
     out.push('');
   }

@@ -21,7 +21,7 @@ import { createBareWorker, runBaselinePhase } from './baseline';
 import type { BenchInfra } from './bench-infra';
 import { newMerchantKey, runChargePhase } from './charges';
 import { detectCompletionMode } from './completion';
-import { countHistory } from './cost-history';
+import { historiesOf, workflowsStarted } from './cost-history';
 import { measureCost, type CostProbes } from './cost-measure';
 import { collectProfiles } from './cost-profiles';
 import { monotonicUs, startProfiler } from './cost-profiler';
@@ -121,6 +121,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
       const load = await webhooks.load([{ events: [] }]);
       log(`${variant.name}: charge phase: ${N} charges at ${CONCURRENCY}, each awaited and delivered`);
       let profileFile: string | undefined;
+      const from = new Date();
       const { value: wh, cost } = await measureCost(probes, async () => {
         // The profiler and the window inside the measured span: the counters' scrapes stay outside.
         const profiler = PROFILE_DIR ? await startProfiler(path.join(PROFILE_DIR, `${variant.name}-bench-charge.cpuprofile`)) : undefined;
@@ -134,6 +135,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
       if (profileFile) report.notes.push(`Bench process profile of the charge phase: ${profileFile}.`);
       cpuMsPerCharge.bench = (1000 * cost.cpu.node) / Math.max(1, wh.charges.completed);
       cpuMsPerCharge.worker = (1000 * cost.cpu.worker) / Math.max(1, wh.charges.completed);
+      const workflows = await workflowsStarted(client, from, new Date());
       const deliveryId = await oneDelivery(infra, load.merchantId);
       const phase: CostPhase = {
         column: 'charge',
@@ -141,7 +143,8 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
         result: wh.charges,
         deliveries: { expected: wh.expected, delivered: wh.delivered, wallMs: wh.wallMs, perCharge: wh.charges.completed ? wh.delivered / wh.charges.completed : NaN },
         cost,
-        histories: [await countHistory(client, 'charge', wh.charges.create.values[0]), ...(deliveryId ? [await countHistory(client, 'webhook delivery', deliveryId)] : [])],
+        workflows,
+        histories: await historiesOf(client, workflows, { charge: wh.charges.create.values[0], ...(deliveryId ? { 'webhook delivery': deliveryId } : {}) }),
       };
       report.phases.push(phase);
       const bad = [...failures(wh.charges), ...(wh.missing ? [`${wh.missing} deliveries missing`] : []), ...(wh.badSignatures ? [`${wh.badSignatures} bad signatures`] : [])];
@@ -156,8 +159,10 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
     await fundForPayouts(infra, payer.id, WARMUP + N);
     await runPayoutPhase(infra, WARMUP, CONCURRENCY, { key: payer.key, name: 'payout warm-up', referencePrefix: 'bench-cost-payout-warm' });
     log(`${variant.name}: payout phase: ${N} payouts`);
+    const payoutsFrom = new Date();
     const payouts = await measureCost(probes, () => runPayoutPhase(infra, N, CONCURRENCY, { key: payer.key, name: 'payout: POST /v1/payouts', referencePrefix: 'bench-cost-payout' }));
-    report.phases.push({ column: 'payout', items: payouts.value.completed, result: payouts.value, cost: payouts.cost, histories: [await countHistory(client, 'payout', payouts.value.create.values[0])] });
+    const payoutWorkflows = await workflowsStarted(client, payoutsFrom, new Date());
+    report.phases.push({ column: 'payout', items: payouts.value.completed, result: payouts.value, cost: payouts.cost, workflows: payoutWorkflows, histories: await historiesOf(client, payoutWorkflows, { payout: payouts.value.create.values[0] }) });
     if (failures(payouts.value).length) report.notes.push(`Payout phase problems: ${failures(payouts.value).slice(0, 3).join('; ')}.`);
 
     // 4. Bare workflows on the same server: the bare worker in this process, its own task queue.
@@ -167,8 +172,10 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
       await runBaselinePhase(infra, bare, 'start', WARMUP, CONCURRENCY, 0);
       for (const kind of ['start', 'start-activity'] as const) {
         log(`${variant.name}: bare ${kind}: ${N} workflows`);
+        const bareFrom = new Date();
         const m = await measureCost(probes, () => runBaselinePhase(infra, bare, kind, N, CONCURRENCY, 0));
-        report.phases.push({ column: kind === 'start' ? 'bare-start' : 'bare-activity', items: m.value.completed, result: m.value, cost: m.cost, histories: [await countHistory(client, m.value.name, m.value.create.values[0])] });
+        const workflows = await workflowsStarted(client, bareFrom, new Date());
+        report.phases.push({ column: kind === 'start' ? 'bare-start' : 'bare-activity', items: m.value.completed, result: m.value, cost: m.cost, workflows, histories: await historiesOf(client, workflows, { [m.value.name]: m.value.create.values[0] }) });
         if (failures(m.value).length) report.notes.push(`${m.value.name} problems: ${failures(m.value).slice(0, 3).join('; ')}.`);
       }
     } finally {
@@ -184,8 +191,10 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
     }
     if (omesReady) {
       log(`${variant.name}: omes: ${N} iterations`);
+      const omesFrom = new Date();
       const o = await measureCost(probes, () => runOmesBaseline({ temporalAddress: infra.temporalAddress, namespace: infra.config.temporalNamespace, iterations: N, maxConcurrent: CONCURRENCY, log }));
-      report.phases.push({ column: 'omes', items: o.value.iterations, omes: { iterations: o.value.iterations, wallS: o.value.wallS, perS: o.value.workflowsPerSecond }, cost: o.cost, histories: [] });
+      const workflows = await workflowsStarted(client, omesFrom, new Date());
+      report.phases.push({ column: 'omes', items: o.value.iterations, omes: { iterations: o.value.iterations, wallS: o.value.wallS, perS: o.value.workflowsPerSecond }, cost: o.cost, workflows, histories: await historiesOf(client, workflows, {}) });
       report.notes.push(`omes: its worker (a process of its own) is in "other"; its warm-up iteration, worker start and stop are inside the phase's CPU; ${o.value.failed} failed.`);
     }
   } finally {

@@ -98,7 +98,17 @@ describe('the cost bench (issue 48)', () => {
       },
       histories: [],
     });
-    const md = renderCostReport([], [{ name: 'topology', title: 'topology', topology: true, notes: [], skipped: [], profiles: [], phases: [phase('charge', 1, 2000, 300), phase('bare-start', 0.1, 500, 100), phase('bare-activity', 0.25, 1000, 100)] }], []);
+    const charge: CostPhase = {
+      ...phase('charge', 1, 2000, 300),
+      workflows: { byType: { chargeWorkflow: 10, webhookDeliveryWorkflow: 20 }, sample: { chargeWorkflow: 'c', webhookDeliveryWorkflow: 'd' } },
+      histories: [
+        { kind: 'chargeWorkflow', workflowId: 'c', events: 27, byType: {} },
+        { kind: 'webhookDeliveryWorkflow', workflowId: 'd', events: 8, byType: {} },
+      ],
+    };
+    const md = renderCostReport([], [{ name: 'topology', title: 'topology', topology: true, notes: [], skipped: [], profiles: [], phases: [charge, phase('bare-start', 0.1, 500, 100), phase('bare-activity', 0.25, 1000, 100)] }], []);
+    expect(md).toMatch(/\| workflows started \| 3\.00 \|/);
+    expect(md).toMatch(/\| history events \(.*\) \| 43\.0 \|/);
     expect(md).toContain('| **total CPU-ms (the named processes)** | 100.00 | 10.00 | 25.00 |');
     expect(md).toContain('| SQL statements (pg_stat_statements): temporal-postgres | 20.0 | 20.0 | 20.0 |');
     expect(md).toContain('| SQL statements (pg_stat_statements): both | 25.0 | 25.0 | 25.0 |');
