@@ -170,14 +170,14 @@ function renderVariant(v: CostVariantReport): string[] {
   }
   // The workflows each phase started, and the history of one of each type.
   if (v.phases.some((p) => p.histories.length)) {
-    out.push('| phase | workflow type (one of each) | per item | id | events | by type |', '|:--|:--|--:|:--|--:|:--|');
+    out.push('| phase | workflow type | per item | id (the median of up to 5 sampled) | events | by type |', '|:--|:--|--:|:--|--:|:--|');
     for (const p of v.phases) {
       const mix = p.workflows && !('error' in p.workflows) ? p.workflows : undefined;
       if (p.workflows && 'error' in p.workflows) out.push(`| ${COLUMN_TITLES[p.column]} | (visibility list failed: ${cell(p.workflows.error)}) | | | | |`);
       for (const h of p.histories) {
         const per = mix ? fmt((mix.byType[h.kind] ?? 0) / Math.max(1, p.items), 2) : 'n/a';
         if ('error' in h) out.push(`| ${COLUMN_TITLES[p.column]} | ${h.kind} | ${per} | ${h.workflowId} | n/a | ${cell(h.error)} |`);
-        else out.push(`| ${COLUMN_TITLES[p.column]} | ${h.kind} | ${per} | ${h.workflowId} | ${h.events} | ${Object.entries(h.byType).sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ')} |`);
+        else out.push(`| ${COLUMN_TITLES[p.column]} | ${h.kind} | ${per} | ${h.workflowId} | ${h.events}${h.of && h.of > 1 ? ` (median of ${h.of}: ${h.range?.[0]}–${h.range?.[1]})` : ''} | ${Object.entries(h.byType).sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ')} |`);
       }
     }
     out.push('');

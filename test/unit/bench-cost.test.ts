@@ -100,7 +100,7 @@ describe('the cost bench (issue 48)', () => {
     });
     const charge: CostPhase = {
       ...phase('charge', 1, 2000, 300),
-      workflows: { byType: { chargeWorkflow: 10, webhookDeliveryWorkflow: 20 }, sample: { chargeWorkflow: 'c', webhookDeliveryWorkflow: 'd' } },
+      workflows: { byType: { chargeWorkflow: 10, webhookDeliveryWorkflow: 20 }, samples: { chargeWorkflow: ['c'], webhookDeliveryWorkflow: ['d'] } },
       histories: [
         { kind: 'chargeWorkflow', workflowId: 'c', events: 27, byType: {} },
         { kind: 'webhookDeliveryWorkflow', workflowId: 'd', events: 8, byType: {} },
