@@ -66,6 +66,12 @@ const WARMUP = Math.min(10, N);
 const DELIVERY_WAIT_MS = 120_000;
 const log = (m: string) => console.error(`bench cost: ${m}`);
 
+/** Stops the variant when its worker died: the figures after that would mean nothing. */
+function checkPayments(infra: BenchInfra): void {
+  const failure = infra.payments.failure();
+  if (failure) throw new Error(failure);
+}
+
 function failures(r: PhaseResult): string[] {
   return [...r.create.errors, ...r.completeErrors, ...(r.completed !== r.n ? [`${r.completed}/${r.n} completed`] : [])];
 }
@@ -77,7 +83,7 @@ async function machineBusy(): Promise<number> {
   return (cpuSnapshot().machine - a) / os.cpus().length;
 }
 
-/** One delivery workflow of the merchant (workflow id = delivery id) and the deliveries per charge. */
+/** One delivery workflow of the merchant (workflow id = delivery id), for when visibility cannot list the phase's workflows. */
 async function oneDelivery(infra: BenchInfra, merchantId: string): Promise<string | undefined> {
   const rows = await infra.orm.em.getConnection().execute<{ id: string }[]>(`select id from webhook_deliveries where merchant_id = ? order by created_at limit 1`, [merchantId]);
   return rows[0]?.id;
@@ -149,6 +155,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
       report.phases.push(phase);
       const bad = [...failures(wh.charges), ...(wh.missing ? [`${wh.missing} deliveries missing`] : []), ...(wh.badSignatures ? [`${wh.badSignatures} bad signatures`] : [])];
       if (bad.length) report.notes.push(`Charge phase problems: ${bad.slice(0, 3).join('; ')}.`);
+      checkPayments(infra);
       log(`${variant.name}: charges: ${wh.charges.completed}/${N} succeeded, ${wh.delivered}/${wh.expected} deliveries, ${fmt(cost.wallMs / 1000, 1)} s`);
     } finally {
       await webhooks.close();
@@ -164,6 +171,7 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
     const payoutWorkflows = await workflowsStarted(client, payoutsFrom, new Date());
     report.phases.push({ column: 'payout', items: payouts.value.completed, result: payouts.value, cost: payouts.cost, workflows: payoutWorkflows, histories: await historiesOf(client, payoutWorkflows, { payout: payouts.value.create.values[0] }) });
     if (failures(payouts.value).length) report.notes.push(`Payout phase problems: ${failures(payouts.value).slice(0, 3).join('; ')}.`);
+    checkPayments(infra);
 
     // 4. Bare workflows on the same server: the bare worker in this process, its own task queue.
     const bare = await createBareWorker(infra);
@@ -219,7 +227,7 @@ const reports: CostVariantReport[] = [];
 /** Stops the variant under way (a timeout or a signal). */
 let stopCurrent: (() => Promise<void>) | undefined;
 const header = [
-  `N=${N} per phase, CONCURRENCY=${CONCURRENCY}, warm-up ${WARMUP} charges (with the endpoint), ${WARMUP} payouts and ${WARMUP} bare starts per variant; variants ${VARIANTS.map((v) => v.name).join(', ')}, each on fresh servers; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} at the start.`,
+  `N=${N} per phase, CONCURRENCY=${CONCURRENCY}, ${WARMUP} charges (with the endpoint), ${WARMUP} payouts and ${WARMUP} bare starts per variant; variants ${VARIANTS.map((v) => v.name).join(', ')}, each on fresh servers; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} at the start.`,
   'CPU from /proc (scripts/bench/procs.ts) between the first request of a phase and its last completion (for charges: the last delivery at the receiver), divided by the items completed. Nothing is subtracted: the bench process\'s column holds what runs in it. "other" is the machine\'s busy CPU outside the named processes (the kernel, other processes on the machine): the quieter the machine, the nearer to 0. Figures, not assertions.',
 ];
 const footer: string[] = [];
