@@ -227,7 +227,7 @@ const reports: CostVariantReport[] = [];
 /** Stops the variant under way (a timeout or a signal). */
 let stopCurrent: (() => Promise<void>) | undefined;
 const header = [
-  `N=${N} per phase, CONCURRENCY=${CONCURRENCY}; per variant first ${Math.min(3, N)} charges to see how to await them, then a warm-up of ${WARMUP} charges (with the endpoint), ${WARMUP} payouts and ${WARMUP} bare starts per variant; variants ${VARIANTS.map((v) => v.name).join(', ')}, each on fresh servers; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} at the start.`,
+  `N=${N} per phase, CONCURRENCY=${CONCURRENCY}; per variant first ${Math.min(3, N)} charges to see how to await them, then a warm-up of ${WARMUP} charges (with the endpoint), ${WARMUP} payouts and ${WARMUP} bare starts; variants ${VARIANTS.map((v) => v.name).join(', ')}, each on fresh servers; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} at the start.`,
   'CPU from /proc (scripts/bench/procs.ts) between the first request of a phase and its last completion (for charges: the last delivery at the receiver), divided by the items completed. Nothing is subtracted: the bench process\'s column holds what runs in it. "other" is the machine\'s busy CPU outside the named processes (the kernel, other processes on the machine): the quieter the machine, the nearer to 0. Figures, not assertions.',
 ];
 const footer: string[] = [];
