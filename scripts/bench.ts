@@ -17,8 +17,11 @@ const retention = process.argv.some((a, i) => a === '--only=retention' || (a ===
 const inflight = process.argv.some((a, i) => a === '--only=inflight' || (a === '--only' && process.argv[i + 1] === 'inflight'));
 // `--only omes` (issue 34, the omes baseline): scripts/bench/omes-run.ts, in the child as well.
 const omes = process.argv.some((a, i) => a === '--only=omes' || (a === '--only' && process.argv[i + 1] === 'omes'));
+// `--only cost` (issue 48, the cost of a charge): scripts/bench/cost.ts, in the child as well.
+const cost = process.argv.some((a, i) => a === '--only=cost' || (a === '--only' && process.argv[i + 1] === 'cost'));
 // `--only reads` (issue 34, a million rows per merchant): the reads bench alone, in this process (scripts/bench/reads.ts).
 if (only >= 0 && (process.argv[only] === '--only=reads' || process.argv[only + 1] === 'reads')) void import('./bench/reads.js');
+else if (process.env.BENCH_INNER === '1' && cost) void import('./bench/cost.js');
 else if (process.env.BENCH_INNER === '1' && omes) void import('./bench/omes-run.js');
 else if (process.env.BENCH_INNER === '1') void import(retention ? './bench/retention.js' : inflight ? './bench/inflight.js' : './bench/run.js');
 else launch(__filename);

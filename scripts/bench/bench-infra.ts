@@ -28,7 +28,23 @@ export interface BenchInfra {
   /** What the sandbox listener was built with (the rate-limit phase builds two more on them). */
   deps: ServiceDeps;
   payments: PaymentsSide;
+  /** Temporal's Prometheus listener, when it has one the bench knows (the cost mode's dev server; the topology's server). */
+  temporalMetricsPort?: number;
+  /** Each PostgreSQL server by name, its `postgres` database (the cost mode reads pg_stat_statements there). */
+  postgresAdminUrls?: Record<string, string>;
   /** Where each store keeps its data on disk (the in-flight bench's disk figures): Temporal's (SQLite files, or its PostgreSQL) and the service's PostgreSQL. */
   disk?: { temporal: string[]; postgres: string[] };
   stop(): Promise<void>;
+}
+
+/** Opt-ins of one mode (the cost mode, scripts/bench/cost.ts); every other mode starts its servers without them. */
+export interface BenchInfraOptions {
+  /** Extra `postgres` flags for the bench's embedded PostgreSQL (`deployed`, `single`, `tuned`). */
+  postgresFlags?: string[];
+  /** Give the dev server a Prometheus listener on a free port (`--metrics-port`). */
+  temporalMetrics?: boolean;
+  /** Added to the environment of the forked worker process (e.g. NODE_OPTIONS=--cpu-prof). */
+  workerEnv?: NodeJS.ProcessEnv;
+  /** Added to the topology supervisor's environment (e.g. TOPOLOGY_PG_STAT_STATEMENTS=1). */
+  topologyEnv?: NodeJS.ProcessEnv;
 }

@@ -19,9 +19,9 @@ import { startDevServer } from '../../src/temporal/dev-server';
 import { startPayments } from './payments';
 import { startTopologyInfra } from './topology';
 import type { Variant } from './variants';
-import type { BenchInfra } from './bench-infra';
+import type { BenchInfra, BenchInfraOptions } from './bench-infra';
 
-export type { BenchInfra } from './bench-infra';
+export type { BenchInfra, BenchInfraOptions } from './bench-infra';
 
 
 /**
@@ -42,8 +42,8 @@ export function benchEnv(): NodeJS.ProcessEnv {
  * the sandbox API on an ephemeral loopback port with its access log and metrics. `stop` tears
  * everything down and removes the folder. The `topology` variant: scripts/bench/topology.ts.
  */
-export async function startBenchInfra(variant: Variant, log: (m: string) => void): Promise<BenchInfra> {
-  if (variant.topology) return startTopologyInfra(variant, benchEnv(), log);
+export async function startBenchInfra(variant: Variant, log: (m: string) => void, options: BenchInfraOptions = {}): Promise<BenchInfra> {
+  if (variant.topology) return startTopologyInfra(variant, { ...benchEnv(), ...options.topologyEnv }, log);
   const stops: Array<() => Promise<unknown>> = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
   if (process.getuid?.() === 0) fs.chmodSync(dataDir, 0o777);
@@ -54,12 +54,14 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
   try {
     const config = loadConfig(benchEnv());
     const taskQueue = config.taskQueue; // the default (`payments`): every variant has a new dev server
-    const pg = await startEmbeddedPostgres(dataDir, await freePort());
+    const pgPort = await freePort();
+    const pg = await startEmbeddedPostgres(dataDir, pgPort, undefined, options.postgresFlags ?? []);
     stops.push(pg.stop);
     const orm = await openOrm(pg.url, config.dbPoolMax);
     stops.push(() => orm.close());
     await migrate(orm);
 
+    const temporalMetricsPort = options.temporalMetrics ? await freePort() : undefined;
     const server = await startDevServer({
       dataDir,
       cliPath: config.temporalCliPath,
@@ -68,6 +70,7 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
       persistent: variant.persistentDevServer,
       // npm start runs the Web UI too; it idles unless someone opens it.
       ...(variant.persistentDevServer ? { uiPort: await freePort() } : {}),
+      ...(temporalMetricsPort ? { metricsPort: temporalMetricsPort } : {}),
     });
     stops.push(server.stop);
     const secretsKey = randomBytes(32).toString('base64');
@@ -76,7 +79,7 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
     stops.push(() => temporal.connection.close());
 
     log(`${variant.name}: starting the payments worker and outbox relay (${variant.separateWorker ? 'own process, startWorkerProcess' : 'in this process'})`);
-    const payments = await startPayments({ separate: variant.separateWorker, config, databaseUrl: pg.url, temporalAddress: server.address, secretsKey, dataDir });
+    const payments = await startPayments({ separate: variant.separateWorker, config, databaseUrl: pg.url, temporalAddress: server.address, secretsKey, dataDir, workerEnv: options.workerEnv });
     stops.push(() => payments.stop());
 
     const deps: ServiceDeps = {
@@ -102,7 +105,8 @@ export async function startBenchInfra(variant: Variant, log: (m: string) => void
     );
     const apiUrl = `http://127.0.0.1:${(api.address() as net.AddressInfo).port}`;
     const disk = { temporal: ['temporal.db', 'temporal.db-wal', 'temporal.db-shm'].map((f) => path.join(dataDir, f)), postgres: [path.join(dataDir, 'postgres')] };
-    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, deps, payments, disk, stop };
+    const postgresAdminUrls = { postgres: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres` };
+    return { variant, orm, temporal, temporalAddress: server.address, payloadCodec, taskQueue, config, apiUrl, deps, payments, disk, temporalMetricsPort, postgresAdminUrls, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -38,6 +38,8 @@ export interface PaymentsOptions {
   temporalAddress: string;
   secretsKey: string;
   dataDir: string;
+  /** Added to the forked worker's environment (the cost mode's NODE_OPTIONS=--cpu-prof); not used in this process. */
+  workerEnv?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -57,6 +59,7 @@ async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
     // Only so that the worker may deliver to the bench's receiver on http://127.0.0.1 (sandbox).
     WEBHOOK_ALLOW_PRIVATE_HOSTS: o.config.webhooks.allowPrivateHosts.join(','),
     WEBHOOK_ALLOW_HTTP: String(o.config.webhooks.allowHttp),
+    ...o.workerEnv,
   });
   let stopping = false;
   let failure: string | undefined;

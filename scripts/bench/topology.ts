@@ -13,6 +13,7 @@ import { connectTemporal } from '../../src/temporal/connection';
 import { readTopologyState, topologyDown, topologyUp, type TopologyState } from '../../src/topology';
 import { allPorts, topologyPorts } from '../../src/topology/ports';
 import { topologySecrets } from '../../src/topology/secrets';
+import { postgresUrl } from '../../src/topology/postgres';
 import { isAlive } from '../../src/topology/state';
 import { temporalServerInstall } from '../../src/topology/temporal-server';
 import type { BenchInfra } from './bench-infra';
@@ -126,7 +127,9 @@ export async function startTopologyInfra(variant: Variant, env: NodeJS.ProcessEn
       temporalDeadlineMs: config.temporalRequestDeadlineMs,
     };
     const disk = { temporal: [path.join(dir, 'temporal-postgres')], postgres: [path.join(dir, 'service-postgres')] };
-    return { variant, orm, temporal, temporalAddress: state.temporal_address, payloadCodec, taskQueue: config.taskQueue, config, apiUrl: state.public.sandbox, deps, payments, disk, stop };
+    const ports = topologyPorts(offset);
+    const postgresAdminUrls = { 'service-postgres': postgresUrl(ports.servicePostgres, 'postgres'), 'temporal-postgres': postgresUrl(ports.temporalPostgres, 'postgres') };
+    return { variant, orm, temporal, temporalAddress: state.temporal_address, payloadCodec, taskQueue: config.taskQueue, config, apiUrl: state.public.sandbox, deps, payments, disk, temporalMetricsPort: ports.temporalMetrics, postgresAdminUrls, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -19,6 +19,8 @@ export interface DevServerOptions {
   persistent?: boolean;
   /** The Temporal UI's remote codec endpoint (runtime/codec-server.ts), when the UI runs. */
   uiCodecEndpoint?: string;
+  /** Opt-in (the bench's cost mode): the server's Prometheus `/metrics` on this port (`--metrics-port`); unset: the CLI's default. */
+  metricsPort?: number;
 }
 
 export interface RunningDevServer {
@@ -97,6 +99,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     // `payments stuck`) after this many failures in a row; off unless set.
     ...['--dynamic-config-value', `system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute=${TASK_PROBLEMS_TO_FLAG}`],
     ...(ui && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
+    ...(options.metricsPort !== undefined && options.metricsPort > 0 ? ['--metrics-port', String(options.metricsPort)] : []),
   ];
   const env = await TestWorkflowEnvironment.createLocal({
     server: {

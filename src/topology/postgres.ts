@@ -33,6 +33,15 @@ export async function initialisePostgres(piece: PostgresPiece): Promise<void> {
 }
 
 /**
+ * Opt-in for the bench's cost mode (scripts/bench/cost.ts): TOPOLOGY_PG_STAT_STATEMENTS=1 in the
+ * supervisor's environment loads pg_stat_statements (every statement, nested ones too) in both
+ * PostgreSQL servers. Unset (always, outside that bench): no extra flag.
+ */
+export function statStatementsFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env.TOPOLOGY_PG_STAT_STATEMENTS === '1' ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : [];
+}
+
+/**
  * The postmaster itself, so that its pid is the one to signal. Durability as in production (fsync
  * on): the fault runs kill it. No Unix socket (two clusters, and `npm start`'s, share no socket dir).
  */
@@ -49,7 +58,7 @@ export function postgresSpec(piece: PostgresPiece): PieceSpec {
       // still runs a postmaster, so a stale file is safe to leave: it starts and recovers.
       return {
         file: path.join(postgresBinariesDir(), 'bin', 'postgres'),
-        args: ['-D', piece.dataDir, '-p', String(piece.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+        args: ['-D', piece.dataDir, '-p', String(piece.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...statStatementsFlags()],
         env: { ...process.env, LC_MESSAGES: 'C' },
         ...(ids ?? {}),
       };
