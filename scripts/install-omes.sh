@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Temporal's load generator omes (https://github.com/temporalio/omes) at a pinned commit into
 # .cache/omes/ and prepares its TypeScript worker, for the bench's omes baseline (issue 34;
-# scripts/bench/omes.ts, `npm run bench -- --only omes`, docs/benchmarks.md "omes baseline").
+# scripts/bench/omes/omes.ts, `npm run bench -- --only omes`, docs/benchmarks.md "omes baseline").
 #
 #   .cache/omes/src/                       omes source at OMES_COMMIT (the CLI finds its workers here)
 #   .cache/omes/bin/omes                   the CLI, built from src/

@@ -4,7 +4,7 @@
  * One merchant with a million rows (issue 34), written into DATABASE_URL or into an embedded
  * PostgreSQL kept in --data-dir (default .cache/million-rows), migrated first. What is written:
  * scripts/merchant/seed.ts. Prints the merchant's id; `npm run bench -- --only reads` measures it
- * (scripts/bench/reads.ts).
+ * (scripts/bench/reads/reads.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';

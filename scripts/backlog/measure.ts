@@ -7,7 +7,7 @@ import { findUnstartedPayouts, markPayoutWorkflowsStarted, UNSTARTED_PAYOUTS_SQL
 import { findUnstartedRefunds, markRefundWorkflowsStarted, UNSTARTED_REFUNDS_SQL } from '../../src/persistence/refunds/refund-workflow-start-store';
 import { findUnstartedDisputes, markDisputeWorkflowsStarted, UNSTARTED_DISPUTES_SQL } from '../../src/persistence/disputes/dispute-workflow-start-store';
 import { TEXT_ARRAY } from '../../src/persistence/sql-values';
-import { summarize, type Summary } from '../bench/stats';
+import { summarize, type Summary } from '../bench/shared/stats';
 
 const BATCH = 100;
 

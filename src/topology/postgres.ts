@@ -33,7 +33,7 @@ export async function initialisePostgres(piece: PostgresPiece): Promise<void> {
 }
 
 /**
- * Opt-in for the bench's cost mode (scripts/bench/cost.ts): TOPOLOGY_PG_STAT_STATEMENTS=1 in the
+ * Opt-in for the bench's cost mode (scripts/bench/cost/cost.ts): TOPOLOGY_PG_STAT_STATEMENTS=1 in the
  * supervisor's environment loads pg_stat_statements (every statement, nested ones too) in both
  * PostgreSQL servers. Unset (always, outside that bench): no extra flag.
  */

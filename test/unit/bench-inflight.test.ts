@@ -1,6 +1,6 @@
-import { probeKinds, probeWindows, windowTimeline } from '../../scripts/bench/inflight-report';
-import { caughtUp, type InflightSample } from '../../scripts/bench/inflight-sampler';
-import { metricSum } from '../../scripts/bench/inflight-sampler';
+import { probeKinds, probeWindows, windowTimeline } from '../../scripts/bench/inflight/inflight-report';
+import { caughtUp, type InflightSample } from '../../scripts/bench/inflight/inflight-sampler';
+import { metricSum } from '../../scripts/bench/inflight/inflight-sampler';
 
 describe('the in-flight bench (issue 34)', () => {
   test('sums one metric over every label set, and not its namesakes', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { omesErrors, omesInstall, parseGoDuration, parseOmesRun, runOmesBaseline, runScenarioArgs, runWorkerArgs } from '../../scripts/bench/omes';
+import { omesErrors, omesInstall, parseGoDuration, parseOmesRun, runOmesBaseline, runScenarioArgs, runWorkerArgs } from '../../scripts/bench/omes/omes';
 
 // Lines as omes 9d9e345 prints them (zap console encoder: time, level, caller, message, tab-separated).
 const CONNECTED = '2026-11-27T04:46:22.764Z\tINFO\tclioptions/client.go:120\tClient connected to localhost:17233, namespace: default';

@@ -1,9 +1,9 @@
 /**
- * The retention bench's pure parts (scripts/bench/retention-report.ts): the p99 ratio during/before,
+ * The retention bench's pure parts (scripts/bench/retention/retention-report.ts): the p99 ratio during/before,
  * the 1.2× verdict, what fails a run (a failed request, a kept row deleted, a row past its window
  * left, a count that does not match the seed), and that the report carries the figures.
  */
-import { disturbed, failures, p99Ratio, renderRun, splitByOverlap, verdict, type RetentionBenchRun, type Sample, type WindowRun } from '../../scripts/bench/retention-report';
+import { disturbed, failures, p99Ratio, renderRun, splitByOverlap, verdict, type RetentionBenchRun, type Sample, type WindowRun } from '../../scripts/bench/retention/retention-report';
 
 const samples = (kind: string, values: number[]): Sample[] => values.map((ms) => ({ kind, ms }));
 const hundred = (base: number, tail: number) => [...Array.from({ length: 98 }, () => base), tail, tail];
