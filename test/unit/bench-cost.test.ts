@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { counterDeltas, COUNTER } from '../../scripts/bench/cost/cost-counters';
 import { bundleModules, mapBundleFrames, packageOf, summarizeProfile, type CpuProfile } from '../../scripts/bench/cost/cpu-profile-summary';
-import { parsePrometheus, sumSamples } from '../../scripts/bench/cost/prometheus-text';
+import { parsePrometheus, sumSamples } from '../../scripts/bench/shared/prometheus-text';
 import { renderCostReport, type CostPhase } from '../../scripts/bench/cost/cost-report';
 import type { PhaseResult } from '../../scripts/bench/shared/load';
 

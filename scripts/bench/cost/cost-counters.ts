@@ -1,4 +1,4 @@
-import { parsePrometheus, scrapePages, sumSamples, type PromSample } from './prometheus-text';
+import { parsePrometheus, scrapePages, sumSamples, type PromSample } from '../shared/prometheus-text';
 
 /**
  * Temporal's own counts of work, read from Prometheus before and after a phase: the server's

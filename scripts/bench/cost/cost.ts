@@ -28,7 +28,7 @@ import { monotonicUs, startProfiler } from './cost-profiler';
 import { renderCostReport, type CostPhase, type CostVariantReport } from './cost-report';
 import { openStatStatements, STAT_STATEMENTS_FLAGS } from './cost-sql';
 import { startBenchInfra } from '../shared/infra';
-import type { ReportMessage } from '../shared/launcher';
+import { sendReport } from '../shared/launcher';
 import type { PhaseResult } from '../shared/load';
 import { omesInstall, runOmesBaseline } from '../omes/omes';
 import { fundForPayouts, runPayoutPhase } from '../shared/payouts';
@@ -214,14 +214,6 @@ async function runVariant(variant: Variant, benchSdkPort: number, report: CostVa
   if (PROFILE_DIR) report.profiles.push(...collectProfiles({ dir: PROFILE_DIR, variant: variant.name, workerDir: workerProfileDir, bundle, chargeWindowUs, cpuMsPerCharge }));
 }
 
-function sendReport(report: string): Promise<void> {
-  const message: ReportMessage = { report };
-  if (!process.send) {
-    console.log(report);
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => process.send!(message, undefined, {}, () => resolve()));
-}
 
 const reports: CostVariantReport[] = [];
 /** Stops the variant under way (a timeout or a signal). */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cpuSnapshot, type CpuSnapshot, type CpuTarget } from '../shared/procs';
+import { scrapePages } from '../shared/prometheus-text';
 
 /** What the in-flight bench samples every few seconds from outside the processes. */
 export interface InflightSample {
@@ -92,18 +93,6 @@ export function metricSum(page: string, name: string, labels: readonly string[] 
   return seen ? sum : NaN;
 }
 
-async function scrape(ports: number[]): Promise<string[]> {
-  return Promise.all(
-    ports.map(async (port) => {
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) });
-        return res.ok ? await res.text() : '';
-      } catch {
-        return '';
-      }
-    }),
-  );
-}
 
 /** A metric summed over the pages scraped; a counter the SDK has not yet incremented is absent from its page, that is 0 (NaN when no page answered). */
 const sumOver = (pages: string[], name: string, labels: readonly string[] = []) => {
@@ -124,7 +113,7 @@ export interface ScheduleToStart {
 }
 
 export async function scheduleToStart(ports: number[]): Promise<ScheduleToStart> {
-  const pages = await scrape(ports);
+  const pages = await scrapePages(ports);
   return {
     workflowSumMs: sumOver(pages, 'temporal_workflow_task_schedule_to_start_latency_sum'),
     workflowCount: sumOver(pages, 'temporal_workflow_task_schedule_to_start_latency_count'),
@@ -148,7 +137,7 @@ export function startSampler(targets: SamplerTargets, everyMs: number, originMs 
   const samples: InflightSample[] = [];
   let stopped = false;
   const take = async () => {
-    const [pages, apiPages, temporalPages] = await Promise.all([scrape(targets.metricsPorts), scrape(targets.apiMetricsPorts ?? []), scrape(targets.temporalMetricsPort ? [targets.temporalMetricsPort] : [])]);
+    const [pages, apiPages, temporalPages] = await Promise.all([scrapePages(targets.metricsPorts), scrapePages(targets.apiMetricsPorts ?? []), scrapePages(targets.temporalMetricsPort ? [targets.temporalMetricsPort] : [])]);
     const apiRequests = sumOver(apiPages, 'payments_http_request_duration_seconds_count');
     const rss = targets.workerPids().map(rssMiB);
     samples.push({

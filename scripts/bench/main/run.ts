@@ -18,7 +18,7 @@ import { createBareWorker, runBaselinePhase, type BaselineKind } from '../shared
 import { newMerchantKey, runChargePhase } from '../shared/charges';
 import { detectCompletionMode } from '../shared/completion';
 import { startBenchInfra, type BenchInfra } from '../shared/infra';
-import type { ReportMessage } from '../shared/launcher';
+import { sendReport } from '../shared/launcher';
 import type { PhaseResult } from '../shared/load';
 import { fundForPayouts, runPayoutPhase } from '../shared/payouts';
 import { cpuDelta, cpuSnapshot, peakRss } from '../shared/procs';
@@ -266,14 +266,6 @@ function renderAll(extraFooter: string[] = []): string {
   ]);
 }
 
-function sendReport(report: string): Promise<void> {
-  const message: ReportMessage = { report };
-  if (!process.send) {
-    console.log(report);
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => process.send!(message, undefined, {}, () => resolve()));
-}
 
 async function main(): Promise<number> {
   // The bench process's SDK runtime, as in workers/main.ts (the metrics exporter on a free port);

@@ -43,3 +43,13 @@ export function launch(entry: string): void {
     process.exit(code ?? (signal ? 2 : 1));
   });
 }
+
+/** Sends a bench child's Markdown report to the launcher over IPC (or prints it when run alone). */
+export function sendReport(report: string): Promise<void> {
+  const message: ReportMessage = { report };
+  if (!process.send) {
+    console.log(report);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => process.send!(message, undefined, {}, () => resolve()));
+}
