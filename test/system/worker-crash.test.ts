@@ -125,18 +125,19 @@ test('SIGKILL of the worker while 20 accepted charges wait for the rail: a new w
 
 /**
  * Backends of other sessions that wait, blocked by `blocker` (a backend pid), while inserting an event,
- * and that hold write locks on every table a state change writes before its event: their projection,
- * ledger entries, balance rows and counter increment are written, uncommitted. One snapshot of
- * pg_stat_activity and pg_locks.
+ * and that hold write locks on every table a state change writes: their projection is written, and
+ * the one statement of the state change (issue 48: balance rows, counter increment, ledger entries and
+ * the event, src/persistence/events/event-log.ts) has taken its balance rows and counter and waits at
+ * the event's unique key; all uncommitted. One snapshot of pg_stat_activity and pg_locks.
  */
 async function eventInsertsWaitingOn(blocker: number): Promise<number[]> {
   const rows = await sql<{ pid: number }>(
     `select a.pid from pg_stat_activity a
-     where a.pid <> pg_backend_pid() and a.wait_event_type = 'Lock' and a.query ilike 'insert into "events"%'
+     where a.pid <> pg_backend_pid() and a.wait_event_type = 'Lock' and a.query ilike 'with moved as (%insert into account_balances%'
        and ? = any(pg_blocking_pids(a.pid))
        and (select count(distinct c.relname) from pg_locks l join pg_class c on c.oid = l.relation
             where l.pid = a.pid and l.granted and l.mode = 'RowExclusiveLock'
-              and c.relname in ('charges', 'ledger_entries', 'account_balances', 'event_counters')) = 4`,
+              and c.relname in ('charges', 'ledger_entries', 'account_balances', 'event_counters', 'events')) = 5`,
     [blocker],
   );
   return rows.map((r) => Number(r.pid));
