@@ -14,7 +14,7 @@ import { createLimitedServer, type RefusalStyle, type ServerLimits } from '../..
 import { createWebApp } from '../../src/web/app';
 import { callbackToken } from '../../src/rail/momo-callback';
 import { countRows } from '../support/db-counts';
-import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { chargeBody, HARNESS_CALLBACK_RATE_LIMIT, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { openRaw, type RawAnswer } from '../support/raw-http';
 
 const LIMITS: ServerLimits = { headersTimeoutMs: 600, requestTimeoutMs: 1_200, maxHeaderBytes: 16 * 1024, maxHeaders: 100 };
@@ -41,7 +41,9 @@ beforeAll(async () => {
   h = await startHarness({ worker: false, partnerCallbacks: { callbackSecret: SECRET } });
   m = await h.merchant();
   ports.sandbox = await serve(createApp(h.deps, { environment: 'sandbox', bodyLimitBytes: 64 * 1024, rateLimitPerSecond: 'off' }).callback(), 'api');
-  ports.live = await serve(createApp(h.deps, { environment: 'live', bodyLimitBytes: 64 * 1024, rateLimitPerSecond: 'off' }).callback(), 'api');
+  // The harness's callback limit: the per-address count is one rate_limits row shared by every file on
+  // this jest worker's database (callback-replay.test.ts sends 1,000 in a minute from 127.0.0.1).
+  ports.live = await serve(createApp(h.deps, { environment: 'live', bodyLimitBytes: 64 * 1024, rateLimitPerSecond: 'off', callbackRateLimit: HARNESS_CALLBACK_RATE_LIMIT }).callback(), 'api');
   const webUrl = `http://127.0.0.1:${(ports.web = await serve((req, res) => web(req, res), 'web'))}`;
   web = createWebApp(h.deps, { webUrl, sandboxApiUrl: `http://127.0.0.1:${ports.sandbox}` }).callback();
 });
