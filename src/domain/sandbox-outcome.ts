@@ -5,8 +5,8 @@ import { isFailureClass, type FailureClass } from './failure-classes';
 export const COMPLETION_DELAY_MS = 3_000;
 /** Sandbox `pending` outcome: stays in flight this long, then fails with `timeout`. */
 export const PENDING_TIMEOUT_MS = 10 * 60_000;
-/** Default lifetime of a charge: longer than the pending timeout (INTERFACE.md). */
-export const CHARGE_LIFETIME_MS = 15 * 60_000;
+/** Default lifetime of a charge: longer than the pending timeout (INTERFACE.md); src/domain/charge-lifetime.ts. */
+export { CHARGE_LIFETIME_MS } from './charge-lifetime';
 
 /** What the simulated rail will do with a charge, decided once at acceptance. */
 export type RailPlan =

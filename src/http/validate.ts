@@ -7,7 +7,7 @@ import { findControlCharacter } from '../domain/control-characters';
 export { findControlCharacter, hasControlCharacter } from '../domain/control-characters';
 
 const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, useDefaults: false });
-addFormats(ajv, ['uuid']);
+addFormats(ajv, ['uuid', 'date-time']);
 
 /** Validators whose schema has a top-level `metadata` property: `check` applies METADATA_LIMITS to it. */
 const takesMetadata = new WeakSet<ValidateFunction>();

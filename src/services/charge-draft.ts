@@ -3,7 +3,7 @@ import { initialState, type Channel } from '../domain/charge-status';
 import { maskIdentifier } from '../domain/customer';
 import { computeFee, merchantAmount } from '../domain/fees';
 import { checkoutActionFor, CHECKOUT_STATUS } from '../domain/hosted-checkout';
-import { CHARGE_LIFETIME_MS } from '../domain/sandbox-outcome';
+import { chargeExpiry } from '../domain/charge-lifetime';
 import { newPaymentReference } from '../support/new-id';
 import type { Caller } from './context';
 
@@ -17,6 +17,8 @@ export interface ChargeRequest {
   reference?: string;
   description?: string;
   metadata?: Record<string, unknown>;
+  /** RFC 3339; between 15 minutes and 24 hours after the create (checked as the charge is written). */
+  expires_at?: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export function buildChargeDraft(caller: Caller, id: string, request: ChargeRequ
     metadataJson: metadataJson ?? JSON.stringify(metadata),
     failureClass: null,
     createdAt,
-    expiresAt: new Date(now.getTime() + CHARGE_LIFETIME_MS).toISOString(),
+    expiresAt: chargeExpiry(now, request.expires_at),
     updatedAt: createdAt,
     sandboxOutcome: typeof metadata.sandbox_outcome === 'string' ? metadata.sandbox_outcome : null,
   };

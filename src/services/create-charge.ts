@@ -15,6 +15,7 @@ import { newId } from '../support/new-id';
 import { startChargeWorkflow } from '../temporal/charge-start';
 import { markChargeWorkflowsStarted } from '../persistence/charges/charge-workflow-start-store';
 import { buildChargeDraft, type ChargeRequest } from './charge-draft';
+import { chargeExpiryProblem } from '../domain/charge-lifetime';
 import { renderError } from './render-error';
 import { startWithin } from './start-within';
 import type { Caller, ServiceDeps } from './context';
@@ -113,7 +114,13 @@ export async function createCharge(
   // A key taken over from before write-first answers its charge as stored (no checkout of its own).
   const urlFor = (charge: ChargeRecord) => (token && charge.id === record.id ? checkoutUrl(deps.webUrl ?? DEFAULT_WEB_URL, token) : undefined);
   const write = await writeChargeOnce(deps.orm, scope, hash, record, (charge) => createAnswer(charge, sandboxOutcome, requestId, urlFor(charge)), {
-    check: (em, charge) => (charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount, charge.currency) : Promise.resolve()),
+    // Checked on a new claim only: a retry of the same request answers what the first one stored,
+    // however much later it comes (the bounds count from the charge's own creation).
+    check: (em, charge) => {
+      const expiry = chargeExpiryProblem(charge.createdAt, charge.expiresAt);
+      if (expiry) throw new ApiError('invalid_request', expiry, { param: 'expires_at' });
+      return charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount, charge.currency) : Promise.resolve();
+    },
     written: async (em, charge) => {
       await recordPaymentParty(em, deps.secretBox, charge.id, request.customer.identifier);
       if (token && charge.id === record.id) await insertCheckoutToken(em, checkoutTokenHash(token), charge.id, charge.expiresAt);

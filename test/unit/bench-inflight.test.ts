@@ -1,4 +1,4 @@
-import { probeKinds, probeWindows, windowTimeline } from '../../scripts/bench/inflight/inflight-report';
+import { probeKinds, probeWindows, wholeRun, windowTimeline } from '../../scripts/bench/inflight/inflight-report';
 import { caughtUp, type InflightSample } from '../../scripts/bench/inflight/inflight-sampler';
 import { metricSum } from '../../scripts/bench/inflight/inflight-sampler';
 
@@ -72,6 +72,20 @@ describe('the in-flight bench (issue 34)', () => {
       ['in flight', 100, 1, 198],
     ]);
     expect(rows[1].ratio).toBeCloseTo(2);
+  });
+
+  test('judges the whole run from the first create to the end, leaving out the warm-up and the window before', () => {
+    const samples = [
+      ...Array.from({ length: 50 }, (_, i) => ({ window: 'warm-up', atS: i / 10, kind: 'GET', ms: 1000, ok: true })),
+      ...Array.from({ length: 100 }, (_, i) => ({ window: 'before', atS: 5 + i / 10, kind: 'GET', ms: i + 1, ok: true })),
+      ...Array.from({ length: 100 }, (_, i) => ({ window: 'creating', atS: 15 + i / 10, kind: 'GET', ms: 3 * (i + 1), ok: true })),
+      ...Array.from({ length: 100 }, (_, i) => ({ window: 'rejecting', atS: 25 + i / 10, kind: 'GET', ms: i + 1, ok: true })),
+    ];
+    const whole = wholeRun(samples);
+    expect(whole.count).toBe(200);
+    // The 99th of the 200 (creating's 3..300 beside rejecting's 1..100) is creating's 98th, 294 ms.
+    expect(whole.p99).toBe(294);
+    expect(whole.ratio).toBeCloseTo(294 / 99);
   });
 
   test('the workers have caught up when the tasks they started since the last reading waited 100 ms or less on average', () => {

@@ -75,6 +75,17 @@ test('no decision: the charge expires at expires_at; a malformed decision change
   expect(timelineOf(await handle.fetchHistory()).eventTypes).toContain('TIMER_FIRED');
 });
 
+test('a charge whose merchant set expires_at a day away waits for its customer that long, not 15 minutes, then expires (issue 48)', async () => {
+  const expiresAt = new Date((await h.env.currentTimeMs()) + 24 * 3_600_000).toISOString();
+  const draft = await h.draft({ channel: 'bank', expiresAt });
+  expect(draft.expiresAt).toBe(expiresAt);
+  const handle = await h.start(draft);
+  const timer = await waitingTimer(handle);
+  expect(Date.parse(timer.firesAt!)).toBeGreaterThanOrEqual(Date.parse(expiresAt) - 1000);
+  expect(await h.settle(draft.id)).toMatchObject({ status: 'expired', failureClass: null });
+  expect(Date.parse(h.store.transitionsOf(draft.id)[0].at)).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+});
+
 test('sandbox advance fires the expiry timer: the charge expires at once', async () => {
   const { draft, handle } = await waiting('bank');
   await handle.signal(advanceSignal);

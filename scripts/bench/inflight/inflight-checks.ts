@@ -51,11 +51,11 @@ export async function openPayouts(orm: Orm, merchantId: string): Promise<number>
 /**
  * What "nothing lost" means for this load: every charge created is in the database and ended
  * (`failed/timeout`, or `expired` when its workflow ran too late; the report counts those apart) with
- * one terminal event; every payout held then approved ended `succeeded`
- * with one `payout.held_for_review` and one `payout.succeeded`; no event twice for a resource; and
+ * one terminal event; every payout held then approved ended `succeeded` (rejected: `failed`)
+ * with one `payout.held_for_review` and one `payout.succeeded` (`payout.failed`); no event twice for a resource; and
  * `ledger check` balanced. Returns the problems found (empty: none).
  */
-export async function checkNothingLost(orm: Orm, merchantId: string, charges: number, payouts: number): Promise<{ problems: string[]; counts: InflightCounts; ledger: string }> {
+export async function checkNothingLost(orm: Orm, merchantId: string, charges: number, payouts: number, decision: 'approve' | 'reject' = 'approve', chargeEnd: 'timeout' | 'declined' = 'timeout'): Promise<{ problems: string[]; counts: InflightCounts; ledger: string }> {
   const counts = await countInflight(orm, merchantId);
   const problems: string[] = [];
   const expect = (what: string, got: number | undefined, want: number) => {
@@ -65,12 +65,14 @@ export async function checkNothingLost(orm: Orm, merchantId: string, charges: nu
   expect('charges in the database', totalCharges, charges);
   // Ended: failed/timeout as the spec says, or expired when the workflow woke too late for its ten
   // minutes to fit before expires_at (a backlog; reported apart by the bench as a deviation).
-  const ended = (counts.chargesByStatus['failed/timeout'] ?? 0) + (counts.chargesByStatus.expired ?? 0);
-  expect('charges ended (failed/timeout or expired)', ended, charges);
+  // Checkout charges (`--charge-expiry`): every customer declined, none may expire (a day away).
+  const ended = chargeEnd === 'declined' ? (counts.chargesByStatus['failed/declined'] ?? 0) : (counts.chargesByStatus['failed/timeout'] ?? 0) + (counts.chargesByStatus.expired ?? 0);
+  expect(chargeEnd === 'declined' ? 'charges ended failed/declined by their customers' : 'charges ended (failed/timeout or expired)', ended, charges);
   expect('terminal charge events (transaction.failed + transaction.expired)', (counts.eventsByType['transaction.failed'] ?? 0) + (counts.eventsByType['transaction.expired'] ?? 0), charges);
-  expect('payouts succeeded', counts.payoutsByStatus.succeeded, payouts);
+  const payoutEnd = decision === 'approve' ? 'succeeded' : 'failed';
+  expect(`payouts ${payoutEnd}`, counts.payoutsByStatus[payoutEnd], payouts);
   expect('payout.held_for_review events', counts.eventsByType['payout.held_for_review'], payouts);
-  expect('payout.succeeded events', counts.eventsByType['payout.succeeded'], payouts);
+  expect(`payout.${payoutEnd} events`, counts.eventsByType[`payout.${payoutEnd}`], payouts);
   expect('resources with a repeated event type', counts.duplicateEvents, 0);
   const report = await ledgerCheck(orm);
   if (!report.ok) problems.push(`ledger check: not balanced (${JSON.stringify(report).slice(0, 300)})`);

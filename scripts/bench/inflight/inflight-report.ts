@@ -29,6 +29,12 @@ export interface InflightReport {
   charges: number;
   payouts: number;
   concurrency: number;
+  /** Creates paced at this many a second (open loop, at most `concurrency` in flight); undefined: closed loop. */
+  createRate?: number;
+  /** What the operator decided for every held payout once the charges ended. */
+  decision: 'approve' | 'reject';
+  /** Charges on the hosted checkout expiring this many hours after their create; undefined: `pending` charges. */
+  chargeExpiryH?: number;
   probeRate: number;
   windows: WindowCpu[];
   probe?: ProbeSample[];
@@ -37,10 +43,14 @@ export interface InflightReport {
   inFlight?: { charges: number; payouts: number };
   /** From the last create until the workers' tasks no longer waited (scripts/bench/inflight/inflight.ts waitForCatchUp). */
   catchUp?: { caughtUp: boolean; seconds: number; readings: number };
+  /** Checkout charges: their customers' declines on the page. */
+  customers?: { declined: number; errorCount: number; errors: string[]; wallS: number; latencies: number[] };
   resolve?: { afterFirstDueS: number; afterLastDueS: number; open: number };
-  approve?: { wallS: number; decided: number; open: number; latencies: number[] };
+  approve?: { decision: 'approve' | 'reject'; wallS: number; decided: number; open: number; latencies: number[] };
   counts?: InflightCounts;
   ledger?: string;
+  /** omes on the same server before the load, and (`omes`) after it. */
+  omesBefore?: OmesBaselineResult;
   omes?: OmesBaselineResult;
   problems: string[];
   notes: string[];
@@ -64,7 +74,10 @@ const first = (xs: number[]) => xs.filter(Number.isFinite)[0] ?? NaN;
 
 /** p50/p99 of the probe's requests per window, and the ratio of each window's p99 to `before`'s. */
 export function probeWindows(samples: readonly ProbeSample[]): Array<{ window: string; count: number; failed: number; p50: number; p99: number; ratio: number }> {
-  const names = [...new Set(samples.map((s) => s.window))];
+  // In the order the windows began (samples are pushed as their answers arrive).
+  const began = new Map<string, number>();
+  for (const s of samples) began.set(s.window, Math.min(began.get(s.window) ?? Infinity, s.atS));
+  const names = [...began.keys()].sort((a, b) => began.get(a)! - began.get(b)!);
   const rows = names.map((window) => {
     const mine = samples.filter((s) => s.window === window);
     const sum = summarize(mine.map((s) => s.ms));
@@ -135,6 +148,37 @@ export function windowTimeline(probe: readonly ProbeSample[], samples: readonly 
   return rows;
 }
 
+/** The issue's goal window: every probe request from the first create to the end (warm-up and before left out). */
+export function wholeRun(samples: readonly ProbeSample[]): { count: number; p99: number; ratio: number } {
+  const before = summarize(samples.filter((s) => s.window === 'before').map((s) => s.ms)).p99;
+  const mine = samples.filter((s) => s.window !== 'before' && s.window !== 'warm-up').map((s) => s.ms);
+  const p99 = summarize(mine).p99;
+  return { count: mine.length, p99, ratio: p99 / before };
+}
+
+/** What a user scales from: disk and CPU per payment held, from the samples and the windows' CPU. */
+function perPayment(r: InflightReport): string[] {
+  const held = (r.inFlight?.charges ?? 0) + (r.inFlight?.payouts ?? 0);
+  const created = (r.create?.charges.ok ?? 0) + (r.create?.payouts.ok ?? 0);
+  if (!held || !r.samples.length) return [];
+  const start = r.windows.find((w) => w.name === 'in flight')?.fromS;
+  const at = start === undefined ? undefined : [...r.samples].reverse().find((x) => x.atS <= start + 1);
+  const s0 = r.samples[0];
+  const kib = (f: (x: InflightSample) => number) => (at ? (1024 * (f(at) - f(s0))) / held : NaN);
+  const cpuOf = (names: string[]) => r.windows.filter((w) => names.includes(w.name)).reduce((a, w) => a + w.cpu.machine, 0);
+  const createCpu = cpuOf(['creating', 'catching up']);
+  const endCpu = cpuOf(['resolving', 'approving', 'rejecting']);
+  return [
+    '',
+    '| per payment (a user scales from these) | figure |',
+    '|:--|--:|',
+    `| Temporal store on disk, growth to the start of "in flight" ÷ ${held} payments waiting | ${fmt(kib((x) => x.temporalDiskMiB))} KiB |`,
+    `| service PostgreSQL on disk, the same | ${fmt(kib((x) => x.postgresDiskMiB))} KiB |`,
+    `| machine CPU to create one and see it begun ("creating" + "catching up" ÷ ${created} created) | ${fmt((1000 * createCpu) / created)} CPU-ms |`,
+    `| machine CPU to end one ("resolving" + the decisions' window ÷ ${created}) | ${fmt((1000 * endCpu) / created)} CPU-ms |`,
+  ];
+}
+
 const TIMELINE_WINDOWS = ['before', 'catching up', 'in flight'];
 const TIMELINE_SLICE_S = 30;
 
@@ -162,13 +206,14 @@ function timelineSection(r: InflightReport, slowMs: number): string[] {
 
 function variantSection(r: InflightReport): string[] {
   const out = [`### ${r.variant}`, ''];
-  out.push(`Load: ${r.charges} charges (\`sandbox_outcome: pending\`) and ${r.payouts} payouts (\`held_for_review\`) at concurrency ${r.concurrency}; probe ${r.probeRate} requests/s open loop (a second merchant: create, read, balances, list, in turn). Load average before ${r.loadBefore.map((l) => fmt(l, 2)).join(', ')}; after ${r.loadAfter?.map((l) => fmt(l, 2)).join(', ') ?? 'n/a'}.`, '');
+  const pace = r.createRate ? `paced at ${r.createRate} a second, open loop (at most ${r.concurrency} in flight)` : `closed loop at concurrency ${r.concurrency}`;
+  out.push(`Load: ${r.payouts} payouts (\`held_for_review\`), then ${r.charges} charges (${r.chargeExpiryH === undefined ? '\`sandbox_outcome: pending\`' : `bank, on the hosted checkout, \`expires_at\` ${r.chargeExpiryH} h away; afterwards every customer declines on the page`}), created ${pace}; afterwards every payout ${r.decision === 'approve' ? 'approved' : 'rejected'} through the operator's path; probe ${r.probeRate} requests/s open loop (a second merchant: create, read, balances, list, in turn). Load average before ${r.loadBefore.map((l) => fmt(l, 2)).join(', ')}; after ${r.loadAfter?.map((l) => fmt(l, 2)).join(', ') ?? 'n/a'}.`, '');
   if (r.create) {
     const c = r.create.charges;
     const p = r.create.payouts;
     const cs = summarize(c.latencies);
     const ps = summarize(p.latencies);
-    out.push('| creates (closed loop) | ok | failed | wall s | per s | p50 ms | p99 ms |', '|:--|--:|--:|--:|--:|--:|--:|');
+    out.push(`| creates (${r.createRate ? `paced ${r.createRate}/s` : 'closed loop'}) | ok | failed | wall s | per s | p50 ms | p99 ms |`, '|:--|--:|--:|--:|--:|--:|--:|');
     out.push(`| charges | ${c.ok} | ${c.errorCount} | ${fmt(c.wallS)} | ${fmt(c.ok / c.wallS)} | ${fmt(cs.p50)} | ${fmt(cs.p99)} |`);
     out.push(`| payouts | ${p.ok} | ${p.errorCount} | ${fmt(p.wallS)} | ${fmt(p.ok / p.wallS)} | ${fmt(ps.p50)} | ${fmt(ps.p99)} |`, '');
   }
@@ -204,14 +249,21 @@ function variantSection(r: InflightReport): string[] {
   out.push(`| Temporal store on disk MiB | ${fmt(first(s.map((x) => x.temporalDiskMiB)))} | ${fmt(max(s.map((x) => x.temporalDiskMiB)))} | ${fmt(last(s.map((x) => x.temporalDiskMiB)))} |`);
   out.push(`| service PostgreSQL on disk MiB | ${fmt(first(s.map((x) => x.postgresDiskMiB)))} | ${fmt(max(s.map((x) => x.postgresDiskMiB)))} | ${fmt(last(s.map((x) => x.postgresDiskMiB)))} |`);
   out.push(`| load average (1 min) | ${fmt(first(s.map((x) => x.load1)), 2)} | ${fmt(max(s.map((x) => x.load1)), 2)} | ${fmt(last(s.map((x) => x.load1)), 2)} |`, '');
-  if (r.resolve) out.push(`Resolution: every charge ended ${fmt(r.resolve.afterFirstDueS, 0)} s after the first timer was due, ${fmt(r.resolve.afterLastDueS, 0)} s after the last was due (${r.resolve.open} still open).`);
+  if (r.customers) {
+    const c = summarize(r.customers.latencies);
+    out.push(`Customers declined on the checkout page: ${r.customers.declined} in ${fmt(r.customers.wallS)} s (p50 ${fmt(c.p50)} ms, p99 ${fmt(c.p99)} ms; ${r.customers.errorCount} failed${r.customers.errors.length ? `, first: ${r.customers.errors[0]}` : ''}).`);
+  }
+  if (r.resolve && r.chargeExpiryH !== undefined) out.push(`Resolution: every charge ended ${fmt(r.resolve.afterFirstDueS, 0)} s after the customers began to decline (${r.resolve.open} still open).`);
+  else if (r.resolve) out.push(`Resolution: every charge ended ${fmt(r.resolve.afterFirstDueS, 0)} s after the first timer was due, ${fmt(r.resolve.afterLastDueS, 0)} s after the last was due (${r.resolve.open} still open).`);
   if (r.approve) {
     const a = summarize(r.approve.latencies);
-    out.push(`Payouts approved through the operator's path (decidePayout): ${r.approve.decided} in ${fmt(r.approve.wallS)} s including their completion (approval p50 ${fmt(a.p50)} ms, p99 ${fmt(a.p99)} ms; ${r.approve.open} not finished).`);
+    out.push(`Payouts ${r.approve.decision === 'approve' ? 'approved' : 'rejected'} through the operator's path (decidePayout): ${r.approve.decided} in ${fmt(r.approve.wallS)} s including their completion (decision p50 ${fmt(a.p50)} ms, p99 ${fmt(a.p99)} ms; ${r.approve.open} not finished).`);
   }
   if (r.counts) {
     out.push('', `Counted at the end: charges ${JSON.stringify(r.counts.chargesByStatus)}; payouts ${JSON.stringify(r.counts.payoutsByStatus)}; events ${JSON.stringify(r.counts.eventsByType)}; resources with a repeated event type: ${r.counts.duplicateEvents}. Ledger check: ${r.ledger}.`);
   }
+  if (r.omesBefore && r.omes) out.push('', `omes before the load: ${fmt(r.omesBefore.workflowsPerSecond)} workflows/s (${r.omesBefore.failed} failed); after it: ${fmt(r.omes.workflowsPerSecond)} workflows/s (${r.omes.failed} failed); after ÷ before ${fmt(r.omes.workflowsPerSecond / r.omesBefore.workflowsPerSecond, 2)}×.`);
+  out.push(...perPayment(r));
   if (r.omes) {
     const o = r.omes;
     const createRate = r.create ? r.create.charges.ok / r.create.charges.wallS : NaN;
@@ -223,13 +275,15 @@ function variantSection(r: InflightReport): string[] {
     out.push(`| charges ended by their timers (the resolving window) | ${fmt(endRate)} | ${fmt(endRate / o.workflowsPerSecond, 2)}× |`);
   }
   const inFlight = probe.find((w) => w.window === 'in flight');
+  const whole = wholeRun(r.probe ?? []);
   out.push('', '| goal | figure | result |', '|:--|--:|:--|');
   out.push(`| RSS of each worker process at most ${GOAL_RSS_MIB} MiB | ${fmt(max(rss), 0)} MiB | ${max(rss) <= GOAL_RSS_MIB ? 'PASS' : 'FAIL'} |`);
-  out.push(`| API p99 with everything in flight (waiting on timers) ≤ ${GOAL_P99_RATIO} × before | ${inFlight ? fmt(inFlight.ratio, 2) : 'n/a'}× | ${inFlight && inFlight.ratio <= GOAL_P99_RATIO ? 'PASS' : 'FAIL'} |`);
+  out.push(`| API p99 over the whole run (creating to the end, ${whole.count} requests) ≤ ${GOAL_P99_RATIO} × before | ${fmt(whole.ratio, 2)}× (${fmt(whole.p99)} ms) | ${whole.ratio <= GOAL_P99_RATIO ? 'PASS' : 'FAIL'} |`);
+  out.push(`| (by window, not the goal) API p99 with everything in flight ÷ before | ${inFlight ? fmt(inFlight.ratio, 2) : 'n/a'}× | ${inFlight ? `${fmt(inFlight.p99)} ms` : 'n/a'} |`);
   const catching = probe.find((w) => w.window === 'catching up');
   if (catching) out.push(`| (not a goal) the same while the workers caught up with the creates | ${fmt(catching.ratio, 2)}× | ${fmt(catching.p99)} ms over ${catching.count} requests |`);
   out.push(`| nothing lost, ledger check balanced | ${r.problems.length} problems | ${r.problems.length === 0 ? 'PASS' : 'FAIL'} |`);
-  if (r.counts) {
+  if (r.counts && r.chargeExpiryH === undefined) {
     const expired = r.counts.chargesByStatus.expired ?? 0;
     out.push(`| every pending charge failed/timeout after its ten minutes (the spec), none expired | ${expired} expired | ${expired === 0 ? 'PASS' : 'FAIL'} |`);
   }

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- --only inflight [--variants deployed,topology] [--charges 100000] [--payouts 10000]
- *   [--concurrency 20] [--probe-rate 8] [--before 60] [--sample 10] [--timeout 10800]`
+ *   [--concurrency 20] [--create-rate R] [--decision approve|reject] [--charge-expiry HOURS] [--hold 120] [--probe-rate 8]
+ *   [--before 60] [--sample 10] [--timeout 10800]`
  *
  * Issue 34, "100,000 payments in flight": on fresh servers per variant (`deployed` = `npm start`'s,
  * `topology` = `npm run topology`'s), a merchant creates `charges` sandbox charges with
@@ -13,10 +14,17 @@
  * waiting on their timers after that. Sampled every `sample` seconds: worker RSS, the SDK's sticky cache (size,
  * forced evictions), disk of Temporal's store and the service's PostgreSQL, load. CPU by process per
  * window. Once every charge ended, the payouts are approved through the operator's audited path
- * (decidePayout, as `npm run cli -- payouts approve`) and awaited. Then "nothing lost" is checked
+ * (decidePayout, as `npm run cli -- payouts approve`; `--decision reject` rejects them instead, which
+ * ends each with less work) and awaited. `--create-rate R` paces the creates open loop at R a second
+ * (at most `concurrency` in flight) instead of the closed loop; `--charges 0` holds payouts only, for
+ * `--hold` seconds once caught up. `--charge-expiry H` makes the charges bank charges on the hosted
+ * checkout, `expires_at` H hours away (issue 48): they wait for their customers, not a timer, for
+ * `--hold` seconds once caught up; then every customer declines on the checkout page (the web port,
+ * the charge's `action.url`) and each ends `failed/declined`. Then "nothing lost" is checked
  * (scripts/bench/inflight/inflight-checks.ts) and `ledger check` run. Markdown on stdout (via the launcher);
- * Last, omes (`workflow_with_single_noop_activity`, its TypeScript worker; scripts/bench/omes/omes.ts) on
- * the same server: the baseline the charge rates are divided by (`--no-omes` leaves it out).
+ * omes (`workflow_with_single_noop_activity`, its TypeScript worker; scripts/bench/omes/omes.ts) runs on
+ * the same server before the load and after it: the baseline the rates are divided by, and what the
+ * load left behind (`--no-omes` leaves both out).
  * Exit 1 if a create failed or anything was lost; missed goals are reported, not asserted.
  */
 import os from 'node:os';
@@ -50,6 +58,10 @@ const { values: args } = parseArgs({
     charges: { type: 'string' },
     payouts: { type: 'string' },
     concurrency: { type: 'string', short: 'c' },
+    'create-rate': { type: 'string' },
+    decision: { type: 'string' },
+    hold: { type: 'string' },
+    'charge-expiry': { type: 'string' },
     'probe-rate': { type: 'string' },
     before: { type: 'string' },
     sample: { type: 'string' },
@@ -59,13 +71,22 @@ const { values: args } = parseArgs({
   },
   allowPositionals: true,
 });
-const int = (name: string, raw: string | undefined, fallback: number) => {
+const int = (name: string, raw: string | undefined, fallback: number, min = 1) => {
   const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}, got "${raw}"`);
   return value;
 };
-const CHARGES = int('charges', args.charges, 100_000);
-const PAYOUTS = int('payouts', args.payouts, 10_000);
+const CHARGES = int('charges', args.charges, 100_000, 0);
+const PAYOUTS = int('payouts', args.payouts, 10_000, 0);
+/** Creates a second, paced open loop; undefined: the closed loop at CONCURRENCY. */
+const CREATE_RATE = args['create-rate'] === undefined ? undefined : int('create-rate', args['create-rate'], 0);
+const DECISION = (args.decision ?? 'approve') as 'approve' | 'reject';
+if (DECISION !== 'approve' && DECISION !== 'reject') throw new Error(`--decision must be approve or reject, got "${String(DECISION)}"`);
+/** Hours to each charge's `expires_at`: hosted-checkout charges that wait for their customers; undefined: `pending` charges on their ten-minute timer. */
+const CHARGE_EXPIRY_H = args['charge-expiry'] === undefined ? undefined : int('charge-expiry', args['charge-expiry'], 24);
+if (CHARGE_EXPIRY_H !== undefined && CHARGE_EXPIRY_H > 24) throw new Error('--charge-expiry is at most 24 (hours): a charge expires within a day of its create');
+/** With nothing on a timer (payouts only, or charges waiting for their customers): how long "in flight" lasts once the workers caught up. */
+const HOLD_S = int('hold', args.hold, 120);
 const CONCURRENCY = int('concurrency', args.concurrency, 20);
 const PROBE_RATE = int('probe-rate', args['probe-rate'], 8);
 const BEFORE_S = int('before', args.before, 60);
@@ -85,6 +106,11 @@ const log = (m: string) => console.error(`bench inflight: ${m}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function body(kind: 'charge' | 'payout', i: number): string {
+  if (kind === 'charge' && CHARGE_EXPIRY_H !== undefined) {
+    // A bank charge without sandbox_outcome: on the hosted checkout until its customer decides or expires_at.
+    const expiresAt = new Date(Date.now() + CHARGE_EXPIRY_H * 3_600_000 - 60_000).toISOString();
+    return JSON.stringify({ amount: 15000, currency: 'GHS', channel: 'bank', customer: { identifier: 'GH0012345678', name: 'Esi Owusu' }, reference: `inflight-charge-${i}`, expires_at: expiresAt, metadata: {} });
+  }
   if (kind === 'charge') return chargeBody(`inflight-charge-${i}`, { metadata: { sandbox_outcome: 'pending' } });
   return JSON.stringify({ currency: 'GHS', channel: 'mobile_money', momo_network_id: MTN_GH, reference: `inflight-payout-${i}`, amount: PAYOUT_AMOUNT, recipient: { identifier: '233241234567', name: 'Kofi Boateng' }, metadata: { sandbox_outcome: 'held_for_review' } });
 }
@@ -100,14 +126,28 @@ async function create(infra: BenchInfra, key: string, kind: 'charge' | 'payout',
       const res = await pool.request({ path: `/v1/${kind}s`, method: 'POST', headers: { ...headers, 'idempotency-key': `inflight-${randomBase62(20)}` }, body: body(kind, i) });
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
-      const created = JSON.parse(text) as { id: string; status: string };
+      const created = JSON.parse(text) as { id: string; status: string; action?: { url?: string } | null };
       if (!want.includes(created.status)) throw new Error(`${kind} created as ${created.status}`);
       if (++done % 5000 === 0) log(`${infra.variant.name}: ${done}/${n} ${kind}s created (${((done * 1000) / (performance.now() - t0)).toFixed(1)}/s)`);
-      return created.id;
-    });
+      return { id: created.id, checkoutUrl: created.action?.url };
+    }, CREATE_RATE ? 1000 / CREATE_RATE : 0);
   } finally {
     await pool.close();
   }
+}
+
+/** Every checkout charge's customer declines on its page (POST action.url, decision=decline), at CONCURRENCY, until `deadline`. */
+async function customersDecline(urls: Array<string | undefined>, deadline: number): Promise<{ declined: number; errorCount: number; errors: string[]; wallS: number; latencies: number[] }> {
+  const done = await runBounded(urls.length, CONCURRENCY, async (i) => {
+    const url = urls[i];
+    if (!url) throw new Error('the create answered no action.url');
+    if (performance.now() > deadline) throw new Error('the bench timeout (--timeout) passed before this customer decided');
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=decline', redirect: 'manual' });
+    await res.text();
+    if (res.status !== 200) throw new Error(`checkout answered ${res.status}`);
+    return i;
+  });
+  return { declined: done.values.length, errorCount: done.errors.length, errors: done.errors.slice(0, 5), wallS: done.wallMs / 1000, latencies: done.latenciesMs };
 }
 
 /** Polls the workers' schedule-to-start until two intervals in a row are caught up, or `untilMs` (performance.now()) passes. */
@@ -142,10 +182,15 @@ async function runVariant(variantName: string): Promise<InflightReport> {
   const variant = VARIANTS.find((v) => v.name === variantName)!;
   const infra = await startBenchInfra(variant, log);
   current = infra;
-  const report: InflightReport = { variant: variant.title, name: variant.name, charges: CHARGES, payouts: PAYOUTS, concurrency: CONCURRENCY, probeRate: PROBE_RATE, windows: [], samples: [], problems: [], notes: [], loadBefore: os.loadavg() };
+  const report: InflightReport = { variant: variant.title, name: variant.name, charges: CHARGES, payouts: PAYOUTS, concurrency: CONCURRENCY, createRate: CREATE_RATE, decision: DECISION, chargeExpiryH: CHARGE_EXPIRY_H, probeRate: PROBE_RATE, windows: [], samples: [], problems: [], notes: [], loadBefore: os.loadavg() };
   const cpuWindows: WindowCpu[] = [];
   let mark: { name: string; cpu: CpuSnapshot; named: Record<string, number>; at: number } | undefined;
   const target = () => cpuTarget(infra.payments);
+  const omes = () => {
+    log(`${variant.name}: omes ${OMES_SCENARIO}, ${OMES_ITERATIONS} iterations at ${CONCURRENCY} in flight, on the same server`);
+    return runOmesBaseline({ temporalAddress: infra.temporalAddress, namespace: infra.config.temporalNamespace, iterations: OMES_ITERATIONS, maxConcurrent: CONCURRENCY, log: (l) => log(`${variant.name}: omes: ${l}`) });
+  };
+  if (!NO_OMES) report.omesBefore = await omes();
   const probeMerchant = await newMerchantKey(infra, 'Inflight probe');
   const loadMerchant = await newMerchantKey(infra, 'Inflight load');
   await fundForPayouts(infra, loadMerchant.id, PAYOUTS);
@@ -193,7 +238,7 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     const createStart = performance.now();
     const charges = await create(infra, loadMerchant.key, 'charge', CHARGES, ['pending', 'awaiting_action']);
     const chargesDone = performance.now();
-    if (chargesDone > createStart + PENDING_TIMEOUT_MS) report.notes.push(`creating the charges took ${((chargesDone - createStart) / 1000).toFixed(0)} s, longer than their ten-minute timer: the first had ended before the last was created, so they were never all in flight at once (fewer charges, or a faster machine)`);
+    if (CHARGE_EXPIRY_H === undefined && chargesDone > createStart + PENDING_TIMEOUT_MS) report.notes.push(`creating the charges took ${((chargesDone - createStart) / 1000).toFixed(0)} s, longer than their ten-minute timer: the first had ended before the last was created, so they were never all in flight at once (fewer charges, or a faster machine)`);
     report.create = {
       charges: { ok: charges.values.length, errors: charges.errors.slice(0, 5), errorCount: charges.errors.length, wallS: charges.wallMs / 1000, latencies: charges.latenciesMs },
       payouts: { ok: payouts.values.length, errors: payouts.errors.slice(0, 5), errorCount: payouts.errors.length, wallS: payouts.wallMs / 1000, latencies: payouts.latenciesMs },
@@ -206,17 +251,23 @@ async function runVariant(variantName: string): Promise<InflightReport> {
     // (closed-loop creates outpace them): "catching up" lasts until the tasks they start wait no more
     // than CAUGHT_UP_MS from schedule to start, twice running; then "in flight" is the payments
     // waiting on their timers, and only that.
+    // Charges on a timer bound the catching up and the hold; payouts and checkout charges wait for a person.
+    const timed = CHARGE_EXPIRY_H === undefined && charges.values.length > 0;
+    const deadline = t0 + TIMEOUT_S * 1000;
     window('catching up');
-    report.catchUp = await waitForCatchUp(infra.payments.metricsPorts ?? [], firstDue - 60_000);
+    report.catchUp = await waitForCatchUp(infra.payments.metricsPorts ?? [], timed ? firstDue - 60_000 : deadline);
     if (!report.catchUp.caughtUp) report.notes.push(`the workers had not caught up a minute before the first timer was due (${fmt(report.catchUp.seconds, 0)} s after the last create): "in flight" includes their backlog`);
     window('in flight');
     report.inFlight = { charges: await openCharges(infra.orm, loadMerchant.id), payouts: await openPayouts(infra.orm, loadMerchant.id) };
-    while (performance.now() < firstDue - 5000) {
+    // Until the first charge's timer is due; with nothing on a timer, HOLD_S.
+    const holdUntil = timed ? firstDue - 5000 : performance.now() + HOLD_S * 1000;
+    while (performance.now() < holdUntil) {
       if (failed()) throw new Error(failed());
-      await sleep(Math.min(5000, firstDue - 5000 - performance.now()));
+      await sleep(Math.min(5000, holdUntil - performance.now()));
     }
     window('resolving');
-    const deadline = t0 + TIMEOUT_S * 1000;
+    const resolvingStart = performance.now();
+    if (!timed && charges.values.length) report.customers = await customersDecline(charges.values.map((c) => c.checkoutUrl), deadline);
     let open = Infinity;
     while (open > 0 && performance.now() < deadline) {
       await sleep(5000);
@@ -224,29 +275,31 @@ async function runVariant(variantName: string): Promise<InflightReport> {
       open = await openCharges(infra.orm, loadMerchant.id);
     }
     const resolved = performance.now();
-    report.resolve = { afterFirstDueS: (resolved - firstDue) / 1000, afterLastDueS: (resolved - lastDue) / 1000, open };
+    // Timed charges: from their first and last due times; checkout charges: from the first customer's decline.
+    report.resolve = timed ? { afterFirstDueS: (resolved - firstDue) / 1000, afterLastDueS: (resolved - lastDue) / 1000, open } : { afterFirstDueS: (resolved - resolvingStart) / 1000, afterLastDueS: NaN, open };
     if (open > 0) report.problems.push(`${open} charges still in flight at the bench's timeout`);
-    window('approving');
+    window(DECISION === 'approve' ? 'approving' : 'rejecting');
     const approveStart = performance.now();
-    const decided = await runBounded(payouts.values.length, CONCURRENCY, (i) => decidePayout(infra.orm, infra.temporal, payouts.values[i], 'approve', 'in-flight bench', 30_000, 'bench'));
-    if (decided.errors.length) report.problems.push(`${decided.errors.length} payout approvals failed (first: ${decided.errors[0]})`);
+    // Past the bench's deadline no more decisions are sent: the ones left are counted as not decided.
+    const decided = await runBounded(payouts.values.length, CONCURRENCY, async (i) => {
+      if (performance.now() > deadline) throw new Error('the bench timeout (--timeout) passed before this decision');
+      return decidePayout(infra.orm, infra.temporal, payouts.values[i].id, DECISION, 'in-flight bench', 30_000, 'bench');
+    });
+    if (decided.errors.length) report.problems.push(`${decided.errors.length} payout decisions (${DECISION}) failed (first: ${decided.errors[0]})`);
     let openP = Infinity;
     while (openP > 0 && performance.now() < deadline) {
       await sleep(2000);
       openP = await openPayouts(infra.orm, loadMerchant.id);
     }
-    report.approve = { wallS: (performance.now() - approveStart) / 1000, decided: decided.values.length, open: openP, latencies: decided.latenciesMs };
+    report.approve = { decision: DECISION, wallS: (performance.now() - approveStart) / 1000, decided: decided.values.length, open: openP, latencies: decided.latenciesMs };
     window('after');
     await sleep(Math.min(BEFORE_S, 30) * 1000);
     window('end');
     await probe.stop();
     await sampler.stop();
     if (NO_OMES) report.notes.push('omes not run (--no-omes): no baseline divisor');
-    else {
-      log(`${variant.name}: omes ${OMES_SCENARIO}, ${OMES_ITERATIONS} iterations at ${CONCURRENCY} in flight, on the same server`);
-      report.omes = await runOmesBaseline({ temporalAddress: infra.temporalAddress, namespace: infra.config.temporalNamespace, iterations: OMES_ITERATIONS, maxConcurrent: CONCURRENCY, log: (l) => log(`${variant.name}: omes: ${l}`) });
-    }
-    const lost = await checkNothingLost(infra.orm, loadMerchant.id, charges.values.length, payouts.values.length);
+    else report.omes = await omes();
+    const lost = await checkNothingLost(infra.orm, loadMerchant.id, charges.values.length, payouts.values.length, DECISION, CHARGE_EXPIRY_H === undefined ? 'timeout' : 'declined');
     report.problems.push(...lost.problems);
     report.counts = lost.counts;
     report.ledger = lost.ledger;
@@ -270,7 +323,7 @@ async function main() {
   installRuntime();
   if (VARIANTS.some((v) => v.topology)) checkTopologyInstall();
   if (!NO_OMES) omesInstall();
-  log(`charges=${CHARGES} payouts=${PAYOUTS} concurrency=${CONCURRENCY} probe=${PROBE_RATE}/s variants=${VARIANTS.map((v) => v.name).join(',')}`);
+  log(`charges=${CHARGES}${CHARGE_EXPIRY_H === undefined ? ' (pending)' : ` (checkout, expiring in ${CHARGE_EXPIRY_H} h)`} payouts=${PAYOUTS} concurrency=${CONCURRENCY} create-rate=${CREATE_RATE ?? 'closed loop'} decision=${DECISION} probe=${PROBE_RATE}/s variants=${VARIANTS.map((v) => v.name).join(',')}`);
   const reports: InflightReport[] = [];
   for (const v of VARIANTS) reports.push(await runVariant(v.name));
   const markdown = renderInflight(reports, { command: process.argv.slice(2).join(' '), cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memGiB: os.totalmem() / 2 ** 30, node: process.version });

@@ -31,6 +31,12 @@ export const validateCreateCharge = compile<ChargeRequest>({
     description: { type: 'string', maxLength: 500 },
     // At most 50 keys, keys ≤ 40 and string values ≤ 500 characters, 5 levels (http/metadata-limits.ts).
     metadata: METADATA_SCHEMA,
+    expires_at: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'When the charge expires if the customer has not paid: an RFC 3339 instant between 15 minutes and 24 hours after the create (by the server\'s clock, with a minute\'s allowance either way), answered in UTC. Default: 15 minutes after the create. Outside those bounds: 400 invalid_request with param expires_at, and nothing is created.',
+    },
   },
   allOf: [
     {

@@ -21,6 +21,6 @@ export function sandboxOutcomesTable(): string {
     '| --- | --- |',
     ...rows.map(([outcome, what]) => `| ${outcome} | ${what} |`),
     '',
-    `A charge expires ${minutes(CHARGE_LIFETIME_MS)} after its creation. Any other value succeeds.`,
+    `A charge expires ${minutes(CHARGE_LIFETIME_MS)} after its creation, unless the create's \`expires_at\` sets a later instant (up to 24 hours away). Any other value succeeds.`,
   ].join('\n');
 }

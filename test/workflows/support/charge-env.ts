@@ -29,6 +29,8 @@ export interface DraftOptions {
   metadata?: Record<string, unknown>;
   /** Override of the default 15-minute lifetime (expires_at - created_at). */
   lifetimeMs?: number;
+  /** The request's `expires_at`, as a merchant sends it (issue 48). */
+  expiresAt?: string;
   /** Written this long before "now" (a run that starts late: the workers behind a backlog). */
   createdAgoMs?: number;
   /** Default mobile_money; card and bank (sandbox, no sandbox_outcome) get a hosted checkout. */
@@ -109,6 +111,7 @@ export async function startChargeTestEnv(): Promise<ChargeTestEnv> {
         customer: { identifier: '233241234567', name: 'Ama Mensah' },
         reference: 'order-1',
         metadata: options.metadata ?? {},
+        ...(options.expiresAt ? { expires_at: options.expiresAt } : {}),
       };
       const draft = buildChargeDraft(caller, newId('charge'), request, now);
       if (options.lifetimeMs !== undefined) draft.expiresAt = new Date(now.getTime() + options.lifetimeMs).toISOString();
