@@ -271,8 +271,8 @@ function variantSection(r: InflightReport): string[] {
     const endRate = resolving && r.create ? r.create.charges.ok / resolving.seconds : NaN;
     out.push('', `omes \`${o.scenario}\` on the same server after the load (TypeScript worker, ${o.installed}): ${o.iterations} iterations, ${o.failed} failed, ${fmt(o.workflowsPerSecond)} workflows/s (closed loop, ${r.concurrency} in flight).`);
     out.push('', '| divided by omes | per s | ÷ omes |', '|:--|--:|--:|');
-    out.push(`| charges created (POST /v1/charges, closed loop) | ${fmt(createRate)} | ${fmt(createRate / o.workflowsPerSecond, 2)}× |`);
-    out.push(`| charges ended by their timers (the resolving window) | ${fmt(endRate)} | ${fmt(endRate / o.workflowsPerSecond, 2)}× |`);
+    out.push(`| charges created (POST /v1/charges, ${r.createRate ? `paced at ${r.createRate}/s` : 'closed loop'}) | ${fmt(createRate)} | ${fmt(createRate / o.workflowsPerSecond, 2)}× |`);
+    out.push(`| charges ended (the resolving window: ${r.chargeExpiryH === undefined ? 'by their timers' : 'their customers declined'}) | ${fmt(endRate)} | ${fmt(endRate / o.workflowsPerSecond, 2)}× |`);
   }
   const inFlight = probe.find((w) => w.window === 'in flight');
   const whole = wholeRun(r.probe ?? []);
