@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   amount_exceeds_disputable: 422,
   endpoint_limit_reached: 422,
   amount_limit_exceeded: 422,
+  expires_at_out_of_range: 422,
   rate_limited: 429,
   request_headers_too_large: 431,
   internal_error: 500,

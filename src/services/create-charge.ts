@@ -118,7 +118,7 @@ export async function createCharge(
     // however much later it comes (the bounds count from the charge's own creation).
     check: (em, charge) => {
       const expiry = chargeExpiryProblem(charge.createdAt, charge.expiresAt);
-      if (expiry) throw new ApiError('invalid_request', expiry, { param: 'expires_at' });
+      if (expiry) throw new ApiError('expires_at_out_of_range', expiry, { param: 'expires_at' });
       return charge.environment === 'live' ? applyLiveLimits(em, charge.merchantId, 'charge', charge.amount, charge.currency) : Promise.resolve();
     },
     written: async (em, charge) => {

@@ -60,8 +60,8 @@ test.each([
   const key = idempotencyKey();
   const reference = `expiry-${idempotencyKey().slice(0, 12)}`;
   const refused = await create(bank({ reference, expires_at: when() }), key);
-  expect(refused.status).toBe(400);
-  expect(refused.json.error).toMatchObject({ code: 'invalid_request', param: 'expires_at' });
+  expect(refused.status).toBe(422);
+  expect(refused.json.error).toMatchObject({ code: 'expires_at_out_of_range', param: 'expires_at' });
   expect(refused.json.error.message).toContain(why);
   expect(await chargesWithReference(reference)).toBe(0);
   const corrected = await create(bank({ reference, expires_at: inMs(2 * HOUR) }), key);

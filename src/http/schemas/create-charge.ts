@@ -35,7 +35,7 @@ export const validateCreateCharge = compile<ChargeRequest>({
       type: 'string',
       format: 'date-time',
       description:
-        'When the charge expires if the customer has not paid: an RFC 3339 instant between 15 minutes and 24 hours after the create (by the server\'s clock, with a minute\'s allowance either way), answered in UTC. Default: 15 minutes after the create. Outside those bounds: 400 invalid_request with param expires_at, and nothing is created.',
+        'When the charge expires if the customer has not paid: an RFC 3339 instant between 15 minutes and 24 hours after the create (by the server\'s clock, with a minute\'s allowance either way), answered in UTC. Default: 15 minutes after the create. Outside those bounds (a rule of the time of the request, which a schema cannot state): 422 expires_at_out_of_range with param expires_at, and nothing is created.',
     },
   },
   allOf: [
