@@ -12,7 +12,7 @@ import type { Orm } from '../src/persistence/orm';
 import type { SecretBox } from '../src/support/secret-box';
 import { MerchantBusyError, merchantSlotKey, processMerchantSlots, type MerchantSlots } from '../src/webhooks/merchant-slots';
 import { sendWebhook } from '../src/webhooks/sender';
-import { signatureHeader } from '../src/webhooks/signature';
+import { signatureHeaders } from '../src/webhooks/signature';
 import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from './types';
 import { heartbeatingAttempt } from './attempt-heartbeat';
 import { jitterFraction } from '../src/support/jitter';
@@ -75,13 +75,15 @@ function signingSecrets(ctx: AttemptContext, box: SecretBox, nowMs: number): str
   return secrets;
 }
 
-/** SPEC 6.1 headers; the body is the stored event, byte for byte. */
-function deliveryHeaders(ctx: AttemptContext, attempt: number, signature: string, timestamp: string): Record<string, string> {
+/**
+ * SPEC 6.1 headers; the body is the stored event, byte for byte. The signature headers are the
+ * endpoint's scheme's (src/webhooks/signature.ts); the others are sent under either scheme.
+ */
+function deliveryHeaders(ctx: AttemptContext, attempt: number, signature: Record<string, string>): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'payment-engine-webhooks/1',
-    'x-service-signature': signature,
-    'x-service-timestamp': timestamp,
+    ...signature,
     'x-service-event-id': ctx.eventId,
     'x-service-event-type': ctx.eventType,
     'x-service-delivery-id': ctx.deliveryId,
@@ -233,11 +235,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     const timestamp = String(Math.floor(now / 1000));
     let sent: Awaited<ReturnType<typeof sendWebhook>>;
     try {
-      const signature = signatureHeader(secrets, timestamp, ctx.eventBody);
+      const signature = signatureHeaders(ctx.signatureScheme, secrets, { eventId: ctx.eventId, timestamp, body: ctx.eventBody });
       sent = await sendWebhook(deps.agents[ctx.environment], {
         url: ctx.url,
         body: ctx.eventBody,
-        headers: deliveryHeaders(ctx, input.attempt, signature, timestamp),
+        headers: deliveryHeaders(ctx, input.attempt, signature),
         timeoutMs: ctx.timeoutSeconds * 1000,
       });
     } finally {

@@ -5,6 +5,15 @@ export const MAX_TIMEOUT_SECONDS = 30;
 
 export type EndpointStatus = 'active' | 'disabled';
 
+/**
+ * How an endpoint's deliveries are signed (issue 49): `service_v1`, the service's own scheme
+ * (X-Service-Signature, SPEC 6.2), or `standard_webhooks` (webhook-id, webhook-timestamp,
+ * webhook-signature), which the Standard Webhooks libraries verify unchanged.
+ */
+export const SIGNATURE_SCHEMES = ['service_v1', 'standard_webhooks'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+export const DEFAULT_SIGNATURE_SCHEME: SignatureScheme = 'service_v1';
+
 /** A webhook endpoint as stored, without its secrets. */
 export interface WebhookEndpointRecord {
   id: string;
@@ -14,6 +23,7 @@ export interface WebhookEndpointRecord {
   description: string | null;
   subscribedEvents: string[];
   timeoutSeconds: number;
+  signatureScheme: SignatureScheme;
   status: EndpointStatus;
   previousSecretExpiresAt: string | null;
   consecutiveFailures: number;
@@ -41,6 +51,7 @@ export function endpointJson(record: WebhookEndpointRecord, secret?: string): Re
     description: record.description,
     subscribed_events: record.subscribedEvents,
     timeout_seconds: record.timeoutSeconds,
+    signature_scheme: record.signatureScheme,
     status: record.status,
     health: {
       consecutive_failures: record.consecutiveFailures,

@@ -1,5 +1,5 @@
 import { ApiError } from '../domain/errors';
-import { DEFAULT_TIMEOUT_SECONDS, type WebhookEndpointRecord } from '../domain/webhook-endpoint';
+import { DEFAULT_SIGNATURE_SCHEME, DEFAULT_TIMEOUT_SECONDS, type SignatureScheme, type WebhookEndpointRecord } from '../domain/webhook-endpoint';
 import { insertEndpointWithinLimit } from '../persistence/webhooks/webhook-endpoint-limit';
 import type { ChangeActor } from '../domain/operator-action';
 import {
@@ -22,6 +22,7 @@ export interface CreateEndpointRequest {
   subscribed_events?: string[];
   description?: string | null;
   timeout_seconds?: number;
+  signature_scheme?: SignatureScheme;
 }
 
 /** PATCH body: any subset. */
@@ -30,6 +31,7 @@ export interface UpdateEndpointRequest {
   subscribed_events?: string[];
   description?: string | null;
   timeout_seconds?: number;
+  signature_scheme?: SignatureScheme;
   status?: 'active' | 'disabled';
 }
 
@@ -98,6 +100,7 @@ export async function createEndpoint(
       description: req.description ?? null,
       subscribedEvents: req.subscribed_events ?? [],
       timeoutSeconds: req.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
+      signatureScheme: req.signature_scheme ?? DEFAULT_SIGNATURE_SCHEME,
       sealedSecret: deps.secretBox.seal(secret),
     },
     max,
@@ -119,6 +122,7 @@ export async function patchEndpoint(deps: ServiceDeps, caller: Caller, id: strin
     ...(req.description !== undefined ? { description: req.description } : {}),
     ...(req.subscribed_events !== undefined ? { subscribedEvents: req.subscribed_events } : {}),
     ...(req.timeout_seconds !== undefined ? { timeoutSeconds: req.timeout_seconds } : {}),
+    ...(req.signature_scheme !== undefined ? { signatureScheme: req.signature_scheme } : {}),
     ...(req.status !== undefined ? { status: req.status } : {}),
   };
   const updated = await updateEndpoint(deps.orm, caller, id, patch, actor);

@@ -163,6 +163,31 @@ test('a refused URL or event type shows the service’s message on the page, kee
   expect(await auditCount(m.id)).toBe(audited);
 });
 
+test('the register form offers the signature scheme: Standard Webhooks is stored, shown on the endpoint page and on the delivery page, and audited; a scheme not offered creates nothing', async () => {
+  const { m, client } = await signedIn();
+  const blank = await client.get('/webhooks');
+  expect(blank.text).toMatch(/<input type="radio" name="signature_scheme" value="service_v1" id="scheme-service_v1" checked>/);
+  expect(blank.text).toMatch(/<input type="radio" name="signature_scheme" value="standard_webhooks" id="scheme-standard_webhooks">/);
+  const refused = await client.post('/webhooks', { ...(await formOf(client)), url: `${rx.url}/${m.id}`, signature_scheme: 'v2' });
+  expect(refused.status).toBe(400);
+  expect(refused.text).toContain('id="message"');
+  expect(await endpointCount(m.id)).toBe(0);
+
+  const { id, text } = await register(client, m, { signature_scheme: 'standard_webhooks', event: 'transaction.created' });
+  expect(text).toContain('webhook-signature (Standard Webhooks)');
+  const page = await client.get(`/webhooks/${id}`);
+  expect(page.text).toMatch(/<dd id="endpoint-scheme">Standard Webhooks \(webhook-id, webhook-timestamp, webhook-signature\)<\/dd>/);
+  expect((await auditOf(id))[0]!.state_after.signature_scheme).toBe('standard_webhooks');
+
+  const chargeId = await charge(m);
+  const [received] = (await rx.waitFor((ds) => toMerchant(m)(ds).some((d) => JSON.parse(d.body).resource_id === chargeId), 20_000)).filter((d) => d.path === `/hook/${m.id}`);
+  expect(received!.headers['webhook-signature']).toMatch(/^v1,/);
+  const detail = await client.get(`/webhooks/deliveries/${received!.headers['x-service-delivery-id']}`);
+  expect(detail.text).toContain(`Webhook-Id: ${received!.headers['webhook-id']}`);
+  expect(detail.text).toContain('Webhook-Signature: v1,… (Standard Webhooks');
+  expect(detail.text).not.toContain('X-Service-Signature');
+});
+
 test('a sandbox charge’s deliveries are listed on the endpoint page (filter, links) and a delivery page shows its attempts with request and response, never a secret', async () => {
   const { m, client, ep, chargeId, deliveries } = await endpointWithDeliveries();
   const page = await client.get(`/webhooks/${ep.id}`);

@@ -1,4 +1,5 @@
 import { EVENT_TYPES } from '../../domain/event-types';
+import { SIGNATURE_SCHEMES } from '../../domain/webhook-endpoint';
 
 /**
  * Response schemas of events, event types, webhook endpoints and deliveries, the reference lists and
@@ -36,7 +37,7 @@ export const EVENT_TYPE = {
 
 export const WEBHOOK_ENDPOINT = {
   type: 'object',
-  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
+  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'signature_scheme', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string', pattern: '^we_' },
     object: { const: 'webhook_endpoint' },
@@ -44,6 +45,11 @@ export const WEBHOOK_ENDPOINT = {
     description: nullable({ type: 'string' }),
     subscribed_events: { type: 'array', items: eventType, description: 'Empty: every event type.' },
     timeout_seconds: { type: 'integer', minimum: 1 },
+    signature_scheme: {
+      type: 'string',
+      enum: [...SIGNATURE_SCHEMES],
+      description: 'How deliveries are signed: `service_v1` (X-Service-Signature) or `standard_webhooks` (webhook-id, webhook-timestamp, webhook-signature).',
+    },
     status: { type: 'string', enum: ['active', 'disabled'] },
     health: {
       type: 'object',

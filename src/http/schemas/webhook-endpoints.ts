@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../domain/event-types';
-import { MAX_TIMEOUT_SECONDS } from '../../domain/webhook-endpoint';
+import { MAX_TIMEOUT_SECONDS, SIGNATURE_SCHEMES } from '../../domain/webhook-endpoint';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from '../../services/webhook-endpoints';
 import { compile } from '../validate';
 
@@ -15,6 +15,8 @@ const fields = {
   subscribed_events: { type: 'array', uniqueItems: true, maxItems: EVENT_TYPES.length, items: { type: 'string', enum: EVENT_TYPES.map((t) => t.type) } },
   description: { type: ['string', 'null'], maxLength: 500 },
   timeout_seconds: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_SECONDS },
+  // Issue 49: `service_v1` (default) or `standard_webhooks` (src/webhooks/signature.ts).
+  signature_scheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
 };
 
 /** POST /v1/webhook-endpoints; unknown fields are refused. */

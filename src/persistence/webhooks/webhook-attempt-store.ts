@@ -1,6 +1,7 @@
 import { safeExcerpt, safeText } from '../../domain/response-excerpt';
 import { shouldAutoDisable, type DisableRule } from '../../domain/webhook-health';
 import type { Environment } from '../../domain/environment';
+import type { SignatureScheme } from '../../domain/webhook-endpoint';
 import { RESPONSE_EXCERPT_BYTES, type DeliveryStatus } from '../../domain/webhook-delivery';
 import type { Orm } from '../orm';
 
@@ -40,6 +41,8 @@ export interface AttemptContext {
   environment: Environment;
   url: string;
   timeoutSeconds: number;
+  /** How the endpoint's deliveries are signed (issue 49). */
+  signatureScheme: SignatureScheme;
   endpointStatus: 'active' | 'disabled';
   endpointDeleted: boolean;
   secretBox: string;
@@ -53,7 +56,7 @@ export interface AttemptContext {
 
 export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: number): Promise<AttemptContext | null> {
   const rows = await orm.em.getConnection().execute<Record<string, never>[]>(
-    `select d.id, d.merchant_id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds,
+    `select d.id, d.merchant_id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds, w.signature_scheme,
             w.status as endpoint_status, w.deleted_at, w.secret_box, w.previous_secret_box, w.previous_secret_expires_at, w.retired_secrets,
             a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
      from webhook_deliveries d
@@ -77,6 +80,7 @@ export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: 
     environment: r.environment as Environment,
     url: r.url as string,
     timeoutSeconds: r.timeout_seconds as number,
+    signatureScheme: r.signature_scheme as SignatureScheme,
     endpointStatus: r.endpoint_status as 'active' | 'disabled',
     endpointDeleted: r.deleted_at !== null,
     secretBox: r.secret_box as string,

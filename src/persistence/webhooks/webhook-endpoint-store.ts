@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EndpointStatus, WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_SIGNATURE_SCHEME, type EndpointStatus, type SignatureScheme, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import type { Environment } from '../../domain/environment';
 import type { ChangeAction, ChangeActor } from '../../domain/operator-action';
 import { recordChange } from '../operators/change-audit';
@@ -20,6 +20,7 @@ export interface EndpointRow {
   description: string | null;
   subscribed_events: string[];
   timeout_seconds: number;
+  signature_scheme: SignatureScheme;
   status: EndpointStatus;
   previous_secret_expires_at: Date | null;
   consecutive_failures: number;
@@ -30,7 +31,7 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-export const ENDPOINT_COLUMNS = `id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, status,
+export const ENDPOINT_COLUMNS = `id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, status,
   previous_secret_expires_at, consecutive_failures, last_failure_reason, last_failure_at, auto_disabled_at, created_at, updated_at`;
 
 export function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
@@ -42,6 +43,7 @@ export function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
     description: row.description,
     subscribedEvents: row.subscribed_events,
     timeoutSeconds: row.timeout_seconds,
+    signatureScheme: row.signature_scheme,
     status: row.status,
     previousSecretExpiresAt: isoOrNull(row.previous_secret_expires_at),
     consecutiveFailures: row.consecutive_failures,
@@ -59,12 +61,14 @@ export interface NewEndpoint {
   description: string | null;
   subscribedEvents: string[];
   timeoutSeconds: number;
+  /** Default service_v1. */
+  signatureScheme?: SignatureScheme;
   sealedSecret: string;
 }
 
 /** What an audit row keeps of an endpoint: its set-up, never a secret. */
 function auditState(e: WebhookEndpointRecord | null): unknown {
-  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, status: e.status };
+  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, signature_scheme: e.signatureScheme, status: e.status };
 }
 
 /** The endpoint change's audit row, in the change's transaction (change-audit.ts). */
@@ -122,10 +126,10 @@ export async function insertEndpoint(orm: Orm, owner: Owner, e: NewEndpoint, act
 
 async function insertEndpointIn(em: EntityManager, owner: Owner, e: NewEndpoint): Promise<WebhookEndpointRecord> {
   const rows = await em.execute<EndpointRow[]>(
-    `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, status, secret_box,
-       created_at, updated_at)
-     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
-    [e.id, owner.merchantId, owner.environment, e.url, e.description, JSON.stringify(e.subscribedEvents), e.timeoutSeconds, e.sealedSecret],
+    `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, status,
+       secret_box, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
+    [e.id, owner.merchantId, owner.environment, e.url, e.description, JSON.stringify(e.subscribedEvents), e.timeoutSeconds, e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME, e.sealedSecret],
   );
   return endpointFromRow(rows[0]);
 }
@@ -155,6 +159,7 @@ export interface EndpointPatch {
   description?: string | null;
   subscribedEvents?: string[];
   timeoutSeconds?: number;
+  signatureScheme?: SignatureScheme;
   status?: EndpointStatus;
 }
 
@@ -173,6 +178,7 @@ export async function updateEndpoint(orm: Orm, owner: Owner, id: string, patch: 
   if (patch.description !== undefined) set('description = ?', patch.description);
   if (patch.subscribedEvents !== undefined) set(`subscribed_events = ${TEXT_ARRAY}`, JSON.stringify(patch.subscribedEvents));
   if (patch.timeoutSeconds !== undefined) set('timeout_seconds = ?', patch.timeoutSeconds);
+  if (patch.signatureScheme !== undefined) set('signature_scheme = ?', patch.signatureScheme);
   if (patch.status === 'active') {
     sets.push(`status = 'active', consecutive_failures = 0, failure_streak_started_at = null, auto_disabled_at = null`);
   } else if (patch.status === 'disabled') {

@@ -1,5 +1,5 @@
 import type { DeliveryAttemptRecord, DeliveryRecord } from '../../domain/webhook-delivery';
-import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import type { SignatureScheme, WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
@@ -16,6 +16,23 @@ export interface DeliveryRequest {
   url: string;
   body: string;
   sequence: number;
+  /** The endpoint's signature scheme now (issue 49): which signature headers each attempt sends. */
+  signatureScheme: SignatureScheme;
+}
+
+/** The signature headers as the page describes them: made at send time, so never shown. */
+function signatureLines(d: DeliveryRecord, scheme: SignatureScheme): string[] {
+  if (scheme === 'standard_webhooks') {
+    return [
+      `Webhook-Id: ${d.eventId}`,
+      'Webhook-Timestamp: … (Unix seconds when signed; not kept)',
+      'Webhook-Signature: v1,… (Standard Webhooks: base64 HMAC-SHA256 of id.timestamp.body; made when sent, not kept)',
+    ];
+  }
+  return [
+    'X-Service-Signature: v1=… (HMAC-SHA256 with the signing secret; made when sent, not kept)',
+    'X-Service-Timestamp: … (Unix seconds when signed; not kept)',
+  ];
 }
 
 export const REPLAYED_MESSAGE = 'Replay queued: this is the new delivery. It is sent with a fresh signature and its own attempts.';
@@ -25,8 +42,7 @@ function requestText(d: DeliveryRecord, request: DeliveryRequest, attempt: numbe
     `POST ${request.url}`,
     'Content-Type: application/json',
     'User-Agent: payment-engine-webhooks/1',
-    'X-Service-Signature: v1=… (HMAC-SHA256 with the signing secret; made when sent, not kept)',
-    'X-Service-Timestamp: … (Unix seconds when signed; not kept)',
+    ...signatureLines(d, request.signatureScheme),
     `X-Service-Event-Id: ${d.eventId}`,
     `X-Service-Event-Type: ${d.eventType}`,
     `X-Service-Delivery-Id: ${d.id}`,

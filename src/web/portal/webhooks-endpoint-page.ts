@@ -5,7 +5,7 @@ import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
 import { frameCan } from './permission-refusal';
 import { when } from './time-html';
-import { envName, eventsText, healthText, messageOf, statusText } from './webhooks-page';
+import { envName, eventsText, healthText, messageOf, SCHEME_LABEL, statusText } from './webhooks-page';
 
 export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'skipped'];
 
@@ -87,6 +87,7 @@ ${messageOf(message, status)}<dl class="wh-details" id="endpoint">
 <dt>Status</dt><dd id="endpoint-status">${statusText(endpoint.status)}${active ? '' : ': nothing is sent; events are recorded as skipped deliveries, which you can replay once it is enabled again'}</dd>
 <dt>Health</dt><dd id="endpoint-health">${healthText(endpoint)}</dd>
 <dt>Timeout</dt><dd>${endpoint.timeoutSeconds} seconds</dd>
+<dt>Signature scheme</dt><dd id="endpoint-scheme">${SCHEME_LABEL[endpoint.signatureScheme]}</dd>
 <dt>Signing secret</dt><dd>Shown only once, when the endpoint is registered or its secret rotated.${endpoint.previousSecretExpiresAt ? html` The previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}.` : ''}</dd>
 <dt>Created</dt><dd>${when(endpoint.createdAt)}</dd>
 </dl>

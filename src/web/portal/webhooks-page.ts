@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../domain/event-types';
-import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
@@ -11,9 +11,17 @@ export interface RegisterForm {
   url: string;
   description: string;
   events: string[];
+  /** The `signature_scheme` chosen (issue 49); a value the API refuses comes back as refused. */
+  signatureScheme: string;
 }
 
-const EMPTY_FORM: RegisterForm = { url: '', description: '', events: [] };
+const EMPTY_FORM: RegisterForm = { url: '', description: '', events: [], signatureScheme: DEFAULT_SIGNATURE_SCHEME };
+
+/** How the portal names each signature scheme. */
+export const SCHEME_LABEL: Record<SignatureScheme, string> = {
+  service_v1: 'Service signature (X-Service-Signature, hex HMAC-SHA256)',
+  standard_webhooks: 'Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)',
+};
 
 /** A time as the portal shows it: minutes, UTC, with the exact instant in `datetime`. */
 
@@ -87,6 +95,13 @@ ${join(
   '\n',
 )}
 </fieldset>
+<fieldset><legend>Signature scheme</legend>
+${join(
+  SIGNATURE_SCHEMES.map((scheme) => html`<label class="check"><input type="radio" name="signature_scheme" value="${scheme}" id="scheme-${scheme}"${form.signatureScheme === scheme ? html` checked` : ''}> ${SCHEME_LABEL[scheme]}</label>`),
+  '\n',
+)}
+<p class="wh-hint">Standard Webhooks: the libraries of standardwebhooks.com verify each delivery with the signing secret as it is.</p>
+</fieldset>
 <button type="submit" id="create-endpoint">Register endpoint</button>
 </form>`;
 }
@@ -100,7 +115,7 @@ export function endpointSecretPage(frame: Frame, what: 'created' | 'rotated', en
   return portalPage(
     what === 'created' ? 'Endpoint registered' : 'New signing secret',
     html`<h1>${what === 'created' ? 'Endpoint registered' : 'New signing secret'}</h1>
-<div class="notice" role="status"><p>Copy this signing secret now. <strong>It is shown only once</strong>: it is stored sealed, and no page will show it again. Your receiver checks each delivery's X-Service-Signature with it.</p>
+<div class="notice" role="status"><p>Copy this signing secret now. <strong>It is shown only once</strong>: it is stored sealed, and no page will show it again. Your receiver checks each delivery's ${endpoint.signatureScheme === 'standard_webhooks' ? 'webhook-signature (Standard Webhooks)' : 'X-Service-Signature'} with it.</p>
 <label for="secret">Signing secret of ${endpoint.id}</label>
 <output id="secret" class="secret">${secret}</output></div>
 ${overlap}<p>Endpoint: <span class="wh-url">${urlHtml(endpoint.url)}</span> (${eventsText(endpoint.subscribedEvents)})</p>

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../domain/errors';
 import { isIdOf } from '../../domain/ids';
 import type { DeliveryStatus } from '../../domain/webhook-delivery';
-import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_SIGNATURE_SCHEME, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import { listCursor } from '../../services/list-cursor';
 import { validateCreateEndpoint } from '../../http/schemas/webhook-endpoints';
 import { check } from '../../http/validate';
@@ -80,7 +80,7 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     if (!found) return notFoundText(ctx);
     const endpoint = await findEndpoint(orm, caller, found.delivery.endpointId);
     const sent = await loadAttemptContext(orm, found.delivery.id, 1);
-    const request: DeliveryRequest | null = sent ? { url: sent.url, body: sent.eventBody, sequence: sent.eventSequence } : null;
+    const request: DeliveryRequest | null = sent ? { url: sent.url, body: sent.eventBody, sequence: sent.eventSequence, signatureScheme: sent.signatureScheme } : null;
     html(ctx, httpStatus, deliveryPage(frameOf(session, WEBHOOKS_PATH), found.delivery, found.attempts, endpoint, request, message, kind));
   }
 
@@ -101,12 +101,18 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     const session = await kit.posted(ctx, 'manage_webhooks');
     if (!session) return;
     const fields = fieldsOf(ctx);
-    const form: RegisterForm = { url: (fields.get('url') ?? '').trim(), description: (fields.get('description') ?? '').trim(), events: fields.getAll('event') };
+    const form: RegisterForm = {
+      url: (fields.get('url') ?? '').trim(),
+      description: (fields.get('description') ?? '').trim(),
+      events: fields.getAll('event'),
+      signatureScheme: fields.get('signature_scheme') ?? DEFAULT_SIGNATURE_SCHEME,
+    };
     try {
       const request = check(validateCreateEndpoint, {
         url: form.url,
         ...(form.description ? { description: form.description } : {}),
         ...(form.events.length ? { subscribed_events: form.events } : {}),
+        signature_scheme: form.signatureScheme,
       });
       const { endpoint, secret } = await createEndpoint(deps, callerOf(session), request, actor(ctx, session));
       html(ctx, 200, endpointSecretPage(frameOf(session, WEBHOOKS_PATH), 'created', endpoint, secret));
