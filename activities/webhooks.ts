@@ -15,6 +15,7 @@ import { sendWebhook } from '../src/webhooks/sender';
 import { signatureHeaders } from '../src/webhooks/signature';
 import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from './types';
 import { heartbeatingAttempt } from './attempt-heartbeat';
+import { throttleSend } from './webhook-throttle';
 import { jitterFraction } from '../src/support/jitter';
 
 export interface WebhookActivityDeps {
@@ -217,6 +218,19 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     } catch (error) {
       return unsigned(ctx, input, error);
     }
+    // Issue 49: the endpoint's max_per_second and max_in_flight (a wait longer than a moment ends this
+    // execution as retryable ENDPOINT_THROTTLED, not as a failed attempt).
+    const freePlace = await throttleSend(deps.orm, ctx, input.attempt, read, (_environment, fn) => recordStep(fn));
+    try {
+      return await sendAndRecord(ctx, input, secrets, held, deadline, recordStep);
+    } finally {
+      await freePlace();
+    }
+  }
+
+  /** The send and its record, once the attempt may go (held: the merchant's slot, if taken before the read). */
+  async function sendAndRecord(ctx: AttemptContext, input: DeliverWebhookInput, secrets: string[], held: (() => void) | undefined, deadline: number, recordStep: RecordStep): Promise<DeliverWebhookOutcome> {
+    const signal = Context.current().cancellationSignal;
     const release = held ?? (await takeMerchantSlot(slots, ctx.merchantId, ctx.environment));
     // Issue 32: the last look before the POST. Cancelled (Temporal gave up on this execution, the
     // worker shuts down): nothing is sent. Too late to send and still record before the deadline:

@@ -24,6 +24,9 @@ export interface WebhookEndpointRecord {
   subscribedEvents: string[];
   timeoutSeconds: number;
   signatureScheme: SignatureScheme;
+  /** Issue 49, the throttle: sends a second and sends under way at once; null is no limit. */
+  maxPerSecond: number | null;
+  maxInFlight: number | null;
   status: EndpointStatus;
   previousSecretExpiresAt: string | null;
   consecutiveFailures: number;
@@ -52,6 +55,8 @@ export function endpointJson(record: WebhookEndpointRecord, secret?: string): Re
     subscribed_events: record.subscribedEvents,
     timeout_seconds: record.timeoutSeconds,
     signature_scheme: record.signatureScheme,
+    max_per_second: record.maxPerSecond,
+    max_in_flight: record.maxInFlight,
     status: record.status,
     health: {
       consecutive_failures: record.consecutiveFailures,

@@ -23,6 +23,8 @@ export interface CreateEndpointRequest {
   description?: string | null;
   timeout_seconds?: number;
   signature_scheme?: SignatureScheme;
+  max_per_second?: number | null;
+  max_in_flight?: number | null;
 }
 
 /** PATCH body: any subset. */
@@ -32,6 +34,8 @@ export interface UpdateEndpointRequest {
   description?: string | null;
   timeout_seconds?: number;
   signature_scheme?: SignatureScheme;
+  max_per_second?: number | null;
+  max_in_flight?: number | null;
   status?: 'active' | 'disabled';
 }
 
@@ -101,6 +105,8 @@ export async function createEndpoint(
       subscribedEvents: req.subscribed_events ?? [],
       timeoutSeconds: req.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
       signatureScheme: req.signature_scheme ?? DEFAULT_SIGNATURE_SCHEME,
+      maxPerSecond: req.max_per_second ?? null,
+      maxInFlight: req.max_in_flight ?? null,
       sealedSecret: deps.secretBox.seal(secret),
     },
     max,
@@ -123,6 +129,8 @@ export async function patchEndpoint(deps: ServiceDeps, caller: Caller, id: strin
     ...(req.subscribed_events !== undefined ? { subscribedEvents: req.subscribed_events } : {}),
     ...(req.timeout_seconds !== undefined ? { timeoutSeconds: req.timeout_seconds } : {}),
     ...(req.signature_scheme !== undefined ? { signatureScheme: req.signature_scheme } : {}),
+    ...(req.max_per_second !== undefined ? { maxPerSecond: req.max_per_second } : {}),
+    ...(req.max_in_flight !== undefined ? { maxInFlight: req.max_in_flight } : {}),
     ...(req.status !== undefined ? { status: req.status } : {}),
   };
   const updated = await updateEndpoint(deps.orm, caller, id, patch, actor);

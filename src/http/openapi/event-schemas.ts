@@ -37,7 +37,7 @@ export const EVENT_TYPE = {
 
 export const WEBHOOK_ENDPOINT = {
   type: 'object',
-  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'signature_scheme', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
+  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'signature_scheme', 'max_per_second', 'max_in_flight', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string', pattern: '^we_' },
     object: { const: 'webhook_endpoint' },
@@ -50,6 +50,8 @@ export const WEBHOOK_ENDPOINT = {
       enum: [...SIGNATURE_SCHEMES],
       description: 'How deliveries are signed: `service_v1` (X-Service-Signature) or `standard_webhooks` (webhook-id, webhook-timestamp, webhook-signature).',
     },
+    max_per_second: nullable({ type: 'integer', minimum: 1, description: 'At most this many sends a second to the endpoint; the rest wait their turn (not failed attempts). Null: no limit.' }),
+    max_in_flight: nullable({ type: 'integer', minimum: 1, description: 'At most this many sends under way to the endpoint at once. Null: no limit.' }),
     status: { type: 'string', enum: ['active', 'disabled'] },
     health: {
       type: 'object',

@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import { MAX_TIMEOUT_SECONDS, SIGNATURE_SCHEMES } from '../../domain/webhook-endpoint';
+import { MAX_IN_FLIGHT_LIMIT, MAX_PER_SECOND_LIMIT } from '../../domain/webhook-throttle';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from '../../services/webhook-endpoints';
 import { compile } from '../validate';
 
@@ -17,6 +18,9 @@ const fields = {
   timeout_seconds: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_SECONDS },
   // Issue 49: `service_v1` (default) or `standard_webhooks` (src/webhooks/signature.ts).
   signature_scheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
+  // Issue 49, the throttle (src/domain/webhook-throttle.ts): null (or absent) is no limit.
+  max_per_second: { type: ['integer', 'null'], minimum: 1, maximum: MAX_PER_SECOND_LIMIT },
+  max_in_flight: { type: ['integer', 'null'], minimum: 1, maximum: MAX_IN_FLIGHT_LIMIT },
 };
 
 /** POST /v1/webhook-endpoints; unknown fields are refused. */

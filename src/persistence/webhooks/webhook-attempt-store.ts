@@ -43,6 +43,9 @@ export interface AttemptContext {
   timeoutSeconds: number;
   /** How the endpoint's deliveries are signed (issue 49). */
   signatureScheme: SignatureScheme;
+  /** The endpoint's throttle (issue 49), null: no limit. */
+  maxPerSecond: number | null;
+  maxInFlight: number | null;
   endpointStatus: 'active' | 'disabled';
   endpointDeleted: boolean;
   secretBox: string;
@@ -56,7 +59,7 @@ export interface AttemptContext {
 
 export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: number): Promise<AttemptContext | null> {
   const rows = await orm.em.getConnection().execute<Record<string, never>[]>(
-    `select d.id, d.merchant_id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds, w.signature_scheme,
+    `select d.id, d.merchant_id, d.status, d.event_id, d.event_type, e.body, e.sequence, w.id as endpoint_id, w.environment, w.url, w.timeout_seconds, w.signature_scheme, w.max_per_second, w.max_in_flight,
             w.status as endpoint_status, w.deleted_at, w.secret_box, w.previous_secret_box, w.previous_secret_expires_at, w.retired_secrets,
             a.outcome, a.status_code, a.error, a.attempted_at, d.next_attempt_at
      from webhook_deliveries d
@@ -81,6 +84,8 @@ export async function loadAttemptContext(orm: Orm, deliveryId: string, attempt: 
     url: r.url as string,
     timeoutSeconds: r.timeout_seconds as number,
     signatureScheme: r.signature_scheme as SignatureScheme,
+    maxPerSecond: (r.max_per_second as number | null) ?? null,
+    maxInFlight: (r.max_in_flight as number | null) ?? null,
     endpointStatus: r.endpoint_status as 'active' | 'disabled',
     endpointDeleted: r.deleted_at !== null,
     secretBox: r.secret_box as string,

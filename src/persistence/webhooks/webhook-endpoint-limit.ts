@@ -15,9 +15,9 @@ export async function insertEndpointWithinLimit(orm: Orm, owner: Owner, e: NewEn
   return orm.em.fork().transactional(async (em) => {
     await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`webhook_endpoints:${owner.merchantId}:${owner.environment}`]);
     const rows = await em.execute<EndpointRow[]>(
-      `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, status,
-         secret_box, created_at, updated_at)
-       select ?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()
+      `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme,
+         max_per_second, max_in_flight, status, secret_box, created_at, updated_at)
+       select ?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()
        where (select count(*) from webhook_endpoints where merchant_id = ? and environment = ? and deleted_at is null) < ?
        returning ${ENDPOINT_COLUMNS}`,
       [
@@ -29,6 +29,8 @@ export async function insertEndpointWithinLimit(orm: Orm, owner: Owner, e: NewEn
         JSON.stringify(e.subscribedEvents),
         e.timeoutSeconds,
         e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME,
+        e.maxPerSecond ?? null,
+        e.maxInFlight ?? null,
         e.sealedSecret,
         owner.merchantId,
         owner.environment,

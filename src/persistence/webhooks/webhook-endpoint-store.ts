@@ -21,6 +21,8 @@ export interface EndpointRow {
   subscribed_events: string[];
   timeout_seconds: number;
   signature_scheme: SignatureScheme;
+  max_per_second: number | null;
+  max_in_flight: number | null;
   status: EndpointStatus;
   previous_secret_expires_at: Date | null;
   consecutive_failures: number;
@@ -31,7 +33,7 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-export const ENDPOINT_COLUMNS = `id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, status,
+export const ENDPOINT_COLUMNS = `id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, max_per_second, max_in_flight, status,
   previous_secret_expires_at, consecutive_failures, last_failure_reason, last_failure_at, auto_disabled_at, created_at, updated_at`;
 
 export function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
@@ -44,6 +46,8 @@ export function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
     subscribedEvents: row.subscribed_events,
     timeoutSeconds: row.timeout_seconds,
     signatureScheme: row.signature_scheme,
+    maxPerSecond: row.max_per_second,
+    maxInFlight: row.max_in_flight,
     status: row.status,
     previousSecretExpiresAt: isoOrNull(row.previous_secret_expires_at),
     consecutiveFailures: row.consecutive_failures,
@@ -63,12 +67,15 @@ export interface NewEndpoint {
   timeoutSeconds: number;
   /** Default service_v1. */
   signatureScheme?: SignatureScheme;
+  /** Default null: no limit. */
+  maxPerSecond?: number | null;
+  maxInFlight?: number | null;
   sealedSecret: string;
 }
 
 /** What an audit row keeps of an endpoint: its set-up, never a secret. */
 function auditState(e: WebhookEndpointRecord | null): unknown {
-  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, signature_scheme: e.signatureScheme, status: e.status };
+  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, signature_scheme: e.signatureScheme, max_per_second: e.maxPerSecond, max_in_flight: e.maxInFlight, status: e.status };
 }
 
 /** The endpoint change's audit row, in the change's transaction (change-audit.ts). */
@@ -126,10 +133,13 @@ export async function insertEndpoint(orm: Orm, owner: Owner, e: NewEndpoint, act
 
 async function insertEndpointIn(em: EntityManager, owner: Owner, e: NewEndpoint): Promise<WebhookEndpointRecord> {
   const rows = await em.execute<EndpointRow[]>(
-    `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, status,
-       secret_box, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
-    [e.id, owner.merchantId, owner.environment, e.url, e.description, JSON.stringify(e.subscribedEvents), e.timeoutSeconds, e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME, e.sealedSecret],
+    `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme,
+       max_per_second, max_in_flight, status, secret_box, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
+    [
+      e.id, owner.merchantId, owner.environment, e.url, e.description, JSON.stringify(e.subscribedEvents), e.timeoutSeconds,
+      e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME, e.maxPerSecond ?? null, e.maxInFlight ?? null, e.sealedSecret,
+    ],
   );
   return endpointFromRow(rows[0]);
 }
@@ -160,6 +170,8 @@ export interface EndpointPatch {
   subscribedEvents?: string[];
   timeoutSeconds?: number;
   signatureScheme?: SignatureScheme;
+  maxPerSecond?: number | null;
+  maxInFlight?: number | null;
   status?: EndpointStatus;
 }
 
@@ -179,6 +191,8 @@ export async function updateEndpoint(orm: Orm, owner: Owner, id: string, patch: 
   if (patch.subscribedEvents !== undefined) set(`subscribed_events = ${TEXT_ARRAY}`, JSON.stringify(patch.subscribedEvents));
   if (patch.timeoutSeconds !== undefined) set('timeout_seconds = ?', patch.timeoutSeconds);
   if (patch.signatureScheme !== undefined) set('signature_scheme = ?', patch.signatureScheme);
+  if (patch.maxPerSecond !== undefined) set('max_per_second = ?', patch.maxPerSecond);
+  if (patch.maxInFlight !== undefined) set('max_in_flight = ?', patch.maxInFlight);
   if (patch.status === 'active') {
     sets.push(`status = 'active', consecutive_failures = 0, failure_streak_started_at = null, auto_disabled_at = null`);
   } else if (patch.status === 'disabled') {

@@ -68,6 +68,12 @@ ${table}
 ${links.length ? html`<p class="wh-pager">${join(links, ' ')}</p>` : ''}`;
 }
 
+/** The endpoint's max_per_second and max_in_flight as the page says them. */
+function throttleText(e: WebhookEndpointRecord): string {
+  const limits = [e.maxPerSecond !== null ? `at most ${e.maxPerSecond} a second` : null, e.maxInFlight !== null ? `at most ${e.maxInFlight} at once` : null].filter((x) => x !== null);
+  return limits.length ? `${limits.join(', ')}; the rest wait their turn` : 'none';
+}
+
 /** One endpoint: its settings, health, the rotate, enable/disable and delete actions, and its deliveries. */
 export function endpointPage(frame: Frame, endpoint: WebhookEndpointRecord, view: DeliveriesView, message: string | null = null, status: 'error' | 'notice' = 'error'): HtmlSafeString {
   const { id } = endpoint;
@@ -87,6 +93,7 @@ ${messageOf(message, status)}<dl class="wh-details" id="endpoint">
 <dt>Status</dt><dd id="endpoint-status">${statusText(endpoint.status)}${active ? '' : ': nothing is sent; events are recorded as skipped deliveries, which you can replay once it is enabled again'}</dd>
 <dt>Health</dt><dd id="endpoint-health">${healthText(endpoint)}</dd>
 <dt>Timeout</dt><dd>${endpoint.timeoutSeconds} seconds</dd>
+<dt>Throttle</dt><dd id="endpoint-throttle">${throttleText(endpoint)}</dd>
 <dt>Signature scheme</dt><dd id="endpoint-scheme">${SCHEME_LABEL[endpoint.signatureScheme]}</dd>
 <dt>Signing secret</dt><dd>Shown only once, when the endpoint is registered or its secret rotated.${endpoint.previousSecretExpiresAt ? html` The previous secret also signs until ${when(endpoint.previousSecretExpiresAt)}.` : ''}</dd>
 <dt>Created</dt><dd>${when(endpoint.createdAt)}</dd>

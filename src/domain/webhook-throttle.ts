@@ -1,0 +1,30 @@
+/**
+ * Issue 49, the per-endpoint throttle: `max_per_second` spaces an endpoint's sends by
+ * 1 / max_per_second (one shared schedule of slots, every process reserving from it), and
+ * `max_in_flight` caps the sends under way to it at once. A send that has to wait is not a failed
+ * attempt: the attempt comes back when its slot is due (activities/webhook-throttle.ts).
+ */
+export const MAX_PER_SECOND_LIMIT = 1000;
+export const MAX_IN_FLIGHT_LIMIT = 100;
+
+export interface EndpointThrottle {
+  maxPerSecond: number | null;
+  maxInFlight: number | null;
+}
+
+export const throttled = (t: EndpointThrottle): boolean => t.maxPerSecond !== null || t.maxInFlight !== null;
+
+/** The spacing of an endpoint's slots. */
+export const slotSpacingMs = (maxPerSecond: number): number => 1000 / maxPerSecond;
+
+/**
+ * A slot due within this long is waited for in the attempt itself (heartbeating); a later one ends
+ * the attempt's execution as "come back then", so no worker slot is held while it waits.
+ */
+export const WAIT_IN_ATTEMPT_MS = 250;
+
+/** When every in-flight place is taken: look again after about this long (±20 %). */
+export const IN_FLIGHT_RECHECK_MS = 250;
+
+/** A lease outlives its send by this much at most (a worker that died mid-send frees its place then). */
+export const LEASE_MARGIN_MS = 15_000;

@@ -1,0 +1,122 @@
+/**
+ * Issue 49, "Throttle per endpoint": `max_per_second` and `max_in_flight` on an endpoint, against a
+ * real receiver, with real charges on the real worker and relay. What is checked is what the throttle
+ * promises, not a speed: every send reserved its own slot on one schedule spaced 1 / max_per_second,
+ * no send left before its slot, no more than max_in_flight were under way at the receiver at once,
+ * and waiting is not failing (every delivery succeeds at attempt 1). The rates reached are measured
+ * by the bench (docs/benchmarks.md, "Webhook throttle").
+ */
+import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { expectError } from '../support/api-errors';
+import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
+
+let h: Harness;
+let rx: TestReceiver;
+beforeAll(async () => {
+  h = await startHarness({ webhookEnv: { WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms' } });
+  rx = await startTestReceiver();
+});
+afterAll(async () => {
+  await rx?.close();
+  await h?.close();
+});
+beforeEach(() => rx.respond(() => ({ status: 200, body: 'ok' })));
+
+async function endpoint(m: TestMerchant, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await h.request('sandbox', 'POST', '/v1/webhook-endpoints', {
+    key: m.testKey,
+    body: { url: `${rx.url}/${m.id}`, subscribed_events: ['transaction.created'], ...body },
+  });
+  expect(res.status).toBe(201);
+  return res.json;
+}
+
+async function charges(m: TestMerchant, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await h.request('sandbox', 'POST', '/v1/charges', { key: m.testKey, body: chargeBody(), headers: { 'Idempotency-Key': idempotencyKey() } });
+    expect(res.status).toBe(200);
+    ids.push(res.json.id);
+  }
+  return ids;
+}
+
+const mine = (m: TestMerchant) => (ds: ReceivedDelivery[]) => ds.filter((d) => d.path === `/hook/${m.id}`);
+
+async function settled(m: TestMerchant, endpointId: string, n: number): Promise<Array<Record<string, any>>> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const res = await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { key: m.testKey });
+    const data = res.json.data as Array<Record<string, any>>;
+    if (data.length === n && data.every((d) => d.status !== 'pending')) return data;
+    if (Date.now() > until) throw new Error(`deliveries not settled: ${JSON.stringify(data.map((d) => d.status))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('max_per_second 5: each send reserves its own slot, 200 ms apart on one schedule, none leaves before its slot, and none fails for waiting', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m, { max_per_second: 5 });
+  expect(ep).toMatchObject({ max_per_second: 5, max_in_flight: null });
+  const n = 12;
+  await charges(m, n);
+  const got = mine(m)(await rx.waitFor((ds) => mine(m)(ds).length >= n, 30_000));
+  expect(new Set(got.map((d) => d.headers['x-service-event-id'])).size).toBe(n);
+  const records = await settled(m, ep.id, n);
+  for (const r of records) expect(r).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+
+  const slots = await h.orm.em.getConnection().execute<{ id: string; slot: Date }[]>(
+    `select id, throttle_slot_at as slot from webhook_deliveries where endpoint_id = ? order by throttle_slot_at`,
+    [ep.id],
+  );
+  expect(slots).toHaveLength(n);
+  for (let i = 1; i < slots.length; i++) expect(new Date(slots[i]!.slot).getTime() - new Date(slots[i - 1]!.slot).getTime()).toBeGreaterThanOrEqual(199);
+  const slotOf = new Map(slots.map((s) => [s.id, new Date(s.slot).getTime()]));
+  // The receiver's clock is the database's (one machine); a millisecond of rounding allowed.
+  for (const d of got) expect(d.receivedAt).toBeGreaterThanOrEqual(slotOf.get(d.headers['x-service-delivery-id']!)! - 1);
+  // So the sends span at least the schedule: 11 gaps of 200 ms.
+  const times = got.map((d) => d.receivedAt).sort((a, b) => a - b);
+  expect(times[n - 1]! - times[0]!).toBeGreaterThanOrEqual(((n - 1) * 1000) / 5 - (times[0]! - Math.min(...slotOf.values())) - 1);
+}, 60_000);
+
+test('max_in_flight 2: a slow receiver never has more than 2 sends under way at once, and every delivery still succeeds at attempt 1', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m, { max_in_flight: 2 });
+  let open = 0;
+  let most = 0;
+  rx.respond((d) => {
+    if (d.path !== `/hook/${m.id}`) return { status: 200, body: 'ok' };
+    open++;
+    most = Math.max(most, open);
+    return { status: 200, body: 'ok', release: new Promise((r) => setTimeout(() => r((open--, undefined)), 400)) };
+  });
+  const n = 8;
+  await charges(m, n);
+  await rx.waitFor((ds) => mine(m)(ds).length >= n, 30_000);
+  const records = await settled(m, ep.id, n);
+  for (const r of records) expect(r).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+  expect(most).toBe(2);
+  const [{ leases }] = await h.orm.em.getConnection().execute<{ leases: string }[]>(`select count(*) as leases from webhook_send_leases where endpoint_id = ?`, [ep.id]);
+  expect(Number(leases)).toBe(0);
+}, 60_000);
+
+test('the limits are validated, PATCHed (null removes one) and audited; refused values change nothing', async () => {
+  const m = await h.merchant();
+  for (const body of [{ max_per_second: 0 }, { max_per_second: 1001 }, { max_per_second: 2.5 }, { max_in_flight: 0 }, { max_in_flight: 101 }, { max_in_flight: '2' }]) {
+    const param = Object.keys(body)[0];
+    expectError(await h.request('sandbox', 'POST', '/v1/webhook-endpoints', { key: m.testKey, body: { url: `${rx.url}/${m.id}`, ...body } }), 400, 'invalid_request', param);
+  }
+  const ep = await endpoint(m, { max_per_second: 10, max_in_flight: 3 });
+  expectError(await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { max_in_flight: 0 } }), 400, 'invalid_request', 'max_in_flight');
+  const patched = await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { max_per_second: null, max_in_flight: 1 } });
+  expect(patched.status).toBe(200);
+  expect(patched.json).toMatchObject({ max_per_second: null, max_in_flight: 1 });
+  const audit = await h.orm.em.getConnection().execute<{ action: string; state_before: any; state_after: any }[]>(
+    `select action, state_before, state_after from operator_audit where payment_id = ? order by created_at`,
+    [ep.id],
+  );
+  expect(audit.map((a) => a.action)).toEqual(['webhook_endpoint.create', 'webhook_endpoint.update']);
+  expect(audit[0]!.state_after).toMatchObject({ max_per_second: 10, max_in_flight: 3 });
+  expect(audit[1]!.state_before).toMatchObject({ max_per_second: 10, max_in_flight: 3 });
+  expect(audit[1]!.state_after).toMatchObject({ max_per_second: null, max_in_flight: 1 });
+});
