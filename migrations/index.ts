@@ -60,6 +60,7 @@ import { Migration20261217000011_partner_breakers } from './Migration20261217000
 import { Migration20261220000001_portal_roles } from './Migration20261220000001_portal_roles';
 import { Migration20261220000002_portal_password_resets } from './Migration20261220000002_portal_password_resets';
 import { Migration20261220000003_portal_session_activity } from './Migration20261220000003_portal_session_activity';
+import { Migration20261221000001_events_by_type } from './Migration20261221000001_events_by_type';
 import { Migration20261221000002_webhook_signature_scheme } from './Migration20261221000002_webhook_signature_scheme';
 import { Migration20261221000004_webhook_throttle } from './Migration20261221000004_webhook_throttle';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
@@ -133,6 +134,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261220000001_portal_roles', class: Migration20261220000001_portal_roles },
   { name: 'Migration20261220000002_portal_password_resets', class: Migration20261220000002_portal_password_resets },
   { name: 'Migration20261220000003_portal_session_activity', class: Migration20261220000003_portal_session_activity },
+  { name: 'Migration20261221000001_events_by_type', class: Migration20261221000001_events_by_type },
   { name: 'Migration20261221000002_webhook_signature_scheme', class: Migration20261221000002_webhook_signature_scheme },
   { name: 'Migration20261221000004_webhook_throttle', class: Migration20261221000004_webhook_throttle },
 ];

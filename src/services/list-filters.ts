@@ -182,6 +182,17 @@ export function isoInstant(param: string, text: string): Instant {
   return { text, ms, micros: Number(fraction.slice(3)) };
 }
 
+const YEAR = '(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})';
+const LEAP_YEAR = '([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)';
+const DATE = `(${YEAR}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|${YEAR}-(0[469]|11)-(0[1-9]|[12][0-9]|30)|${YEAR}-02-(0[1-9]|1[0-9]|2[0-8])|${LEAP_YEAR}-02-29)`;
+const TIME = 'T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)';
+/**
+ * What isoInstant accepts, as a JSON Schema pattern (the OpenAPI document's, and the ajv schemas' that
+ * take `created_after` / `created_before`): a real calendar date, years 0001–9999, at most
+ * microseconds, offsets up to ±14:00.
+ */
+export const INSTANT_PATTERN = `^${DATE}(${TIME})?$`;
+
 export function compareInstants(a: Instant, b: Instant): number {
   return a.ms !== b.ms ? a.ms - b.ms : a.micros - b.micros;
 }

@@ -151,6 +151,9 @@ const queryCases: QueryCase[] = [
   { path: () => `/v1/webhook-endpoints/${endpointId}/deliveries?status=failed%00`, param: 'status' },
   { path: () => `/v1/webhook-endpoints/${endpointId}/deliveries?cursor=%1f`, param: 'cursor' },
   { path: () => `/v1/webhook-endpoints/${endpointId}/deliveries?limit=%0b`, param: 'limit' },
+  { path: () => '/v1/events?type=transaction.created%00', param: 'type' },
+  { path: () => `/v1/webhook-endpoints/${endpointId}/deliveries?event_type=refund.succeeded&event_type=transaction.failed%1f`, param: 'event_type' },
+  { path: () => `/v1/webhook-endpoints/${endpointId}/deliveries?created_after=2026-01-01%0d`, param: 'created_after' },
 ];
 
 describe('list queries', () => {

@@ -83,6 +83,31 @@ test('every event older than the window: the walk from 0 is refused with the way
   expect(sequences(newest)).toEqual([3, 2, 1]);
 });
 
+test('a walk by type: judged by its own next event; the after_sequence to go on from is the log\'s, and from it the filtered walk is whole', async () => {
+  // 1–10 alternate created (odd) and succeeded (even); 1–6 are 100 days old; 11 (new) is a refund's.
+  const m = await sandboxCaller(h.orm);
+  for (let i = 1; i <= 10; i++) await emitEvent(h.orm, m.caller, i % 2 ? 'transaction.created' : 'transaction.succeeded');
+  await emitEvent(h.orm, m.caller, 'refund.succeeded');
+  await h.orm.em.getConnection().execute(`update events set created_at = now() - interval '100 days' where merchant_id = ? and environment = 'sandbox' and sequence <= 6`, [m.caller.merchantId]);
+  const refused = await get(m.key, '?after_sequence=0&type=transaction.succeeded');
+  expect(refused.status).toBe(410);
+  expect(refused.json.error).toMatchObject({ code: 'events_expired', param: 'after_sequence' });
+  expect(refused.json.error.message).toBe('after_sequence 0 is before the walkable window (90 days): the events after it are older than that; go on with after_sequence=6.');
+  const resumed = await get(m.key, '?after_sequence=6&type=transaction.succeeded&limit=100');
+  expect(sequences(resumed)).toEqual([8, 10]);
+  expect(sequences(await get(m.key, '?after_sequence=6&type=transaction.created'))).toEqual([7, 9]);
+  // The position is behind the window, but the walk's next event (the first refund.succeeded) is inside it: answered.
+  const refunds = await get(m.key, '?after_sequence=0&type=refund.succeeded');
+  expect(refunds.status).toBe(200);
+  expect(sequences(refunds)).toEqual([11]);
+  // Newest first: the first page always; the page that would begin at 6 (old) is refused.
+  const first = await get(m.key, '?type=transaction.succeeded&limit=2');
+  expect(sequences(first)).toEqual([10, 8]);
+  const next = await get(m.key, `?type=transaction.succeeded&limit=2&cursor=${first.json.next_cursor}`);
+  expect(next.status).toBe(410);
+  expect(next.json.error).toMatchObject({ code: 'events_expired', param: 'cursor' });
+});
+
 test('the OpenAPI document lists 410 events_expired for GET /v1/events and says what the window is', async () => {
   const doc = (await h.request('sandbox', 'GET', '/v1/openapi.json')).json;
   const op = doc.paths['/v1/events'].get;

@@ -219,6 +219,102 @@ describe('newest first with a cursor', () => {
   });
 });
 
+describe('type: only events of the given types', () => {
+  const seqs = (res: ApiResponse): number[] => res.json.data.map((e: { sequence: number }) => e.sequence);
+  const ofTypes = async (...types: string[]) => (await storedEvents(merchant.id)).filter((e) => types.includes(e.type));
+
+  /** Every page of `query` oldest first (after_sequence) or newest first (cursor), with the pages' sizes. */
+  async function walk(query: string, mode: 'after_sequence' | 'cursor'): Promise<{ walked: number[]; sizes: number[]; texts: string[] }> {
+    const walked: number[] = [];
+    const sizes: number[] = [];
+    const texts: string[] = [];
+    let position = mode === 'after_sequence' ? '&after_sequence=0' : '';
+    for (let pages = 0; ; pages++) {
+      expect(pages).toBeLessThan(20);
+      const res = await list(`?${query}${position}`);
+      expect(res.status).toBe(200);
+      walked.push(...seqs(res));
+      sizes.push(seqs(res).length);
+      texts.push(dataSlice(res));
+      if (!res.json.has_more) {
+        expect(res.json.next_cursor).toBeUndefined();
+        return { walked, sizes, texts };
+      }
+      position = mode === 'after_sequence' ? `&after_sequence=${walked[walked.length - 1]}` : `&cursor=${res.json.next_cursor}`;
+    }
+  }
+
+  test('oldest first: one type, paged by after_sequence across pages, each event byte for byte', async () => {
+    const created = await ofTypes('transaction.created');
+    expect(created).toHaveLength(6);
+    const { walked, sizes, texts } = await walk('type=transaction.created&limit=4', 'after_sequence');
+    expect(walked).toEqual(created.map((e) => e.sequence));
+    expect(sizes).toEqual([4, 2]);
+    expect(texts.join(',')).toBe(created.map((e) => e.body).join(','));
+  });
+
+  test('newest first: two types, paged by next_cursor across pages', async () => {
+    const terminal = await ofTypes('transaction.succeeded', 'transaction.failed');
+    expect(terminal).toHaveLength(5);
+    const { walked, sizes, texts } = await walk('type=transaction.succeeded&type=transaction.failed&limit=2', 'cursor');
+    expect(walked).toEqual(terminal.map((e) => e.sequence).reverse());
+    expect(sizes).toEqual([2, 2, 1]);
+    expect(texts.join(',')).toBe([...terminal].reverse().map((e) => e.body).join(','));
+    // The two types oldest first, in one page: the order of the log, the types interleaved.
+    const both = await list('?after_sequence=0&type=transaction.failed&type=transaction.succeeded&limit=100');
+    expect(seqs(both)).toEqual(terminal.map((e) => e.sequence));
+  });
+
+  test('with limit: the first page of a filtered walk has `limit` events and says there are more', async () => {
+    const succeeded = await ofTypes('transaction.succeeded');
+    const newest = await list('?type=transaction.succeeded&limit=1');
+    expect(seqs(newest)).toEqual([succeeded[2].sequence]);
+    expect(newest.json.has_more).toBe(true);
+    expect(typeof newest.json.next_cursor).toBe('string');
+    const oldest = await list('?after_sequence=0&type=transaction.succeeded&limit=2');
+    expect(seqs(oldest)).toEqual([succeeded[0].sequence, succeeded[1].sequence]);
+    expect(oldest.json.has_more).toBe(true);
+    // A page that ends on the type's last event: no more, though later events of other types exist.
+    const last = await list(`?after_sequence=${succeeded[1].sequence}&type=transaction.succeeded&limit=1`);
+    expect(seqs(last)).toEqual([succeeded[2].sequence]);
+    expect(last.json.has_more).toBe(false);
+  });
+
+  test('a type with no events: an empty page in both walks; another merchant\'s and the live events stay out', async () => {
+    expect((await list('?after_sequence=0&type=payout.succeeded')).json).toEqual({ object: 'list', data: [], has_more: false });
+    expect((await list('?type=refund.succeeded&type=payout.failed')).json).toEqual({ object: 'list', data: [], has_more: false });
+    const others = await list('?after_sequence=0&type=transaction.failed', other.testKey);
+    expect(others.json.data.map((e: { sequence: number; type: string }) => [e.sequence, e.type])).toEqual([[2, 'transaction.failed']]);
+    const live = await list('?type=transaction.created', merchant.liveKey, 'live');
+    expect(live.json.data.map((e: { sequence: number; type: string }) => [e.sequence, e.type])).toEqual([[1, 'transaction.created']]);
+  });
+
+  test.each([
+    ['an unknown type', '?type=transaction.paid'],
+    ['an unknown type among known ones', '?type=transaction.created&type=nope'],
+    ['a comma-separated list (not read)', '?type=transaction.created,transaction.failed'],
+    ['an empty type', '?type='],
+    ['a type given twice', '?type=transaction.created&type=transaction.created'],
+    ['an unknown type, oldest first', '?after_sequence=0&type=Transaction.Created'],
+    ['a control character', '?type=transaction.created%00'],
+  ])('%s: 400 invalid_request on type, and the log is unchanged', async (_name, query) => {
+    const before = await storedEvents(merchant.id);
+    const res = await list(query);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'type' });
+    expect(res.json.error.request_id).toMatch(/^req_/);
+    expect(await storedEvents(merchant.id)).toEqual(before);
+  });
+
+  test('the messages say what a type is and how to send several', async () => {
+    const unknown = await list('?type=transaction.created,transaction.failed');
+    expect(unknown.json.error.message).toBe(
+      'type must be an event type of GET /v1/event-types; for several, repeat the parameter (type=transaction.succeeded&type=refund.succeeded): a comma-separated list is not read.',
+    );
+    expect((await list('?type=transaction.created&type=transaction.created')).json.error.message).toBe('type names transaction.created twice: give each event type once.');
+  });
+});
+
 describe('event data', () => {
   async function eventFor(chargeId: string, type: string) {
     const event = (await storedEvents(merchant.id)).find((e) => e.resource_id === chargeId && e.type === type);

@@ -17,6 +17,7 @@ import { listPayouts } from '../../src/persistence/payouts/payout-list-store';
 import { listRefunds } from '../../src/persistence/refunds/refund-store';
 import { listDisputes } from '../../src/persistence/disputes/dispute-store';
 import { listDeliveries } from '../../src/persistence/webhooks/webhook-delivery-store';
+import { eventsAfter, eventsNewestFirst } from '../../src/persistence/events/event-store';
 import { listBalanceTransactions } from '../../src/persistence/ledger/balance-transaction-store';
 import { unfinishedRecords } from '../../src/persistence/unfinished-records';
 import { overdueCharges } from '../../src/runtime/charge-reconciler';
@@ -121,6 +122,41 @@ it.each(['settlement', 'dispute', 'payout_reversal'] as const)('GET /v1/balance-
 it.each(['failed', 'pending'] as const)('GET /v1/webhook-endpoints/:id/deliveries?status=%s reads few deliveries', async (status) => {
   const { result, reads } = await tableReads(one, ['webhook_deliveries'], () => listDeliveries(one, scope(), endpointId, status, 100, null));
   expect(result.every((d) => d.status === status)).toBe(true);
+  expect(reads.webhook_deliveries).toBeLessThan(FEW);
+});
+
+it.each([
+  ['after_sequence=0&type=payout.held_for_review (none)', 'after', 0, ['payout.held_for_review']],
+  ['type=payout.held_for_review (none), newest first', 'newest', 0, ['payout.held_for_review']],
+  ['after_sequence=0&type=dispute.won', 'after', 0, ['dispute.won']],
+  ['type=dispute.won&type=dispute.lost, newest first', 'newest', 0, ['dispute.won', 'dispute.lost']],
+  ['after_sequence=50000&type=refund.succeeded&type=payout.failed', 'after', 50_000, ['refund.succeeded', 'payout.failed']],
+] as const)('GET /v1/events?%s reads at most a page of each type (index events_by_type), not the log', async (name, walk, after, types) => {
+  // 100,000 events: a walk that skipped the other types by reading them would read tens of thousands.
+  const { result, reads } = await tableReads(one, ['events'], () =>
+    walk === 'after' ? eventsAfter(one, merchantId, 'sandbox', after, 100, types) : eventsNewestFirst(one, merchantId, 'sandbox', null, 100, types),
+  );
+  expect(reads.events).toBeLessThanOrEqual(types.length * 101);
+  // The same page as the types' events read in full, in the walk's order.
+  const truth = await orm.em.getConnection().execute<{ sequence: string }[]>(
+    `select sequence from events where merchant_id = ? and environment = 'sandbox' and type = any(?::text[]) and sequence > ?
+     order by sequence ${walk === 'after' ? 'asc' : 'desc'} limit 100`,
+    [merchantId, `{${types.join(',')}}`, after],
+  );
+  const shown = result.bodies.map((b) => JSON.parse(b) as { sequence: number; type: string });
+  expect(shown.map((e) => e.sequence)).toEqual(truth.map((r) => Number(r.sequence)));
+  expect(shown.every((e) => (types as readonly string[]).includes(e.type))).toBe(true);
+  if (!name.includes('(none)')) expect(shown.length).toBeGreaterThan(0);
+});
+
+it('GET /v1/webhook-endpoints/:id/deliveries?created_before=… reads the page before that instant, not the newer deliveries', async () => {
+  const [{ at }] = await orm.em.getConnection().execute<{ at: string }[]>(
+    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at from webhook_deliveries where endpoint_id = ? order by created_at limit 1 offset 5000`,
+    [endpointId],
+  );
+  const { result, reads } = await tableReads(one, ['webhook_deliveries'], () => listDeliveries(one, scope(), endpointId, null, 100, null, { createdBefore: at }));
+  expect(result).toHaveLength(101);
+  expect(result.every((d) => d.createdAt < at)).toBe(true);
   expect(reads.webhook_deliveries).toBeLessThan(FEW);
 });
 

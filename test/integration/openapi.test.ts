@@ -12,6 +12,7 @@ import { validateDisputeEvidence } from '../../src/http/schemas/dispute-evidence
 import { validateListEvents } from '../../src/http/schemas/list-events';
 import { validateOpenDispute } from '../../src/http/schemas/open-dispute';
 import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../../src/http/schemas/webhook-endpoints';
+import { INSTANT_PATTERN } from '../../src/services/list-filters';
 import type { Resolver } from '../../src/webhooks/url-policy';
 import { answersChecked, checkAnswer } from '../support/openapi-answers';
 import { idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
@@ -132,6 +133,58 @@ test('request bodies and query schemas are the very objects ajv validates with',
   expect(queryOf('get', '/v1/webhook-endpoints/{id}/deliveries')).toEqual(opaque((validateListQuery.schema as any).properties));
   // A request schema changed at run time would show: the document is built from the same objects.
   expect(OPERATIONS.find((o) => o.id === 'createCharge')!.body).toBe(validateCreateCharge);
+});
+
+test('the event-type filters are repeated array parameters of exactly the known types; the deliveries\' time range is the charge list\'s', () => {
+  const parameterOf = (method: string, path: string, name: string) => doc.paths[path][method].parameters.find((p: any) => p.name === name);
+  const types = EVENT_TYPES.map((t) => t.type);
+  const arrayOfTypes = { type: 'array', minItems: 1, maxItems: types.length, uniqueItems: true, items: { type: 'string', enum: types } };
+  for (const [path, name] of [['/v1/events', 'type'], ['/v1/webhook-endpoints/{id}/deliveries', 'event_type']]) {
+    const parameter = parameterOf('get', path, name);
+    expect(parameter).toMatchObject({ name, in: 'query', style: 'form', explode: true, schema: arrayOfTypes });
+    expect(parameter.description).toContain(`${name}=transaction.succeeded&${name}=refund.succeeded`);
+    expect(parameter.description).toMatch(/comma-separated list is not read/);
+  }
+  // Only array parameters are `form`/`explode`; every other query parameter is one value.
+  for (const op of operations()) {
+    for (const p of (op.parameters ?? []).filter((p: any) => p.in === 'query')) expect([op.operationId, p.name, p.explode === true]).toEqual([op.operationId, p.name, p.schema.type === 'array']);
+  }
+  const deliveries = doc.paths['/v1/webhook-endpoints/{id}/deliveries'].get;
+  for (const name of ['created_after', 'created_before']) {
+    expect(parameterOf('get', '/v1/webhook-endpoints/{id}/deliveries', name).schema).toEqual({ type: 'string', pattern: INSTANT_PATTERN });
+    expect(parameterOf('get', '/v1/charges', name).schema).toEqual({ type: 'string', pattern: INSTANT_PATTERN });
+  }
+  expect(deliveries['x-ordered-parameters']).toEqual([['created_after', 'created_before']]);
+  expect(deliveries.parameters.map((p: any) => p.name)).toEqual(['id', 'limit', 'cursor', 'status', 'event_type', 'created_after', 'created_before']);
+  // The endpoint list takes none of the deliveries' filters.
+  expect(doc.paths['/v1/webhook-endpoints'].get.parameters.map((p: any) => p.name)).toEqual(['limit', 'cursor']);
+  expect(doc.paths['/v1/events'].get.parameters.map((p: any) => p.name)).toEqual(['after_sequence', 'cursor', 'limit', 'type']);
+  expect(doc.paths['/v1/events'].get.description).toMatch(/With `type`, each walk answers only the events of those types/);
+});
+
+test('filtered lists: the answers, 200 and 400, match the document', async () => {
+  const key = merchant.testKey;
+  const checkedBefore = answersChecked();
+  const created = await h.request('sandbox', 'POST', '/v1/webhook-endpoints', { key, body: { url: 'https://hooks.example.com/openapi-filters' } });
+  expect(created.status).toBe(201);
+  const deliveries = `/v1/webhook-endpoints/${created.json.id}/deliveries`;
+  for (const path of [
+    '/v1/events?type=transaction.created&type=refund.succeeded',
+    '/v1/events?after_sequence=0&type=payout.failed&limit=5',
+    `${deliveries}?event_type=transaction.succeeded&event_type=transaction.failed&created_after=2026-01-01&created_before=2026-12-31T23:59:59.999999%2B14:00`,
+  ]) {
+    expect([path, (await h.request('sandbox', 'GET', path, { key })).status]).toEqual([path, 200]);
+  }
+  for (const [path, param] of [
+    ['/v1/events?type=transaction.created,refund.succeeded', 'type'],
+    [`${deliveries}?event_type=nope`, 'event_type'],
+    [`${deliveries}?created_after=2026-02-29`, 'created_after'],
+    ['/v1/webhook-endpoints?event_type=transaction.created', 'event_type'],
+  ]) {
+    const res = await h.request('sandbox', 'GET', path, { key });
+    expect([path, res.status, res.json.error.param]).toEqual([path, 400, param]);
+  }
+  expect(answersChecked() - checkedBefore).toBe(8);
 });
 
 test('headers: Request-Id and RateLimit-* on every answer, Retry-After on 429 and 503, Idempotency-Key on money creates', () => {

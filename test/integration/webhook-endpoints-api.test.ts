@@ -1,13 +1,16 @@
 /**
  * Webhook endpoints over HTTP (SPEC 2.3, 4.6–4.8; INTERFACE "Webhooks"): the secret shown once,
  * validation in the documented envelope with nothing written, the public-address rule with its
- * sandbox-only exemptions, PATCH, delete, lists, rotation, and isolation between merchants and
- * environments.
+ * sandbox-only exemptions, PATCH, delete, lists, rotation, isolation between merchants and
+ * environments, and an endpoint's deliveries filtered by event type and creation time (issue 49).
  */
 import { EVENT_TYPES } from '../../src/domain/event-types';
+import type { Caller } from '../../src/services/context';
+import { newId } from '../../src/support/new-id';
 import type { Resolver } from '../../src/webhooks/url-policy';
 import { expectError } from '../support/api-errors';
-import { startHarness, type Harness, type TestMerchant } from '../support/harness';
+import { startHarness, type ApiResponse, type Harness, type TestMerchant } from '../support/harness';
+import { emitEvent } from '../support/webhook-fixtures';
 
 // Names the registration check resolves: one public, one that points at a private address.
 const dns: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['10.1.2.3'] };
@@ -182,4 +185,114 @@ test('GET /v1/event-types is the list subscribed_events is checked against', asy
   expect(res.json.data.map((t: { type: string }) => t.type)).toEqual(EVENT_TYPES.map((t) => t.type));
   const every = await create({ url: 'https://hooks.example.com/every', subscribed_events: EVENT_TYPES.map((t) => t.type) });
   expect(every.status).toBe(201);
+});
+
+describe('deliveries by event_type and created_after / created_before', () => {
+  const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+  const hour = 3_600_000;
+  const TYPES = ['transaction.succeeded', 'transaction.failed', 'refund.succeeded'];
+  let owner: TestMerchant;
+  let endpointId: string;
+  /** Delivery i: created T0 + i hours, of TYPES[i % 3], failed when i is even; 9 of them, plus one on another endpoint. */
+  const made: Array<{ id: string; at: number; type: string; status: string }> = [];
+
+  /** A delivery written as the relay writes one, of an event of `type` (dispatched: no relay takes it), created at `at`. */
+  async function delivery(endpoint: string, type: string, at: number, status: string): Promise<string> {
+    const caller: Caller = { merchantId: owner.id, environment: 'sandbox', keyId: 'key_test', merchantVerified: false };
+    const eventId = await emitEvent(h.orm, caller, type);
+    const conn = h.orm.em.getConnection();
+    await conn.execute(`update events set dispatched_at = now() where id = ?`, [eventId]);
+    const id = newId('delivery');
+    await conn.execute(
+      `insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, attempt_count, created_at, updated_at, completed_at, workflow_started_at)
+       values (?, ?, ?, ?, 'sandbox', ?, ?, 1, ?::timestamptz, now(), ?::timestamptz, now())`,
+      [id, endpoint, eventId, owner.id, type, status, new Date(at).toISOString(), new Date(at).toISOString()],
+    );
+    return id;
+  }
+
+  beforeAll(async () => {
+    owner = await h.merchant();
+    endpointId = (await create({ url: 'https://hooks.example.com/filtered' }, owner.testKey)).json.id;
+    const elsewhere = (await create({ url: 'https://hooks.example.com/elsewhere' }, owner.testKey)).json.id;
+    for (let i = 0; i < 9; i++) {
+      const status = i % 2 ? 'succeeded' : 'failed';
+      made.push({ id: await delivery(endpointId, TYPES[i % 3], T0 + i * hour, status), at: T0 + i * hour, type: TYPES[i % 3], status });
+    }
+    await delivery(elsewhere, 'transaction.succeeded', T0 + 4 * hour, 'failed');
+  });
+
+  const list = (query: string) => h.request('sandbox', 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries?${query}`, { key: owner.testKey });
+  const ids = (res: ApiResponse): string[] => res.json.data.map((d: { id: string }) => d.id);
+  /** The newest-first ids of the made deliveries that `keep` keeps. */
+  const expected = (keep: (d: (typeof made)[number]) => boolean) => made.filter(keep).map((d) => d.id).reverse();
+
+  /** Every page of `query`, following next_cursor with the same filters; the ids and the pages' sizes. */
+  async function walk(query: string): Promise<{ walked: string[]; sizes: number[] }> {
+    const walked: string[] = [];
+    const sizes: number[] = [];
+    let cursor = '';
+    for (let pages = 0; ; pages++) {
+      expect(pages).toBeLessThan(20);
+      const res = await list(`${query}${cursor}`);
+      expect(res.status).toBe(200);
+      walked.push(...ids(res));
+      sizes.push(ids(res).length);
+      if (!res.json.has_more) return { walked, sizes };
+      cursor = `&cursor=${res.json.next_cursor}`;
+    }
+  }
+
+  test('event_type: one type, then two (repeated), paged with the filter', async () => {
+    const one = await walk('event_type=transaction.succeeded&limit=2');
+    expect(one).toEqual({ walked: expected((d) => d.type === 'transaction.succeeded'), sizes: [2, 1] });
+    const two = await walk('event_type=transaction.succeeded&event_type=refund.succeeded&limit=2');
+    expect(two).toEqual({ walked: expected((d) => d.type !== 'transaction.failed'), sizes: [2, 2, 2] });
+    const res = await list('event_type=refund.succeeded');
+    expect(res.json.data.every((d: { event_type: string; endpoint_id: string }) => d.event_type === 'refund.succeeded' && d.endpoint_id === endpointId)).toBe(true);
+  });
+
+  test('created_after / created_before: both exclusive, any offset, a date alone is midnight UTC; paged', async () => {
+    // After T0 + 2 h (written at +01:00), before T0 + 6 h: 3, 4 and 5.
+    const range = await walk('created_after=2026-03-01T03:00:00%2B01:00&created_before=2026-03-01T06:00:00Z&limit=2');
+    expect(range).toEqual({ walked: expected((d) => d.at > T0 + 2 * hour && d.at < T0 + 6 * hour), sizes: [2, 1] });
+    // The date alone: after midnight, so not the delivery created at midnight exactly.
+    const afterMidnight = await walk('created_after=2026-03-01&limit=100');
+    expect(afterMidnight.walked).toEqual(expected((d) => d.at > T0));
+    expect(afterMidnight.walked).not.toContain(made[0].id);
+    expect((await walk('created_before=2026-03-01T00:00:00.001Z')).walked).toEqual([made[0].id]);
+  });
+
+  test('every filter at once, with status: paged, and an empty page when nothing matches', async () => {
+    const all = await walk('status=failed&event_type=transaction.succeeded&event_type=transaction.failed&created_after=2026-03-01&created_before=2026-03-01T09:00:00Z&limit=1');
+    const want = expected((d) => d.status === 'failed' && d.type !== 'refund.succeeded' && d.at > T0);
+    expect(want.length).toBe(2);
+    expect(all).toEqual({ walked: want, sizes: [1, 1] });
+    expect((await list('event_type=payout.failed')).json).toEqual({ object: 'list', data: [], has_more: false });
+    expect((await list('created_after=2026-03-02')).json).toEqual({ object: 'list', data: [], has_more: false });
+  });
+
+  test.each([
+    ['event_type=transaction.paid', 'event_type'],
+    ['event_type=transaction.succeeded,refund.succeeded', 'event_type'],
+    ['event_type=refund.succeeded&event_type=refund.succeeded', 'event_type'],
+    ['event_type=', 'event_type'],
+    ['created_after=2026-02-30', 'created_after'],
+    ['created_after=yesterday', 'created_after'],
+    ['created_before=2026-03-01T10:00:00', 'created_before'],
+    ['created_after=2026-03-02&created_before=2026-03-01', 'created_before'],
+    ['created_after=2026-03-01&created_before=2026-03-01', 'created_before'],
+    ['created_after=2026-03-01&created_after=2026-03-02', 'created_after'],
+    ['type=refund.succeeded', 'type'],
+  ])('%s: 400 invalid_request naming %s', async (query, param) => {
+    expectError(await list(query), 400, 'invalid_request', param);
+  });
+
+  test('the endpoint list refuses the deliveries\' filters, each by name', async () => {
+    for (const [query, param] of [['status=failed', 'status'], ['event_type=transaction.succeeded', 'event_type'], ['created_after=2026-03-01', 'created_after'], ['created_before=2026-03-01', 'created_before']]) {
+      const res = await h.request('sandbox', 'GET', `/v1/webhook-endpoints?${query}`, { key: owner.testKey });
+      expectError(res, 400, 'invalid_request', param);
+      expect(res.json.error.message).toBe(`${param} is not a filter of this list.`);
+    }
+  });
 });

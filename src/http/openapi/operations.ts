@@ -7,9 +7,9 @@ import { validateCreateRefund } from '../schemas/create-refund';
 import { validateDisputeEvidence } from '../schemas/dispute-evidence';
 import { validateListEvents } from '../schemas/list-events';
 import { validateOpenDispute } from '../schemas/open-dispute';
-import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { DELIVERY_FILTERS, validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
 import { BALANCE_TRANSACTION_ID_PATTERN } from '../../domain/balance-transaction';
-import { balanceTransactionParameters, idParameter, listFilterParameters, PAGE_PARAMETERS, queryFromSchema, type Parameter } from './parameters';
+import { balanceTransactionParameters, eventTypesDescription, idParameter, INSTANT, listFilterParameters, PAGE_PARAMETERS, queryFromSchema, type Parameter } from './parameters';
 
 /** One route of `v1Routers` as the document describes it. */
 export interface Operation {
@@ -47,6 +47,26 @@ const EVENTS_WINDOW_NOTE =
   'for `after_sequence` its message names the `after_sequence` to go on from (the oldest walkable event). ' +
   'The first page of a walk (no `after_sequence`, no `cursor`) is always answered; a page that begins inside the window is answered whole.';
 
+/** GET /v1/events: what `type` does to each walk. */
+const EVENTS_TYPE_NOTE =
+  'With `type`, each walk answers only the events of those types, in the same order: sequences then have gaps (the other types), ' +
+  'and the last `sequence` (or `next_cursor`) is still where to go on from, with the same `type`. ' +
+  'The window applies to the filtered walk\'s own next event; the `after_sequence` a 410 names to go on from is the log\'s, valid with or without `type`.';
+
+const EVENTS_QUERY = queryFromSchema(validateListEvents, [], { type: eventTypesDescription('type', 'events') });
+
+const DELIVERIES_QUERY = [
+  idParameter('webhookEndpoint'),
+  ...queryFromSchema(validateListQuery, [], {
+    event_type: eventTypesDescription('event_type', 'deliveries'),
+    created_after: `Only deliveries created after this instant. ${INSTANT}`,
+    created_before: `Only deliveries created before this instant. ${INSTANT} Later than created_after.`,
+  }),
+];
+
+/** GET /v1/webhook-endpoints/{id}/deliveries: its filters and paging. */
+const DELIVERIES_FILTER_NOTE = 'The filters (`status`, `event_type`, `created_after`, `created_before`) combine; send them again with each `cursor`.';
+
 /** Webhook deliveries past their window (WEBHOOK_DELIVERY_RETENTION; docs/operations.md, Retention). */
 const DELIVERY_RETENTION_NOTE = 'Ended deliveries are kept WEBHOOK_DELIVERY_RETENTION (default 90 days) after they were created, then deleted with their attempts: a deleted delivery is 404 `not_found` and no longer listed; its event stays in `GET /v1/events`.';
 
@@ -75,7 +95,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/balance-transactions', id: 'listBalanceTransactions', summary: 'Postings that moved the available or reserved balance, newest first', tag: 'Balances', scope: 'balances:read', parameters: balanceTransactionParameters(), success: ok(list('BalanceTransaction'), 'A page of balance transactions.') },
   { method: 'get', path: '/v1/balance-transactions/{id}', id: 'getBalanceTransaction', summary: 'Get a balance transaction', tag: 'Balances', scope: 'balances:read', parameters: [{ ...idParameter('charge'), schema: { type: 'string', pattern: BALANCE_TRANSACTION_ID_PATTERN } }], success: ok('BalanceTransaction', 'The balance transaction.') },
 
-  { method: 'get', path: '/v1/events', id: 'listEvents', summary: 'Walk the event log: oldest first after a sequence, or newest first by cursor', tag: 'Events', scope: 'events:read', parameters: queryFromSchema(validateListEvents), success: ok(list('Event'), 'A page of events, each the stored body byte for byte.'), errors: [410], notes: EVENTS_WINDOW_NOTE },
+  { method: 'get', path: '/v1/events', id: 'listEvents', summary: 'Walk the event log: oldest first after a sequence, or newest first by cursor', tag: 'Events', scope: 'events:read', parameters: EVENTS_QUERY, success: ok(list('Event'), 'A page of events, each the stored body byte for byte.'), errors: [410], notes: `${EVENTS_WINDOW_NOTE} ${EVENTS_TYPE_NOTE}` },
   { method: 'get', path: '/v1/event-types', id: 'listEventTypes', summary: 'Every event type', tag: 'Events', success: ok(list('EventType'), 'Every event type.') },
 
   { method: 'get', path: '/v1/reference/momo-networks', id: 'listMomoNetworks', summary: 'Mobile money networks', tag: 'Reference', scope: 'reference:read', success: ok(list('MomoNetwork'), 'Every network.') },
@@ -84,12 +104,12 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/v1/reference/countries', id: 'listCountries', summary: 'Countries', tag: 'Reference', scope: 'reference:read', success: ok(list('Country'), 'Every country.') },
 
   { method: 'post', path: '/v1/webhook-endpoints', id: 'createWebhookEndpoint', summary: 'Register a webhook endpoint (its secret is shown once)', tag: 'Webhooks', scope: 'webhooks:write', body: validateCreateEndpoint, success: { status: 201, schema: 'WebhookEndpoint', description: 'The endpoint, with its signing secret.' }, errors: [413, 422] },
-  { method: 'get', path: '/v1/webhook-endpoints', id: 'listWebhookEndpoints', summary: 'List webhook endpoints', tag: 'Webhooks', scope: 'webhooks:read', parameters: queryFromSchema(validateListQuery, ['status']), success: ok(list('WebhookEndpoint'), 'A page of endpoints.') },
+  { method: 'get', path: '/v1/webhook-endpoints', id: 'listWebhookEndpoints', summary: 'List webhook endpoints', tag: 'Webhooks', scope: 'webhooks:read', parameters: queryFromSchema(validateListQuery, DELIVERY_FILTERS), success: ok(list('WebhookEndpoint'), 'A page of endpoints.') },
   { method: 'get', path: '/v1/webhook-endpoints/{id}', id: 'getWebhookEndpoint', summary: 'Get a webhook endpoint', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('webhookEndpoint')], success: ok('WebhookEndpoint', 'The endpoint.') },
   { method: 'patch', path: '/v1/webhook-endpoints/{id}', id: 'updateWebhookEndpoint', summary: 'Change an endpoint (`status: active` re-enables it)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], body: validateUpdateEndpoint, success: ok('WebhookEndpoint', 'The endpoint.'), errors: [413] },
   { method: 'delete', path: '/v1/webhook-endpoints/{id}', id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('DeletedWebhookEndpoint', 'The endpoint is deleted.') },
   { method: 'post', path: '/v1/webhook-endpoints/{id}/rotate-secret', id: 'rotateWebhookSecret', summary: 'Rotate the signing secret (the previous one stays valid 24 hours)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('WebhookEndpoint', 'The endpoint, with its new signing secret.') },
-  { method: 'get', path: '/v1/webhook-endpoints/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'An endpoint\'s deliveries, newest first', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('webhookEndpoint'), ...queryFromSchema(validateListQuery)], success: ok(list('WebhookDelivery'), 'A page of deliveries.'), notes: DELIVERY_RETENTION_NOTE },
+  { method: 'get', path: '/v1/webhook-endpoints/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'An endpoint\'s deliveries, newest first', tag: 'Webhooks', scope: 'webhooks:read', parameters: DELIVERIES_QUERY, success: ok(list('WebhookDelivery'), 'A page of deliveries.'), notes: `${DELIVERY_RETENTION_NOTE} ${DELIVERIES_FILTER_NOTE}` },
   { method: 'get', path: '/v1/webhook-deliveries/{id}', id: 'getWebhookDelivery', summary: 'A delivery with its attempts', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('delivery')], success: ok('WebhookDelivery', 'The delivery and its attempts.'), notes: DELIVERY_RETENTION_NOTE },
   { method: 'post', path: '/v1/webhook-deliveries/{id}/replay', id: 'replayWebhookDelivery', summary: 'Send a delivery\'s event again (a new delivery)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('delivery')], idempotency: 'optional', success: { status: 202, schema: 'WebhookDelivery', description: 'The new delivery, queued.' }, errors: [409, 422], notes: DELIVERY_RETENTION_NOTE },
 

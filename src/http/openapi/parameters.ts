@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { BALANCE_TRANSACTION_TYPES } from '../../domain/balance-transaction';
 import { ID_PREFIX, type IdKind } from '../../domain/ids';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type ListFilterParser } from '../../services/list-filters';
+import { DEFAULT_LIST_LIMIT, INSTANT_PATTERN, MAX_LIST_LIMIT, type ListFilterParser } from '../../services/list-filters';
 import { ALLOWED as BALANCE_TRANSACTION_FILTERS } from '../schemas/list-balance-transactions';
 import { CONTROL_FREE, CURRENCY_ENUM } from './exact';
 
@@ -11,6 +11,9 @@ export interface Parameter {
   in: 'path' | 'query' | 'header';
   required?: boolean;
   description?: string;
+  /** An array query parameter: `form` with `explode`, the parameter repeated (`type=a&type=b`). */
+  style?: 'form';
+  explode?: boolean;
   schema: unknown;
 }
 
@@ -21,25 +24,34 @@ export function idParameter(kind: IdKind | IdKind[], description?: string): Para
   return { name: 'id', in: 'path', required: true, ...(description ? { description } : {}), schema };
 }
 
-/** Query parameters from an ajv query schema (the very property schemas it validates with). */
-export function queryFromSchema(validate: ValidateFunction, omit: string[] = []): Parameter[] {
+/**
+ * Query parameters from an ajv query schema (the very property schemas it validates with), with the
+ * `descriptions` given. An array property is a parameter repeated for each value (`style: form,
+ * explode: true`: `type=a&type=b`), the only way the API reads several.
+ */
+export function queryFromSchema(validate: ValidateFunction, omit: readonly string[] = [], descriptions: Record<string, string> = {}): Parameter[] {
   const properties = (validate.schema as { properties: Record<string, unknown> }).properties;
   return Object.entries(properties)
     .filter(([name]) => !omit.includes(name))
-    .map(([name, schema]) => ({ name, in: 'query', schema: name === 'cursor' ? { ...(schema as object), 'x-opaque-token': true } : schema }));
+    .map(([name, schema]) => ({
+      name,
+      in: 'query',
+      ...(descriptions[name] ? { description: descriptions[name] } : {}),
+      ...((schema as { type?: unknown }).type === 'array' ? { style: 'form' as const, explode: true } : {}),
+      schema: name === 'cursor' ? { ...(schema as object), 'x-opaque-token': true } : schema,
+    }));
+}
+
+/** The description of a repeated event-type parameter (src/http/schemas/event-type-filter.ts). */
+export function eventTypesDescription(param: string, what: string): string {
+  return `Only ${what} of these event types (GET /v1/event-types), each named once. For several, repeat the parameter: \`${param}=transaction.succeeded&${param}=refund.succeeded\`; a comma-separated list is not read (400).`;
 }
 
 const LIMIT: Parameter = { name: 'limit', in: 'query', description: `Items per page, 1–${MAX_LIST_LIMIT}.`, schema: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT } };
 /** An opaque token: only a `next_cursor` this list returned, unchanged (anything else is 400); base64url. */
 const CURSOR: Parameter = { name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page of this list, unchanged: an opaque token, anything else is 400.', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$', 'x-opaque-token': true } };
-const INSTANT = 'ISO 8601: `YYYY-MM-DD` (midnight UTC) or a date-time with `Z` or ±hh:mm; exclusive.';
+export const INSTANT = 'ISO 8601: `YYYY-MM-DD` (midnight UTC) or a date-time with `Z` or ±hh:mm; exclusive.';
 
-const YEAR = '(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})';
-const LEAP_YEAR = '([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)';
-const DATE = `(${YEAR}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|${YEAR}-(0[469]|11)-(0[1-9]|[12][0-9]|30)|${YEAR}-02-(0[1-9]|1[0-9]|2[0-8])|${LEAP_YEAR}-02-29)`;
-const TIME = 'T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)';
-/** src/services/list-filters.ts isoInstant: a real calendar date, years 0001–9999, at most microseconds, offsets up to ±14:00. */
-export const INSTANT_PATTERN = `^${DATE}(${TIME})?$`;
 const instant = (name: string, description: string): Parameter => ({ name, in: 'query', description, schema: { type: 'string', pattern: INSTANT_PATTERN } });
 
 /** The page parameters of every list. */

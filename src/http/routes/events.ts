@@ -5,6 +5,7 @@ import { eventsAfter, eventsNewestFirst, firstSequenceSince, type EventPage } fr
 import { DEFAULT_EVENTS_WALK_WINDOW_MS } from '../../runtime/retention-settings';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { requireScope } from '../middleware/auth';
+import { eventTypesOf } from '../schemas/event-type-filter';
 import { validateListEvents } from '../schemas/list-events';
 import { check } from '../validate';
 
@@ -38,6 +39,10 @@ const windowText = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000} 
  * rather than answered, so the window a client can rely on is the one the spec promises, and a walk
  * never silently skips events if older ones are ever archived. The position is checked, not each
  * event: a page that begins inside the window is answered whole, and the first page of a walk always is.
+ *
+ * A walk filtered by `type` is checked on its own page: its next event is the next one of those types.
+ * The `after_sequence` to go on from is the log's (firstSequenceSince takes no type): from it, the
+ * filtered walk answers that type's events inside the window, as the unfiltered walk answers every one.
  */
 async function refuseBeforeWindow(deps: ServiceDeps, caller: Caller, page: EventPage, position: { afterSequence: number } | { cursor: true }): Promise<void> {
   const windowMs = deps.eventsWalkWindowMs ?? DEFAULT_EVENTS_WALK_WINDOW_MS;
@@ -60,6 +65,7 @@ export function eventRoutes(deps: ServiceDeps): Router {
     if (query.after_sequence !== undefined && query.cursor !== undefined) {
       throw new ApiError('invalid_request', 'after_sequence (oldest first) and cursor (newest first) cannot be combined.', { param: 'cursor' });
     }
+    const types = eventTypesOf(query, 'type') ?? null;
     const q = check(validateListEvents, query);
     const limit = q.limit ? Number(q.limit) : 10;
     const caller = ctx.state.caller as Caller;
@@ -67,12 +73,12 @@ export function eventRoutes(deps: ServiceDeps): Router {
     if (q.after_sequence !== undefined) {
       const after = exactSequence(q.after_sequence);
       if (after === undefined) throw new ApiError('invalid_request', `after_sequence must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}.`, { param: 'after_sequence' });
-      const page = await eventsAfter(deps.orm, caller.merchantId, caller.environment, after, limit);
+      const page = await eventsAfter(deps.orm, caller.merchantId, caller.environment, after, limit, types);
       await refuseBeforeWindow(deps, caller, page, { afterSequence: after });
       ctx.body = renderPage(page, false);
     } else {
       const before = q.cursor ? decodeCursor(q.cursor) : null;
-      const page = await eventsNewestFirst(deps.orm, caller.merchantId, caller.environment, before, limit);
+      const page = await eventsNewestFirst(deps.orm, caller.merchantId, caller.environment, before, limit, types);
       if (before !== null) await refuseBeforeWindow(deps, caller, page, { cursor: true });
       ctx.body = renderPage(page, true);
     }

@@ -7,24 +7,28 @@ import type { Caller, ServiceDeps } from '../../services/context';
 import { replayDeliveryOnce } from '../../services/replay-delivery';
 import { apiActor, notFound } from '../../services/webhook-endpoints';
 import { requireScope } from '../middleware/auth';
-import { validateListQuery } from '../schemas/webhook-endpoints';
-import { check } from '../validate';
+import { parseDeliveryListQuery } from '../schemas/webhook-endpoints';
 import { idempotencyKeyOf } from '../idempotency-key';
 import { pathId } from '../path-id';
 import { listCursor, renderList } from './list-page';
 
-/** An endpoint's deliveries (what failed and why), one delivery with its attempts, and replay (SPEC 4.9; audited as `webhook_delivery.replay` by `api_key:<key id>`). */
+/**
+ * An endpoint's deliveries (what failed and why; by `status`, `event_type`, `created_after` /
+ * `created_before`, combinable, sent again with each `cursor`), one delivery with its attempts, and
+ * replay (SPEC 4.9; audited as `webhook_delivery.replay` by `api_key:<key id>`).
+ */
 export function webhookDeliveryRoutes(deps: ServiceDeps): Router {
   const router = new Router();
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
 
   router.get('/v1/webhook-endpoints/:id/deliveries', requireScope('webhooks:read'), async (ctx) => {
     const endpointId = pathId(ctx.params, 'webhookEndpoint');
-    const q = check(validateListQuery, { ...ctx.query });
+    const q = parseDeliveryListQuery({ ...ctx.query });
     const after = listCursor(q.cursor, 'delivery');
     if (!(await findEndpoint(deps.orm, caller(ctx), endpointId))) throw notFound(endpointId);
     const limit = q.limit ? Number(q.limit) : 10;
-    const rows = await listDeliveries(deps.orm, caller(ctx), endpointId, (q.status as DeliveryStatus | undefined) ?? null, limit, after);
+    const filters = { eventTypes: q.eventTypes, createdAfter: q.createdAfter, createdBefore: q.createdBefore };
+    const rows = await listDeliveries(deps.orm, caller(ctx), endpointId, (q.status as DeliveryStatus | undefined) ?? null, limit, after, filters);
     ctx.body = renderList(rows, limit, (r) => deliveryJson(r));
   });
 

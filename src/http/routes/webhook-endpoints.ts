@@ -6,7 +6,7 @@ import type { Caller, ServiceDeps } from '../../services/context';
 import { apiActor, createEndpoint, notFound, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { jsonBody } from '../middleware/json-body';
 import { requireScope } from '../middleware/auth';
-import { validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { parseEndpointListQuery, validateCreateEndpoint, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
 import { check } from '../validate';
 import { pathId } from '../path-id';
 import { listCursor, renderList } from './list-page';
@@ -26,8 +26,7 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
   });
 
   router.get('/v1/webhook-endpoints', requireScope('webhooks:read'), async (ctx) => {
-    const q = check(validateListQuery, { ...ctx.query });
-    if (q.status !== undefined) throw new ApiError('invalid_request', 'status is not a filter of this list.', { param: 'status' });
+    const q = parseEndpointListQuery({ ...ctx.query });
     const limit = q.limit ? Number(q.limit) : 10;
     const rows = await listEndpoints(deps.orm, caller(ctx), limit, listCursor(q.cursor, 'webhookEndpoint'));
     ctx.body = renderList(rows, limit, (r) => endpointJson(r));

@@ -1,13 +1,20 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import { MAX_TIMEOUT_SECONDS, SIGNATURE_SCHEMES } from '../../domain/webhook-endpoint';
 import { MAX_IN_FLIGHT_LIMIT, MAX_PER_SECOND_LIMIT } from '../../domain/webhook-throttle';
+import { ApiError } from '../../domain/errors';
+import { createdRange, INSTANT_PATTERN } from '../../services/list-filters';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from '../../services/webhook-endpoints';
-import { compile } from '../validate';
+import { check, compile, refuseControlCharacters } from '../validate';
+import { eventTypesOf, eventTypesSchema } from './event-type-filter';
 
 export interface ListQuery {
   limit?: string;
   cursor?: string;
   status?: string;
+  /** Made an array by eventTypesOf before the schema reads it. */
+  event_type?: string[];
+  created_after?: string;
+  created_before?: string;
 }
 
 const fields = {
@@ -38,7 +45,14 @@ export const validateUpdateEndpoint = compile<UpdateEndpointRequest>({
   properties: { ...fields, status: { type: 'string', enum: ['active', 'disabled'] } },
 });
 
-/** List queries of endpoints and deliveries: `limit` 1–100, opaque `cursor`, deliveries by `status`. */
+/**
+ * List queries of endpoints and deliveries: `limit` 1–100, opaque `cursor`; deliveries also by
+ * `status`, `event_type` (one or more event types, the parameter repeated for several:
+ * `event_type=a&event_type=b`; a comma-separated list is not read, event-type-filter.ts) and
+ * `created_after` / `created_before` (the charge list's names and rules, src/services/list-filters.ts:
+ * strict ISO 8601, both exclusive, after earlier than before). The endpoint list refuses the
+ * deliveries' filters (DELIVERY_FILTERS). Read with parseDeliveryListQuery / parseEndpointListQuery.
+ */
 export const validateListQuery = compile<ListQuery>({
   type: 'object',
   additionalProperties: false,
@@ -46,5 +60,44 @@ export const validateListQuery = compile<ListQuery>({
     limit: { type: 'string', pattern: '^([1-9]|[1-9][0-9]|100)$' },
     cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' },
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'skipped'] },
+    event_type: eventTypesSchema(),
+    created_after: { type: 'string', pattern: INSTANT_PATTERN },
+    created_before: { type: 'string', pattern: INSTANT_PATTERN },
   },
 });
+
+/** The filters of validateListQuery that only the deliveries list takes. */
+export const DELIVERY_FILTERS = ['status', 'event_type', 'created_after', 'created_before'] as const;
+
+export interface DeliveryListQuery {
+  limit?: string;
+  cursor?: string;
+  status?: string;
+  eventTypes?: string[];
+  /** As sent (validated ISO 8601), for PostgreSQL to read with its offset. */
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+/**
+ * GET /v1/webhook-endpoints/{id}/deliveries: the query checked, event types and the created range
+ * first (their own messages: which type, which bound), then the schema; anything wrong is 400
+ * `invalid_request` naming the parameter, before any query.
+ */
+export function parseDeliveryListQuery(query: Record<string, unknown>): DeliveryListQuery {
+  const copy = { ...query };
+  const eventTypes = eventTypesOf(copy, 'event_type');
+  refuseControlCharacters(copy);
+  const text = (name: string) => (typeof copy[name] === 'string' ? (copy[name] as string) : undefined);
+  const range = createdRange({ created_after: text('created_after'), created_before: text('created_before') });
+  const q = check(validateListQuery, copy);
+  return { limit: q.limit, cursor: q.cursor, status: q.status, ...(eventTypes ? { eventTypes } : {}), ...range };
+}
+
+/** GET /v1/webhook-endpoints: `limit` and `cursor`; a filter of the deliveries is 400 naming it. */
+export function parseEndpointListQuery(query: Record<string, unknown>): Pick<ListQuery, 'limit' | 'cursor'> {
+  refuseControlCharacters(query);
+  const filter = DELIVERY_FILTERS.find((name) => query[name] !== undefined);
+  if (filter) throw new ApiError('invalid_request', `${filter} is not a filter of this list.`, { param: filter });
+  return check(validateListQuery, query);
+}

@@ -5,26 +5,47 @@ export interface EventPage {
   bodies: string[];
   hasMore: boolean;
   lastSequence: number | null;
-  /** When the page's first event (the one right after the walk's position) was created; null: empty page. */
+  /** When the page's first event (the one right after the walk's position, of the filter's types when filtered) was created; null: empty page. */
   firstCreatedAt: Date | null;
 }
 
-/** Oldest first, strictly after `afterSequence`. */
-export async function eventsAfter(orm: Orm, merchantId: string, environment: Environment, afterSequence: number, limit: number): Promise<EventPage> {
-  const rows = await orm.em.getConnection().execute<EventRow[]>(
-    `select body, sequence, created_at from events where merchant_id = ? and environment = ? and sequence > ? order by sequence asc limit ?`,
-    [merchantId, environment, afterSequence, limit + 1],
-  );
+/**
+ * Only events of these types (null: every type). A filtered page reads each type's events from index
+ * events_by_type (merchant_id, environment, type, sequence), at most a page of each, and merges them
+ * by sequence: a rare type is a few index probes, not a walk of the merchant's whole log.
+ */
+export type EventTypeFilter = readonly string[] | null;
+
+/** The events of `types` on either side of a position, merged: one LATERAL page per type (index events_by_type). */
+const byTypes = (direction: 'asc' | 'desc', position: string) =>
+  `select e.body, e.sequence, e.created_at from jsonb_array_elements_text(?::jsonb) as wanted(event_type)
+   cross join lateral (
+     select body, sequence, created_at from events where merchant_id = ? and environment = ? and events.type = wanted.event_type and ${position}
+     order by sequence ${direction} limit ?) e
+   order by e.sequence ${direction} limit ?`;
+
+/** Oldest first, strictly after `afterSequence`; only `types` when given. */
+export async function eventsAfter(orm: Orm, merchantId: string, environment: Environment, afterSequence: number, limit: number, types: EventTypeFilter = null): Promise<EventPage> {
+  const conn = orm.em.getConnection();
+  const rows = types
+    ? await conn.execute<EventRow[]>(byTypes('asc', 'sequence > ?'), [JSON.stringify(types), merchantId, environment, afterSequence, limit + 1, limit + 1])
+    : await conn.execute<EventRow[]>(
+        `select body, sequence, created_at from events where merchant_id = ? and environment = ? and sequence > ? order by sequence asc limit ?`,
+        [merchantId, environment, afterSequence, limit + 1],
+      );
   return page(rows, limit);
 }
 
-/** Newest first, strictly before `beforeSequence` when given. */
-export async function eventsNewestFirst(orm: Orm, merchantId: string, environment: Environment, beforeSequence: number | null, limit: number): Promise<EventPage> {
-  const rows = await orm.em.getConnection().execute<EventRow[]>(
-    `select body, sequence, created_at from events where merchant_id = ? and environment = ? and (?::bigint is null or sequence < ?::bigint)
+/** Newest first, strictly before `beforeSequence` when given; only `types` when given. */
+export async function eventsNewestFirst(orm: Orm, merchantId: string, environment: Environment, beforeSequence: number | null, limit: number, types: EventTypeFilter = null): Promise<EventPage> {
+  const conn = orm.em.getConnection();
+  const rows = types
+    ? await conn.execute<EventRow[]>(byTypes('desc', '(?::bigint is null or sequence < ?::bigint)'), [JSON.stringify(types), merchantId, environment, beforeSequence, beforeSequence, limit + 1, limit + 1])
+    : await conn.execute<EventRow[]>(
+        `select body, sequence, created_at from events where merchant_id = ? and environment = ? and (?::bigint is null or sequence < ?::bigint)
      order by sequence desc limit ?`,
-    [merchantId, environment, beforeSequence, beforeSequence, limit + 1],
-  );
+        [merchantId, environment, beforeSequence, beforeSequence, limit + 1],
+      );
   return page(rows, limit);
 }
 
@@ -46,6 +67,10 @@ function page(rows: EventRow[], limit: number): EventPage {
  * search over the gapless sequences (index probes on (merchant_id, environment, sequence), about 20
  * for a million events), taking creation times as rising with the sequence (they do, but for events
  * a workflow dated a moment before an earlier one committed: then the answer is off by those few).
+ *
+ * It takes no type filter: the window is a place in the log, not a set of types. The sequence it
+ * names is where every walk, filtered or not, is back inside the window (a walk by `type` from it
+ * answers that type's events from there on), so a filtered walk resumes from the same answer.
  */
 export async function firstSequenceSince(orm: Orm, merchantId: string, environment: Environment, afterSequence: number, since: Date): Promise<number | null> {
   const conn = orm.em.getConnection();

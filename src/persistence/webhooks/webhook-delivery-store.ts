@@ -81,7 +81,20 @@ export async function findDelivery(orm: Orm, owner: Owner, id: string): Promise<
   return { delivery: deliveryFromRow(rows[0]), attempts: attempts.map(attemptFromRow) };
 }
 
-/** An endpoint's deliveries, newest first, optionally one status only. */
+/** Filters of an endpoint's deliveries beyond its status: the deliveries of some event types, created within a range. */
+export interface DeliveryFilters {
+  /** Only these event types (absent: every type). */
+  eventTypes?: readonly string[];
+  /** ISO 8601 instants, both exclusive (src/services/list-filters.ts createdRange), as sent: PostgreSQL reads the offset. */
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+/**
+ * An endpoint's deliveries, newest first, optionally one status only and `filters`. The filters are
+ * conditions on each row in the list's own order (created_at desc, id desc), so the cursor (the last
+ * row shown) pages them as it pages the whole list: the client sends the same filters with it.
+ */
 export async function listDeliveries(
   orm: Orm,
   owner: Owner,
@@ -89,13 +102,24 @@ export async function listDeliveries(
   status: DeliveryStatus | null,
   limit: number,
   after: ListCursor | null,
+  filters: DeliveryFilters = {},
 ): Promise<DeliveryRecord[]> {
+  const types = filters.eventTypes?.length ? JSON.stringify(filters.eventTypes) : null;
   const rows = await orm.em.getConnection().execute<DeliveryRow[]>(
     `select ${DELIVERY_COLUMNS} from webhook_deliveries
      where endpoint_id = ? and merchant_id = ? and environment = ? and (?::text is null or status = ?)
+       and (?::jsonb is null or event_type = any(${TEXT_ARRAY}))
+       and (?::timestamptz is null or created_at > ?::timestamptz)
+       and (?::timestamptz is null or created_at < ?::timestamptz)
        and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?))
      order by created_at desc, id desc limit ?`,
-    [endpointId, owner.merchantId, owner.environment, status, status, after?.createdAt ?? null, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+    [
+      endpointId, owner.merchantId, owner.environment, status, status,
+      types, types,
+      filters.createdAfter ?? null, filters.createdAfter ?? null,
+      filters.createdBefore ?? null, filters.createdBefore ?? null,
+      after?.createdAt ?? null, after?.createdAt ?? null, after?.id ?? null, limit + 1,
+    ],
   );
   return rows.map(deliveryFromRow);
 }

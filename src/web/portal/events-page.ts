@@ -1,4 +1,6 @@
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { EVENT_TYPES } from '../../domain/event-types';
+import { urlHtml } from '../html-url';
 import { when } from './time-html';
 import { portalPage, type Frame } from './layout';
 
@@ -77,6 +79,8 @@ function objectCell(e: EventRow): HtmlSafeString {
 export interface EventsView {
   /** The first sequence asked for (the walk starts after `from - 1`). */
   from: number;
+  /** Only events of these types; empty: every type. */
+  types: string[];
   rows: EventRow[];
   hasMore: boolean;
   /** Where the newest page starts (null when the log is empty). */
@@ -84,13 +88,40 @@ export interface EventsView {
   error?: string;
 }
 
-/** Events: the environment's event log walked by sequence, oldest first, as GET /v1/events?after_sequence= walks it. */
+/** `/events?from=…&type=…` (each type repeated, as the form sends it): a page of the walk, the filter kept. */
+export function eventsHref(from: number, types: readonly string[]): HtmlSafeString {
+  const query = new URLSearchParams({ from: String(from) });
+  for (const type of types) query.append('type', type);
+  return urlHtml(`/events?${query.toString()}`);
+}
+
+/** The filter: where to start and which types (none ticked: every type), sent as GET /events?from=&type=&type=. */
+function filterForm(view: EventsView): HtmlSafeString {
+  return html`<form method="get" action="/events" class="inline-filter" id="events-filter">
+<label for="from-sequence">Start at sequence</label>
+<input type="number" inputmode="numeric" min="1" step="1" name="from" id="from-sequence" value="${view.from}">
+<fieldset id="event-types"><legend>Event types (none ticked: every type)</legend>
+${join(
+  EVENT_TYPES.map((t) => html`<label class="check ev-type"><input type="checkbox" name="type" value="${t.type}"${view.types.includes(t.type) ? html` checked` : ''}> ${t.type}</label>`),
+  '\n',
+)}
+</fieldset>
+<button type="submit" class="secondary">Show events</button>
+</form>`;
+}
+
+/**
+ * Events: the environment's event log walked by sequence, oldest first, as GET
+ * /v1/events?after_sequence= walks it; with types chosen, as GET /v1/events?type= filters it (the
+ * sequences shown then have gaps: the other types). Every link of the walk keeps the types.
+ */
 export function eventsPage(frame: Frame, view: EventsView): HtmlSafeString {
   const env = frame.environment === 'sandbox' ? 'sandbox' : 'live';
   const note = view.error ? html`<p class="error" role="alert" id="message">${view.error}</p>\n` : '';
   const last = view.rows[view.rows.length - 1];
+  const only = view.types.length ? html`: ${view.types.join(', ')} only` : '';
   const table = view.rows.length
-    ? html`<table id="events"><caption>Events from sequence ${view.from}, oldest first</caption>
+    ? html`<table id="events"><caption>Events from sequence ${view.from}, oldest first${only}</caption>
 <thead><tr><th scope="col">Sequence</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Created</th></tr></thead>
 <tbody>
 ${join(
@@ -101,23 +132,20 @@ ${join(
   '\n',
 )}
 </tbody></table>`
-    : html`<p id="no-events">No events from sequence ${view.from} in this environment${view.from > 1 ? ' yet' : ''}.</p>`;
+    : html`<p id="no-events">No events${view.types.length ? ' of the chosen types' : ''} from sequence ${view.from} in this environment${view.from > 1 ? ' yet' : ''}.</p>`;
   const next =
     last && view.hasMore
-      ? html`<a href="/events?from=${last.sequence + 1}" id="next" rel="next">Next: events after sequence ${last.sequence}</a>`
-      : html`<span id="end-of-log">${last ? `No events after sequence ${last.sequence} yet.` : ''} <a href="/events?from=${last ? last.sequence + 1 : view.from}" id="check-again">Check for newer events</a></span>`;
-  const latest = view.latestFrom !== null ? html` · <a href="/events?from=${view.latestFrom}" id="latest">Newest events</a>` : '';
+      ? html`<a href="${eventsHref(last.sequence + 1, view.types)}" id="next" rel="next">Next: events after sequence ${last.sequence}</a>`
+      : html`<span id="end-of-log">${last ? `No events after sequence ${last.sequence} yet.` : ''} <a href="${eventsHref(last ? last.sequence + 1 : view.from, view.types)}" id="check-again">Check for newer events</a></span>`;
+  const latest = view.latestFrom !== null ? html` · <a href="${eventsHref(view.latestFrom, view.types)}" id="latest">Newest events</a>` : '';
+  const everyType = view.types.length ? html` · <a href="${eventsHref(view.from, [])}" id="every-type">Every type</a>` : '';
   return portalPage(
     'Events',
     html`<h1>Events (${env})</h1>
-${note}<p>Every state change of your payments in this environment, numbered by sequence: the numbers have no gaps and follow the order the changes were committed in, so walking them in order misses nothing (as <code>GET /v1/events?after_sequence=</code> does). Choose an event to see its JSON, as the API and webhooks send it.</p>
-<form method="get" action="/events" class="inline-filter">
-<label for="from-sequence">Start at sequence</label>
-<input type="number" inputmode="numeric" min="1" step="1" name="from" id="from-sequence" value="${view.from}">
-<button type="submit" class="secondary">Show events</button>
-</form>
+${note}<p>Every state change of your payments in this environment, numbered by sequence: the numbers have no gaps and follow the order the changes were committed in, so walking them in order misses nothing (as <code>GET /v1/events?after_sequence=</code> does). Choose an event to see its JSON, as the API and webhooks send it. Tick event types to see only those (as <code>GET /v1/events?type=</code> does): the sequences shown then skip the other types.</p>
+${filterForm(view)}
 ${table}
-<p class="pager"><a href="/events?from=1" id="first">First events</a>${latest} · ${next}</p>`,
+<p class="pager"><a href="${eventsHref(1, view.types)}" id="first">First events</a>${latest}${everyType} · ${next}</p>`,
     frame,
   );
 }

@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '../../domain/event-types';
 import { isIdOf } from '../../domain/ids';
 import { eventsAfter, eventsNewestFirst, findEventBody } from '../../persistence/events/event-store';
 import { eventPage, eventRowOf, eventsPage } from './events-page';
@@ -20,9 +21,21 @@ export function parseFrom(raw: unknown): number | null {
 }
 
 /**
+ * `type` (repeated, as the API's `type`: the filter form's ticked boxes) read strictly: each one of
+ * GET /v1/event-types, a repeat ignored. Absent: every type ([]); anything else: null (refused).
+ */
+export function parseTypes(raw: unknown): string[] | null {
+  if (raw === undefined) return [];
+  const values = Array.isArray(raw) ? raw : [raw];
+  if (!values.every((v) => typeof v === 'string' && EVENT_TYPES.some((t) => t.type === v))) return null;
+  return [...new Set(values as string[])];
+}
+
+/**
  * Events: the session's merchant and environment's event log, walked by sequence with the API's own
  * store functions (GET /v1/events: eventsAfter oldest first, eventsNewestFirst for where the newest
- * page starts), and one event's stored JSON.
+ * page starts), filtered by type as `GET /v1/events?type=` filters (the same store functions, the
+ * same index), and one event's stored JSON.
  */
 export const eventsRoutes: PortalRoutes = (router, kit) => {
   const { orm } = kit.deps;
@@ -32,15 +45,21 @@ export const eventsRoutes: PortalRoutes = (router, kit) => {
     if (!session) return;
     const caller = callerOf(session);
     const frame = frameOf(session, EVENTS_PATH);
-    const newest = await eventsNewestFirst(orm, caller.merchantId, caller.environment, null, EVENTS_PAGE_SIZE);
+    const types = parseTypes(ctx.query.type);
+    if (types === null) {
+      html(ctx, 400, eventsPage(frame, { from: 1, types: [], rows: [], hasMore: false, latestFrom: null, error: 'Choose the event types from the list.' }));
+      return;
+    }
+    const filter = types.length ? types : null;
+    const newest = await eventsNewestFirst(orm, caller.merchantId, caller.environment, null, EVENTS_PAGE_SIZE, filter);
     const latestFrom = newest.lastSequence;
     const from = parseFrom(ctx.query.from);
     if (from === null) {
-      html(ctx, 400, eventsPage(frame, { from: 1, rows: [], hasMore: false, latestFrom, error: 'The sequence to start at must be a whole number, 1 or more.' }));
+      html(ctx, 400, eventsPage(frame, { from: 1, types, rows: [], hasMore: false, latestFrom, error: 'The sequence to start at must be a whole number, 1 or more.' }));
       return;
     }
-    const page = await eventsAfter(orm, caller.merchantId, caller.environment, from - 1, EVENTS_PAGE_SIZE);
-    html(ctx, 200, eventsPage(frame, { from, rows: page.bodies.map(eventRowOf), hasMore: page.hasMore, latestFrom }));
+    const page = await eventsAfter(orm, caller.merchantId, caller.environment, from - 1, EVENTS_PAGE_SIZE, filter);
+    html(ctx, 200, eventsPage(frame, { from, types, rows: page.bodies.map(eventRowOf), hasMore: page.hasMore, latestFrom }));
   });
 
   router.get(`${EVENTS_PATH}/:id`, async (ctx) => {

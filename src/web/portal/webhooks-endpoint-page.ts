@@ -1,6 +1,7 @@
 import type { DeliveryRecord, DeliveryStatus } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
+import { EVENT_TYPES } from '../../domain/event-types';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
 import { frameCan } from './permission-refusal';
@@ -13,15 +14,18 @@ export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'succeeded', 'fai
 export interface DeliveriesView {
   deliveries: DeliveryRecord[];
   status: DeliveryStatus | null;
+  /** Only deliveries of this event type (GET /v1/webhook-endpoints/{id}/deliveries?event_type=); null: every type. */
+  eventType: string | null;
   /** The cursor of the next (older) page; null on the last page. */
   older: string | null;
   /** True when this is not the newest page. */
   paged: boolean;
 }
 
-const listQuery = (status: DeliveryStatus | null, cursor?: string): string => {
+const listQuery = (status: DeliveryStatus | null, eventType: string | null, cursor?: string): string => {
   const q = new URLSearchParams();
   if (status) q.set('status', status);
+  if (eventType) q.set('event_type', eventType);
   if (cursor) q.set('cursor', cursor);
   const text = q.toString();
   return text ? `?${text}` : '';
@@ -49,18 +53,26 @@ ${join(
   '\n',
 )}
 </select>
+<label for="event-type-filter">of event type</label>
+<select name="event_type" id="event-type-filter">
+<option value=""${view.eventType === null ? html` selected` : ''}>every event type</option>
+${join(
+  EVENT_TYPES.map((t) => html`<option value="${t.type}"${view.eventType === t.type ? html` selected` : ''}>${t.type}</option>`),
+  '\n',
+)}
+</select>
 <button type="submit" class="secondary" id="filter-deliveries">Show</button>
 </form>`;
   const table = view.deliveries.length
-    ? html`<table id="deliveries"><caption class="visually-hidden">Deliveries to ${urlHtml(endpoint.url)}, newest first${view.status ? `, ${view.status} only` : ''}</caption>
+    ? html`<table id="deliveries"><caption class="visually-hidden">Deliveries to ${urlHtml(endpoint.url)}, newest first${view.status ? `, ${view.status} only` : ''}${view.eventType ? `, ${view.eventType} only` : ''}</caption>
 <thead><tr><th scope="col">Event type</th><th scope="col">Event id</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col">Next retry</th></tr></thead>
 <tbody>
 ${join(view.deliveries.map(deliveryRow), '\n')}
 </tbody></table>`
-    : html`<p id="no-deliveries">${view.status ? `No ${view.status} deliveries` : 'No deliveries yet'}${view.paged ? ' on this page' : ''}.</p>`;
+    : html`<p id="no-deliveries">${view.status ? `No ${view.status} deliveries` : view.eventType ? 'No deliveries' : 'No deliveries yet'}${view.eventType ? ` of ${view.eventType}` : ''}${view.paged ? ' on this page' : ''}.</p>`;
   const links = [
-    view.paged ? html`<a href="${base}${urlHtml(listQuery(view.status))}" id="newest-deliveries">Newest</a>` : null,
-    view.older ? html`<a href="${base}${urlHtml(listQuery(view.status, view.older))}" id="older-deliveries" rel="next">Older</a>` : null,
+    view.paged ? html`<a href="${base}${urlHtml(listQuery(view.status, view.eventType))}" id="newest-deliveries">Newest</a>` : null,
+    view.older ? html`<a href="${base}${urlHtml(listQuery(view.status, view.eventType, view.older))}" id="older-deliveries" rel="next">Older</a>` : null,
   ].filter((link) => link !== null);
   return html`<h2>Deliveries</h2>
 ${filter}

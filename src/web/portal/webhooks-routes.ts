@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { ApiError } from '../../domain/errors';
+import { EVENT_TYPES } from '../../domain/event-types';
 import { isIdOf } from '../../domain/ids';
 import type { DeliveryStatus } from '../../domain/webhook-delivery';
 import { DEFAULT_SIGNATURE_SCHEME, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
@@ -32,7 +33,7 @@ const STATUS_MESSAGE: Record<'active' | 'disabled', string> = {
 
 /**
  * Webhooks: the environment's endpoints (register, the secret once), one endpoint (health, rotate,
- * enable/disable, delete, its deliveries by status and page) and one delivery (its attempts, replay).
+ * enable/disable, delete, its deliveries by status, event type and page) and one delivery (its attempts, replay).
  * Everything goes through the API's services and stores with the session's caller; every change
  * writes its operator_audit row as `portal:<email>`. An id of another merchant or environment is 404.
  */
@@ -46,10 +47,12 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     html(ctx, status, endpointsPage(frameOf(session, WEBHOOKS_PATH), await listEndpoints(orm, callerOf(session), ENDPOINTS_SHOWN, null), options));
   }
 
-  /** The endpoint page: a page of its deliveries from the query (status filter, cursor). */
+  /** The endpoint page: a page of its deliveries from the query (status and event type filters, cursor; an unknown status or type shows every one). */
   async function showEndpoint(ctx: Context, session: PortalSession, endpoint: WebhookEndpointRecord, httpStatus: number, message: string | null, kind: 'error' | 'notice'): Promise<void> {
     const statusParam = typeof ctx.query.status === 'string' ? ctx.query.status : '';
     const status = (DELIVERY_STATUSES as string[]).includes(statusParam) ? (statusParam as DeliveryStatus) : null;
+    const eventTypeParam = typeof ctx.query.event_type === 'string' ? ctx.query.event_type : '';
+    const eventType = EVENT_TYPES.some((t) => t.type === eventTypeParam) ? eventTypeParam : null;
     let after: ListCursor | null = null;
     if (typeof ctx.query.cursor === 'string' && ctx.query.cursor !== '') {
       try {
@@ -61,12 +64,13 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
         kind = 'error';
       }
     }
-    const rows = await listDeliveries(orm, callerOf(session), endpoint.id, status, DELIVERIES_PAGE, after);
+    const rows = await listDeliveries(orm, callerOf(session), endpoint.id, status, DELIVERIES_PAGE, after, eventType ? { eventTypes: [eventType] } : {});
     const deliveries = rows.slice(0, DELIVERIES_PAGE);
     const last = deliveries[deliveries.length - 1];
     const view: DeliveriesView = {
       deliveries,
       status,
+      eventType,
       older: rows.length > DELIVERIES_PAGE && last ? encodeListCursor({ createdAt: last.createdAt, id: last.id }) : null,
       paged: after !== null,
     };
