@@ -61,6 +61,7 @@ import { Migration20261220000001_portal_roles } from './Migration20261220000001_
 import { Migration20261220000002_portal_password_resets } from './Migration20261220000002_portal_password_resets';
 import { Migration20261220000003_portal_session_activity } from './Migration20261220000003_portal_session_activity';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
+import { Migration20261221000003_webhook_recoveries } from './Migration20261221000003_webhook_recoveries';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -131,4 +132,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261220000001_portal_roles', class: Migration20261220000001_portal_roles },
   { name: 'Migration20261220000002_portal_password_resets', class: Migration20261220000002_portal_password_resets },
   { name: 'Migration20261220000003_portal_session_activity', class: Migration20261220000003_portal_session_activity },
+  { name: 'Migration20261221000003_webhook_recoveries', class: Migration20261221000003_webhook_recoveries },
 ];
