@@ -11,6 +11,8 @@ import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMercha
 import { expectError } from '../support/api-errors';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 import { writeLiveCharge } from '../support/live-charge';
+import { runCli } from '../support/run-cli';
+import { ok } from '../support/cli-results';
 
 let h: Harness;
 let rx: TestReceiver;
@@ -447,4 +449,41 @@ test('recover since a time: every failed and skipped event since then arrives ag
   expectError(await h.request('sandbox', 'GET', path, { key: stranger.testKey }), 404, 'not_found', 'rid');
   expectError(await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}/recoveries/whr_000000000000000000000000`, { key: m.testKey }), 404, 'not_found', 'rid');
   expect(ok).not.toBe(before);
+}, 60_000);
+
+test('cli webhooks recover|recovery: an operator recovers what a disabled endpoint skipped, through the same service and audit; bad input exits 1 and changes nothing', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  rx.setSecrets([ep.secret]);
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'disabled' } });
+  const id = await charge(m);
+  const until = Date.now() + 10_000;
+  while ((await deliveriesOf(m, ep.id, '&status=skipped')).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'active' } });
+  const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
+  const flags = ['--merchant', m.id, '--env', 'test', '--reason', 'outage INC-7', '--operator', 'ops@example.com'];
+
+  for (const bad of [
+    ['webhooks', 'recover', ep.id, '--since', '1h', '--merchant', m.id, '--env', 'test', '--operator', 'ops@example.com'], // no --reason
+    ['webhooks', 'recover', ep.id, '--since', 'soon', ...flags],
+    ['webhooks', 'recover', ep.id, '--since', new Date(Date.now() + 3_600_000).toISOString(), ...flags], // the service's 422
+    ['webhooks', 'recover', ep.id, '--since', '1h', ...flags.slice(0, 1), (await h.merchant()).id, ...flags.slice(2)], // another merchant's endpoint
+  ]) {
+    const result = await cli(...bad);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr.length).toBeGreaterThan(0);
+  }
+  const count = async () => Number((await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as n from webhook_recoveries where endpoint_id = ?`, [ep.id]))[0].n);
+  expect(await count()).toBe(0);
+
+  const started = ok(await cli('webhooks', 'recover', ep.id, '--since', '1h', ...flags));
+  expect(started).toMatchObject({ object: 'webhook_recovery', endpoint_id: ep.id, merchant_id: m.id, environment: 'sandbox', status: 'running', progress: { total: 1 } });
+  const [got] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 1, 20_000), id);
+  expect(got.validFor).toEqual([ep.secret]);
+  let shown = ok(await cli('webhooks', 'recovery', started.id));
+  for (const stop = Date.now() + 20_000; shown.status !== 'completed' && Date.now() < stop; shown = ok(await cli('webhooks', 'recovery', started.id))) await new Promise((r) => setTimeout(r, 200));
+  expect(shown).toMatchObject({ id: started.id, status: 'completed', progress: { total: 1, queued: 1, succeeded: 1, failed: 0, skipped: 0, pending: 0 } });
+  const audit = await h.orm.em.getConnection().execute(`select action, operator, reason from operator_audit where payment_id = ?`, [started.id]);
+  expect(audit).toEqual([{ action: 'webhook_endpoint.recover', operator: 'ops@example.com', reason: 'outage INC-7' }]);
+  expect(await count()).toBe(1);
 }, 60_000);
