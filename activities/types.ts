@@ -14,6 +14,7 @@ import type { SettlementRunPage, SettlementRunPageRequest } from '../src/domain/
 import type { SettlementRetryFacts } from '../src/domain/settlement-retry';
 import type { RetentionBatchRequest, RetentionBatchResult, RetentionPlan } from '../src/domain/retention';
 import type { OperatorAuditEntry } from '../src/domain/operator-action';
+import type { RecoveryPageRequest, RecoveryPageResult } from '../src/domain/webhook-recovery';
 
 /** The activity interface workflows import as a type only. */
 export interface ChargeActivities {
@@ -135,6 +136,16 @@ export interface WebhookActivities {
    * recorded) and records it with the endpoint's health, in one transaction.
    */
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome>;
+}
+
+/** The webhook recovery workflow's step (activities/webhook-recovery.ts, issue 49). */
+export interface WebhookRecoveryActivities {
+  /**
+   * One page of a recovery: its resends inserted with the recovery's progress in one transaction, then
+   * their delivery workflows started. Safe to repeat: a page committed before answers its range again
+   * and starts what is still unstarted, inserting nothing twice.
+   */
+  recoverWebhookPage(request: RecoveryPageRequest): Promise<RecoveryPageResult>;
 }
 
 /** The audit step of every operator action (activities/operator-audit.ts). */

@@ -64,6 +64,7 @@ import { Migration20261221000001_events_by_type } from './Migration2026122100000
 import { Migration20261221000002_webhook_signature_scheme } from './Migration20261221000002_webhook_signature_scheme';
 import { Migration20261221000004_webhook_throttle } from './Migration20261221000004_webhook_throttle';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
+import { Migration20261221000003_webhook_recoveries } from './Migration20261221000003_webhook_recoveries';
 
 /**
  * Every migration, in order. Landed migrations are never edited: add a new one. The pending ones run
@@ -136,5 +137,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261220000003_portal_session_activity', class: Migration20261220000003_portal_session_activity },
   { name: 'Migration20261221000001_events_by_type', class: Migration20261221000001_events_by_type },
   { name: 'Migration20261221000002_webhook_signature_scheme', class: Migration20261221000002_webhook_signature_scheme },
+  { name: 'Migration20261221000003_webhook_recoveries', class: Migration20261221000003_webhook_recoveries },
   { name: 'Migration20261221000004_webhook_throttle', class: Migration20261221000004_webhook_throttle },
 ];

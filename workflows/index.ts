@@ -11,3 +11,4 @@ export { notificationWorkflow } from './notification';
 export { paymentReviewWorkflow } from './payment-review';
 export { statementImportWorkflow } from './statement-import';
 export { retentionWorkflow } from './retention';
+export { webhookRecoveryWorkflow } from './webhook-recovery';

@@ -13,6 +13,7 @@ import { addRoutingCommands } from './routing';
 import { addSecretCommands } from './secrets';
 import { addSettlementCommands } from './settlements';
 import { addUserCommands } from './users';
+import { addWebhookCommands } from './webhooks';
 
 /** What the top-level help adds after the list of commands. */
 const NOTES = `
@@ -22,8 +23,8 @@ npm run cli -- COMMAND --help lists what a command takes (npm run cli -- charges
 Operator actions (charges reverse|resolve|retry, payouts approve|reject|reverse, settlements retry,
 payments restart|settle-late|review-close) take --reason TEXT and --operator NAME (default
 cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll,
-revoke), portal user access (users disable|enable|revoke-sessions), reconcile resolve and
-routing drain|resume (routing status prints a table; --json for JSON).
+revoke), portal user access (users disable|enable|revoke-sessions), reconcile resolve,
+routing drain|resume (routing status prints a table; --json for JSON) and webhooks recover.
 Instead of an id, an operator action takes --query 'a Temporal list query' [--merchant MERCHANT_ID]:
 it prints the count and the first 20 (a dry run), and with --yes applies the action to each at
 BULK_ACTIONS_PER_SECOND (default 5), under one batch id.
@@ -66,6 +67,7 @@ export function buildProgram(context: CliContext): CliCommand {
   addReconcileCommands(program);
   addRetentionCommands(program);
   addRoutingCommands(program);
+  addWebhookCommands(program);
   addUsageHints(program);
   return program;
 }

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   endpoint_limit_reached: 422,
   amount_limit_exceeded: 422,
   expires_at_out_of_range: 422,
+  recover_since_out_of_range: 422,
   rate_limited: 429,
   request_headers_too_large: 431,
   internal_error: 500,

@@ -11,6 +11,8 @@ export const ID_PREFIX = {
   dispute: 'dp_',
   webhookEndpoint: 'we_',
   delivery: 'dlv_',
+  /** A webhook recovery (issue 49): every failed or skipped event of an endpoint since a time, sent again; its workflow id. */
+  webhookRecovery: 'whr_',
   audit: 'aud_',
   operatorBatch: 'opb_',
   /** A bulk dry run's selection (src/persistence/operators/bulk-selection-store.ts): the token `--yes --token` takes. */

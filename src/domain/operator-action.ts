@@ -66,6 +66,8 @@ export const CHANGE_ACTIONS = [
   'webhook_endpoint.delete',
   'webhook_endpoint.rotate_secret',
   'webhook_delivery.replay',
+  /** A recovery of an endpoint's failed and skipped events since a time (issue 49): subject the recovery (whr_…). */
+  'webhook_endpoint.recover',
   'portal.sign_in',
   'portal.sign_in_failed',
   'portal.sign_out',

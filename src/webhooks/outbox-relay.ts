@@ -6,6 +6,8 @@ import type { Orm } from '../persistence/orm';
 import { TEXT_ARRAY } from '../persistence/sql-values';
 import { claimUndispatchedEvents, type ClaimedEvent } from '../persistence/webhooks/outbox-claim';
 import { findUnstartedDeliveries, markWorkflowsStarted, type UnstartedDelivery } from '../persistence/webhooks/webhook-delivery-store';
+import { findUnstartedRecoveries, markRecoveryStarted } from '../persistence/webhooks/webhook-recovery-store';
+import { startRecoveryWorkflow } from '../temporal/recovery-start';
 import type { Logger } from '../support/logger';
 import { withinDeadline } from '../temporal/deadline';
 import { startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
@@ -219,14 +221,21 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
  * The sweep: starts pending deliveries that have no attempt and no confirmed workflow, older than
  * `unstartedAfterSeconds` (a replay whose start failed or timed out, a pass cut short after its
  * events were marked). Starting is idempotent, so a delivery whose start did happen is not sent
- * twice. Returns how many it started or confirmed.
+ * twice. Then the same for webhook recoveries (issue 49) whose workflow start was not confirmed.
+ * Returns how many it started or confirmed.
  */
 export async function startUnstartedDeliveries(deps: RelayDeps): Promise<number> {
   const unstarted = await findUnstartedDeliveries(deps.orm, deps.unstartedAfterSeconds ?? UNSTARTED_AFTER_SECONDS, BATCH, deps.environments ?? ENVIRONMENTS);
   const { started, failure } = await startDeliveries(deps, unstarted);
   await markWorkflowsStarted(deps.orm, started);
   if (failure) throw failure.error;
-  return unstarted.length;
+  const recoveries = await findUnstartedRecoveries(deps.orm, deps.unstartedAfterSeconds ?? UNSTARTED_AFTER_SECONDS, BATCH, deps.environments ?? ENVIRONMENTS);
+  for (const r of recoveries) {
+    const input = { recoveryId: r.id, merchantId: r.merchant_id, environment: r.environment, endpointId: r.endpoint_id, baseQueue: deps.taskQueue, retryScheduleMs: deps.retryScheduleMs };
+    await withinDeadline(deps.client, deps.requestDeadlineMs, () => startRecoveryWorkflow(deps.client, input));
+    await markRecoveryStarted(deps.orm, r.id);
+  }
+  return unstarted.length + recoveries.length;
 }
 
 export interface OutboxRelay {

@@ -198,7 +198,7 @@ test('headers: Request-Id and RateLimit-* on every answer, Retry-After on 429 an
   }
   const idempotent = (name: string) => documented((op) => (op.parameters ?? []).some((p: any) => p.$ref === `#/components/parameters/${name}`));
   expect([...idempotent('IdempotencyKeyRequired')].sort()).toEqual(['POST /v1/charges', 'POST /v1/payouts', 'POST /v1/refunds', 'POST /v1/sandbox/charges/{id}/disputes']);
-  expect([...idempotent('IdempotencyKey')].sort()).toEqual(['POST /v1/webhook-deliveries/{id}/replay']);
+  expect([...idempotent('IdempotencyKey')].sort()).toEqual(['POST /v1/webhook-deliveries/{id}/replay', 'POST /v1/webhook-endpoints/{id}/recover']);
   expect(doc.components.parameters.IdempotencyKeyRequired).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: true });
   expect(Object.keys(doc.paths['/v1/charges'].post.responses[200].headers)).toContain('Idempotent-Replayed');
   expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });

@@ -11,6 +11,8 @@ import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMercha
 import { expectError } from '../support/api-errors';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 import { writeLiveCharge } from '../support/live-charge';
+import { runCli } from '../support/run-cli';
+import { ok } from '../support/cli-results';
 
 let h: Harness;
 let rx: TestReceiver;
@@ -355,3 +357,128 @@ test('an endpoint receives only the types it subscribed to', async () => {
   expect(ofCharge(got, ok)).toHaveLength(0);
   expect(forMerchant(m)(rx.deliveries).every((d) => JSON.parse(d.body).type === 'transaction.failed')).toBe(true);
 });
+
+/** Waits until every delivery of the endpoint has ended (none pending). */
+async function allSettled(m: TestMerchant, endpointId: string, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while ((await deliveriesOf(m, endpointId, '&status=pending')).length > 0) {
+    if (Date.now() > until) throw new Error(`deliveries of ${endpointId} still pending`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('recover since a time: every failed and skipped event since then arrives again once, freshly signed; succeeded ones and earlier events are not resent; refusals change nothing', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  rx.setSecrets([ep.secret]);
+  const sql = <T>(text: string, params: unknown[]) => h.orm.em.getConnection().execute<T[]>(text, params);
+  // The receiver fails the charges whose reference says so (their deliveries run through the whole schedule) and takes the others.
+  const down = `down-${m.id}`;
+  rx.respond((d) => (d.body.includes(down) ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }));
+  const before = await charge(m, 'sandbox', { reference: down }); // failed, but created before `since`: not resent
+  await new Promise((r) => setTimeout(r, 5));
+  const since = new Date().toISOString();
+  const ok = await charge(m); // succeeded: not resent
+  const failed = [await charge(m, 'sandbox', { reference: down }), await charge(m, 'sandbox', { reference: down })];
+  await rx.waitFor((ds) => ofCharge(ds, ok).length >= 1 && [before, ...failed].every((id) => ofCharge(ds, id).length >= 4), 20_000);
+  await allSettled(m, ep.id);
+  // Skipped while disabled.
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'disabled' } });
+  const skipped = await charge(m);
+  const until = Date.now() + 10_000;
+  while ((await deliveriesOf(m, ep.id, '&status=skipped')).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+
+  const recoveries = async () => Number((await sql<{ n: string }>(`select count(*) as n from webhook_recoveries where merchant_id = ?`, [m.id]))[0].n);
+  const audits = async () => Number((await sql<{ n: string }>(`select count(*) as n from operator_audit where merchant_id = ? and action = 'webhook_endpoint.recover'`, [m.id]))[0].n);
+  const recover = (body: unknown, key = m.testKey, headers: Record<string, string> = {}, id = ep.id) => h.request('sandbox', 'POST', `/v1/webhook-endpoints/${id}/recover`, { key, body, headers });
+  // Refusals, each changing nothing: disabled endpoint, since in the future or too old, a bad date, another merchant's endpoint.
+  expectError(await recover({ since }), 409, 'endpoint_disabled');
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'active' } });
+  rx.respond(() => ({ status: 200, body: 'ok' })); // fixed
+  expectError(await recover({ since: new Date(Date.now() + 3_600_000).toISOString() }), 422, 'recover_since_out_of_range', 'since');
+  expectError(await recover({ since: new Date(Date.now() - 91 * 86_400_000).toISOString() }), 422, 'recover_since_out_of_range', 'since');
+  expectError(await recover({ since: 'yesterday' }), 400, 'invalid_request', 'since');
+  expectError(await recover({}), 400, 'invalid_request', 'since');
+  const stranger = await h.merchant();
+  expectError(await recover({ since }, stranger.testKey), 404, 'not_found', 'id');
+  expect(await recoveries()).toBe(0);
+  expect(await audits()).toBe(0);
+  const receivedBefore = rx.deliveries.length;
+
+  const headers = { 'Idempotency-Key': idempotencyKey() };
+  const res = await recover({ since }, m.testKey, headers);
+  expect(res.status).toBe(202);
+  expect(res.json).toMatchObject({ object: 'webhook_recovery', endpoint_id: ep.id, since, status: 'running', livemode: false, progress: { total: 3 }, completed_at: null });
+  expect(res.json.id).toMatch(/^whr_[0-9A-Za-z]{24}$/);
+  const again = await recover({ since }, m.testKey, headers);
+  expect(again.status).toBe(202);
+  expect(again.text).toBe(res.text);
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+
+  const resent = [...failed, skipped];
+  const got = await rx.waitFor((ds) => resent.every((id) => ds.slice(receivedBefore).some((d) => JSON.parse(d.body).resource_id === id)), 20_000);
+  const path = `/v1/webhook-endpoints/${ep.id}/recoveries/${res.json.id}`;
+  let progress = (await h.request('sandbox', 'GET', path, { key: m.testKey })).json;
+  for (const stop = Date.now() + 20_000; progress.status !== 'completed' && Date.now() < stop; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    progress = (await h.request('sandbox', 'GET', path, { key: m.testKey })).json;
+  }
+  expect(progress).toMatchObject({ id: res.json.id, status: 'completed', progress: { total: 3, queued: 3, succeeded: 3, failed: 0, skipped: 0, pending: 0 } });
+  expect(Date.parse(progress.completed_at)).toBeGreaterThanOrEqual(Date.parse(progress.queued_at));
+  await new Promise((r) => setTimeout(r, 300));
+  const after = got.length === rx.deliveries.length ? got.slice(receivedBefore) : rx.deliveries.slice(receivedBefore);
+  // Exactly once each, freshly signed with the endpoint's secret, as new (replay) deliveries of the same event.
+  expect(after.map((d) => JSON.parse(d.body).resource_id).sort()).toEqual([...resent].sort());
+  const rows = await sql<{ id: string; replay_of: string; event_id: string }>(`select id, replay_of, event_id from webhook_deliveries where recovery_id = ?`, [res.json.id]);
+  expect(rows).toHaveLength(3);
+  for (const d of after) {
+    expect(d.validFor).toEqual([ep.secret]);
+    expect(d.headers['x-service-attempt']).toBe('1');
+    const row = rows.find((r) => r.id === d.headers['x-service-delivery-id'])!;
+    expect(row).toMatchObject({ event_id: d.headers['x-service-event-id'], replay_of: expect.stringMatching(/^dlv_/) });
+  }
+  expect(await recoveries()).toBe(1);
+  const [audit] = await sql<{ payment_id: string; operator: string; reason: string }>(`select payment_id, operator, reason from operator_audit where merchant_id = ? and action = 'webhook_endpoint.recover'`, [m.id]);
+  expect(audit).toEqual({ payment_id: res.json.id, operator: expect.stringMatching(/^api_key:key_/), reason: `POST /v1/webhook-endpoints/${ep.id}/recover` });
+  // Another merchant's key does not read it; nor does an unknown recovery id.
+  expectError(await h.request('sandbox', 'GET', path, { key: stranger.testKey }), 404, 'not_found', 'rid');
+  expectError(await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}/recoveries/whr_000000000000000000000000`, { key: m.testKey }), 404, 'not_found', 'rid');
+  expect(ok).not.toBe(before);
+}, 60_000);
+
+test('cli webhooks recover|recovery: an operator recovers what a disabled endpoint skipped, through the same service and audit; bad input exits 1 and changes nothing', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m);
+  rx.setSecrets([ep.secret]);
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'disabled' } });
+  const id = await charge(m);
+  const until = Date.now() + 10_000;
+  while ((await deliveriesOf(m, ep.id, '&status=skipped')).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  await h.request('sandbox', 'PATCH', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey, body: { status: 'active' } });
+  const cli = (...args: string[]) => runCli(h.taskQueue, ...args);
+  const flags = ['--merchant', m.id, '--env', 'test', '--reason', 'outage INC-7', '--operator', 'ops@example.com'];
+
+  for (const bad of [
+    ['webhooks', 'recover', ep.id, '--since', '1h', '--merchant', m.id, '--env', 'test', '--operator', 'ops@example.com'], // no --reason
+    ['webhooks', 'recover', ep.id, '--since', 'soon', ...flags],
+    ['webhooks', 'recover', ep.id, '--since', new Date(Date.now() + 3_600_000).toISOString(), ...flags], // the service's 422
+    ['webhooks', 'recover', ep.id, '--since', '1h', ...flags.slice(0, 1), (await h.merchant()).id, ...flags.slice(2)], // another merchant's endpoint
+  ]) {
+    const result = await cli(...bad);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr.length).toBeGreaterThan(0);
+  }
+  const count = async () => Number((await h.orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as n from webhook_recoveries where endpoint_id = ?`, [ep.id]))[0].n);
+  expect(await count()).toBe(0);
+
+  const started = ok(await cli('webhooks', 'recover', ep.id, '--since', '1h', ...flags));
+  expect(started).toMatchObject({ object: 'webhook_recovery', endpoint_id: ep.id, merchant_id: m.id, environment: 'sandbox', status: 'running', progress: { total: 1 } });
+  const [got] = ofCharge(await rx.waitFor((ds) => ofCharge(ds, id).length >= 1, 20_000), id);
+  expect(got.validFor).toEqual([ep.secret]);
+  let shown = ok(await cli('webhooks', 'recovery', started.id));
+  for (const stop = Date.now() + 20_000; shown.status !== 'completed' && Date.now() < stop; shown = ok(await cli('webhooks', 'recovery', started.id))) await new Promise((r) => setTimeout(r, 200));
+  expect(shown).toMatchObject({ id: started.id, status: 'completed', progress: { total: 1, queued: 1, succeeded: 1, failed: 0, skipped: 0, pending: 0 } });
+  const audit = await h.orm.em.getConnection().execute(`select action, operator, reason from operator_audit where payment_id = ?`, [started.id]);
+  expect(audit).toEqual([{ action: 'webhook_endpoint.recover', operator: 'ops@example.com', reason: 'outage INC-7' }]);
+  expect(await count()).toBe(1);
+}, 60_000);

@@ -302,6 +302,42 @@ test('rotate: the new secret is shown once, signs the next delivery, and the rot
   expect(invalid.text).toContain('id="message"');
 });
 
+test('recover since: what a disabled endpoint skipped is sent again once it is enabled, the page shows the recovery’s progress, and it is audited; a time in the future is refused and changes nothing', async () => {
+  const { m, email, client } = await signedIn();
+  const ep = await register(client, m, { event: ['transaction.created'] });
+  rx.setSecrets([ep.secret]);
+  const form = () => formOf(client, `/webhooks/${ep.id}`);
+  const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19); // a datetime-local value, read as UTC
+  const since = utc(Date.now() - 1_000);
+  await client.post(`/webhooks/${ep.id}/status`, { ...(await form()), status: 'disabled' });
+  const chargeId = await charge(m);
+  await settledDeliveries(m, ep.id, 1);
+  await client.post(`/webhooks/${ep.id}/status`, { ...(await form()), status: 'active' });
+  const page = await client.get(`/webhooks/${ep.id}`);
+  expect(page.text).toMatch(/<label for="recover-since">Recover since \(UTC\)<\/label>\s*<input type="datetime-local" name="since" id="recover-since"/);
+  expect(page.text).toContain('id="no-recoveries"');
+
+  const audited = await auditCount(m.id);
+  const future = await client.post(`/webhooks/${ep.id}/recover`, { ...(await form()), since: utc(Date.now() + 3_600_000) });
+  expect(future.status).toBe(422);
+  expect(future.text).toMatch(/<p class="error" role="alert" id="message">since must not be in the future/);
+  expect(await auditCount(m.id)).toBe(audited);
+
+  const posted = await client.post(`/webhooks/${ep.id}/recover`, { ...(await form()), since });
+  expect(posted.status).toBe(303);
+  const rid = /recovered=(whr_[0-9A-Za-z]{24})$/.exec(posted.headers.get('location')!)![1];
+  const got = await rx.waitFor((ds) => toMerchant(m)(ds).some((d) => JSON.parse(d.body).resource_id === chargeId));
+  expect(toMerchant(m)(got).filter((d) => JSON.parse(d.body).resource_id === chargeId)).toHaveLength(1);
+  let shown = await client.get(`/webhooks/${ep.id}?recovered=${rid}`);
+  for (const stop = Date.now() + 20_000; !shown.text.includes('wh-status-completed') && Date.now() < stop; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    shown = await client.get(`/webhooks/${ep.id}?recovered=${rid}`);
+  }
+  expect(shown.text).toContain(`id="message">Recovery ${rid} started`);
+  expect(shown.text).toMatch(new RegExp(`<tr id="${rid}">\\s*<td><code>${rid}</code></td>\\s*<td><time datetime="${since}\\.000Z">[^<]+</time></td>\\s*<td><span class="wh-status wh-status-completed">completed</span></td>\\s*<td>1 of 1</td>\\s*<td>1</td>`));
+  expect(await auditOf(rid)).toEqual([expect.objectContaining({ action: 'webhook_endpoint.recover', operator: `portal:${email}`, reason: 'portal: Webhooks', request_id: posted.headers.get('request-id') })]);
+});
+
 test('paging: 20 deliveries a page, newest first, an "Older" link to the rest', async () => {
   const { m, client, ep, deliveries } = await endpointWithDeliveries();
   // 20 replays through the API make 22 deliveries.

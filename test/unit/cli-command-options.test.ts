@@ -49,6 +49,8 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'routing status': ['json'],
   'routing drain': KEY_CHANGE,
   'routing resume': KEY_CHANGE,
+  'webhooks recover': ['since', 'merchant', 'env', ...KEY_CHANGE],
+  'webhooks recovery': [],
   'reconcile import': ['product', 'date', 'partner'],
   'reconcile breaks': ['since', 'kind', 'status', 'partner', 'limit'],
   'reconcile resolve': ['checked', ...KEY_CHANGE],

@@ -32,6 +32,7 @@ const SCHEMAS: Record<string, unknown> = {
   WebhookEndpoint: events.WEBHOOK_ENDPOINT,
   DeletedWebhookEndpoint: events.DELETED_WEBHOOK_ENDPOINT,
   WebhookDelivery: events.WEBHOOK_DELIVERY,
+  WebhookRecovery: events.WEBHOOK_RECOVERY,
   MomoNetwork: events.MOMO_NETWORK,
   Bank: events.BANK,
   Currency: events.CURRENCY,

@@ -113,6 +113,37 @@ export const WEBHOOK_DELIVERY = {
   },
 };
 
+const count = { type: 'integer', minimum: 0 };
+
+/** A webhook recovery (issue 49; src/domain/webhook-recovery.ts recoveryJson). */
+export const WEBHOOK_RECOVERY = {
+  type: 'object',
+  required: ['id', 'object', 'endpoint_id', 'since', 'status', 'progress', 'livemode', 'created_at', 'queued_at', 'completed_at'],
+  properties: {
+    id: { type: 'string', pattern: '^whr_' },
+    object: { const: 'webhook_recovery' },
+    endpoint_id: { type: 'string', pattern: '^we_' },
+    since: { ...instant, description: 'As asked, to the millisecond, in UTC.' },
+    status: { type: 'string', enum: ['running', 'completed'], description: '`running` while resends are being queued or any of them is still pending; `completed` once all are queued and none is pending.' },
+    progress: {
+      type: 'object',
+      required: ['total', 'queued', 'succeeded', 'failed', 'skipped', 'pending'],
+      properties: {
+        total: { ...count, description: 'The events to resend: counted when the recovery was asked, exact (equal to `queued`) once every resend is queued.' },
+        queued: { ...count, description: 'Resend deliveries created so far (each a replay delivery, `replay_of` the event\'s last delivery).' },
+        succeeded: count,
+        failed: { ...count, description: 'Resends whose retry schedule ran out.' },
+        skipped: { ...count, description: 'Resends that found the endpoint disabled or deleted: nothing sent.' },
+        pending: count,
+      },
+    },
+    livemode: { type: 'boolean' },
+    created_at: instant,
+    queued_at: nullable({ ...instant, description: 'When the last resend was queued; null while queuing.' }),
+    completed_at: nullable({ ...instant, description: 'When the recovery completed (its last resend ended, or it was queued with nothing pending); null while running.' }),
+  },
+};
+
 const reference = (object: string, fields: Record<string, unknown>, key = 'code') => ({
   type: 'object',
   required: [key, 'object', ...Object.keys(fields)],

@@ -7,7 +7,8 @@ import { validateCreateRefund } from '../schemas/create-refund';
 import { validateDisputeEvidence } from '../schemas/dispute-evidence';
 import { validateListEvents } from '../schemas/list-events';
 import { validateOpenDispute } from '../schemas/open-dispute';
-import { DELIVERY_FILTERS, validateCreateEndpoint, validateListQuery, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { DELIVERY_FILTERS, validateCreateEndpoint, validateListQuery, validateRecoverEndpoint, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { ID_PREFIX } from '../../domain/ids';
 import { BALANCE_TRANSACTION_ID_PATTERN } from '../../domain/balance-transaction';
 import { balanceTransactionParameters, eventTypesDescription, idParameter, INSTANT, listFilterParameters, PAGE_PARAMETERS, queryFromSchema, type Parameter } from './parameters';
 
@@ -70,6 +71,16 @@ const DELIVERIES_FILTER_NOTE = 'The filters (`status`, `event_type`, `created_af
 /** Webhook deliveries past their window (WEBHOOK_DELIVERY_RETENTION; docs/operations.md, Retention). */
 const DELIVERY_RETENTION_NOTE = 'Ended deliveries are kept WEBHOOK_DELIVERY_RETENTION (default 90 days) after they were created, then deleted with their attempts: a deleted delivery is 404 `not_found` and no longer listed; its event stays in `GET /v1/events`.';
 
+/** Recover (issue 49): what it resends and how progress is read. */
+const RECOVER_NOTE =
+  'Sends again, as one tracked recovery, every event created at or after `since` (up to the request) of a type the endpoint subscribes to whose last delivery to this endpoint (the fan-out delivery or its latest replay) is `failed` or `skipped`; pending and succeeded ones are not sent again. ' +
+  'Each resend is a replay delivery (`replay_of` the last delivery), freshly signed when sent, retried on the delivery schedule. ' +
+  '`since` in the future or before the events\' walkable window (EVENTS_WALK_WINDOW, default 90 days): 422 `recover_since_out_of_range`; a disabled endpoint: 409 `endpoint_disabled` (enable it first). Nothing is recovered then. ' +
+  'Progress: GET /v1/webhook-endpoints/{id}/recoveries/{rid}.';
+
+/** `{rid}`: a recovery id (src/http/path-id.ts). */
+const RECOVERY_ID: Parameter = { name: 'rid', in: 'path', required: true, description: 'The recovery id (`whr_…`).', schema: { type: 'string', pattern: `^${ID_PREFIX.webhookRecovery}[0-9A-Za-z]{24}$` } };
+
 export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/v1/charges', id: 'createCharge', summary: 'Create a charge', tag: 'Charges', scope: 'charges:write', body: validateCreateCharge, idempotency: 'required', success: ok('Charge', 'The charge, accepted.'), errors: [...money, 504] },
   { method: 'get', path: '/v1/charges', id: 'listCharges', summary: 'List charges, newest first', tag: 'Charges', scope: 'charges:read', parameters: listFilterParameters(CHARGE_LIST), success: ok(list('Charge'), 'A page of charges.') },
@@ -109,6 +120,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: '/v1/webhook-endpoints/{id}', id: 'updateWebhookEndpoint', summary: 'Change an endpoint (`status: active` re-enables it)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], body: validateUpdateEndpoint, success: ok('WebhookEndpoint', 'The endpoint.'), errors: [413] },
   { method: 'delete', path: '/v1/webhook-endpoints/{id}', id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('DeletedWebhookEndpoint', 'The endpoint is deleted.') },
   { method: 'post', path: '/v1/webhook-endpoints/{id}/rotate-secret', id: 'rotateWebhookSecret', summary: 'Rotate the signing secret (the previous one stays valid 24 hours)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('WebhookEndpoint', 'The endpoint, with its new signing secret.') },
+  { method: 'post', path: '/v1/webhook-endpoints/{id}/recover', id: 'recoverWebhookEndpoint', summary: 'Send again every failed or skipped event since a time (one tracked recovery)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], body: validateRecoverEndpoint, idempotency: 'optional', success: { status: 202, schema: 'WebhookRecovery', description: 'The recovery, running.' }, errors: [409, 413, 422], notes: RECOVER_NOTE },
+  { method: 'get', path: '/v1/webhook-endpoints/{id}/recoveries/{rid}', id: 'getWebhookRecovery', summary: 'A recovery with its live progress', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('webhookEndpoint'), RECOVERY_ID], success: ok('WebhookRecovery', 'The recovery; its counts are read from its resends now.'), notes: DELIVERY_RETENTION_NOTE },
   { method: 'get', path: '/v1/webhook-endpoints/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'An endpoint\'s deliveries, newest first', tag: 'Webhooks', scope: 'webhooks:read', parameters: DELIVERIES_QUERY, success: ok(list('WebhookDelivery'), 'A page of deliveries.'), notes: `${DELIVERY_RETENTION_NOTE} ${DELIVERIES_FILTER_NOTE}` },
   { method: 'get', path: '/v1/webhook-deliveries/{id}', id: 'getWebhookDelivery', summary: 'A delivery with its attempts', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('delivery')], success: ok('WebhookDelivery', 'The delivery and its attempts.'), notes: DELIVERY_RETENTION_NOTE },
   { method: 'post', path: '/v1/webhook-deliveries/{id}/replay', id: 'replayWebhookDelivery', summary: 'Send a delivery\'s event again (a new delivery)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('delivery')], idempotency: 'optional', success: { status: 202, schema: 'WebhookDelivery', description: 'The new delivery, queued.' }, errors: [409, 422], notes: DELIVERY_RETENTION_NOTE },

@@ -6,12 +6,16 @@ import type { Caller, ServiceDeps } from '../../services/context';
 import { apiActor, createEndpoint, notFound, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { jsonBody } from '../middleware/json-body';
 import { requireScope } from '../middleware/auth';
-import { parseEndpointListQuery, validateCreateEndpoint, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { parseEndpointListQuery, validateCreateEndpoint, validateRecoverEndpoint, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { recoverEndpointOnce } from '../../services/recover-endpoint';
+import { findRecovery } from '../../persistence/webhooks/webhook-recovery-store';
+import { recoveryJson } from '../../domain/webhook-recovery';
+import { idempotencyKeyOf } from '../idempotency-key';
 import { check } from '../validate';
 import { pathId } from '../path-id';
 import { listCursor, renderList } from './list-page';
 
-/** SPEC 4.6–4.8: endpoints of the caller's merchant and environment. */
+/** SPEC 4.6–4.8: endpoints of the caller's merchant and environment; recovery of what an endpoint missed (issue 49). */
 export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Router {
   const router = new Router();
   const caller = (ctx: { state: Record<string, unknown> }) => ctx.state.caller as Caller;
@@ -55,6 +59,26 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
   router.post('/v1/webhook-endpoints/:id/rotate-secret', requireScope('webhooks:write'), async (ctx) => {
     const { endpoint, secret } = await rotateSecret(deps, caller(ctx), pathId(ctx.params, 'webhookEndpoint'), actor(ctx));
     ctx.body = endpointJson(endpoint, secret);
+  });
+
+  // Issue 49: every failed or skipped event since a time, sent again by one tracked recovery (audited
+  // as `webhook_endpoint.recover`). Idempotency-Key is optional: with it, a retried request answers the first recovery.
+  router.post('/v1/webhook-endpoints/:id/recover', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
+    const id = pathId(ctx.params, 'webhookEndpoint');
+    const request = check(validateRecoverEndpoint, ctx.state.body);
+    const answer = await recoverEndpointOnce(deps, caller(ctx), id, request.since, idempotencyKeyOf(ctx), actor(ctx));
+    ctx.status = 202;
+    ctx.type = 'application/json';
+    ctx.body = answer.body;
+    if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
+  });
+
+  router.get('/v1/webhook-endpoints/:id/recoveries/:rid', requireScope('webhooks:read'), async (ctx) => {
+    const id = pathId(ctx.params, 'webhookEndpoint');
+    const rid = pathId(ctx.params, 'webhookRecovery', 'rid');
+    const recovery = await findRecovery(deps.orm, caller(ctx), id, rid);
+    if (!recovery) throw new ApiError('not_found', `No webhook recovery ${rid} of endpoint ${id}.`, { param: 'rid' });
+    ctx.body = recoveryJson(recovery);
   });
 
   return router;

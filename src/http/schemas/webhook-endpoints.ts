@@ -45,6 +45,26 @@ export const validateUpdateEndpoint = compile<UpdateEndpointRequest>({
   properties: { ...fields, status: { type: 'string', enum: ['active', 'disabled'] } },
 });
 
+/** POST /v1/webhook-endpoints/{id}/recover body (issue 49). */
+export interface RecoverEndpointRequest {
+  since: string;
+}
+
+/** POST /v1/webhook-endpoints/{id}/recover: `since`, an RFC 3339 instant; its bounds (not in the future, within the events' window) are the route's 422. */
+export const validateRecoverEndpoint = compile<RecoverEndpointRequest>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['since'],
+  properties: {
+    since: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'Resend every event created at or after this RFC 3339 instant (kept to the millisecond, answered in UTC) whose last delivery to the endpoint failed or was skipped. Not in the future and not before the events\' walkable window (EVENTS_WALK_WINDOW, 90 days by default): else 422 recover_since_out_of_range with param since (a rule of the time of the request, which a schema cannot state), and nothing is recovered.',
+    },
+  },
+});
+
 /**
  * List queries of endpoints and deliveries: `limit` 1–100, opaque `cursor`; deliveries also by
  * `status`, `event_type` (one or more event types, the parameter repeated for several:

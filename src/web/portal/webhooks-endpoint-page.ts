@@ -1,5 +1,6 @@
 import type { DeliveryRecord, DeliveryStatus } from '../../domain/webhook-delivery';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { recoveryStatus, type RecoveryRecord } from '../../domain/webhook-recovery';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { EVENT_TYPES } from '../../domain/event-types';
 import { urlHtml } from '../html-url';
@@ -86,8 +87,50 @@ function throttleText(e: WebhookEndpointRecord): string {
   return limits.length ? `${limits.join(', ')}; the rest wait their turn` : 'none';
 }
 
-/** One endpoint: its settings, health, the rotate, enable/disable and delete actions, and its deliveries. */
-export function endpointPage(frame: Frame, endpoint: WebhookEndpointRecord, view: DeliveriesView, message: string | null = null, status: 'error' | 'notice' = 'error'): HtmlSafeString {
+function recoveryRow(r: RecoveryRecord): HtmlSafeString {
+  const p = r.progress;
+  const state = recoveryStatus(r);
+  return html`<tr id="${r.id}">
+<td><code>${r.id}</code></td>
+<td>${when(r.since, true)}</td>
+<td>${statusText(state)}${r.queuedAt === null ? html`<br><small>queuing</small>` : ''}</td>
+<td>${p.queued} of ${p.total}</td>
+<td>${p.succeeded}</td>
+<td>${p.failed}</td>
+<td>${p.skipped}</td>
+<td>${p.pending}</td>
+<td>${when(r.createdAt)}</td>
+</tr>`;
+}
+
+/**
+ * "Recover since" (issue 49): every event since a time whose last delivery failed or was skipped,
+ * sent again as one recovery; its form (a UTC date and time) for who manages webhooks, and the
+ * endpoint's latest recoveries with their live progress.
+ */
+function recoveriesSection(frame: Frame, endpoint: WebhookEndpointRecord, recoveries: RecoveryRecord[]): HtmlSafeString {
+  const form = frameCan(frame, 'manage_webhooks')
+    ? html`<form method="post" action="/webhooks/${endpoint.id}/recover" id="recover-endpoint" class="wh-filter">${guardFields(frame)}
+<label for="recover-since">Recover since (UTC)</label>
+<input type="datetime-local" name="since" id="recover-since" step="1" required aria-describedby="recover-hint">
+<button type="submit" id="recover">Recover</button>
+<p class="wh-hint" id="recover-hint">Sends again every event created since then whose last delivery failed or was skipped (pending and succeeded ones are not sent again). Not in the future, and within the event log's walkable window. The endpoint must be enabled.</p>
+</form>`
+    : '';
+  const table = recoveries.length
+    ? html`<table id="recoveries"><caption class="visually-hidden">Latest recoveries of this endpoint, newest first</caption>
+<thead><tr><th scope="col">Recovery</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Queued</th><th scope="col">Succeeded</th><th scope="col">Failed</th><th scope="col">Skipped</th><th scope="col">Pending</th><th scope="col">Asked</th></tr></thead>
+<tbody>
+${join(recoveries.map(recoveryRow), '\n')}
+</tbody></table>`
+    : html`<p id="no-recoveries">No recoveries yet.</p>`;
+  return html`<h2>Recoveries</h2>
+${form}
+${table}`;
+}
+
+/** One endpoint: its settings, health, the rotate, enable/disable and delete actions, its recoveries and its deliveries. */
+export function endpointPage(frame: Frame, endpoint: WebhookEndpointRecord, view: DeliveriesView, message: string | null = null, status: 'error' | 'notice' = 'error', recoveries: RecoveryRecord[] = []): HtmlSafeString {
   const { id } = endpoint;
   const active = endpoint.status === 'active';
   const toggle = active
@@ -118,6 +161,7 @@ ${toggle}
 <form method="post" action="/webhooks/${id}/delete" class="wh-delete">${guardFields(frame)}
 <label class="check"><input type="checkbox" name="confirm" value="yes" id="confirm-delete" required> Yes, delete this endpoint (nothing more is sent to it)</label>
 <button type="submit" class="danger" id="delete-endpoint">Delete endpoint</button></form>` : html`<p class="wh-hint" id="read-only">Your role (${frame.role}) sees webhooks read only: a developer, an admin or an owner changes them.</p>`}
+${recoveriesSection(frame, endpoint, recoveries)}
 ${deliveriesSection(endpoint, view)}`,
     frame,
   );

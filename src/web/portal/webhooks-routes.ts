@@ -13,6 +13,9 @@ import { loadAttemptContext } from '../../persistence/webhooks/webhook-attempt-s
 import { findDelivery, listDeliveries } from '../../persistence/webhooks/webhook-delivery-store';
 import { findEndpoint, listEndpoints } from '../../persistence/webhooks/webhook-endpoint-store';
 import { replayDelivery } from '../../services/replay-delivery';
+import { recoverEndpoint } from '../../services/recover-endpoint';
+import { validateRecoverEndpoint } from '../../http/schemas/webhook-endpoints';
+import { listRecoveries } from '../../persistence/webhooks/webhook-recovery-store';
 import { createEndpoint, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { callerOf, frameOf, html, notFoundText, portalActor, see, type PortalRoutes } from './kit';
 import { deliveryPage, REPLAYED_MESSAGE, type DeliveryRequest } from './webhooks-delivery-page';
@@ -23,6 +26,8 @@ export const WEBHOOKS_PATH = '/webhooks';
 
 /** Deliveries per page of an endpoint. */
 const DELIVERIES_PAGE = 20;
+/** Recoveries shown on an endpoint's page, newest first. */
+const RECOVERIES_SHOWN = 5;
 /** Endpoints listed (the per-environment cap, WEBHOOK_MAX_ENDPOINTS, defaults to 16). */
 const ENDPOINTS_SHOWN = 100;
 
@@ -74,7 +79,8 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
       older: rows.length > DELIVERIES_PAGE && last ? encodeListCursor({ createdAt: last.createdAt, id: last.id }) : null,
       paged: after !== null,
     };
-    html(ctx, httpStatus, endpointPage(frameOf(session, WEBHOOKS_PATH), endpoint, view, message, kind));
+    const recoveries = await listRecoveries(orm, callerOf(session), endpoint.id, RECOVERIES_SHOWN);
+    html(ctx, httpStatus, endpointPage(frameOf(session, WEBHOOKS_PATH), endpoint, view, message, kind, recoveries));
   }
 
   /** The delivery page, with what its attempts send (read only once the delivery is known to be the caller's). */
@@ -131,7 +137,9 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     const id = ctx.params.id ?? '';
     const endpoint = isIdOf('webhookEndpoint', id) ? await findEndpoint(orm, callerOf(session), id) : null;
     if (!endpoint) return notFoundText(ctx);
-    await showEndpoint(ctx, session, endpoint, 200, ctx.query.updated === '1' ? STATUS_MESSAGE[endpoint.status] : null, 'notice');
+    const recovered = typeof ctx.query.recovered === 'string' && isIdOf('webhookRecovery', ctx.query.recovered) ? ctx.query.recovered : null;
+    const notice = ctx.query.updated === '1' ? STATUS_MESSAGE[endpoint.status] : recovered ? `Recovery ${recovered} started: its resends are queued and sent; its progress is under Recoveries.` : null;
+    await showEndpoint(ctx, session, endpoint, 200, notice, 'notice');
   });
 
   /**
@@ -162,6 +170,16 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     if (status !== 'active' && status !== 'disabled') throw new ApiError('invalid_request', 'Choose to enable or to disable the endpoint.', { param: 'status' });
     await patchEndpoint(deps, callerOf(session), id, { status }, actor(ctx, session));
     see(ctx, `${WEBHOOKS_PATH}/${id}?updated=1`);
+  });
+
+  // Issue 49: the form's datetime-local value is a UTC date and time (seconds optional), sent as RFC 3339 with Z.
+  endpointAction('recover', async (ctx, session, id) => {
+    const raw = (fieldsOf(ctx).get('since') ?? '').trim();
+    const local = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.exec(raw);
+    if (!local) throw new ApiError('invalid_request', 'Give the date and time to recover since (UTC).', { param: 'since' });
+    const { since } = check(validateRecoverEndpoint, { since: `${raw}${local[1] ? '' : ':00'}Z` });
+    const recovery = await recoverEndpoint(deps, callerOf(session), id, since, actor(ctx, session));
+    see(ctx, `${WEBHOOKS_PATH}/${id}?recovered=${recovery.id}`);
   });
 
   endpointAction('delete', async (ctx, session, id) => {

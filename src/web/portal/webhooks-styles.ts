@@ -4,9 +4,9 @@ export const WEBHOOKS_CSS = `#register-endpoint input[type=url],#register-endpoi
 label.wh-event{min-width:15rem}
 .wh-url{word-break:break-all}
 .wh-status{font-weight:600}
-.wh-status-succeeded,.wh-status-active{color:#135c2a}
+.wh-status-succeeded,.wh-status-active,.wh-status-completed{color:#135c2a}
 .wh-status-failed,.wh-status-disabled{color:#a1160a}
-.wh-status-pending,.wh-status-skipped{color:#6b3a00}
+.wh-status-pending,.wh-status-skipped,.wh-status-running{color:#6b3a00}
 .wh-healthy{color:#135c2a}
 .wh-failing{color:#a1160a;font-weight:600}
 .wh-details{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:1rem 0}

@@ -1,0 +1,34 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { SA } from '../domain/search-attributes';
+import { WEBHOOK_RECOVERY_WORKFLOW_TYPE, type WebhookRecoveryInput } from '../domain/webhook-recovery';
+import { workflowDetails } from '../domain/workflow-details';
+import type { webhookRecoveryWorkflow } from '../../workflows/webhook-recovery';
+import { webhookTaskQueueFor } from './task-queues';
+
+/**
+ * Starts a recovery's workflow (workflow id = recovery id, issue 49) on its environment's webhook
+ * delivery queue (`<base>-<environment>-webhooks`, where the resends it starts run too). Starting one
+ * that exists does nothing: a recovery walks once. Resolves once the workflow is known to exist; throws
+ * when that is unknown (the relay's sweep starts it later: findUnstartedRecoveries).
+ */
+export async function startRecoveryWorkflow(client: Client, input: WebhookRecoveryInput): Promise<'started' | 'already_started'> {
+  try {
+    await client.workflow.start<typeof webhookRecoveryWorkflow>(WEBHOOK_RECOVERY_WORKFLOW_TYPE, {
+      workflowId: input.recoveryId,
+      taskQueue: webhookTaskQueueFor(input.baseQueue, input.environment),
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+      staticSummary: `${input.environment} webhook recovery of ${input.endpointId}`,
+      staticDetails: workflowDetails({ kind: 'Webhook recovery', id: input.recoveryId, merchantId: input.merchantId, environment: input.environment, extra: { endpoint: input.endpointId } }),
+      typedSearchAttributes: [
+        { key: SA.MerchantId, value: input.merchantId },
+        { key: SA.Environment, value: input.environment },
+      ],
+    });
+    return 'started';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return 'already_started';
+  }
+}
