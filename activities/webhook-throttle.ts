@@ -23,6 +23,12 @@ export async function throttleSend(orm: Orm, ctx: AttemptContext, attempt: numbe
   const none = async () => {};
   if (!throttled(ctx)) return none;
   const activity = Context.current();
+  if (activity.info.isLocal) {
+    // A local first attempt (issue 19) runs in the workflow task's worker on its few local-activity
+    // slots, which every merchant's first attempts share: it never waits there. The regular activity
+    // the workflow falls back to at once takes the endpoint's turn instead.
+    throw ApplicationFailure.create({ type: ENDPOINT_THROTTLED, message: `webhook send to throttled endpoint ${ctx.endpointId}: taken by the activity, not locally`, nonRetryable: true, category: ApplicationFailureCategory.BENIGN });
+  }
   const recheckMs = Math.round(IN_FLIGHT_RECHECK_MS * (0.8 + 0.4 * jitterFraction()));
   const permit = await read(ctx.environment, () =>
     reserveSend(orm, { deliveryId: ctx.deliveryId, attempt, endpointId: ctx.endpointId, timeoutSeconds: ctx.timeoutSeconds }, recheckMs),

@@ -19,9 +19,12 @@ const inflight = process.argv.some((a, i) => a === '--only=inflight' || (a === '
 const omes = process.argv.some((a, i) => a === '--only=omes' || (a === '--only' && process.argv[i + 1] === 'omes'));
 // `--only cost` (issue 48, the cost of a charge): scripts/bench/cost/cost.ts, in the child as well.
 const cost = process.argv.some((a, i) => a === '--only=cost' || (a === '--only' && process.argv[i + 1] === 'cost'));
+// `--only throttle` (issue 49, the per-endpoint webhook throttle): scripts/bench/throttle/throttle.ts, in the child as well.
+const throttle = process.argv.some((a, i) => a === '--only=throttle' || (a === '--only' && process.argv[i + 1] === 'throttle'));
 // `--only reads` (issue 34, a million rows per merchant): the reads bench alone, in this process (scripts/bench/reads/reads.ts).
 if (only >= 0 && (process.argv[only] === '--only=reads' || process.argv[only + 1] === 'reads')) void import('./bench/reads/reads.js');
 else if (process.env.BENCH_INNER === '1' && cost) void import('./bench/cost/cost.js');
+else if (process.env.BENCH_INNER === '1' && throttle) void import('./bench/throttle/throttle.js');
 else if (process.env.BENCH_INNER === '1' && omes) void import('./bench/omes/omes-run.js');
 else if (process.env.BENCH_INNER === '1') void import(retention ? './bench/retention/retention.js' : inflight ? './bench/inflight/inflight.js' : './bench/main/run.js');
 else launch(__filename);

@@ -21,7 +21,14 @@ export const slotSpacingMs = (maxPerSecond: number): number => 1000 / maxPerSeco
  * A slot due within this long is waited for in the attempt itself (heartbeating); a later one ends
  * the attempt's execution as "come back then", so no worker slot is held while it waits.
  */
-export const WAIT_IN_ATTEMPT_MS = 250;
+export const WAIT_IN_ATTEMPT_MS = 1_000;
+
+/**
+ * How long before its slot a held-back attempt comes back: an activity retry lands late by a server
+ * round trip and a worker's queue (hundreds of ms on a busy machine), so it comes back early and
+ * waits the rest in the attempt, and the send leaves on its slot rather than bunched with the next.
+ */
+export const COME_BACK_EARLY_MS = 500;
 
 /** When every in-flight place is taken: look again after about this long (±20 %). */
 export const IN_FLIGHT_RECHECK_MS = 250;
