@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   // Versioning: the server would pin the delivery to this process's build even when another build is
   // current, so a draining build would keep taking new deliveries (and a retry waiting a day could be
   // pinned to a build that is gone); a versioned worker starts them through the queue, routed to the
-  // current build (test/integration/worker-versioning.test.ts).
+  // current build (test/system/worker-versioning.test.ts).
   const starts = Runtime.instance().metricMeter.createCounter('payments_webhook_starts', '1', 'Webhook deliveries started by the outbox relay, by how (eager: first task handed back in the answer)');
   const relay = startOutboxRelay(
     {

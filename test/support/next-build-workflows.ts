@@ -1,5 +1,5 @@
 /**
- * "Build B" of test/integration/worker-versioning.test.ts: the next release of the workflow code, in
+ * "Build B" of test/system/worker-versioning.test.ts: the next release of the workflow code, in
  * which payoutWorkflow starts with a timer the released one does not have. A run started on the
  * released build cannot replay on this one (its first command differs), so it must stay on the build
  * it started on; a run started here shows the timer in its history. Never part of the real bundle
