@@ -1,7 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { SA } from '../domain/search-attributes';
+import type { Client } from '@temporalio/client';
 import { workflowDetails } from '../domain/workflow-details';
 import type { NotificationInput, notificationWorkflow } from '../../workflows/notification';
+import { onceStartOptions, startedOnce } from './start-once';
 import { webhookTaskQueueFor } from './task-queues';
 
 /**
@@ -13,24 +13,15 @@ import { webhookTaskQueueFor } from './task-queues';
  * in the summary, the details or the input.
  */
 export async function startNotificationWorkflow(client: Client, baseQueue: string, input: NotificationInput): Promise<'started' | 'already_started'> {
-  try {
-    await client.workflow.start<typeof notificationWorkflow>('notificationWorkflow', {
+  return startedOnce(() =>
+    client.workflow.start<typeof notificationWorkflow>('notificationWorkflow', {
       workflowId: input.notificationId,
       taskQueue: webhookTaskQueueFor(baseQueue, input.environment),
       // Issue 48: attempt 1 runs as a local activity (workflows/notification.ts).
       args: [{ ...input, firstAttemptLocal: input.firstAttemptLocal ?? true }],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
       staticSummary: `${input.environment} notification ${input.kind} for ${input.merchantId}`,
       staticDetails: workflowDetails({ kind: 'Notification', id: input.notificationId, merchantId: input.merchantId, environment: input.environment, extra: { kind: input.kind } }),
-      typedSearchAttributes: [
-        { key: SA.MerchantId, value: input.merchantId },
-        { key: SA.Environment, value: input.environment },
-      ],
-    });
-    return 'started';
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return 'already_started';
-  }
+      ...onceStartOptions(input.merchantId, input.environment),
+    }),
+  );
 }

@@ -1,8 +1,8 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { SA } from '../domain/search-attributes';
+import type { Client } from '@temporalio/client';
 import { WEBHOOK_RECOVERY_WORKFLOW_TYPE, type WebhookRecoveryInput } from '../domain/webhook-recovery';
 import { workflowDetails } from '../domain/workflow-details';
 import type { webhookRecoveryWorkflow } from '../../workflows/webhook-recovery';
+import { onceStartOptions, startedOnce } from './start-once';
 import { webhookTaskQueueFor } from './task-queues';
 
 /**
@@ -12,23 +12,14 @@ import { webhookTaskQueueFor } from './task-queues';
  * when that is unknown (the relay's sweep starts it later: findUnstartedRecoveries).
  */
 export async function startRecoveryWorkflow(client: Client, input: WebhookRecoveryInput): Promise<'started' | 'already_started'> {
-  try {
-    await client.workflow.start<typeof webhookRecoveryWorkflow>(WEBHOOK_RECOVERY_WORKFLOW_TYPE, {
+  return startedOnce(() =>
+    client.workflow.start<typeof webhookRecoveryWorkflow>(WEBHOOK_RECOVERY_WORKFLOW_TYPE, {
       workflowId: input.recoveryId,
       taskQueue: webhookTaskQueueFor(input.baseQueue, input.environment),
       args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'FAIL',
       staticSummary: `${input.environment} webhook recovery of ${input.endpointId}`,
       staticDetails: workflowDetails({ kind: 'Webhook recovery', id: input.recoveryId, merchantId: input.merchantId, environment: input.environment, extra: { endpoint: input.endpointId } }),
-      typedSearchAttributes: [
-        { key: SA.MerchantId, value: input.merchantId },
-        { key: SA.Environment, value: input.environment },
-      ],
-    });
-    return 'started';
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return 'already_started';
-  }
+      ...onceStartOptions(input.merchantId, input.environment),
+    }),
+  );
 }
