@@ -279,6 +279,16 @@ function render(variant: string, rows: RunRow[], notes: string[]): string {
   return lines.join('\n');
 }
 
+/** The servers of the variant under way: an interrupted run stops them (its dev server and worker would outlive it). */
+let stopCurrent: (() => Promise<void>) | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping the servers`);
+    setTimeout(() => process.exit(2), 30_000).unref();
+    void (stopCurrent?.() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(2));
+  });
+}
+
 async function main(): Promise<void> {
   const sections: string[] = [];
   for (const variant of parseVariants(args.variants ?? 'deployed')) {
@@ -286,6 +296,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
     const busy = (cpuSnapshot().machine - before) / os.cpus().length;
     const infra = await startBenchInfra(variant, log);
+    stopCurrent = () => infra.stop();
     const rx = await startReceiver();
     const pool = new Pool(infra.apiUrl, { connections: 16 });
     try {
