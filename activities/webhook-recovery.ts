@@ -7,7 +7,7 @@ import { DETERMINISTIC_DB_ERROR, deterministicDbMessage, isDeterministicDbError 
 import type { Orm } from '../src/persistence/orm';
 import { markWorkflowsStarted } from '../src/persistence/webhooks/webhook-delivery-store';
 import { RecoveryNotFound, recoveryPage, unstartedResends } from '../src/persistence/webhooks/webhook-recovery-store';
-import { startDeliveryWorkflow } from '../src/temporal/delivery-start';
+import { deliveryInputOf, startDeliveryWorkflow } from '../src/temporal/delivery-start';
 import { DbQueueTimeout } from '../src/webhooks/db-queue';
 import type { WebhookRecoveryActivities } from './types';
 import { processDbQueues, READ_WAIT_MAX_MS } from './webhooks';
@@ -46,16 +46,7 @@ export function createWebhookRecoveryActivities(deps: { orm: Orm; dbLanes?: Part
       for (let i = 0; i < resends.length; i += STARTS_AT_ONCE) {
         await Promise.all(
           resends.slice(i, i + STARTS_AT_ONCE).map(async (d) => {
-            await startDeliveryWorkflow(client, request.baseQueue, {
-              deliveryId: d.id,
-              eventId: d.event_id,
-              eventType: d.event_type,
-              endpointId: d.endpoint_id,
-              merchantId: d.merchant_id,
-              environment: d.environment,
-              retryScheduleMs: request.retryScheduleMs,
-              localFirstAttempt,
-            });
+            await startDeliveryWorkflow(client, request.baseQueue, deliveryInputOf(d, request.retryScheduleMs, localFirstAttempt));
             started.push(d.id);
           }),
         );

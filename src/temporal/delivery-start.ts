@@ -18,6 +18,30 @@ import { workflowDetails } from '../domain/workflow-details';
  * normal start when it declines, and a lost eager task is retried by the server after the workflow
  * task timeout like any other.
  */
+/** A delivery row as the relay and a recovery read it: what a delivery workflow's input is made of. */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  merchant_id: string;
+  environment: 'sandbox' | 'live';
+}
+
+/** The delivery workflow's input for a stored delivery row. */
+export function deliveryInputOf(d: DeliveryRow, retryScheduleMs: number[], localFirstAttempt: boolean): WebhookDeliveryInput {
+  return {
+    deliveryId: d.id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    endpointId: d.endpoint_id,
+    merchantId: d.merchant_id,
+    environment: d.environment,
+    retryScheduleMs,
+    localFirstAttempt,
+  };
+}
+
 /** `started_eagerly`: the server accepted eager start and handed the first workflow task back in its answer. */
 export type DeliveryStart = 'started' | 'started_eagerly' | 'already_started';
 

@@ -10,7 +10,7 @@ import { findUnstartedRecoveries, markRecoveryStarted } from '../persistence/web
 import { startRecoveryWorkflow } from '../temporal/recovery-start';
 import type { Logger } from '../support/logger';
 import { withinDeadline } from '../temporal/deadline';
-import { startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
+import { deliveryInputOf, startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
 import { fanOutDeliveryId } from './delivery-id';
 import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
 import { roundRobinByMerchant } from './fair-order';
@@ -102,16 +102,7 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
         const start = () => withinDeadline(deps.client, deps.requestDeadlineMs, () => startDeliveryWorkflow(
           deps.client,
           deps.taskQueue,
-          {
-            deliveryId: d.id,
-            eventId: d.event_id,
-            eventType: d.event_type,
-            endpointId: d.endpoint_id,
-            merchantId: d.merchant_id,
-            environment: d.environment,
-            retryScheduleMs: deps.retryScheduleMs,
-            localFirstAttempt: d.timeout_seconds !== null && localFirstAttemptFor(d.timeout_seconds),
-          },
+          deliveryInputOf(d, deps.retryScheduleMs, d.timeout_seconds !== null && localFirstAttemptFor(d.timeout_seconds)),
           { eager: deps.eagerStart === true },
         ));
         const how = await (deps.startLimit ? deps.startLimit(start) : start());
