@@ -1,6 +1,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
-const { writeDurations, committedDurations, budgetProblems, renewalProblems, TIERS } = require('./test-budget');
+const { PER_FILE_LIMIT_S, writeDurations, committedDurations, committedMachine, slowdownOf, budgetProblems, renewalProblems, TIERS } = require('./test-budget');
+const { machineSeconds } = require('./machine-speed');
 
 /** How many of the slowest files the summary names. */
 const SLOWEST = 15;
@@ -33,6 +34,12 @@ class SummaryReporter {
     this.globalConfig = globalConfig;
     this.rootDir = globalConfig.rootDir;
     this.error = undefined;
+    this.machine = undefined;
+  }
+
+  /** A whole tier measures its machine before and after the files (the less of the two: the quieter moment). */
+  onRunStart() {
+    if (wholeTier(this.globalConfig)) this.machine = machineSeconds();
   }
 
   onRunComplete(_contexts, results) {
@@ -59,12 +66,22 @@ class SummaryReporter {
     const run = Object.fromEntries(files.map(({ file, ms }) => [file, ms / 1000]));
     const committed = committedDurations(this.rootDir, tier);
     const committedCpu = committedDurations(this.rootDir, tier, 'HEAD', 'cpu_files');
-    writeDurations(this.rootDir, tier, run, cpu);
-    const problems = [...budgetProblems({ tier, run, committed, runCpu: cpu, committedCpu }), ...(tier === 'fast' ? renewalProblems(this.rootDir, tier) : [])];
-    const lines = [`durations: written to test/durations/${tier}.json${committed ? '' : ' (no figures committed at HEAD yet)'}`];
+    const runMachine = Math.min(this.machine ?? Infinity, machineSeconds());
+    const committedMachineSeconds = committedMachine(this.rootDir, tier);
+    writeDurations(this.rootDir, tier, run, cpu, runMachine);
+    const problems = [
+      ...budgetProblems({ tier, run, committed, runCpu: cpu, committedCpu, runMachine, committedMachine: committedMachineSeconds }),
+      ...(tier === 'fast' ? renewalProblems(this.rootDir, tier) : []),
+    ];
+    const slowdown = slowdownOf(runMachine, committedMachineSeconds);
+    const lines = [
+      `durations: written to test/durations/${tier}.json${committed ? '' : ' (no figures committed at HEAD yet)'}`,
+      `machine: the calibration cost ${runMachine.toFixed(3)} CPU-s here${committedMachineSeconds ? `, ${committedMachineSeconds.toFixed(3)} on the committed figures' machine: ${slowdown.toFixed(2)} times` : ' (the committed figures have none: limits read as they are)'}`,
+    ];
     if (problems.length === 0) {
       const growth = cpu && committedCpu ? 'summed CPU time' : 'summed time';
-      lines.push(`budget: ${tier === 'fast' ? `within (no file over 60 s; ${growth} within 10 % of the committed figures)` : 'not checked for this tier (figures written for the sequencer)'}`);
+      const limit = (PER_FILE_LIMIT_S * Math.max(1, slowdown)).toFixed(0);
+      lines.push(`budget: ${tier === 'fast' ? `within (no file over ${limit} s; ${growth} within 10 % of the committed figures${slowdown === 1 ? '' : ', in their machine\'s seconds'})` : 'not checked for this tier (figures written for the sequencer)'}`);
     } else {
       lines.push(`budget: BREACHED`, ...problems.map((p) => `  - ${p}`));
       this.error = new Error(`the test time budget is breached:\n${problems.join('\n')}`);

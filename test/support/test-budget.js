@@ -18,6 +18,11 @@ const { execFileSync } = require('node:child_process');
  * that run four at once on two cores measures the machine's load as much as the suite: identical runs
  * differed by 15-18 % (docs/testing.md, "The budget"), more than GROWTH, so it failed runs that grew
  * nothing.
+ * Both limits are in seconds of the machine the committed figures were recorded on: every run measures
+ * its machine (`machine_seconds`, test/support/machine-speed.js), and when both sides have that figure
+ * the run's CPU seconds are divided by the ratio before the growth rule compares them, and the 60 s
+ * limit is stretched by it on a slower machine. The same suite cost 2.7 times the committed CPU
+ * seconds on the machines of 2026-11-30 and failed on growth alone.
  */
 const PER_FILE_LIMIT_S = 60;
 const GROWTH = 0.1;
@@ -48,12 +53,41 @@ function readDurations(root, tier, key = 'files') {
 
 const sortedRounded = (files) => Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, s]) => [f, round(s)]));
 
-/** Writes a run's figures (wall seconds per file; CPU seconds per file when given): one line per file, sorted by path, so a renewal's diff reads file by file. */
-function writeDurations(root, tier, files, cpu) {
+/** The machine calibration (test/support/machine-speed.js) in a durations document, or undefined. */
+function machineOf(text) {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text)?.machine_seconds;
+    return typeof value === 'number' && value > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The calibration of the figures of `tier` in commit `rev` (undefined when they have none). */
+function committedMachine(root, tier, rev = 'HEAD') {
+  try {
+    return machineOf(git(root, ['show', `${rev}:${relativePath(tier)}`]));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How many times slower the run's machine is than the committed figures' (1 when either side has no
+ * calibration).
+ */
+function slowdownOf(runMachine, committedMachineSeconds) {
+  return runMachine && committedMachineSeconds ? runMachine / committedMachineSeconds : 1;
+}
+
+/** Writes a run's figures (wall seconds per file; CPU seconds per file when given; the machine calibration when given): one line per file, sorted by path, so a renewal's diff reads file by file. */
+function writeDurations(root, tier, files, cpu, machine) {
   const sorted = sortedRounded(files);
   const doc = {
     tier,
-    about: 'Seconds per test file in the last full run of this tier, written by test/support/summary-reporter.js: files, wall time (the sequencer starts the longest first); cpu_files, the CPU time each file cost its jest process. The budget (test/support/test-budget.js) compares a run with the figures committed at HEAD. Renew them by committing this file with a "Test-budget: <reason>" line in the message.',
+    about: 'Seconds per test file in the last full run of this tier, written by test/support/summary-reporter.js: files, wall time (the sequencer starts the longest first); cpu_files, the CPU time each file cost its jest process; machine_seconds, what a fixed piece of work cost on the machine of the run (test/support/machine-speed.js). The budget (test/support/test-budget.js) compares a run with the figures committed at HEAD. Renew them by committing this file with a "Test-budget: <reason>" line in the message.',
+    ...(machine ? { machine_seconds: machine } : {}),
     summed_seconds: round(sumOf(sorted)),
     ...(cpu ? { summed_cpu_seconds: round(sumOf(cpu)) } : {}),
     files: sorted,
@@ -82,19 +116,29 @@ function compared(run, committed, runCpu, committedCpu) {
   return runCpu && committedCpu ? { now: runCpu, before: committedCpu, kind: 'CPU time' } : { now: run, before: committed, kind: 'time' };
 }
 
+/** CPU figures divided by a slowdown: what they would have cost on the committed figures' machine. */
+const scaled = (files, slowdown) => (slowdown === 1 ? files : Object.fromEntries(Object.entries(files).map(([f, s]) => [f, s / slowdown])));
+
 /**
  * What is wrong with a run's figures against the committed ones (empty: within the budget). `run` and
  * `committed` are wall seconds per file; `runCpu` and `committedCpu`, when both are given, CPU seconds
- * per file, and then the growth rule compares those.
+ * per file, and then the growth rule compares those; `runMachine` and `committedMachine`, when both
+ * are given, the machines' calibrations, and then the run's CPU seconds are read in the committed
+ * machine's seconds and the per-file limit is stretched on a slower machine (never shrunk).
  */
-function budgetProblems({ tier, run, committed, runCpu, committedCpu }) {
+function budgetProblems({ tier, run, committed, runCpu, committedCpu, runMachine, committedMachine: committedMachineSeconds }) {
   const problems = [];
   if (tier !== 'fast') return problems;
+  const slowdown = slowdownOf(runMachine, committedMachineSeconds);
+  const perFileLimit = PER_FILE_LIMIT_S * Math.max(1, slowdown);
+  const stretched = perFileLimit === PER_FILE_LIMIT_S ? '' : ` (${PER_FILE_LIMIT_S} s on the committed figures' machine; this one is ${slowdown.toFixed(2)} times slower)`;
   for (const [file, s] of Object.entries(run).sort((a, b) => b[1] - a[1])) {
-    if (s > PER_FILE_LIMIT_S) problems.push(`${file} took ${s.toFixed(1)} s, over the fast tier's ${PER_FILE_LIMIT_S} s per file: make it faster, or move it to test/system/ (npm run test:system)`);
+    if (s > perFileLimit) problems.push(`${file} took ${s.toFixed(1)} s, over the fast tier's ${perFileLimit.toFixed(0)} s per file${stretched}: make it faster, or move it to test/system/ (npm run test:system)`);
   }
   if (committed) {
-    const { now: nowFiles, before: beforeFiles, kind } = compared(run, committed, runCpu, committedCpu);
+    const cpuNow = runCpu && committedCpu ? scaled(runCpu, slowdown) : runCpu;
+    const { now: nowFiles, before: beforeFiles, kind: plainKind } = compared(run, committed, cpuNow, committedCpu);
+    const kind = plainKind === 'CPU time' && slowdown !== 1 ? `CPU time in the committed machine's seconds (this machine's divided by ${slowdown.toFixed(2)})` : plainKind;
     const now = sumOf(nowFiles);
     const before = sumOf(beforeFiles);
     if (now > before * (1 + GROWTH)) {
@@ -129,7 +173,10 @@ function renewalProblems(root, tier) {
     const after = committedDurations(root, tier, hash);
     const before = committedDurations(root, tier, `${hash}^`);
     if (!after || !before) continue; // the file's first figures: nothing to grow from
-    const { now, before: was, kind } = compared(after, before, committedDurations(root, tier, hash, 'cpu_files'), committedDurations(root, tier, `${hash}^`, 'cpu_files'));
+    const slowdown = slowdownOf(committedMachine(root, tier, hash), committedMachine(root, tier, `${hash}^`));
+    const afterCpu = committedDurations(root, tier, hash, 'cpu_files');
+    const beforeCpu = committedDurations(root, tier, `${hash}^`, 'cpu_files');
+    const { now, before: was, kind } = compared(after, before, afterCpu && beforeCpu ? scaled(afterCpu, slowdown) : afterCpu, beforeCpu);
     const grew = sumOf(now) > sumOf(was) * (1 + GROWTH);
     if (grew && !REASON_LINE.test(message)) {
       const what = kind === 'time' ? '' : ` ${kind}`;
@@ -144,4 +191,4 @@ function allDurations(root) {
   return Object.assign({}, ...TIERS.map((tier) => readDurations(root, tier) ?? {}));
 }
 
-module.exports = { PER_FILE_LIMIT_S, GROWTH, TIERS, relativePath, readDurations, writeDurations, committedDurations, budgetProblems, renewalProblems, allDurations, sumOf };
+module.exports = { PER_FILE_LIMIT_S, GROWTH, TIERS, relativePath, readDurations, writeDurations, committedDurations, committedMachine, slowdownOf, budgetProblems, renewalProblems, allDurations, sumOf };

@@ -12,9 +12,18 @@ import path from 'node:path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const budget = require('../support/test-budget.js') as {
   PER_FILE_LIMIT_S: number;
-  budgetProblems(a: { tier: string; run: Record<string, number>; committed?: Record<string, number>; runCpu?: Record<string, number>; committedCpu?: Record<string, number> }): string[];
+  budgetProblems(a: {
+    tier: string;
+    run: Record<string, number>;
+    committed?: Record<string, number>;
+    runCpu?: Record<string, number>;
+    committedCpu?: Record<string, number>;
+    runMachine?: number;
+    committedMachine?: number;
+  }): string[];
   renewalProblems(root: string, tier: string): string[];
-  writeDurations(root: string, tier: string, files: Record<string, number>, cpu?: Record<string, number>): void;
+  writeDurations(root: string, tier: string, files: Record<string, number>, cpu?: Record<string, number>, machine?: number): void;
+  committedMachine(root: string, tier: string, rev?: string): number | undefined;
   readDurations(root: string, tier: string, key?: string): Record<string, number> | undefined;
   committedDurations(root: string, tier: string, rev?: string, key?: string): Record<string, number> | undefined;
 };
@@ -65,6 +74,35 @@ describe('budgetProblems', () => {
     expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 61 }, committed: { 'test/a.test.ts': 61 }, runCpu: { 'test/a.test.ts': 5 }, committedCpu: { 'test/a.test.ts': 5 } })).toEqual([expect.stringContaining('test/a.test.ts took 61.0 s')]);
   });
 
+  test('on a slower machine the CPU is read in the committed machine\'s seconds and the per-file limit stretches; the same growth still fails', () => {
+    const committedCpu = { 'test/a.test.ts': 10, 'test/b.test.ts': 20 };
+    const sameSuiteSlowMachine = { 'test/a.test.ts': 27, 'test/b.test.ts': 54 };
+    const wall = { 'test/a.test.ts': 150, 'test/b.test.ts': 40 };
+    // 2.7 times the CPU on a machine whose calibration is 2.7 times: the suite did not grow, and 150 s is under 60 s × 2.7.
+    expect(budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: sameSuiteSlowMachine, committedCpu, runMachine: 0.27, committedMachine: 0.1 })).toEqual([]);
+    // Without the calibration, the same figures breach both rules.
+    expect(budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: sameSuiteSlowMachine, committedCpu })).toEqual([
+      expect.stringContaining('test/a.test.ts took 150.0 s, over the fast tier\'s 60 s per file'),
+      expect.stringMatching(/summed CPU time is 81 s, 170 % over the 30 s committed/),
+    ]);
+    // A file that grew by 20 % in the committed machine's seconds still fails, and the message says how it was read.
+    const grown = budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: { 'test/a.test.ts': 27, 'test/b.test.ts': 70.2 }, committedCpu, runMachine: 0.27, committedMachine: 0.1 });
+    expect(grown).toEqual([expect.stringMatching(/summed CPU time in the committed machine's seconds \(this machine's divided by 2\.70\) is 36 s, 20 % over the 30 s committed/)]);
+    expect(grown[0]).toContain('test/b.test.ts +6.0 s');
+    // A file over the stretched limit is named with both limits.
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 170 }, runMachine: 0.27, committedMachine: 0.1 })).toEqual([
+      expect.stringContaining("took 170.0 s, over the fast tier's 162 s per file (60 s on the committed figures' machine; this one is 2.70 times slower)"),
+    ]);
+  });
+
+  test('on a faster machine the per-file limit stays 60 s; the CPU is still read in the committed machine\'s seconds', () => {
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 61 }, runMachine: 0.05, committedMachine: 0.1 })).toEqual([expect.stringContaining("took 61.0 s, over the fast tier's 60 s per file: ")]);
+    const committedCpu = { 'test/a.test.ts': 10 };
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 5 }, committed: { 'test/a.test.ts': 5 }, runCpu: { 'test/a.test.ts': 6 }, committedCpu, runMachine: 0.05, committedMachine: 0.1 })).toEqual([
+      expect.stringMatching(/is 12 s, 20 % over the 10 s committed/),
+    ]);
+  });
+
   test('no committed figures yet: only the per-file limit applies', () => {
     expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 59 } })).toEqual([]);
   });
@@ -73,8 +111,8 @@ describe('budgetProblems', () => {
 describe('renewals in the history', () => {
   let repo: string;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
-  const renew = (files: Record<string, number>, message: string, cpu?: Record<string, number>) => {
-    budget.writeDurations(repo, 'fast', files, cpu);
+  const renew = (files: Record<string, number>, message: string, cpu?: Record<string, number>, machine?: number) => {
+    budget.writeDurations(repo, 'fast', files, cpu, machine);
     git('add', 'test/durations/fast.json');
     git('commit', '-q', '-m', message);
   };
@@ -111,6 +149,17 @@ describe('renewals in the history', () => {
     renew({ 'test/a.test.ts': 150 }, 'more CPU, no reason', { 'test/a.test.ts': 50 });
     const head = git('rev-parse', 'HEAD').trim();
     expect(budget.renewalProblems(repo, 'fast')).toEqual([`commit ${head.slice(0, 10)} renewed test/durations/fast.json CPU time from 41 s to 50 s (over 10 % more) without a "Test-budget: <reason>" line in its message`]);
+  });
+
+  test('figures renewed on a slower machine are judged in the earlier machine\'s seconds; a renewal from uncalibrated figures is judged as it is', () => {
+    renew({ 'test/a.test.ts': 100 }, 'first figures, no calibration', { 'test/a.test.ts': 40 });
+    renew({ 'test/a.test.ts': 250 }, 'calibrated, on a machine 2.7 times slower\n\nTest-budget: the first calibrated figures', { 'test/a.test.ts': 108 }, 0.27);
+    expect(budget.committedMachine(repo, 'fast')).toBe(0.27);
+    renew({ 'test/a.test.ts': 100 }, 'back on a fast machine, the suite unchanged', { 'test/a.test.ts': 41 }, 0.1);
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([]);
+    renew({ 'test/a.test.ts': 260 }, 'a slow machine again, and 20 % more work', { 'test/a.test.ts': 132.8 }, 0.27);
+    const head = git('rev-parse', 'HEAD').trim();
+    expect(budget.renewalProblems(repo, 'fast')).toEqual([expect.stringContaining(`commit ${head.slice(0, 10)} renewed test/durations/fast.json CPU time from 41 s to 49 s`)]);
   });
 
   test('a shallow clone is refused with the command that fixes it, never passed', () => {

@@ -11,7 +11,7 @@ import { auditLog } from './fake-audit';
 export type FakeCall =
   | { activity: 'beginCharge'; chargeId: string }
   | { activity: 'recordAcceptedCharge'; chargeId: string; record: ChargeRecord }
-  | { activity: 'applyChargeTransition'; chargeId: string; request: ChargeTransitionRequest }
+  | { activity: 'applyChargeTransition'; chargeId: string; request: ChargeTransitionRequest; repeat?: boolean }
   | { activity: 'readCardWindow'; chargeId: string };
 
 /**
@@ -46,9 +46,14 @@ export class FakeChargeStore {
     return this.calls.filter((c) => c.chargeId === chargeId);
   }
 
-  /** The transitions a charge went through, in order (acceptance excluded). */
+  /**
+   * The transitions a charge was asked for, in order (acceptance excluded), applied or refused; a
+   * repeat of the state the charge is in already is left out: the store changes nothing for it (an
+   * activity retried, or a local activity run again after its workflow task was lost on a loaded
+   * machine: CI, 2026-11-30). `callsFor` has every call.
+   */
   transitionsOf(chargeId: string): ChargeTransitionRequest[] {
-    return this.callsFor(chargeId).flatMap((c) => (c.activity === 'applyChargeTransition' ? [c.request] : []));
+    return this.callsFor(chargeId).flatMap((c) => (c.activity === 'applyChargeTransition' && !c.repeat ? [c.request] : []));
   }
 
   /** What the API's create transaction does before it starts the workflow: the charge exists. */
@@ -85,9 +90,11 @@ export class FakeChargeStore {
       return draft;
     },
     applyChargeTransition: async (request) => {
-      this.calls.push({ activity: 'applyChargeTransition', chargeId: request.chargeId, request });
+      const call: FakeCall & { activity: 'applyChargeTransition' } = { activity: 'applyChargeTransition', chargeId: request.chargeId, request };
+      this.calls.push(call);
       this.failIfBroken(request.chargeId, 'applyChargeTransition');
       const before = this.charges.get(request.chargeId);
+      if (before?.status === request.to) call.repeat = true;
       if (!before) {
         throw ApplicationFailure.create({ type: 'ChargeNotFoundError', message: `charge ${request.chargeId} does not exist`, nonRetryable: true });
       }

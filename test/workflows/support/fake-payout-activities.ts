@@ -5,7 +5,7 @@ import { DEFAULT_PAYOUT_REVIEW_TIMEOUT_MS } from '../../../src/domain/payout-rev
 import { PAYOUT_NOT_FOUND, PAYOUT_TRANSITION_REFUSED, payoutState, type PayoutTransitionRequest } from '../../../src/domain/payout-state';
 import { auditLog } from './fake-audit';
 
-export type FakePayoutCall = { activity: 'beginPayout'; payoutId: string } | { activity: 'payoutTransition'; payoutId: string; request: PayoutTransitionRequest };
+export type FakePayoutCall = { activity: 'beginPayout'; payoutId: string } | { activity: 'payoutTransition'; payoutId: string; request: PayoutTransitionRequest; repeat?: boolean };
 
 /**
  * In-memory stand-in for the payout store behind PayoutActivities, with the contract of
@@ -22,8 +22,9 @@ export class FakePayoutStore {
     return this;
   }
 
+  /** The transitions asked for, applied or refused; a repeat of the state the payout is in already changes nothing and is left out (`calls` has every call). */
   transitionsOf(payoutId: string): PayoutTransitionRequest[] {
-    return this.calls.flatMap((c) => (c.activity === 'payoutTransition' && c.payoutId === payoutId ? [c.request] : []));
+    return this.calls.flatMap((c) => (c.activity === 'payoutTransition' && c.payoutId === payoutId && !c.repeat ? [c.request] : []));
   }
 
   readonly activities: PayoutActivities = {
@@ -35,8 +36,10 @@ export class FakePayoutStore {
       return { payout: payoutState(payout), sandboxOutcome: payout.sandboxOutcome, reviewDeadline };
     },
     payoutTransition: async (request) => {
-      this.calls.push({ activity: 'payoutTransition', payoutId: request.payoutId, request });
+      const call: FakePayoutCall & { activity: 'payoutTransition' } = { activity: 'payoutTransition', payoutId: request.payoutId, request };
+      this.calls.push(call);
       const before = this.payouts.get(request.payoutId);
+      if (before?.status === request.to) call.repeat = true;
       if (!before) throw ApplicationFailure.create({ type: PAYOUT_NOT_FOUND, message: `payout ${request.payoutId} does not exist`, nonRetryable: true });
       if (before.status === request.to) return payoutState(before);
       if (!canPayoutTransition(before.status, request.to)) {
