@@ -15,6 +15,7 @@ import type { SettlementRetryFacts } from '../src/domain/settlement-retry';
 import type { RetentionBatchRequest, RetentionBatchResult, RetentionPlan } from '../src/domain/retention';
 import type { OperatorAuditEntry } from '../src/domain/operator-action';
 import type { RecoveryPageRequest, RecoveryPageResult } from '../src/domain/webhook-recovery';
+import type { FifoNext } from '../src/domain/webhook-fifo';
 
 /** The activity interface workflows import as a type only. */
 export interface ChargeActivities {
@@ -136,6 +137,12 @@ export interface WebhookActivities {
    * recorded) and records it with the endpoint's health, in one transaction.
    */
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome>;
+}
+
+/** The FIFO workflow's read of its endpoint's queue (activities/webhook-fifo.ts, issue 49). */
+export interface WebhookFifoActivities {
+  /** The endpoint's delivery_order now (or 'deleted') and the first `limit` deliveries waiting in its queue, in sequence order. */
+  nextFifoDeliveries(request: { endpointId: string; environment: 'sandbox' | 'live'; limit: number }): Promise<FifoNext>;
 }
 
 /** The webhook recovery workflow's step (activities/webhook-recovery.ts, issue 49). */

@@ -63,6 +63,7 @@ import { Migration20261220000003_portal_session_activity } from './Migration2026
 import { Migration20261221000001_events_by_type } from './Migration20261221000001_events_by_type';
 import { Migration20261221000002_webhook_signature_scheme } from './Migration20261221000002_webhook_signature_scheme';
 import { Migration20261221000004_webhook_throttle } from './Migration20261221000004_webhook_throttle';
+import { Migration20261221000005_webhook_fifo } from './Migration20261221000005_webhook_fifo';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 import { Migration20261221000003_webhook_recoveries } from './Migration20261221000003_webhook_recoveries';
 
@@ -139,4 +140,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261221000002_webhook_signature_scheme', class: Migration20261221000002_webhook_signature_scheme },
   { name: 'Migration20261221000003_webhook_recoveries', class: Migration20261221000003_webhook_recoveries },
   { name: 'Migration20261221000004_webhook_throttle', class: Migration20261221000004_webhook_throttle },
+  { name: 'Migration20261221000005_webhook_fifo', class: Migration20261221000005_webhook_fifo },
 ];

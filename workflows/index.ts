@@ -12,3 +12,4 @@ export { paymentReviewWorkflow } from './payment-review';
 export { statementImportWorkflow } from './statement-import';
 export { retentionWorkflow } from './retention';
 export { webhookRecoveryWorkflow } from './webhook-recovery';
+export { webhookFifoWorkflow } from './webhook-fifo';

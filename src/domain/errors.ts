@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   request_too_large: 413,
   idempotency_key_in_use: 409,
   endpoint_disabled: 409,
+  delivery_not_waiting: 409,
   nothing_to_advance: 409,
   dispute_already_open: 409,
   evidence_not_accepted: 409,

@@ -68,6 +68,8 @@ export const CHANGE_ACTIONS = [
   'webhook_delivery.replay',
   /** A recovery of an endpoint's failed and skipped events since a time (issue 49): subject the recovery (whr_…). */
   'webhook_endpoint.recover',
+  /** A delivery held in a FIFO endpoint's queue, skipped by the merchant (issue 49): subject the delivery (dlv_…). */
+  'webhook_delivery.skip',
   'portal.sign_in',
   'portal.sign_in_failed',
   'portal.sign_out',

@@ -32,6 +32,8 @@ export interface DeliveryRecord {
   lastError: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** Issue 49: its event's sequence when written for a FIFO endpoint (sent in that order); null otherwise. */
+  fifoSequence: number | null;
 }
 
 /** The longest response excerpt a delivery record keeps. */
@@ -66,6 +68,7 @@ export function deliveryJson(d: DeliveryRecord, attempts?: DeliveryAttemptRecord
     livemode: d.environment === 'live',
     created_at: d.createdAt,
     completed_at: d.completedAt,
+    fifo_sequence: d.fifoSequence,
     ...(attempts ? { attempts: attempts.map(attemptJson) } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import type { Environment } from './environment';
+import type { DeliveryOrder } from './webhook-fifo';
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 export const MAX_TIMEOUT_SECONDS = 30;
@@ -27,6 +28,8 @@ export interface WebhookEndpointRecord {
   /** Issue 49, the throttle: sends a second and sends under way at once; null is no limit. */
   maxPerSecond: number | null;
   maxInFlight: number | null;
+  /** Issue 49: `fifo` sends one event at a time in sequence order (src/domain/webhook-fifo.ts). */
+  deliveryOrder: DeliveryOrder;
   status: EndpointStatus;
   previousSecretExpiresAt: string | null;
   consecutiveFailures: number;
@@ -42,11 +45,20 @@ export function subscribes(subscribedEvents: readonly string[], eventType: strin
   return subscribedEvents.length === 0 || subscribedEvents.includes(eventType);
 }
 
+/** Deliveries held in order for an endpoint (issue 49, FIFO): how many, and since when the oldest was written. */
+export interface EndpointWaiting {
+  count: number;
+  since: string | null;
+}
+
+export const NOTHING_WAITING: EndpointWaiting = { count: 0, since: null };
+
 /**
  * The endpoint as the API returns it. `secret` is only passed on create and rotate; the
- * previous-secret expiry is shown while an overlap lasts.
+ * previous-secret expiry is shown while an overlap lasts. `waiting`: its FIFO queue (nothing for a
+ * new endpoint).
  */
-export function endpointJson(record: WebhookEndpointRecord, secret?: string): Record<string, unknown> {
+export function endpointJson(record: WebhookEndpointRecord, secret?: string, waiting: EndpointWaiting = NOTHING_WAITING): Record<string, unknown> {
   return {
     id: record.id,
     object: 'webhook_endpoint',
@@ -57,12 +69,15 @@ export function endpointJson(record: WebhookEndpointRecord, secret?: string): Re
     signature_scheme: record.signatureScheme,
     max_per_second: record.maxPerSecond,
     max_in_flight: record.maxInFlight,
+    delivery_order: record.deliveryOrder,
     status: record.status,
     health: {
       consecutive_failures: record.consecutiveFailures,
       last_failure_reason: record.lastFailureReason,
       last_failure_at: record.lastFailureAt,
       ...(record.autoDisabledAt ? { auto_disabled_at: record.autoDisabledAt } : {}),
+      waiting_events: waiting.count,
+      waiting_since: waiting.since,
     },
     previous_secret_expires_at: record.previousSecretExpiresAt,
     ...(secret !== undefined ? { secret } : {}),

@@ -1,4 +1,5 @@
 import { ApiError } from '../domain/errors';
+import { DEFAULT_DELIVERY_ORDER, type DeliveryOrder } from '../domain/webhook-fifo';
 import { DEFAULT_SIGNATURE_SCHEME, DEFAULT_TIMEOUT_SECONDS, type SignatureScheme, type WebhookEndpointRecord } from '../domain/webhook-endpoint';
 import { insertEndpointWithinLimit } from '../persistence/webhooks/webhook-endpoint-limit';
 import type { ChangeActor } from '../domain/operator-action';
@@ -25,6 +26,7 @@ export interface CreateEndpointRequest {
   signature_scheme?: SignatureScheme;
   max_per_second?: number | null;
   max_in_flight?: number | null;
+  delivery_order?: DeliveryOrder;
 }
 
 /** PATCH body: any subset. */
@@ -36,6 +38,7 @@ export interface UpdateEndpointRequest {
   signature_scheme?: SignatureScheme;
   max_per_second?: number | null;
   max_in_flight?: number | null;
+  delivery_order?: DeliveryOrder;
   status?: 'active' | 'disabled';
 }
 
@@ -107,6 +110,7 @@ export async function createEndpoint(
       signatureScheme: req.signature_scheme ?? DEFAULT_SIGNATURE_SCHEME,
       maxPerSecond: req.max_per_second ?? null,
       maxInFlight: req.max_in_flight ?? null,
+      deliveryOrder: req.delivery_order ?? DEFAULT_DELIVERY_ORDER,
       sealedSecret: deps.secretBox.seal(secret),
     },
     max,
@@ -131,6 +135,7 @@ export async function patchEndpoint(deps: ServiceDeps, caller: Caller, id: strin
     ...(req.signature_scheme !== undefined ? { signatureScheme: req.signature_scheme } : {}),
     ...(req.max_per_second !== undefined ? { maxPerSecond: req.max_per_second } : {}),
     ...(req.max_in_flight !== undefined ? { maxInFlight: req.max_in_flight } : {}),
+    ...(req.delivery_order !== undefined ? { deliveryOrder: req.delivery_order } : {}),
     ...(req.status !== undefined ? { status: req.status } : {}),
   };
   const updated = await updateEndpoint(deps.orm, caller, id, patch, actor);

@@ -11,6 +11,9 @@ import { startRecoveryWorkflow } from '../temporal/recovery-start';
 import type { Logger } from '../support/logger';
 import { withinDeadline } from '../temporal/deadline';
 import { deliveryInputOf, startDeliveryWorkflow, type DeliveryStart } from '../temporal/delivery-start';
+import { wakeFifoWorkflow } from '../temporal/fifo-start';
+import type { DeliveryOrder, FifoWorkflowInput } from '../domain/webhook-fifo';
+import { fifoQueuesToWake } from '../persistence/webhooks/webhook-fifo-store';
 import { fanOutDeliveryId } from './delivery-id';
 import { localFirstAttemptFor } from '../domain/webhook-first-attempt';
 import { roundRobinByMerchant } from './fair-order';
@@ -72,6 +75,13 @@ const PASSES_AT_ONCE = 2;
  * and is started by the sweep. Longer than a lease, so the sweep does not race a live fan-out pass.
  */
 export const UNSTARTED_AFTER_SECONDS = 30;
+/**
+ * A FIFO queue whose first delivery was never attempted this long after it was written (or whose
+ * retry is this much overdue) has its workflow woken by the sweep (issue 49). Longer than a lease and
+ * than an attempt's time, so a queue being worked is not woken for nothing (a needless wake-up is
+ * harmless: it does not hurry a retry).
+ */
+export const FIFO_UNATTENDED_AFTER_SECONDS = 120;
 /** How often the running relay sweeps for unstarted deliveries. */
 export const SWEEP_EVERY_MS = 5_000;
 
@@ -80,6 +90,7 @@ interface EndpointRow {
   status: 'active' | 'disabled';
   subscribed_events: string[];
   timeout_seconds: number;
+  delivery_order: DeliveryOrder;
 }
 
 /**
@@ -87,13 +98,26 @@ interface EndpointRow {
  * its start answers), in round robin over merchants. After a failure no further start begins. Returns the ids confirmed started and
  * the first failure (Temporal is likely down; the rest are started by a later pass or the sweep).
  */
-async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]): Promise<{ started: string[]; failure?: { error: unknown } }> {
+async function startDeliveries(deps: RelayDeps, all: UnstartedDelivery[]): Promise<{ started: string[]; failure?: { error: unknown } }> {
   // Merchant by merchant in turn: one merchant's flood cannot delay another's first start.
-  const deliveries = roundRobinByMerchant(unordered);
+  const deliveries = roundRobinByMerchant(all.filter((d) => d.fifo_sequence === null));
   const started: string[] = [];
   let failure: { error: unknown } | undefined;
+  // Issue 49: a FIFO endpoint's deliveries are its workflow's to send, in order; it is woken (or started) once per endpoint.
+  const queues = fifoQueuesOf(all);
   let next = 0;
+  let nextQueue = 0;
   const lane = async () => {
+    while (!failure && nextQueue < queues.length) {
+      const queue = queues[nextQueue++];
+      try {
+        const wake = () => withinDeadline(deps.client, deps.requestDeadlineMs, () => wakeFifoWorkflow(deps.client, deps.taskQueue, { ...queue.input, retryScheduleMs: deps.retryScheduleMs }));
+        await (deps.startLimit ? deps.startLimit(wake) : wake());
+        started.push(...queue.deliveryIds);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
     while (!failure && next < deliveries.length) {
       const d = deliveries[next++];
       try {
@@ -113,8 +137,20 @@ async function startDeliveries(deps: RelayDeps, unordered: UnstartedDelivery[]):
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, deliveries.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, deliveries.length + queues.length) }, lane));
   return failure ? { started, failure } : { started };
+}
+
+/** The FIFO endpoints among these deliveries: each one's workflow input (schedule added by the caller) and its deliveries. */
+function fifoQueuesOf(deliveries: UnstartedDelivery[]): { input: Omit<FifoWorkflowInput, 'retryScheduleMs'>; deliveryIds: string[] }[] {
+  const queues = new Map<string, { input: Omit<FifoWorkflowInput, 'retryScheduleMs'>; deliveryIds: string[] }>();
+  for (const d of deliveries) {
+    if (d.fifo_sequence === null) continue;
+    const queue = queues.get(d.endpoint_id) ?? { input: { endpointId: d.endpoint_id, merchantId: d.merchant_id, environment: d.environment }, deliveryIds: [] };
+    queue.deliveryIds.push(d.id);
+    queues.set(d.endpoint_id, queue);
+  }
+  return [...queues.values()];
 }
 
 /**
@@ -168,7 +204,7 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
   const conn = deps.orm.em.getConnection();
   const scopes = new Map(events.map((e) => [`${e.merchant_id}|${e.environment}`, [e.merchant_id, e.environment]]));
   const endpoints = await conn.execute<Array<EndpointRow & { merchant_id: string; environment: Environment }>>(
-    `select id, merchant_id, environment, status, subscribed_events, timeout_seconds from webhook_endpoints
+    `select id, merchant_id, environment, status, subscribed_events, timeout_seconds, delivery_order from webhook_endpoints
      where (merchant_id, environment) in (${[...scopes.values()].map(() => '(?, ?)').join(', ')}) and deleted_at is null`,
     [...scopes.values()].flat(),
   );
@@ -179,10 +215,10 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
       if (!subscribes(endpoint.subscribed_events, event.type)) continue;
       const pending = endpoint.status === 'active';
       rows.push([fanOutDeliveryId(event.id, endpoint.id), endpoint.id, event.id, event.merchant_id, event.environment, event.type,
-        pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled', endpoint.timeout_seconds]);
+        pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled', endpoint.timeout_seconds, endpoint.delivery_order === 'fifo' ? event.sequence : null]);
     }
   }
-  const earlier = `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds
+  const earlier = `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds, d.fifo_sequence::text as fifo_sequence
      from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
      where d.event_id = any(${TEXT_ARRAY}) and d.replay_of is null and d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null`;
   const eventIds = JSON.stringify(events.map((e) => e.id));
@@ -190,17 +226,17 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
   // One statement: the insert's own rows come from RETURNING (rows that existed already are not
   // returned), the earlier pass's rows from the table as it was before the insert.
   return conn.execute<UnstartedDelivery[]>(
-    `with v (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, timeout_seconds) as (
-       values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::int)').join(', ')}),
+    `with v (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, timeout_seconds, fifo_sequence) as (
+       values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::int, ?::bigint)').join(', ')}),
      written as (
        insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, created_at, updated_at,
-         completed_at)
+         completed_at, fifo_sequence)
        select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.status, v.last_error,
-         date_trunc('milliseconds', now()), now(), case when v.status = 'skipped' then now() end
+         date_trunc('milliseconds', now()), now(), case when v.status = 'skipped' then now() end, v.fifo_sequence
        from v
        on conflict do nothing
        returning id, status)
-     select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.timeout_seconds
+     select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.timeout_seconds, v.fifo_sequence::text as fifo_sequence
      from written join v on v.id = written.id where written.status = 'pending'
      union all
      ${earlier}`,
@@ -212,7 +248,8 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
  * The sweep: starts pending deliveries that have no attempt and no confirmed workflow, older than
  * `unstartedAfterSeconds` (a replay whose start failed or timed out, a pass cut short after its
  * events were marked). Starting is idempotent, so a delivery whose start did happen is not sent
- * twice. Then the same for webhook recoveries (issue 49) whose workflow start was not confirmed.
+ * twice. Then the same for webhook recoveries (issue 49) whose workflow start was not confirmed, and
+ * a wake-up for FIFO queues that look unattended (FIFO_UNATTENDED_AFTER_SECONDS).
  * Returns how many it started or confirmed.
  */
 export async function startUnstartedDeliveries(deps: RelayDeps): Promise<number> {
@@ -226,7 +263,13 @@ export async function startUnstartedDeliveries(deps: RelayDeps): Promise<number>
     await withinDeadline(deps.client, deps.requestDeadlineMs, () => startRecoveryWorkflow(deps.client, input));
     await markRecoveryStarted(deps.orm, r.id);
   }
-  return unstarted.length + recoveries.length;
+  // Issue 49: a FIFO queue nobody is sending from (a wake-up or start that was lost) gets its workflow woken.
+  const queues = await fifoQueuesToWake(deps.orm, FIFO_UNATTENDED_AFTER_SECONDS, BATCH, deps.environments ?? ENVIRONMENTS);
+  for (const q of queues) {
+    const input = { endpointId: q.endpoint_id, merchantId: q.merchant_id, environment: q.environment, retryScheduleMs: deps.retryScheduleMs };
+    await withinDeadline(deps.client, deps.requestDeadlineMs, () => wakeFifoWorkflow(deps.client, deps.taskQueue, input));
+  }
+  return unstarted.length + recoveries.length + queues.length;
 }
 
 export interface OutboxRelay {

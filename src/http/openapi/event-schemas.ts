@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import { SIGNATURE_SCHEMES } from '../../domain/webhook-endpoint';
+import { DELIVERY_ORDERS } from '../../domain/webhook-fifo';
 
 /**
  * Response schemas of events, event types, webhook endpoints and deliveries, the reference lists and
@@ -37,7 +38,7 @@ export const EVENT_TYPE = {
 
 export const WEBHOOK_ENDPOINT = {
   type: 'object',
-  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'signature_scheme', 'max_per_second', 'max_in_flight', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
+  required: ['id', 'object', 'url', 'description', 'subscribed_events', 'timeout_seconds', 'signature_scheme', 'max_per_second', 'max_in_flight', 'delivery_order', 'status', 'health', 'previous_secret_expires_at', 'livemode', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'string', pattern: '^we_' },
     object: { const: 'webhook_endpoint' },
@@ -52,15 +53,22 @@ export const WEBHOOK_ENDPOINT = {
     },
     max_per_second: nullable({ type: 'integer', minimum: 1, description: 'At most this many sends a second to the endpoint; the rest wait their turn (not failed attempts). Null: no limit.' }),
     max_in_flight: nullable({ type: 'integer', minimum: 1, description: 'At most this many sends under way to the endpoint at once. Null: no limit.' }),
+    delivery_order: {
+      type: 'string',
+      enum: [...DELIVERY_ORDERS],
+      description: '`unordered` (the default): each event is sent on its own, retries overlapping. `fifo`: one event at a time in sequence order; a failing one is retried and holds the ones behind it until it succeeds or is skipped (POST /v1/webhook-endpoints/{id}/skip).',
+    },
     status: { type: 'string', enum: ['active', 'disabled'] },
     health: {
       type: 'object',
-      required: ['consecutive_failures', 'last_failure_reason', 'last_failure_at'],
+      required: ['consecutive_failures', 'last_failure_reason', 'last_failure_at', 'waiting_events', 'waiting_since'],
       properties: {
         consecutive_failures: { type: 'integer', minimum: 0 },
         last_failure_reason: nullable({ type: 'string' }),
         last_failure_at: nullable(instant),
         auto_disabled_at: instant,
+        waiting_events: { type: 'integer', minimum: 0, description: 'Deliveries held in the endpoint\'s FIFO queue (`delivery_order: fifo`), not yet delivered or skipped. Always 0 for an endpoint that was never FIFO.' },
+        waiting_since: nullable({ ...instant, description: 'When the oldest delivery waiting in the FIFO queue was written; null when none waits.' }),
       },
     },
     previous_secret_expires_at: nullable(instant),
@@ -93,9 +101,10 @@ const ATTEMPT = {
 
 export const WEBHOOK_DELIVERY = {
   type: 'object',
-  required: ['id', 'object', 'endpoint_id', 'event_id', 'event_type', 'status', 'attempt_count', 'next_attempt_at', 'last_status_code', 'last_error', 'replay_of', 'livemode', 'created_at', 'completed_at'],
+  required: ['id', 'object', 'endpoint_id', 'event_id', 'event_type', 'status', 'attempt_count', 'next_attempt_at', 'last_status_code', 'last_error', 'replay_of', 'livemode', 'created_at', 'completed_at', 'fifo_sequence'],
   properties: {
     id: { type: 'string', pattern: '^dlv_' },
+    fifo_sequence: nullable({ type: 'integer', minimum: 1, description: 'The event\'s sequence when the delivery was written for an endpoint with `delivery_order: fifo`: its place in the endpoint\'s queue, and what POST /v1/webhook-endpoints/{id}/skip takes. Null for every other delivery (replays and recoveries included).' }),
     object: { const: 'webhook_delivery' },
     endpoint_id: { type: 'string', pattern: '^we_' },
     event_id: { type: 'string', pattern: '^evt_' },

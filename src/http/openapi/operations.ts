@@ -7,7 +7,7 @@ import { validateCreateRefund } from '../schemas/create-refund';
 import { validateDisputeEvidence } from '../schemas/dispute-evidence';
 import { validateListEvents } from '../schemas/list-events';
 import { validateOpenDispute } from '../schemas/open-dispute';
-import { DELIVERY_FILTERS, validateCreateEndpoint, validateListQuery, validateRecoverEndpoint, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { DELIVERY_FILTERS, validateCreateEndpoint, validateListQuery, validateRecoverEndpoint, validateSkipEvent, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
 import { ID_PREFIX } from '../../domain/ids';
 import { BALANCE_TRANSACTION_ID_PATTERN } from '../../domain/balance-transaction';
 import { balanceTransactionParameters, eventTypesDescription, idParameter, INSTANT, listFilterParameters, PAGE_PARAMETERS, queryFromSchema, type Parameter } from './parameters';
@@ -78,6 +78,13 @@ const RECOVER_NOTE =
   '`since` in the future or before the events\' walkable window (EVENTS_WALK_WINDOW, default 90 days): 422 `recover_since_out_of_range`; a disabled endpoint: 409 `endpoint_disabled` (enable it first). Nothing is recovered then. ' +
   'Progress: GET /v1/webhook-endpoints/{id}/recoveries/{rid}.';
 
+/** POST /v1/webhook-endpoints/{id}/skip (issue 49, FIFO). */
+const SKIP_NOTE =
+  'For an endpoint with `delivery_order: fifo`: marks the delivery of event `sequence` (its `fifo_sequence`, the `X-Service-Sequence` header of its attempts) skipped, so the events behind it are sent. ' +
+  'A delivery already skipped is answered as it is (nothing written again). Delivered or ended already: 409 `delivery_not_waiting`, nothing changed. ' +
+  'No delivery of that sequence in this endpoint\'s queue (the endpoint was not FIFO when the event was written, or the delivery is past retention): 404 `not_found` with param `sequence`. ' +
+  'Audited as `webhook_delivery.skip`. A skipped event can be sent again later with POST /v1/webhook-deliveries/{id}/replay (out of order).';
+
 /** `{rid}`: a recovery id (src/http/path-id.ts). */
 const RECOVERY_ID: Parameter = { name: 'rid', in: 'path', required: true, description: 'The recovery id (`whr_…`).', schema: { type: 'string', pattern: `^${ID_PREFIX.webhookRecovery}[0-9A-Za-z]{24}$` } };
 
@@ -121,6 +128,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/v1/webhook-endpoints/{id}', id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('DeletedWebhookEndpoint', 'The endpoint is deleted.') },
   { method: 'post', path: '/v1/webhook-endpoints/{id}/rotate-secret', id: 'rotateWebhookSecret', summary: 'Rotate the signing secret (the previous one stays valid 24 hours)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], success: ok('WebhookEndpoint', 'The endpoint, with its new signing secret.') },
   { method: 'post', path: '/v1/webhook-endpoints/{id}/recover', id: 'recoverWebhookEndpoint', summary: 'Send again every failed or skipped event since a time (one tracked recovery)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], body: validateRecoverEndpoint, idempotency: 'optional', success: { status: 202, schema: 'WebhookRecovery', description: 'The recovery, running.' }, errors: [409, 413, 422], notes: RECOVER_NOTE },
+  { method: 'post', path: '/v1/webhook-endpoints/{id}/skip', id: 'skipWebhookEvent', summary: 'Skip the event a FIFO endpoint\'s queue holds (the ones behind it go on)', tag: 'Webhooks', scope: 'webhooks:write', parameters: [idParameter('webhookEndpoint')], body: validateSkipEvent, success: ok('WebhookDelivery', 'The delivery, skipped.'), errors: [409, 413], notes: SKIP_NOTE },
   { method: 'get', path: '/v1/webhook-endpoints/{id}/recoveries/{rid}', id: 'getWebhookRecovery', summary: 'A recovery with its live progress', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('webhookEndpoint'), RECOVERY_ID], success: ok('WebhookRecovery', 'The recovery; its counts are read from its resends now.'), notes: DELIVERY_RETENTION_NOTE },
   { method: 'get', path: '/v1/webhook-endpoints/{id}/deliveries', id: 'listWebhookDeliveries', summary: 'An endpoint\'s deliveries, newest first', tag: 'Webhooks', scope: 'webhooks:read', parameters: DELIVERIES_QUERY, success: ok(list('WebhookDelivery'), 'A page of deliveries.'), notes: `${DELIVERY_RETENTION_NOTE} ${DELIVERIES_FILTER_NOTE}` },
   { method: 'get', path: '/v1/webhook-deliveries/{id}', id: 'getWebhookDelivery', summary: 'A delivery with its attempts', tag: 'Webhooks', scope: 'webhooks:read', parameters: [idParameter('delivery')], success: ok('WebhookDelivery', 'The delivery and its attempts.'), notes: DELIVERY_RETENTION_NOTE },

@@ -1,12 +1,15 @@
 import Router from '@koa/router';
-import { endpointJson } from '../../domain/webhook-endpoint';
+import { endpointJson, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { deliveryJson } from '../../domain/webhook-delivery';
+import { fifoWaitingOf } from '../../persistence/webhooks/webhook-fifo-store';
+import { skipFifoEvent } from '../../services/skip-fifo-event';
 import { ApiError } from '../../domain/errors';
 import { findEndpoint, listEndpoints } from '../../persistence/webhooks/webhook-endpoint-store';
 import type { Caller, ServiceDeps } from '../../services/context';
 import { apiActor, createEndpoint, notFound, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { jsonBody } from '../middleware/json-body';
 import { requireScope } from '../middleware/auth';
-import { parseEndpointListQuery, validateCreateEndpoint, validateRecoverEndpoint, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
+import { parseEndpointListQuery, validateCreateEndpoint, validateRecoverEndpoint, validateSkipEvent, validateUpdateEndpoint } from '../schemas/webhook-endpoints';
 import { recoverEndpointOnce } from '../../services/recover-endpoint';
 import { findRecovery } from '../../persistence/webhooks/webhook-recovery-store';
 import { recoveryJson } from '../../domain/webhook-recovery';
@@ -22,6 +25,8 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
   /** The request as the change's audit row names it (apiActor). */
   const actor = (ctx: { state: Record<string, unknown>; method: string; path: string }) =>
     apiActor(caller(ctx), { id: ctx.state.requestId as string, method: ctx.method, path: ctx.path });
+  /** The endpoint with its FIFO queue's count and since when (issue 49: `health.waiting_events`, `health.waiting_since`). */
+  const withWaiting = async (endpoint: WebhookEndpointRecord, secret?: string) => endpointJson(endpoint, secret, (await fifoWaitingOf(deps.orm, [endpoint.id])).get(endpoint.id));
 
   router.post('/v1/webhook-endpoints', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
     const { endpoint, secret } = await createEndpoint(deps, caller(ctx), check(validateCreateEndpoint, ctx.state.body), actor(ctx));
@@ -33,21 +38,22 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
     const q = parseEndpointListQuery({ ...ctx.query });
     const limit = q.limit ? Number(q.limit) : 10;
     const rows = await listEndpoints(deps.orm, caller(ctx), limit, listCursor(q.cursor, 'webhookEndpoint'));
-    ctx.body = renderList(rows, limit, (r) => endpointJson(r));
+    const waiting = await fifoWaitingOf(deps.orm, rows.map((r) => r.id));
+    ctx.body = renderList(rows, limit, (r) => endpointJson(r, undefined, waiting.get(r.id)));
   });
 
   router.get('/v1/webhook-endpoints/:id', requireScope('webhooks:read'), async (ctx) => {
     const id = pathId(ctx.params, 'webhookEndpoint');
     const endpoint = await findEndpoint(deps.orm, caller(ctx), id);
     if (!endpoint) throw notFound(id);
-    ctx.body = endpointJson(endpoint);
+    ctx.body = await withWaiting(endpoint);
   });
 
   router.patch('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
     const id = pathId(ctx.params, 'webhookEndpoint');
     const request = check(validateUpdateEndpoint, ctx.state.body);
     if (Object.keys(request).length === 0) throw new ApiError('invalid_request', 'Send at least one field to change.');
-    ctx.body = endpointJson(await patchEndpoint(deps, caller(ctx), id, request, actor(ctx)));
+    ctx.body = await withWaiting(await patchEndpoint(deps, caller(ctx), id, request, actor(ctx)));
   });
 
   router.delete('/v1/webhook-endpoints/:id', requireScope('webhooks:write'), async (ctx) => {
@@ -58,7 +64,15 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
 
   router.post('/v1/webhook-endpoints/:id/rotate-secret', requireScope('webhooks:write'), async (ctx) => {
     const { endpoint, secret } = await rotateSecret(deps, caller(ctx), pathId(ctx.params, 'webhookEndpoint'), actor(ctx));
-    ctx.body = endpointJson(endpoint, secret);
+    ctx.body = await withWaiting(endpoint, secret);
+  });
+
+  // Issue 49, FIFO: the delivery of event `sequence` held in the endpoint's queue is skipped (audited
+  // as `webhook_delivery.skip`); the events behind it go on. A repeat answers the skipped delivery again.
+  router.post('/v1/webhook-endpoints/:id/skip', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
+    const id = pathId(ctx.params, 'webhookEndpoint');
+    const request = check(validateSkipEvent, ctx.state.body);
+    ctx.body = deliveryJson(await skipFifoEvent(deps, caller(ctx), id, request.sequence, actor(ctx)));
   });
 
   // Issue 49: every failed or skipped event since a time, sent again by one tracked recovery (audited

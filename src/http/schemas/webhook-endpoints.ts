@@ -1,6 +1,7 @@
 import { EVENT_TYPES } from '../../domain/event-types';
 import { MAX_TIMEOUT_SECONDS, SIGNATURE_SCHEMES } from '../../domain/webhook-endpoint';
 import { MAX_IN_FLIGHT_LIMIT, MAX_PER_SECOND_LIMIT } from '../../domain/webhook-throttle';
+import { DELIVERY_ORDERS } from '../../domain/webhook-fifo';
 import { ApiError } from '../../domain/errors';
 import { createdRange, INSTANT_PATTERN } from '../../services/list-filters';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from '../../services/webhook-endpoints';
@@ -28,6 +29,8 @@ const fields = {
   // Issue 49, the throttle (src/domain/webhook-throttle.ts): null (or absent) is no limit.
   max_per_second: { type: ['integer', 'null'], minimum: 1, maximum: MAX_PER_SECOND_LIMIT },
   max_in_flight: { type: ['integer', 'null'], minimum: 1, maximum: MAX_IN_FLIGHT_LIMIT },
+  // Issue 49: `unordered` (default) or `fifo`, one event at a time in sequence order (src/domain/webhook-fifo.ts).
+  delivery_order: { type: 'string', enum: [...DELIVERY_ORDERS] },
 };
 
 /** POST /v1/webhook-endpoints; unknown fields are refused. */
@@ -61,6 +64,26 @@ export const validateRecoverEndpoint = compile<RecoverEndpointRequest>({
       format: 'date-time',
       description:
         'Resend every event created at or after this RFC 3339 instant (kept to the millisecond, answered in UTC) whose last delivery to the endpoint failed or was skipped. Not in the future and not before the events\' walkable window (EVENTS_WALK_WINDOW, 90 days by default): else 422 recover_since_out_of_range with param since (a rule of the time of the request, which a schema cannot state), and nothing is recovered.',
+    },
+  },
+});
+
+/** POST /v1/webhook-endpoints/{id}/skip body (issue 49, FIFO). */
+export interface SkipEventRequest {
+  sequence: number;
+}
+
+/** POST /v1/webhook-endpoints/{id}/skip: the event sequence of a delivery held in the endpoint's FIFO queue. */
+export const validateSkipEvent = compile<SkipEventRequest>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['sequence'],
+  properties: {
+    sequence: {
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'The `sequence` of the event whose delivery waits in the endpoint\'s FIFO queue (the `X-Service-Sequence` header of its attempts).',
     },
   },
 });

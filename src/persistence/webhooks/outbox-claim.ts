@@ -8,6 +8,8 @@ export interface ClaimedEvent {
   merchant_id: string;
   environment: Environment;
   type: string;
+  /** bigint, as the driver gives it: the event's place in its merchant's environment (a FIFO delivery's order). */
+  sequence: string;
   dispatch_lease_until: Date;
 }
 
@@ -86,7 +88,7 @@ export const FAIR_CLAIM_SQL = `with chosen as materialized (${fairChoice})
   from chosen
   where events.id = chosen.id
     and events.id = any(array(select id from events where id = any(array(select id from chosen)) and ${claimable()} for update skip locked))
-  returning events.id, events.merchant_id, events.environment, events.type, events.dispatch_lease_until, chosen.pos`;
+  returning events.id, events.merchant_id, events.environment, events.type, events.sequence, events.dispatch_lease_until, chosen.pos`;
 
 export const fairClaimParams = (leaseSeconds: number, environments: readonly Environment[], batch: number, cursor: ClaimCursor | null): unknown[] => {
   const envs = JSON.stringify(environments);

@@ -159,10 +159,12 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
       retryInMs: a.outcome === 'failed' && a.nextAttemptAt ? Math.max(0, a.nextAttemptAt.getTime() - a.attemptedAt.getTime()) : null,
     };
     const status: DeliveryStatus = a.nextAttemptAt ? 'pending' : 'failed';
+    // From pending only (issue 49): a delivery skipped while this attempt was under way (a FIFO skip)
+    // stays skipped; the attempt itself is recorded above.
     await em.execute(
       `update webhook_deliveries set status = ?, attempt_count = greatest(attempt_count, ?), next_attempt_at = ?, last_status_code = ?,
          last_error = ?, completed_at = case when ? = 'pending' then null else ?::timestamptz end, updated_at = now()
-       where id = ?`,
+       where id = ? and status = 'pending'`,
       [status, a.attempt, a.nextAttemptAt, a.statusCode, error, status, a.attemptedAt, a.deliveryId],
     );
     const rows = await em.execute<{ status: string; consecutive_failures: number; failure_streak_started_at: Date | null }[]>(

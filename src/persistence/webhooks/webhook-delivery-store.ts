@@ -6,7 +6,7 @@ import type { Orm } from '../orm';
 import { iso, isoOrNull, TEXT_ARRAY, type ListCursor } from '../sql-values';
 import type { Owner } from './webhook-endpoint-store';
 
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   endpoint_id: string;
   event_id: string;
@@ -21,6 +21,8 @@ interface DeliveryRow {
   last_error: string | null;
   created_at: Date;
   completed_at: Date | null;
+  /** bigint: the driver's string. */
+  fifo_sequence: string | null;
 }
 
 interface AttemptRow {
@@ -33,10 +35,10 @@ interface AttemptRow {
   response_body: string | null;
 }
 
-const DELIVERY_COLUMNS = `id, endpoint_id, event_id, merchant_id, environment, event_type, replay_of, status, attempt_count, next_attempt_at,
-  last_status_code, last_error, created_at, completed_at`;
+export const DELIVERY_COLUMNS = `id, endpoint_id, event_id, merchant_id, environment, event_type, replay_of, status, attempt_count, next_attempt_at,
+  last_status_code, last_error, created_at, completed_at, fifo_sequence`;
 
-function deliveryFromRow(r: DeliveryRow): DeliveryRecord {
+export function deliveryFromRow(r: DeliveryRow): DeliveryRecord {
   return {
     id: r.id,
     endpointId: r.endpoint_id,
@@ -52,6 +54,7 @@ function deliveryFromRow(r: DeliveryRow): DeliveryRecord {
     lastError: r.last_error,
     createdAt: iso(r.created_at),
     completedAt: isoOrNull(r.completed_at),
+    fifoSequence: r.fifo_sequence === null ? null : Number(r.fifo_sequence),
   };
 }
 
@@ -173,6 +176,8 @@ export async function markWorkflowsStarted(orm: Orm, ids: string[]): Promise<voi
 export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'merchant_id' | 'environment' | 'event_type'> & {
   /** The endpoint's timeout_seconds when the row was read (null: endpoint gone), for the first attempt's shape. */
   timeout_seconds: number | null;
+  /** Issue 49: set for a delivery of a FIFO endpoint's queue, which its endpoint's FIFO workflow sends (not a workflow of its own). */
+  fifo_sequence: string | null;
 };
 
 /**
@@ -181,7 +186,7 @@ export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_
  */
 export async function findUnstartedDeliveries(orm: Orm, olderThanSeconds: number, limit: number, environments: readonly Environment[] = ENVIRONMENTS): Promise<UnstartedDelivery[]> {
   return orm.em.getConnection().execute<UnstartedDelivery[]>(
-    `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds
+    `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds, d.fifo_sequence
      from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
      where d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null and d.created_at < now() - make_interval(secs => ?)
        and d.environment = any(${TEXT_ARRAY})

@@ -1,5 +1,6 @@
 import type { ChangeActor } from '../../domain/operator-action';
 import { DEFAULT_SIGNATURE_SCHEME, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_DELIVERY_ORDER } from '../../domain/webhook-fifo';
 import type { Orm } from '../orm';
 import { TEXT_ARRAY } from '../sql-values';
 import { auditEndpointChange, ENDPOINT_COLUMNS, endpointFromRow, type EndpointRow, type NewEndpoint, type Owner } from './webhook-endpoint-store';
@@ -16,8 +17,8 @@ export async function insertEndpointWithinLimit(orm: Orm, owner: Owner, e: NewEn
     await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`webhook_endpoints:${owner.merchantId}:${owner.environment}`]);
     const rows = await em.execute<EndpointRow[]>(
       `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme,
-         max_per_second, max_in_flight, status, secret_box, created_at, updated_at)
-       select ?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()
+         max_per_second, max_in_flight, delivery_order, status, secret_box, created_at, updated_at)
+       select ?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()
        where (select count(*) from webhook_endpoints where merchant_id = ? and environment = ? and deleted_at is null) < ?
        returning ${ENDPOINT_COLUMNS}`,
       [
@@ -31,6 +32,7 @@ export async function insertEndpointWithinLimit(orm: Orm, owner: Owner, e: NewEn
         e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME,
         e.maxPerSecond ?? null,
         e.maxInFlight ?? null,
+        e.deliveryOrder ?? DEFAULT_DELIVERY_ORDER,
         e.sealedSecret,
         owner.merchantId,
         owner.environment,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_SIGNATURE_SCHEME, type EndpointStatus, type SignatureScheme, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
 import type { Environment } from '../../domain/environment';
+import { DEFAULT_DELIVERY_ORDER, type DeliveryOrder } from '../../domain/webhook-fifo';
 import type { ChangeAction, ChangeActor } from '../../domain/operator-action';
 import { recordChange } from '../operators/change-audit';
 import type { Orm } from '../orm';
@@ -23,6 +24,7 @@ export interface EndpointRow {
   signature_scheme: SignatureScheme;
   max_per_second: number | null;
   max_in_flight: number | null;
+  delivery_order: DeliveryOrder;
   status: EndpointStatus;
   previous_secret_expires_at: Date | null;
   consecutive_failures: number;
@@ -33,7 +35,7 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-export const ENDPOINT_COLUMNS = `id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, max_per_second, max_in_flight, status,
+export const ENDPOINT_COLUMNS = `id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme, max_per_second, max_in_flight, delivery_order, status,
   previous_secret_expires_at, consecutive_failures, last_failure_reason, last_failure_at, auto_disabled_at, created_at, updated_at`;
 
 export function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
@@ -48,6 +50,7 @@ export function endpointFromRow(row: EndpointRow): WebhookEndpointRecord {
     signatureScheme: row.signature_scheme,
     maxPerSecond: row.max_per_second,
     maxInFlight: row.max_in_flight,
+    deliveryOrder: row.delivery_order,
     status: row.status,
     previousSecretExpiresAt: isoOrNull(row.previous_secret_expires_at),
     consecutiveFailures: row.consecutive_failures,
@@ -70,12 +73,14 @@ export interface NewEndpoint {
   /** Default null: no limit. */
   maxPerSecond?: number | null;
   maxInFlight?: number | null;
+  /** Default unordered. */
+  deliveryOrder?: DeliveryOrder;
   sealedSecret: string;
 }
 
 /** What an audit row keeps of an endpoint: its set-up, never a secret. */
 function auditState(e: WebhookEndpointRecord | null): unknown {
-  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, signature_scheme: e.signatureScheme, max_per_second: e.maxPerSecond, max_in_flight: e.maxInFlight, status: e.status };
+  return e && { url: e.url, description: e.description, subscribed_events: e.subscribedEvents, timeout_seconds: e.timeoutSeconds, signature_scheme: e.signatureScheme, max_per_second: e.maxPerSecond, max_in_flight: e.maxInFlight, delivery_order: e.deliveryOrder, status: e.status };
 }
 
 /** The endpoint change's audit row, in the change's transaction (change-audit.ts). */
@@ -134,11 +139,11 @@ export async function insertEndpoint(orm: Orm, owner: Owner, e: NewEndpoint, act
 async function insertEndpointIn(em: EntityManager, owner: Owner, e: NewEndpoint): Promise<WebhookEndpointRecord> {
   const rows = await em.execute<EndpointRow[]>(
     `insert into webhook_endpoints (id, merchant_id, environment, url, description, subscribed_events, timeout_seconds, signature_scheme,
-       max_per_second, max_in_flight, status, secret_box, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
+       max_per_second, max_in_flight, delivery_order, status, secret_box, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ${TEXT_ARRAY}, ?, ?, ?, ?, ?, 'active', ?, date_trunc('milliseconds', now()), now()) returning ${ENDPOINT_COLUMNS}`,
     [
       e.id, owner.merchantId, owner.environment, e.url, e.description, JSON.stringify(e.subscribedEvents), e.timeoutSeconds,
-      e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME, e.maxPerSecond ?? null, e.maxInFlight ?? null, e.sealedSecret,
+      e.signatureScheme ?? DEFAULT_SIGNATURE_SCHEME, e.maxPerSecond ?? null, e.maxInFlight ?? null, e.deliveryOrder ?? DEFAULT_DELIVERY_ORDER, e.sealedSecret,
     ],
   );
   return endpointFromRow(rows[0]);
@@ -172,6 +177,7 @@ export interface EndpointPatch {
   signatureScheme?: SignatureScheme;
   maxPerSecond?: number | null;
   maxInFlight?: number | null;
+  deliveryOrder?: DeliveryOrder;
   status?: EndpointStatus;
 }
 
@@ -193,6 +199,7 @@ export async function updateEndpoint(orm: Orm, owner: Owner, id: string, patch: 
   if (patch.signatureScheme !== undefined) set('signature_scheme = ?', patch.signatureScheme);
   if (patch.maxPerSecond !== undefined) set('max_per_second = ?', patch.maxPerSecond);
   if (patch.maxInFlight !== undefined) set('max_in_flight = ?', patch.maxInFlight);
+  if (patch.deliveryOrder !== undefined) set('delivery_order = ?', patch.deliveryOrder);
   if (patch.status === 'active') {
     sets.push(`status = 'active', consecutive_failures = 0, failure_streak_started_at = null, auto_disabled_at = null`);
   } else if (patch.status === 'disabled') {

@@ -1,0 +1,146 @@
+import {
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { DeliverWebhookOutcome, WebhookActivities, WebhookFifoActivities } from '../activities/types';
+import {
+  FIFO_BATCH,
+  FIFO_DELIVERIES_PER_RUN,
+  FIFO_IDLE_MS,
+  FIFO_SKIP_SIGNAL,
+  FIFO_WAKE_SIGNAL,
+  fifoRetryDelay,
+  type FifoState,
+  type FifoWaiting,
+  type FifoWorkflowInput,
+} from '../src/domain/webhook-fifo';
+import { jittered } from '../src/domain/webhook-retry';
+
+/** New deliveries wait: an idle run reads its queue again (the relay, its sweep). */
+export const fifoWakeSignal = defineSignal(FIFO_WAKE_SIGNAL);
+/** The delivery of this event sequence was skipped (the API wrote it first): a head waiting on it moves on. */
+export const fifoSkipSignal = defineSignal<[{ sequence: number }]>(FIFO_SKIP_SIGNAL);
+/** For operators: `temporal workflow query --type fifoState --workflow-id fifo-we_…`. */
+export const fifoStateQuery = defineQuery<FifoState>('fifoState');
+
+/** Error type of a run refused at its start (malformed input): nothing is read or sent. */
+export const WEBHOOK_FIFO_INPUT_REFUSED = 'WebhookFifoInputRefused';
+
+export interface FifoResult {
+  endpointId: string;
+  delivered: number;
+  continuations: number;
+  /** Why the run ended: nothing waited for FIFO_IDLE_MS, or the endpoint is no longer FIFO (or deleted) and its queue is empty. */
+  ended: 'idle' | 'not_fifo';
+}
+
+// The attempt: the same activity, options and retries as a delivery workflow's (workflows/webhook-delivery.ts).
+const ATTEMPT: ActivityOptions = {
+  startToCloseTimeout: '90 seconds',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryNotFoundError', 'DeterministicDatabaseError'] },
+};
+const { deliverWebhook } = proxyActivities<WebhookActivities>(ATTEMPT);
+// The read is safe to repeat; a database that stays away is retried for as long as it takes.
+const { nextFifoDeliveries } = proxyActivities<WebhookFifoActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeterministicDatabaseError'] },
+});
+
+/**
+ * Ordered delivery to one endpoint (issue 49; src/domain/webhook-fifo.ts). Workflow id
+ * `fifo-<endpoint id>`, on the environment's webhook delivery queue; started or woken by the outbox
+ * relay with signal-with-start whenever it writes deliveries for a FIFO endpoint.
+ *
+ * 1. Read the first FIFO_BATCH deliveries waiting in the endpoint's queue, in event sequence order.
+ * 2. Send each in turn through `deliverWebhook` (signing, throttle, health, auto-disable, all as for
+ *    any delivery), attempt after attempt: after a failure, the delivery schedule's delay (its last
+ *    one past its end), so a failing event holds the ones behind it until it succeeds, or until the
+ *    merchant skips it (the API marks it skipped, then signals). An endpoint disabled meanwhile makes
+ *    the attempts record the waiting deliveries as skipped, as for unordered deliveries.
+ * 3. Read again. An empty queue waits FIFO_IDLE_MS for a wake-up, then the run completes (the next
+ *    delivery starts it again); an endpoint no longer FIFO completes it at once.
+ * 4. After FIFO_DELIVERIES_PER_RUN deliveries (or when the server suggests it) the run continues as
+ *    new: the queue is the database's, so nothing but counts is carried.
+ *
+ * Only one attempt is ever under way, so the receiver never gets event N+1 before event N was
+ * answered with a 2xx or skipped. An attempt is at least once (a worker killed mid-send repeats it),
+ * never out of order.
+ */
+export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<FifoResult> {
+  const problem = inputProblem(input);
+  if (problem) throw ApplicationFailure.create({ type: WEBHOOK_FIFO_INPUT_REFUSED, message: `webhook FIFO run refused: ${problem}`, nonRetryable: true });
+  const state: FifoState = { endpointId: input.endpointId, delivered: input.delivered ?? 0, continuations: input.continuations ?? 0, head: null };
+  let wakes = 0;
+  const skipped = new Set<number>();
+  setHandler(fifoWakeSignal, () => {
+    wakes++;
+  });
+  setHandler(fifoSkipSignal, ({ sequence }) => {
+    skipped.add(sequence);
+    wakes++;
+  });
+  setHandler(fifoStateQuery, () => state);
+
+  let deliveredThisRun = 0;
+  for (;;) {
+    const seen = wakes;
+    const next = await nextFifoDeliveries({ endpointId: input.endpointId, environment: input.environment, limit: FIFO_BATCH });
+    if (next.waiting.length === 0) {
+      if (next.order !== 'fifo') return ended(state, 'not_fifo');
+      setCurrentDetails(`queue empty after ${state.delivered} deliveries; waiting for the next event`);
+      if (!(await condition(() => wakes > seen, FIFO_IDLE_MS))) return ended(state, 'idle');
+      continue;
+    }
+    for (const waiting of next.waiting) {
+      if (!skipped.has(waiting.sequence)) await deliverInOrder(input, state, waiting, skipped);
+      state.head = null;
+      state.delivered++;
+      deliveredThisRun++;
+    }
+    if (deliveredThisRun >= FIFO_DELIVERIES_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      setCurrentDetails(`continuing as new after ${state.delivered} deliveries`);
+      return continueAsNew<typeof webhookFifoWorkflow>({ ...input, delivered: state.delivered, continuations: state.continuations + 1 });
+    }
+  }
+}
+
+/** One delivery, attempt after attempt, until it is no longer failing (succeeded, skipped) or the merchant skips it. */
+async function deliverInOrder(input: FifoWorkflowInput, state: FifoState, d: FifoWaiting, skipped: Set<number>): Promise<void> {
+  for (let attempt = d.attemptCount + 1; ; attempt++) {
+    state.head = { deliveryId: d.deliveryId, sequence: d.sequence, attempt, nextAttemptAt: null, lastReason: state.head?.deliveryId === d.deliveryId ? state.head.lastReason : null };
+    setCurrentDetails(`sending event ${d.sequence} (${d.eventType} ${d.eventId}), attempt ${attempt}; ${state.delivered} delivered before it`);
+    const outcome: DeliverWebhookOutcome = await deliverWebhook.executeWithOptions(
+      { ...ATTEMPT, summary: `attempt ${attempt}: POST ${d.eventType} ${d.eventId} (sequence ${d.sequence}) to ${input.endpointId}` },
+      [{ deliveryId: d.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs: jittered(fifoRetryDelay(input.retryScheduleMs, attempt), Math.random()), merchantId: input.merchantId, environment: input.environment }],
+    );
+    if (outcome.outcome !== 'failed' || outcome.retryInMs === null) return;
+    state.head = { ...state.head, nextAttemptAt: new Date(Date.now() + outcome.retryInMs).toISOString(), lastReason: outcome.reason };
+    setCurrentDetails(`event ${d.sequence} failed (${outcome.reason ?? 'failure'}); attempt ${attempt + 1} at ${state.head.nextAttemptAt}, the events behind it wait`);
+    if (await condition(() => skipped.has(d.sequence), outcome.retryInMs)) return;
+  }
+}
+
+function ended(state: FifoState, why: FifoResult['ended']): FifoResult {
+  setCurrentDetails(why === 'idle' ? `idle: ${state.delivered} delivered` : `the endpoint is no longer FIFO and its queue is empty: ${state.delivered} delivered`);
+  return { endpointId: state.endpointId, delivered: state.delivered, continuations: state.continuations, ended: why };
+}
+
+function inputProblem(input: FifoWorkflowInput): string | null {
+  if (typeof input !== 'object' || input === null) return 'the input must be an object';
+  if (typeof input.endpointId !== 'string' || !input.endpointId.startsWith('we_')) return 'endpointId must be an endpoint id (we_…)';
+  if (typeof input.merchantId !== 'string' || input.merchantId === '') return 'merchantId must name the merchant';
+  if (input.environment !== 'sandbox' && input.environment !== 'live') return 'environment must be sandbox or live';
+  if (!Array.isArray(input.retryScheduleMs) || input.retryScheduleMs.length === 0 || !input.retryScheduleMs.every((ms) => Number.isInteger(ms) && ms > 0)) {
+    return 'retryScheduleMs must be a list of positive delays in ms';
+  }
+  return null;
+}
