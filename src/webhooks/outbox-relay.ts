@@ -91,6 +91,7 @@ interface EndpointRow {
   subscribed_events: string[];
   timeout_seconds: number;
   delivery_order: DeliveryOrder;
+  throttled: boolean;
 }
 
 /**
@@ -126,7 +127,8 @@ async function startDeliveries(deps: RelayDeps, all: UnstartedDelivery[]): Promi
         const start = () => withinDeadline(deps.client, deps.requestDeadlineMs, () => startDeliveryWorkflow(
           deps.client,
           deps.taskQueue,
-          deliveryInputOf(d, deps.retryScheduleMs, d.timeout_seconds !== null && localFirstAttemptFor(d.timeout_seconds)),
+          // A throttled endpoint's first attempt goes straight to the activity, which takes the endpoint's turn (activities/webhook-throttle.ts).
+          deliveryInputOf(d, deps.retryScheduleMs, !d.throttled && d.timeout_seconds !== null && localFirstAttemptFor(d.timeout_seconds)),
           { eager: deps.eagerStart === true },
         ));
         const how = await (deps.startLimit ? deps.startLimit(start) : start());
@@ -204,7 +206,8 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
   const conn = deps.orm.em.getConnection();
   const scopes = new Map(events.map((e) => [`${e.merchant_id}|${e.environment}`, [e.merchant_id, e.environment]]));
   const endpoints = await conn.execute<Array<EndpointRow & { merchant_id: string; environment: Environment }>>(
-    `select id, merchant_id, environment, status, subscribed_events, timeout_seconds, delivery_order from webhook_endpoints
+    `select id, merchant_id, environment, status, subscribed_events, timeout_seconds, delivery_order,
+       (max_per_second is not null or max_in_flight is not null) as throttled from webhook_endpoints
      where (merchant_id, environment) in (${[...scopes.values()].map(() => '(?, ?)').join(', ')}) and deleted_at is null`,
     [...scopes.values()].flat(),
   );
@@ -215,10 +218,11 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
       if (!subscribes(endpoint.subscribed_events, event.type)) continue;
       const pending = endpoint.status === 'active';
       rows.push([fanOutDeliveryId(event.id, endpoint.id), endpoint.id, event.id, event.merchant_id, event.environment, event.type,
-        pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled', endpoint.timeout_seconds, endpoint.delivery_order === 'fifo' ? event.sequence : null]);
+        pending ? 'pending' : 'skipped', pending ? null : 'endpoint disabled', endpoint.timeout_seconds, endpoint.delivery_order === 'fifo' ? event.sequence : null, endpoint.throttled]);
     }
   }
-  const earlier = `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds, d.fifo_sequence::text as fifo_sequence
+  const earlier = `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds, d.fifo_sequence::text as fifo_sequence,
+       coalesce(w.max_per_second is not null or w.max_in_flight is not null, false) as throttled
      from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
      where d.event_id = any(${TEXT_ARRAY}) and d.replay_of is null and d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null`;
   const eventIds = JSON.stringify(events.map((e) => e.id));
@@ -226,8 +230,8 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
   // One statement: the insert's own rows come from RETURNING (rows that existed already are not
   // returned), the earlier pass's rows from the table as it was before the insert.
   return conn.execute<UnstartedDelivery[]>(
-    `with v (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, timeout_seconds, fifo_sequence) as (
-       values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::int, ?::bigint)').join(', ')}),
+    `with v (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, timeout_seconds, fifo_sequence, throttled) as (
+       values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::int, ?::bigint, ?::boolean)').join(', ')}),
      written as (
        insert into webhook_deliveries (id, endpoint_id, event_id, merchant_id, environment, event_type, status, last_error, created_at, updated_at,
          completed_at, fifo_sequence)
@@ -236,7 +240,7 @@ async function fanOut(deps: RelayDeps, events: ClaimedEvent[]): Promise<Unstarte
        from v
        on conflict do nothing
        returning id, status)
-     select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.timeout_seconds, v.fifo_sequence::text as fifo_sequence
+     select v.id, v.endpoint_id, v.event_id, v.merchant_id, v.environment, v.event_type, v.timeout_seconds, v.fifo_sequence::text as fifo_sequence, v.throttled
      from written join v on v.id = written.id where written.status = 'pending'
      union all
      ${earlier}`,

@@ -92,7 +92,8 @@ test('a walk by type: judged by its own next event; the after_sequence to go on 
   const refused = await get(m.key, '?after_sequence=0&type=transaction.succeeded');
   expect(refused.status).toBe(410);
   expect(refused.json.error).toMatchObject({ code: 'events_expired', param: 'after_sequence' });
-  expect(refused.json.error.message).toBe('after_sequence 0 is before the walkable window (90 days): the events after it are older than that; go on with after_sequence=6.');
+  // The message keeps the walk's filter: going on unfiltered would be another walk.
+  expect(refused.json.error.message).toBe('after_sequence 0 is before the walkable window (90 days): the events after it are older than that; go on with after_sequence=6 and the same type parameter (type=transaction.succeeded).');
   const resumed = await get(m.key, '?after_sequence=6&type=transaction.succeeded&limit=100');
   expect(sequences(resumed)).toEqual([8, 10]);
   expect(sequences(await get(m.key, '?after_sequence=6&type=transaction.created'))).toEqual([7, 9]);

@@ -8,6 +8,7 @@
  */
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
+import { decodedJson } from '../support/payload-codec';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 let h: Harness;
@@ -96,6 +97,11 @@ test('max_in_flight 2: a slow receiver never has more than 2 sends under way at 
   const records = await settled(m, ep.id, n);
   for (const r of records) expect(r).toMatchObject({ status: 'succeeded', attempt_count: 1 });
   expect(most).toBe(2);
+  // The relay started each delivery without a local first attempt: it would only hand the attempt
+  // over to the activity, which takes the endpoint's turn.
+  const started = await h.temporal.client.workflow.getHandle(records[0]!.id).fetchHistory();
+  const input = (await decodedJson(started.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!)) as { firstAttemptLocal?: boolean };
+  expect(input.firstAttemptLocal).toBe(false);
   const [{ leases }] = await h.orm.em.getConnection().execute<{ leases: string }[]>(`select count(*) as leases from webhook_send_leases where endpoint_id = ?`, [ep.id]);
   expect(Number(leases)).toBe(0);
 }, 60_000);

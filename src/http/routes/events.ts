@@ -44,7 +44,7 @@ const windowText = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000} 
  * The `after_sequence` to go on from is the log's (firstSequenceSince takes no type): from it, the
  * filtered walk answers that type's events inside the window, as the unfiltered walk answers every one.
  */
-async function refuseBeforeWindow(deps: ServiceDeps, caller: Caller, page: EventPage, position: { afterSequence: number } | { cursor: true }): Promise<void> {
+async function refuseBeforeWindow(deps: ServiceDeps, caller: Caller, page: EventPage, position: { afterSequence: number } | { cursor: true }, types: readonly string[] | null): Promise<void> {
   const windowMs = deps.eventsWalkWindowMs ?? DEFAULT_EVENTS_WALK_WINDOW_MS;
   if (!page.firstCreatedAt) return;
   const since = new Date(Date.now() - windowMs);
@@ -53,7 +53,9 @@ async function refuseBeforeWindow(deps: ServiceDeps, caller: Caller, page: Event
     throw new ApiError('events_expired', `The events before this cursor are older than the walkable window (${windowText(windowMs)}): the newest-first walk ends here.`, { param: 'cursor' });
   }
   const resume = await firstSequenceSince(deps.orm, caller.merchantId, caller.environment, position.afterSequence, since);
-  const next = resume === null ? 'no event after it is inside the window yet: walk on from the newest (GET /v1/events without after_sequence)' : `go on with after_sequence=${resume - 1}`;
+  // A filtered walk goes on filtered: the message says to keep the same `type` parameters.
+  const keep = types ? ` and the same type parameter${types.length > 1 ? 's' : ''} (${types.map((t) => `type=${t}`).join('&')})` : '';
+  const next = resume === null ? `no event after it is inside the window yet: walk on from the newest (GET /v1/events without after_sequence${keep})` : `go on with after_sequence=${resume - 1}${keep}`;
   throw new ApiError('events_expired', `after_sequence ${position.afterSequence} is before the walkable window (${windowText(windowMs)}): the events after it are older than that; ${next}.`, { param: 'after_sequence' });
 }
 
@@ -74,12 +76,12 @@ export function eventRoutes(deps: ServiceDeps): Router {
       const after = exactSequence(q.after_sequence);
       if (after === undefined) throw new ApiError('invalid_request', `after_sequence must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}.`, { param: 'after_sequence' });
       const page = await eventsAfter(deps.orm, caller.merchantId, caller.environment, after, limit, types);
-      await refuseBeforeWindow(deps, caller, page, { afterSequence: after });
+      await refuseBeforeWindow(deps, caller, page, { afterSequence: after }, types);
       ctx.body = renderPage(page, false);
     } else {
       const before = q.cursor ? decodeCursor(q.cursor) : null;
       const page = await eventsNewestFirst(deps.orm, caller.merchantId, caller.environment, before, limit, types);
-      if (before !== null) await refuseBeforeWindow(deps, caller, page, { cursor: true });
+      if (before !== null) await refuseBeforeWindow(deps, caller, page, { cursor: true }, types);
       ctx.body = renderPage(page, true);
     }
   });

@@ -176,6 +176,8 @@ export async function markWorkflowsStarted(orm: Orm, ids: string[]): Promise<voi
 export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'merchant_id' | 'environment' | 'event_type'> & {
   /** The endpoint's timeout_seconds when the row was read (null: endpoint gone), for the first attempt's shape. */
   timeout_seconds: number | null;
+  /** Issue 49: the endpoint has max_per_second or max_in_flight (its first attempt is not run locally: a local one would only hand it over). */
+  throttled: boolean;
   /** Issue 49: set for a delivery of a FIFO endpoint's queue, which its endpoint's FIFO workflow sends (not a workflow of its own). */
   fifo_sequence: string | null;
 };
@@ -186,7 +188,8 @@ export type UnstartedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_
  */
 export async function findUnstartedDeliveries(orm: Orm, olderThanSeconds: number, limit: number, environments: readonly Environment[] = ENVIRONMENTS): Promise<UnstartedDelivery[]> {
   return orm.em.getConnection().execute<UnstartedDelivery[]>(
-    `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds, d.fifo_sequence
+    `select d.id, d.endpoint_id, d.event_id, d.merchant_id, d.environment, d.event_type, w.timeout_seconds, d.fifo_sequence,
+       coalesce(w.max_per_second is not null or w.max_in_flight is not null, false) as throttled
      from webhook_deliveries d left join webhook_endpoints w on w.id = d.endpoint_id
      where d.status = 'pending' and d.attempt_count = 0 and d.workflow_started_at is null and d.created_at < now() - make_interval(secs => ?)
        and d.environment = any(${TEXT_ARRAY})
