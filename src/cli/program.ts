@@ -24,7 +24,7 @@ Operator actions (charges reverse|resolve|retry, payouts approve|reject|reverse,
 payments restart|settle-late|review-close) take --reason TEXT and --operator NAME (default
 cli:<login>) and write an audit row each, as do key changes (merchants create, keys create, roll,
 revoke), portal user access (users disable|enable|revoke-sessions), reconcile resolve,
-routing drain|resume (routing status prints a table; --json for JSON) and webhooks recover.
+routing drain|resume (routing status prints a table; --json for JSON) and webhooks recover|skip.
 Instead of an id, an operator action takes --query 'a Temporal list query' [--merchant MERCHANT_ID]:
 it prints the count and the first 20 (a dry run), and with --yes applies the action to each at
 BULK_ACTIONS_PER_SECOND (default 5), under one batch id.

@@ -1,19 +1,26 @@
 import { isIdOf } from '../domain/ids';
+import { deliveryJson } from '../domain/webhook-delivery';
 import { recoveryJson } from '../domain/webhook-recovery';
 import { findRecoveryById } from '../persistence/webhooks/webhook-recovery-store';
-import { recoverEndpoint } from '../services/recover-endpoint';
+import { recoverEndpoint, type RecoveryDeps } from '../services/recover-endpoint';
+import { skipFifoEvent } from '../services/skip-fifo-event';
+import type { Config } from '../config';
+import type { Orm } from '../persistence/orm';
+import type { TemporalHandle } from '../temporal/connection';
 import { act, type CliCommand } from './command';
 import { withDatabase, withTemporalAndDatabase } from './connect';
 import { auditedActor, merchantIdOption, OPERATOR_HELP, parseEnv, REASON_HELP, sinceOption, UsageError } from './shared';
 
 /**
- * `cli webhooks recover|recovery` (issue 49): an operator recovers what a merchant's endpoint missed,
+ * `cli webhooks recover|recovery|skip` (issue 49): an operator recovers what a merchant's endpoint missed,
  * through the same service as the API and the portal (src/services/recover-endpoint.ts: the same
  * checks, the recovery and its `webhook_endpoint.recover` audit row in one transaction, naming the
- * operator and the reason), and reads a recovery's progress.
+ * operator and the reason), and reads a recovery's progress; and skips the event a FIFO endpoint's
+ * queue is held on (src/services/skip-fifo-event.ts: the `webhook_delivery.skip` audit row, then the
+ * endpoint's FIFO workflow told).
  */
 export function addWebhookCommands(program: CliCommand): void {
-  const webhooks = program.command('webhooks').description("a merchant's webhook endpoints: recover what one missed, and follow the recovery");
+  const webhooks = program.command('webhooks').description("a merchant's webhook endpoints: recover what one missed, follow the recovery, skip the event a FIFO queue is held on");
   const recover = webhooks
     .command('recover')
     .description('send again every event since --since whose last delivery to the endpoint failed or was skipped, as one recovery (audited: webhook_endpoint.recover); prints the recovery')
@@ -30,15 +37,7 @@ export function addWebhookCommands(program: CliCommand): void {
     const owner = { merchantId: merchantIdOption(values.merchant), environment: parseEnv(values.env) };
     const actor = auditedActor(values);
     return withTemporalAndDatabase(config, async (temporal, orm) => {
-      const deps = {
-        orm,
-        temporal,
-        taskQueue: config.taskQueue,
-        temporalDeadlineMs: config.temporalRequestDeadlineMs,
-        eventsWalkWindowMs: config.retention.eventsWalkWindowMs,
-        webhooks: { retryScheduleMs: config.webhooks.retryScheduleMs },
-      };
-      const recovery = await recoverEndpoint(deps, owner, endpointId, since, actor);
+      const recovery = await recoverEndpoint(serviceDeps(config, temporal, orm), owner, endpointId, since, actor);
       return { ...recoveryJson(recovery), merchant_id: recovery.merchantId, environment: recovery.environment };
     });
   });
@@ -54,4 +53,36 @@ export function addWebhookCommands(program: CliCommand): void {
       return { ...recoveryJson(found), merchant_id: found.merchantId, environment: found.environment };
     });
   });
+  const skip = webhooks
+    .command('skip')
+    .description("skip the event a FIFO endpoint's queue is held on, by its sequence: its pending delivery is recorded skipped and the events behind it go on (audited: webhook_delivery.skip); prints the delivery")
+    .requiredArgument('ENDPOINT_ID', 'the endpoint (we_…)', 'an endpoint id (we_…) is required')
+    .option('--sequence <N>', "the event's sequence (its X-Service-Sequence header; the delivery's fifo_sequence)")
+    .option('--merchant <MERCHANT_ID>', 'the endpoint\'s merchant')
+    .option('--env <ENV>', 'the endpoint\'s environment: test or live')
+    .option('--reason <TEXT>', REASON_HELP)
+    .option('--operator <NAME>', OPERATOR_HELP);
+  act(skip, (config, values, [endpointId]) => {
+    if (!endpointId || !isIdOf('webhookEndpoint', endpointId)) throw new UsageError('an endpoint id (we_…) is required');
+    const sequence = /^[1-9][0-9]{0,15}$/.test(values.sequence ?? '') ? Number(values.sequence) : NaN;
+    if (!Number.isSafeInteger(sequence)) throw new UsageError("--sequence is required: the event's sequence, a whole number from 1");
+    const owner = { merchantId: merchantIdOption(values.merchant), environment: parseEnv(values.env) };
+    const actor = auditedActor(values);
+    return withTemporalAndDatabase(config, async (temporal, orm) => {
+      const delivery = await skipFifoEvent(serviceDeps(config, temporal, orm), owner, endpointId, sequence, actor);
+      return { ...deliveryJson(delivery), merchant_id: delivery.merchantId, environment: delivery.environment };
+    });
+  });
+}
+
+/** What the webhook services take, from the CLI's settings (as the API's ServiceDeps has them). */
+function serviceDeps(config: Config, temporal: TemporalHandle, orm: Orm): RecoveryDeps {
+  return {
+    orm,
+    temporal,
+    taskQueue: config.taskQueue,
+    temporalDeadlineMs: config.temporalRequestDeadlineMs,
+    eventsWalkWindowMs: config.retention.eventsWalkWindowMs,
+    webhooks: { retryScheduleMs: config.webhooks.retryScheduleMs },
+  };
 }

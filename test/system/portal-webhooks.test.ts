@@ -338,6 +338,79 @@ test('recover since: what a disabled endpoint skipped is sent again once it is e
   expect(await auditOf(rid)).toEqual([expect.objectContaining({ action: 'webhook_endpoint.recover', operator: `portal:${email}`, reason: 'portal: Webhooks', request_id: posted.headers.get('request-id') })]);
 });
 
+test('FIFO: registered with delivery order FIFO, the page shows the order, the events waiting behind a failing one and the first of them; Skip event lets the rest go on (audited), refusals show their message; the order switch is audited', async () => {
+  const { m, email, client } = await signedIn();
+  const blank = await client.get('/webhooks');
+  expect(blank.text).toMatch(/<input type="radio" name="delivery_order" value="unordered" id="order-unordered" checked>/);
+  expect(blank.text).toMatch(/<input type="radio" name="delivery_order" value="fifo" id="order-fifo">/);
+  let stuck: number | undefined;
+  rx.respond((d) => {
+    if (d.path !== `/hook/${m.id}`) return { status: 200 };
+    stuck ??= Number(d.headers['x-service-sequence']);
+    return Number(d.headers['x-service-sequence']) === stuck ? { status: 500, body: 'broken' } : { status: 200 };
+  });
+  const ep = await register(client, m, { event: ['transaction.created'], delivery_order: 'fifo' });
+  rx.setSecrets([ep.secret]);
+  expect((await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey })).json.delivery_order).toBe('fifo');
+  expect((await auditOf(ep.id))[0]!.state_after.delivery_order).toBe('fifo');
+  const fresh = await client.get(`/webhooks/${ep.id}`);
+  expect(fresh.text).toMatch(/<dd id="endpoint-order">FIFO: one event at a time, in sequence order/);
+  expect(fresh.text).toContain('Nothing waiting in the FIFO queue');
+  expect(fresh.text).toContain('id="fifo-empty"');
+  expect(fresh.text).toMatch(/<label for="skip-sequence">Skip event \(sequence number\)<\/label>\s*<input type="number" name="sequence" id="skip-sequence"/);
+
+  await charge(m);
+  await charge(m);
+  let page = await client.get(`/webhooks/${ep.id}`);
+  for (const stop = Date.now() + 20_000; !(page.text.includes('2 events waiting in the FIFO queue') && toMerchant(m)(rx.deliveries).length >= 1) && Date.now() < stop; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    page = await client.get(`/webhooks/${ep.id}`);
+  }
+  expect(page.text).toMatch(/<dd id="endpoint-health">[\s\S]*<span class="wh-waiting">2 events waiting in the FIFO queue since <time datetime="[^"]+">/);
+  expect(page.text).toMatch(new RegExp(`<p id="fifo-head">First in the queue: event ${stuck} \\(transaction\\.created <code>evt_`));
+  expect(page.text).toContain(`<br><small>sequence ${stuck}</small>`);
+  expect((await client.get('/webhooks')).text).toContain('2 events waiting in the FIFO queue');
+
+  const audited = await auditCount(m.id);
+  const form = () => formOf(client, `/webhooks/${ep.id}`);
+  const unknown = await client.post(`/webhooks/${ep.id}/skip`, { ...(await form()), sequence: String(stuck! + 1000) });
+  expect(unknown.status).toBe(404);
+  expect(unknown.text).toMatch(/<p class="error" role="alert" id="message">Not skipped: No delivery of event sequence \d+ in the FIFO queue/);
+  const notNumber = await client.post(`/webhooks/${ep.id}/skip`, { ...(await form()), sequence: 'first' });
+  expect(notNumber.status).toBe(400);
+  expect(notNumber.text).toMatch(/id="message">Not skipped: Give the sequence number/);
+  expect(await auditCount(m.id)).toBe(audited);
+
+  const skipped = await client.post(`/webhooks/${ep.id}/skip`, { ...(await form()), sequence: String(stuck) });
+  expect({ status: skipped.status, location: skipped.headers.get('location') }).toEqual({ status: 303, location: `/webhooks/${ep.id}?skipped=${stuck}` });
+  const after = await client.get(`/webhooks/${ep.id}?skipped=${stuck}`);
+  expect(after.text).toMatch(new RegExp(`<p class="notice" role="status" id="message">Event ${stuck} skipped`));
+  // The one behind it is sent at once and succeeds: the queue is empty.
+  await rx.waitFor((ds) => toMerchant(m)(ds).some((d) => Number(d.headers['x-service-sequence']) > stuck!));
+  const settled = await settledDeliveries(m, ep.id, 2);
+  expect(settled.map((d) => d.status).sort()).toEqual(['skipped', 'succeeded']);
+  expect((await client.get(`/webhooks/${ep.id}`)).text).toContain('Nothing waiting in the FIFO queue');
+  const skip = (await sql<{ action: string; operator: string; reason: string; request_id: string; merchant_id: string }>(
+    `select action, operator, reason, request_id, merchant_id from operator_audit where merchant_id = ? and action = 'webhook_delivery.skip'`,
+    [m.id],
+  ));
+  expect(skip).toEqual([{ action: 'webhook_delivery.skip', operator: `portal:${email}`, reason: 'portal: Webhooks', request_id: skipped.headers.get('request-id'), merchant_id: m.id }]);
+
+  const lifo = await client.post(`/webhooks/${ep.id}/order`, { ...(await form()), delivery_order: 'lifo' });
+  expect(lifo.status).toBe(400);
+  expect(lifo.text).toContain('id="message"');
+  const switched = await client.post(`/webhooks/${ep.id}/order`, { ...(await form()), delivery_order: 'unordered' });
+  expect({ status: switched.status, location: switched.headers.get('location') }).toEqual({ status: 303, location: `/webhooks/${ep.id}?ordered=1` });
+  const unordered = await client.get(`/webhooks/${ep.id}?ordered=1`);
+  expect(unordered.text).toMatch(/id="message">Delivery order is unordered/);
+  expect(unordered.text).toMatch(/<dd id="endpoint-order">Unordered/);
+  expect(unordered.text).not.toContain('id="skip-event"');
+  expect(unordered.text).toContain('id="order-fifo"');
+  expect((await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}`, { key: m.testKey })).json.delivery_order).toBe('unordered');
+  const update = (await auditOf(ep.id)).filter((a) => a.action === 'webhook_endpoint.update');
+  expect(update.map((a) => [a.operator, a.state_before.delivery_order, a.state_after.delivery_order])).toEqual([[`portal:${email}`, 'fifo', 'unordered']]);
+});
+
 test('paging: 20 deliveries a page, newest first, an "Older" link to the rest', async () => {
   const { m, client, ep, deliveries } = await endpointWithDeliveries();
   // 20 replays through the API make 22 deliveries.
@@ -368,6 +441,8 @@ test('POSTs without the CSRF token (or with a wrong one) are 403 and change noth
     [`/webhooks/${ep.id}/rotate`, {}],
     [`/webhooks/${ep.id}/status`, { status: 'disabled' }],
     [`/webhooks/${ep.id}/delete`, { confirm: 'yes' }],
+    [`/webhooks/${ep.id}/order`, { delivery_order: 'fifo' }],
+    [`/webhooks/${ep.id}/skip`, { sequence: '1' }],
     [`/webhooks/deliveries/${deliveries[0]!.id}/replay`, {}],
   ];
   for (const [path, fields] of posts) {
@@ -401,6 +476,8 @@ test('another merchant’s endpoint and delivery ids are 404 on every page and a
     [`/webhooks/${owner.ep.id}/rotate`, {}],
     [`/webhooks/${owner.ep.id}/status`, { status: 'disabled' }],
     [`/webhooks/${owner.ep.id}/delete`, { confirm: 'yes' }],
+    [`/webhooks/${owner.ep.id}/order`, { delivery_order: 'fifo' }],
+    [`/webhooks/${owner.ep.id}/skip`, { sequence: '1' }],
     [`/webhooks/deliveries/${delivery}/replay`, {}],
   ] as Array<[string, Record<string, string>]>) {
     expect({ path, status: (await stranger.post(path, { ...fields, ...form })).status }).toEqual({ path, status: 404 });

@@ -51,6 +51,7 @@ const COMMAND_OPTIONS: Record<string, string[]> = {
   'routing resume': KEY_CHANGE,
   'webhooks recover': ['since', 'merchant', 'env', ...KEY_CHANGE],
   'webhooks recovery': [],
+  'webhooks skip': ['sequence', 'merchant', 'env', ...KEY_CHANGE],
   'reconcile import': ['product', 'date', 'partner'],
   'reconcile breaks': ['since', 'kind', 'status', 'partner', 'limit'],
   'reconcile resolve': ['checked', ...KEY_CHANGE],

@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../domain/event-types';
-import { DEFAULT_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_SIGNATURE_SCHEME, NOTHING_WAITING, SIGNATURE_SCHEMES, type EndpointWaiting, type SignatureScheme, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_DELIVERY_ORDER, DELIVERY_ORDERS, type DeliveryOrder } from '../../domain/webhook-fifo';
 import html, { join, type HtmlSafeString } from 'escape-html-template-tag';
 import { urlHtml } from '../html-url';
 import { guardFields, portalPage, type Frame } from './layout';
@@ -13,9 +14,11 @@ export interface RegisterForm {
   events: string[];
   /** The `signature_scheme` chosen (issue 49); a value the API refuses comes back as refused. */
   signatureScheme: string;
+  /** The `delivery_order` chosen (issue 49, FIFO); a value the API refuses comes back as refused. */
+  deliveryOrder: string;
 }
 
-const EMPTY_FORM: RegisterForm = { url: '', description: '', events: [], signatureScheme: DEFAULT_SIGNATURE_SCHEME };
+const EMPTY_FORM: RegisterForm = { url: '', description: '', events: [], signatureScheme: DEFAULT_SIGNATURE_SCHEME, deliveryOrder: DEFAULT_DELIVERY_ORDER };
 
 /** How the portal names each signature scheme. */
 export const SCHEME_LABEL: Record<SignatureScheme, string> = {
@@ -23,7 +26,11 @@ export const SCHEME_LABEL: Record<SignatureScheme, string> = {
   standard_webhooks: 'Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)',
 };
 
-/** A time as the portal shows it: minutes, UTC, with the exact instant in `datetime`. */
+/** How the portal names each delivery order (issue 49). */
+export const ORDER_LABEL: Record<DeliveryOrder, string> = {
+  unordered: 'Unordered: events are sent as they come, several at once, in no promised order',
+  fifo: 'FIFO: one event at a time, in sequence order; a failing event holds the ones behind it',
+};
 
 export const envName = (frame: Frame): string => (frame.environment === 'sandbox' ? 'sandbox' : 'live');
 
@@ -36,8 +43,12 @@ export const eventsText = (events: readonly string[]): HtmlSafeString => (events
 
 export const statusText = (status: string): HtmlSafeString => html`<span class="wh-status wh-status-${status}">${status}</span>`;
 
-/** The endpoint's health as its record keeps it: the failure streak, the last failure, an automatic disable. */
-export function healthText(e: WebhookEndpointRecord): HtmlSafeString {
+/**
+ * The endpoint's health as its record keeps it: the failure streak, the last failure, an automatic
+ * disable; and for a FIFO endpoint (or one whose queue still drains), how many events wait in its
+ * queue and since when (the API's `health.waiting_events`, `waiting_since`).
+ */
+export function healthText(e: WebhookEndpointRecord, waiting: EndpointWaiting = NOTHING_WAITING): HtmlSafeString {
   const parts: HtmlSafeString[] = [];
   if (e.consecutiveFailures === 0) parts.push(html`<span class="wh-healthy">Healthy: no failure since the last success</span>`);
   else {
@@ -45,28 +56,38 @@ export function healthText(e: WebhookEndpointRecord): HtmlSafeString {
   }
   if (e.lastFailureAt) parts.push(html`Last failure ${when(e.lastFailureAt)}${e.lastFailureReason ? `: ${e.lastFailureReason}` : ''}`);
   if (e.autoDisabledAt) parts.push(html`Disabled automatically ${when(e.autoDisabledAt)} after repeated failures`);
+  if (waiting.count > 0) {
+    parts.push(html`<span class="wh-waiting">${waiting.count} event${waiting.count === 1 ? '' : 's'} waiting in the FIFO queue since ${when(waiting.since)}</span>`);
+  } else if (e.deliveryOrder === 'fifo') parts.push(html`<span class="wh-waiting">Nothing waiting in the FIFO queue</span>`);
   return join(parts, html`<br>`);
 }
 
-function endpointRow(e: WebhookEndpointRecord): HtmlSafeString {
+function endpointRow(e: WebhookEndpointRecord, waiting: EndpointWaiting): HtmlSafeString {
   return html`<tr id="${e.id}">
 <td><a href="/webhooks/${e.id}" class="wh-url">${urlHtml(e.url)}</a><br><small>${e.id}</small></td>
 <td>${e.description ? e.description : '—'}</td>
 <td>${eventsText(e.subscribedEvents)}</td>
 <td>${statusText(e.status)}</td>
-<td>${healthText(e)}</td>
+<td>${healthText(e, waiting)}</td>
 </tr>`;
 }
 
-/** Webhooks: the environment's endpoints and the register form (`form` refilled after a refusal). */
-export function endpointsPage(frame: Frame, endpoints: WebhookEndpointRecord[], options: { form?: RegisterForm; message?: string | null; status?: 'error' | 'notice' } = {}): HtmlSafeString {
+/** Webhooks: the environment's endpoints (with their FIFO queues' waiting counts) and the register form (`form` refilled after a refusal). */
+export function endpointsPage(
+  frame: Frame,
+  endpoints: WebhookEndpointRecord[],
+  options: { form?: RegisterForm; message?: string | null; status?: 'error' | 'notice'; waiting?: ReadonlyMap<string, EndpointWaiting> } = {},
+): HtmlSafeString {
   const form = options.form ?? EMPTY_FORM;
   const refused = options.status !== 'notice' && Boolean(options.message);
   const rows = endpoints.length
     ? html`<table id="endpoints"><caption class="visually-hidden">Webhook endpoints (${envName(frame)})</caption>
 <thead><tr><th scope="col">Endpoint</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th></tr></thead>
 <tbody>
-${join(endpoints.map(endpointRow), '\n')}
+${join(
+  endpoints.map((e) => endpointRow(e, options.waiting?.get(e.id) ?? NOTHING_WAITING)),
+  '\n',
+)}
 </tbody></table>`
     : html`<p id="no-endpoints">No webhook endpoints in ${envName(frame)} yet. Register one below to receive events.</p>`;
   return portalPage(
@@ -101,6 +122,13 @@ ${join(
   '\n',
 )}
 <p class="wh-hint">Standard Webhooks: the libraries of standardwebhooks.com verify each delivery with the signing secret as it is.</p>
+</fieldset>
+<fieldset><legend>Delivery order</legend>
+${join(
+  DELIVERY_ORDERS.map((order) => html`<label class="check"><input type="radio" name="delivery_order" value="${order}" id="order-${order}"${form.deliveryOrder === order ? html` checked` : ''}> ${ORDER_LABEL[order]}</label>`),
+  '\n',
+)}
+<p class="wh-hint">FIFO: the next event is sent only once the one before it was answered with a 2xx or skipped; a failing event is retried until it succeeds or you skip it on the endpoint's page.</p>
 </fieldset>
 <button type="submit" id="create-endpoint">Register endpoint</button>
 </form>`;

@@ -4,6 +4,7 @@ import { EVENT_TYPES } from '../../domain/event-types';
 import { isIdOf } from '../../domain/ids';
 import type { DeliveryStatus } from '../../domain/webhook-delivery';
 import { DEFAULT_SIGNATURE_SCHEME, type WebhookEndpointRecord } from '../../domain/webhook-endpoint';
+import { DEFAULT_DELIVERY_ORDER, type DeliveryOrder } from '../../domain/webhook-fifo';
 import { listCursor } from '../../services/list-cursor';
 import { validateCreateEndpoint } from '../../http/schemas/webhook-endpoints';
 import { check } from '../../http/validate';
@@ -14,12 +15,14 @@ import { findDelivery, listDeliveries } from '../../persistence/webhooks/webhook
 import { findEndpoint, listEndpoints } from '../../persistence/webhooks/webhook-endpoint-store';
 import { replayDelivery } from '../../services/replay-delivery';
 import { recoverEndpoint } from '../../services/recover-endpoint';
-import { validateRecoverEndpoint } from '../../http/schemas/webhook-endpoints';
+import { validateRecoverEndpoint, validateSkipEvent, validateUpdateEndpoint } from '../../http/schemas/webhook-endpoints';
+import { fifoWaitingOf, nextFifoWaiting } from '../../persistence/webhooks/webhook-fifo-store';
+import { skipFifoEvent } from '../../services/skip-fifo-event';
 import { listRecoveries } from '../../persistence/webhooks/webhook-recovery-store';
 import { createEndpoint, patchEndpoint, removeEndpoint, rotateSecret } from '../../services/webhook-endpoints';
 import { callerOf, frameOf, html, notFoundText, portalActor, see, type PortalRoutes } from './kit';
 import { deliveryPage, REPLAYED_MESSAGE, type DeliveryRequest } from './webhooks-delivery-page';
-import { DELIVERY_STATUSES, endpointPage, type DeliveriesView } from './webhooks-endpoint-page';
+import { DELIVERY_STATUSES, endpointPage, type DeliveriesView, type FifoView } from './webhooks-endpoint-page';
 import { endpointSecretPage, endpointsPage, type RegisterForm } from './webhooks-page';
 
 export const WEBHOOKS_PATH = '/webhooks';
@@ -36,9 +39,15 @@ const STATUS_MESSAGE: Record<'active' | 'disabled', string> = {
   disabled: 'The endpoint is disabled: nothing is sent to it; its events are recorded as skipped deliveries.',
 };
 
+const ORDER_MESSAGE: Record<DeliveryOrder, string> = {
+  fifo: 'Delivery order is FIFO: new events are sent one at a time, in sequence order; a failing event holds the ones behind it until it succeeds or you skip it.',
+  unordered: 'Delivery order is unordered: new events are sent as they come. Events already waiting in the FIFO queue are still sent in order until it is empty.',
+};
+
 /**
  * Webhooks: the environment's endpoints (register, the secret once), one endpoint (health, rotate,
- * enable/disable, delete, its deliveries by status, event type and page) and one delivery (its attempts, replay).
+ * enable/disable, delivery order, delete, recover since, its FIFO queue and Skip event, its deliveries
+ * by status, event type and page) and one delivery (its attempts, replay).
  * Everything goes through the API's services and stores with the session's caller; every change
  * writes its operator_audit row as `portal:<email>`. An id of another merchant or environment is 404.
  */
@@ -49,7 +58,9 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
   const fieldsOf = (ctx: Context) => ctx.state.fields as URLSearchParams;
 
   async function listPage(ctx: Context, session: PortalSession, status: number, options: Parameters<typeof endpointsPage>[2] = {}): Promise<void> {
-    html(ctx, status, endpointsPage(frameOf(session, WEBHOOKS_PATH), await listEndpoints(orm, callerOf(session), ENDPOINTS_SHOWN, null), options));
+    const endpoints = await listEndpoints(orm, callerOf(session), ENDPOINTS_SHOWN, null);
+    const waiting = await fifoWaitingOf(orm, endpoints.map((e) => e.id));
+    html(ctx, status, endpointsPage(frameOf(session, WEBHOOKS_PATH), endpoints, { ...options, waiting }));
   }
 
   /** The endpoint page: a page of its deliveries from the query (status and event type filters, cursor; an unknown status or type shows every one). */
@@ -80,7 +91,10 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
       paged: after !== null,
     };
     const recoveries = await listRecoveries(orm, callerOf(session), endpoint.id, RECOVERIES_SHOWN);
-    html(ctx, httpStatus, endpointPage(frameOf(session, WEBHOOKS_PATH), endpoint, view, message, kind, recoveries));
+    // Issue 49: the FIFO queue's count and since when (as the API's health), and its head, the event the others wait behind.
+    const waiting = (await fifoWaitingOf(orm, [endpoint.id])).get(endpoint.id)!;
+    const fifo: FifoView = { waiting, head: waiting.count > 0 ? ((await nextFifoWaiting(orm, endpoint.id, 1)).waiting[0] ?? null) : null };
+    html(ctx, httpStatus, endpointPage(frameOf(session, WEBHOOKS_PATH), endpoint, view, message, kind, recoveries, fifo));
   }
 
   /** The delivery page, with what its attempts send (read only once the delivery is known to be the caller's). */
@@ -116,6 +130,7 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
       description: (fields.get('description') ?? '').trim(),
       events: fields.getAll('event'),
       signatureScheme: fields.get('signature_scheme') ?? DEFAULT_SIGNATURE_SCHEME,
+      deliveryOrder: fields.get('delivery_order') ?? DEFAULT_DELIVERY_ORDER,
     };
     try {
       const request = check(validateCreateEndpoint, {
@@ -123,6 +138,7 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
         ...(form.description ? { description: form.description } : {}),
         ...(form.events.length ? { subscribed_events: form.events } : {}),
         signature_scheme: form.signatureScheme,
+        delivery_order: form.deliveryOrder,
       });
       const { endpoint, secret } = await createEndpoint(deps, callerOf(session), request, actor(ctx, session));
       html(ctx, 200, endpointSecretPage(frameOf(session, WEBHOOKS_PATH), 'created', endpoint, secret));
@@ -138,7 +154,17 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     const endpoint = isIdOf('webhookEndpoint', id) ? await findEndpoint(orm, callerOf(session), id) : null;
     if (!endpoint) return notFoundText(ctx);
     const recovered = typeof ctx.query.recovered === 'string' && isIdOf('webhookRecovery', ctx.query.recovered) ? ctx.query.recovered : null;
-    const notice = ctx.query.updated === '1' ? STATUS_MESSAGE[endpoint.status] : recovered ? `Recovery ${recovered} started: its resends are queued and sent; its progress is under Recoveries.` : null;
+    const skipped = typeof ctx.query.skipped === 'string' && /^[1-9][0-9]{0,15}$/.test(ctx.query.skipped) ? ctx.query.skipped : null;
+    const notice =
+      ctx.query.updated === '1'
+        ? STATUS_MESSAGE[endpoint.status]
+        : ctx.query.ordered === '1'
+          ? ORDER_MESSAGE[endpoint.deliveryOrder]
+          : recovered
+            ? `Recovery ${recovered} started: its resends are queued and sent; its progress is under Recoveries.`
+            : skipped
+              ? `Event ${skipped} skipped: its delivery is recorded as skipped and the events behind it in the FIFO queue go on.`
+              : null;
     await showEndpoint(ctx, session, endpoint, 200, notice, 'notice');
   });
 
@@ -180,6 +206,28 @@ export const webhooksRoutes: PortalRoutes = (router, kit) => {
     const { since } = check(validateRecoverEndpoint, { since: `${raw}${local[1] ? '' : ':00'}Z` });
     const recovery = await recoverEndpoint(deps, callerOf(session), id, since, actor(ctx, session));
     see(ctx, `${WEBHOOKS_PATH}/${id}?recovered=${recovery.id}`);
+  });
+
+  // Issue 49: the delivery order, switched from the endpoint's page (PATCH delivery_order, audited as webhook_endpoint.update).
+  endpointAction('order', async (ctx, session, id) => {
+    const { delivery_order } = check(validateUpdateEndpoint, { delivery_order: fieldsOf(ctx).get('delivery_order') ?? '' });
+    await patchEndpoint(deps, callerOf(session), id, { delivery_order }, actor(ctx, session));
+    see(ctx, `${WEBHOOKS_PATH}/${id}?ordered=1`);
+  });
+
+  // Issue 49, FIFO: the held event's delivery skipped by its sequence (the API's skip service, audited as
+  // webhook_delivery.skip). An unknown sequence is the service's 404 on `sequence`: the page with its message, not the portal's 404.
+  endpointAction('skip', async (ctx, session, id) => {
+    try {
+      const raw = (fieldsOf(ctx).get('sequence') ?? '').trim();
+      if (!/^[0-9]{1,16}$/.test(raw)) throw new ApiError('invalid_request', 'Give the sequence number of the event to skip (a whole number from 1).', { param: 'sequence' });
+      const { sequence } = check(validateSkipEvent, { sequence: Number(raw) });
+      await skipFifoEvent(deps, callerOf(session), id, sequence, actor(ctx, session));
+      see(ctx, `${WEBHOOKS_PATH}/${id}?skipped=${sequence}`);
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status === 404 && error.extras.param !== 'sequence')) throw error;
+      await endpointAgain(ctx, session, id, error.status, `Not skipped: ${error.message}`);
+    }
   });
 
   endpointAction('delete', async (ctx, session, id) => {
