@@ -71,6 +71,9 @@ const { nextFifoDeliveries } = proxyActivities<WebhookFifoActivities>({
  * 4. After FIFO_DELIVERIES_PER_RUN deliveries (or when the server suggests it) the run continues as
  *    new: the queue is the database's, so nothing but counts is carried.
  *
+ * The input's `limits` (tests) stand for FIFO_BATCH, FIFO_DELIVERIES_PER_RUN and FIFO_IDLE_MS, and are
+ * carried over continue-as-new.
+ *
  * Only one attempt is ever under way, so the receiver never gets event N+1 before event N was
  * answered with a 2xx or skipped. An attempt is at least once (a worker killed mid-send repeats it),
  * never out of order.
@@ -78,6 +81,9 @@ const { nextFifoDeliveries } = proxyActivities<WebhookFifoActivities>({
 export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<FifoResult> {
   const problem = inputProblem(input);
   if (problem) throw ApplicationFailure.create({ type: WEBHOOK_FIFO_INPUT_REFUSED, message: `webhook FIFO run refused: ${problem}`, nonRetryable: true });
+  const batch = input.limits?.batch ?? FIFO_BATCH;
+  const perRun = input.limits?.perRun ?? FIFO_DELIVERIES_PER_RUN;
+  const idleMs = input.limits?.idleMs ?? FIFO_IDLE_MS;
   const state: FifoState = { endpointId: input.endpointId, delivered: input.delivered ?? 0, continuations: input.continuations ?? 0, head: null };
   let wakes = 0;
   const skipped = new Set<number>();
@@ -93,11 +99,11 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
   let deliveredThisRun = 0;
   for (;;) {
     const seen = wakes;
-    const next = await nextFifoDeliveries({ endpointId: input.endpointId, environment: input.environment, limit: FIFO_BATCH });
+    const next = await nextFifoDeliveries({ endpointId: input.endpointId, environment: input.environment, limit: batch });
     if (next.waiting.length === 0) {
       if (next.order !== 'fifo') return ended(state, 'not_fifo');
       setCurrentDetails(`queue empty after ${state.delivered} deliveries; waiting for the next event`);
-      if (!(await condition(() => wakes > seen, FIFO_IDLE_MS))) return ended(state, 'idle');
+      if (!(await condition(() => wakes > seen, idleMs))) return ended(state, 'idle');
       continue;
     }
     for (const waiting of next.waiting) {
@@ -106,7 +112,7 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
       state.delivered++;
       deliveredThisRun++;
     }
-    if (deliveredThisRun >= FIFO_DELIVERIES_PER_RUN || workflowInfo().continueAsNewSuggested) {
+    if (deliveredThisRun >= perRun || workflowInfo().continueAsNewSuggested) {
       setCurrentDetails(`continuing as new after ${state.delivered} deliveries`);
       return continueAsNew<typeof webhookFifoWorkflow>({ ...input, delivered: state.delivered, continuations: state.continuations + 1 });
     }
@@ -142,5 +148,9 @@ function inputProblem(input: FifoWorkflowInput): string | null {
   if (!Array.isArray(input.retryScheduleMs) || input.retryScheduleMs.length === 0 || !input.retryScheduleMs.every((ms) => Number.isInteger(ms) && ms > 0)) {
     return 'retryScheduleMs must be a list of positive delays in ms';
   }
+  const { batch, perRun, idleMs } = input.limits ?? {};
+  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1 && batch <= 1000)) return 'limits.batch must be from 1 to 1000';
+  if (perRun !== undefined && !(Number.isInteger(perRun) && perRun >= 1)) return 'limits.perRun must be a positive integer';
+  if (idleMs !== undefined && !(Number.isInteger(idleMs) && idleMs >= 1)) return 'limits.idleMs must be a positive number of ms';
   return null;
 }

@@ -34,6 +34,8 @@ export interface FifoWorkflowInput {
   environment: 'sandbox' | 'live';
   /** The delivery retry schedule (WEBHOOK_RETRY_SCHEDULE when started); past its end, its last delay. */
   retryScheduleMs: number[];
+  /** Tests: a smaller batch, fewer deliveries per run, a shorter idle wait (defaults FIFO_BATCH, FIFO_DELIVERIES_PER_RUN, FIFO_IDLE_MS); carried over continue-as-new. */
+  limits?: { batch?: number; perRun?: number; idleMs?: number };
   /** Counts carried over continue-as-new. */
   delivered?: number;
   continuations?: number;
