@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   condition,
   continueAsNew,
@@ -12,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { DeliverWebhookOutcome, WebhookActivities, WebhookFifoActivities } from '../activities/types';
 import {
+  FIFO_ATTEMPTS_PER_RUN,
   FIFO_BATCH,
   FIFO_DELIVERIES_PER_RUN,
   FIFO_IDLE_MS,
@@ -71,7 +73,7 @@ const { nextFifoDeliveries } = proxyActivities<WebhookFifoActivities>({
  * 4. After FIFO_DELIVERIES_PER_RUN deliveries (or when the server suggests it) the run continues as
  *    new: the queue is the database's, so nothing but counts is carried.
  *
- * The input's `limits` (tests) stand for FIFO_BATCH, FIFO_DELIVERIES_PER_RUN and FIFO_IDLE_MS, and are
+ * The input's `limits` (tests) stand for FIFO_BATCH, FIFO_DELIVERIES_PER_RUN, FIFO_IDLE_MS and FIFO_ATTEMPTS_PER_RUN, and are
  * carried over continue-as-new.
  *
  * Only one attempt is ever under way, so the receiver never gets event N+1 before event N was
@@ -84,6 +86,7 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
   const batch = input.limits?.batch ?? FIFO_BATCH;
   const perRun = input.limits?.perRun ?? FIFO_DELIVERIES_PER_RUN;
   const idleMs = input.limits?.idleMs ?? FIFO_IDLE_MS;
+  const attemptsPerRun = input.limits?.attemptsPerRun ?? FIFO_ATTEMPTS_PER_RUN;
   const state: FifoState = { endpointId: input.endpointId, delivered: input.delivered ?? 0, continuations: input.continuations ?? 0, head: null };
   let wakes = 0;
   const skipped = new Set<number>();
@@ -97,6 +100,7 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
   setHandler(fifoStateQuery, () => state);
 
   let deliveredThisRun = 0;
+  const run = { attempts: 0, attemptsPerRun };
   for (;;) {
     const seen = wakes;
     const next = await nextFifoDeliveries({ endpointId: input.endpointId, environment: input.environment, limit: batch });
@@ -107,7 +111,11 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
       continue;
     }
     for (const waiting of next.waiting) {
-      if (!skipped.has(waiting.sequence)) await deliverInOrder(input, state, waiting, skipped);
+      if (!skipped.has(waiting.sequence) && (await deliverInOrder(input, state, waiting, skipped, run)) === 'continue') {
+        // A head failing for long: its next attempt is due now, in a new run (it reads the head again, its attempts counted from the database).
+        setCurrentDetails(`continuing as new before attempt ${(state.head?.attempt ?? 0) + 1} of event ${waiting.sequence}`);
+        return continueAsNew<typeof webhookFifoWorkflow>({ ...input, delivered: state.delivered, continuations: state.continuations + 1 });
+      }
       state.head = null;
       state.delivered++;
       deliveredThisRun++;
@@ -119,19 +127,33 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
   }
 }
 
-/** One delivery, attempt after attempt, until it is no longer failing (succeeded, skipped) or the merchant skips it. */
-async function deliverInOrder(input: FifoWorkflowInput, state: FifoState, d: FifoWaiting, skipped: Set<number>): Promise<void> {
+/**
+ * One delivery, attempt after attempt, until it is no longer failing (succeeded, skipped, gone) or
+ * the merchant skips it: 'done'. 'continue': its retry wait is over but this run has made
+ * FIFO_ATTEMPTS_PER_RUN attempts (or the server suggests continuing as new), so the next attempt is
+ * the new run's: a head that fails for weeks on a short schedule never fills one history.
+ */
+async function deliverInOrder(input: FifoWorkflowInput, state: FifoState, d: FifoWaiting, skipped: Set<number>, run: { attempts: number; attemptsPerRun: number }): Promise<'done' | 'continue'> {
   for (let attempt = d.attemptCount + 1; ; attempt++) {
     state.head = { deliveryId: d.deliveryId, sequence: d.sequence, attempt, nextAttemptAt: null, lastReason: state.head?.deliveryId === d.deliveryId ? state.head.lastReason : null };
     setCurrentDetails(`sending event ${d.sequence} (${d.eventType} ${d.eventId}), attempt ${attempt}; ${state.delivered} delivered before it`);
-    const outcome: DeliverWebhookOutcome = await deliverWebhook.executeWithOptions(
-      { ...ATTEMPT, summary: `attempt ${attempt}: POST ${d.eventType} ${d.eventId} (sequence ${d.sequence}) to ${input.endpointId}` },
-      [{ deliveryId: d.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs: jittered(fifoRetryDelay(input.retryScheduleMs, attempt), Math.random()), merchantId: input.merchantId, environment: input.environment }],
-    );
-    if (outcome.outcome !== 'failed' || outcome.retryInMs === null) return;
+    let outcome: DeliverWebhookOutcome;
+    try {
+      outcome = await deliverWebhook.executeWithOptions(
+        { ...ATTEMPT, summary: `attempt ${attempt}: POST ${d.eventType} ${d.eventId} (sequence ${d.sequence}) to ${input.endpointId}` },
+        [{ deliveryId: d.deliveryId, attempt, attemptedAtMs: Date.now(), retryDelayMs: jittered(fifoRetryDelay(input.retryScheduleMs, attempt), Math.random()), merchantId: input.merchantId, environment: input.environment }],
+      );
+    } catch (error) {
+      // The delivery row is gone (removed by retention after it ended): nothing left to hold the queue for.
+      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'DeliveryNotFoundError') return 'done';
+      throw error;
+    }
+    run.attempts++;
+    if (outcome.outcome !== 'failed' || outcome.retryInMs === null) return 'done';
     state.head = { ...state.head, nextAttemptAt: new Date(Date.now() + outcome.retryInMs).toISOString(), lastReason: outcome.reason };
     setCurrentDetails(`event ${d.sequence} failed (${outcome.reason ?? 'failure'}); attempt ${attempt + 1} at ${state.head.nextAttemptAt}, the events behind it wait`);
-    if (await condition(() => skipped.has(d.sequence), outcome.retryInMs)) return;
+    if (await condition(() => skipped.has(d.sequence), outcome.retryInMs)) return 'done';
+    if (run.attempts >= run.attemptsPerRun || workflowInfo().continueAsNewSuggested) return 'continue';
   }
 }
 
@@ -148,7 +170,8 @@ function inputProblem(input: FifoWorkflowInput): string | null {
   if (!Array.isArray(input.retryScheduleMs) || input.retryScheduleMs.length === 0 || !input.retryScheduleMs.every((ms) => Number.isInteger(ms) && ms > 0)) {
     return 'retryScheduleMs must be a list of positive delays in ms';
   }
-  const { batch, perRun, idleMs } = input.limits ?? {};
+  const { batch, perRun, idleMs, attemptsPerRun } = input.limits ?? {};
+  if (attemptsPerRun !== undefined && !(Number.isInteger(attemptsPerRun) && attemptsPerRun >= 1)) return 'limits.attemptsPerRun must be a positive integer';
   if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1 && batch <= 1000)) return 'limits.batch must be from 1 to 1000';
   if (perRun !== undefined && !(Number.isInteger(perRun) && perRun >= 1)) return 'limits.perRun must be a positive integer';
   if (idleMs !== undefined && !(Number.isInteger(idleMs) && idleMs >= 1)) return 'limits.idleMs must be a positive number of ms';

@@ -25,6 +25,8 @@ export const FIFO_SKIP_SIGNAL = 'fifoSkip';
 export const FIFO_BATCH = 50;
 /** Deliveries one run sends before it continues as new (its history stays small). */
 export const FIFO_DELIVERIES_PER_RUN = 200;
+/** Attempts one run makes before the next attempt goes to a new run (continue-as-new): a head failing for weeks on a short schedule. */
+export const FIFO_ATTEMPTS_PER_RUN = 300;
 /** How long an idle run waits for more before it completes (the relay starts it again when events come). */
 export const FIFO_IDLE_MS = 60_000;
 
@@ -35,7 +37,7 @@ export interface FifoWorkflowInput {
   /** The delivery retry schedule (WEBHOOK_RETRY_SCHEDULE when started); past its end, its last delay. */
   retryScheduleMs: number[];
   /** Tests: a smaller batch, fewer deliveries per run, a shorter idle wait (defaults FIFO_BATCH, FIFO_DELIVERIES_PER_RUN, FIFO_IDLE_MS); carried over continue-as-new. */
-  limits?: { batch?: number; perRun?: number; idleMs?: number };
+  limits?: { batch?: number; perRun?: number; idleMs?: number; attemptsPerRun?: number };
   /** Counts carried over continue-as-new. */
   delivered?: number;
   continuations?: number;

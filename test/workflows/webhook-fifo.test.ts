@@ -178,7 +178,24 @@ test('continues as new after perRun deliveries (at the end of a batch), carrying
   ]);
 });
 
+test('a head failing for long continues as new after attemptsPerRun attempts, its next attempt the new run\'s (numbered on from the recorded ones, after the wait)', async () => {
+  h.fifo.reset();
+  h.fifo.add(2, [failed(500), failed(500), failed(500), failed(500), succeeded()]);
+  h.fifo.add(4, [succeeded()]);
+  const input = h.input({ limits: { attemptsPerRun: 2, idleMs: 1_000 } });
+  const handle = await h.start(input);
+  expect(await h.result(input)).toEqual(ended(input, 2, 'idle', 2));
+  expect(sequences(h.fifo.sends)).toEqual([2, 2, 2, 2, 2, 4]);
+  expect(h.fifo.sends.map((s) => s.input.attempt)).toEqual([1, 2, 3, 4, 5, 1]);
+  const head = h.fifo.sendsOf(2);
+  // The wait after attempt 2 ran out in the first run; attempt 3 is the second run's first command.
+  expect(head[2].input.attemptedAtMs - head[1].input.attemptedAtMs).toBeGreaterThanOrEqual(head[1].input.retryDelayMs!);
+  const runs = await runsOf(h.env.client, handle.workflowId, handle.firstExecutionRunId);
+  expect(runs).toHaveLength(3);
+});
+
 test.each([
+  ['limits.attemptsPerRun', { limits: { attemptsPerRun: 0 } }, 'limits.attemptsPerRun'],
   ['an endpoint id', { endpointId: 'endpoint-1' }, 'endpointId'],
   ['limits.batch', { limits: { batch: 0 } }, 'limits.batch'],
   ['limits.perRun', { limits: { perRun: 2.5 } }, 'limits.perRun'],
