@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { Environment } from '../src/domain/environment';
-import { IN_FLIGHT_RECHECK_MS, throttled } from '../src/domain/webhook-throttle';
+import { IN_FLIGHT_RECHECK_MS, throttled, WAIT_IN_ATTEMPT_MS } from '../src/domain/webhook-throttle';
 import type { Orm } from '../src/persistence/orm';
 import type { AttemptContext } from '../src/persistence/webhooks/webhook-attempt-store';
 import { releaseSend, reserveSend } from '../src/persistence/webhooks/webhook-throttle-store';
@@ -45,7 +45,9 @@ export async function throttleSend(orm: Orm, ctx: AttemptContext, attempt: numbe
       nextRetryDelay: Math.max(1, Math.ceil(permit.retryInMs)),
     });
   }
-  if (permit.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, permit.waitMs));
+  // Until the instant the reservation counted this send at (the database's clock; the same machine's, or NTP's, as the worker's).
+  const waitMs = Math.min(permit.sendAtMs - Date.now(), WAIT_IN_ATTEMPT_MS);
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
   if (!permit.leased) return none;
   return async () => {
     // Best effort: a lease not freed here expires on its own (LEASE_MARGIN_MS after the send's timeout).

@@ -64,6 +64,7 @@ import { Migration20261221000001_events_by_type } from './Migration2026122100000
 import { Migration20261221000002_webhook_signature_scheme } from './Migration20261221000002_webhook_signature_scheme';
 import { Migration20261221000004_webhook_throttle } from './Migration20261221000004_webhook_throttle';
 import { Migration20261221000005_webhook_fifo } from './Migration20261221000005_webhook_fifo';
+import { Migration20261221000006_webhook_reserve_send } from './Migration20261221000006_webhook_reserve_send';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 import { Migration20261221000003_webhook_recoveries } from './Migration20261221000003_webhook_recoveries';
 
@@ -141,4 +142,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261221000003_webhook_recoveries', class: Migration20261221000003_webhook_recoveries },
   { name: 'Migration20261221000004_webhook_throttle', class: Migration20261221000004_webhook_throttle },
   { name: 'Migration20261221000005_webhook_fifo', class: Migration20261221000005_webhook_fifo },
+  { name: 'Migration20261221000006_webhook_reserve_send', class: Migration20261221000006_webhook_reserve_send },
 ];

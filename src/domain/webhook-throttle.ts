@@ -14,9 +14,6 @@ export interface EndpointThrottle {
 
 export const throttled = (t: EndpointThrottle): boolean => t.maxPerSecond !== null || t.maxInFlight !== null;
 
-/** The spacing of an endpoint's slots. */
-export const slotSpacingMs = (maxPerSecond: number): number => 1000 / maxPerSecond;
-
 /**
  * A slot due within this long is waited for in the attempt itself (heartbeating); a later one ends
  * the attempt's execution as "come back then", so no worker slot is held while it waits.

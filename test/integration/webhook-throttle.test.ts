@@ -9,6 +9,7 @@
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
 import { decodedJson } from '../support/payload-codec';
+import { reserveSend } from '../../src/persistence/webhooks/webhook-throttle-store';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 let h: Harness;
@@ -105,6 +106,39 @@ test('max_in_flight 2: a slow receiver never has more than 2 sends under way at 
   const [{ leases }] = await h.orm.em.getConnection().execute<{ leases: string }[]>(`select count(*) as leases from webhook_send_leases where endpoint_id = ?`, [ep.id]);
   expect(Number(leases)).toBe(0);
 }, 60_000);
+
+test('the sliding second, in the database\'s one-statement reservation: with max_per_second sends in the second before, a send waits until the oldest of them is a second old', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m, { max_per_second: 5 });
+  const conn = h.orm.em.getConnection();
+  const reserve = (deliveryId: string) => reserveSend(h.orm, { deliveryId, attempt: 1, endpointId: ep.id, timeoutSeconds: 10 }, 250);
+  /** Sets the endpoint's recent sends at these offsets (ms) from the database's clock now; answers that instant. */
+  const recent = async (offsets: number[]) => {
+    const [{ now }] = await conn.execute<{ now: Date }[]>(
+      `update webhook_endpoints set throttle_next_at = null, throttle_recent = (select coalesce(array_agg(clock_timestamp() + make_interval(secs => o / 1000.0) order by o), '{}') from unnest(?::int[]) o)
+       where id = ? returning clock_timestamp() as now`,
+      [`{${offsets.join(',')}}`, ep.id],
+    );
+    const [{ first }] = await conn.execute<{ first: Date | null }[]>(`select throttle_recent[1] as first from webhook_endpoints where id = ?`, [ep.id]);
+    return { now: new Date(now).getTime(), first: first ? new Date(first).getTime() : null };
+  };
+  // Four in the second before: at once (its slot, now).
+  const four = await recent([-900, -700, -500, -300]);
+  const a = await reserve('dlv_windowtest000000000001');
+  expect(a).toMatchObject({ kind: 'send', leased: false });
+  expect(a.kind === 'send' && a.sendAtMs - four.now).toBeLessThan(200);
+  // Five: until the oldest is a second old, to the millisecond.
+  const five = await recent([-900, -700, -500, -300, -100]);
+  const b = await reserve('dlv_windowtest000000000002');
+  expect(b).toEqual({ kind: 'send', sendAtMs: five.first! + 1000, leased: false });
+  // Six (a limit lowered by PATCH): two must drop out, so the second oldest.
+  await recent([-950, -900, -700, -500, -300, -100]);
+  const [{ second }] = await conn.execute<{ second: Date }[]>(`select throttle_recent[2] as second from webhook_endpoints where id = ?`, [ep.id]);
+  expect(await reserve('dlv_windowtest000000000003')).toEqual({ kind: 'send', sendAtMs: new Date(second).getTime() + 1000, leased: false });
+  // Each reservation counted its own send: the last one is in throttle_recent now.
+  const [{ last }] = await conn.execute<{ last: Date }[]>(`select throttle_recent[array_length(throttle_recent, 1)] as last from webhook_endpoints where id = ?`, [ep.id]);
+  expect(new Date(last).getTime()).toBe(new Date(second).getTime() + 1000);
+});
 
 test('the limits are validated, PATCHed (null removes one) and audited; refused values change nothing', async () => {
   const m = await h.merchant();
