@@ -15,7 +15,9 @@ import { TEXT_ARRAY } from '../../src/persistence/sql-values';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';
 import type { Caller, ServiceDeps } from '../../src/services/context';
 import { replayDeliveryOnce } from '../../src/services/replay-delivery';
-import { createEndpoint } from '../../src/services/webhook-endpoints';
+import { apiActor, createEndpoint } from '../../src/services/webhook-endpoints';
+import { recoverEndpoint } from '../../src/services/recover-endpoint';
+import { fifoWorkflowId } from '../../src/domain/webhook-fifo';
 import { createLogger } from '../../src/support/logger';
 import { relayOnce, startOutboxRelay, startUnstartedDeliveries, type RelayDeps } from '../../src/webhooks/outbox-relay';
 import { idempotencyKey, startHarness, type Harness } from '../support/harness';
@@ -201,4 +203,45 @@ test('a replay whose start failed and is never retried: the relay sweep starts i
   // Swept once: a later sweep does not look at it again.
   const later = await sql(`select id from webhook_deliveries where status = 'pending' and attempt_count = 0 and workflow_started_at is null and id = ?`, [pending.id]);
   expect(later).toHaveLength(0);
+}, 60_000);
+
+test('a recovery whose workflow start failed (Temporal unreachable): the sweep leaves it while young, then starts it once and marks it started (issue 49)', async () => {
+  const { caller } = await sandboxCaller(h.orm);
+  const [ep] = await endpoints(caller, 1);
+  await emitEvent(h.orm, caller);
+  const since = new Date(Date.now() - 60_000).toISOString();
+  await expect(recoverEndpoint(withClient(dead.client), caller, ep!, since, apiActor(caller))).rejects.toThrow();
+  const [recovery] = await sql(`select id, workflow_started_at from webhook_recoveries where endpoint_id = ?`, [ep]);
+  expect(recovery).toMatchObject({ workflow_started_at: null });
+  expect(await workflowExists(recovery.id)).toBe(false);
+
+  await startUnstartedDeliveries(relayDeps(h.temporal.client, { unstartedAfterSeconds: 3600 }));
+  expect(await workflowExists(recovery.id)).toBe(false);
+
+  expect(await startUnstartedDeliveries(relayDeps(h.temporal.client, { unstartedAfterSeconds: 0 }))).toBeGreaterThanOrEqual(1);
+  expect(await workflowExists(recovery.id)).toBe(true);
+  const [row] = await sql(`select workflow_started_at from webhook_recoveries where id = ?`, [recovery.id]);
+  expect(row.workflow_started_at).not.toBeNull();
+  expect((await h.temporal.client.workflow.getHandle(recovery.id).describe()).type).toBe('webhookRecoveryWorkflow');
+}, 60_000);
+
+test('a FIFO queue whose wake-up was lost: the sweep wakes (starts) the endpoint\'s workflow once its head has waited long enough, and the queue is sent in order (issue 49)', async () => {
+  const { caller } = await sandboxCaller(h.orm);
+  const ep = (await createEndpoint(h.deps, caller, { url: `${rx.url}/${caller.merchantId}/fifo`, subscribed_events: [], delivery_order: 'fifo' })).endpoint.id;
+  const events = [await emitEvent(h.orm, caller), await emitEvent(h.orm, caller)];
+  // The relay's pass whose signal-with-start never happened: the deliveries are written, no workflow was told.
+  await expect(relayOnce(relayDeps(dead.client))).rejects.toThrow();
+  const waiting = await sql(`select id, fifo_sequence from webhook_deliveries where endpoint_id = ? order by fifo_sequence`, [ep]);
+  expect(waiting).toHaveLength(2);
+  expect(await workflowExists(fifoWorkflowId(ep))).toBe(false);
+
+  // Not yet unattended long enough: left alone.
+  await startUnstartedDeliveries(relayDeps(h.temporal.client, { unstartedAfterSeconds: 3600 }));
+  expect(await workflowExists(fifoWorkflowId(ep))).toBe(false);
+  // Unattended: the head was never attempted FIFO_UNATTENDED_AFTER_SECONDS after it was written.
+  await sql(`update webhook_deliveries set updated_at = now() - interval '1 hour' where endpoint_id = ?`, [ep]);
+  await startUnstartedDeliveries(relayDeps(h.temporal.client, { unstartedAfterSeconds: 3600 }));
+  expect(await workflowExists(fifoWorkflowId(ep))).toBe(true);
+  const got = await rx.waitFor((ds) => ds.filter((d) => d.path.endsWith(`${caller.merchantId}/fifo`)).length >= 2, 20_000);
+  expect(got.filter((d) => d.path.endsWith(`${caller.merchantId}/fifo`)).map((d) => d.headers['x-service-event-id'])).toEqual(events);
 }, 60_000);
