@@ -3,7 +3,7 @@
  * two engine sessions of 25 steps; moved from test/integration/simulation-steps.test.ts). A short
  * plan runs through runPlan with no invariants; every step is done, or skipped with why; and the same
  * seed gives the same trace (kinds, results, created ids) and the same answers' statuses. npm test
- * keeps the one-run checks on its fixed seed (test/integration/simulation-short.test.ts).
+ * keeps the one-run checks on its fixed seed (test/system/simulation-short.test.ts).
  *
  * Both engines' databases are copies of one template migrated once for the file
  * (src/simulation/sim-database.ts `createSimTemplate`).

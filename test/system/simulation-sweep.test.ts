@@ -1,6 +1,6 @@
 /**
  * The simulation over seeds (issue 33, docs/simulation.md; system tier, issue 42: npm test runs
- * a fixed seed, test/integration/simulation-short.test.ts). SIM_SWEEP_SEEDS seeds in a row (default 1),
+ * a fixed seed, test/system/simulation-short.test.ts). SIM_SWEEP_SEEDS seeds in a row (default 1),
  * the first SIM_SEED (`random`: drawn, printed first; unset: CI_SEED); each a 20-step plan on a fresh engine, every invariant
  * after every step. A failure names the seed, the step and the invariant with its lines, and the
  * command that runs it again (`npm run simulate -- --seed <seed> --steps 20`, which shrinks it and

@@ -4,7 +4,7 @@ import { Charge } from '../entities';
 import type { Orm } from '../orm';
 import { TEXT_ARRAY } from '../sql-values';
 
-/** The start relay's query (parameters: seconds, limit); exported for its plan test (test/integration/relay-claim-plans.test.ts). */
+/** The start relay's query (parameters: seconds, limit); exported for its plan test (test/system/relay-claim-plans.test.ts). */
 export const UNSTARTED_CHARGES_SQL = `select id from charges
      where workflow_started_at is null and status in ('pending', 'awaiting_action') and created_at < now() - make_interval(secs => ?)
      order by created_at limit ?`;

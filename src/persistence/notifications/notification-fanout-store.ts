@@ -33,7 +33,7 @@ export interface NotificationToStart {
   kind: NotificationKind;
 }
 
-/** The claim (parameters: lease seconds, batch); exported for its plan test (test/integration/relay-claim-plans.test.ts). */
+/** The claim (parameters: lease seconds, batch); exported for its plan test (test/system/relay-claim-plans.test.ts). */
 export const CLAIM_OUTBOX_SQL = `with claimed as (
        update notification_outbox set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?))
        where event_id = any(array(select event_id from notification_outbox where lease_until is null or lease_until < now()

@@ -3,7 +3,7 @@ import { rowToPayout } from './payout-mapping';
 import type { Orm } from '../orm';
 import { TEXT_ARRAY } from '../sql-values';
 
-/** The start relay's query (parameters: seconds, limit); exported for its plan test (test/integration/relay-claim-plans.test.ts). */
+/** The start relay's query (parameters: seconds, limit); exported for its plan test (test/system/relay-claim-plans.test.ts). */
 export const UNSTARTED_PAYOUTS_SQL = `select * from payouts
      where workflow_started_at is null and status in ('pending', 'held_for_review') and created_at < now() - make_interval(secs => ?)
      order by created_at limit ?`;
