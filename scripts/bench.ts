@@ -21,10 +21,13 @@ const omes = process.argv.some((a, i) => a === '--only=omes' || (a === '--only' 
 const cost = process.argv.some((a, i) => a === '--only=cost' || (a === '--only' && process.argv[i + 1] === 'cost'));
 // `--only throttle` (issue 49, the per-endpoint webhook throttle): scripts/bench/throttle/throttle.ts, in the child as well.
 const throttle = process.argv.some((a, i) => a === '--only=throttle' || (a === '--only' && process.argv[i + 1] === 'throttle'));
+// `--only fifo` (issue 49, ordered webhook delivery): scripts/bench/fifo/fifo.ts, in the child as well.
+const fifo = process.argv.some((a, i) => a === '--only=fifo' || (a === '--only' && process.argv[i + 1] === 'fifo'));
 // `--only reads` (issue 34, a million rows per merchant): the reads bench alone, in this process (scripts/bench/reads/reads.ts).
 if (only >= 0 && (process.argv[only] === '--only=reads' || process.argv[only + 1] === 'reads')) void import('./bench/reads/reads.js');
 else if (process.env.BENCH_INNER === '1' && cost) void import('./bench/cost/cost.js');
 else if (process.env.BENCH_INNER === '1' && throttle) void import('./bench/throttle/throttle.js');
+else if (process.env.BENCH_INNER === '1' && fifo) void import('./bench/fifo/fifo.js');
 else if (process.env.BENCH_INNER === '1' && omes) void import('./bench/omes/omes-run.js');
 else if (process.env.BENCH_INNER === '1') void import(retention ? './bench/retention/retention.js' : inflight ? './bench/inflight/inflight.js' : './bench/main/run.js');
 else launch(__filename);

@@ -6,7 +6,10 @@
  * through the same `deliverWebhook` attempt as every delivery. A failing one is retried on the
  * delivery schedule (its last delay once the schedule runs out) and holds the ones behind it until it
  * succeeds or the merchant skips it (`POST /v1/webhook-endpoints/{id}/skip {"sequence": N}`). The
- * queue is the database's: the workflow's history holds only what each step answered.
+ * queue is the database's: the workflow's history holds only what each step answered. The queue is
+ * read up to the first event the outbox relay has not fanned out to the endpoint yet (a relay killed
+ * between its claim and its fan-out, a slower pass beside another): a delivery written late is never
+ * passed (nextFifoWaiting, src/persistence/webhooks/webhook-fifo-store.ts).
  */
 
 export const DELIVERY_ORDERS = ['unordered', 'fifo'] as const;

@@ -217,3 +217,37 @@ test('rotation and replay: a FIFO delivery is signed with both secrets in the ov
   const latest = (await h.request('sandbox', 'GET', `/v1/webhook-endpoints/${ep.id}/deliveries?limit=1`, { key: m.testKey })).json.data[0];
   expect(latest).toMatchObject({ fifo_sequence: null, replay_of: null });
 }, 60_000);
+
+test('an event claimed by a relay that died before its fan-out holds the events behind it until it is fanned out, then all go in order', async () => {
+  const m = await h.merchant();
+  const ep = await fifoEndpoint(m);
+  // No relay while the events are written; then the first one is left as a relay killed between its
+  // claim and its fan-out leaves it (leased, no delivery written), and a relay starts again.
+  await h.stopWorker();
+  let first: { id: string; sequence: string } | undefined;
+  try {
+    await charges(m, 3);
+    [first] = await h.orm.em.getConnection().execute<{ id: string; sequence: string }[]>(
+      `update events set dispatch_lease_until = now() + interval '10 minutes'
+       where id = (select id from events where merchant_id = ? and type = 'transaction.created' order by sequence limit 1) returning id, sequence`,
+      [m.id],
+    );
+  } finally {
+    await h.startWorker();
+  }
+  // The relay fans out the two behind it and wakes the endpoint's workflow; they wait.
+  const conn = h.orm.em.getConnection();
+  await until('the two later events fanned out', async () => {
+    const [row] = await conn.execute<{ n: number }[]>(`select count(*)::int as n from webhook_deliveries where endpoint_id = ?`, [ep.id]);
+    return row!.n === 2 ? true : undefined;
+  });
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(mine(m)(rx.deliveries).map(sequenceOf)).toEqual([]);
+  expect((await endpointNow(m, ep.id)).health.waiting_events).toBe(2);
+
+  // The lease ends (as the dead relay's would): the relay fans the first one out, and all three go, in order.
+  await conn.execute(`update events set dispatch_lease_until = now() - interval '1 second' where id = ?`, [first!.id]);
+  const got = mine(m)(await rx.waitFor((ds) => mine(m)(ds).length >= 3, 30_000));
+  expect(got.map(sequenceOf)).toEqual([Number(first!.sequence), Number(first!.sequence) + 1, Number(first!.sequence) + 2]);
+  await until('the queue empty', async () => ((await endpointNow(m, ep.id)).health.waiting_events === 0 ? true : undefined));
+}, 60_000);

@@ -2,7 +2,7 @@ import type { Config } from '../../../src/config';
 import type { CpuRoots, CpuTarget } from './procs';
 import { openOrm, WORKER_DB_TIMEOUTS } from '../../../src/persistence/orm';
 import { startChargeStartRelay } from '../../../src/runtime/charge-start-relay';
-import { startWorkerProcess } from '../../../src/runtime/worker-process';
+import { startWorkerProcess, type WorkerProcess } from '../../../src/runtime/worker-process';
 import { freePort } from '../../../src/support/free-port';
 import { createLogger } from '../../../src/support/logger';
 import { createSecretBox, parseKeyring, parseSecretsKey } from '../../../src/support/secret-box';
@@ -25,8 +25,14 @@ export interface PaymentsSide {
   namedTrees?: () => Record<string, number[]>;
   /** The topology's process trees, read from its state file now (their pids change when a piece restarts). */
   cpuRoots?: () => CpuRoots;
-  /** Set when the worker process exited or the in-process worker failed before `stop`. */
+  /** Set when the worker process exited or the in-process worker failed before `stop` (a `crash` aside). */
   failure(): string | undefined;
+  /**
+   * SIGKILL the worker process (no drain: a crashed machine) and start a new one with the same
+   * environment; resolves once the new one polls. Only where the worker runs as its own process
+   * started by the bench (`deployed`, `single` has none to kill; the topology supervises its own).
+   */
+  crash?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,7 +54,7 @@ export interface PaymentsOptions {
  */
 async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
   const metricsPort = o.config.workerMetricsPort > 0 ? await freePort() : 0;
-  const worker = await startWorkerProcess({
+  const env: NodeJS.ProcessEnv = {
     DATABASE_URL: o.databaseUrl,
     TEMPORAL_ADDRESS: o.temporalAddress,
     TEMPORAL_NAMESPACE: o.config.temporalNamespace,
@@ -60,16 +66,33 @@ async function separateProcess(o: PaymentsOptions): Promise<PaymentsSide> {
     WEBHOOK_ALLOW_PRIVATE_HOSTS: o.config.webhooks.allowPrivateHosts.join(','),
     WEBHOOK_ALLOW_HTTP: String(o.config.webhooks.allowHttp),
     ...o.workerEnv,
-  });
+  };
   let stopping = false;
   let failure: string | undefined;
-  worker.child.on('exit', (code, signal) => {
-    if (!stopping) failure = `worker process exited (code ${code}, signal ${signal})`;
-  });
+  /** Killed on purpose (`crash`): their exit is no failure. */
+  const crashed = new Set<WorkerProcess>();
+  const watched = (w: WorkerProcess) => {
+    w.child.on('exit', (code, signal) => {
+      if (!stopping && !crashed.has(w)) failure = `worker process exited (code ${code}, signal ${signal})`;
+    });
+    return w;
+  };
+  let worker = watched(await startWorkerProcess(env));
   return {
-    pid: worker.child.pid,
+    get pid() {
+      return worker.child.pid;
+    },
     ...(metricsPort > 0 ? { metricsPorts: [metricsPort] } : {}),
     failure: () => failure,
+    async crash() {
+      const old = worker;
+      crashed.add(old);
+      const gone = new Promise<void>((resolve) => (old.child.exitCode !== null || old.child.signalCode !== null ? resolve() : old.child.once('exit', () => resolve())));
+      old.child.kill('SIGKILL');
+      await gone;
+      worker = watched(await startWorkerProcess(env));
+      if (stopping) await worker.stop(); // stopped while the new one started
+    },
     async stop() {
       stopping = true;
       await worker.stop();

@@ -17,11 +17,11 @@
  * Markdown on stdout through the launcher. docs/benchmarks.md "Webhook throttle (issue 49)".
  */
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import type { BenchInfra } from '../shared/bench-infra';
-import { chargeBody, newMerchantKey } from '../shared/charges';
+import { newMerchantKey } from '../shared/charges';
+import { apiCall as api, createCharges } from '../shared/paced-charges';
 import { startBenchInfra } from '../shared/infra';
 import { sendReport } from '../shared/launcher';
 import { cpuSnapshot } from '../shared/procs';
@@ -58,42 +58,12 @@ interface Endpoint {
   merchantId: string;
 }
 
-async function api(pool: Pool, key: string, method: string, path: string, body?: string | Record<string, unknown>): Promise<Record<string, any>> {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  if (method === 'POST' && path === '/v1/charges') headers['idempotency-key'] = `bench-throttle-${Math.random().toString(36).slice(2)}${Date.now()}`;
-  const res = await pool.request({ path, method: method as 'GET', headers, ...(body ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
-  return JSON.parse(text);
-}
-
 async function endpoint(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, name: string, settings: Record<string, unknown>, delayMs = 0): Promise<Endpoint> {
   const merchant = await newMerchantKey(infra, name);
   const path = `/throttle/${merchant.id}`;
   const ep = await api(pool, merchant.key, 'POST', '/v1/webhook-endpoints', { url: `${rx.url}${path}`, subscribed_events: ['transaction.created'], ...settings });
   rx.register(path, ep.secret as string, { delayMs });
   return { path, id: ep.id as string, merchantKey: merchant.key, merchantId: merchant.id };
-}
-
-/** `n` charges, at most `concurrency` at once, one every `intervalMs` when paced; their ids. */
-async function charges(pool: Pool, key: string, n: number, concurrency: number, intervalMs = 0): Promise<string[]> {
-  const ids: string[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= n) return;
-        if (intervalMs > 0) {
-          const due = started + i * intervalMs;
-          if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
-        }
-        ids.push((await api(pool, key, 'POST', '/v1/charges', chargeBody(`throttle-${i}-${Date.now()}`))).id as string);
-      }
-    }),
-  );
-  return ids;
 }
 
 /** transaction.created event ids of these charges, with their created_at. */
@@ -200,7 +170,7 @@ const rateOf = (times: number[]) => (times.length > 1 ? ((times.length - 1) * 10
 
 async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: number): Promise<RunRow> {
   const quiet1 = await endpoint(infra, pool, rx, `Bench throttle quiet ${run}a`, {});
-  const ids1 = await charges(pool, quiet1.merchantKey, QUIET_CHARGES, 2, QUIET_INTERVAL_MS);
+  const ids1 = await createCharges(pool, quiet1.merchantKey, QUIET_CHARGES, 2, QUIET_INTERVAL_MS, 'throttle');
   const quietAlone = await delivered(infra, rx, quiet1, ids1, 30_000);
   log(`run ${run}: quiet alone p99 ${fmt(percentile(quietAlone.latencies, 99), 0)} ms`);
 
@@ -209,20 +179,20 @@ async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: n
   // the throttle's waiting adds is the difference.
   const open = await endpoint(infra, pool, rx, `Bench throttle unlimited ${run}`, {});
   const quiet0 = await endpoint(infra, pool, rx, `Bench throttle quiet ${run}c`, {});
-  const openBurst = await charges(pool, open.merchantKey, N, 8, BURST_INTERVAL_MS);
+  const openBurst = await createCharges(pool, open.merchantKey, N, 8, BURST_INTERVAL_MS, 'throttle');
   await new Promise((r) => setTimeout(r, QUIET_AFTER_MS));
-  const quietBesideOpen = await delivered(infra, rx, quiet0, await charges(pool, quiet0.merchantKey, QUIET_CHARGES, 2, QUIET_INTERVAL_MS), 30_000);
+  const quietBesideOpen = await delivered(infra, rx, quiet0, await createCharges(pool, quiet0.merchantKey, QUIET_CHARGES, 2, QUIET_INTERVAL_MS, 'throttle'), 30_000);
   await delivered(infra, rx, open, openBurst, 60_000);
   log(`run ${run}: control: quiet beside an unthrottled burst p99 ${fmt(percentile(quietBesideOpen.latencies, 99), 0)} ms; stages: ${await stages(infra, quiet0.id)}`);
   await new Promise((r) => setTimeout(r, QUIET_AFTER_MS));
 
   const slow = await endpoint(infra, pool, rx, `Bench throttle limited ${run}`, { max_per_second: RATE });
   const quiet2 = await endpoint(infra, pool, rx, `Bench throttle quiet ${run}b`, {});
-  const burst = await charges(pool, slow.merchantKey, N, 8, BURST_INTERVAL_MS);
+  const burst = await createCharges(pool, slow.merchantKey, N, 8, BURST_INTERVAL_MS, 'throttle');
   // The quiet merchant goes once the burst's creates (and their charges' 3 s sandbox completion) are
   // over, while the throttled backlog waits: what it meets is the waiting, not the creating.
   await new Promise((r) => setTimeout(r, QUIET_AFTER_MS));
-  const ids2 = await charges(pool, quiet2.merchantKey, QUIET_CHARGES, 2, QUIET_INTERVAL_MS);
+  const ids2 = await createCharges(pool, quiet2.merchantKey, QUIET_CHARGES, 2, QUIET_INTERVAL_MS, 'throttle');
   const quietBeside = await delivered(infra, rx, quiet2, ids2, 30_000);
   const waitingWhenQuietEnded = N - rx.firstByEvent(slow.path).size;
   log(`run ${run}: quiet beside the throttled backlog, stages: ${await stages(infra, quiet2.id)}`);
@@ -231,7 +201,7 @@ async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: n
   log(`run ${run}: throttled ${throttled.delivered}/${N} at ${fmt(rateOf(throttled.times), 2)}/s; quiet beside p99 ${fmt(percentile(quietBeside.latencies, 99), 0)} ms`);
 
   const held = await endpoint(infra, pool, rx, `Bench throttle in-flight ${run}`, { max_in_flight: IN_FLIGHT }, HOLD_MS);
-  const inFlightIds = await charges(pool, held.merchantKey, Math.max(2, Math.floor(N / 2)), 8, BURST_INTERVAL_MS);
+  const inFlightIds = await createCharges(pool, held.merchantKey, Math.max(2, Math.floor(N / 2)), 8, BURST_INTERVAL_MS, 'throttle');
   const inFlight = await delivered(infra, rx, held, inFlightIds, N * HOLD_MS * 2 + 60_000);
   log(`run ${run}: in flight ${inFlight.delivered}/${inFlightIds.length}`);
   // Each request was under way from HOLD_MS before its 200 until the 200.

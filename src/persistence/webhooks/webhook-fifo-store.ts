@@ -15,17 +15,34 @@ import type { Owner } from './webhook-endpoint-store';
  * webhook_deliveries_fifo_waiting).
  */
 
-/** The endpoint's setting and the first `limit` deliveries waiting in its queue, in order. */
+/**
+ * The endpoint's setting and the first `limit` deliveries waiting in its queue, in order, up to the
+ * first gap: none at or after the sequence of an event of its merchant and environment that it
+ * subscribes to and that the outbox relay has not fanned out to it yet (undispatched, no delivery to
+ * this endpoint). Such an event gets its delivery later, below the ones already written: an event
+ * claimed by a relay killed before its fan-out (taken over once its lease ends), a pass slower than
+ * the one beside it (PASSES_AT_ONCE, or another worker's relay), or one left out of a claim's batch.
+ * The run sends what is before the gap and waits; the relay's wake-up for the late delivery
+ * (signal-with-start) sends the rest.
+ */
 export async function nextFifoWaiting(orm: Orm, endpointId: string, limit: number): Promise<FifoNext> {
   const conn = orm.em.getConnection();
   const [endpoint] = await conn.execute<{ delivery_order: DeliveryOrder; deleted: boolean }[]>(
     `select delivery_order, deleted_at is not null as deleted from webhook_endpoints where id = ?`,
     [endpointId],
   );
+  // The gap: read in the partial index events_undispatched_scope (the scope's events not yet
+  // fanned out, normally a few), each probed in webhook_deliveries_fanout.
   const rows = await conn.execute<{ id: string; event_id: string; event_type: string; fifo_sequence: string; attempt_count: number }[]>(
     `select id, event_id, event_type, fifo_sequence, attempt_count from webhook_deliveries
-     where endpoint_id = ? and fifo_sequence is not null and status = 'pending' order by fifo_sequence limit ?`,
-    [endpointId, limit],
+     where endpoint_id = ? and fifo_sequence is not null and status = 'pending'
+       and fifo_sequence < coalesce((
+         select min(e.sequence) from webhook_endpoints w join events e on e.merchant_id = w.merchant_id and e.environment = w.environment
+         where w.id = ? and w.deleted_at is null and e.dispatched_at is null
+           and (cardinality(w.subscribed_events) = 0 or e.type = any(w.subscribed_events))
+           and not exists (select 1 from webhook_deliveries f where f.event_id = e.id and f.endpoint_id = w.id and f.replay_of is null)), 9223372036854775807)
+     order by fifo_sequence limit ?`,
+    [endpointId, endpointId, limit],
   );
   return {
     order: !endpoint || endpoint.deleted ? 'deleted' : endpoint.delivery_order,
