@@ -31,6 +31,7 @@ export const LINKS: Record<string, Record<string, Link>> = {
     EndpointDeliveries: byId('listWebhookDeliveries'),
     DeleteEndpoint: byId('deleteWebhookEndpoint'),
     RecoverEndpoint: byId('recoverWebhookEndpoint'),
+    SkipEvent: byId('skipWebhookEvent'),
   },
   recoverWebhookEndpoint: { GetRecovery: { operationId: 'getWebhookRecovery', parameters: { 'path.id': '$response.body#/endpoint_id', 'path.rid': id } } },
   listCharges: { FirstCharge: byId('getCharge', firstId) },
