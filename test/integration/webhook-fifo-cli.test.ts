@@ -2,7 +2,7 @@
  * Issue 49, ordered delivery: `cli webhooks skip we_… --sequence N` skips the event a FIFO endpoint's
  * queue is held on through the API's service (src/services/skip-fifo-event.ts), audited with the
  * operator and reason as `webhook_delivery.skip`; the events behind it go on. The API's skip is
- * test/integration/webhook-fifo.test.ts's.
+ * test/system/webhook-fifo.test.ts's.
  */
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { ok, refused } from '../support/cli-results';

@@ -5,7 +5,7 @@
  * first attempts. Every event is answered 2xx; the requests, in the order the receiver got them, never
  * go back in sequence (a failing event and the killed request are repeated before anything behind
  * them is sent); each event's first 2xx comes after the one before it; every delivery ends succeeded
- * and nothing waits. The same without a kill is test/integration/webhook-fifo.test.ts; the figures are
+ * and nothing waits. The same without a kill is test/system/webhook-fifo.test.ts; the figures are
  * the bench's (`npm run bench -- --only fifo`, docs/benchmarks.md).
  */
 import { chargeBody, idempotencyKey, startHarness, type Harness } from '../support/harness';

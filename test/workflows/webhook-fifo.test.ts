@@ -11,7 +11,7 @@ import { failureOf } from './support/workflow-failure';
 // head retried on the schedule (its last delay past its end, ±20 %) while the ones behind it wait, a
 // skip that cuts the wait short or spares a later event its send, the idle wait and its wake-up, the
 // end of a queue no longer FIFO, continue-as-new with the counts, refused input. The real queue and
-// receiver are test/integration/webhook-fifo.test.ts's.
+// receiver are test/system/webhook-fifo.test.ts's.
 
 let h: FifoTestEnv;
 beforeAll(async () => {
