@@ -56,7 +56,8 @@ export async function startRefundWorld(options: FakePartnerOptions & { timeoutMs
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const { timeoutMs, ...fakeOptions } = options;
   const fake = await startFakePartner(fakeOptions);
-  const config = fake.partnerConfig({ callbackBaseUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, callbackSecret: SECRET, timeoutMs: timeoutMs ?? 2_500 });
+  // 15 s, not 2.5 s: a loaded CI machine took longer than 2.5 s for one answer on 127.0.0.1 (2026-11-30). The timeout's own behaviour passes its own `timeoutMs`.
+  const config = fake.partnerConfig({ callbackBaseUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, callbackSecret: SECRET, timeoutMs: timeoutMs ?? 15_000 });
   const rail = new MomoPartnerRail(config);
   return {
     fake,

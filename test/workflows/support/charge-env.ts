@@ -24,6 +24,14 @@ import { createTimeSkippingEnv } from './time-skipping-env';
 
 export const MTN_GH = '3f9c2b1e-8a4d-4c6e-9b7a-1d2e3f4a5b01';
 
+/**
+ * How far ahead of the test server's clock a draft is dated (`createdAgoMs: -REAL_TIME_HEADROOM_MS`)
+ * when the test must act while a timer counted from the creation waits in real time, such as the
+ * sandbox completion's 3 s: a loaded CI machine spent those 3 s before the run started its timer
+ * (2026-11-30). Dated ahead, the timer waits its whole delay from its start (railDue caps it there).
+ */
+export const REAL_TIME_HEADROOM_MS = 20_000;
+
 export interface DraftOptions {
   environment?: Environment;
   metadata?: Record<string, unknown>;
@@ -31,7 +39,10 @@ export interface DraftOptions {
   lifetimeMs?: number;
   /** The request's `expires_at`, as a merchant sends it (issue 48). */
   expiresAt?: string;
-  /** Written this long before "now" (a run that starts late: the workers behind a backlog). */
+  /**
+   * Written this long before "now" (a run that starts late: the workers behind a backlog). Negative:
+   * dated ahead (REAL_TIME_HEADROOM_MS).
+   */
   createdAgoMs?: number;
   /** Default mobile_money; card and bank (sandbox, no sandbox_outcome) get a hosted checkout. */
   channel?: Channel;
