@@ -139,6 +139,36 @@ export interface WebhookActivities {
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome>;
 }
 
+/** One FIFO delivery's attempt as the workflow plans it (activities/deliver-in-turn.ts). */
+export interface InTurnAttempt {
+  deliveryId: string;
+  attempt: number;
+  /** The jittered schedule delay before its next attempt, should it fail. */
+  retryDelayMs: number;
+}
+
+export interface DeliverInTurnInput {
+  merchantId: string;
+  environment: 'sandbox' | 'live';
+  /** In the endpoint's sequence order; sent one after another, each once the one before it was answered. */
+  attempts: InTurnAttempt[];
+  /** Workflow time when scheduled: no attempt is stamped earlier. */
+  scheduledAtMs: number;
+}
+
+export interface DeliverInTurnResult {
+  /** One per attempt made, in order; the last one may be a failure to retry (it holds the queue). */
+  outcomes: DeliverWebhookOutcome[];
+  /** Why it ended: all sent, a failure to retry, the execution's time budget, or an attempt deferred (`reason`). */
+  stopped: 'all' | 'failed' | 'budget' | 'deferred';
+  reason?: string;
+}
+
+/** A FIFO endpoint's sends, one after another in one execution (activities/deliver-in-turn.ts, issue 49). */
+export interface WebhookInTurnActivities {
+  deliverWebhooksInTurn(input: DeliverInTurnInput): Promise<DeliverInTurnResult>;
+}
+
 /** The FIFO workflow's read of its endpoint's queue (activities/webhook-fifo.ts, issue 49). */
 export interface WebhookFifoActivities {
   /** The endpoint's delivery_order now (or 'deleted') and the first `limit` deliveries waiting in its queue, in sequence order. */

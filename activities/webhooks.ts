@@ -13,7 +13,8 @@ import type { SecretBox } from '../src/support/secret-box';
 import { MerchantBusyError, merchantSlotKey, processMerchantSlots, type MerchantSlots } from '../src/webhooks/merchant-slots';
 import { sendWebhook } from '../src/webhooks/sender';
 import { signatureHeaders } from '../src/webhooks/signature';
-import type { DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities } from './types';
+import type { DeliverInTurnInput, DeliverInTurnResult, DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities, WebhookInTurnActivities } from './types';
+import { deliverInTurn, IN_TURN_BUDGET_MS } from './deliver-in-turn';
 import { heartbeatingAttempt } from './attempt-heartbeat';
 import { throttleSend } from './webhook-throttle';
 import { jitterFraction } from '../src/support/jitter';
@@ -164,12 +165,18 @@ async function takeMerchantSlot(slots: MerchantSlots, merchantId: string, enviro
   }
 }
 
-export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
+/** This execution's deadline: its start-to-close timeout from now, less DEADLINE_MARGIN_MS. */
+function executionDeadline(): number {
+  return Date.now() + Context.current().info.startToCloseTimeoutMs - DEADLINE_MARGIN_MS;
+}
+
+const isDeliveryGone = (error: unknown): boolean => error instanceof ApplicationFailure && error.type === 'DeliveryNotFoundError';
+
+export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities & WebhookInTurnActivities {
   const slots = deps.merchantSlots ?? processMerchantSlots(deps.merchantConcurrency);
   const queues = processDbQueues(deps.dbLanes);
-  async function attempt(input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> {
-    const activity = Context.current();
-    const deadline = Date.now() + activity.info.startToCloseTimeoutMs - DEADLINE_MARGIN_MS;
+  /** One attempt; `deadline` is the execution's (several attempts in turn share one execution). */
+  async function attempt(input: DeliverWebhookInput, deadline = executionDeadline()): Promise<DeliverWebhookOutcome> {
     // Issue 19: the merchant's send slot first when the input names the merchant, so an attempt
     // deferred for a busy merchant has read nothing (one merchant's backlog leaves the webhook
     // connections to the others). Runs started before issue 19 take it after the read, as before.
@@ -309,5 +316,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   return {
     // Heartbeating through the whole attempt (or, as a local activity, none): activities/attempt-heartbeat.ts.
     deliverWebhook: (input: DeliverWebhookInput): Promise<DeliverWebhookOutcome> => heartbeatingAttempt(() => attempt(input)),
+    // Issue 49, FIFO: the same attempt for each delivery in turn, under one execution's deadline.
+    deliverWebhooksInTurn: (input: DeliverInTurnInput): Promise<DeliverInTurnResult> =>
+      heartbeatingAttempt(() => {
+        const deadline = executionDeadline();
+        return deliverInTurn(input, (one) => attempt(one, deadline), { budgetMs: IN_TURN_BUDGET_MS, now: Date.now, isGone: isDeliveryGone });
+      }),
   };
 }

@@ -79,6 +79,8 @@ const SCENARIOS: Record<string, (h: FifoTestEnv) => Promise<History>> = {
   continued: (h) => run(h, 'continued', { queue: [1, 2, 3, 4, 5].map((s): [number, Script] => [s, [succeeded()]]), input: { limits: { batch: 2, perRun: 3, idleMs: 1_000 } } }),
   // The endpoint is gone: what still waits is sent, then the run ends.
   'not-fifo': (h) => run(h, 'not-fifo', { order: 'deleted', queue: [[1, [succeeded()]]] }),
+  // Sent in turn (FIFO_SENDS_IN_TURN_PATCH): one execution for the read's three, held by the head's 503; its retry alone, then one execution for the two behind it.
+  'sent-in-turn': (h) => run(h, 'sent-in-turn', { queue: [[1, [failed(503), succeeded()]], [2, [succeeded()]], [3, [succeeded()]]], input: { retryScheduleMs: [5_000], limits: { batch: 3, idleMs: 1_000 } } }),
   // Malformed input: refused at once.
   refused: (h) => run(h, 'refused', { queue: [[1, [succeeded()]]], input: { limits: { perRun: 0 } } }),
 };

@@ -5,6 +5,7 @@ import { SANDBOX_ADVANCE_PATCH } from './charge-timers';
 import { AUDIT_WITH_CHANGE_PATCH, OPERATOR_AUDIT_PATCH } from './operator-audit';
 import { SETTLEMENT_RUN_FAILS_ON_GIVE_UP_PATCH } from './settlement-run';
 import { LOCAL_FIRST_ATTEMPT_PATCH, RESUME_AFTER_CLOSED_RUN_PATCH } from './webhook-delivery';
+import { FIFO_SENDS_IN_TURN_PATCH } from './webhook-fifo';
 import { LIVE_PARTNER_RAIL_PATCH, LIVE_REFUND_RAIL_PATCH, PARTNER_WORD_PATCH } from '../src/domain/live-rail';
 import { HOSTED_CHECKOUT_PATCH } from '../src/domain/hosted-checkout';
 import { LIVE_CARD_CHARGE_PATCH } from '../src/domain/live-card';
@@ -67,4 +68,5 @@ export const PATCH_IDS: readonly string[] = [
   RAIL_FAILOVER_PATCH,
   CHARGE_PATCHES_AS_ONE_PATCH,
   PAYOUT_PATCHES_AS_ONE_PATCH,
+  FIFO_SENDS_IN_TURN_PATCH,
 ];

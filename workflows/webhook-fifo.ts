@@ -5,13 +5,14 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { DeliverWebhookOutcome, WebhookActivities, WebhookFifoActivities } from '../activities/types';
+import type { DeliverWebhookOutcome, WebhookActivities, WebhookFifoActivities, WebhookInTurnActivities } from '../activities/types';
 import {
   FIFO_ATTEMPTS_PER_RUN,
   FIFO_BATCH,
@@ -51,6 +52,18 @@ const ATTEMPT: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['DeliveryNotFoundError', 'DeterministicDatabaseError'] },
 };
 const { deliverWebhook } = proxyActivities<WebhookActivities>(ATTEMPT);
+// Several attempts in turn in one execution (activities/deliver-in-turn.ts): it starts sends for a
+// minute at most, each needing its endpoint's timeout and its record before the deadline.
+const IN_TURN: ActivityOptions = { ...ATTEMPT, startToCloseTimeout: '5 minutes' };
+const { deliverWebhooksInTurn } = proxyActivities<WebhookInTurnActivities>(IN_TURN);
+
+/**
+ * Issue 49: the deliveries of a read go out in turn in one activity execution (a worker's sends back
+ * to back), not one activity per delivery with a workflow task between two: about 5 events a second
+ * on the 2-core machine, where the sends alone allow several times that (docs/benchmarks.md, "Webhook
+ * FIFO"). Runs started before send one activity per delivery, as they did.
+ */
+export const FIFO_SENDS_IN_TURN_PATCH = 'webhook-fifo-sends-in-turn';
 // The read is safe to repeat; a database that stays away is retried for as long as it takes.
 const { nextFifoDeliveries } = proxyActivities<WebhookFifoActivities>({
   startToCloseTimeout: '1 minute',
@@ -110,21 +123,86 @@ export async function webhookFifoWorkflow(input: FifoWorkflowInput): Promise<Fif
       if (!(await condition(() => wakes > seen, idleMs))) return ended(state, 'idle');
       continue;
     }
-    for (const waiting of next.waiting) {
-      if (!skipped.has(waiting.sequence) && (await deliverInOrder(input, state, waiting, skipped, run)) === 'continue') {
-        // A head failing for long: its next attempt is due now, in a new run (it reads the head again, its attempts counted from the database).
-        setCurrentDetails(`continuing as new before attempt ${(state.head?.attempt ?? 0) + 1} of event ${waiting.sequence}`);
-        return continueAsNew<typeof webhookFifoWorkflow>({ ...input, delivered: state.delivered, continuations: state.continuations + 1 });
+    if (patched(FIFO_SENDS_IN_TURN_PATCH)) {
+      const sent = await sendInTurn(input, state, next.waiting, skipped, run);
+      deliveredThisRun += sent.delivered;
+      if (sent.then === 'continue') return continueBeforeHead(input, state);
+    } else {
+      for (const waiting of next.waiting) {
+        if (!skipped.has(waiting.sequence) && (await deliverInOrder(input, state, waiting, skipped, run)) === 'continue') return continueBeforeHead(input, state);
+        state.head = null;
+        state.delivered++;
+        deliveredThisRun++;
       }
-      state.head = null;
-      state.delivered++;
-      deliveredThisRun++;
     }
     if (deliveredThisRun >= perRun || workflowInfo().continueAsNewSuggested) {
       setCurrentDetails(`continuing as new after ${state.delivered} deliveries`);
       return continueAsNew<typeof webhookFifoWorkflow>({ ...input, delivered: state.delivered, continuations: state.continuations + 1 });
     }
   }
+}
+
+/** A head failing for long: its next attempt is due now, in a new run (it reads the head again, its attempts counted from the database). */
+function continueBeforeHead(input: FifoWorkflowInput, state: FifoState): never {
+  setCurrentDetails(`continuing as new before attempt ${(state.head?.attempt ?? 0) + 1} of event ${state.head?.sequence}`);
+  return continueAsNew<typeof webhookFifoWorkflow>({ ...input, delivered: state.delivered, continuations: state.continuations + 1 }) as never;
+}
+
+/**
+ * A read's deliveries, in sequence order, sent in turn by `deliverWebhooksInTurn` executions: each
+ * execution sends what is left of the read (those skipped meanwhile left out) until one fails to be
+ * retried, its minute is over, or an attempt is deferred; the next execution goes on from there. A
+ * failing head waits out its delay (or its skip) here, then takes its further attempts one at a time
+ * (deliverInOrder) while the ones behind it wait. 'continue': as deliverInOrder's.
+ */
+async function sendInTurn(input: FifoWorkflowInput, state: FifoState, waiting: FifoWaiting[], skipped: Set<number>, run: { attempts: number; attemptsPerRun: number }): Promise<{ delivered: number; then: 'read' | 'continue' }> {
+  let delivered = 0;
+  const done = () => {
+    state.head = null;
+    state.delivered++;
+    delivered++;
+  };
+  let i = 0;
+  while (i < waiting.length) {
+    const toSend = waiting.slice(i).filter((w) => !skipped.has(w.sequence));
+    if (toSend.length === 0) {
+      for (; i < waiting.length; i++) done();
+      break;
+    }
+    setCurrentDetails(`sending events ${toSend[0].sequence} to ${toSend[toSend.length - 1].sequence} in turn; ${state.delivered} delivered before them`);
+    const { outcomes } = await deliverWebhooksInTurn.executeWithOptions(
+      { ...IN_TURN, summary: `POST events ${toSend[0].sequence} to ${toSend[toSend.length - 1].sequence} (${toSend.length}) in turn to ${input.endpointId}` },
+      [{
+        merchantId: input.merchantId,
+        environment: input.environment,
+        scheduledAtMs: Date.now(),
+        attempts: toSend.map((w) => ({ deliveryId: w.deliveryId, attempt: w.attemptCount + 1, retryDelayMs: jittered(fifoRetryDelay(input.retryScheduleMs, w.attemptCount + 1), Math.random()) })),
+      }],
+    );
+    run.attempts += outcomes.length;
+    const last = outcomes[outcomes.length - 1];
+    const held = last !== undefined && last.outcome === 'failed' && last.retryInMs !== null;
+    // Past what was answered, in order: the ones left out (skipped before), and those answered and no longer waiting.
+    let answered = outcomes.length - (held ? 1 : 0);
+    for (; i < waiting.length; i++) {
+      if (toSend.includes(waiting[i])) {
+        if (answered === 0) break;
+        answered--;
+      }
+      done();
+    }
+    if (!held) continue;
+    const head = waiting[i];
+    state.head = { deliveryId: head.deliveryId, sequence: head.sequence, attempt: head.attemptCount + 1, nextAttemptAt: new Date(Date.now() + last.retryInMs!).toISOString(), lastReason: last.reason };
+    setCurrentDetails(`event ${head.sequence} failed (${last.reason ?? 'failure'}); attempt ${head.attemptCount + 2} at ${state.head.nextAttemptAt}, the events behind it wait`);
+    if (!(await condition(() => skipped.has(head.sequence), last.retryInMs!))) {
+      if (run.attempts >= run.attemptsPerRun || workflowInfo().continueAsNewSuggested) return { delivered, then: 'continue' };
+      if ((await deliverInOrder(input, state, { ...head, attemptCount: head.attemptCount + 1 }, skipped, run)) === 'continue') return { delivered, then: 'continue' };
+    }
+    done();
+    i++;
+  }
+  return { delivered, then: 'read' };
 }
 
 /**

@@ -62,14 +62,17 @@ export function addWebhookCommands(program: CliCommand): void {
     .option('--env <ENV>', 'the endpoint\'s environment: test or live')
     .option('--reason <TEXT>', REASON_HELP)
     .option('--operator <NAME>', OPERATOR_HELP);
-  act(skip, (config, values, [endpointId]) => {
+  act(skip, (config, values, [endpointId], context) => {
     if (!endpointId || !isIdOf('webhookEndpoint', endpointId)) throw new UsageError('an endpoint id (we_…) is required');
     const sequence = /^[1-9][0-9]{0,15}$/.test(values.sequence ?? '') ? Number(values.sequence) : NaN;
     if (!Number.isSafeInteger(sequence)) throw new UsageError("--sequence is required: the event's sequence, a whole number from 1");
     const owner = { merchantId: merchantIdOption(values.merchant), environment: parseEnv(values.env) };
     const actor = auditedActor(values);
     return withTemporalAndDatabase(config, async (temporal, orm) => {
-      const delivery = await skipFifoEvent(serviceDeps(config, temporal, orm), owner, endpointId, sequence, actor);
+      const { delivery, workflowTold } = await skipFifoEvent(serviceDeps(config, temporal, orm), owner, endpointId, sequence, actor);
+      if (!workflowTold) {
+        context.stderr.write(`warning: the skip is recorded, but the endpoint's FIFO workflow (fifo-${endpointId}) did not answer the signal: it moves past event ${sequence} at its next attempt, not at once\n`);
+      }
       return { ...deliveryJson(delivery), merchant_id: delivery.merchantId, environment: delivery.environment };
     });
   });

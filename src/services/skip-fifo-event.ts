@@ -23,9 +23,15 @@ import { notFound } from './webhook-endpoints';
  *
  * The skip is committed before the workflow is told: should Temporal not answer, the workflow finds
  * it skipped at its next attempt at the latest (and sends nothing for it), and the answer is still
- * the skipped delivery; the failure is logged.
+ * the skipped delivery; the failure is logged, and `workflowTold` is false (the CLI says so).
  */
-export async function skipFifoEvent(deps: RecoveryDeps & { log?: Logger }, owner: Owner, endpointId: string, sequence: number, actor: ChangeActor): Promise<DeliveryRecord> {
+export interface FifoSkip {
+  delivery: DeliveryRecord;
+  /** False when the skip was recorded but the endpoint's workflow could not be signalled (it finds the skip at its next attempt). */
+  workflowTold: boolean;
+}
+
+export async function skipFifoEvent(deps: RecoveryDeps & { log?: Logger }, owner: Owner, endpointId: string, sequence: number, actor: ChangeActor): Promise<FifoSkip> {
   const endpoint = await findEndpoint(deps.orm, owner, endpointId);
   if (!endpoint) throw notFound(endpointId);
   const outcome = await skipFifoDelivery(deps.orm, owner, endpoint.id, sequence, actor);
@@ -35,12 +41,14 @@ export async function skipFifoEvent(deps: RecoveryDeps & { log?: Logger }, owner
   if (outcome.kind === 'not_waiting') {
     throw new ApiError('delivery_not_waiting', `The delivery of event sequence ${sequence} (${outcome.delivery.id}) is ${outcome.delivery.status}, not waiting: there is nothing to skip.`, { param: 'sequence' });
   }
+  let workflowTold = true;
   if (outcome.kind === 'skipped') {
     await withTemporalDeadline(deps.temporal, deps.temporalDeadlineMs, () =>
       wakeFifoWorkflow(deps.temporal.client, deps.taskQueue, { endpointId: endpoint.id, merchantId: owner.merchantId, environment: owner.environment, retryScheduleMs: deps.webhooks.retryScheduleMs }, { sequence }),
     ).catch((error: unknown) => {
+      workflowTold = false;
       deps.log?.warn({ endpointId: endpoint.id, sequence, error: error instanceof Error ? error.message : String(error) }, 'FIFO skip recorded; its workflow was not told (it finds the delivery skipped at its next attempt)');
     });
   }
-  return outcome.delivery;
+  return { delivery: outcome.delivery, workflowTold };
 }

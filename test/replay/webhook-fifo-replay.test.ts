@@ -18,7 +18,7 @@ const workflowIdOf = (history: ReturnType<typeof load>) =>
 installRuntime((process.env.TEMPORAL_LOG_LEVEL as LogLevel) || 'ERROR');
 
 test('the recorded scenarios are all there', () => {
-  expect(files).toEqual(['continued.json', 'idle-then-woken.json', 'not-fifo.json', 'ordered-retry.json', 'refused.json', 'skipped-behind.json', 'skipped-during-wait.json']);
+  expect(files).toEqual(['continued.json', 'idle-then-woken.json', 'not-fifo.json', 'ordered-retry.json', 'refused.json', 'sent-in-turn.json', 'skipped-behind.json', 'skipped-during-wait.json']);
 });
 
 const replayed = replayBatch(async () => ({

@@ -66,6 +66,9 @@ test('sends in sequence order, one at a time, in batches; a failing head is retr
   expect(h.fifo.sendsOf(5)[0].input.attemptedAtMs).toBeGreaterThanOrEqual(head[3].input.attemptedAtMs);
   // Batches of 2, then an empty read before the idle wait.
   expect(answered()).toEqual([[3, 5], [6, 9], []]);
+  // Issue 49: each read's deliveries go out in turn in one execution, held by the failing head (its
+  // further attempts one at a time), then one execution for what was behind it.
+  expect(h.fifo.inTurnCalls).toEqual([[3, 5], [5], [6, 9]]);
   expect(h.fifo.reads.every((r) => r.request.limit === 2 && r.request.endpointId === input.endpointId && r.request.environment === 'sandbox')).toBe(true);
 });
 
@@ -105,9 +108,21 @@ test('a skip for a later event of the batch spares it its attempt; the head wait
   expect(answered()[0]).toEqual([1, 2, 3]); // event 2 was in the batch read before the skip
   expect(sequences(h.fifo.sends)).toEqual([1, 1, 3]);
   expect(h.fifo.closedCalls).toEqual([]); // not even asked
+  expect(h.fifo.inTurnCalls).toEqual([[1, 2, 3], [3]]); // the execution after the skip leaves event 2 out
   const [first, second] = h.fifo.sendsOf(1);
   expect(second.input.attemptedAtMs - first.input.attemptedAtMs).toBeGreaterThanOrEqual(first.input.retryDelayMs!);
   expect(timelineOf(await handle.fetchHistory()).timers[0]).toMatchObject({ durationMs: first.input.retryDelayMs, firedAt: expect.any(Number) });
+});
+
+test('an execution that ends before the read is sent (its minute spent, or an attempt deferred): the next one goes on from there, in order, none sent twice', async () => {
+  h.fifo.reset();
+  h.fifo.inTurnBudgetMs = 0; // each execution sends one, then its budget is spent
+  for (const s of [1, 2, 4]) h.fifo.add(s, [succeeded()]);
+  const input = h.input({ limits: { idleMs: 1_000 } });
+  expect(await (await h.start(input), h.result(input))).toEqual(ended(input, 3, 'idle'));
+  expect(h.fifo.inTurnCalls).toEqual([[1, 2, 4], [2, 4], [4]]);
+  expect(sequences(h.fifo.sends)).toEqual([1, 2, 4]);
+  expect(h.fifo.mostInFlight).toBe(1);
 });
 
 test('idle: with no wake-up the run completes after idleMs; a wake-up during the idle wait reads again and sends what came', async () => {

@@ -72,7 +72,7 @@ export function webhookEndpointRoutes(deps: ServiceDeps, bodyLimit: number): Rou
   router.post('/v1/webhook-endpoints/:id/skip', requireScope('webhooks:write'), jsonBody(bodyLimit), async (ctx) => {
     const id = pathId(ctx.params, 'webhookEndpoint');
     const request = check(validateSkipEvent, ctx.state.body);
-    ctx.body = deliveryJson(await skipFifoEvent(deps, caller(ctx), id, request.sequence, actor(ctx)));
+    ctx.body = deliveryJson((await skipFifoEvent(deps, caller(ctx), id, request.sequence, actor(ctx))).delivery);
   });
 
   // Issue 49: every failed or skipped event since a time, sent again by one tracked recovery (audited

@@ -1,6 +1,7 @@
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { DeliverWebhookInput, WebhookActivities, WebhookFifoActivities } from '../../../activities/types';
+import { deliverInTurn, IN_TURN_BUDGET_MS } from '../../../activities/deliver-in-turn';
+import type { DeliverWebhookInput, WebhookActivities, WebhookFifoActivities, WebhookInTurnActivities } from '../../../activities/types';
 import { fifoWorkflowId, type FifoNext, type FifoState, type FifoWaiting, type FifoWorkflowInput } from '../../../src/domain/webhook-fifo';
 import { randomBase62 } from '../../../src/support/new-id';
 import { webhookTaskQueueFor } from '../../../src/temporal/task-queues';
@@ -53,6 +54,8 @@ export class FakeFifo {
     this.reads.length = 0;
     this.sends.length = 0;
     this.closedCalls.length = 0;
+    this.inTurnCalls.length = 0;
+    this.inTurnBudgetMs = IN_TURN_BUDGET_MS;
     this.mostInFlight = 0;
     this.inFlight = 0;
     this.receiver = new FakeWebhookReceiver();
@@ -83,7 +86,12 @@ export class FakeFifo {
     return this.sends.filter((s) => s.sequence === sequence);
   }
 
-  readonly activities: WebhookFifoActivities & WebhookActivities = {
+  /** The in-turn executions (deliverWebhooksInTurn) as the fake saw them: the sequences each was given. */
+  readonly inTurnCalls: number[][] = [];
+  /** The budget each in-turn execution gets (0: it sends one, then stops as one whose minute is spent). */
+  inTurnBudgetMs = IN_TURN_BUDGET_MS;
+
+  readonly activities: WebhookFifoActivities & WebhookActivities & WebhookInTurnActivities = {
     nextFifoDeliveries: async (request) => {
       const waiting = this.deliveries
         .filter((d) => d.status === 'pending')
@@ -114,6 +122,11 @@ export class FakeFifo {
       } finally {
         this.inFlight--;
       }
+    },
+    // The real loop (activities/deliver-in-turn.ts) over this fake's attempt.
+    deliverWebhooksInTurn: async (input) => {
+      this.inTurnCalls.push(input.attempts.map((a) => this.deliveries.find((d) => d.deliveryId === a.deliveryId)?.sequence ?? -1));
+      return deliverInTurn(input, (one) => this.activities.deliverWebhook(one), { budgetMs: this.inTurnBudgetMs, now: Date.now, isGone: () => false });
     },
   };
 }
