@@ -5,9 +5,10 @@ import type { FifoRequest } from './fifo-receiver';
 /**
  * Where one event's turn goes, the FIFO being one send at a time (p50 / mean ms over the endpoint's
  * events; the mean is what the rate is made of):
- * `send`, the attempt scheduled by the workflow (its attempted_at, workflow time) → the receiver's 2xx;
- * `record`, that 2xx → the delivery recorded succeeded (its updated_at); `next`, recorded → the next
- * event's attempt scheduled (the activity's completion, a workflow task; a queue read every 50).
+ * `send`, the attempt's attempted_at (when the in-turn execution started it; for a head's retry, when
+ * the workflow scheduled it) → the receiver's 2xx; `record`, that 2xx → the delivery recorded
+ * succeeded (its updated_at); `next`, recorded → the next event's attempt (within one execution; a
+ * workflow task, a queue read and a new execution every 50).
  */
 export async function fifoStages(orm: Orm, endpointId: string, requests: readonly FifoRequest[]): Promise<string> {
   const rows = await orm.em.getConnection().execute<{ event_id: string; attempted_at: Date; updated_at: Date }[]>(
