@@ -227,16 +227,23 @@ test('finding 5: 50 concurrent /health share one computation of the checks; the 
   };
   await delay(HEALTH_CACHE_MS + 100); // whatever an earlier /health of this listener computed has expired
   const before = await computations();
+  const started = Date.now();
   const answers = await Promise.all(
     Array.from({ length: 50 }, async () => {
       const res = await fetch(`${h.urls.sandbox}/health`);
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
     }),
   );
-  expect(await computations()).toBe(before + 1);
+  const tookMs = Date.now() - started;
+  // One computation for all 50 when they come within the cache second (the bound is then 1). On a loaded machine (a whole
+  // npm test at load 11, 2026-11-30) the 50 took longer than that to arrive: each cache second may then
+  // start one more computation (src/support/cached-for.ts), never one per request.
+  const computed = (await computations()) - before;
+  expect(computed).toBeGreaterThanOrEqual(1);
+  expect(computed).toBeLessThanOrEqual(1 + Math.floor(tookMs / HEALTH_CACHE_MS));
   // The answer as before: no sandbox worker here, so 503 naming it, with Retry-After, 50 times alike.
   expect(new Set(answers.map((a) => JSON.stringify(a)))).toEqual(new Set([JSON.stringify({ status: 503, retryAfter: '2', body: { status: 'unavailable', database: true, temporal: true, worker: false } })]));
   await delay(HEALTH_CACHE_MS + 100);
   expect((await fetch(`${h.urls.sandbox}/health`)).status).toBe(503);
-  expect(await computations()).toBe(before + 2);
+  expect(await computations()).toBe(before + computed + 1);
 });

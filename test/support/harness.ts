@@ -175,6 +175,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const servers = (['sandbox', 'live'] as const).map((environment) =>
     http.createServer(createApp(deps, { environment, bodyLimitBytes: 64 * 1024, rateLimitPerSecond: HARNESS_RATE_LIMIT, callbackRateLimit: HARNESS_CALLBACK_RATE_LIMIT }).callback()),
   );
+  // The tests' fetch (undici) drops an idle connection after 4 s; Node's server after 5 s. On a loaded
+  // machine the server's close could cross a reused connection's next request (ECONNRESET in
+  // openapi.test.ts, a whole npm test at load 9, 2026-11-30): the server keeps them longer, so the client always closes first.
+  for (const server of servers) server.keepAliveTimeout = 30_000;
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
   const urls = {
     sandbox: `http://127.0.0.1:${(servers[0].address() as AddressInfo).port}`,

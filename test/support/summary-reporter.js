@@ -1,6 +1,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
-const { PER_FILE_LIMIT_S, writeDurations, committedDurations, committedMachine, slowdownOf, budgetProblems, renewalProblems, TIERS } = require('./test-budget');
+const { PER_FILE_LIMIT_S, REFERENCE_MACHINE_SECONDS, writeDurations, committedDurations, committedMachine, slowdownOf, budgetProblems, renewalProblems, TIERS } = require('./test-budget');
 const { machineSeconds } = require('./machine-speed');
 
 /** How many of the slowest files the summary names. */
@@ -76,7 +76,7 @@ class SummaryReporter {
     const slowdown = slowdownOf(runMachine, committedMachineSeconds);
     const lines = [
       `durations: written to test/durations/${tier}.json${committed ? '' : ' (no figures committed at HEAD yet)'}`,
-      `machine: the calibration cost ${runMachine.toFixed(3)} CPU-s here${committedMachineSeconds ? `, ${committedMachineSeconds.toFixed(3)} on the committed figures' machine: ${slowdown.toFixed(2)} times` : ' (the committed figures have none: limits read as they are)'}`,
+      `machine: the calibration cost ${runMachine.toFixed(3)} CPU-s here${committedMachineSeconds ? `, ${committedMachineSeconds.toFixed(3)} on the committed figures' machine: ${slowdown.toFixed(2)} times` : ' (the committed figures have none: the growth rule reads them as they are)'}; ${(runMachine / REFERENCE_MACHINE_SECONDS).toFixed(2)} times the reference machine's ${REFERENCE_MACHINE_SECONDS.toFixed(3)} (the per-file limit: ${(PER_FILE_LIMIT_S * Math.max(1, runMachine / REFERENCE_MACHINE_SECONDS)).toFixed(0)} s)`,
     ];
     if (problems.length === 0) {
       const growth = cpu && committedCpu ? 'summed CPU time' : 'summed time';

@@ -20,7 +20,9 @@ const budget = require('../support/test-budget.js') as {
     committedCpu?: Record<string, number>;
     runMachine?: number;
     committedMachine?: number;
+    referenceMachine?: number;
   }): string[];
+  REFERENCE_MACHINE_SECONDS: number;
   renewalProblems(root: string, tier: string): string[];
   writeDurations(root: string, tier: string, files: Record<string, number>, cpu?: Record<string, number>, machine?: number): void;
   committedMachine(root: string, tier: string, rev?: string): number | undefined;
@@ -79,28 +81,39 @@ describe('budgetProblems', () => {
     const sameSuiteSlowMachine = { 'test/a.test.ts': 27, 'test/b.test.ts': 54 };
     const wall = { 'test/a.test.ts': 150, 'test/b.test.ts': 40 };
     // 2.7 times the CPU on a machine whose calibration is 2.7 times: the suite did not grow, and 150 s is under 60 s × 2.7.
-    expect(budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: sameSuiteSlowMachine, committedCpu, runMachine: 0.27, committedMachine: 0.1 })).toEqual([]);
+    expect(budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: sameSuiteSlowMachine, committedCpu, runMachine: 0.27, committedMachine: 0.1, referenceMachine: 0.1 })).toEqual([]);
     // Without the calibration, the same figures breach both rules.
     expect(budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: sameSuiteSlowMachine, committedCpu })).toEqual([
       expect.stringContaining('test/a.test.ts took 150.0 s, over the fast tier\'s 60 s per file'),
       expect.stringMatching(/summed CPU time is 81 s, 170 % over the 30 s committed/),
     ]);
     // A file that grew by 20 % in the committed machine's seconds still fails, and the message says how it was read.
-    const grown = budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: { 'test/a.test.ts': 27, 'test/b.test.ts': 70.2 }, committedCpu, runMachine: 0.27, committedMachine: 0.1 });
+    const grown = budget.budgetProblems({ tier: 'fast', run: wall, committed: wall, runCpu: { 'test/a.test.ts': 27, 'test/b.test.ts': 70.2 }, committedCpu, runMachine: 0.27, committedMachine: 0.1, referenceMachine: 0.1 });
     expect(grown).toEqual([expect.stringMatching(/summed CPU time in the committed machine's seconds \(this machine's divided by 2\.70\) is 36 s, 20 % over the 30 s committed/)]);
     expect(grown[0]).toContain('test/b.test.ts +6.0 s');
     // A file over the stretched limit is named with both limits.
-    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 170 }, runMachine: 0.27, committedMachine: 0.1 })).toEqual([
-      expect.stringContaining("took 170.0 s, over the fast tier's 162 s per file (60 s on the committed figures' machine; this one is 2.70 times slower)"),
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 170 }, runMachine: 0.27, committedMachine: 0.1, referenceMachine: 0.1 })).toEqual([
+      expect.stringContaining("took 170.0 s, over the fast tier's 162 s per file (60 s on the reference machine; this one is 2.70 times slower)"),
     ]);
   });
 
   test('on a faster machine the per-file limit stays 60 s; the CPU is still read in the committed machine\'s seconds', () => {
-    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 61 }, runMachine: 0.05, committedMachine: 0.1 })).toEqual([expect.stringContaining("took 61.0 s, over the fast tier's 60 s per file: ")]);
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 61 }, runMachine: 0.05, committedMachine: 0.1, referenceMachine: 0.1 })).toEqual([expect.stringContaining("took 61.0 s, over the fast tier's 60 s per file: ")]);
     const committedCpu = { 'test/a.test.ts': 10 };
-    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 5 }, committed: { 'test/a.test.ts': 5 }, runCpu: { 'test/a.test.ts': 6 }, committedCpu, runMachine: 0.05, committedMachine: 0.1 })).toEqual([
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 5 }, committed: { 'test/a.test.ts': 5 }, runCpu: { 'test/a.test.ts': 6 }, committedCpu, runMachine: 0.05, committedMachine: 0.1, referenceMachine: 0.1 })).toEqual([
       expect.stringMatching(/is 12 s, 20 % over the 10 s committed/),
     ]);
+  });
+
+  test('the per-file limit is stretched against the reference machine, not the machine that renewed the figures: renewed on a slow machine, a slow machine still gets its stretch', () => {
+    // Figures renewed on a 2.7 times slower machine (calibration 0.125), a run on the same class: 1.03 times the figures' machine, 2.8 times the reference.
+    const run = { 'test/a.test.ts': 145, 'test/b.test.ts': 30 };
+    expect(budget.budgetProblems({ tier: 'fast', run, committed: run, runMachine: 0.129, committedMachine: 0.125 })).toEqual([]);
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 170 }, runMachine: 0.129, committedMachine: 0.125 })).toEqual([
+      expect.stringContaining("test/a.test.ts took 170.0 s, over the fast tier's 167 s per file (60 s on the reference machine; this one is 2.79 times slower)"),
+    ]);
+    // On the reference machine itself, 60 s.
+    expect(budget.budgetProblems({ tier: 'fast', run: { 'test/a.test.ts': 61 }, runMachine: budget.REFERENCE_MACHINE_SECONDS })).toEqual([expect.stringContaining("took 61.0 s, over the fast tier's 60 s per file: ")]);
   });
 
   test('no committed figures yet: only the per-file limit applies', () => {
