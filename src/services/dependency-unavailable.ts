@@ -26,6 +26,15 @@ const DB_DOWN_MESSAGE = /timeout exceeded when trying to connect|connection term
  * changed nothing, so the same request later can succeed.
  */
 const GRPC_DOWN_CODES = new Set([14, 4, 1]);
+/**
+ * gRPC FAILED_PRECONDITION (9) on an update whose run's workflow task is failing for now (`Unable to
+ * perform workflow execution update due to Workflow Task in failed state`): a chaos run on a saturated
+ * 2-core machine (2026-11-30) had dispute runs whose activations passed the SDK's 5 s script limit,
+ * and `POST /v1/disputes/{id}/evidence` answered 500. The update was not admitted, so nothing changed;
+ * the task is retried, and the same request later can succeed. Other FAILED_PRECONDITIONs are not this.
+ */
+const GRPC_FAILED_PRECONDITION = 9;
+const TASK_FAILING_MESSAGE = /workflow task in failed state/i;
 
 function* causes(error: unknown): Generator<Record<string, unknown>> {
   let current = error;
@@ -73,6 +82,7 @@ export function isTemporalUnavailable(error: unknown): boolean {
   for (const e of causes(error)) {
     if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
     if (isGrpcServiceError(e) && GRPC_DOWN_CODES.has((e as { code: number }).code)) return true;
+    if (isGrpcServiceError(e) && (e as { code: number }).code === GRPC_FAILED_PRECONDITION && TASK_FAILING_MESSAGE.test(String((e as { details?: unknown }).details ?? e.message))) return true;
   }
   return false;
 }

@@ -67,7 +67,14 @@ test.each([
   expect((asServiceUnavailable(grpcFailure(code, details)) as ApiError).code).toBe('service_unavailable');
 });
 
-test('a Temporal call refused for what was asked (gRPC 3 INVALID_ARGUMENT, 5 NOT_FOUND) is not an outage', () => {
+test('an update refused because the run\'s workflow task is failing for now (gRPC 9, as a chaos run saw it) is 503: the update was not admitted', () => {
+  const failing = grpcFailure(9, 'Unable to perform workflow execution update due to Workflow Task in failed state.');
+  expect(isTemporalUnavailable(failing)).toBe(true);
+  expect((asServiceUnavailable(failing) as ApiError).code).toBe('service_unavailable');
+});
+
+test('a Temporal call refused for what was asked (gRPC 3 INVALID_ARGUMENT, 5 NOT_FOUND, another 9 FAILED_PRECONDITION) is not an outage', () => {
   expect(isTemporalUnavailable(grpcFailure(3, 'INVALID_ARGUMENT: bad query'))).toBe(false);
   expect(isTemporalUnavailable(grpcFailure(5, 'NOT_FOUND: workflow not found'))).toBe(false);
+  expect(isTemporalUnavailable(grpcFailure(9, 'Workflow execution already completed'))).toBe(false);
 });
