@@ -80,7 +80,7 @@ class SummaryReporter {
     ];
     if (problems.length === 0) {
       const growth = cpu && committedCpu ? 'summed CPU time' : 'summed time';
-      const limit = (PER_FILE_LIMIT_S * Math.max(1, slowdown)).toFixed(0);
+      const limit = (PER_FILE_LIMIT_S * Math.max(1, runMachine / REFERENCE_MACHINE_SECONDS)).toFixed(0);
       lines.push(`budget: ${tier === 'fast' ? `within (no file over ${limit} s; ${growth} within 10 % of the committed figures${slowdown === 1 ? '' : ', in their machine\'s seconds'})` : 'not checked for this tier (figures written for the sequencer)'}`);
     } else {
       lines.push(`budget: BREACHED`, ...problems.map((p) => `  - ${p}`));
