@@ -25,7 +25,7 @@ import { Pool } from 'undici';
 import type { BenchInfra } from '../shared/bench-infra';
 import { newMerchantKey } from '../shared/charges';
 import { startBenchInfra } from '../shared/infra';
-import { sendReport } from '../shared/launcher';
+import { runBenchChild, sendReport } from '../shared/launcher';
 import { apiCall, createCharges } from '../shared/paced-charges';
 import { cpuSnapshot } from '../shared/procs';
 import { fmt, percentile } from '../shared/stats';
@@ -247,11 +247,4 @@ async function main(): Promise<void> {
   await sendReport(sections.join('\n\n'));
 }
 
-// Exits when done: what the servers' clients leave open (pools, timers) would otherwise keep the
-// process, and the launcher prints the report when it exits.
-main()
-  .then(() => process.exit(0))
-  .catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+runBenchChild(main);

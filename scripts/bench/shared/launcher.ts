@@ -53,3 +53,16 @@ export function sendReport(report: string): Promise<void> {
   }
   return new Promise((resolve) => process.send!(message, undefined, {}, () => resolve()));
 }
+
+/**
+ * Runs a bench child's `main` and exits when it is done: what the servers' clients leave open
+ * (pools, timers) would otherwise keep the process, and the launcher prints the report when it exits.
+ */
+export function runBenchChild(main: () => Promise<void>): void {
+  main()
+    .then(() => process.exit(0))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}

@@ -23,7 +23,7 @@ import type { BenchInfra } from '../shared/bench-infra';
 import { newMerchantKey } from '../shared/charges';
 import { apiCall as api, createCharges } from '../shared/paced-charges';
 import { startBenchInfra } from '../shared/infra';
-import { sendReport } from '../shared/launcher';
+import { runBenchChild, sendReport } from '../shared/launcher';
 import { cpuSnapshot } from '../shared/procs';
 import { fmt, percentile } from '../shared/stats';
 import { parseVariants } from '../shared/variants';
@@ -288,11 +288,4 @@ async function main(): Promise<void> {
   await sendReport(sections.join('\n\n'));
 }
 
-// Exits when done: what the servers' clients leave open (pools, timers) would otherwise keep the
-// process, and the launcher prints the report when it exits.
-main()
-  .then(() => process.exit(0))
-  .catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+runBenchChild(main);
