@@ -12,12 +12,28 @@ export const ENDPOINT_THROTTLED = 'EndpointThrottled';
 
 type DbStep = <T>(environment: Environment, fn: () => Promise<T>) => Promise<T>;
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function heldBack(ctx: AttemptContext, why: 'rate' | 'in_flight', retryInMs: number, what: string): ApplicationFailure {
+  Context.current()
+    .metricMeter.createCounter('payments_webhook_throttled', '1', 'Webhook attempts held back by their endpoint\'s max_per_second or max_in_flight (not delivery attempts)')
+    .add(1, { environment: ctx.environment, limit: why });
+  return ApplicationFailure.create({
+    type: ENDPOINT_THROTTLED,
+    message: `webhook send waits for endpoint ${ctx.endpointId}'s ${what}: back in ${retryInMs} ms`,
+    nonRetryable: false,
+    category: ApplicationFailureCategory.BENIGN,
+    nextRetryDelay: Math.max(1, Math.ceil(retryInMs)),
+  });
+}
+
 /**
  * Issue 49: the endpoint's throttle before a send (src/persistence/webhooks/webhook-throttle-store.ts).
- * Resolves, once the send may go, with the function that frees its in-flight place (a no-op without
- * `max_in_flight`); throws the benign, retryable ENDPOINT_THROTTLED failure with `nextRetryDelay` when
- * it must wait longer, so no worker slot is held and no delivery attempt is counted: the attempt
- * comes back when its reserved slot is due (or to look at the in-flight places again).
+ * Resolves, once the send may go (the sliding second is looked at again when it is let go:
+ * activities/webhook-let-go.ts), with the function that frees its in-flight place (a no-op without
+ * `max_in_flight`); throws the benign, retryable ENDPOINT_THROTTLED failure with `nextRetryDelay` when it must
+ * wait longer, so no worker slot is held and no delivery attempt is counted: the attempt comes back
+ * when its reserved slot is due (or to look at the in-flight places again).
  */
 export async function throttleSend(orm: Orm, ctx: AttemptContext, attempt: number, read: DbStep, record: DbStep): Promise<() => Promise<void>> {
   const none = async () => {};
@@ -34,20 +50,11 @@ export async function throttleSend(orm: Orm, ctx: AttemptContext, attempt: numbe
     reserveSend(orm, { deliveryId: ctx.deliveryId, attempt, endpointId: ctx.endpointId, timeoutSeconds: ctx.timeoutSeconds }, recheckMs),
   );
   if (permit.kind === 'later') {
-    activity.metricMeter
-      .createCounter('payments_webhook_throttled', '1', 'Webhook attempts held back by their endpoint\'s max_per_second or max_in_flight (not delivery attempts)')
-      .add(1, { environment: ctx.environment, limit: permit.why });
-    throw ApplicationFailure.create({
-      type: ENDPOINT_THROTTLED,
-      message: `webhook send waits for endpoint ${ctx.endpointId}'s ${permit.why === 'rate' ? 'max_per_second (its slot is reserved)' : 'max_in_flight'}: back in ${permit.retryInMs} ms`,
-      nonRetryable: false,
-      category: ApplicationFailureCategory.BENIGN,
-      nextRetryDelay: Math.max(1, Math.ceil(permit.retryInMs)),
-    });
+    throw heldBack(ctx, permit.why, permit.retryInMs, permit.why === 'rate' ? 'max_per_second (its slot is reserved)' : 'max_in_flight');
   }
-  // Until the instant the reservation counted this send at (the database's clock; the same machine's, or NTP's, as the worker's).
+  // Until the instant the reservation planned this send at (the database's clock; the same machine's, or NTP's, as the worker's).
   const waitMs = Math.min(permit.sendAtMs - Date.now(), WAIT_IN_ATTEMPT_MS);
-  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  if (waitMs > 0) await sleep(waitMs);
   if (!permit.leased) return none;
   return async () => {
     // Best effort: a lease not freed here expires on its own (LEASE_MARGIN_MS after the send's timeout).

@@ -16,8 +16,10 @@ import { signatureHeaders } from '../src/webhooks/signature';
 import type { DeliverInTurnInput, DeliverInTurnResult, DeliverWebhookInput, DeliverWebhookOutcome, WebhookActivities, WebhookInTurnActivities } from './types';
 import { deliverInTurn, IN_TURN_BUDGET_MS } from './deliver-in-turn';
 import { heartbeatingAttempt } from './attempt-heartbeat';
+import { letGoSend } from './webhook-let-go';
 import { throttleSend } from './webhook-throttle';
 import { jitterFraction } from '../src/support/jitter';
+import { LET_GO_WAITS_MAX, WAIT_IN_ATTEMPT_MS } from '../src/domain/webhook-throttle';
 
 export interface WebhookActivityDeps {
   orm: Orm;
@@ -116,6 +118,7 @@ async function record(deps: WebhookActivityDeps, db: RecordStep, result: Attempt
 }
 
 type RecordStep = <T>(fn: () => Promise<T>) => Promise<T>;
+type DbStep = <T>(environment: Environment, fn: () => Promise<T>) => Promise<T>;
 
 /** Nothing was sent: the database queue or the attempt's time ran out first. Retried by Temporal (not a delivery attempt). */
 function deferred(environment: Environment, why: string): ApplicationFailure {
@@ -229,14 +232,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     // execution as retryable ENDPOINT_THROTTLED, not as a failed attempt).
     const freePlace = await throttleSend(deps.orm, ctx, input.attempt, read, (_environment, fn) => recordStep(fn));
     try {
-      return await sendAndRecord(ctx, input, secrets, held, deadline, recordStep);
+      return await sendAndRecord(ctx, input, secrets, held, deadline, recordStep, read);
     } finally {
       await freePlace();
     }
   }
 
   /** The send and its record, once the attempt may go (held: the merchant's slot, if taken before the read). */
-  async function sendAndRecord(ctx: AttemptContext, input: DeliverWebhookInput, secrets: string[], held: (() => void) | undefined, deadline: number, recordStep: RecordStep): Promise<DeliverWebhookOutcome> {
+  async function sendAndRecord(ctx: AttemptContext, input: DeliverWebhookInput, secrets: string[], held: (() => void) | undefined, deadline: number, recordStep: RecordStep, read: DbStep): Promise<DeliverWebhookOutcome> {
     const signal = Context.current().cancellationSignal;
     const release = held ?? (await takeMerchantSlot(slots, ctx.merchantId, ctx.environment));
     // Issue 32: the last look before the POST. Cancelled (Temporal gave up on this execution, the
@@ -246,10 +249,27 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       release();
       throw signal.reason;
     }
-    const needed = ctx.timeoutSeconds * 1000 + RECORD_RESERVE_MS;
+    const hold = ctx.timeoutSeconds * 1000 + RECORD_RESERVE_MS;
+    // The send and its record, after the last word's waits for a full second (max_per_second only: LET_GO_WAITS_MAX of at most WAIT_IN_ATTEMPT_MS).
+    const needed = hold + (ctx.maxPerSecond === null ? 0 : LET_GO_WAITS_MAX * WAIT_IN_ATTEMPT_MS);
     if (deadline - Date.now() < needed) {
       release();
       throw deferred(ctx.environment, `${Math.max(0, deadline - Date.now())} ms left before the attempt's deadline, ${needed} ms needed to send and record`);
+    }
+    // Issue 49, the last word: no other execution sending this attempt, and the endpoint's second not full.
+    let sentAtMs: number | 'recorded';
+    try {
+      sentAtMs = await letGoSend(deps.orm, ctx, input.attempt, hold, read);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (sentAtMs === 'recorded') {
+      release();
+      // Another execution recorded this attempt while this one was on its way: answer its record.
+      const recorded = await read(ctx.environment, () => loadAttemptContext(deps.orm, ctx.deliveryId, input.attempt));
+      if (recorded?.recorded) return outcomeOf(recorded.recorded);
+      throw deferred(ctx.environment, 'the attempt was recorded meanwhile, but its record is gone');
     }
     // Signed when sent (after any wait for a slot), so the timestamp is the send's.
     const now = Date.now();
@@ -286,6 +306,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       responseBody: sent.responseBody,
       nextAttemptAt: retryInMs === null ? null : new Date(attemptedAt.getTime() + retryInMs),
       failureReason: reason,
+      sentAt: new Date(sentAtMs),
     });
     countAttempt(succeeded ? 'succeeded' : 'failed', ctx.environment);
     if (!recorded.inserted) {

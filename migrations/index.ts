@@ -65,6 +65,7 @@ import { Migration20261221000002_webhook_signature_scheme } from './Migration202
 import { Migration20261221000004_webhook_throttle } from './Migration20261221000004_webhook_throttle';
 import { Migration20261221000005_webhook_fifo } from './Migration20261221000005_webhook_fifo';
 import { Migration20261221000006_webhook_reserve_send } from './Migration20261221000006_webhook_reserve_send';
+import { Migration20261221000007_webhook_let_go } from './Migration20261221000007_webhook_let_go';
 import { Migration20261215000075_success_amount_gate } from './Migration20261215000075_success_amount_gate';
 import { Migration20261221000003_webhook_recoveries } from './Migration20261221000003_webhook_recoveries';
 
@@ -143,4 +144,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261221000004_webhook_throttle', class: Migration20261221000004_webhook_throttle },
   { name: 'Migration20261221000005_webhook_fifo', class: Migration20261221000005_webhook_fifo },
   { name: 'Migration20261221000006_webhook_reserve_send', class: Migration20261221000006_webhook_reserve_send },
+  { name: 'Migration20261221000007_webhook_let_go', class: Migration20261221000007_webhook_let_go },
 ];

@@ -27,6 +27,13 @@ export const WAIT_IN_ATTEMPT_MS = 1_000;
  */
 export const COME_BACK_EARLY_MS = 500;
 
+/**
+ * How many times the last word before a send (the sliding second at the instant of the POST) is
+ * waited for in the attempt before the attempt ends as "come back then": each wait is at most
+ * WAIT_IN_ATTEMPT_MS, and a send that keeps finding its second full gives its worker slot back.
+ */
+export const LET_GO_WAITS_MAX = 3;
+
 /** When every in-flight place is taken: look again after about this long (±20 %). */
 export const IN_FLIGHT_RECHECK_MS = 250;
 

@@ -4,7 +4,8 @@
  *  - a receiver answering binary, UTF-16 or NUL bytes gets one attempt, recorded with a storable
  *    excerpt, and is not sent the webhook again;
  *  - a database error the same input always raises fails the activity without retries;
- *  - two executions of one attempt answer the same outcome, the one recorded first;
+ *  - two executions of one attempt answer the same outcome, the one recorded first; two at once send
+ *    one POST (the second waits out the first's hold), and one that died sends again after its hold;
  *  - a success writes the endpoint row only when it ends a failure streak, and a failure locks the
  *    row FOR NO KEY UPDATE (a concurrent key-share lock, as a foreign key check takes, does not block it);
  *  - the attempt heartbeats while it waits on the database, not only while it sends.
@@ -13,10 +14,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
+import { ATTEMPT_IN_PROGRESS } from '../../activities/webhook-let-go';
 import type { DeliverWebhookInput, DeliverWebhookOutcome } from '../../activities/types';
 import { responseExcerpt } from '../../src/domain/response-excerpt';
 import { openOrm } from '../../src/persistence/orm';
 import { recordAttempt, type AttemptResult } from '../../src/persistence/webhooks/webhook-attempt-store';
+import { letGo } from '../../src/persistence/webhooks/webhook-throttle-store';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';
@@ -127,26 +130,51 @@ test('recording one attempt twice with different outcomes: both calls answer the
   expect((await sql(`select status, attempt_count from webhook_deliveries where id = ?`, [deliveryId]))[0]).toEqual({ status: 'pending', attempt_count: 1 });
 });
 
-test('two executions of one attempt: the one that records second answers the first one\'s outcome', async () => {
+test('two executions of one attempt at once: one POST; the other sends nothing, comes back when the send\'s hold ends, and answers its record', async () => {
   const { caller } = await sandboxCaller(h.orm);
   const path = `${caller.merchantId}/race`;
   const deliveryId = await handMadeDelivery(caller, await quietEndpoint(caller, path));
-  // The first execution's request is held until released (200); the second one's is answered at once (500).
+  // The first execution's request is held until released.
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  rx.respond(() => (onPath(`/hook/${path}`)(rx.deliveries).length === 1 ? { status: 200, body: 'ok', release: held } : { status: 500, body: 'down' }));
+  rx.respond((d) => (d.path === `/hook/${path}` ? { status: 200, body: 'ok', release: held } : { status: 200, body: 'ok' }));
   const input: DeliverWebhookInput = { deliveryId, attempt: 1, attemptedAtMs: Date.now(), retryDelayMs: 5000 };
 
   const first = runAttempt(input, 1); // e.g. the execution whose heartbeat timed out while it waited
   await rx.waitFor((ds) => onPath(`/hook/${path}`)(ds).length === 1);
-  const second = await runAttempt(input, 2); // its retry, on another worker
-  expect(second).toMatchObject({ outcome: 'failed', statusCode: 500, reason: 'HTTP 500', retryInMs: expect.any(Number) });
+  // Its retry, on another worker, while the first is still sending: nothing sent, back once the hold ends.
+  const second = await runAttempt(input, 2).catch((e: unknown) => e);
+  expect(second).toBeInstanceOf(ApplicationFailure);
+  expect(second).toMatchObject({ type: ATTEMPT_IN_PROGRESS, nonRetryable: false });
+  const [{ hold_ms }] = await sql<{ hold_ms: number }>(`select extract(epoch from sending_until - clock_timestamp()) * 1000 as hold_ms from webhook_deliveries where id = ?`, [deliveryId]);
+  expect(Number((second as ApplicationFailure).nextRetryDelay)).toBeGreaterThanOrEqual(Number(hold_ms) - 1000);
   release();
-  expect(await first).toEqual(second);
+  const answered = await first;
+  expect(answered).toMatchObject({ outcome: 'succeeded', statusCode: 200 });
+  // The retry, when it comes back: the first one's record, nothing sent again.
+  expect(await runAttempt(input, 3)).toEqual(answered);
+  expect(await sql(`select outcome, status_code from webhook_attempts where delivery_id = ?`, [deliveryId])).toEqual([{ outcome: 'succeeded', status_code: 200 }]);
+  expect(onPath(`/hook/${path}`)(rx.deliveries)).toHaveLength(1);
+});
 
-  expect(await sql(`select outcome, status_code from webhook_attempts where delivery_id = ?`, [deliveryId])).toEqual([{ outcome: 'failed', status_code: 500 }]);
-  expect((await sql(`select status, last_status_code from webhook_deliveries where id = ?`, [deliveryId]))[0]).toEqual({ status: 'pending', last_status_code: 500 });
-  expect(onPath(`/hook/${path}`)(rx.deliveries)).toHaveLength(2);
+test('an execution that died while sending: once its hold ends, the next execution sends the attempt (at least once)', async () => {
+  const { caller } = await sandboxCaller(h.orm);
+  const path = `${caller.merchantId}/died`;
+  const deliveryId = await handMadeDelivery(caller, await quietEndpoint(caller, path));
+  // What a worker killed mid-send leaves: the send let go and held, no record.
+  expect(await letGo(h.orm, { deliveryId, attempt: 1, token: 'a-worker-that-died', holdMs: 300 })).toMatchObject({ go: true });
+  const input: DeliverWebhookInput = { deliveryId, attempt: 1, attemptedAtMs: Date.now(), retryDelayMs: 5000 };
+  expect(await runAttempt(input, 2).catch((e: unknown) => e)).toMatchObject({ type: ATTEMPT_IN_PROGRESS });
+  expect(onPath(`/hook/${path}`)(rx.deliveries)).toHaveLength(0);
+  await new Promise((r) => setTimeout(r, 350));
+  expect(await runAttempt(input, 3)).toMatchObject({ outcome: 'succeeded', statusCode: 200 });
+  expect(onPath(`/hook/${path}`)(rx.deliveries)).toHaveLength(1);
+  // The record was made with the instant the send was let go.
+  const [{ sent_at, attempted_at }] = await sql<{ sent_at: Date | null; attempted_at: Date }>(`select sent_at, attempted_at from webhook_attempts where delivery_id = ?`, [deliveryId]);
+  expect(sent_at).not.toBeNull();
+  expect(new Date(sent_at!).getTime()).toBeGreaterThan(new Date(attempted_at).getTime());
+  // A recorded attempt is never let go again, whoever asks.
+  expect(await letGo(h.orm, { deliveryId, attempt: 1, token: 'anyone', holdMs: 1000 })).toMatchObject({ go: false, why: 'recorded' });
 });
 
 test('a success writes the endpoint row only when it ends a failure streak', async () => {

@@ -9,7 +9,7 @@
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
 import { decodedJson } from '../support/payload-codec';
-import { reserveSend } from '../../src/persistence/webhooks/webhook-throttle-store';
+import { letGo, reserveSend } from '../../src/persistence/webhooks/webhook-throttle-store';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 let h: Harness;
@@ -79,6 +79,17 @@ test('max_per_second 5: each send reserves its own slot, 200 ms apart on one sch
   // So the sends span at least the schedule: 11 gaps of 200 ms.
   const times = got.map((d) => d.receivedAt).sort((a, b) => a - b);
   expect(times[n - 1]! - times[0]!).toBeGreaterThanOrEqual(((n - 1) * 1000) / 5 - (times[0]! - Math.min(...slotOf.values())) - 1);
+  // Each attempt records the instant it was let go: no second of them holds more than 5, and no
+  // request reached the receiver before it.
+  const sent = await h.orm.em.getConnection().execute<{ delivery_id: string; sent_at: Date | null }[]>(
+    `select a.delivery_id, a.sent_at from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ? order by a.sent_at`,
+    [ep.id],
+  );
+  expect(sent).toHaveLength(n);
+  const sentAt = sent.map((r) => new Date(r.sent_at!).getTime());
+  for (let i = 5; i < sentAt.length; i++) expect(sentAt[i]! - sentAt[i - 5]!).toBeGreaterThanOrEqual(1000);
+  const sentOf = new Map(sent.map((r) => [r.delivery_id, new Date(r.sent_at!).getTime()]));
+  for (const d of got) expect(d.receivedAt).toBeGreaterThanOrEqual(sentOf.get(d.headers['x-service-delivery-id']!)! - 1);
 }, 60_000);
 
 test('max_in_flight 2: a slow receiver never has more than 2 sends under way at once, and every delivery still succeeds at attempt 1', async () => {
@@ -137,9 +148,51 @@ test('the sliding second, in the database\'s one-statement reservation: with max
   await recent([-330, -300, -240, -180, -120, -60]);
   const [{ second }] = await conn.execute<{ second: Date }[]>(`select throttle_recent[2] as second from webhook_endpoints where id = ?`, [ep.id]);
   expect(await reserve('dlv_windowtest000000000003')).toEqual({ kind: 'send', sendAtMs: new Date(second).getTime() + 1000, leased: false });
-  // Each reservation counted its own send: the last one is in throttle_recent now.
+  // A slot further away than a moment: come back for it, early (the slot stays reserved).
+  await conn.execute(`update webhook_endpoints set throttle_next_at = clock_timestamp() + interval '5 seconds' where id = ?`, [ep.id]);
+  const later = await reserve('dlv_windowtest000000000004');
+  expect(later).toMatchObject({ kind: 'later', why: 'rate' });
+  expect(later.kind === 'later' && later.retryInMs).toBeGreaterThan(4000);
+  expect(later.kind === 'later' && later.retryInMs).toBeLessThanOrEqual(5000);
+  // A plan counts nothing: only the send let go does (confirmSend, below).
+  const [{ count }] = await conn.execute<{ count: number }[]>(`select array_length(throttle_recent, 1) as count from webhook_endpoints where id = ?`, [ep.id]);
+  expect(count).toBe(6);
+});
+
+test('the last word before the POST: a send is counted when it is let go, and however many ask at once, no second holds more than max_per_second', async () => {
+  const m = await h.merchant();
+  const ep = await endpoint(m, { max_per_second: 5 });
+  const conn = h.orm.em.getConnection();
+  // Twelve real deliveries (their first attempts sent and recorded); the asks below are for attempt 2.
+  await charges(m, 12);
+  const ids = (await settled(m, ep.id, 12)).map((d) => d.id as string);
+  const ask = (deliveryId: string) => letGo(h.orm, { deliveryId, attempt: 2, token: `t-${deliveryId}`, holdMs: 1000 });
+  const setRecent = (offsets: number[]) =>
+    conn.execute<{ oldest: Date | null }[]>(
+      `update webhook_endpoints set throttle_recent = (select coalesce(array_agg(clock_timestamp() + make_interval(secs => o / 1000.0) order by o), '{}') from unnest(?::int[]) o)
+       where id = ? returning throttle_recent[1] as oldest`,
+      [`{${offsets.join(',')}}`, ep.id],
+    );
+  // Five in the second before: not yet, until the oldest is a second old (what is left of it).
+  const [{ oldest }] = await setRecent([-300, -240, -180, -120, -60]);
+  const held = await ask(ids[0]!);
+  const askedAt = Date.now();
+  expect(held).toMatchObject({ go: false, why: 'rate' });
+  expect(held.go === false && held.retryInMs).toBeGreaterThan(0);
+  expect(held.go === false && held.retryInMs).toBeLessThanOrEqual(new Date(oldest!).getTime() + 1000 - askedAt + 50);
+  // Four: go, counted at the instant it answers.
+  await setRecent([-240, -180, -120, -60]);
+  const go = await ask(ids[0]!);
+  expect(go.go).toBe(true);
   const [{ last }] = await conn.execute<{ last: Date }[]>(`select throttle_recent[array_length(throttle_recent, 1)] as last from webhook_endpoints where id = ?`, [ep.id]);
-  expect(new Date(last).getTime()).toBe(new Date(second).getTime() + 1000);
+  expect(go.go && go.sentAtMs).toBe(new Date(last).getTime());
+  // Eleven others at once on an empty second: exactly five go.
+  await setRecent([]);
+  const answers = await Promise.all(ids.slice(1).map(ask));
+  expect(answers.filter((a) => a.go)).toHaveLength(5);
+  expect(answers.filter((a) => !a.go && a.why === 'rate')).toHaveLength(6);
+  // An attempt already recorded is never let go again.
+  expect(await letGo(h.orm, { deliveryId: ids[1]!, attempt: 1, token: 'x', holdMs: 1000 })).toMatchObject({ go: false, why: 'recorded' });
 });
 
 test('the limits are validated, PATCHed (null removes one) and audited; refused values change nothing', async () => {

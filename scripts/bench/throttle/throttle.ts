@@ -82,6 +82,8 @@ interface Delivered {
   badSignatures: number;
   /** 2xx send times, first per event, ascending. */
   times: number[];
+  /** When those requests' headers arrived at the receiver, ascending. */
+  arrivals: number[];
   /** Event created_at → first 2xx, ms. */
   latencies: number[];
 }
@@ -92,11 +94,13 @@ async function delivered(infra: BenchInfra, rx: WebhookReceiver, ep: Endpoint, c
   const first = rx.firstByEvent(ep.path);
   const all = rx.deliveries(ep.path);
   const times: number[] = [];
+  const arrivals: number[] = [];
   const latencies: number[] = [];
   for (const [id, createdAt] of events) {
     const d = first.get(id);
     if (!d) continue;
     times.push(d.sentAtMs);
+    arrivals.push(d.arrivedAtMs);
     latencies.push(d.sentAtMs - createdAt);
   }
   return {
@@ -105,6 +109,7 @@ async function delivered(infra: BenchInfra, rx: WebhookReceiver, ep: Endpoint, c
     duplicates: all.length - first.size,
     badSignatures: all.filter((d) => !d.signatureOk).length,
     times: times.sort((a, b) => a - b),
+    arrivals: arrivals.sort((a, b) => a - b),
     latencies: latencies.sort((a, b) => a - b),
   };
 }
@@ -146,6 +151,24 @@ async function stages(infra: BenchInfra, endpointId: string): Promise<string> {
   return `relay ${pp(rows.map((r) => r.relay))}, workflow ${pp(rows.map((r) => r.start))}, send ${pp(rows.map((r) => r.send))}`;
 }
 
+/**
+ * The instants the worker let the endpoint's first attempts go (webhook_attempts.sent_at, the
+ * database's clock: the throttle's count) and, per event, how long from then until the request
+ * arrived at the receiver, ms. What the throttle holds is the first; the second is the road and the receiver after it.
+ */
+async function letGo(infra: BenchInfra, endpointId: string, rx: WebhookReceiver, path: string): Promise<{ times: number[]; toReceiver: number[] }> {
+  const rows = await infra.orm.em.getConnection().execute<{ event_id: string; sent_at: Date | null }[]>(
+    `select d.event_id, a.sent_at from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ? and a.sent_at is not null`,
+    [endpointId],
+  );
+  const first = rx.firstByEvent(path);
+  const toReceiver = rows.flatMap((r) => {
+    const got = first.get(r.event_id);
+    return got ? [got.arrivedAtMs - new Date(r.sent_at!).getTime()] : [];
+  });
+  return { times: rows.map((r) => new Date(r.sent_at!).getTime()).sort((a, b) => a - b), toReceiver: toReceiver.sort((a, b) => a - b) };
+}
+
 interface RunRow {
   run: number;
   quietAlone: Delivered;
@@ -156,6 +179,12 @@ interface RunRow {
   /** The control: the quiet merchant beside the same burst to an unlimited endpoint. */
   quietBesideOpen: Delivered;
   throttledPeak: number;
+  /** The most sends let go in any 1 s by the database's instants (the throttle's own count). */
+  letGoPeak: number;
+  /** The most requests arriving at the receiver in any 1 s (before the receiver's own work on them). */
+  arrivalPeak: number;
+  /** Let go → arrived at the receiver, ms, ascending. */
+  letGoToReceiver: number[];
   throttledAttempts: string;
   quietBeside: Delivered;
   /** Throttled events not yet delivered when the quiet merchant's phase ended (the backlog it ran beside). */
@@ -200,6 +229,9 @@ async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: n
   const throttled = await delivered(infra, rx, slow, burst, (N / RATE) * 2000 + 60_000);
   log(`run ${run}: throttled ${throttled.delivered}/${N} at ${fmt(rateOf(throttled.times), 2)}/s; quiet beside p99 ${fmt(percentile(quietBeside.latencies, 99), 0)} ms`);
 
+  const sent = await letGo(infra, slow.id, rx, slow.path);
+  log(`run ${run}: most in any 1 s: let go ${peakInWindow(sent.times, 1000)}, arrived ${peakInWindow(throttled.arrivals, 1000)}, answered 2xx ${peakInWindow(throttled.times, 1000)}; let go → arrived p50 / p99 ${fmt(percentile(sent.toReceiver, 50), 0)} / ${fmt(percentile(sent.toReceiver, 99), 0)} ms`);
+
   const held = await endpoint(infra, pool, rx, `Bench throttle in-flight ${run}`, { max_in_flight: IN_FLIGHT }, HOLD_MS);
   const inFlightIds = await createCharges(pool, held.merchantKey, Math.max(2, Math.floor(N / 2)), 8, BURST_INTERVAL_MS, 'throttle');
   const inFlight = await delivered(infra, rx, held, inFlightIds, N * HOLD_MS * 2 + 60_000);
@@ -215,6 +247,9 @@ async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: n
     steadyRate: rateOf(throttled.times.filter((t) => t >= quietEndedAt)),
     quietBesideOpen,
     throttledPeak: peakInWindow(throttled.times, 1000),
+    letGoPeak: peakInWindow(sent.times, 1000),
+    arrivalPeak: peakInWindow(throttled.arrivals, 1000),
+    letGoToReceiver: sent.toReceiver,
     throttledAttempts: await attempts(infra, slow.id),
     quietBeside,
     waitingWhenQuietEnded,
@@ -237,14 +272,14 @@ function render(variant: string, rows: RunRow[], notes: string[]): string {
     '',
     ...notes.map((n) => `- ${n}`),
     '',
-    `| run | throttled (max_per_second ${RATE}): delivered / missing / dup / bad sig | rate seen (/s): all / after the quiet phase | most in any 1 s | attempts | quiet alone p50 / p99 (ms) | quiet after an unlimited burst p50 / p99 (ms) | quiet beside the throttled backlog p50 / p99 (ms) | backlog still waiting at its end | in flight (max ${IN_FLIGHT}): delivered / missing | most under way at once | rate (/s) | attempts |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| run | throttled (max_per_second ${RATE}): delivered / missing / dup / bad sig | rate seen (/s): all / after the quiet phase | most in any 1 s: let go / arrived / answered 2xx | let go → arrived p50 / p99 (ms) | attempts | quiet alone p50 / p99 (ms) | quiet after an unlimited burst p50 / p99 (ms) | quiet beside the throttled backlog p50 / p99 (ms) | backlog still waiting at its end | in flight (max ${IN_FLIGHT}): delivered / missing | most under way at once | rate (/s) | attempts |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.run} | ${r.throttled.delivered} / ${r.throttled.missing} / ${r.throttled.duplicates} / ${r.throttled.badSignatures} | ${fmt(r.throttledRate, 2)} / ${fmt(r.steadyRate, 2)} | ${r.throttledPeak} | ${r.throttledAttempts} | ${p(r.quietAlone, 50)} / ${p(r.quietAlone, 99)} | ${p(r.quietBesideOpen, 50)} / ${p(r.quietBesideOpen, 99)} | ${p(r.quietBeside, 50)} / ${p(r.quietBeside, 99)} | ${r.waitingWhenQuietEnded} | ${r.inFlight.delivered} / ${r.inFlight.missing} | ${r.inFlightMost} | ${fmt(r.inFlightRate, 2)} | ${r.inFlightAttempts} |`,
+        `| ${r.run} | ${r.throttled.delivered} / ${r.throttled.missing} / ${r.throttled.duplicates} / ${r.throttled.badSignatures} | ${fmt(r.throttledRate, 2)} / ${fmt(r.steadyRate, 2)} | ${r.letGoPeak} / ${r.arrivalPeak} / ${r.throttledPeak} | ${fmt(percentile(r.letGoToReceiver, 50), 0)} / ${fmt(percentile(r.letGoToReceiver, 99), 0)} | ${r.throttledAttempts} | ${p(r.quietAlone, 50)} / ${p(r.quietAlone, 99)} | ${p(r.quietBesideOpen, 50)} / ${p(r.quietBesideOpen, 99)} | ${p(r.quietBeside, 50)} / ${p(r.quietBeside, 99)} | ${r.waitingWhenQuietEnded} | ${r.inFlight.delivered} / ${r.inFlight.missing} | ${r.inFlightMost} | ${fmt(r.inFlightRate, 2)} | ${r.inFlightAttempts} |`,
     ),
     '',
-    `Spread over ${rows.length} runs: throttled rate ${spread(rows.map((r) => r.throttledRate), 2)} /s (limit ${RATE}); most in any 1 s ${spread(rows.map((r) => r.throttledPeak), 0)}; throttled rate after the quiet phase ${spread(rows.map((r) => r.steadyRate), 2)} /s; quiet p99 alone ${spread(rows.map((r) => percentile(r.quietAlone.latencies, 99)), 0)} ms, after an unlimited burst ${spread(rows.map((r) => percentile(r.quietBesideOpen.latencies, 99)), 0)} ms, beside the throttled backlog ${spread(rows.map((r) => percentile(r.quietBeside.latencies, 99)), 0)} ms; in flight at most ${spread(rows.map((r) => r.inFlightMost), 0)} (limit ${IN_FLIGHT}).`,
+    `Spread over ${rows.length} runs: throttled rate ${spread(rows.map((r) => r.throttledRate), 2)} /s (limit ${RATE}); most in any 1 s let go (the database's instants) ${spread(rows.map((r) => r.letGoPeak), 0)}, arrived at the receiver ${spread(rows.map((r) => r.arrivalPeak), 0)}, answered 2xx ${spread(rows.map((r) => r.throttledPeak), 0)}; throttled rate after the quiet phase ${spread(rows.map((r) => r.steadyRate), 2)} /s; quiet p99 alone ${spread(rows.map((r) => percentile(r.quietAlone.latencies, 99)), 0)} ms, after an unlimited burst ${spread(rows.map((r) => percentile(r.quietBesideOpen.latencies, 99)), 0)} ms, beside the throttled backlog ${spread(rows.map((r) => percentile(r.quietBeside.latencies, 99)), 0)} ms; in flight at most ${spread(rows.map((r) => r.inFlightMost), 0)} (limit ${IN_FLIGHT}).`,
   ];
   return lines.join('\n');
 }

@@ -9,6 +9,8 @@ export interface ReceivedDelivery {
   attempt: number;
   /** Date.now() just before the 200 was written. */
   sentAtMs: number;
+  /** Date.now() when the request's headers arrived (before its body was read and verified). */
+  arrivedAtMs: number;
   /** Signature (v1= HMAC-SHA256 of `timestamp.body` with the endpoint secret), timestamp within 5 min, header id = body id. */
   signatureOk: boolean;
   problem?: string;
@@ -70,6 +72,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
   const timers = new Set<NodeJS.Timeout>();
   let strays = 0;
   const server = http.createServer((req, res) => {
+    const arrivedAtMs = Date.now();
     const box = req.method === 'POST' ? boxes.get(req.url ?? '') : undefined;
     if (!box) {
       strays++;
@@ -101,7 +104,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
           box.abandoned++;
           return;
         }
-        const delivery: ReceivedDelivery = { eventId, eventType, attempt: Number(header('x-service-attempt') ?? NaN), sentAtMs: Date.now(), signatureOk: !problem, ...(problem ? { problem } : {}) };
+        const delivery: ReceivedDelivery = { eventId, eventType, attempt: Number(header('x-service-attempt') ?? NaN), sentAtMs: Date.now(), arrivedAtMs, signatureOk: !problem, ...(problem ? { problem } : {}) };
         res.writeHead(200, { 'content-length': '0' }).end();
         box.deliveries.push(delivery);
         if (!box.firstByEvent.has(eventId)) {

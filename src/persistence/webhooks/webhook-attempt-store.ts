@@ -119,6 +119,8 @@ export interface AttemptResult {
   /** When the next attempt is due; null after the last one. */
   nextAttemptAt: Date | null;
   failureReason: string | null;
+  /** When the POST was let go (issue 49: the throttle's instant for max_per_second); absent when nothing was sent. */
+  sentAt?: Date | null;
 }
 
 /** What recording an attempt answers: the attempt as recorded, by this call or by another execution. */
@@ -144,9 +146,9 @@ export async function recordAttempt(orm: Orm, a: AttemptResult, rule: DisableRul
   if (a.outcome === 'succeeded') return recordSuccess(orm, a, error, responseBody);
   return orm.em.fork().transactional(async (em) => {
     const inserted = await em.execute<unknown[]>(
-      `insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body)
-       values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning 1`,
-      [a.deliveryId, a.attempt, a.attemptedAt, a.outcome, a.statusCode, a.durationMs, error, responseBody],
+      `insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body, sent_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing returning 1`,
+      [a.deliveryId, a.attempt, a.attemptedAt, a.outcome, a.statusCode, a.durationMs, error, responseBody, a.sentAt ?? null],
     );
     if (inserted.length === 0) {
       // The conflicting insert waited for the winner's commit; this statement sees what it recorded.
@@ -194,8 +196,8 @@ async function recordSuccess(orm: Orm, a: AttemptResult, error: string | null, r
   const conn = orm.em.getConnection();
   const rows = await conn.execute<{ inserted: number }[]>(
     `with ins as (
-       insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body)
-       values (?, ?, ?, 'succeeded', ?, ?, ?, ?) on conflict do nothing returning 1),
+       insert into webhook_attempts (delivery_id, attempt, attempted_at, outcome, status_code, duration_ms, error, response_body, sent_at)
+       values (?, ?, ?, 'succeeded', ?, ?, ?, ?, ?) on conflict do nothing returning 1),
      delivery as (
        update webhook_deliveries set status = 'succeeded', attempt_count = greatest(attempt_count, ?), next_attempt_at = null, last_status_code = ?,
          last_error = ?, completed_at = ?::timestamptz, updated_at = now()
@@ -204,7 +206,7 @@ async function recordSuccess(orm: Orm, a: AttemptResult, error: string | null, r
        update webhook_endpoints set consecutive_failures = 0, failure_streak_started_at = null
        where id = ? and (consecutive_failures > 0 or failure_streak_started_at is not null) and exists (select 1 from ins) returning 1)
      select (select count(*) from ins)::int as inserted`,
-    [a.deliveryId, a.attempt, a.attemptedAt, a.statusCode, a.durationMs, error, responseBody, a.attempt, a.statusCode, error, a.attemptedAt, a.deliveryId, a.endpointId],
+    [a.deliveryId, a.attempt, a.attemptedAt, a.statusCode, a.durationMs, error, responseBody, a.sentAt ?? null, a.attempt, a.statusCode, error, a.attemptedAt, a.deliveryId, a.endpointId],
   );
   if (rows[0].inserted === 1) return { inserted: true, recorded: { outcome: 'succeeded', statusCode: a.statusCode, error, retryInMs: null }, autoDisabled: false };
   // Another execution recorded this attempt first (its insert committed before ours gave up): answer what it recorded.
