@@ -16,6 +16,7 @@
  *
  * Markdown on stdout through the launcher. docs/benchmarks.md "Webhook throttle (issue 49)".
  */
+import { bucketRefusals, peakInWindow } from './throttle-figures';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
@@ -114,16 +115,7 @@ async function delivered(infra: BenchInfra, rx: WebhookReceiver, ep: Endpoint, c
   };
 }
 
-/** The most timestamps in any window of `windowMs` (sliding, starting at each one). */
-function peakInWindow(sorted: number[], windowMs: number): number {
-  let peak = 0;
-  let j = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= windowMs) j++;
-    peak = Math.max(peak, i - j + 1);
-  }
-  return peak;
-}
+
 
 /** Deliveries of the endpoint by status and attempt count (waiting must not count as a failed attempt), once none is pending (10 s at most). */
 async function attempts(infra: BenchInfra, endpointId: string): Promise<string> {
@@ -183,6 +175,8 @@ interface RunRow {
   letGoPeak: number;
   /** The most requests arriving at the receiver in any 1 s (before the receiver's own work on them). */
   arrivalPeak: number;
+  /** Arrivals a token-bucket receiver (max_per_second a second, burst max_per_second) would have refused. */
+  bucketRefused: number;
   /** Let go → arrived at the receiver, ms, ascending. */
   letGoToReceiver: number[];
   throttledAttempts: string;
@@ -230,7 +224,7 @@ async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: n
   log(`run ${run}: throttled ${throttled.delivered}/${N} at ${fmt(rateOf(throttled.times), 2)}/s; quiet beside p99 ${fmt(percentile(quietBeside.latencies, 99), 0)} ms`);
 
   const sent = await letGo(infra, slow.id, rx, slow.path);
-  log(`run ${run}: most in any 1 s: let go ${peakInWindow(sent.times, 1000)}, arrived ${peakInWindow(throttled.arrivals, 1000)}, answered 2xx ${peakInWindow(throttled.times, 1000)}; let go → arrived p50 / p99 ${fmt(percentile(sent.toReceiver, 50), 0)} / ${fmt(percentile(sent.toReceiver, 99), 0)} ms`);
+  log(`run ${run}: most in any 1 s: let go ${peakInWindow(sent.times, 1000)}, arrived ${peakInWindow(throttled.arrivals, 1000)}, answered 2xx ${peakInWindow(throttled.times, 1000)}; a token bucket would refuse ${bucketRefusals(throttled.arrivals, RATE)}; let go → arrived p50 / p99 ${fmt(percentile(sent.toReceiver, 50), 0)} / ${fmt(percentile(sent.toReceiver, 99), 0)} ms`);
 
   const held = await endpoint(infra, pool, rx, `Bench throttle in-flight ${run}`, { max_in_flight: IN_FLIGHT }, HOLD_MS);
   const inFlightIds = await createCharges(pool, held.merchantKey, Math.max(2, Math.floor(N / 2)), 8, BURST_INTERVAL_MS, 'throttle');
@@ -249,6 +243,7 @@ async function oneRun(infra: BenchInfra, pool: Pool, rx: WebhookReceiver, run: n
     throttledPeak: peakInWindow(throttled.times, 1000),
     letGoPeak: peakInWindow(sent.times, 1000),
     arrivalPeak: peakInWindow(throttled.arrivals, 1000),
+    bucketRefused: bucketRefusals(throttled.arrivals, RATE),
     letGoToReceiver: sent.toReceiver,
     throttledAttempts: await attempts(infra, slow.id),
     quietBeside,
@@ -272,14 +267,14 @@ function render(variant: string, rows: RunRow[], notes: string[]): string {
     '',
     ...notes.map((n) => `- ${n}`),
     '',
-    `| run | throttled (max_per_second ${RATE}): delivered / missing / dup / bad sig | rate seen (/s): all / after the quiet phase | most in any 1 s: let go / arrived / answered 2xx | let go → arrived p50 / p99 (ms) | attempts | quiet alone p50 / p99 (ms) | quiet after an unlimited burst p50 / p99 (ms) | quiet beside the throttled backlog p50 / p99 (ms) | backlog still waiting at its end | in flight (max ${IN_FLIGHT}): delivered / missing | most under way at once | rate (/s) | attempts |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| run | throttled (max_per_second ${RATE}): delivered / missing / dup / bad sig | rate seen (/s): all / after the quiet phase | most in any 1 s: let go / arrived / answered 2xx | a token bucket (${RATE}/s, burst ${RATE}) at the receiver would refuse | let go → arrived p50 / p99 (ms) | attempts | quiet alone p50 / p99 (ms) | quiet after an unlimited burst p50 / p99 (ms) | quiet beside the throttled backlog p50 / p99 (ms) | backlog still waiting at its end | in flight (max ${IN_FLIGHT}): delivered / missing | most under way at once | rate (/s) | attempts |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.run} | ${r.throttled.delivered} / ${r.throttled.missing} / ${r.throttled.duplicates} / ${r.throttled.badSignatures} | ${fmt(r.throttledRate, 2)} / ${fmt(r.steadyRate, 2)} | ${r.letGoPeak} / ${r.arrivalPeak} / ${r.throttledPeak} | ${fmt(percentile(r.letGoToReceiver, 50), 0)} / ${fmt(percentile(r.letGoToReceiver, 99), 0)} | ${r.throttledAttempts} | ${p(r.quietAlone, 50)} / ${p(r.quietAlone, 99)} | ${p(r.quietBesideOpen, 50)} / ${p(r.quietBesideOpen, 99)} | ${p(r.quietBeside, 50)} / ${p(r.quietBeside, 99)} | ${r.waitingWhenQuietEnded} | ${r.inFlight.delivered} / ${r.inFlight.missing} | ${r.inFlightMost} | ${fmt(r.inFlightRate, 2)} | ${r.inFlightAttempts} |`,
+        `| ${r.run} | ${r.throttled.delivered} / ${r.throttled.missing} / ${r.throttled.duplicates} / ${r.throttled.badSignatures} | ${fmt(r.throttledRate, 2)} / ${fmt(r.steadyRate, 2)} | ${r.letGoPeak} / ${r.arrivalPeak} / ${r.throttledPeak} | ${r.bucketRefused} | ${fmt(percentile(r.letGoToReceiver, 50), 0)} / ${fmt(percentile(r.letGoToReceiver, 99), 0)} | ${r.throttledAttempts} | ${p(r.quietAlone, 50)} / ${p(r.quietAlone, 99)} | ${p(r.quietBesideOpen, 50)} / ${p(r.quietBesideOpen, 99)} | ${p(r.quietBeside, 50)} / ${p(r.quietBeside, 99)} | ${r.waitingWhenQuietEnded} | ${r.inFlight.delivered} / ${r.inFlight.missing} | ${r.inFlightMost} | ${fmt(r.inFlightRate, 2)} | ${r.inFlightAttempts} |`,
     ),
     '',
-    `Spread over ${rows.length} runs: throttled rate ${spread(rows.map((r) => r.throttledRate), 2)} /s (limit ${RATE}); most in any 1 s let go (the database's instants) ${spread(rows.map((r) => r.letGoPeak), 0)}, arrived at the receiver ${spread(rows.map((r) => r.arrivalPeak), 0)}, answered 2xx ${spread(rows.map((r) => r.throttledPeak), 0)}; throttled rate after the quiet phase ${spread(rows.map((r) => r.steadyRate), 2)} /s; quiet p99 alone ${spread(rows.map((r) => percentile(r.quietAlone.latencies, 99)), 0)} ms, after an unlimited burst ${spread(rows.map((r) => percentile(r.quietBesideOpen.latencies, 99)), 0)} ms, beside the throttled backlog ${spread(rows.map((r) => percentile(r.quietBeside.latencies, 99)), 0)} ms; in flight at most ${spread(rows.map((r) => r.inFlightMost), 0)} (limit ${IN_FLIGHT}).`,
+    `Spread over ${rows.length} runs: throttled rate ${spread(rows.map((r) => r.throttledRate), 2)} /s (limit ${RATE}); most in any 1 s let go (the database's instants) ${spread(rows.map((r) => r.letGoPeak), 0)}, arrived at the receiver ${spread(rows.map((r) => r.arrivalPeak), 0)}, answered 2xx ${spread(rows.map((r) => r.throttledPeak), 0)}; a token bucket (${RATE}/s, burst ${RATE}) at the receiver would refuse ${spread(rows.map((r) => r.bucketRefused), 0)}; throttled rate after the quiet phase ${spread(rows.map((r) => r.steadyRate), 2)} /s; quiet p99 alone ${spread(rows.map((r) => percentile(r.quietAlone.latencies, 99)), 0)} ms, after an unlimited burst ${spread(rows.map((r) => percentile(r.quietBesideOpen.latencies, 99)), 0)} ms, beside the throttled backlog ${spread(rows.map((r) => percentile(r.quietBeside.latencies, 99)), 0)} ms; in flight at most ${spread(rows.map((r) => r.inFlightMost), 0)} (limit ${IN_FLIGHT}).`,
   ];
   return lines.join('\n');
 }
