@@ -15,7 +15,8 @@ async function apiHealthy(deps: InjectorDeps): Promise<boolean> {
 /** Polls until every piece is ok, `extra` holds and both /health answer 200; the time it did, or null. */
 export async function waitRecovered(deps: InjectorDeps, since: number, extra: () => boolean | Promise<boolean>): Promise<number | null> {
   const limit = since + deps.recoveryLimitS * 1000;
-  while (Date.now() < limit) {
+  // Looked at once at least, even when called after the limit.
+  for (;;) {
     let ok = false;
     try {
       ok = deps.topology.unhealthy().length === 0 && (await extra()) && (await apiHealthy(deps));
@@ -23,9 +24,9 @@ export async function waitRecovered(deps: InjectorDeps, since: number, extra: ()
       ok = false;
     }
     if (ok) return Date.now();
+    if (Date.now() >= limit) return null;
     await sleep(500);
   }
-  return null;
 }
 
 export function finish(fault: Omit<InjectedFault, 'recoveryS'>): InjectedFault {

@@ -73,7 +73,10 @@ async function rollOver(deps: InjectorDeps, plan: PlannedFault, startedAt: numbe
   if (dry.count > 0) applied = (await runCli(dir, [...move, '--yes', '--token', dry.token], 300_000, cliEnv)) as BulkOutcome;
   await restartOn(deps, 'worker-2', newBuild);
   const liftedAt = Date.now();
-  const recoveredAt = await waitRecovered(deps, startedAt, () => true);
+  // The rollout's own steps (two restarts, the move's dry run and apply: CLI processes, each with its
+  // own limit) are the operator's work, not the fault's aftermath: on a saturated 2-core machine they
+  // took over 150 s by themselves (2026-12-01), so the recovery limit counts from the last step.
+  const recoveredAt = await waitRecovered(deps, liftedAt, () => true);
   deps.log.faultEnded(plan.n);
   return finish({
     n: plan.n, kind: plan.kind, target: plan.target, pids: [], startedAt, liftedAt, recoveredAt, restarted: true,

@@ -153,13 +153,18 @@ test('worker killed while first attempts run as local activities (issue 19): aft
     expect(rows).toHaveLength(2 * N);
     expect(rows.every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
     // Re-run after the crash as a local activity again (its workflow task timed out on the dead worker).
+    // The dead worker's send still holds the attempt (webhook_let_go: the POST's timeout and its record),
+    // so the local attempt, if it comes before the hold ends, sends nothing and hands the attempt to one
+    // activity, which sends it once the hold ends: one local attempt recorded, at most one activity.
     const after = await h.temporal.client.workflow.getHandle(heldBefore[0]).fetchHistory();
     expect(after.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
-    expect(after.events!.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
-    // A held delivery sent again after the crash is the same delivery: same delivery id, same bytes.
+    expect(after.events!.filter((e) => e.activityTaskScheduledEventAttributes).length).toBeLessThanOrEqual(1);
+    // A held delivery sent again after the crash is the same delivery: same delivery id, same bytes;
+    // once before the kill and once after it at most (at least once, never more without a fault).
     for (const id of heldBefore) {
       const copies = received.filter((d) => d.headers['x-service-delivery-id'] === id);
       expect(copies.length).toBeGreaterThanOrEqual(1);
+      expect(copies.length).toBeLessThanOrEqual(2);
       expect(new Set(copies.map((d) => d.body)).size).toBe(1);
     }
   } finally {
