@@ -1,23 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { Environment } from '../src/domain/environment';
 import { LET_GO_WAITS_MAX, WAIT_IN_ATTEMPT_MS } from '../src/domain/webhook-throttle';
 import type { Orm } from '../src/persistence/orm';
 import type { AttemptContext } from '../src/persistence/webhooks/webhook-attempt-store';
-import { letGo } from '../src/persistence/webhooks/webhook-throttle-store';
+import { letGo } from '../src/persistence/webhooks/webhook-let-go-store';
 import { jitterFraction } from '../src/support/jitter';
-import { heldBack } from './webhook-throttle';
+import { heldBack, type DbStep } from './webhook-throttle';
 
 /** The retryable failure of an attempt another execution is sending now; Temporal brings it back once that send's hold ends. */
 export const ATTEMPT_IN_PROGRESS = 'WebhookAttemptInProgress';
 
-type DbStep = <T>(environment: Environment, fn: () => Promise<T>) => Promise<T>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Issue 49, the last step before a POST (src/persistence/webhooks/webhook-throttle-store.ts `letGo`):
+ * Issue 49, the last step before a POST (src/persistence/webhooks/webhook-let-go-store.ts `letGo`):
  *
  * - one execution sends an attempt: another execution's send of it under way (a heartbeat timeout's
  *   retry beside a slow first execution, a local attempt run again beside itself) ends this execution

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { Environment } from '../src/domain/environment';
@@ -10,9 +11,8 @@ import { jitterFraction } from '../src/support/jitter';
 /** The retryable failure of an attempt the endpoint's throttle holds back; Temporal brings it back when due. */
 export const ENDPOINT_THROTTLED = 'EndpointThrottled';
 
-type DbStep = <T>(environment: Environment, fn: () => Promise<T>) => Promise<T>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A database step on the environment's webhook lane (activities/webhooks.ts). */
+export type DbStep = <T>(environment: Environment, fn: () => Promise<T>) => Promise<T>;
 
 export function heldBack(ctx: AttemptContext, why: 'rate' | 'in_flight', retryInMs: number, what: string): ApplicationFailure {
   Context.current()

@@ -17,7 +17,7 @@ import type { DeliverInTurnInput, DeliverInTurnResult, DeliverWebhookInput, Deli
 import { deliverInTurn, IN_TURN_BUDGET_MS } from './deliver-in-turn';
 import { heartbeatingAttempt } from './attempt-heartbeat';
 import { letGoSend } from './webhook-let-go';
-import { throttleSend } from './webhook-throttle';
+import { throttleSend, type DbStep } from './webhook-throttle';
 import { jitterFraction } from '../src/support/jitter';
 import { LET_GO_WAITS_MAX, WAIT_IN_ATTEMPT_MS } from '../src/domain/webhook-throttle';
 
@@ -118,7 +118,6 @@ async function record(deps: WebhookActivityDeps, db: RecordStep, result: Attempt
 }
 
 type RecordStep = <T>(fn: () => Promise<T>) => Promise<T>;
-type DbStep = <T>(environment: Environment, fn: () => Promise<T>) => Promise<T>;
 
 /** Nothing was sent: the database queue or the attempt's time ran out first. Retried by Temporal (not a delivery attempt). */
 function deferred(environment: Environment, why: string): ApplicationFailure {

@@ -19,7 +19,7 @@ import type { DeliverWebhookInput, DeliverWebhookOutcome } from '../../activitie
 import { responseExcerpt } from '../../src/domain/response-excerpt';
 import { openOrm } from '../../src/persistence/orm';
 import { recordAttempt, type AttemptResult } from '../../src/persistence/webhooks/webhook-attempt-store';
-import { letGo } from '../../src/persistence/webhooks/webhook-throttle-store';
+import { letGo } from '../../src/persistence/webhooks/webhook-let-go-store';
 import type { Caller } from '../../src/services/context';
 import { createEndpoint } from '../../src/services/webhook-endpoints';
 import { fanOutDeliveryId } from '../../src/webhooks/delivery-id';

@@ -9,7 +9,8 @@
 import { chargeBody, idempotencyKey, startHarness, type Harness, type TestMerchant } from '../support/harness';
 import { expectError } from '../support/api-errors';
 import { decodedJson } from '../support/payload-codec';
-import { letGo, reserveSend } from '../../src/persistence/webhooks/webhook-throttle-store';
+import { letGo } from '../../src/persistence/webhooks/webhook-let-go-store';
+import { reserveSend } from '../../src/persistence/webhooks/webhook-throttle-store';
 import { startTestReceiver, type ReceivedDelivery, type TestReceiver } from '../support/webhook-receiver';
 
 let h: Harness;
